@@ -1,0 +1,21 @@
+/*
+ * CRC-32C (Castagnoli), as Kafka's RecordBatch v2 uses it.  crc32c() picks
+ * the SSE4.2 instruction when the CPU has it, else a table-driven software
+ * path; the choice is made once, at first use.
+ *
+ * crc32c(0, "123456789", 9) == 0xE3069283.  The crc argument is the value
+ * returned by a previous call, so a buffer may be checksummed in pieces.
+ */
+#ifndef FLUME_PROTO_CRC32C_H
+#define FLUME_PROTO_CRC32C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+uint32_t	crc32c(uint32_t crc, const void *buf, size_t len);
+uint32_t	crc32c_sw(uint32_t crc, const void *buf, size_t len);
+/* Only valid when crc32c_hw_available() is true. */
+uint32_t	crc32c_hw(uint32_t crc, const void *buf, size_t len);
+int		crc32c_hw_available(void);
+
+#endif

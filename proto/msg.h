@@ -1,0 +1,178 @@
+/*
+ * The native protocol's operations: API keys, error codes, and the
+ * payload layout of every request and response.  Encoders write into a
+ * struct wbuf (after frame_begin_*), decoders read a frame payload with
+ * full bounds checks and put arrays in a struct arena.  Decoders return
+ * 0, or -1 when the payload is malformed (short, overlong, bad count,
+ * trailing bytes); they never read outside the payload.
+ *
+ * Types: i8/i16/i32/i64 big-endian; str = [u16 len][bytes];
+ * bytes = [i32 len][bytes] (-1 = null).  Every response payload starts
+ * with [error i16]; per-entry results come in request order.
+ * The byte-by-byte description for users is man/flume-protocol.7.
+ */
+#ifndef FLUME_PROTO_MSG_H
+#define FLUME_PROTO_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/wire.h"
+
+#define FLUME_PROTOCOL_VERSION	1
+#define TOPIC_NAME_MAX		249
+#define GROUP_NAME_MAX		249
+#define MEMBER_ID_MAX		64
+#define CLIENT_ID_MAX		128
+
+enum api_key {
+	API_HANDSHAKE = 1,
+	API_METADATA = 2,
+	API_PRODUCE = 3,
+	API_FETCH = 4,
+	API_LIST_OFFSETS = 5,
+	API_CREATE_TOPIC = 6,
+	API_WORKERS = 7,
+	API_JOIN_GROUP = 8,
+	API_HEARTBEAT = 9,
+	API_LEAVE_GROUP = 10,
+	API_OFFSET_COMMIT = 11,
+	API_OFFSET_FETCH = 12,
+	API_LIST_GROUPS = 13,
+	API_DESCRIBE_GROUP = 14,
+	API_INIT_PRODUCER = 15,
+	API_MAX = 16
+};
+
+enum flume_error {
+	ERR_NONE = 0,
+	ERR_UNKNOWN = 1,		/* unexpected broker-side failure */
+	ERR_INVALID_REQUEST = 2,	/* malformed payload */
+	ERR_UNSUPPORTED_API = 3,
+	ERR_UNSUPPORTED_VERSION = 4,
+	ERR_CORRUPT_MESSAGE = 5,	/* batch failed validation (CRC, counts) */
+	ERR_MESSAGE_TOO_LARGE = 6,
+	ERR_INVALID_TOPIC = 7,		/* bad topic name */
+	ERR_UNKNOWN_TOPIC_OR_PARTITION = 8,
+	ERR_TOPIC_EXISTS = 9,
+	ERR_INVALID_PARTITIONS = 10,
+	ERR_OFFSET_OUT_OF_RANGE = 11,
+	ERR_STORAGE = 12,		/* disk full or I/O error */
+	ERR_TIMEOUT = 13,
+	ERR_RESOURCE_LIMIT = 14,	/* too many topics/partitions/requests */
+	ERR_UNSUPPORTED_COMPRESSION = 15,
+	ERR_DUPLICATE_SEQUENCE = 16,
+	ERR_OUT_OF_ORDER_SEQUENCE = 17,
+	ERR_INVALID_GROUP = 18,
+	ERR_UNKNOWN_MEMBER = 19,
+	ERR_ILLEGAL_GENERATION = 20,
+	ERR_REBALANCE_IN_PROGRESS = 21,
+	ERR_INVALID_SESSION_TIMEOUT = 22,
+	ERR_AUTH_FAILED = 23,
+	ERR_ACCESS_DENIED = 24,
+	ERR_SHUTTING_DOWN = 25,
+	ERR_MAX = 26
+};
+
+const char	*flume_strerror(int err);	/* "unknown topic or partition" */
+const char	*api_name(int api_key);		/* "PRODUCE", or "?" */
+
+struct wire_str { const char *s; size_t len; };
+
+/* ---- HANDSHAKE (1) ----
+ * req:  [version i16][client_id str]
+ * resp: [error i16][version i16][max_frame i32][broker str]   */
+struct handshake_req { int16_t version; const char *client_id; size_t client_id_len; };
+struct handshake_resp { int16_t error; int16_t version; int32_t max_frame; const char *broker; size_t broker_len; };
+
+/* ---- METADATA (2) ----
+ * req:  [auto_create i8][count i32]{[topic str]}      count 0 = all topics
+ * resp: [error i16][count i32]{[error i16][topic str][partitions i32]
+ *         {[partition i32][log_start i64][log_end i64][size_bytes i64]}} */
+struct metadata_req { int8_t auto_create; int32_t count; struct wire_str *topics; };
+struct partition_info { int32_t partition; int64_t log_start; int64_t log_end; int64_t size_bytes; };
+struct topic_info { int16_t error; const char *name; size_t name_len; int32_t count; struct partition_info *partitions; };
+struct metadata_resp { int16_t error; int32_t count; struct topic_info *topics; };
+
+
+/* ---- CREATE_TOPIC (6) ----
+ * req:  [topic str][partitions i32]        partitions 0 = broker default
+ * resp: [error i16][partitions i32]          TOPIC_EXISTS if it exists */
+struct create_topic_req { const char *topic; size_t topic_len; int32_t partitions; };
+struct create_topic_resp { int16_t error; int32_t partitions; };
+
+/* ---- PRODUCE (3) ----
+ * req:  [acks i8][timeout_ms i32][count i32]{[topic str][partition i32][records bytes]}
+ *       acks: 0 none (no response is sent at all), 1 in the ring, -1 fsynced.
+ *       records: one or more whole RecordBatch v2, baseOffset ignored.
+ * resp: [error i16][count i32]{[error i16][base_offset i64][log_start i64]} */
+struct produce_part { const char *topic; size_t topic_len; int32_t partition;
+	const uint8_t *records; int32_t records_len; };
+struct produce_req { int8_t acks; int32_t timeout_ms; int32_t count; struct produce_part *parts; };
+struct produce_result { int16_t error; int64_t base_offset; int64_t log_start; };
+struct produce_resp { int16_t error; int32_t count; struct produce_result *results; };
+
+/* ---- FETCH (4) ----
+ * req:  [max_wait_ms i32][min_bytes i32][max_bytes i32][count i32]
+ *         {[topic str][partition i32][offset i64][max_bytes i32]}
+ * resp: [error i16][count i32]{[error i16][log_start i64][high_watermark i64]
+ *         [records bytes]}
+ *       records: whole batches, starting with the one holding offset; may
+ *       begin before offset (skip records below it).  Empty when nothing
+ *       is visible at offset after max_wait_ms. */
+struct fetch_part { const char *topic; size_t topic_len; int32_t partition;
+	int64_t offset; int32_t max_bytes; };
+struct fetch_req { int32_t max_wait_ms; int32_t min_bytes; int32_t max_bytes;
+	int32_t count; struct fetch_part *parts; };
+struct fetch_result { int16_t error; int64_t log_start; int64_t high_watermark;
+	const uint8_t *records; int32_t records_len; };
+struct fetch_resp { int16_t error; int32_t count; struct fetch_result *results; };
+
+/* ---- LIST_OFFSETS (5) ----
+ * req:  [count i32]{[topic str][partition i32][which i64]}  -2 earliest, -1 latest
+ * resp: [error i16][count i32]{[error i16][offset i64]} */
+#define OFFSET_EARLIEST	(-2)
+#define OFFSET_LATEST	(-1)
+struct list_offsets_part { const char *topic; size_t topic_len; int32_t partition; int64_t which; };
+struct list_offsets_req { int32_t count; struct list_offsets_part *parts; };
+struct list_offsets_result { int16_t error; int64_t offset; };
+struct list_offsets_resp { int16_t error; int32_t count; struct list_offsets_result *results; };
+
+/* ---- WORKERS (7) ----
+ * req:  (empty)
+ * resp: [error i16][count i32]{[slot i32][role i8][pid i32][uptime_ms i64][restarts i32]}
+ *       role: 0 worker, 1 writer */
+struct child_info { int32_t slot; int8_t role; int32_t pid; int64_t uptime_ms; int32_t restarts; };
+struct workers_resp { int16_t error; int32_t count; struct child_info *children; };
+
+/* Encoders: append the payload (the caller brackets it with frame_begin/end). */
+void	msg_encode_handshake_req(struct wbuf *wb, const struct handshake_req *m);
+void	msg_encode_handshake_resp(struct wbuf *wb, const struct handshake_resp *m);
+void	msg_encode_metadata_req(struct wbuf *wb, const struct metadata_req *m);
+void	msg_encode_metadata_resp(struct wbuf *wb, const struct metadata_resp *m);
+void	msg_encode_create_topic_req(struct wbuf *wb, const struct create_topic_req *m);
+void	msg_encode_create_topic_resp(struct wbuf *wb, const struct create_topic_resp *m);
+void	msg_encode_produce_req(struct wbuf *wb, const struct produce_req *m);
+void	msg_encode_produce_resp(struct wbuf *wb, const struct produce_resp *m);
+void	msg_encode_fetch_req(struct wbuf *wb, const struct fetch_req *m);
+void	msg_encode_fetch_resp(struct wbuf *wb, const struct fetch_resp *m);
+void	msg_encode_list_offsets_req(struct wbuf *wb, const struct list_offsets_req *m);
+void	msg_encode_list_offsets_resp(struct wbuf *wb, const struct list_offsets_resp *m);
+void	msg_encode_workers_resp(struct wbuf *wb, const struct workers_resp *m);
+
+/* Decoders: 0 or -1 (malformed).  Arrays come from a. */
+int	msg_decode_handshake_req(const uint8_t *p, size_t len, struct handshake_req *m);
+int	msg_decode_handshake_resp(const uint8_t *p, size_t len, struct handshake_resp *m);
+int	msg_decode_metadata_req(const uint8_t *p, size_t len, struct arena *a, struct metadata_req *m);
+int	msg_decode_metadata_resp(const uint8_t *p, size_t len, struct arena *a, struct metadata_resp *m);
+int	msg_decode_create_topic_req(const uint8_t *p, size_t len, struct create_topic_req *m);
+int	msg_decode_create_topic_resp(const uint8_t *p, size_t len, struct create_topic_resp *m);
+int	msg_decode_produce_req(const uint8_t *p, size_t len, struct arena *a, struct produce_req *m);
+int	msg_decode_produce_resp(const uint8_t *p, size_t len, struct arena *a, struct produce_resp *m);
+int	msg_decode_fetch_req(const uint8_t *p, size_t len, struct arena *a, struct fetch_req *m);
+int	msg_decode_fetch_resp(const uint8_t *p, size_t len, struct arena *a, struct fetch_resp *m);
+int	msg_decode_list_offsets_req(const uint8_t *p, size_t len, struct arena *a, struct list_offsets_req *m);
+int	msg_decode_list_offsets_resp(const uint8_t *p, size_t len, struct arena *a, struct list_offsets_resp *m);
+int	msg_decode_workers_resp(const uint8_t *p, size_t len, struct arena *a, struct workers_resp *m);
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * Internal to store/: small files replaced atomically (committed offsets,
+ * topic.meta) and read back whole.  Not for other modules.
+ */
+#ifndef FLUME_STORE_FILE_H
+#define FLUME_STORE_FILE_H
+
+#include <stddef.h>
+
+/*
+ * Replace dir/name with buf: a temp file in dir (".tmp-XXXXXX"), write
+ * and fdatasync through store_io, rename, fsync dir.  On failure the old
+ * file is untouched and the temp file removed.  0 or -1.
+ */
+int	store_file_replace(const char *dir, const char *name, const void *buf,
+	    size_t len);
+/* Read a whole file of at most max bytes, NUL-terminated (malloc'ed). */
+int	store_file_read(const char *path, size_t max, char **buf, size_t *len);
+/*
+ * Check the trailing "crc32c XXXXXXXX\n" line (CRC-32C of everything
+ * before it, lowercase hex) of a text file; *body_len gets the length it
+ * covers.  0, or -1 with EBADMSG.
+ */
+int	store_text_check(const char *buf, size_t len, size_t *body_len);
+/* mkdir, and fsync the parent when it was created. 0 or -1. */
+int	store_mkdir(const char *path);
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * Committed consumer-group offsets, one small file per group under
+ * <data_dir>/__consumer_offsets/<group>.offsets, replaced atomically:
+ * temp file, fsync, rename, fsync the directory.  A torn temp file never
+ * replaces a good one; a file that fails its checksum is refused on load.
+ */
+#ifndef FLUME_STORE_OFFSETS_H
+#define FLUME_STORE_OFFSETS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/msg.h"
+
+struct offset_entry {
+	char		topic[TOPIC_NAME_MAX + 1];
+	int32_t		partition;
+	int64_t		offset;
+};
+
+/* dir is the __consumer_offsets directory (created if missing). 0 or -1. */
+int	offsets_save(const char *dir, const char *group,
+	    const struct offset_entry *e, size_t n);
+/* *e is malloc'ed (free it); a missing file is 0 entries, not an error. */
+int	offsets_load(const char *dir, const char *group,
+	    struct offset_entry **e, size_t *n);
+/* Group names of every saved file (malloc'ed array of malloc'ed names). */
+int	offsets_list(const char *dir, char ***groups, size_t *n);
+
+#endif

@@ -1,0 +1,891 @@
+/*
+ * The writer's partition log: append, roll, sync, recover, retain.
+ *
+ * Every segment keeps its log and index file descriptors open (O_APPEND,
+ * so after an ftruncate the next write lands at the new end).  An append
+ * writes the batch bytes with one write per segment touched, then the new
+ * index entries with one more: the log always leads the index, so no
+ * reader can find an entry pointing at bytes that are not there.  A
+ * failure anywhere in an append undoes all of it — new segments are
+ * unlinked, the old active segment and its index are truncated back — so
+ * a caller that sees -1 may simply retry the same bytes.
+ *
+ * The index is never fsynced: recovery checks it and regenerates what it
+ * cannot trust.  Index entries follow one rule everywhere (append, tail
+ * recovery, rebuild): the first batch of a segment is indexed, and then
+ * every batch that starts index_interval_bytes or more after the
+ * position of the previous entry.  So a rebuilt index equals the one the
+ * appends wrote, and recovery can tell a damaged index from a short one.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto/batch.h"
+#include "proto/bytes.h"
+#include "store/io.h"
+#include "store/plog.h"
+#include "store/segment.h"
+
+struct seg {
+	int64_t		base;
+	int		log_fd;
+	int		idx_fd;
+	uint64_t	size;		/* log bytes */
+	uint64_t	idx_size;	/* index bytes */
+	uint64_t	last_idx_pos;	/* position of the newest index entry */
+	int		dirty;		/* written since the last fdatasync */
+};
+
+struct plog {
+	char		*dir;
+	int		 dir_fd;
+	struct plog_config cfg;
+	struct seg	*segs;
+	int		 nsegs, cap;
+	int64_t		 next_offset;
+	int		 dir_dirty;	/* entries created or removed since sync */
+	int		 broken;	/* an undo failed: errno, refuse appends */
+	uint8_t		*ibuf;		/* pending index entries of one append */
+	size_t		 ibuf_cap;
+};
+
+/* One index entry decoded. */
+struct idx_entry {
+	uint32_t	rel;
+	uint32_t	pos;
+};
+
+/* A growing list of index entries built by a scan. */
+struct idx_list {
+	struct idx_entry *v;
+	size_t		 n, cap;
+};
+
+static int
+idx_list_push(struct idx_list *il, uint32_t rel, uint32_t pos)
+{
+	struct idx_entry *nv;
+	size_t ncap;
+
+	if (il->n == il->cap) {
+		ncap = il->cap ? il->cap * 2 : 64;
+		if ((nv = reallocarray(il->v, ncap, sizeof(*nv))) == NULL)
+			return -1;
+		il->v = nv;
+		il->cap = ncap;
+	}
+	il->v[il->n].rel = rel;
+	il->v[il->n].pos = pos;
+	il->n++;
+	return 0;
+}
+
+/* Whether the batch at pos gets an index entry (the rule at the top). */
+static int
+idx_due(const struct plog *l, int have_entry, uint64_t last_pos, uint64_t pos)
+{
+	return !have_entry || pos - last_pos >= l->cfg.index_interval_bytes;
+}
+
+static int
+mkdir_p(const char *path)
+{
+	char buf[4096], *p;
+	size_t n;
+
+	if ((n = strlen(path)) == 0 || n >= sizeof(buf)) {
+		errno = n == 0 ? ENOENT : ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, path, n + 1);
+	for (p = buf + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) == -1 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) == -1 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+static void
+seg_close_fds(struct seg *sg)
+{
+	if (sg->log_fd != -1)
+		close(sg->log_fd);
+	if (sg->idx_fd != -1)
+		close(sg->idx_fd);
+	sg->log_fd = sg->idx_fd = -1;
+}
+
+static int
+plog_push_seg(struct plog *l, const struct seg *sg)
+{
+	struct seg *nv;
+	int ncap;
+
+	if (l->nsegs == l->cap) {
+		ncap = l->cap ? l->cap * 2 : 8;
+		if ((nv = reallocarray(l->segs, (size_t)ncap, sizeof(*nv))) == NULL)
+			return -1;
+		l->segs = nv;
+		l->cap = ncap;
+	}
+	l->segs[l->nsegs++] = *sg;
+	return 0;
+}
+
+/* Replace the whole index file with entries. */
+static int
+idx_rewrite(int fd, const struct idx_entry *e, size_t n, uint64_t *idx_size)
+{
+	uint8_t *buf;
+	size_t i;
+	int rc;
+
+	if (ftruncate(fd, 0) == -1)
+		return -1;
+	*idx_size = 0;
+	if (n == 0)
+		return 0;
+	if ((buf = reallocarray(NULL, n, SEG_INDEX_ENTRY)) == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		be32_put(buf + i * SEG_INDEX_ENTRY, e[i].rel);
+		be32_put(buf + i * SEG_INDEX_ENTRY + 4, e[i].pos);
+	}
+	rc = seg_write_all(fd, buf, n * SEG_INDEX_ENTRY);
+	free(buf);
+	if (rc == 0)
+		*idx_size = n * SEG_INDEX_ENTRY;
+	return rc;
+}
+
+/*
+ * Read a segment's index into memory and check what is cheap to check:
+ * whole entries, strictly increasing offsets and positions, the first at
+ * (0, 0), positions inside the log (only below limit; beyond it is
+ * reported through *beyond, not as damage).  1 = usable, 0 = damaged or
+ * missing, -1 = I/O error.
+ */
+static int
+idx_load(int fd, uint64_t log_size, uint64_t limit, struct idx_list *il)
+{
+	struct stat st;
+	uint8_t *buf;
+	size_t n, i;
+	uint32_t rel, pos;
+	ssize_t got;
+
+	il->n = 0;
+	if (fstat(fd, &st) == -1)
+		return -1;
+	if ((uint64_t)st.st_size % SEG_INDEX_ENTRY != 0)
+		return 0;
+	/* Every entry names a batch of at least a header's size. */
+	if ((uint64_t)st.st_size / SEG_INDEX_ENTRY > log_size / BATCH_HEADER_SIZE + 1)
+		return 0;
+	n = (size_t)st.st_size / SEG_INDEX_ENTRY;
+	if (n == 0)
+		return log_size == 0;
+	if ((buf = malloc(n * SEG_INDEX_ENTRY)) == NULL)
+		return -1;
+	got = seg_pread_full(fd, buf, n * SEG_INDEX_ENTRY, 0);
+	if (got != (ssize_t)(n * SEG_INDEX_ENTRY)) {
+		free(buf);
+		return got < 0 ? -1 : 0;
+	}
+	for (i = 0; i < n; i++) {
+		rel = be32_get(buf + i * SEG_INDEX_ENTRY);
+		pos = be32_get(buf + i * SEG_INDEX_ENTRY + 4);
+		if (i == 0 ? (rel != 0 || pos != 0) :
+		    (rel <= il->v[i - 1].rel || pos <= il->v[i - 1].pos))
+			goto damaged;
+		if (pos >= limit)
+			goto damaged;
+		if (idx_list_push(il, rel, pos) == -1) {
+			free(buf);
+			return -1;
+		}
+	}
+	free(buf);
+	return 1;
+damaged:
+	free(buf);
+	il->n = 0;
+	return 0;
+}
+
+/*
+ * Rebuild an older segment's index from its batch headers (trusted: no
+ * CRC).  The scan stops at the first header that does not continue the
+ * segment; such a segment is still served up to there.
+ */
+static int
+seg_rebuild_index(struct plog *l, struct seg *sg)
+{
+	struct hdr_cursor *c;
+	struct batch_header h;
+	struct idx_list il = { NULL, 0, 0 };
+	uint64_t pos = 0, last_pos = 0;
+	int64_t at = sg->base;
+	int r, rc = -1;
+
+	if ((c = malloc(sizeof(*c))) == NULL)
+		return -1;
+	hdr_cursor_init(c, sg->log_fd, sg->size);
+	while (pos < sg->size && pos < SEG_POS_MAX) {
+		if ((r = hdr_cursor_get(c, pos, &h)) == -1)
+			goto out;
+		if (r == 0 || h.base_offset != at ||
+		    (uint64_t)(at - sg->base) > SEG_REL_MAX)
+			break;
+		if (idx_due(l, il.n > 0, last_pos, pos)) {
+			if (idx_list_push(&il, (uint32_t)(at - sg->base),
+			    (uint32_t)pos) == -1)
+				goto out;
+			last_pos = pos;
+		}
+		at = h.base_offset + h.last_offset_delta + 1;
+		pos += batch_total_size(&h);
+	}
+	if (idx_rewrite(sg->idx_fd, il.v, il.n, &sg->idx_size) == -1)
+		goto out;
+	sg->last_idx_pos = last_pos;
+	rc = 0;
+out:
+	free(il.v);
+	free(c);
+	return rc;
+}
+
+/*
+ * Read the whole batch at pos and check it continues the log: header,
+ * inside the file, expected baseOffset, CRC.  1 valid (*next and *tot
+ * set), 0 not, -1 I/O error.  *buf grows as needed.
+ */
+static int
+batch_check_at(int fd, uint64_t size, uint64_t pos, int64_t expect,
+    uint8_t **buf, size_t *cap, int64_t *next, size_t *tot)
+{
+	uint8_t hdr[BATCH_HEADER_SIZE], *nb;
+	struct batch_header h;
+	size_t total;
+	ssize_t got;
+
+	if (pos > size || size - pos < BATCH_HEADER_SIZE)
+		return 0;
+	got = seg_pread_full(fd, hdr, sizeof(hdr), (off_t)pos);
+	if (got < 0)
+		return -1;
+	if ((size_t)got < sizeof(hdr) ||
+	    batch_parse_header(hdr, sizeof(hdr), &h) != BATCH_OK)
+		return 0;
+	total = batch_total_size(&h);
+	if (total > size - pos || h.base_offset != expect ||
+	    h.last_offset_delta < 0)
+		return 0;
+	if (total > *cap) {
+		if ((nb = realloc(*buf, total)) == NULL)
+			return -1;
+		*buf = nb;
+		*cap = total;
+	}
+	got = seg_pread_full(fd, *buf, total, (off_t)pos);
+	if (got < 0)
+		return -1;
+	if ((size_t)got != total || batch_check_crc(*buf, total) != BATCH_OK)
+		return 0;
+	*next = h.base_offset + h.last_offset_delta + 1;
+	*tot = total;
+	return 1;
+}
+
+/*
+ * Recover the last segment: start from the newest index entry whose batch
+ * checks out (or the beginning), check every batch from there to the end
+ * (length, offsets, CRC), truncate the log at the first bad one and make
+ * the index agree with what is left.
+ */
+static int
+seg_recover_tail(struct plog *l, struct seg *sg, struct plog_recovery *rec)
+{
+	struct idx_list il = { NULL, 0, 0 }, regen = { NULL, 0, 0 };
+	uint8_t *buf = NULL;
+	size_t cap = 0, tot, keep, i, j, k;
+	uint64_t pos, last_pos;
+	int64_t at, next;
+	int r, usable, damaged = 0, rc = -1;
+
+	if ((usable = idx_load(sg->idx_fd, sg->size, UINT64_MAX, &il)) == -1)
+		goto out;
+	if (!usable)
+		damaged = 1;
+
+	/* Entries past the end of the file lost their batches: not damage. */
+	for (k = 0; k < il.n && il.v[k].pos < sg->size; k++)
+		;
+	/* The newest entry whose batch is whole and correct. */
+	keep = 0;
+	pos = 0;
+	at = sg->base;
+	for (j = k; j > 0; j--) {
+		r = batch_check_at(sg->log_fd, sg->size, il.v[j - 1].pos,
+		    sg->base + il.v[j - 1].rel, &buf, &cap, &next, &tot);
+		if (r == -1)
+			goto out;
+		if (r == 1) {
+			keep = j - 1;
+			pos = il.v[keep].pos;
+			at = sg->base + il.v[keep].rel;
+			break;
+		}
+	}
+
+	/* Check forward, regenerating the entries from keep on. */
+	last_pos = pos;
+	while (pos < sg->size && pos < SEG_POS_MAX &&
+	    (uint64_t)(at - sg->base) <= SEG_REL_MAX) {
+		r = batch_check_at(sg->log_fd, sg->size, pos, at, &buf, &cap,
+		    &next, &tot);
+		if (r == -1)
+			goto out;
+		if (r == 0)
+			break;
+		if (idx_due(l, regen.n > 0, last_pos, pos)) {
+			if (idx_list_push(&regen, (uint32_t)(at - sg->base),
+			    (uint32_t)pos) == -1)
+				goto out;
+			last_pos = pos;
+		}
+		at = next;
+		pos += tot;
+	}
+
+	/*
+	 * The old entries from keep that lie in what is left must be what
+	 * the rule gives; extra regenerated ones at the end only mean the
+	 * writer died between the log write and the index write.
+	 */
+	for (i = keep, j = 0; !damaged && i < il.n && il.v[i].pos < pos; i++, j++)
+		if (j >= regen.n || il.v[i].rel != regen.v[j].rel ||
+		    il.v[i].pos != regen.v[j].pos)
+			damaged = 1;
+
+	if (pos < sg->size) {
+		if (ftruncate(sg->log_fd, (off_t)pos) == -1)
+			goto out;
+		rec->truncated_bytes += sg->size - pos;
+		sg->size = pos;
+	}
+	/* Entries [0, keep) stay; the rest is regen. */
+	il.n = keep;
+	for (j = 0; j < regen.n; j++)
+		if (idx_list_push(&il, regen.v[j].rel, regen.v[j].pos) == -1)
+			goto out;
+	if (idx_rewrite(sg->idx_fd, il.v, il.n, &sg->idx_size) == -1)
+		goto out;
+	sg->last_idx_pos = il.n > 0 ? il.v[il.n - 1].pos : 0;
+	l->next_offset = at;
+	if (damaged && sg->size > 0)
+		rec->index_rebuilt = 1;
+	rc = 0;
+out:
+	free(il.v);
+	free(regen.v);
+	free(buf);
+	return rc;
+}
+
+/* Open one existing segment's files; the last one is recovered. */
+static int
+seg_load(struct plog *l, int64_t base, int last, struct plog_recovery *rec)
+{
+	char path[4096];
+	struct seg sg;
+	struct stat st;
+	struct idx_list il = { NULL, 0, 0 };
+	int r;
+
+	memset(&sg, 0, sizeof(sg));
+	sg.base = base;
+	sg.log_fd = sg.idx_fd = -1;
+	if (seg_path(path, sizeof(path), l->dir, base, "log") == -1 ||
+	    (sg.log_fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC)) == -1 ||
+	    fstat(sg.log_fd, &st) == -1)
+		goto fail;
+	sg.size = (uint64_t)st.st_size;
+	if (seg_path(path, sizeof(path), l->dir, base, "index") == -1 ||
+	    (sg.idx_fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC,
+	    0644)) == -1)
+		goto fail;
+
+	if (last) {
+		if (seg_recover_tail(l, &sg, rec) == -1)
+			goto fail;
+	} else {
+		if ((r = idx_load(sg.idx_fd, sg.size, sg.size, &il)) == -1)
+			goto fail;
+		if (r == 1) {
+			sg.idx_size = il.n * SEG_INDEX_ENTRY;
+			sg.last_idx_pos = il.n > 0 ? il.v[il.n - 1].pos : 0;
+		} else {
+			rec->index_rebuilt = 1;
+			if (seg_rebuild_index(l, &sg) == -1)
+				goto fail;
+		}
+	}
+	if (plog_push_seg(l, &sg) == -1)
+		goto fail;
+	free(il.v);
+	return 0;
+fail:
+	{
+		int saved = errno;
+
+		free(il.v);
+		seg_close_fds(&sg);
+		errno = saved;
+	}
+	return -1;
+}
+
+/* Create a new, empty active segment starting at base. */
+static int
+seg_create(struct plog *l, int64_t base)
+{
+	char path[4096];
+	struct seg sg;
+
+	memset(&sg, 0, sizeof(sg));
+	sg.base = base;
+	sg.log_fd = sg.idx_fd = -1;
+	/*
+	 * O_TRUNC: a file with this name can only be left over from a roll
+	 * that failed and could not be undone; it holds nothing we kept.
+	 */
+	if (seg_path(path, sizeof(path), l->dir, base, "log") == -1 ||
+	    (sg.log_fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_TRUNC |
+	    O_CLOEXEC, 0644)) == -1)
+		goto fail;
+	if (seg_path(path, sizeof(path), l->dir, base, "index") == -1 ||
+	    (sg.idx_fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_TRUNC |
+	    O_CLOEXEC, 0644)) == -1)
+		goto fail;
+	if (plog_push_seg(l, &sg) == -1)
+		goto fail;
+	l->dir_dirty = 1;
+	return 0;
+fail:
+	{
+		int saved = errno;
+
+		if (sg.log_fd != -1) {
+			seg_path(path, sizeof(path), l->dir, base, "log");
+			unlink(path);
+		}
+		seg_close_fds(&sg);
+		errno = saved;
+	}
+	return -1;
+}
+
+/* Close and unlink a segment's files (log first: readers look for logs). */
+static void
+seg_remove(struct plog *l, struct seg *sg)
+{
+	char path[4096];
+
+	if (seg_path(path, sizeof(path), l->dir, sg->base, "log") == 0)
+		unlink(path);
+	if (seg_path(path, sizeof(path), l->dir, sg->base, "index") == 0)
+		unlink(path);
+	seg_close_fds(sg);
+	l->dir_dirty = 1;
+}
+
+int
+plog_open(struct plog **lp, const char *dir, const struct plog_config *cfg,
+    struct plog_recovery *rec)
+{
+	struct plog *l;
+	struct plog_recovery dummy;
+	int64_t *bases = NULL;
+	size_t n = 0, i;
+	int saved;
+
+	if (rec == NULL)
+		rec = &dummy;
+	memset(rec, 0, sizeof(*rec));
+	if (cfg->segment_bytes == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (mkdir_p(dir) == -1)
+		return -1;
+	if ((l = calloc(1, sizeof(*l))) == NULL)
+		return -1;
+	l->dir_fd = -1;
+	l->cfg = *cfg;
+	if ((l->dir = strdup(dir)) == NULL)
+		goto fail;
+	if ((l->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		goto fail;
+	if (seg_list(dir, &bases, &n) == -1)
+		goto fail;
+	rec->segments = (int)n;
+	for (i = 0; i < n; i++)
+		if (seg_load(l, bases[i], i + 1 == n, rec) == -1)
+			goto fail;
+	if (n == 0) {
+		if (seg_create(l, 0) == -1)
+			goto fail;
+		l->next_offset = 0;
+	}
+	free(bases);
+	*lp = l;
+	return 0;
+fail:
+	saved = errno;
+	free(bases);
+	plog_close(l);
+	errno = saved;
+	return -1;
+}
+
+void
+plog_close(struct plog *l)
+{
+	int i;
+
+	if (l == NULL)
+		return;
+	for (i = 0; i < l->nsegs; i++)
+		seg_close_fds(&l->segs[i]);
+	if (l->dir_fd != -1)
+		close(l->dir_fd);
+	free(l->segs);
+	free(l->dir);
+	free(l->ibuf);
+	free(l);
+}
+
+int64_t
+plog_start_offset(const struct plog *l)
+{
+	return l->segs[0].base;
+}
+
+int64_t
+plog_end_offset(const struct plog *l)
+{
+	return l->next_offset;
+}
+
+uint64_t
+plog_size_bytes(const struct plog *l)
+{
+	uint64_t total = 0;
+	int i;
+
+	for (i = 0; i < l->nsegs; i++)
+		total += l->segs[i].size;
+	return total;
+}
+
+int
+plog_segment_count(const struct plog *l)
+{
+	return l->nsegs;
+}
+
+/* Write the batches [from, to) and their pending index entries to sg. */
+static int
+plog_flush_run(struct plog *l, struct seg *sg, const uint8_t *from, size_t len,
+    size_t nidx)
+{
+	if (len == 0)
+		return 0;
+	if (seg_write_all(sg->log_fd, from, len) == -1)
+		return -1;
+	sg->size += len;
+	sg->dirty = 1;
+	if (nidx > 0) {
+		if (seg_write_all(sg->idx_fd, l->ibuf, nidx * SEG_INDEX_ENTRY) == -1)
+			return -1;
+		sg->idx_size += nidx * SEG_INDEX_ENTRY;
+	}
+	return 0;
+}
+
+static int
+ibuf_reserve(struct plog *l, size_t nentries)
+{
+	uint8_t *nb;
+	size_t need = nentries * SEG_INDEX_ENTRY;
+
+	if (need <= l->ibuf_cap)
+		return 0;
+	if ((nb = realloc(l->ibuf, need)) == NULL)
+		return -1;
+	l->ibuf = nb;
+	l->ibuf_cap = need;
+	return 0;
+}
+
+/* Check that buf holds whole batch headers end to end; count them. */
+static int
+plog_frame_check(const uint8_t *buf, size_t len, size_t *count)
+{
+	struct batch_header h;
+	size_t pos = 0, tot;
+
+	*count = 0;
+	while (pos < len) {
+		if (batch_parse_header(buf + pos, len - pos, &h) != BATCH_OK ||
+		    h.last_offset_delta < 0)
+			return -1;
+		tot = batch_total_size(&h);
+		if (tot > len - pos)
+			return -1;
+		pos += tot;
+		(*count)++;
+	}
+	return *count > 0 ? 0 : -1;
+}
+
+/*
+ * The append behind plog_append (keep == 0: assign the log's next offsets)
+ * and plog_append_at (keep == 1: the batches carry their offsets, which
+ * must continue the log exactly; the buffer is not written).
+ */
+static int
+plog_append_batches(struct plog *l, uint8_t *batches, size_t len, int keep,
+    int64_t *base_offset)
+{
+	struct batch_header h;
+	struct seg *sg;
+	size_t pos, run, tot, nbatches, nidx;
+	uint64_t at_pos, size0, idx0, lastidx0;
+	int64_t off, next0, rel_last;
+	int nsegs0, saved;
+
+	if (l->broken) {
+		errno = l->broken;
+		return -1;
+	}
+	if (batches == NULL || plog_frame_check(batches, len, &nbatches) == -1) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (ibuf_reserve(l, nbatches) == -1)
+		return -1;
+
+	nsegs0 = l->nsegs;
+	sg = &l->segs[l->nsegs - 1];
+	size0 = sg->size;
+	idx0 = sg->idx_size;
+	lastidx0 = sg->last_idx_pos;
+	next0 = l->next_offset;
+
+	off = l->next_offset;
+	pos = run = 0;
+	nidx = 0;
+	while (pos < len) {
+		batch_parse_header(batches + pos, len - pos, &h);
+		tot = batch_total_size(&h);
+		if (keep && h.base_offset != off) {
+			errno = EINVAL;
+			goto undo;
+		}
+		at_pos = sg->size + (pos - run);
+		rel_last = off + h.last_offset_delta - sg->base;
+		if (at_pos > 0 && (at_pos + tot > l->cfg.segment_bytes ||
+		    at_pos >= SEG_POS_MAX || rel_last > (int64_t)SEG_REL_MAX)) {
+			if (plog_flush_run(l, sg, batches + run, pos - run, nidx) == -1)
+				goto undo;
+			if (seg_create(l, off) == -1)
+				goto undo;
+			sg = &l->segs[l->nsegs - 1];
+			run = pos;
+			nidx = 0;
+			at_pos = 0;
+		}
+		if (!keep)
+			batch_set_base_offset(batches + pos, off);
+		if (idx_due(l, sg->idx_size > 0 || nidx > 0, sg->last_idx_pos,
+		    at_pos)) {
+			be32_put(l->ibuf + nidx * SEG_INDEX_ENTRY,
+			    (uint32_t)(off - sg->base));
+			be32_put(l->ibuf + nidx * SEG_INDEX_ENTRY + 4,
+			    (uint32_t)at_pos);
+			sg->last_idx_pos = at_pos;
+			nidx++;
+		}
+		off += (int64_t)h.last_offset_delta + 1;
+		pos += tot;
+	}
+	if (plog_flush_run(l, sg, batches + run, pos - run, nidx) == -1)
+		goto undo;
+	if (base_offset != NULL)
+		*base_offset = keep && len > 0 ? batch_base_offset(batches) : l->next_offset;
+	l->next_offset = off;
+	return 0;
+
+undo:
+	saved = errno;
+	while (l->nsegs > nsegs0)
+		seg_remove(l, &l->segs[--l->nsegs]);
+	sg = &l->segs[nsegs0 - 1];
+	if (ftruncate(sg->log_fd, (off_t)size0) == -1 ||
+	    ftruncate(sg->idx_fd, (off_t)idx0) == -1)
+		l->broken = errno;
+	sg->size = size0;
+	sg->idx_size = idx0;
+	sg->last_idx_pos = lastidx0;
+	l->next_offset = next0;
+	errno = saved;
+	return -1;
+}
+
+int
+plog_append(struct plog *l, uint8_t *batches, size_t len, int64_t *base_offset)
+{
+	return plog_append_batches(l, batches, len, 0, base_offset);
+}
+
+int
+plog_append_at(struct plog *l, const uint8_t *batches, size_t len, size_t *skipped)
+{
+	struct batch_header h;
+	size_t pos = 0, nbatches;
+
+	if (batches == NULL || plog_frame_check(batches, len, &nbatches) == -1) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* Batches that reached the log before a crash are skipped whole. */
+	while (pos < len) {
+		batch_parse_header(batches + pos, len - pos, &h);
+		if (h.base_offset + h.last_offset_delta >= l->next_offset)
+			break;
+		pos += batch_total_size(&h);
+	}
+	if (skipped != NULL)
+		*skipped = pos;
+	if (pos == len)
+		return 0;
+	if (h.base_offset != l->next_offset) {
+		errno = EINVAL;		/* overlaps the log end, or leaves a gap */
+		return -1;
+	}
+	/* Keep mode never writes into the buffer. */
+	return plog_append_batches(l, (uint8_t *)(uintptr_t)(batches + pos),
+	    len - pos, 1, NULL);
+}
+
+int
+plog_sync(struct plog *l)
+{
+	int i;
+
+	/* A roll leaves the previous segments' tails unsynced too. */
+	for (i = 0; i < l->nsegs; i++) {
+		if (!l->segs[i].dirty)
+			continue;
+		if (store_io.fdatasync(l->segs[i].log_fd) == -1)
+			return -1;
+		l->segs[i].dirty = 0;
+	}
+	if (l->dir_dirty) {
+		if (store_io.fdatasync(l->dir_fd) == -1)
+			return -1;
+		l->dir_dirty = 0;
+	}
+	return 0;
+}
+
+int
+plog_retain(struct plog *l, int64_t now_ms, int *deleted)
+{
+	struct stat st;
+	uint64_t total;
+	int64_t mtime_ms;
+	int n = 0, old, expired;
+
+	total = plog_size_bytes(l);
+	while (l->nsegs > 1) {
+		old = l->cfg.retention_bytes >= 0 &&
+		    total > (uint64_t)l->cfg.retention_bytes;
+		expired = 0;
+		if (!old && l->cfg.retention_ms >= 0) {
+			if (fstat(l->segs[0].log_fd, &st) == -1)
+				return -1;
+			mtime_ms = (int64_t)st.st_mtim.tv_sec * 1000 +
+			    st.st_mtim.tv_nsec / 1000000;
+			expired = now_ms - mtime_ms > l->cfg.retention_ms;
+		}
+		if (!old && !expired)
+			break;
+		total -= l->segs[0].size;
+		seg_remove(l, &l->segs[0]);
+		memmove(&l->segs[0], &l->segs[1],
+		    (size_t)(l->nsegs - 1) * sizeof(l->segs[0]));
+		l->nsegs--;
+		n++;
+	}
+	if (deleted != NULL)
+		*deleted = n;
+	return 0;
+}
+
+int
+plog_read(struct plog *l, int64_t offset, int64_t visible_end,
+    size_t max_bytes, struct plog_slice *s)
+{
+	struct seg_ref sr;
+	int lo, hi, mid, r;
+
+	if (visible_end > l->next_offset)
+		visible_end = l->next_offset;
+	if (offset < plog_start_offset(l) || offset > visible_end) {
+		errno = ERANGE;
+		return -1;
+	}
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	s->first_offset = s->next_offset = offset;
+	if (offset == visible_end)
+		return 0;
+	/* The last segment whose base is at or below offset. */
+	lo = 0;
+	hi = l->nsegs;
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (l->segs[mid].base <= offset)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	sr.base = l->segs[lo].base;
+	sr.log_fd = l->segs[lo].log_fd;
+	sr.idx_fd = l->segs[lo].idx_fd;
+	sr.log_size = l->segs[lo].size;
+	if ((r = seg_read(&sr, offset, visible_end, max_bytes, s)) == -1)
+		return -1;
+	if (r == 0) {
+		/* Offsets are contiguous, so this is a damaged segment. */
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}

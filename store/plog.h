@@ -1,0 +1,107 @@
+/*
+ * The partition log: one directory of segment files named by the 20-digit
+ * base offset of their first batch (00000000000000000000.log) and a sparse
+ * index beside each (.index: 8-byte entries [relative offset u32][file
+ * position u32], big-endian, one every index_interval_bytes).
+ *
+ * Two handles:
+ *  - struct plog, the writer's: appends, rolls, syncs, recovers, applies
+ *    retention.  Exactly one process (the writer) opens a directory this
+ *    way at a time.
+ *  - struct plog_reader, read-only, for any process (workers serving
+ *    FETCH): finds where an offset lives by the index files and batch
+ *    headers on disk, never reading at or past the visible end the caller
+ *    passes in (bytes past it may still be being written).
+ *
+ * Errors: 0 or -1 with errno set.
+ */
+#ifndef FLUME_STORE_PLOG_H
+#define FLUME_STORE_PLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct plog_config {
+	uint64_t	segment_bytes;		/* roll when a segment reaches this */
+	uint32_t	index_interval_bytes;	/* bytes between index entries */
+	int64_t		retention_bytes;	/* -1 = unlimited */
+	int64_t		retention_ms;		/* -1 = unlimited */
+};
+
+/* What plog_open found and did; the caller logs it. */
+struct plog_recovery {
+	uint64_t	truncated_bytes;	/* dropped from the last segment's tail */
+	int		index_rebuilt;		/* an index was missing or damaged */
+	int		segments;		/* segment files found */
+};
+
+struct plog;
+
+/*
+ * Open (creating the directory if needed) and recover: scan the last
+ * segment from its last index entry, truncate at the first batch whose
+ * length or CRC is bad, rebuild a missing or damaged index.
+ */
+int	plog_open(struct plog **lp, const char *dir, const struct plog_config *cfg,
+	    struct plog_recovery *rec);
+void	plog_close(struct plog *l);
+
+int64_t	plog_start_offset(const struct plog *l);	/* first offset kept */
+int64_t	plog_end_offset(const struct plog *l);		/* next offset to assign */
+uint64_t plog_size_bytes(const struct plog *l);	/* all segments */
+int	plog_segment_count(const struct plog *l);
+
+/*
+ * Append len bytes of one or more whole, valid batches.  Each batch's
+ * baseOffset is rewritten in place to the next offsets of the log (the
+ * CRC does not cover it); *base_offset gets the first.  Rolls the segment
+ * first when it is full.  On a write error nothing is published: the
+ * segment is truncated back to its old end so the log stays whole.
+ */
+int	plog_append(struct plog *l, uint8_t *batches, size_t len, int64_t *base_offset);
+/*
+ * Append batches that already carry their offsets (the writer draining a
+ * ring, where workers assigned them): they must continue the log
+ * exactly.  Leading batches that end below the log end are skipped, not
+ * written (they reached the log before a crash); *skipped gets their byte
+ * count.  -1 with EINVAL if a batch overlaps the log end or leaves a gap.
+ * Same single-write and error behaviour as plog_append.
+ */
+int	plog_append_at(struct plog *l, const uint8_t *batches, size_t len, size_t *skipped);
+/* fdatasync the active segment (and directory after a roll). */
+int	plog_sync(struct plog *l);
+/*
+ * Delete whole oldest segments while the log exceeds retention_bytes or a
+ * segment's newest timestamp (its file mtime) is older than retention_ms;
+ * never the active segment.  *deleted gets the number removed.
+ */
+int	plog_retain(struct plog *l, int64_t now_ms, int *deleted);
+
+/* Where a read is served from: whole batches [pos, pos+len) of fd. */
+struct plog_slice {
+	int		fd;		/* owned by the log/reader; do not close */
+	off_t		pos;
+	size_t		len;		/* 0: nothing visible at that offset */
+	int64_t		first_offset;	/* baseOffset of the first batch */
+	int64_t		next_offset;	/* offset after the last batch included */
+};
+
+/*
+ * Batches starting with the one containing offset, up to max_bytes, but
+ * always at least one whole batch; only batches that end at or before
+ * visible_end (an offset) are returned.  -1 with errno ERANGE when offset
+ * is below the log start or above visible_end.
+ */
+int	plog_read(struct plog *l, int64_t offset, int64_t visible_end,
+	    size_t max_bytes, struct plog_slice *s);
+
+struct plog_reader;
+
+int	plog_reader_open(struct plog_reader **rp, const char *dir);
+void	plog_reader_close(struct plog_reader *r);
+/* As plog_read; rescans the directory when segments rolled or were deleted. */
+int	plog_reader_read(struct plog_reader *r, int64_t offset, int64_t visible_end,
+	    size_t max_bytes, struct plog_slice *s);
+
+#endif

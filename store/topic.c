@@ -1,0 +1,217 @@
+/*
+ * Topic names and topic directories.  Names are checked byte by byte
+ * against a short allow-list before they are ever joined into a path, so
+ * no name can climb out of the data directory or hide a NUL.
+ *
+ * topic.meta is text with a checksum line:
+ *	flume-topic 1
+ *	partitions N
+ *	crc32c XXXXXXXX		(CRC-32C of the lines above, hex)
+ */
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/crc32c.h"
+#include "proto/msg.h"
+#include "store/file.h"
+#include "store/topic.h"
+
+#define TOPIC_META	"topic.meta"
+#define TOPIC_META_MAX	4096
+
+static int
+name_valid(const char *name, size_t len, size_t max)
+{
+	size_t i;
+	char c;
+
+	if (name == NULL || len == 0 || len > max)
+		return 0;
+	if ((len == 1 && name[0] == '.') ||
+	    (len == 2 && name[0] == '.' && name[1] == '.'))
+		return 0;
+	for (i = 0; i < len; i++) {
+		c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+int
+topic_name_valid(const char *name, size_t len)
+{
+	return name_valid(name, len, TOPIC_NAME_MAX);
+}
+
+int
+group_name_valid(const char *name, size_t len)
+{
+	return name_valid(name, len, GROUP_NAME_MAX);
+}
+
+static int
+topic_check(const char *topic)
+{
+	if (topic == NULL || !topic_name_valid(topic, strlen(topic))) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+topic_dir(char *buf, size_t size, const char *data_dir, const char *topic)
+{
+	int n;
+
+	n = snprintf(buf, size, "%s/%s", data_dir, topic);
+	if (n < 0 || (size_t)n >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+int
+topic_meta_save(const char *data_dir, const char *topic, int32_t partitions)
+{
+	char dir[PATH_MAX], text[128];
+	int n, m;
+
+	if (topic_check(topic) == -1)
+		return -1;
+	if (partitions <= 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (topic_dir(dir, sizeof(dir), data_dir, topic) == -1 ||
+	    store_mkdir(dir) == -1)
+		return -1;
+	n = snprintf(text, sizeof(text), "flume-topic 1\npartitions %" PRId32
+	    "\n", partitions);
+	m = snprintf(text + n, sizeof(text) - (size_t)n, "crc32c %08" PRIx32
+	    "\n", crc32c(0, text, (size_t)n));
+	return store_file_replace(dir, TOPIC_META, text, (size_t)(n + m));
+}
+
+int
+topic_meta_load(const char *data_dir, const char *topic, int32_t *partitions)
+{
+	char dir[PATH_MAX], path[PATH_MAX], *buf, *end;
+	size_t len, body;
+	long long v;
+	int n;
+
+	if (topic_check(topic) == -1 ||
+	    topic_dir(dir, sizeof(dir), data_dir, topic) == -1)
+		return -1;
+	n = snprintf(path, sizeof(path), "%s/%s", dir, TOPIC_META);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (store_file_read(path, TOPIC_META_MAX, &buf, &len) == -1)
+		return -1;
+	if (store_text_check(buf, len, &body) == -1)
+		goto bad;
+	buf[body] = '\0';
+	if (strncmp(buf, "flume-topic 1\npartitions ", 25) != 0)
+		goto bad;
+	if (buf[25] < '0' || buf[25] > '9')
+		goto bad;
+	errno = 0;
+	v = strtoll(buf + 25, &end, 10);
+	if (errno != 0 || v <= 0 || v > INT32_MAX || strcmp(end, "\n") != 0)
+		goto bad;
+	free(buf);
+	*partitions = (int32_t)v;
+	return 0;
+bad:
+	free(buf);
+	errno = EBADMSG;
+	return -1;
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int
+topic_list(const char *data_dir, char ***names, size_t *np)
+{
+	char path[PATH_MAX], **v = NULL, **nv;
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+	size_t n = 0, cap = 0, i;
+	int k, saved;
+
+	if ((d = opendir(data_dir)) == NULL)
+		return -1;
+	while ((errno = 0, de = readdir(d)) != NULL) {
+		if (!topic_name_valid(de->d_name, strlen(de->d_name)))
+			continue;
+		k = snprintf(path, sizeof(path), "%s/%s/%s", data_dir,
+		    de->d_name, TOPIC_META);
+		if (k < 0 || (size_t)k >= sizeof(path) ||
+		    stat(path, &st) == -1 || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			if ((nv = reallocarray(v, cap, sizeof(*v))) == NULL)
+				goto fail;
+			v = nv;
+		}
+		if ((v[n] = strdup(de->d_name)) == NULL)
+			goto fail;
+		n++;
+	}
+	if (errno != 0)
+		goto fail;
+	closedir(d);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), name_cmp);
+	*names = v;
+	*np = n;
+	return 0;
+fail:
+	saved = errno;
+	closedir(d);
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	errno = saved;
+	return -1;
+}
+
+int
+topic_partition_dir(char *buf, size_t size, const char *data_dir,
+    const char *topic, int32_t partition)
+{
+	int n;
+
+	if (topic_check(topic) == -1)
+		return -1;
+	if (partition < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	n = snprintf(buf, size, "%s/%s/partition-%" PRId32, data_dir, topic,
+	    partition);
+	if (n < 0 || (size_t)n >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}

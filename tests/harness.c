@@ -1,0 +1,102 @@
+/*
+ * main() for every test binary: runs the one suite the binary was linked
+ * with and reports "RESULT name passed failed" (counted per test case).
+ */
+#include <CUnit/Basic.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/harness.h"
+
+static uint64_t rand_state = 0x9e3779b97f4a7c15ULL;
+
+uint64_t
+test_rand(void)
+{
+	uint64_t x = rand_state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return rand_state = x;
+}
+
+void
+test_fill_random(void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len > 0) {
+		uint64_t r = test_rand();
+		size_t n = len < sizeof(r) ? len : sizeof(r);
+
+		memcpy(p, &r, n);
+		p += n;
+		len -= n;
+	}
+}
+
+char *
+test_mkdtemp(const char *tag)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *path;
+
+	if (tmp == NULL || *tmp == '\0')
+		tmp = "/tmp";
+	if (asprintf(&path, "%s/flume-test-%s-XXXXXX", tmp, tag) == -1)
+		abort();
+	if (mkdtemp(path) == NULL) {
+		perror("mkdtemp");
+		abort();
+	}
+	return path;
+}
+
+static int
+rmtree_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb; (void)flag; (void)ftw;
+	return remove(path);
+}
+
+void
+test_rmtree(const char *path)
+{
+	if (path != NULL)
+		nftw(path, rmtree_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct test_case *tc;
+	CU_pSuite s;
+	unsigned run, failed;
+	const char *only = argc > 1 ? argv[1] : NULL;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	s = CU_add_suite(test_suite.name, test_suite.setup, test_suite.teardown);
+	if (s == NULL)
+		return 2;
+	for (tc = test_suite.cases; tc->name != NULL; tc++) {
+		if (only != NULL && strcmp(only, tc->name) != 0)
+			continue;
+		if (CU_add_test(s, tc->name, tc->fn) == NULL)
+			return 2;
+	}
+	CU_basic_set_mode(CU_BRM_NORMAL);
+	CU_basic_run_tests();
+	run = CU_get_number_of_tests_run();
+	failed = CU_get_number_of_tests_failed();
+	if (CU_get_number_of_suites_failed() > 0)
+		failed += 1;
+	printf("RESULT %s %u %u\n", test_suite.name,
+	    run >= failed ? run - failed : 0, failed);
+	CU_cleanup_registry();
+	return failed == 0 ? 0 : 1;
+}

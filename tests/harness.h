@@ -1,0 +1,43 @@
+/*
+ * Test harness shared by every suite.  A suite file defines one array of
+ * test cases and names it with TEST_SUITE(); harness.c supplies main(),
+ * runs the suite with CUnit and prints one machine-readable line
+ *   RESULT <suite> <passed> <failed>
+ * that scripts/run-tests adds up.
+ */
+#ifndef FLUME_TESTS_HARNESS_H
+#define FLUME_TESTS_HARNESS_H
+
+#include <CUnit/CUnit.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct test_case {
+	const char	*name;
+	void		(*fn)(void);
+};
+
+struct test_suite {
+	const char		*name;
+	int			(*setup)(void);		/* may be NULL */
+	int			(*teardown)(void);	/* may be NULL */
+	const struct test_case	*cases;
+};
+
+extern const struct test_suite test_suite;
+
+#define TEST_SUITE(NAME, SETUP, TEARDOWN, ...)				\
+	static const struct test_case test_cases_[] = {			\
+		__VA_ARGS__, { NULL, NULL } };				\
+	const struct test_suite test_suite = {				\
+		NAME, SETUP, TEARDOWN, test_cases_ }
+
+/* A scratch directory under $TMPDIR, removed recursively by test_rmtree. */
+char	*test_mkdtemp(const char *tag);
+void	 test_rmtree(const char *path);
+
+/* Deterministic pseudo-random numbers (xorshift), seeded per suite. */
+uint64_t test_rand(void);
+void	 test_fill_random(void *buf, size_t len);
+
+#endif

@@ -1,0 +1,449 @@
+/*
+ * Integration-test support: see support.h.
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/harness.h"
+#include "tests/integration/support.h"
+
+const char *
+support_bindir(void)
+{
+	const char *b = getenv("FLUME_BIN");
+
+	return b != NULL && *b != '\0' ? b : "bin";
+}
+
+long long
+support_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+support_free_port(void)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	int fd, port = -1;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		return -1;
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&sin, &len) == 0)
+		port = ntohs(sin.sin_port);
+	close(fd);
+	return port;
+}
+
+static int
+port_accepts(int port)
+{
+	struct sockaddr_in sin;
+	int fd, ok;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		return 0;
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((uint16_t)port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ok = connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0;
+	close(fd);
+	return ok;
+}
+
+static int
+write_conf(struct flumed *d)
+{
+	FILE *f;
+
+	if ((f = fopen(d->conf, "w")) == NULL)
+		return -1;
+	fprintf(f, "listen = 127.0.0.1:%d\n", d->port);
+	fprintf(f, "data_dir = %s\n", d->data);
+	fprintf(f, "workers = 2\n");
+	fprintf(f, "log_level = info\n");
+	if (d->extra != NULL)
+		fprintf(f, "%s\n", d->extra);
+	return fclose(f);
+}
+
+static int
+spawn_master(struct flumed *d)
+{
+	char master[512];
+	long long deadline;
+	int status;
+
+	snprintf(master, sizeof(master), "%s/flume-master", support_bindir());
+	d->pid = fork();
+	if (d->pid == -1)
+		return -1;
+	if (d->pid == 0) {
+		int fd = open(d->log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+
+		setpgid(0, 0);
+		if (fd != -1) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+			close(fd);
+		}
+		execl(master, "flume-master", "-c", d->conf, (char *)NULL);
+		_exit(127);
+	}
+	setpgid(d->pid, d->pid);
+	deadline = support_now_ms() + 10000;
+	while (support_now_ms() < deadline) {
+		if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
+			d->pid = 0;
+			return -1;
+		}
+		if (port_accepts(d->port))
+			return 0;
+		usleep(10 * 1000);	/* polling a condition, bounded above */
+	}
+	return -1;
+}
+
+int
+flumed_start(struct flumed *d, const char *extra)
+{
+	memset(d, 0, sizeof(*d));
+	d->dir = test_mkdtemp("flumed");
+	d->extra = extra != NULL ? strdup(extra) : NULL;
+	d->port = support_free_port();
+	if (d->port <= 0)
+		return -1;
+	snprintf(d->broker, sizeof(d->broker), "127.0.0.1:%d", d->port);
+	snprintf(d->conf, sizeof(d->conf), "%s/flume.conf", d->dir);
+	snprintf(d->data, sizeof(d->data), "%s/data", d->dir);
+	snprintf(d->log, sizeof(d->log), "%s/master.log", d->dir);
+	if (write_conf(d) == -1)
+		return -1;
+	return spawn_master(d);
+}
+
+int
+flumed_restart(struct flumed *d)
+{
+	long long deadline = support_now_ms() + 10000;
+
+	/* The old listening socket may linger briefly after a kill. */
+	while (port_accepts(d->port) && support_now_ms() < deadline)
+		usleep(10 * 1000);
+	return spawn_master(d);
+}
+
+int
+flumed_stop(struct flumed *d)
+{
+	long long deadline;
+	int status;
+
+	if (d->pid <= 0)
+		return -1;
+	kill(d->pid, SIGTERM);
+	deadline = support_now_ms() + 15000;
+	while (support_now_ms() < deadline) {
+		pid_t r = waitpid(d->pid, &status, WNOHANG);
+
+		if (r == d->pid) {
+			d->pid = 0;
+			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		}
+		usleep(10 * 1000);
+	}
+	flumed_kill(d);
+	return -1;
+}
+
+void
+flumed_kill(struct flumed *d)
+{
+	long long deadline;
+
+	if (d->pid <= 0)
+		return;
+	kill(-d->pid, SIGKILL);
+	kill(d->pid, SIGKILL);
+	waitpid(d->pid, NULL, 0);
+	/* Children die by PR_SET_PDEATHSIG and the group kill; wait for them. */
+	deadline = support_now_ms() + 5000;
+	while (kill(-d->pid, 0) == 0 && support_now_ms() < deadline)
+		usleep(10 * 1000);
+	d->pid = 0;
+}
+
+void
+flumed_cleanup(struct flumed *d)
+{
+	if (d->pid > 0)
+		flumed_kill(d);
+	if (d->dir != NULL && getenv("FLUME_KEEP_TMP") == NULL)
+		test_rmtree(d->dir);
+	free(d->dir);
+	free(d->extra);
+	d->dir = NULL;
+	d->extra = NULL;
+}
+
+int
+flumed_log_count(const struct flumed *d, const char *needle)
+{
+	char line[4096];
+	FILE *f;
+	int n = 0;
+
+	if ((f = fopen(d->log, "r")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strstr(line, needle) != NULL)
+			n++;
+	fclose(f);
+	return n;
+}
+
+int
+run_tool(const struct flumed *d, const char *input, char **out, int timeout_ms,
+    const char *const argv[])
+{
+	int in[2], outp[2], status;
+	size_t len = 0, cap = 4096, inlen = input != NULL ? strlen(input) : 0;
+	size_t inoff = 0;
+	char *buf, path[512];
+	const char *args[64];
+	long long deadline;
+	pid_t pid;
+	int n = 0, i;
+
+	for (i = 0; argv[i] != NULL && n < 60; i++)
+		args[n++] = argv[i];
+	args[n++] = "-b";
+	args[n++] = d->broker;
+	args[n] = NULL;
+	snprintf(path, sizeof(path), "%s/%s", support_bindir(), argv[0]);
+	if (pipe(in) == -1 || pipe(outp) == -1)
+		return -1;
+	if ((pid = fork()) == -1)
+		return -1;
+	if (pid == 0) {
+		dup2(in[0], STDIN_FILENO);
+		dup2(outp[1], STDOUT_FILENO);
+		close(in[0]); close(in[1]); close(outp[0]); close(outp[1]);
+		execv(path, (char *const *)args);
+		_exit(127);
+	}
+	close(in[0]);
+	close(outp[1]);
+	fcntl(in[1], F_SETFL, O_NONBLOCK);
+	if (inlen == 0) {
+		close(in[1]);
+		in[1] = -1;
+	}
+	buf = malloc(cap);
+	deadline = support_now_ms() + timeout_ms;
+	for (;;) {
+		struct pollfd pfd[2];
+		int np = 0, left = (int)(deadline - support_now_ms());
+		ssize_t r;
+
+		if (left <= 0) {
+			kill(pid, SIGKILL);
+			break;
+		}
+		pfd[np].fd = outp[0]; pfd[np].events = POLLIN; np++;
+		if (in[1] != -1) {
+			pfd[np].fd = in[1]; pfd[np].events = POLLOUT; np++;
+		}
+		if (poll(pfd, np, left) <= 0)
+			continue;
+		if (np == 2 && (pfd[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
+			r = write(in[1], input + inoff, inlen - inoff);
+			if (r > 0)
+				inoff += (size_t)r;
+			if (r < 0 && errno != EAGAIN) {
+				close(in[1]);
+				in[1] = -1;
+			} else if (inoff == inlen) {
+				close(in[1]);
+				in[1] = -1;
+			}
+		}
+		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			if (len + 1024 >= cap)
+				buf = realloc(buf, cap *= 2);
+			r = read(outp[0], buf + len, cap - len - 1);
+			if (r <= 0)
+				break;
+			len += (size_t)r;
+		}
+	}
+	buf[len] = '\0';
+	if (in[1] != -1)
+		close(in[1]);
+	close(outp[0]);
+	if (waitpid(pid, &status, 0) == -1)
+		status = -1;
+	if (out != NULL)
+		*out = buf;
+	else
+		free(buf);
+	if (status == -1 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+pid_t
+flumed_child_pid(const struct flumed *d, const char *role, int slot)
+{
+	const char *argv[] = { "flume-admin", "workers", NULL };
+	char *out = NULL, *line, *save = NULL;
+	pid_t pid = -1;
+
+	if (run_tool(d, NULL, &out, 10000, argv) != 0) {
+		free(out);
+		return -1;
+	}
+	for (line = strtok_r(out, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		int s, p;
+		char r[32];
+
+		if (sscanf(line, "%d %31s %d", &s, r, &p) == 3 &&
+		    strcmp(r, role) == 0 && (slot < 0 || s == slot)) {
+			pid = p;
+			break;
+		}
+	}
+	free(out);
+	return pid;
+}
+
+int
+support_connect(const struct flumed *d)
+{
+	struct sockaddr_in sin;
+	struct timeval tv = { 5, 0 };
+	int fd;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		return -1;
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((uint16_t)d->port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
+		close(fd);
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+int
+support_send(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int
+recv_all(int fd, void *buf, size_t len, long long deadline)
+{
+	uint8_t *p = buf;
+
+	while (len > 0) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		int left = (int)(deadline - support_now_ms());
+		ssize_t n;
+
+		if (left <= 0 || poll(&pfd, 1, left) <= 0)
+			return -1;
+		n = recv(fd, p, len, 0);
+		if (n == 0)
+			return 0;
+		if (n < 0)
+			return errno == ECONNRESET ? 0 : -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 1;
+}
+
+int
+support_recv(int fd, int timeout_ms, uint32_t *request_id, uint8_t **payload,
+    size_t *len)
+{
+	long long deadline = support_now_ms() + timeout_ms;
+	uint8_t hdr[8];
+	uint32_t size;
+	int r;
+
+	*payload = NULL;
+	*len = 0;
+	if ((r = recv_all(fd, hdr, sizeof(hdr), deadline)) != 1)
+		return r;
+	size = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 |
+	    (uint32_t)hdr[2] << 8 | hdr[3];
+	if (size < 4 || size > (64u << 20))
+		return -1;
+	*request_id = (uint32_t)hdr[4] << 24 | (uint32_t)hdr[5] << 16 |
+	    (uint32_t)hdr[6] << 8 | hdr[7];
+	*len = size - 4;
+	if ((*payload = malloc(*len + 1)) == NULL)
+		return -1;
+	if ((r = recv_all(fd, *payload, *len, deadline)) != 1) {
+		free(*payload);
+		*payload = NULL;
+		return r;
+	}
+	return 1;
+}
+
+int
+support_request(int fd, uint16_t api, uint32_t id, const void *payload, size_t len)
+{
+	uint8_t hdr[10];
+	uint32_t size = (uint32_t)len + 6;
+
+	hdr[0] = (uint8_t)(size >> 24); hdr[1] = (uint8_t)(size >> 16);
+	hdr[2] = (uint8_t)(size >> 8); hdr[3] = (uint8_t)size;
+	hdr[4] = (uint8_t)(api >> 8); hdr[5] = (uint8_t)api;
+	hdr[6] = (uint8_t)(id >> 24); hdr[7] = (uint8_t)(id >> 16);
+	hdr[8] = (uint8_t)(id >> 8); hdr[9] = (uint8_t)id;
+	if (support_send(fd, hdr, sizeof(hdr)) == -1)
+		return -1;
+	return len > 0 ? support_send(fd, payload, len) : 0;
+}

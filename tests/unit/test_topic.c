@@ -1,0 +1,137 @@
+/*
+ * Topic and group names, topic.meta and the directory layout.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store/topic.h"
+#include "tests/harness.h"
+
+#define VALID(s)	topic_name_valid((s), strlen(s))
+
+static void
+test_names(void)
+{
+	char name[300];
+
+	CU_ASSERT(VALID("orders") == 1);
+	CU_ASSERT(VALID("a") == 1);
+	CU_ASSERT(VALID("A-Z_a.z-0.9") == 1);
+	CU_ASSERT(VALID("...") == 1);
+	CU_ASSERT(VALID(".a") == 1);
+	CU_ASSERT(VALID("__consumer_offsets") == 1);
+
+	CU_ASSERT(VALID("") == 0);
+	CU_ASSERT(topic_name_valid(NULL, 0) == 0);
+	CU_ASSERT(VALID(".") == 0);
+	CU_ASSERT(VALID("..") == 0);
+	CU_ASSERT(VALID("../x") == 0);
+	CU_ASSERT(VALID("a/b") == 0);
+	CU_ASSERT(VALID("/a") == 0);
+	CU_ASSERT(VALID("a b") == 0);
+	CU_ASSERT(VALID("a\nb") == 0);
+	CU_ASSERT(VALID("caf\xc3\xa9") == 0);
+	CU_ASSERT(VALID("\xff") == 0);
+	CU_ASSERT(VALID("a\\b") == 0);
+	CU_ASSERT(VALID("a:b") == 0);
+	/* A NUL inside the given length. */
+	CU_ASSERT(topic_name_valid("ab\0cd", 5) == 0);
+	CU_ASSERT(topic_name_valid("ab\0cd", 2) == 1);
+
+	memset(name, 'x', sizeof(name));
+	CU_ASSERT(topic_name_valid(name, 249) == 1);
+	CU_ASSERT(topic_name_valid(name, 250) == 0);
+	CU_ASSERT(group_name_valid(name, 249) == 1);
+	CU_ASSERT(group_name_valid(name, 250) == 0);
+	CU_ASSERT(group_name_valid("..", 2) == 0);
+	CU_ASSERT(group_name_valid("g/../h", 6) == 0);
+	CU_ASSERT(group_name_valid("", 0) == 0);
+}
+
+static void
+test_meta(void)
+{
+	char path[4096], **names;
+	int32_t parts;
+	size_t n, i;
+	int fd;
+	char *dir = test_mkdtemp("topic");
+
+	errno = 0;
+	CU_ASSERT(topic_meta_load(dir, "orders", &parts) == -1 && errno == ENOENT);
+	CU_ASSERT_FATAL(topic_meta_save(dir, "orders", 12) == 0);
+	CU_ASSERT_FATAL(topic_meta_load(dir, "orders", &parts) == 0);
+	CU_ASSERT(parts == 12);
+	CU_ASSERT_FATAL(topic_meta_save(dir, "orders", 16) == 0);
+	CU_ASSERT_FATAL(topic_meta_load(dir, "orders", &parts) == 0);
+	CU_ASSERT(parts == 16);
+	CU_ASSERT_FATAL(topic_meta_save(dir, "a.b", 1) == 0);
+
+	errno = 0;
+	CU_ASSERT(topic_meta_save(dir, "../evil", 1) == -1 && errno == EINVAL);
+	errno = 0;
+	CU_ASSERT(topic_meta_save(dir, "ok", 0) == -1 && errno == EINVAL);
+	errno = 0;
+	CU_ASSERT(topic_meta_save(dir, "ok", -3) == -1 && errno == EINVAL);
+	errno = 0;
+	CU_ASSERT(topic_meta_load(dir, "..", &parts) == -1 && errno == EINVAL);
+
+	/* A damaged meta file is refused. */
+	snprintf(path, sizeof(path), "%s/a.b/topic.meta", dir);
+	CU_ASSERT_FATAL((fd = open(path, O_WRONLY)) != -1);
+	CU_ASSERT_FATAL(pwrite(fd, "9", 1, 25) == 1);
+	close(fd);
+	errno = 0;
+	CU_ASSERT(topic_meta_load(dir, "a.b", &parts) == -1 && errno == EBADMSG);
+
+	/* Directories without topic.meta, and bad names, are not topics. */
+	snprintf(path, sizeof(path), "%s/__consumer_offsets", dir);
+	CU_ASSERT_FATAL(mkdir(path, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/not a topic", dir);
+	CU_ASSERT_FATAL(mkdir(path, 0755) == 0);
+	CU_ASSERT_FATAL(topic_list(dir, &names, &n) == 0);
+	CU_ASSERT_FATAL(n == 2);
+	CU_ASSERT(strcmp(names[0], "a.b") == 0);
+	CU_ASSERT(strcmp(names[1], "orders") == 0);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	test_rmtree(dir);
+	free(dir);
+}
+
+static void
+test_partition_dir(void)
+{
+	char buf[64], small[19];
+
+	CU_ASSERT_FATAL(topic_partition_dir(buf, sizeof(buf), "/data", "orders",
+	    3) == 0);
+	CU_ASSERT(strcmp(buf, "/data/orders/partition-3") == 0);
+	CU_ASSERT_FATAL(topic_partition_dir(buf, sizeof(buf), "d", "t",
+	    2147483647) == 0);
+	CU_ASSERT(strcmp(buf, "d/t/partition-2147483647") == 0);
+	/* "d/t/partition-1234" is 18 bytes: fits in 19, not in 18. */
+	CU_ASSERT(topic_partition_dir(small, 19, "d", "t", 1234) == 0);
+	CU_ASSERT(strcmp(small, "d/t/partition-1234") == 0);
+	errno = 0;
+	CU_ASSERT(topic_partition_dir(small, 18, "d", "t", 1234) == -1 &&
+	    errno == ENAMETOOLONG);
+	errno = 0;
+	CU_ASSERT(topic_partition_dir(buf, sizeof(buf), "d", "a/b", 0) == -1 &&
+	    errno == EINVAL);
+	errno = 0;
+	CU_ASSERT(topic_partition_dir(buf, sizeof(buf), "d", "t", -1) == -1 &&
+	    errno == EINVAL);
+}
+
+TEST_SUITE("topic", NULL, NULL,
+    { "names", test_names },
+    { "meta save, load, list", test_meta },
+    { "partition dir", test_partition_dir });
