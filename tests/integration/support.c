@@ -141,9 +141,12 @@ flumed_start(struct flumed *d, const char *extra)
 	snprintf(d->conf, sizeof(d->conf), "%s/flume.conf", d->dir);
 	snprintf(d->data, sizeof(d->data), "%s/data", d->dir);
 	snprintf(d->log, sizeof(d->log), "%s/master.log", d->dir);
-	if (write_conf(d) == -1)
+	if (write_conf(d) == -1 || spawn_master(d) == -1) {
+		/* CUnit skips a suite's teardown when its setup fails. */
+		flumed_cleanup(d);
 		return -1;
-	return spawn_master(d);
+	}
+	return 0;
 }
 
 int
@@ -239,10 +242,12 @@ run_tool(const struct flumed *d, const char *input, char **out, int timeout_ms,
 	pid_t pid;
 	int n = 0, i;
 
-	for (i = 0; argv[i] != NULL && n < 60; i++)
-		args[n++] = argv[i];
+	/* -b goes first: tools with subcommands stop parsing options there. */
+	args[n++] = argv[0];
 	args[n++] = "-b";
 	args[n++] = d->broker;
+	for (i = 1; argv[i] != NULL && n < 62; i++)
+		args[n++] = argv[i];
 	args[n] = NULL;
 	snprintf(path, sizeof(path), "%s/%s", support_bindir(), argv[0]);
 	if (pipe(in) == -1 || pipe(outp) == -1)

@@ -1,0 +1,246 @@
+/*
+ * libflume: the C client library of the Flume broker.
+ *
+ * One struct flume_client is one TCP connection to a broker (it knows its
+ * address and reconnects itself).  Synchronous calls (metadata, create,
+ * list offsets, workers) send one request and wait for its answer; a
+ * producer and a consumer are built on a client and pipeline their own
+ * requests on it.  A client, and the producer or consumer on it, belong to
+ * one thread at a time.
+ *
+ * Conventions: functions return 0 (or a count, or a pointer) on success
+ * and -1 (or NULL) with errno set on failure; flume_errstr(client) then
+ * holds a one-line reason ("unknown topic or partition", "connection
+ * lost: Connection reset by peer").  The library never prints and never
+ * exits.  Broker errors map to errno (EEXIST topic exists, ENOENT unknown
+ * topic or partition, EINVAL invalid request/name/partitions, EMSGSIZE
+ * message too large, ETIMEDOUT timeout, EIO anything else) and the broker's
+ * code is kept in flume_broker_error(client).
+ */
+#ifndef FLUME_H
+#define FLUME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FLUME_DEFAULT_BROKER	"127.0.0.1:9192"
+#define FLUME_DEFAULT_PORT	9192
+
+/* Start positions for flume_consumer_subscribe(); same values as the wire. */
+#define FLUME_OFFSET_BEGINNING	(-2)
+#define FLUME_OFFSET_END	(-1)
+
+/* Partition argument meaning "let the partitioner choose" / "all". */
+#define FLUME_PARTITION_ANY	(-1)
+
+struct flume_client;
+struct flume_producer;
+struct flume_consumer;
+
+/* ---- connection ---- */
+
+struct flume_client_conf {
+	int		 connect_timeout_ms;	/* default 5000 */
+	int		 request_timeout_ms;	/* default 30000 */
+	int		 reconnect_attempts;	/* default 10 */
+	int		 reconnect_backoff_ms;	/* first delay, doubled, max 1 s; default 100 */
+	const char	*client_id;		/* default "libflume" */
+};
+
+/* Fill *conf with the defaults above. */
+void	flume_client_conf_init(struct flume_client_conf *conf);
+
+/*
+ * Connect to host_port ("host:port", "[v6addr]:port", "host", NULL for
+ * FLUME_DEFAULT_BROKER), with TCP_NODELAY and a connect timeout, and do
+ * the HANDSHAKE.  NULL with errno on failure; flume_errstr(NULL) then
+ * tells why (per thread).
+ */
+struct flume_client *flume_connect(const char *host_port);
+struct flume_client *flume_connect_conf(const char *host_port,
+	    const struct flume_client_conf *conf);
+void	flume_close(struct flume_client *c);
+
+/* The last failure on c, or the calling thread's last connect failure when c is NULL. */
+const char *flume_errstr(const struct flume_client *c);
+/* The broker error code (proto/msg.h enum flume_error) of the last failure, 0 if none. */
+int	flume_broker_error(const struct flume_client *c);
+/* The broker's text for a broker error code ("topic already exists"). */
+const char *flume_strerror(int err);
+/* "host:port" as given (or the default). */
+const char *flume_client_address(const struct flume_client *c);
+/* Times the client re-established its connection. */
+unsigned flume_client_reconnects(const struct flume_client *c);
+
+/* ---- metadata and administration ---- */
+
+struct flume_partition_meta {
+	int32_t		 partition;
+	int64_t		 log_start;
+	int64_t		 log_end;
+	int64_t		 size_bytes;
+};
+
+struct flume_topic_meta {
+	int		 error;		/* broker error for this topic, 0 if fine */
+	char		*name;
+	int32_t		 partition_count;
+	struct flume_partition_meta *partitions;
+};
+
+struct flume_metadata {
+	int32_t		 topic_count;
+	struct flume_topic_meta *topics;
+};
+
+/*
+ * Metadata of the named topics (ntopics 0: every topic).  auto_create asks
+ * the broker to create missing topics (its auto_create_topics decides).
+ * *out is freed with flume_metadata_free().
+ */
+int	flume_metadata(struct flume_client *c, const char *const *topics,
+	    int ntopics, int auto_create, struct flume_metadata **out);
+void	flume_metadata_free(struct flume_metadata *md);
+
+/* Create a topic (partitions 0: broker default); *created gets the count. */
+int	flume_create_topic(struct flume_client *c, const char *topic,
+	    int32_t partitions, int32_t *created);
+
+/* The earliest (FLUME_OFFSET_BEGINNING) or latest (FLUME_OFFSET_END) offset. */
+int	flume_list_offset(struct flume_client *c, const char *topic,
+	    int32_t partition, int64_t which, int64_t *offset);
+
+struct flume_worker_info {
+	int32_t		 slot;
+	int		 role;		/* 0 worker, 1 writer */
+	int32_t		 pid;
+	int64_t		 uptime_ms;
+	int32_t		 restarts;
+};
+
+/* The broker's children; *out is freed with free(). Returns the count. */
+int	flume_workers(struct flume_client *c, struct flume_worker_info **out);
+
+/*
+ * The partition a key goes to: FNV-1a 32-bit of the key bytes (offset
+ * basis 0x811c9dc5, prime 0x01000193) modulo partition_count.  Every
+ * Flume client must agree on this, so the same key always lands in the
+ * same partition.
+ */
+uint32_t flume_fnv1a32(const void *key, size_t len);
+int32_t	flume_partition_for_key(const void *key, size_t len, int32_t partition_count);
+
+/* ---- producer ---- */
+
+struct flume_delivery {
+	uint64_t	 seq;		/* from flume_produce(), in call order */
+	const char	*topic;
+	int32_t		 partition;
+	int64_t		 offset;	/* -1 with acks 0 or on error */
+	int		 error;		/* 0; > 0 broker error; < 0 -errno (transport) */
+};
+
+typedef void flume_delivery_fn(const struct flume_delivery *d, void *arg);
+
+struct flume_producer_conf {
+	int		 acks;		/* 0, 1 (default) or -1 (all) */
+	int		 linger_ms;	/* default 5 */
+	size_t		 batch_bytes;	/* default 16384 */
+	int		 max_inflight;	/* PRODUCE requests in flight, default 8 */
+	size_t		 max_request_bytes; /* per PRODUCE request, default 1 MiB */
+	size_t		 buffer_bytes;	/* queued + in flight before produce blocks, default 32 MiB */
+	int		 timeout_ms;	/* broker-side acks=all timeout, default 30000 */
+	int		 auto_create;	/* ask METADATA to create topics, default 1 */
+	flume_delivery_fn *on_delivery;	/* may be NULL */
+	void		*on_delivery_arg;
+};
+
+void	flume_producer_conf_init(struct flume_producer_conf *conf);
+/* A producer using c (which it does not own) for its requests. */
+struct flume_producer *flume_producer_new(struct flume_client *c,
+	    const struct flume_producer_conf *conf);
+/* Frees without flushing (call flume_producer_flush first). */
+void	flume_producer_free(struct flume_producer *p);
+
+/*
+ * Queue one message.  partition FLUME_PARTITION_ANY: by key (FNV-1a), or
+ * round-robin per batch when key is NULL.  key_len / value_len -1 with
+ * NULL pointer means null.  The bytes are copied.  *seq (may be NULL)
+ * gets the message's sequence number (0, 1, 2, ... per producer).
+ * May block while the buffer is full.  -1: the message was not queued
+ * (unknown topic, bad partition, connection gone for good).
+ */
+int	flume_produce(struct flume_producer *p, const char *topic,
+	    int32_t partition, const void *key, int32_t key_len,
+	    const void *value, int32_t value_len, uint64_t *seq);
+/* Make progress for up to timeout_ms (send, receive, report, retry). */
+int	flume_producer_poll(struct flume_producer *p, int timeout_ms);
+/*
+ * Send everything and wait for every acknowledgement (with acks 0: until
+ * every byte was written).  0 when every message so far was delivered,
+ * -1 when some failed or on timeout (timeout_ms < 0: no limit).
+ */
+int	flume_producer_flush(struct flume_producer *p, int timeout_ms);
+/* Messages queued or in flight, not yet reported. */
+uint64_t flume_producer_pending(const struct flume_producer *p);
+/* Messages reported as failed so far. */
+uint64_t flume_producer_failed(const struct flume_producer *p);
+
+/* ---- consumer ---- */
+
+struct flume_message {
+	const char	*topic;
+	int32_t		 partition;
+	int64_t		 offset;
+	int64_t		 timestamp;	/* ms since the epoch */
+	const void	*key;		/* NULL and key_len -1 for a null key */
+	int32_t		 key_len;
+	const void	*value;		/* NULL and value_len -1 for a null value */
+	int32_t		 value_len;
+};
+
+struct flume_consumer_conf {
+	int		 max_wait_ms;	/* fetch long-poll, default 500 */
+	int32_t		 min_bytes;	/* default 1 */
+	int32_t		 max_bytes;	/* per partition and fetch, default 1 MiB */
+};
+
+void	flume_consumer_conf_init(struct flume_consumer_conf *conf);
+struct flume_consumer *flume_consumer_new(struct flume_client *c,
+	    const struct flume_consumer_conf *conf);
+void	flume_consumer_free(struct flume_consumer *k);
+
+/*
+ * Read topic's partition (FLUME_PARTITION_ANY: every partition) from
+ * offset: FLUME_OFFSET_BEGINNING (log start), FLUME_OFFSET_END (latest),
+ * or an offset (clamped to the log's range).  May be called per topic.
+ */
+int	flume_consumer_subscribe(struct flume_consumer *k, const char *topic,
+	    int32_t partition, int64_t offset);
+/*
+ * The next message: 1 with *m filled (pointers valid until the next call),
+ * 0 when none came within timeout_ms, -1 on error (a corrupt batch, an
+ * unknown topic, the connection gone for good).
+ */
+int	flume_consumer_poll(struct flume_consumer *k, struct flume_message *m,
+	    int timeout_ms);
+/*
+ * 1 when the next flume_consumer_poll() may be answered from the last
+ * response without a network round trip (flush output when 0).
+ */
+int	flume_consumer_buffered(const struct flume_consumer *k);
+/* 1 when every subscribed partition's next offset is its high watermark. */
+int	flume_consumer_at_end(const struct flume_consumer *k);
+/* The next offset of topic/partition, -1 if not subscribed. */
+int64_t	flume_consumer_position(const struct flume_consumer *k,
+	    const char *topic, int32_t partition);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

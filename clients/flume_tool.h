@@ -1,0 +1,56 @@
+/*
+ * Helpers shared by the flume-* tools (in libflume.a, not installed):
+ * argument parsing, the -K key splitting of flume-produce, the -f format
+ * of flume-consume and the uptime format of flume-admin.  Pure functions,
+ * so tests/unit/test_client.c checks them exactly.
+ */
+#ifndef FLUME_CLIENTS_FLUME_TOOL_H
+#define FLUME_CLIENTS_FLUME_TOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clients/flume.h"
+
+/* The broker address: opt (-b) if given, else $FLUME_BROKER, else the default. */
+const char *flume_tool_broker(const char *opt);
+
+/* "0", "1", "all" or "-1" into 0, 1, -1; 0 or -1 (EINVAL). */
+int	flume_tool_parse_acks(const char *s, int *acks);
+/* "beginning", "end" or a non-negative offset; 0 or -1 (EINVAL). */
+int	flume_tool_parse_offset(const char *s, int64_t *offset);
+/* A decimal integer in [min, max] with nothing after it; 0 or -1 (EINVAL). */
+int	flume_tool_parse_long(const char *s, long long min, long long max,
+	    long long *out);
+
+/*
+ * Split line[0..len) at the first occurrence of delim (not empty): 1 with
+ * key and value set, 0 when delim does not occur (then the whole line is
+ * the value and *key is NULL, *key_len -1).
+ */
+int	flume_tool_split_key(const char *line, size_t len, const char *delim,
+	    const char **key, int32_t *key_len, const char **value,
+	    int32_t *value_len);
+
+/* A growable output buffer. */
+struct flume_tool_buf {
+	char		*p;
+	size_t		 len, cap;
+};
+
+void	flume_tool_buf_free(struct flume_tool_buf *b);
+int	flume_tool_buf_add(struct flume_tool_buf *b, const void *p, size_t n);
+
+/*
+ * Check a -f format: %t %p %o %k %v %T %% and the escapes \n \t \\ (any
+ * other backslash pair is kept as it is).  0, or -1 with a reason in err.
+ */
+int	flume_tool_format_check(const char *fmt, char *err, size_t errlen);
+/* Append m rendered by fmt (checked) to b; 0 or -1 (ENOMEM). */
+int	flume_tool_format(struct flume_tool_buf *b, const char *fmt,
+	    const struct flume_message *m);
+
+/* 42s, 5m03s, 1h02m03s, 2d03h04m05s. */
+void	flume_tool_uptime(char *buf, size_t len, int64_t ms);
+
+#endif

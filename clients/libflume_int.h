@@ -1,0 +1,97 @@
+/*
+ * libflume internals shared by the library's files (not installed).
+ *
+ * A client keeps one non-blocking socket, an output buffer of encoded
+ * frames and a FIFO of requests waiting for their response.  Each waiting
+ * request has a handler, called exactly once: with the response payload,
+ * or with err != 0 when the connection is lost (or times out) first.
+ * Handlers run from inside client_pump() and must not pump themselves.
+ */
+#ifndef FLUME_CLIENTS_LIBFLUME_INT_H
+#define FLUME_CLIENTS_LIBFLUME_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clients/flume.h"
+#include "proto/frame.h"
+#include "proto/msg.h"
+#include "proto/wire.h"
+
+/*
+ * Response handler: payload (valid only during the call) or err (an errno
+ * value, payload NULL).  Returns 0, or -1 if the payload is malformed,
+ * which drops the connection (EPROTO).
+ */
+/* Internal to the library: not exported from libflume.so. */
+#pragma GCC visibility push(hidden)
+
+typedef int client_resp_fn(struct flume_client *c, void *ctx,
+	    const uint8_t *payload, size_t len, int err);
+
+struct client_wait {
+	uint32_t	 id;
+	client_resp_fn	*fn;
+	void		*ctx;
+};
+
+struct flume_client {
+	char		*host_port;
+	struct flume_client_conf conf;
+	int		 fd;		/* -1 when disconnected */
+	uint32_t	 next_id;
+	int32_t		 max_frame;	/* from the handshake */
+	struct frame_reader rd;
+	struct wbuf	 out;		/* encoded frames not yet written */
+	size_t		 out_off;	/* first unwritten byte of out */
+	struct client_wait *waits;	/* FIFO ring */
+	size_t		 wait_head, wait_len, wait_cap;
+	int		 broker_err;
+	unsigned	 reconnects;
+	char		 err[256];
+};
+
+/* Set the client's error string (printf-style); keeps errno. */
+void	client_seterr(struct flume_client *c, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+/* Record broker error code e: error string and errno; returns -1. */
+int	client_broker_fail(struct flume_client *c, int e, const char *what);
+
+/* Begin a request frame in c->out; returns its start for client_end(). */
+size_t	client_begin(struct flume_client *c, uint16_t api, uint32_t *id);
+/*
+ * Finish the frame begun at start and, if fn is not NULL, wait for its
+ * response.  -1 (ENOMEM) if encoding failed; the frame is dropped.
+ */
+int	client_end(struct flume_client *c, size_t start, uint32_t id,
+	    client_resp_fn *fn, void *ctx);
+/*
+ * One round of I/O: write what can be written, read and dispatch whole
+ * responses, waiting up to timeout_ms for the socket.  0, or -1 when the
+ * connection was lost (every waiting handler got the error).
+ */
+int	client_pump(struct flume_client *c, int timeout_ms);
+/* Close the socket and fail every waiting handler with err. */
+void	client_disconnect(struct flume_client *c, int err);
+/* Connected (a socket is open)? */
+int	client_connected(const struct flume_client *c);
+/* Reconnect with bounded attempts and backoff (no-op when connected). */
+int	client_reconnect(struct flume_client *c);
+/* Bytes encoded but not yet written. */
+size_t	client_unsent(const struct flume_client *c);
+/* Requests waiting for a response. */
+size_t	client_waiting(const struct flume_client *c);
+
+/*
+ * Offsets of n (topic, partition, which) entries in one LIST_OFFSETS
+ * request into results[0..n); any per-entry error fails the call.
+ */
+int	client_list_offsets(struct flume_client *c,
+	    const struct list_offsets_part *parts, int32_t n, int64_t *results);
+
+/* Monotonic milliseconds. */
+int64_t	client_now_ms(void);
+
+#pragma GCC visibility pop
+
+#endif

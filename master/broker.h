@@ -1,0 +1,34 @@
+/*
+ * What every child process of flume-master starts with: the configuration,
+ * the shared region (mapped before fork), the listening socket and the
+ * eventfds, one per child slot, created by the master before fork so a
+ * respawned child inherits the same ones.  Slots 0..workers-1 are
+ * workers; slot `workers` is the writer.
+ */
+#ifndef FLUME_MASTER_BROKER_H
+#define FLUME_MASTER_BROKER_H
+
+#include "master/config.h"
+#include "shm/shm.h"
+
+struct broker {
+	const struct config	*conf;
+	struct shm		 shm;
+	int			 listen_fd;
+	int			*eventfds;	/* [child_slots]; eventfds[slot] wakes that child */
+	int			 nslots;
+	int			 slot;		/* this child's slot */
+};
+
+/* Wake child `slot` (eventfd write of 1); safe from any process. */
+void	broker_wake(const struct broker *b, int slot);
+int	broker_writer_slot(const struct broker *b);
+
+/* Child entry points; they return only by exiting the process. */
+__attribute__((noreturn)) void worker_main(struct broker *b);
+__attribute__((noreturn)) void writer_main(struct broker *b);
+
+/* Exit status that tells the master not to respawn (bad configuration). */
+#define EXIT_NO_RESPAWN	2
+
+#endif

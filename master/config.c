@@ -1,0 +1,767 @@
+/*
+ * flume.conf parser.  Every key is one row of conf_keys[] below: its name,
+ * type, range, default and where it is stored (in struct config and, for
+ * the keys a [topic NAME] section may override, in struct topic_config).
+ * Defaults are written in the table as text and go through the same parser
+ * as the file, so the table is the only place a default lives.
+ *
+ * Syntax, line by line: blank, `# comment`, `key = value` (a `#` after
+ * whitespace starts a comment), `[topic NAME]`.  Keys after a section
+ * header belong to that section until the next one.  A key given twice
+ * keeps the last value (so a test may append overrides to a stock file).
+ * Errors are "file:line: what was expected".
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <bsd/string.h>
+
+#include "master/config.h"
+#include "master/log.h"
+#include "store/topic.h"
+
+#define KB		1024LL
+#define MB		(1024LL * KB)
+#define GB		(1024LL * MB)
+#define TB		(1024LL * GB)
+#define SEC		1000LL
+#define MIN		(60 * SEC)
+#define HOUR		(60 * MIN)
+#define DAY		(24 * HOUR)
+
+enum conf_type {
+	CT_SIZE,		/* bytes, K/M/G/T suffixes */
+	CT_DURATION,		/* milliseconds, ms/s/m/h/d suffixes */
+	CT_INT,
+	CT_BOOL,
+	CT_STRING,
+	CT_LISTEN,
+	CT_LOGLEVEL,
+};
+
+struct conf_key {
+	const char	*name;
+	enum conf_type	 type;
+	int64_t		 min, max;	/* numbers: inclusive range */
+	int		 minus1;	/* -1 is also accepted (unlimited, never) */
+	const char	*def;		/* default as text; NULL: computed */
+	size_t		 off;		/* field in struct config */
+	size_t		 width;		/* its size (numbers: 4 or 8) */
+	long		 topic_off;	/* field in struct topic_config, or -1 */
+};
+
+#define CF(f)		offsetof(struct config, f), sizeof(((struct config *)0)->f)
+#define TF(f)		(long)offsetof(struct topic_config, f)
+#define NOTOPIC		-1L
+
+static const struct conf_key conf_keys[] = {
+	{ "listen", CT_LISTEN, 0, 0, 0, "127.0.0.1:9192", CF(listen), NOTOPIC },
+	{ "data_dir", CT_STRING, 0, 0, 0, "./data", CF(data_dir), NOTOPIC },
+	{ "workers", CT_INT, 1, 64, 0, NULL, CF(workers), NOTOPIC },
+	{ "partitions", CT_INT, 1, 1024, 0, "3", CF(partitions), TF(partitions) },
+	{ "ring_size", CT_SIZE, 64 * KB, GB, 0, "8M", CF(ring_size), NOTOPIC },
+	{ "segment_bytes", CT_SIZE, 4 * KB, 4 * GB, 0, "1G",
+	    CF(log.segment_bytes), TF(log.segment_bytes) },
+	{ "index_interval_bytes", CT_SIZE, 1, GB, 0, "4K",
+	    CF(log.index_interval_bytes), TF(log.index_interval_bytes) },
+	{ "retention_bytes", CT_SIZE, 0, 1024 * TB, 1, "-1",
+	    CF(log.retention_bytes), TF(log.retention_bytes) },
+	{ "retention_ms", CT_DURATION, 0, 36500 * DAY, 1, "7d",
+	    CF(log.retention_ms), TF(log.retention_ms) },
+	{ "flush_interval_ms", CT_DURATION, 0, DAY, 1, "1s",
+	    CF(flush_interval_ms), NOTOPIC },
+	{ "flush_messages", CT_INT, 1, INT32_MAX, 1, "-1",
+	    CF(flush_messages), NOTOPIC },
+	{ "max_message_bytes", CT_SIZE, 64, GB, 0, "1M",
+	    CF(max_message_bytes), NOTOPIC },
+	{ "max_request_bytes", CT_SIZE, 4 * KB, 2 * GB, 0, "17M",
+	    CF(max_request_bytes), NOTOPIC },
+	{ "auto_create_topics", CT_BOOL, 0, 1, 0, "yes",
+	    CF(auto_create_topics), NOTOPIC },
+	{ "max_topics", CT_INT, 1, 65536, 0, "1024", CF(max_topics), NOTOPIC },
+	{ "max_partitions", CT_INT, 1, 1048576, 0, "256",
+	    CF(max_partitions), NOTOPIC },
+	{ "max_connections", CT_INT, 1, 1048576, 0, "1024",
+	    CF(max_connections), NOTOPIC },
+	{ "idle_timeout_ms", CT_DURATION, 0, 36500 * DAY, 0, "10m",
+	    CF(idle_timeout_ms), NOTOPIC },
+	{ "request_timeout_ms", CT_DURATION, 1, DAY, 0, "30s",
+	    CF(request_timeout_ms), NOTOPIC },
+	{ "retention_check_ms", CT_DURATION, 1, DAY, 0, "30s",
+	    CF(retention_check_ms), NOTOPIC },
+	{ "log_level", CT_LOGLEVEL, 0, 0, 0, "info", CF(log_level), NOTOPIC },
+};
+#define NKEYS	(sizeof(conf_keys) / sizeof(conf_keys[0]))
+
+static const char topic_keys_help[] =
+    "partitions, segment_bytes, index_interval_bytes, retention_bytes, retention_ms";
+
+/* One parse in progress: where errors go and which line set each key. */
+struct conf_parse {
+	const char	*path;
+	int		 lineno;
+	char		*err;
+	size_t		 errlen;
+	int		 key_line[NKEYS];
+};
+
+static int
+conf_error(struct conf_parse *p, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Write "file:line: message" (or "file: message" for line 0); returns -1. */
+static int
+conf_error(struct conf_parse *p, int line, const char *fmt, ...)
+{
+	va_list	ap;
+	int	n;
+
+	if (p->errlen == 0)
+		return -1;
+	if (line > 0)
+		n = snprintf(p->err, p->errlen, "%s:%d: ", p->path, line);
+	else
+		n = snprintf(p->err, p->errlen, "%s: ", p->path);
+	if (n < 0 || (size_t)n >= p->errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int
+config_parse_size(const char *s, uint64_t *out)
+{
+	uint64_t	v = 0, mult = 1;
+	const char	*q = s;
+	unsigned	d;
+
+	if (!isdigit((unsigned char)*q))
+		return -1;
+	for (; isdigit((unsigned char)*q); q++) {
+		d = (unsigned)(*q - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	switch (*q) {
+	case '\0':
+		break;
+	case 'k': case 'K':
+		mult = KB;
+		q++;
+		break;
+	case 'm': case 'M':
+		mult = MB;
+		q++;
+		break;
+	case 'g': case 'G':
+		mult = GB;
+		q++;
+		break;
+	case 't': case 'T':
+		mult = TB;
+		q++;
+		break;
+	default:
+		return -1;
+	}
+	if (*q != '\0')
+		return -1;
+	if (v > UINT64_MAX / mult)
+		return -1;
+	*out = v * mult;
+	return 0;
+}
+
+int
+config_parse_duration(const char *s, int64_t *out)
+{
+	int64_t		 v = 0, mult;
+	const char	*q = s;
+	int		 d;
+
+	if (!isdigit((unsigned char)*q))
+		return -1;
+	for (; isdigit((unsigned char)*q); q++) {
+		d = *q - '0';
+		if (v > (INT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	if (*q == '\0' || strcasecmp(q, "ms") == 0)
+		mult = 1;
+	else if (strcasecmp(q, "s") == 0)
+		mult = SEC;
+	else if (strcasecmp(q, "m") == 0)
+		mult = MIN;
+	else if (strcasecmp(q, "h") == 0)
+		mult = HOUR;
+	else if (strcasecmp(q, "d") == 0)
+		mult = DAY;
+	else
+		return -1;
+	if (v > INT64_MAX / mult)
+		return -1;
+	*out = v * mult;
+	return 0;
+}
+
+/* "64K", "8M", "1G" when exact, else the plain number, for messages. */
+static const char *
+fmt_size(int64_t v, char *buf, size_t size)
+{
+	static const struct { int64_t mult; char suffix; } u[] = {
+		{ TB, 'T' }, { GB, 'G' }, { MB, 'M' }, { KB, 'K' },
+	};
+	size_t	i;
+
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+		if (v > 0 && v % u[i].mult == 0) {
+			snprintf(buf, size, "%lld%c", (long long)(v / u[i].mult),
+			    u[i].suffix);
+			return buf;
+		}
+	snprintf(buf, size, "%lld", (long long)v);
+	return buf;
+}
+
+/* "7d", "10m", "30s", "250ms" with the largest exact unit. */
+static const char *
+fmt_duration(int64_t v, char *buf, size_t size)
+{
+	static const struct { int64_t mult; const char *suffix; } u[] = {
+		{ DAY, "d" }, { HOUR, "h" }, { MIN, "m" }, { SEC, "s" },
+	};
+	size_t	i;
+
+	if (v == 0) {
+		snprintf(buf, size, "0");
+		return buf;
+	}
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+		if (v > 0 && v % u[i].mult == 0) {
+			snprintf(buf, size, "%lld%s", (long long)(v / u[i].mult),
+			    u[i].suffix);
+			return buf;
+		}
+	snprintf(buf, size, "%lldms", (long long)v);
+	return buf;
+}
+
+static const char *
+fmt_value(const struct conf_key *k, int64_t v, char *buf, size_t size)
+{
+	if (k->type == CT_SIZE)
+		return fmt_size(v, buf, size);
+	if (k->type == CT_DURATION)
+		return fmt_duration(v, buf, size);
+	snprintf(buf, size, "%lld", (long long)v);
+	return buf;
+}
+
+/* Store a range-checked number into a 4- or 8-byte field. */
+static void
+conf_store_num(void *field, size_t width, int64_t v)
+{
+	uint32_t	v32;
+	uint64_t	v64;
+
+	if (width == 4) {
+		v32 = (uint32_t)v;
+		memcpy(field, &v32, sizeof(v32));
+	} else {
+		v64 = (uint64_t)v;
+		memcpy(field, &v64, sizeof(v64));
+	}
+}
+
+/* Split "host:port" / "[v6]:port" into the config; "*" means every address. */
+static int
+conf_set_listen(struct config *c, const char *v)
+{
+	char		 host[256];
+	const char	*port, *end;
+	size_t		 hlen;
+	struct in6_addr	 a6;
+	long		 n;
+	char		*ep;
+
+	if (v[0] == '[') {
+		end = strchr(v, ']');
+		if (end == NULL || end[1] != ':')
+			return -1;
+		hlen = (size_t)(end - v - 1);
+		if (hlen == 0 || hlen >= sizeof(host))
+			return -1;
+		memcpy(host, v + 1, hlen);
+		host[hlen] = '\0';
+		if (inet_pton(AF_INET6, host, &a6) != 1)
+			return -1;
+		port = end + 2;
+	} else {
+		end = strrchr(v, ':');
+		if (end == NULL)
+			return -1;
+		hlen = (size_t)(end - v);
+		if (hlen == 0 || hlen >= sizeof(host))
+			return -1;
+		memcpy(host, v, hlen);
+		host[hlen] = '\0';
+		if (strcmp(host, "*") == 0)
+			strlcpy(host, "0.0.0.0", sizeof(host));
+		else if (strspn(host, "abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") != hlen)
+			return -1;
+		port = end + 1;
+	}
+	if (!isdigit((unsigned char)port[0]) || strlen(port) > 5)
+		return -1;
+	errno = 0;
+	n = strtol(port, &ep, 10);
+	if (*ep != '\0' || n < 0 || n > 65535)
+		return -1;
+	if (strlcpy(c->listen, v, sizeof(c->listen)) >= sizeof(c->listen))
+		return -1;
+	strlcpy(c->listen_host, host, sizeof(c->listen_host));
+	snprintf(c->listen_port, sizeof(c->listen_port), "%ld", n);
+	return 0;
+}
+
+static const char *
+conf_expected(enum conf_type t)
+{
+	switch (t) {
+	case CT_SIZE:
+		return "a size such as 4096, 64K, 8M or 1G";
+	case CT_DURATION:
+		return "a duration such as 250ms, 30s, 5m, 1h or 7d";
+	case CT_INT:
+		return "an integer";
+	case CT_BOOL:
+		return "yes or no";
+	case CT_LISTEN:
+		return "host:port or [ipv6-address]:port";
+	case CT_LOGLEVEL:
+		return "error, warn, info or debug";
+	case CT_STRING:
+		break;
+	}
+	return "a non-empty string";
+}
+
+/*
+ * Parse value for key k and store it at base + off (base is a struct config
+ * or a struct topic_config).  -1 with the message in p on a bad value.
+ */
+static int
+conf_set(struct conf_parse *p, const struct conf_key *k, void *base, size_t off,
+    struct config *c, const char *value)
+{
+	char		 lo[32], hi[32];
+	uint64_t	 u;
+	int64_t		 v = 0;
+	long long	 ll;
+	char		*ep;
+	int		 b;
+
+	switch (k->type) {
+	case CT_STRING:
+		if (value[0] == '\0' ||
+		    strlcpy((char *)base + off, value, k->width) >= k->width)
+			return conf_error(p, p->lineno,
+			    "bad value for %s: expected a path of 1 to %zu bytes",
+			    k->name, k->width - 1);
+		return 0;
+	case CT_LISTEN:
+		if (conf_set_listen(c, value) == -1)
+			return conf_error(p, p->lineno,
+			    "bad value '%s' for %s: expected %s", value, k->name,
+			    conf_expected(k->type));
+		return 0;
+	case CT_LOGLEVEL:
+		if ((b = log_level_parse(value)) == -1)
+			return conf_error(p, p->lineno,
+			    "bad value '%s' for %s: expected %s", value, k->name,
+			    conf_expected(k->type));
+		conf_store_num((char *)base + off, k->width, b);
+		return 0;
+	case CT_BOOL:
+		if (strcasecmp(value, "yes") == 0 || strcasecmp(value, "true") == 0 ||
+		    strcasecmp(value, "on") == 0 || strcmp(value, "1") == 0)
+			b = 1;
+		else if (strcasecmp(value, "no") == 0 ||
+		    strcasecmp(value, "false") == 0 ||
+		    strcasecmp(value, "off") == 0 || strcmp(value, "0") == 0)
+			b = 0;
+		else
+			return conf_error(p, p->lineno,
+			    "bad value '%s' for %s: expected %s", value, k->name,
+			    conf_expected(k->type));
+		conf_store_num((char *)base + off, k->width, b);
+		return 0;
+	case CT_INT:
+	case CT_SIZE:
+	case CT_DURATION:
+		break;
+	}
+
+	if (k->minus1 && strcmp(value, "-1") == 0)
+		v = -1;
+	else if (k->type == CT_INT) {
+		errno = 0;
+		ll = strtoll(value, &ep, 10);
+		if (ep == value || *ep != '\0' || errno == ERANGE)
+			return conf_error(p, p->lineno,
+			    "bad value '%s' for %s: expected %s", value, k->name,
+			    conf_expected(k->type));
+		v = ll;
+	} else if (k->type == CT_SIZE) {
+		if (config_parse_size(value, &u) == -1 || u > INT64_MAX)
+			return conf_error(p, p->lineno,
+			    "bad value '%s' for %s: expected %s", value, k->name,
+			    conf_expected(k->type));
+		v = (int64_t)u;
+	} else {
+		if (config_parse_duration(value, &v) == -1)
+			return conf_error(p, p->lineno,
+			    "bad value '%s' for %s: expected %s", value, k->name,
+			    conf_expected(k->type));
+	}
+	if (v != -1 || !k->minus1) {
+		if (v < k->min || v > k->max)
+			return conf_error(p, p->lineno,
+			    "%s = %s is out of range: expected %s%s..%s",
+			    k->name, value, k->minus1 ? "-1 or " : "",
+			    fmt_value(k, k->min, lo, sizeof(lo)),
+			    fmt_value(k, k->max, hi, sizeof(hi)));
+	}
+	if (strcmp(k->name, "ring_size") == 0 && v % 8 != 0)
+		return conf_error(p, p->lineno,
+		    "ring_size = %s must be a multiple of 8", value);
+	conf_store_num((char *)base + off, k->width, v);
+	return 0;
+}
+
+static const struct conf_key *
+conf_key_find(const char *name, size_t *idx)
+{
+	size_t	i;
+
+	for (i = 0; i < NKEYS; i++)
+		if (strcmp(conf_keys[i].name, name) == 0) {
+			*idx = i;
+			return &conf_keys[i];
+		}
+	return NULL;
+}
+
+static int
+online_cpus(void)
+{
+	long	n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		return 1;
+	if (n > 64)
+		return 64;
+	return (int)n;
+}
+
+void
+config_defaults(struct config *c)
+{
+	struct conf_parse	 p;
+	size_t			 i;
+
+	memset(c, 0, sizeof(*c));
+	memset(&p, 0, sizeof(p));
+	p.path = "(defaults)";
+	for (i = 0; i < NKEYS; i++) {
+		if (conf_keys[i].def == NULL)
+			continue;
+		/* The defaults are in range by construction (test_config). */
+		(void)conf_set(&p, &conf_keys[i], c, conf_keys[i].off, c,
+		    conf_keys[i].def);
+	}
+	c->workers = online_cpus();
+}
+
+void
+config_free(struct config *c)
+{
+	free(c->topics);
+	c->topics = NULL;
+	c->ntopics = 0;
+}
+
+static char *
+trim(char *s)
+{
+	char	*e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static struct topic_config *
+conf_topic_find(const struct config *c, const char *name)
+{
+	size_t	i;
+
+	if (name == NULL)
+		return NULL;
+	for (i = 0; i < c->ntopics; i++)
+		if (strcmp(c->topics[i].name, name) == 0)
+			return &c->topics[i];
+	return NULL;
+}
+
+/* "[topic NAME]": start a section whose log settings begin as the globals. */
+static int
+conf_section(struct conf_parse *p, struct config *c, char *line, const int *lines)
+{
+	struct topic_config	*t;
+	char			*in, *end, *name;
+	size_t			 i;
+
+	end = line + strlen(line) - 1;
+	if (*end != ']')
+		return conf_error(p, p->lineno,
+		    "expected '[topic NAME]': missing ']'");
+	*end = '\0';
+	in = trim(line + 1);
+	if (strncmp(in, "topic", 5) != 0 || !isspace((unsigned char)in[5]))
+		return conf_error(p, p->lineno,
+		    "expected '[topic NAME]', got '[%s]'", in);
+	name = trim(in + 5);
+	if (!topic_name_valid(name, strlen(name)))
+		return conf_error(p, p->lineno,
+		    "invalid topic name '%s': expected 1 to %d of A-Z a-z 0-9 . _ -",
+		    name, TOPIC_NAME_MAX);
+	for (i = 0; i < c->ntopics; i++)
+		if (strcmp(c->topics[i].name, name) == 0)
+			return conf_error(p, p->lineno,
+			    "duplicate section [topic %s] (first at line %d)",
+			    name, lines[i]);
+	t = reallocarray(c->topics, c->ntopics + 1, sizeof(*t));
+	if (t == NULL)
+		return conf_error(p, p->lineno, "out of memory");
+	c->topics = t;
+	t = &c->topics[c->ntopics];
+	memset(t, 0, sizeof(*t));
+	strlcpy(t->name, name, sizeof(t->name));
+	t->log = c->log;
+	return 0;
+}
+
+/* The line that last set key, 0 if it kept its default. */
+static int
+conf_line(const struct conf_parse *p, const char *key)
+{
+	size_t	i;
+
+	if (conf_key_find(key, &i) == NULL)
+		return 0;
+	return p->key_line[i];
+}
+
+/* The later of the lines that set two keys: where a conflict shows. */
+static int
+conf_line2(const struct conf_parse *p, const char *k1, const char *k2)
+{
+	int	a = conf_line(p, k1), b = conf_line(p, k2);
+
+	return a > b ? a : b;
+}
+
+/* The checks that involve more than one key, after the whole file is read. */
+static int
+conf_crosscheck(struct conf_parse *p, struct config *c, const int *tlines)
+{
+	char		 a[32], b[32];
+	size_t		 i;
+	uint64_t	 total;
+
+	if ((uint64_t)c->max_message_bytes > c->ring_size / 2)
+		return conf_error(p,
+		    conf_line2(p, "max_message_bytes", "ring_size"),
+		    "max_message_bytes (%s) must be at most half of ring_size (%s)",
+		    fmt_size(c->max_message_bytes, a, sizeof(a)),
+		    fmt_size((int64_t)c->ring_size, b, sizeof(b)));
+	if ((uint64_t)c->max_message_bytes + 1024 > c->max_request_bytes)
+		return conf_error(p,
+		    conf_line2(p, "max_message_bytes", "max_request_bytes"),
+		    "max_message_bytes (%s) must be at most max_request_bytes (%s) "
+		    "minus 1K", fmt_size(c->max_message_bytes, a, sizeof(a)),
+		    fmt_size(c->max_request_bytes, b, sizeof(b)));
+	if ((uint32_t)c->partitions > c->max_partitions)
+		return conf_error(p, conf_line2(p, "partitions", "max_partitions"),
+		    "partitions (%d) must be at most max_partitions (%u)",
+		    c->partitions, c->max_partitions);
+	if (c->ntopics > c->max_topics)
+		return conf_error(p, tlines[c->max_topics],
+		    "too many [topic] sections: max_topics is %u", c->max_topics);
+	total = 0;
+	for (i = 0; i < c->ntopics; i++) {
+		total += (uint64_t)config_topic_partitions(c, c->topics[i].name);
+		if (total > c->max_partitions)
+			return conf_error(p, tlines[i],
+			    "[topic %s]: the topic sections need more than "
+			    "max_partitions (%u) partitions", c->topics[i].name,
+			    c->max_partitions);
+	}
+	return 0;
+}
+
+int
+config_load(struct config *c, const char *path, char *err, size_t errlen)
+{
+	struct conf_parse	 p;
+	const struct conf_key	*k;
+	struct topic_config	*cur = NULL;
+	FILE			*f;
+	char			*buf = NULL, *line, *eq, *key, *value, *hash;
+	size_t			 bufsz = 0, idx;
+	ssize_t			 len;
+	int			*tlines = NULL, *nl, rc = -1;
+
+	config_defaults(c);
+	memset(&p, 0, sizeof(p));
+	p.path = path;
+	p.err = err;
+	p.errlen = errlen;
+	if (errlen > 0)
+		err[0] = '\0';
+	if (strlcpy(c->path, path, sizeof(c->path)) >= sizeof(c->path)) {
+		errno = ENAMETOOLONG;
+		return conf_error(&p, 0, "%s", strerror(errno));
+	}
+	if ((f = fopen(path, "r")) == NULL)
+		return conf_error(&p, 0, "%s", strerror(errno));
+
+	while ((len = getline(&buf, &bufsz, f)) != -1) {
+		p.lineno++;
+		if ((size_t)len != strlen(buf)) {
+			conf_error(&p, p.lineno, "unexpected NUL byte");
+			goto out;
+		}
+		line = trim(buf);
+		if (line[0] == '\0' || line[0] == '#')
+			continue;
+		if (line[0] == '[') {
+			/* Drop a trailing comment after the ']'. */
+			hash = strchr(line, ']');
+			if (hash != NULL && hash[1] != '\0' &&
+			    trim(hash + 1)[0] == '#')
+				hash[1] = '\0';
+			nl = reallocarray(tlines, c->ntopics + 1, sizeof(*nl));
+			if (nl == NULL) {
+				conf_error(&p, p.lineno, "out of memory");
+				goto out;
+			}
+			tlines = nl;
+			tlines[c->ntopics] = p.lineno;
+			if (conf_section(&p, c, line, tlines) == -1)
+				goto out;
+			cur = &c->topics[c->ntopics++];
+			continue;
+		}
+		if ((eq = strchr(line, '=')) == NULL) {
+			conf_error(&p, p.lineno,
+			    "expected 'key = value': missing '=' after '%s'", line);
+			goto out;
+		}
+		*eq = '\0';
+		key = trim(line);
+		value = eq + 1;
+		/* A '#' after whitespace starts a comment. */
+		for (hash = value; (hash = strchr(hash, '#')) != NULL; hash++)
+			if (hash == value || isspace((unsigned char)hash[-1])) {
+				*hash = '\0';
+				break;
+			}
+		value = trim(value);
+		if (key[0] == '\0') {
+			conf_error(&p, p.lineno, "expected a key before '='");
+			goto out;
+		}
+		if ((k = conf_key_find(key, &idx)) == NULL) {
+			conf_error(&p, p.lineno, "unknown key '%s'", key);
+			goto out;
+		}
+		if (value[0] == '\0') {
+			conf_error(&p, p.lineno, "missing value for '%s'", key);
+			goto out;
+		}
+		if (k->type == CT_STRING && strlen(value) >= 2 &&
+		    value[0] == '"' && value[strlen(value) - 1] == '"') {
+			value[strlen(value) - 1] = '\0';
+			value++;
+		}
+		if (cur != NULL) {
+			if (k->topic_off < 0) {
+				conf_error(&p, p.lineno,
+				    "key '%s' is not allowed in a [topic] section "
+				    "(expected one of %s)", key, topic_keys_help);
+				goto out;
+			}
+			if (conf_set(&p, k, cur, (size_t)k->topic_off, c,
+			    value) == -1)
+				goto out;
+		} else {
+			if (conf_set(&p, k, c, k->off, c, value) == -1)
+				goto out;
+			p.key_line[idx] = p.lineno;
+		}
+	}
+	if (ferror(f)) {
+		conf_error(&p, p.lineno, "read error: %s", strerror(errno));
+		goto out;
+	}
+	if (conf_crosscheck(&p, c, tlines) == -1)
+		goto out;
+	rc = 0;
+out:
+	free(buf);
+	free(tlines);
+	fclose(f);
+	if (rc == -1) {
+		config_free(c);
+		errno = EINVAL;
+	}
+	return rc;
+}
+
+int32_t
+config_topic_partitions(const struct config *c, const char *name)
+{
+	const struct topic_config	*t = conf_topic_find(c, name);
+
+	if (t != NULL && t->partitions > 0)
+		return t->partitions;
+	return c->partitions;
+}
+
+void
+config_topic_log(const struct config *c, const char *name, struct plog_config *out)
+{
+	const struct topic_config	*t = conf_topic_find(c, name);
+
+	*out = t != NULL ? t->log : c->log;
+}

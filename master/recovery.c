@@ -1,0 +1,203 @@
+/*
+ * Startup recovery (see recovery.h).  Runs in the master alone, before any
+ * child exists, so nothing here races with a worker or the writer: the
+ * data-directory lock is held and the old children are gone (they die
+ * with their master through PR_SET_PDEATHSIG).
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "master/log.h"
+#include "master/recovery.h"
+#include "master/writer.h"
+#include "store/plog.h"
+#include "store/topic.h"
+
+/*
+ * Step 1: whatever acknowledged data the old region still holds goes to
+ * disk.  -1 when that failed: the region must then be kept (not replaced
+ * by a fresh one) and the broker must not start.
+ */
+static int
+recovery_drain_old(const struct config *conf, const char *name)
+{
+	struct shm	old;
+	int		n;
+
+	memset(&old, 0, sizeof(old));
+	if (shm_attach(&old, name) == -1) {
+		if (errno == ENOENT)
+			return 0;
+		if (errno == EPROTO)
+			log_warnx("shared memory %s has another layout or is "
+			    "damaged: not used (its contents are lost)", name);
+		else
+			log_warn("shared memory %s: cannot attach; not used", name);
+		return 0;
+	}
+	log_info("found shared memory %s of a previous run (master pid %ld, "
+	    "generation %u): draining it", name, (long)old.hdr->master_pid,
+	    old.hdr->generation);
+	n = writer_drain_region(&old, conf);
+	shm_detach(&old);
+	if (n < 0) {
+		log_warn("draining shared memory %s failed; it is kept for "
+		    "the next attempt", name);
+		return -1;
+	}
+	log_info("drained %d batch%s from the previous shared memory",
+	    n, n == 1 ? "" : "es");
+	return 0;
+}
+
+/*
+ * Recover one partition's log and publish its offsets in the fresh region.
+ * The log is closed again: only the writer keeps it open.
+ */
+static int
+recovery_partition(const struct config *conf, struct shm *shm, int idx,
+    const char *topic, int32_t part)
+{
+	struct plog_config	 pc;
+	struct plog_recovery	 rec;
+	struct shm_partition	*p;
+	struct plog		*l;
+	char			 dir[PATH_MAX];
+	int64_t			 end;
+
+	if (topic_partition_dir(dir, sizeof(dir), conf->data_dir, topic,
+	    part) == -1) {
+		log_warnx("%s/%d: partition path too long", topic, part);
+		return -1;
+	}
+	config_topic_log(conf, topic, &pc);
+	memset(&rec, 0, sizeof(rec));
+	if (plog_open(&l, dir, &pc, &rec) == -1) {
+		log_warn("%s/%d: cannot open the log in %s", topic, part, dir);
+		return -1;
+	}
+	if (rec.truncated_bytes > 0)
+		log_warnx("%s/%d: dropped %llu bytes of torn tail", topic, part,
+		    (unsigned long long)rec.truncated_bytes);
+	if (rec.index_rebuilt)
+		log_info("%s/%d: rebuilt the index", topic, part);
+	end = plog_end_offset(l);
+	p = shm_partition(shm, idx, part);
+	p->next_offset = end;
+	atomic_store(&p->visible_offset, end);
+	atomic_store(&p->durable_offset, end);
+	atomic_store(&p->log_start, plog_start_offset(l));
+	atomic_store(&p->log_bytes, plog_size_bytes(l));
+	log_debug("%s/%d: offsets %lld..%lld, %llu bytes in %d segment%s",
+	    topic, part, (long long)plog_start_offset(l), (long long)end,
+	    (unsigned long long)plog_size_bytes(l), rec.segments,
+	    rec.segments == 1 ? "" : "s");
+	plog_close(l);
+	return 0;
+}
+
+/* Enter a topic into the region; a full table is a configuration error. */
+static int
+recovery_topic_create(const struct config *conf, struct shm *shm,
+    const char *topic, int32_t n, int *idx)
+{
+	if (shm_topic_create(shm, topic, strlen(topic), n, idx) >= 0)
+		return 0;
+	if (errno == ENOSPC)
+		log_warnx("topic %s (%d partitions) does not fit: raise "
+		    "max_topics (%u) or max_partitions (%u) in %s", topic, n,
+		    conf->max_topics, conf->max_partitions, conf->path);
+	else
+		log_warn("topic %s: cannot enter it in shared memory", topic);
+	return -1;
+}
+
+static int
+recovery_topics(const struct config *conf, struct shm *shm)
+{
+	char		**names = NULL;
+	size_t		  n = 0, i;
+	int32_t		  parts, j;
+	int		  idx, rc = -1, ntopics = 0, nparts = 0;
+
+	if (topic_list(conf->data_dir, &names, &n) == -1) {
+		log_warn("cannot list topics in %s", conf->data_dir);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (topic_meta_load(conf->data_dir, names[i], &parts) == -1) {
+			log_warn("topic %s: cannot read topic.meta", names[i]);
+			goto out;
+		}
+		if (recovery_topic_create(conf, shm, names[i], parts, &idx) == -1)
+			goto out;
+		for (j = 0; j < parts; j++)
+			if (recovery_partition(conf, shm, idx, names[i], j) == -1)
+				goto out;
+		ntopics++;
+		nparts += parts;
+	}
+	log_info("recovered %d topic%s, %d partition%s from %s", ntopics,
+	    ntopics == 1 ? "" : "s", nparts, nparts == 1 ? "" : "s",
+	    conf->data_dir);
+	/* Topics the configuration names but the disk does not have yet. */
+	for (i = 0; i < conf->ntopics; i++) {
+		const char	*t = conf->topics[i].name;
+
+		if (shm_topic_find(shm, t, strlen(t)) >= 0)
+			continue;
+		parts = config_topic_partitions(conf, t);
+		if (topic_meta_save(conf->data_dir, t, parts) == -1) {
+			log_warn("topic %s: cannot create it in %s", t,
+			    conf->data_dir);
+			goto out;
+		}
+		if (recovery_topic_create(conf, shm, t, parts, &idx) == -1)
+			goto out;
+		log_info("created topic %s with %d partition%s (from %s)", t,
+		    parts, parts == 1 ? "" : "s", conf->path);
+	}
+	rc = 0;
+out:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+int
+recovery_run(const struct config *conf, struct shm *shm)
+{
+	struct shm_limits	lim;
+	char			name[SHM_NAME_MAX];
+
+	if (shm_name_for(conf->data_dir, name, sizeof(name)) == -1) {
+		log_warn("cannot name the shared memory for %s", conf->data_dir);
+		return -1;
+	}
+	if (recovery_drain_old(conf, name) == -1)
+		return -1;
+
+	memset(&lim, 0, sizeof(lim));
+	lim.child_slots = (uint32_t)conf->workers + 1;
+	lim.max_topics = conf->max_topics;
+	lim.max_partitions = conf->max_partitions;
+	lim.ring_size = conf->ring_size;
+	if (shm_create(shm, name, &lim) == -1) {
+		log_warn("cannot create shared memory %s (%zu bytes)", name,
+		    shm_layout_size(&lim));
+		return -1;
+	}
+	log_info("shared memory %s: %zu bytes (%u partitions x %llu byte "
+	    "rings)", name, shm->size, lim.max_partitions,
+	    (unsigned long long)lim.ring_size);
+	if (recovery_topics(conf, shm) == -1) {
+		shm_detach(shm);
+		shm_unlink_name(name);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,864 @@
+/*
+ * The writer: a supervised child (slot `workers`), the single consumer of
+ * every partition ring.  One loop:
+ *
+ *   open topics that appeared in the directory (topic.meta, one plog per
+ *   partition); for every partition: take sync_wanted, drain the ring
+ *   into the log with plog_append_at (workers assigned the offsets; what a
+ *   previous writer already wrote is skipped), publish visible_offset,
+ *   free the ring bytes; fdatasync when the policy says and publish
+ *   durable_offset; apply retention when due; wake the workers that
+ *   asked; sleep on the eventfd when nothing is left to do.
+ *
+ * Many acks=all produces share one fdatasync: a cycle drains every ring
+ * first and syncs once per partition for everything that arrived.
+ *
+ * The order per partition is what makes a writer crash harmless: bytes
+ * reach the log (write), then visible_offset is published, then the ring
+ * space is released.  A writer killed anywhere in between leaves the
+ * batches in the ring, and its successor skips those already in the log.
+ *
+ * A storage error (ENOSPC, EIO) keeps the bytes in the ring (they were
+ * acknowledged), sets the partition's storage_error so workers refuse new
+ * produces, logs one line, and is retried with a growing backoff; the
+ * first success clears it.  Batches that contradict the log (EINVAL from
+ * plog_append_at: overlapping its end or leaving a gap, which the crash
+ * rule of shm/ring.h rules out) are treated the same way: the partition
+ * stops with storage_error set rather than lose or renumber them.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bsd/unistd.h>
+
+#include "master/broker.h"
+#include "master/config.h"
+#include "master/log.h"
+#include "master/writer.h"
+#include "proto/batch.h"
+#include "proto/bytes.h"
+#include "shm/ring.h"
+#include "shm/shm.h"
+#include "store/plog.h"
+#include "store/topic.h"
+
+#define WRITER_BACKOFF_MIN_MS	50
+#define WRITER_BACKOFF_MAX_MS	2000
+#define WRITER_SLEEP_MAX_MS	1000	/* a lost wake-up costs at most this */
+#define WRITER_STOP_POLL_MS	50	/* checking whether the workers exited */
+#define WRITER_STOP_WAIT_MS	10000	/* for the workers, after a signal */
+#define WRITER_FINISH_MS	10000	/* retrying the final drain */
+/*
+ * Peeks per partition per cycle: from any head, one run reaches a skip
+ * or the ring end and the next reaches tail; more rounds only chase
+ * producers, which the next cycle does anyway.
+ */
+#define WRITER_DRAIN_ROUNDS	4
+
+/* The writer's private view of one partition slot. */
+struct wslot {
+	struct plog	*log;		/* NULL until opened */
+	int64_t		 visible;	/* log end, as published */
+	int64_t		 durable;	/* as published */
+	int64_t		 last_sync_ms;
+	int64_t		 msgs;		/* records written since the last sync */
+	uint64_t	 want_pos;	/* an acks=all producer waits for the ring up to here */
+	int		 want;
+	int		 error;		/* errno of the failing step, 0 if none */
+	int64_t		 retry_ms;	/* no retry before */
+	int64_t		 backoff_ms;
+};
+
+struct writer {
+	struct broker		*b;
+	struct shm		*s;
+	const struct config	*conf;
+	struct wslot		*slots;		/* [max_partitions] */
+	uint8_t			*topic_ok;	/* [max_topics]: entry checked and opened */
+	uint32_t		 topics_open;	/* topics[0..topics_open) are handled */
+	int64_t			 meta_retry_ms;
+	int			 meta_error;
+	int64_t			 next_retention_ms;
+};
+
+static int64_t
+clock_ms(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static uint32_t
+topic_count_now(const struct shm *s)
+{
+	uint32_t n = atomic_load_explicit(&s->hdr->topic_count, memory_order_acquire);
+
+	return n < s->hdr->limits.max_topics ? n : s->hdr->limits.max_topics;
+}
+
+/*
+ * Copy topic ti's name into buf (TOPIC_NAME_MAX + 1 bytes) after checking
+ * everything the writer relies on: published, a valid name, partition
+ * slots inside the table.  A region re-attached at startup is trusted no
+ * further than this.
+ */
+static int
+topic_entry_check(const struct shm *s, uint32_t ti, char *buf)
+{
+	const struct shm_topic *t = &s->topics[ti];
+	uint32_t len = t->name_len;
+
+	if (atomic_load_explicit(&t->state, memory_order_acquire) != TOPIC_READY ||
+	    len == 0 || len > TOPIC_NAME_MAX || t->partitions < 1 ||
+	    t->first_part > s->hdr->limits.max_partitions ||
+	    (uint32_t)t->partitions > s->hdr->limits.max_partitions - t->first_part)
+		return -1;
+	memcpy(buf, t->name, len);
+	buf[len] = '\0';
+	if (!topic_name_valid(buf, len))
+		return -1;
+	return 0;
+}
+
+/* Name of the topic owning slot i, for log lines. */
+static const char *
+slot_topic(const struct writer *w, uint32_t i, int *len)
+{
+	const struct shm_partition *p = &w->s->parts[i];
+	const struct shm_topic *t;
+
+	if (p->topic >= w->s->hdr->limits.max_topics) {
+		*len = 1;
+		return "?";
+	}
+	t = &w->s->topics[p->topic];
+	*len = t->name_len <= TOPIC_NAME_MAX ? (int)t->name_len : TOPIC_NAME_MAX;
+	return t->name;
+}
+
+static void
+wslot_fail(struct writer *w, uint32_t i, const char *what, int err, int64_t now)
+{
+	struct wslot *sl = &w->slots[i];
+	struct shm_partition *p = &w->s->parts[i];
+	const char *name;
+	int len;
+
+	if (sl->error != err) {
+		name = slot_topic(w, i, &len);
+		log_warnx("%.*s-%d: %s: %s; keeping the data in memory and retrying",
+		    len, name, p->partition, what, strerror(err));
+	}
+	sl->error = err;
+	atomic_store_explicit(&p->storage_error, err, memory_order_release);
+	if (sl->backoff_ms == 0)
+		sl->backoff_ms = WRITER_BACKOFF_MIN_MS;
+	else if (sl->backoff_ms < WRITER_BACKOFF_MAX_MS)
+		sl->backoff_ms *= 2;
+	if (sl->backoff_ms > WRITER_BACKOFF_MAX_MS)
+		sl->backoff_ms = WRITER_BACKOFF_MAX_MS;
+	sl->retry_ms = now + sl->backoff_ms;
+}
+
+static void
+wslot_ok(struct writer *w, uint32_t i)
+{
+	struct wslot *sl = &w->slots[i];
+	struct shm_partition *p = &w->s->parts[i];
+	const char *name;
+	int len;
+
+	if (sl->error == 0)
+		return;
+	name = slot_topic(w, i, &len);
+	log_info("%.*s-%d: storage works again", len, name, p->partition);
+	sl->error = 0;
+	sl->backoff_ms = 0;
+	sl->retry_ms = 0;
+	atomic_store_explicit(&p->storage_error, 0, memory_order_release);
+}
+
+static int
+plog_open_for(struct plog **lp, const struct config *conf, const char *topic,
+    int32_t partition)
+{
+	struct plog_config cfg;
+	struct plog_recovery rec;
+	char dir[PATH_MAX];
+
+	if (topic_partition_dir(dir, sizeof(dir), conf->data_dir, topic, partition) == -1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	config_topic_log(conf, topic, &cfg);
+	memset(&rec, 0, sizeof(rec));
+	if (plog_open(lp, dir, &cfg, &rec) == -1)
+		return -1;
+	if (rec.truncated_bytes > 0 || rec.index_rebuilt)
+		log_info("%s-%d: recovered the log: %llu bytes truncated%s", topic,
+		    partition, (unsigned long long)rec.truncated_bytes,
+		    rec.index_rebuilt ? ", index rebuilt" : "");
+	return 0;
+}
+
+/*
+ * Open slot i's log and take over the partition from whatever state the
+ * shared region is in (a fresh topic, or a previous writer's).
+ */
+static int
+wslot_open(struct writer *w, uint32_t i, int64_t now)
+{
+	struct wslot *sl = &w->slots[i];
+	struct shm_partition *p = &w->s->parts[i];
+	char name[TOPIC_NAME_MAX + 1];
+	int64_t end, vis, dur;
+
+	if (p->topic >= w->s->hdr->limits.max_topics ||
+	    topic_entry_check(w->s, p->topic, name) == -1) {
+		wslot_fail(w, i, "topic entry", EPROTO, now);
+		return -1;
+	}
+	if (plog_open_for(&sl->log, w->conf, name, p->partition) == -1) {
+		sl->log = NULL;
+		wslot_fail(w, i, "opening the log", errno, now);
+		return -1;
+	}
+	end = plog_end_offset(sl->log);
+
+	/*
+	 * A log that already runs past the offsets workers hand out (a
+	 * partition directory the master did not load) would make every new
+	 * batch overlap it; continue numbering from the log end instead.
+	 */
+	if (ring_lock(w->s, p) == 0) {
+		if (p->next_offset < end) {
+			log_warnx("%s-%d: the log ends at offset %lld, past the next "
+			    "offset %lld in memory; numbering continues from the log end",
+			    name, p->partition, (long long)end, (long long)p->next_offset);
+			__atomic_store_n(&p->next_offset, end, __ATOMIC_RELEASE);
+		}
+		shm_unlock(&p->lock);
+	}
+
+	vis = atomic_load_explicit(&p->visible_offset, memory_order_acquire);
+	if (vis > end)
+		log_warnx("%s-%d: the log ends at offset %lld, before the visible "
+		    "offset %lld", name, p->partition, (long long)end, (long long)vis);
+	if (vis < end)
+		atomic_store_explicit(&p->visible_offset, end, memory_order_release);
+	dur = atomic_load_explicit(&p->durable_offset, memory_order_acquire);
+	sl->visible = end;
+	sl->durable = dur < end ? dur : end;
+	sl->last_sync_ms = now;
+	sl->msgs = 0;
+	atomic_store_explicit(&p->log_start, plog_start_offset(sl->log), memory_order_release);
+	atomic_store_explicit(&p->log_bytes, plog_size_bytes(sl->log), memory_order_release);
+	/* An error is cleared by the first cycle that drains and syncs, not here. */
+	return 0;
+}
+
+/*
+ * Append one run of whole batches from a ring to a log and account for
+ * it: *batches and *records count what was written (not skipped).
+ */
+static int
+run_append(struct plog *log, const uint8_t *data, size_t n, uint64_t *batches,
+    uint64_t *records)
+{
+	size_t skipped = 0, pos, sz;
+	int32_t count;
+
+	if (plog_append_at(log, data, n, &skipped) == -1)
+		return -1;
+	*batches = *records = 0;
+	/* ring_peek returned whole batches, each at least a header long. */
+	for (pos = 0; pos + BATCH_HEADER_SIZE <= n; pos += sz) {
+		sz = BATCH_LOG_OVERHEAD + (size_t)be32_get(data + pos + BATCH_OFF_LENGTH);
+		if (sz < BATCH_HEADER_SIZE || sz > n - pos)
+			break;
+		if (pos < skipped)
+			continue;
+		count = (int32_t)be32_get(data + pos + BATCH_OFF_COUNT);
+		(*batches)++;
+		if (count > 0)
+			*records += (uint64_t)count;
+	}
+	return 0;
+}
+
+/*
+ * Drain slot i's ring into its log.  With force (shutdown) backoffs are
+ * ignored.  0, or -1 when the slot failed or is waiting out a backoff.
+ */
+static int
+wslot_drain(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
+{
+	struct wslot *sl = &w->slots[i];
+	struct shm_partition *p = &w->s->parts[i];
+	uint64_t stop, batches, records;
+	uint8_t *data;
+	size_t n;
+	int64_t end;
+	int round;
+
+	if (!force && sl->error != 0 && now < sl->retry_ms)
+		return -1;
+	if (sl->log == NULL) {
+		if (wslot_open(w, i, now) == -1)
+			return -1;
+	}
+	stop = atomic_load_explicit(&p->tail, memory_order_acquire);
+	for (round = 0; round < WRITER_DRAIN_ROUNDS; round++) {
+		n = ring_peek(w->s, p, &data);
+		if (n == 0) {
+			if (ring_damaged(w->s, p)) {
+				wslot_fail(w, i, "ring", EPROTO, now);
+				return -1;
+			}
+			break;
+		}
+		if (run_append(sl->log, data, n, &batches, &records) == -1) {
+			/*
+			 * Reopen before the retry: recovery puts the log back
+			 * in a known state even if the failed append could
+			 * not be undone.
+			 */
+			wslot_fail(w, i, "writing the log", errno, now);
+			plog_close(sl->log);
+			sl->log = NULL;
+			return -1;
+		}
+		sl->msgs += (int64_t)records;
+		end = plog_end_offset(sl->log);
+		if (end > sl->visible) {
+			sl->visible = end;
+			atomic_store_explicit(&p->visible_offset, end, memory_order_release);
+		}
+		atomic_store_explicit(&p->log_bytes, plog_size_bytes(sl->log),
+		    memory_order_relaxed);
+		ring_release(w->s, p, n);
+		*moved = 1;
+		if (atomic_load_explicit(&p->head, memory_order_relaxed) >= stop)
+			break;
+	}
+	return 0;
+}
+
+/* fdatasync slot i's log when the policy (or force) says so; publish durable. */
+static int
+wslot_sync(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
+{
+	struct wslot *sl = &w->slots[i];
+	struct shm_partition *p = &w->s->parts[i];
+	const struct config *c = w->conf;
+	int64_t vis;
+	int need;
+
+	if (sl->log == NULL)
+		return 0;
+	if (sl->visible > sl->durable) {
+		need = force || sl->want ||
+		    (c->flush_interval_ms >= 0 && now - sl->last_sync_ms >= c->flush_interval_ms) ||
+		    (c->flush_messages > 0 && sl->msgs >= c->flush_messages);
+		if (!need)
+			return 0;
+		vis = sl->visible;
+		if (plog_sync(sl->log) == -1) {
+			wslot_fail(w, i, "fdatasync", errno, now);
+			return -1;
+		}
+		sl->durable = vis;
+		atomic_store_explicit(&p->durable_offset, vis, memory_order_release);
+		sl->last_sync_ms = now;
+		sl->msgs = 0;
+		*moved = 1;
+	}
+	/* Everything drained is durable now; the request is met once drained. */
+	if (sl->want && atomic_load_explicit(&p->head, memory_order_relaxed) >= sl->want_pos)
+		sl->want = 0;
+	return 0;
+}
+
+static void
+wslot_cycle(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
+{
+	struct wslot *sl = &w->slots[i];
+	struct shm_partition *p = &w->s->parts[i];
+	uint64_t pos;
+
+	/*
+	 * Take the request before draining: a worker sets sync_wanted after
+	 * its append, so everything it waits for is in the ring by now (and
+	 * a request made after this exchange is seen next cycle).
+	 */
+	if (atomic_exchange(&p->sync_wanted, 0) != 0) {
+		pos = atomic_load(&p->tail);
+		if (!sl->want || pos > sl->want_pos)
+			sl->want_pos = pos;
+		sl->want = 1;
+	}
+	if (wslot_drain(w, i, now, force, moved) == 0 &&
+	    wslot_sync(w, i, now, force, moved) == 0)
+		wslot_ok(w, i);
+}
+
+/* Open the logs of topics created since the last look. */
+static void
+writer_open_topics(struct writer *w, int64_t now, int force, int *moved)
+{
+	const struct shm_topic *t;
+	char name[TOPIC_NAME_MAX + 1];
+	uint32_t n = topic_count_now(w->s), pi, ti;
+	int32_t parts;
+	int err;
+
+	while (w->topics_open < n) {
+		ti = w->topics_open;
+		t = &w->s->topics[ti];
+		if (topic_entry_check(w->s, ti, name) == -1) {
+			log_warnx("topic entry %u in shared memory is damaged; ignored", ti);
+			w->topic_ok[ti] = 0;
+			w->topics_open++;
+			continue;
+		}
+		if (!force && now < w->meta_retry_ms)
+			return;
+		/* Missing or unreadable: the directory in memory is the truth. */
+		if (topic_meta_load(w->conf->data_dir, name, &parts) == -1) {
+			if (topic_meta_save(w->conf->data_dir, name, t->partitions) == 0)
+				goto opened;
+			err = errno;
+			if (w->meta_error != err)
+				log_warnx("topic %s: cannot write topic.meta: %s; retrying",
+				    name, strerror(err));
+			w->meta_error = err;
+			w->meta_retry_ms = now + WRITER_BACKOFF_MAX_MS;
+			/* Refuse produces to it until its directory exists. */
+			for (pi = 0; pi < (uint32_t)t->partitions; pi++) {
+				w->slots[t->first_part + pi].error = err;
+				atomic_store(&w->s->parts[t->first_part + pi].storage_error, err);
+			}
+			return;
+		} else if (parts != t->partitions)
+			log_warnx("topic %s: topic.meta says %d partitions, memory %d",
+			    name, parts, t->partitions);
+opened:
+		w->meta_error = 0;
+		for (pi = 0; pi < (uint32_t)t->partitions; pi++)
+			(void)wslot_open(w, t->first_part + pi, now);
+		log_debug("topic %s: %d partitions opened", name, t->partitions);
+		/* A published entry never changes again: checked once. */
+		w->topic_ok[ti] = 1;
+		w->topics_open++;
+	}
+}
+
+/* Runs body with i = every partition slot of every opened, valid topic. */
+#define WRITER_FOREACH_SLOT(w, i, body) do {				\
+	uint32_t ti_, pi_;						\
+	for (ti_ = 0; ti_ < (w)->topics_open; ti_++) {			\
+		const struct shm_topic *t_ = &(w)->s->topics[ti_];	\
+		if (!(w)->topic_ok[ti_])				\
+			continue;					\
+		for (pi_ = 0; pi_ < (uint32_t)t_->partitions; pi_++) {	\
+			uint32_t i = t_->first_part + pi_;		\
+			body;						\
+		}							\
+	}								\
+} while (0)
+
+static void
+writer_retain(struct writer *w, int64_t now, int *moved)
+{
+	int64_t real = clock_ms(CLOCK_REALTIME);
+	int deleted;
+
+	w->next_retention_ms = now + w->conf->retention_check_ms;
+	WRITER_FOREACH_SLOT(w, i, {
+		struct wslot *sl = &w->slots[i];
+		struct shm_partition *p = &w->s->parts[i];
+		const char *name;
+		int len;
+
+		if (sl->log == NULL)
+			continue;
+		deleted = 0;
+		name = slot_topic(w, i, &len);
+		if (plog_retain(sl->log, real, &deleted) == -1) {
+			log_warn("%.*s-%d: retention", len, name, p->partition);
+			continue;
+		}
+		if (deleted == 0)
+			continue;
+		log_info("%.*s-%d: retention deleted %d segment%s; log starts at %lld",
+		    len, name, p->partition, deleted, deleted == 1 ? "" : "s",
+		    (long long)plog_start_offset(sl->log));
+		atomic_store_explicit(&p->log_start, plog_start_offset(sl->log),
+		    memory_order_release);
+		atomic_store_explicit(&p->log_bytes, plog_size_bytes(sl->log),
+		    memory_order_release);
+		*moved = 1;
+	});
+}
+
+/* Wake every worker that parked requests and asked to be woken. */
+static void
+writer_wake_workers(struct writer *w)
+{
+	struct broker *b = w->b;
+	int slot, nworkers;
+
+	/* Order the offsets published above before reading wake_wanted. */
+	atomic_thread_fence(memory_order_seq_cst);
+	nworkers = broker_writer_slot(b);
+	if ((uint32_t)nworkers > w->s->hdr->limits.child_slots)
+		nworkers = (int)w->s->hdr->limits.child_slots;
+	for (slot = 0; slot < nworkers; slot++) {
+		if (atomic_load(&w->s->children[slot].wake_wanted) != 0 &&
+		    atomic_exchange(&w->s->children[slot].wake_wanted, 0) != 0)
+			broker_wake(b, slot);
+	}
+}
+
+int
+writer_open(struct writer **wp, struct broker *b, int64_t now_ms)
+{
+	struct writer *w;
+	int moved = 0;
+
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return -1;
+	w->slots = calloc(b->shm.hdr->limits.max_partitions, sizeof(*w->slots));
+	w->topic_ok = calloc(b->shm.hdr->limits.max_topics, 1);
+	if (w->slots == NULL || w->topic_ok == NULL) {
+		free(w->slots);
+		free(w->topic_ok);
+		free(w);
+		return -1;
+	}
+	w->b = b;
+	w->s = &b->shm;
+	w->conf = b->conf;
+	w->next_retention_ms = now_ms + w->conf->retention_check_ms;
+	writer_open_topics(w, now_ms, 0, &moved);
+	*wp = w;
+	return 0;
+}
+
+void
+writer_close(struct writer *w)
+{
+	uint32_t i;
+
+	if (w == NULL)
+		return;
+	for (i = 0; i < w->s->hdr->limits.max_partitions; i++)
+		if (w->slots[i].log != NULL)
+			plog_close(w->slots[i].log);
+	free(w->slots);
+	free(w->topic_ok);
+	free(w);
+}
+
+int
+writer_cycle(struct writer *w, int64_t now_ms)
+{
+	int moved = 0;
+
+	writer_open_topics(w, now_ms, 0, &moved);
+	WRITER_FOREACH_SLOT(w, i, wslot_cycle(w, i, now_ms, 0, &moved));
+	if (w->conf->retention_check_ms > 0 && now_ms >= w->next_retention_ms)
+		writer_retain(w, now_ms, &moved);
+	if (moved)
+		writer_wake_workers(w);
+	return moved;
+}
+
+int
+writer_pending(struct writer *w, int64_t now_ms)
+{
+	int pending = 0;
+
+	atomic_thread_fence(memory_order_seq_cst);
+	if (topic_count_now(w->s) > w->topics_open && now_ms >= w->meta_retry_ms)
+		return 1;
+	WRITER_FOREACH_SLOT(w, i, {
+		struct wslot *sl = &w->slots[i];
+		struct shm_partition *p = &w->s->parts[i];
+
+		if (sl->error != 0 && now_ms < sl->retry_ms)
+			continue;
+		if (sl->want || atomic_load(&p->sync_wanted) != 0 ||
+		    atomic_load(&p->head) != atomic_load(&p->tail))
+			pending = 1;
+	});
+	return pending;
+}
+
+int
+writer_timeout(struct writer *w, int64_t now_ms)
+{
+	const struct config *c = w->conf;
+	int64_t t = WRITER_SLEEP_MAX_MS;
+
+#define WRITER_SOONER(due) do { if ((due) - now_ms < t) t = (due) - now_ms; } while (0)
+	if (c->retention_check_ms > 0)
+		WRITER_SOONER(w->next_retention_ms);
+	if (topic_count_now(w->s) > w->topics_open)
+		WRITER_SOONER(w->meta_retry_ms);
+	WRITER_FOREACH_SLOT(w, i, {
+		struct wslot *sl = &w->slots[i];
+
+		if (sl->error != 0)
+			WRITER_SOONER(sl->retry_ms);
+		else if (sl->log != NULL && sl->visible > sl->durable &&
+		    c->flush_interval_ms >= 0)
+			WRITER_SOONER(sl->last_sync_ms + c->flush_interval_ms);
+	});
+#undef WRITER_SOONER
+	return t < 0 ? 0 : (int)t;
+}
+
+int
+writer_finish(struct writer *w, int64_t now_ms)
+{
+	int moved = 0, rc = 0;
+
+	writer_open_topics(w, now_ms, 1, &moved);
+	if (w->topics_open < topic_count_now(w->s))
+		rc = -1;
+	WRITER_FOREACH_SLOT(w, i, {
+		struct wslot *sl = &w->slots[i];
+		struct shm_partition *p = &w->s->parts[i];
+
+		wslot_cycle(w, i, now_ms, 1, &moved);
+		if (sl->error != 0 || sl->log == NULL || sl->visible > sl->durable ||
+		    atomic_load(&p->head) != atomic_load(&p->tail))
+			rc = -1;
+	});
+	if (moved)
+		writer_wake_workers(w);
+	return rc;
+}
+
+int
+writer_drain_region(struct shm *old, const struct config *conf)
+{
+	struct shm_partition *p;
+	struct plog *log;
+	char name[TOPIC_NAME_MAX + 1];
+	uint64_t batches, records, total = 0, head, tail;
+	uint32_t ti, pi, n = topic_count_now(old);
+	int32_t parts;
+	uint8_t *data;
+	size_t len;
+	int rc = 0, round, err;
+
+	for (ti = 0; ti < n; ti++) {
+		if (topic_entry_check(old, ti, name) == -1) {
+			log_warnx("old shared memory: topic entry %u is damaged; ignored", ti);
+			continue;
+		}
+		parts = old->topics[ti].partitions;
+		if (topic_meta_load(conf->data_dir, name, &(int32_t){0}) == -1 &&
+		    topic_meta_save(conf->data_dir, name, parts) == -1) {
+			log_warn("topic %s: cannot write topic.meta", name);
+			rc = -1;
+			continue;
+		}
+		for (pi = 0; pi < (uint32_t)parts; pi++) {
+			p = &old->parts[old->topics[ti].first_part + pi];
+			head = atomic_load(&p->head);
+			tail = atomic_load(&p->tail);
+			if (head == tail)
+				continue;
+			if (plog_open_for(&log, conf, name, (int32_t)pi) == -1) {
+				log_warn("%s-%u: cannot open the log", name, pi);
+				rc = -1;
+				continue;
+			}
+			/* A stable ring drains in two runs (to the end, from 0). */
+			for (round = 0; round < WRITER_DRAIN_ROUNDS; round++) {
+				if ((len = ring_peek(old, p, &data)) == 0)
+					break;
+				if (run_append(log, data, len, &batches, &records) == -1)
+					break;
+				total += batches;
+				ring_release(old, p, len);
+			}
+			if (round < WRITER_DRAIN_ROUNDS && len > 0) {
+				err = errno;
+				if (err == EINVAL)
+					log_warnx("%s-%u: the ring's batches contradict the "
+					    "log; %llu bytes dropped", name, pi,
+					    (unsigned long long)(atomic_load(&p->tail) -
+					    atomic_load(&p->head)));
+				else {
+					errno = err;
+					log_warn("%s-%u: writing the log", name, pi);
+					rc = -1;
+				}
+			} else if (len == 0 && ring_damaged(old, p))
+				log_warnx("%s-%u: the ring is damaged; %llu bytes dropped",
+				    name, pi, (unsigned long long)(atomic_load(&p->tail) -
+				    atomic_load(&p->head)));
+			if (plog_sync(log) == -1) {
+				log_warn("%s-%u: fdatasync", name, pi);
+				rc = -1;
+			}
+			plog_close(log);
+		}
+	}
+	if (rc == -1) {
+		errno = EIO;
+		return -1;
+	}
+	return total > INT32_MAX ? INT32_MAX : (int)total;
+}
+
+/* Child process plumbing from here on. */
+
+static volatile sig_atomic_t writer_stop;
+
+static void
+writer_on_signal(int sig)
+{
+	(void)sig;
+	writer_stop = 1;
+}
+
+/* 1 when no worker is still running (the writer must outlive them). */
+static int
+writer_workers_gone(const struct broker *b)
+{
+	const struct shm_child *c;
+	int slot, pid;
+
+	for (slot = 0; slot < broker_writer_slot(b); slot++) {
+		c = &b->shm.children[slot];
+		if (atomic_load(&c->state) != CHILD_ACTIVE)
+			continue;
+		pid = atomic_load(&c->pid);
+		if (pid > 0 && (kill(pid, 0) == 0 || errno == EPERM))
+			return 0;
+	}
+	return 1;
+}
+
+static void
+writer_child_start(struct broker *b, sigset_t *waitmask)
+{
+	struct shm_child *me = &b->shm.children[b->slot];
+	struct sigaction sa;
+	sigset_t block;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+		fatal("prctl");
+	if (getppid() != b->shm.hdr->master_pid)
+		_exit(0);	/* the master died before PDEATHSIG was set */
+	setproctitle("%s", "writer");
+	log_setrole("writer");
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = writer_on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	/*
+	 * The stop signals are blocked except inside epoll_pwait, so one that
+	 * arrives while a cycle runs interrupts the next wait instead of
+	 * being missed until a timeout.
+	 */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &block, waitmask) == -1)
+		fatal("sigprocmask");
+	sigdelset(waitmask, SIGTERM);
+	sigdelset(waitmask, SIGINT);
+
+	atomic_store(&me->pid, (int32_t)getpid());
+	atomic_store(&me->state, CHILD_ACTIVE);
+}
+
+void
+writer_main(struct broker *b)
+{
+	struct shm_child *me = &b->shm.children[b->slot];
+	struct shm_header *hdr = b->shm.hdr;
+	struct epoll_event ev;
+	struct writer *w;
+	sigset_t waitmask;
+	int64_t now, stop_at = 0, give_up;
+	uint64_t count;
+	int epfd, moved, timeout, stopping = 0, rc;
+
+	writer_child_start(b, &waitmask);
+	if ((epfd = epoll_create1(EPOLL_CLOEXEC)) == -1)
+		fatal("epoll_create1");
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.fd = b->eventfds[b->slot];
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, b->eventfds[b->slot], &ev) == -1)
+		fatal("epoll_ctl");
+	if (writer_open(&w, b, clock_ms(CLOCK_MONOTONIC)) == -1)
+		fatal("writer_open");
+	log_info("started, %u topics", w->topics_open);
+
+	for (;;) {
+		now = clock_ms(CLOCK_MONOTONIC);
+		moved = writer_cycle(w, now);
+		if (stopping && (writer_workers_gone(b) || now >= stop_at))
+			break;
+		timeout = 0;
+		if (!moved) {
+			/* Dekker with ring_append: flag first, then look again. */
+			atomic_store(&hdr->writer_sleeping, 1);
+			if (!writer_pending(w, now))
+				timeout = writer_timeout(w, now);
+			if (stopping && timeout > WRITER_STOP_POLL_MS)
+				timeout = WRITER_STOP_POLL_MS;
+		}
+		rc = epoll_pwait(epfd, &ev, 1, timeout, &waitmask);
+		atomic_store(&hdr->writer_sleeping, 0);
+		if (rc == -1 && errno != EINTR)
+			fatal("epoll_pwait");
+		if (rc > 0)
+			(void)!read(b->eventfds[b->slot], &count, sizeof(count));
+		if (writer_stop && !stopping) {
+			stopping = 1;
+			stop_at = now + WRITER_STOP_WAIT_MS;
+			log_info("stopping: draining every partition");
+		}
+	}
+
+	/* Every producer is gone: drain and sync everything, retrying a while. */
+	give_up = clock_ms(CLOCK_MONOTONIC) + WRITER_FINISH_MS;
+	while ((rc = writer_finish(w, clock_ms(CLOCK_MONOTONIC))) == -1 &&
+	    clock_ms(CLOCK_MONOTONIC) < give_up) {
+		struct timespec ts = { 0, WRITER_BACKOFF_MIN_MS * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+	writer_close(w);
+	close(epfd);
+	atomic_store(&me->state, CHILD_ASSIGNED);
+	if (rc == -1) {
+		log_warnx("stopped with data not on disk; the next start "
+		    "recovers it from shared memory");
+		exit(1);
+	}
+	log_info("stopped");
+	exit(0);
+}

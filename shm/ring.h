@@ -1,0 +1,63 @@
+/*
+ * A partition ring: the bytes of record batches waiting for the writer.
+ * Producers are workers (ring_append, under the partition lock); the only
+ * consumer is the writer (ring_peek / ring_release, no lock).
+ *
+ * Batches are stored whole and contiguous.  When a batch does not fit
+ * before the end of the ring, the rest of the ring is skipped: with 12 or
+ * more bytes left a skip marker (baseOffset -1, batchLength = bytes left
+ * - 12) is written there; with fewer, the reader skips them by rule.
+ *
+ * Crash rule: ring_append writes the bytes, then publishes tail (one
+ * store), then stores next_offset.  A producer that dies before the tail
+ * store leaves nothing visible and takes no offsets; one that dies
+ * between the two leaves next_offset behind, and the next ring_lock()
+ * (which sees EOWNERDEAD) repairs it from the ring itself.  So offsets in
+ * a ring are never reused, torn, or left with a gap (plog_append_at
+ * refuses gaps).
+ */
+#ifndef FLUME_SHM_RING_H
+#define FLUME_SHM_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shm/shm.h"
+
+/*
+ * Append len bytes holding one or more whole, validated batches, assigning
+ * consecutive offsets (patching each baseOffset in the ring copy).  All or
+ * nothing.  0 with *base_offset (first batch) and *next_offset (after the
+ * last); -1 with EAGAIN when the ring lacks room now (park and retry when
+ * the writer frees space), EMSGSIZE when it could never fit.
+ */
+int	ring_append(struct shm *s, struct shm_partition *p, const uint8_t *batches,
+	    size_t len, int64_t *base_offset, int64_t *next_offset);
+/* Bytes free now (for a quick check before locking). */
+uint64_t ring_free(const struct shm *s, const struct shm_partition *p);
+/*
+ * Writer: the longest contiguous run of whole batches at head (skipping
+ * any skip marker or tail slack first, which advances head).  Returns its
+ * length (0 when empty) and sets *data.  Acquire-loads tail.
+ */
+size_t	ring_peek(struct shm *s, struct shm_partition *p, uint8_t **data);
+/* Writer: n bytes from head were consumed; release-stores head. */
+void	ring_release(struct shm *s, struct shm_partition *p, size_t n);
+/*
+ * Writer, after ring_peek() returned 0: 1 if that was not an empty ring
+ * but bytes at head that are not a whole batch (head/tail out of range,
+ * a bad batchLength): a bug or a damaged region, never skipped silently.
+ * Also: ring_append() fails with EINVAL when the bytes are not whole
+ * batches, EPROTO when head/tail are out of range, or an errno from
+ * shm_lock().
+ */
+int	ring_damaged(struct shm *s, struct shm_partition *p);
+/*
+ * Take a partition's lock (unlock with shm_unlock).  When its previous
+ * holder died, next_offset is first brought up to the end of the last
+ * published batch (see the crash rule above); never use shm_lock() on a
+ * partition lock, or that repair could be missed.  0 or -1 with errno.
+ */
+int	ring_lock(struct shm *s, struct shm_partition *p);
+
+#endif

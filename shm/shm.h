@@ -1,0 +1,156 @@
+/*
+ * The shared-memory region of one broker instance: one POSIX shm object,
+ * named from the data directory, created by the master before fork and
+ * mapped at the same address in every child.
+ *
+ * Layout (every table fixed-size, sized from the configuration):
+ *   struct shm_header
+ *   struct shm_child    children[child_slots]     workers, then the writer
+ *   struct shm_topic    topics[max_topics]
+ *   struct shm_partition parts[max_partitions]    control blocks
+ *   uint8_t             rings[max_partitions][ring_size]
+ *
+ * The crash rule: any process may die at any instruction, so every shared
+ * structure is valid at every instant.  Data is written first and
+ * published by one release store last (a ring's tail, a topic's state).
+ * Locks are process-shared robust mutexes; shm_lock() makes an
+ * EOWNERDEAD mutex consistent and carries on, which is safe because
+ * nothing unpublished is ever visible.
+ *
+ * Who writes what:
+ *   header, children[].pid/state/role/start/restarts  master
+ *   topics                                             workers (create), under dir_lock
+ *   parts[].tail, next_offset                          workers (ring_append), under lock
+ *   parts[].head, visible/durable offsets, log_*       writer
+ */
+#ifndef FLUME_SHM_SHM_H
+#define FLUME_SHM_SHM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proto/msg.h"
+
+#define SHM_MAGIC		0x314d48534d554c46ULL	/* "FLUMSHM1" */
+#define SHM_LAYOUT_VERSION	1
+#define SHM_NAME_MAX		64
+
+struct shm_limits {
+	uint32_t	child_slots;		/* workers + 1 (the writer is the last slot) */
+	uint32_t	max_topics;
+	uint32_t	max_partitions;		/* in total, over all topics */
+	uint64_t	ring_size;		/* bytes per partition ring, multiple of 8 */
+};
+
+struct shm_header {
+	uint64_t		magic;
+	uint32_t		version;
+	uint32_t		pad0;
+	uint64_t		layout_size;	/* bytes of the whole region */
+	struct shm_limits	limits;
+	int32_t			master_pid;
+	uint32_t		generation;	/* bumped by every master that creates it */
+	_Atomic uint32_t	shutdown;	/* master asks children to finish */
+	_Atomic uint32_t	writer_sleeping;/* writer is (about to be) in epoll_wait */
+	_Atomic uint32_t	topic_count;	/* topics[0..topic_count) may be in use */
+	_Atomic uint32_t	parts_used;	/* partition slots handed out */
+	pthread_mutex_t		dir_lock;	/* topic creation */
+};
+
+enum shm_child_state { CHILD_FREE = 0, CHILD_ASSIGNED = 1, CHILD_ACTIVE = 2 };
+enum shm_child_role { ROLE_WORKER = 0, ROLE_WRITER = 1 };
+
+struct shm_child {
+	_Atomic int32_t		pid;
+	_Atomic uint32_t	state;		/* enum shm_child_state */
+	int32_t			role;		/* enum shm_child_role */
+	int32_t			restarts;
+	int64_t			start_ms;	/* CLOCK_REALTIME ms */
+	_Atomic uint32_t	wake_wanted;	/* worker has parked requests */
+	uint32_t		pad0;
+	/* counters, written only by the child itself */
+	_Atomic uint64_t	connections;	/* open now */
+	_Atomic uint64_t	accepted;
+	_Atomic uint64_t	requests;
+	_Atomic uint64_t	bytes_in;
+	_Atomic uint64_t	bytes_out;
+};
+
+enum shm_topic_state { TOPIC_FREE = 0, TOPIC_READY = 1 };
+
+struct shm_topic {
+	_Atomic uint32_t	state;		/* published last */
+	int32_t			partitions;
+	uint32_t		first_part;	/* parts[first_part + i] is partition i */
+	uint32_t		name_len;
+	char			name[TOPIC_NAME_MAX + 1];
+};
+
+struct shm_partition {
+	pthread_mutex_t		lock;		/* robust; guards tail and next_offset */
+	/* ring positions are byte counts since creation; index = pos % ring_size */
+	_Atomic uint64_t	head;		/* writer has consumed up to here */
+	_Atomic uint64_t	tail;		/* producers have published up to here */
+	int64_t			next_offset;	/* next offset to assign; stored under
+						   lock with __atomic release, read by
+						   anyone as the acknowledged log end */
+	_Atomic int64_t		visible_offset;	/* offsets below are in the log files */
+	_Atomic int64_t		durable_offset;	/* ... and fdatasync'ed */
+	_Atomic int64_t		log_start;	/* first offset kept on disk */
+	_Atomic uint64_t	log_bytes;	/* size of all segments */
+	_Atomic int32_t		storage_error;	/* errno of the last failed write, 0 if none */
+	_Atomic uint32_t	sync_wanted;	/* an acks=all produce waits for durable_offset */
+	uint32_t		topic;		/* index into topics */
+	int32_t			partition;	/* number within the topic */
+	_Atomic uint64_t	msgs_in;	/* records appended */
+	_Atomic uint64_t	bytes_in;
+};
+
+/* The per-process handle: where the tables are in this mapping. */
+struct shm {
+	void			*base;
+	size_t			 size;
+	char			 name[SHM_NAME_MAX];
+	struct shm_header	*hdr;
+	struct shm_child	*children;
+	struct shm_topic	*topics;
+	struct shm_partition	*parts;
+	uint8_t			*rings;
+};
+
+/* "/flume-<16 hex digits of a hash of the data directory's real path>". */
+int	shm_name_for(const char *data_dir, char *buf, size_t size);
+size_t	shm_layout_size(const struct shm_limits *lim);
+/*
+ * Create a fresh region (mode 0600), replacing any old one of that name;
+ * initialise every lock (robust, process-shared) and table.  0 or -1.
+ */
+int	shm_create(struct shm *s, const char *name, const struct shm_limits *lim);
+/*
+ * Map an existing region with the limits recorded in its own header.
+ * -1 with ENOENT when there is none; -1 with EPROTO when its magic,
+ * version or layout size is wrong (the caller must not use it).
+ */
+int	shm_attach(struct shm *s, const char *name);
+void	shm_detach(struct shm *s);
+int	shm_unlink_name(const char *name);
+
+/* Lock a robust mutex; an EOWNERDEAD one is made consistent. 0 or -1. */
+int	shm_lock(pthread_mutex_t *m);
+void	shm_unlock(pthread_mutex_t *m);
+
+/* Topic directory.  Lookups are lock-free (state is published last). */
+int	shm_topic_find(struct shm *s, const char *name, size_t len);	/* index or -1 */
+/*
+ * Create a topic of n partitions, each ring empty with next_offset 0.
+ * Returns the index; -1 with EEXIST (and *idx set) if it exists, ENOSPC
+ * when the topic or partition tables are full.
+ */
+int	shm_topic_create(struct shm *s, const char *name, size_t len, int32_t n, int *idx);
+struct shm_partition *shm_partition(struct shm *s, int topic, int32_t partition);
+uint8_t	*shm_ring_data(struct shm *s, const struct shm_partition *p);
+
+#endif

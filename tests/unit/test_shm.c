@@ -1,0 +1,410 @@
+/*
+ * The shared region: naming, layout, create/attach checks, the topic
+ * directory and its crash rule.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "shm/shm.h"
+#include "tests/harness.h"
+
+static char	shm_name[SHM_NAME_MAX];
+static char	*tmpdir;
+
+static const struct shm_limits small = {
+	.child_slots = 3, .max_topics = 4, .max_partitions = 6, .ring_size = 4096
+};
+
+static int
+setup(void)
+{
+	snprintf(shm_name, sizeof(shm_name), "/flume-test-shm-%ld", (long)getpid());
+	tmpdir = test_mkdtemp("shm");
+	return 0;
+}
+
+static int
+teardown(void)
+{
+	shm_unlink_name(shm_name);
+	test_rmtree(tmpdir);
+	free(tmpdir);
+	return 0;
+}
+
+static void
+test_name_for(void)
+{
+	char a[SHM_NAME_MAX], b[SHM_NAME_MAX], c[SHM_NAME_MAX], path[512], sub[512];
+	size_t i;
+
+	snprintf(sub, sizeof(sub), "%s/d", tmpdir);
+	CU_ASSERT_EQUAL_FATAL(mkdir(sub, 0700), 0);
+	CU_ASSERT_EQUAL(shm_name_for(tmpdir, a, sizeof(a)), 0);
+	/* Another spelling of the same directory gives the same name. */
+	snprintf(path, sizeof(path), "%s/d/..//.", tmpdir);
+	CU_ASSERT_EQUAL(shm_name_for(path, b, sizeof(b)), 0);
+	CU_ASSERT_STRING_EQUAL(a, b);
+	CU_ASSERT_EQUAL(shm_name_for(sub, c, sizeof(c)), 0);
+	CU_ASSERT_STRING_NOT_EQUAL(a, c);
+	CU_ASSERT_EQUAL(strlen(a), strlen("/flume-") + 16);
+	CU_ASSERT_EQUAL(strncmp(a, "/flume-", 7), 0);
+	for (i = 7; i < strlen(a); i++)
+		CU_ASSERT_PTR_NOT_NULL(strchr("0123456789abcdef", a[i]));
+
+	snprintf(path, sizeof(path), "%s/missing", tmpdir);
+	errno = 0;
+	CU_ASSERT_EQUAL(shm_name_for(path, a, sizeof(a)), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	errno = 0;
+	CU_ASSERT_EQUAL(shm_name_for(tmpdir, a, 10), -1);
+	CU_ASSERT_EQUAL(errno, ENAMETOOLONG);
+	rmdir(sub);
+}
+
+static void
+test_layout(void)
+{
+	struct shm s;
+	struct shm_limits bad;
+	size_t size = shm_layout_size(&small);
+	size_t rings_off;
+
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, shm_name, &small), 0);
+	CU_ASSERT_EQUAL(s.size, size);
+	CU_ASSERT_EQUAL(s.hdr->layout_size, size);
+	CU_ASSERT_PTR_EQUAL(s.hdr, s.base);
+	CU_ASSERT_EQUAL(((uintptr_t)s.children - (uintptr_t)s.base) % 64, 0);
+	CU_ASSERT_EQUAL(((uintptr_t)s.topics - (uintptr_t)s.base) % 64, 0);
+	CU_ASSERT_EQUAL(((uintptr_t)s.parts - (uintptr_t)s.base) % 64, 0);
+	rings_off = (uintptr_t)s.rings - (uintptr_t)s.base;
+	CU_ASSERT_EQUAL(rings_off % 4096, 0);
+	/* Tables in order, none overlapping the next. */
+	CU_ASSERT((uint8_t *)s.children >= (uint8_t *)s.base + sizeof(struct shm_header));
+	CU_ASSERT((uint8_t *)s.topics >= (uint8_t *)(s.children + small.child_slots));
+	CU_ASSERT((uint8_t *)s.parts >= (uint8_t *)(s.topics + small.max_topics));
+	CU_ASSERT(s.rings >= (uint8_t *)(s.parts + small.max_partitions));
+	CU_ASSERT_EQUAL(size, rings_off + small.max_partitions * small.ring_size);
+	CU_ASSERT_PTR_EQUAL(shm_ring_data(&s, &s.parts[5]), s.rings + 5 * 4096);
+	CU_ASSERT_EQUAL(s.hdr->magic, SHM_MAGIC);
+	CU_ASSERT_EQUAL(s.hdr->version, SHM_LAYOUT_VERSION);
+	CU_ASSERT_EQUAL(s.hdr->master_pid, getpid());
+	CU_ASSERT_EQUAL(s.children[0].role, ROLE_WORKER);
+	CU_ASSERT_EQUAL(s.children[2].role, ROLE_WRITER);
+	CU_ASSERT_EQUAL(s.children[2].state, CHILD_FREE);
+	CU_ASSERT_EQUAL(atomic_load(&s.hdr->topic_count), 0);
+	CU_ASSERT_EQUAL(atomic_load(&s.hdr->parts_used), 0);
+	shm_detach(&s);
+
+	/* Impossible limits have no layout. */
+	bad = small;
+	bad.ring_size = 4100;
+	CU_ASSERT_EQUAL(shm_layout_size(&bad), 0);
+	bad = small;
+	bad.max_partitions = 0;
+	CU_ASSERT_EQUAL(shm_layout_size(&bad), 0);
+	bad = small;
+	bad.max_partitions = UINT32_MAX;
+	bad.ring_size = (uint64_t)1 << 31;
+	CU_ASSERT_EQUAL(shm_layout_size(&bad), 0);	/* past off_t */
+	errno = 0;
+	bad = small;
+	bad.child_slots = 0;
+	CU_ASSERT_EQUAL(shm_create(&s, shm_name, &bad), -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+}
+
+static void
+test_create_attach(void)
+{
+	struct shm a, b;
+	uint32_t gen;
+	int idx;
+
+	shm_unlink_name(shm_name);
+	CU_ASSERT_EQUAL_FATAL(shm_create(&a, shm_name, &small), 0);
+	CU_ASSERT_EQUAL(a.hdr->generation, 1);
+	gen = a.hdr->generation;
+	CU_ASSERT_EQUAL(shm_topic_create(&a, "orders", 6, 2, &idx), 0);
+	a.parts[1].next_offset = 1234;
+	a.rings[3 * 4096 - 1] = 0x5a;
+
+	CU_ASSERT_EQUAL_FATAL(shm_attach(&b, shm_name), 0);
+	CU_ASSERT_STRING_EQUAL(b.name, shm_name);
+	CU_ASSERT_EQUAL(b.size, a.size);
+	CU_ASSERT_EQUAL(memcmp(&b.hdr->limits, &small, sizeof(small)), 0);
+	CU_ASSERT_EQUAL((uint8_t *)b.parts - (uint8_t *)b.base,
+	    (uint8_t *)a.parts - (uint8_t *)a.base);
+	CU_ASSERT_EQUAL((uint8_t *)b.rings - (uint8_t *)b.base,
+	    (uint8_t *)a.rings - (uint8_t *)a.base);
+	CU_ASSERT_EQUAL(shm_topic_find(&b, "orders", 6), 0);
+	CU_ASSERT_EQUAL(b.parts[1].next_offset, 1234);
+	CU_ASSERT_EQUAL(b.rings[3 * 4096 - 1], 0x5a);
+	/* One mapping's writes are the other's reads. */
+	b.parts[0].next_offset = 77;
+	CU_ASSERT_EQUAL(a.parts[0].next_offset, 77);
+	shm_detach(&b);
+	CU_ASSERT_PTR_NULL(b.base);
+	shm_detach(&a);
+
+	/* A new region of the same name replaces it, one generation on. */
+	CU_ASSERT_EQUAL_FATAL(shm_create(&a, shm_name, &small), 0);
+	CU_ASSERT_EQUAL(a.hdr->generation, gen + 1);
+	CU_ASSERT_EQUAL(shm_topic_find(&a, "orders", 6), -1);
+	CU_ASSERT_EQUAL(a.parts[1].next_offset, 0);
+	shm_detach(&a);
+
+	CU_ASSERT_EQUAL(shm_unlink_name(shm_name), 0);
+	errno = 0;
+	CU_ASSERT_EQUAL(shm_attach(&b, shm_name), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+}
+
+/* Create a region, let damage() change it, and expect attach to refuse it. */
+static void
+attach_refused(void (*damage)(struct shm *, int fd))
+{
+	struct shm a, b;
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(shm_create(&a, shm_name, &small), 0);
+	fd = shm_open(shm_name, O_RDWR, 0);
+	CU_ASSERT_FATAL(fd != -1);
+	damage(&a, fd);
+	close(fd);
+	errno = 0;
+	CU_ASSERT_EQUAL(shm_attach(&b, shm_name), -1);
+	CU_ASSERT_EQUAL(errno, EPROTO);
+	CU_ASSERT_PTR_NULL(b.base);
+	shm_detach(&a);
+}
+
+static void
+damage_magic(struct shm *s, int fd)
+{
+	s->hdr->magic ^= 1;
+}
+
+static void
+damage_version(struct shm *s, int fd)
+{
+	s->hdr->version = SHM_LAYOUT_VERSION + 1;
+}
+
+static void
+damage_grow(struct shm *s, int fd)
+{
+	CU_ASSERT_EQUAL(ftruncate(fd, (off_t)s->size + 4096), 0);
+}
+
+static void
+damage_shrink(struct shm *s, int fd)
+{
+	CU_ASSERT_EQUAL(ftruncate(fd, (off_t)s->size - 4096), 0);
+}
+
+static void
+damage_tiny(struct shm *s, int fd)
+{
+	CU_ASSERT_EQUAL(ftruncate(fd, 16), 0);
+}
+
+static void
+damage_layout_field(struct shm *s, int fd)
+{
+	s->hdr->layout_size += 4096;
+}
+
+/* Limits that give another size than the object has. */
+static void
+damage_limits(struct shm *s, int fd)
+{
+	s->hdr->limits.max_partitions += 1;
+}
+
+static void
+damage_count(struct shm *s, int fd)
+{
+	atomic_store(&s->hdr->topic_count, small.max_topics + 1);
+}
+
+static void
+test_attach_refused(void)
+{
+	attach_refused(damage_magic);
+	attach_refused(damage_version);
+	attach_refused(damage_grow);
+	attach_refused(damage_shrink);
+	attach_refused(damage_tiny);
+	attach_refused(damage_layout_field);
+	attach_refused(damage_limits);
+	attach_refused(damage_count);
+}
+
+static void
+test_topics(void)
+{
+	struct shm s;
+	struct shm_partition *p;
+	int idx = -5;
+
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, shm_name, &small), 0);
+	CU_ASSERT_EQUAL(shm_topic_find(&s, "orders", 6), -1);
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "orders", 6, 3, &idx), 0);
+	CU_ASSERT_EQUAL(idx, 0);
+	/* A prefix is another topic: names compare by length and bytes. */
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "ord", 3, 2, &idx), 1);
+	CU_ASSERT_EQUAL(idx, 1);
+	CU_ASSERT_EQUAL(shm_topic_find(&s, "orders", 6), 0);
+	CU_ASSERT_EQUAL(shm_topic_find(&s, "ord", 3), 1);
+	CU_ASSERT_EQUAL(shm_topic_find(&s, "orders", 3), 1);
+	CU_ASSERT_EQUAL(shm_topic_find(&s, "order", 5), -1);
+	CU_ASSERT_EQUAL(shm_topic_find(&s, "ordersX", 7), -1);
+	CU_ASSERT_EQUAL(shm_topic_find(&s, "", 0), -1);
+
+	CU_ASSERT_EQUAL(s.topics[0].partitions, 3);
+	CU_ASSERT_EQUAL(s.topics[0].first_part, 0);
+	CU_ASSERT_EQUAL(s.topics[1].first_part, 3);
+	CU_ASSERT_EQUAL(s.topics[1].name_len, 3);
+	CU_ASSERT_EQUAL(atomic_load(&s.hdr->topic_count), 2);
+	CU_ASSERT_EQUAL(atomic_load(&s.hdr->parts_used), 5);
+	p = shm_partition(&s, 0, 2);
+	CU_ASSERT_PTR_EQUAL(p, &s.parts[2]);
+	CU_ASSERT_EQUAL(p->topic, 0);
+	CU_ASSERT_EQUAL(p->partition, 2);
+	p = shm_partition(&s, 1, 1);
+	CU_ASSERT_PTR_EQUAL(p, &s.parts[4]);
+	CU_ASSERT_EQUAL(p->topic, 1);
+	CU_ASSERT_EQUAL(p->partition, 1);
+	CU_ASSERT_EQUAL(p->next_offset, 0);
+	CU_ASSERT_EQUAL(atomic_load(&p->head), 0);
+	CU_ASSERT_EQUAL(atomic_load(&p->tail), 0);
+	CU_ASSERT_PTR_NULL(shm_partition(&s, 0, 3));
+	CU_ASSERT_PTR_NULL(shm_partition(&s, 0, -1));
+	CU_ASSERT_PTR_NULL(shm_partition(&s, 2, 0));
+	CU_ASSERT_PTR_NULL(shm_partition(&s, -1, 0));
+
+	/* Existing: EEXIST and its index, whatever the partition count. */
+	idx = -5;
+	errno = 0;
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "ord", 3, 1, &idx), -1);
+	CU_ASSERT_EQUAL(errno, EEXIST);
+	CU_ASSERT_EQUAL(idx, 1);
+	errno = 0;
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "x", 1, 0, &idx), -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+
+	/* One partition slot is left: 2 do not fit, 1 does. */
+	errno = 0;
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "big", 3, 2, &idx), -1);
+	CU_ASSERT_EQUAL(errno, ENOSPC);
+	CU_ASSERT_EQUAL(atomic_load(&s.hdr->topic_count), 2);
+	CU_ASSERT_EQUAL(atomic_load(&s.hdr->parts_used), 5);
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "big", 3, 1, &idx), 2);
+	CU_ASSERT_EQUAL(atomic_load(&s.hdr->parts_used), 6);
+	/* No partition slot left. */
+	errno = 0;
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "more", 4, 1, &idx), -1);
+	CU_ASSERT_EQUAL(errno, ENOSPC);
+	shm_detach(&s);
+
+	/* Topic table full while partition slots remain. */
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, shm_name, &small), 0);
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "a", 1, 1, NULL), 0);
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "b", 1, 1, NULL), 1);
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "c", 1, 1, NULL), 2);
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "d", 1, 1, NULL), 3);
+	errno = 0;
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "e", 1, 1, NULL), -1);
+	CU_ASSERT_EQUAL(errno, ENOSPC);
+	CU_ASSERT_EQUAL(shm_topic_find(&s, "d", 1), 3);
+	CU_ASSERT_EQUAL(shm_topic_find(&s, "e", 1), -1);
+	shm_detach(&s);
+}
+
+/*
+ * A creator that died before publishing leaves nothing; one that died
+ * after storing READY but before topic_count is rolled forward.
+ */
+static void
+test_topic_crash(void)
+{
+	struct shm s;
+	struct shm_topic *t;
+
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, shm_name, &small), 0);
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "a", 1, 1, NULL), 0);
+
+	/* Died before READY: the half-filled entry is reused. */
+	t = &s.topics[1];
+	t->partitions = 2;
+	t->first_part = 1;
+	t->name_len = 4;
+	memcpy(t->name, "dead", 4);
+	s.parts[1].next_offset = 99;
+	CU_ASSERT_EQUAL(shm_topic_find(&s, "dead", 4), -1);
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "b", 1, 1, NULL), 1);
+	CU_ASSERT_EQUAL(s.topics[1].name_len, 1);
+	CU_ASSERT_EQUAL(s.topics[1].first_part, 1);
+	CU_ASSERT_EQUAL(s.parts[1].next_offset, 0);
+
+	/* Died after READY: complete, so it is published by the next creator. */
+	t = &s.topics[2];
+	t->partitions = 2;
+	t->first_part = 2;
+	t->name_len = 4;
+	memcpy(t->name, "half", 4);
+	s.parts[2].topic = 2;
+	s.parts[3].topic = 2;
+	s.parts[3].partition = 1;
+	atomic_store(&t->state, TOPIC_READY);
+	CU_ASSERT_EQUAL(shm_topic_find(&s, "half", 4), -1);	/* not counted yet */
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "c", 1, 1, NULL), 3);
+	CU_ASSERT_EQUAL(shm_topic_find(&s, "half", 4), 2);
+	CU_ASSERT_EQUAL(s.topics[3].first_part, 4);
+	CU_ASSERT_EQUAL(atomic_load(&s.hdr->topic_count), 4);
+	CU_ASSERT_EQUAL(atomic_load(&s.hdr->parts_used), 5);
+	CU_ASSERT_PTR_EQUAL(shm_partition(&s, 2, 1), &s.parts[3]);
+	shm_detach(&s);
+}
+
+/* A process dying with dir_lock held does not block topic creation. */
+static void
+test_dir_lock_owner_dead(void)
+{
+	struct shm s;
+	pid_t pid;
+	int st;
+
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, shm_name, &small), 0);
+	pid = fork();
+	CU_ASSERT_FATAL(pid != -1);
+	if (pid == 0) {
+		if (shm_lock(&s.hdr->dir_lock) != 0)
+			_exit(1);
+		_exit(0);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "after", 5, 1, NULL), 0);
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "again", 5, 1, NULL), 1);
+	CU_ASSERT_EQUAL(shm_lock(&s.hdr->dir_lock), 0);
+	shm_unlock(&s.hdr->dir_lock);
+	shm_detach(&s);
+}
+
+TEST_SUITE("shm", setup, teardown,
+	{ "name_for", test_name_for },
+	{ "layout", test_layout },
+	{ "create_attach", test_create_attach },
+	{ "attach_refused", test_attach_refused },
+	{ "topics", test_topics },
+	{ "topic_crash", test_topic_crash },
+	{ "dir_lock_owner_dead", test_dir_lock_owner_dead });

@@ -1,0 +1,833 @@
+/*
+ * The writer, in-process: startup recovery of an old region
+ * (writer_drain_region), and the loop's pieces (writer_cycle and
+ * friends): topics opened as they appear, rings drained into the logs
+ * with exact bytes and offsets, visible/durable publication under each
+ * flush policy, storage errors kept in the ring and retried, a restarted
+ * writer skipping what is already on disk, wake-ups, shutdown drain.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bsd/string.h>
+
+#include "master/broker.h"
+#include "master/config.h"
+#include "master/log.h"
+#include "master/writer.h"
+#include "proto/batch.h"
+#include "proto/bytes.h"
+#include "shm/ring.h"
+#include "shm/shm.h"
+#include "store/io.h"
+#include "store/plog.h"
+#include "store/topic.h"
+#include "tests/harness.h"
+
+#define NSLOTS		3	/* two workers and the writer */
+#define MAX_BATCHES	64
+
+static char		 shm_name[SHM_NAME_MAX];
+static char		*dir;
+static struct config	 conf;
+static struct broker	 b;
+static int		 efds[NSLOTS];
+
+/* What was appended to one partition, in order, with the offsets given. */
+struct expect {
+	uint8_t		*bytes[MAX_BATCHES];
+	size_t		 len[MAX_BATCHES];
+	int64_t		 base[MAX_BATCHES];
+	int		 n;
+};
+
+static int
+setup(void)
+{
+	snprintf(shm_name, sizeof(shm_name), "/flume-test-writer-%ld", (long)getpid());
+	log_init(0, LOG_LVL_ERROR, "test");
+	return 0;
+}
+
+static int
+teardown(void)
+{
+	shm_unlink_name(shm_name);
+	return 0;
+}
+
+/* A fresh data directory, config and region; b is the writer's broker. */
+static void
+start(void)
+{
+	struct shm_limits lim = {
+		.child_slots = NSLOTS, .max_topics = 4, .max_partitions = 8,
+		.ring_size = 64 * 1024
+	};
+	int i;
+
+	dir = test_mkdtemp("writer");
+	config_defaults(&conf);
+	strlcpy(conf.data_dir, dir, sizeof(conf.data_dir));
+	conf.flush_interval_ms = -1;
+	conf.flush_messages = -1;
+	conf.retention_check_ms = 3600 * 1000;
+	memset(&b, 0, sizeof(b));
+	CU_ASSERT_EQUAL_FATAL(shm_create(&b.shm, shm_name, &lim), 0);
+	for (i = 0; i < NSLOTS; i++) {
+		efds[i] = eventfd(0, EFD_NONBLOCK);
+		CU_ASSERT_FATAL(efds[i] != -1);
+	}
+	b.conf = &conf;
+	b.listen_fd = -1;
+	b.eventfds = efds;
+	b.nslots = NSLOTS;
+	b.slot = NSLOTS - 1;
+}
+
+static void
+expect_free(struct expect *e)
+{
+	int i;
+
+	for (i = 0; i < e->n; i++)
+		free(e->bytes[i]);
+	e->n = 0;
+}
+
+static void
+finish(void)
+{
+	int i;
+
+	store_io_reset();
+	shm_detach(&b.shm);
+	shm_unlink_name(shm_name);
+	for (i = 0; i < NSLOTS; i++)
+		close(efds[i]);
+	config_free(&conf);
+	test_rmtree(dir);
+	free(dir);
+}
+
+static int
+topic(const char *name, int32_t parts)
+{
+	int idx = -1;
+
+	CU_ASSERT_EQUAL_FATAL(shm_topic_create(&b.shm, name, strlen(name), parts, &idx), idx);
+	return idx;
+}
+
+/*
+ * Append one batch of nrec records (values tagged with tag) to a
+ * partition and remember it.
+ */
+static void
+produce(struct shm *s, int t, int32_t part, int nrec, uint32_t tag, struct expect *e)
+{
+	struct batch_builder bb;
+	const uint8_t *out;
+	uint8_t val[40];
+	size_t n;
+	int64_t base, next;
+	int r;
+
+	CU_ASSERT_FATAL(e->n < MAX_BATCHES);
+	batch_builder_init(&bb);
+	for (r = 0; r < nrec; r++) {
+		memset(val, (int)(tag + (uint32_t)r), sizeof(val));
+		be32_put(val, tag);
+		CU_ASSERT_EQUAL_FATAL(batch_builder_add(&bb, 5000 + r, "k", 1, val,
+		    (int32_t)sizeof(val), NULL, 0), 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(batch_builder_close(&bb, &out, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(ring_append(s, shm_partition(s, t, part), out, n, &base,
+	    &next), 0);
+	CU_ASSERT_EQUAL(next - base, nrec);
+	e->bytes[e->n] = malloc(n);
+	memcpy(e->bytes[e->n], out, n);
+	batch_set_base_offset(e->bytes[e->n], base);
+	e->len[e->n] = n;
+	e->base[e->n] = base;
+	e->n++;
+	batch_builder_free(&bb);
+}
+
+/* The partition's log holds exactly the expected batches, in order. */
+static void
+assert_log(const char *tname, int32_t part, const struct expect *e)
+{
+	struct plog_reader *r;
+	struct plog_slice sl;
+	char pdir[4096];
+	uint8_t *buf = NULL;
+	size_t len = 0, want = 0, pos = 0;
+	int64_t off = 0;
+	int i, guard;
+
+	for (i = 0; i < e->n; i++)
+		want += e->len[i];
+	CU_ASSERT_EQUAL_FATAL(topic_partition_dir(pdir, sizeof(pdir), dir, tname, part), 0);
+	CU_ASSERT_EQUAL_FATAL(plog_reader_open(&r, pdir), 0);
+	for (guard = 0; guard < 1000; guard++) {
+		if (plog_reader_read(r, off, INT64_MAX / 2, 1 << 20, &sl) == -1 || sl.len == 0)
+			break;
+		buf = realloc(buf, len + sl.len);
+		CU_ASSERT_EQUAL_FATAL(pread(sl.fd, buf + len, sl.len, sl.pos), (ssize_t)sl.len);
+		len += sl.len;
+		off = sl.next_offset;
+	}
+	plog_reader_close(r);
+	CU_ASSERT_EQUAL(len, want);
+	for (i = 0; i < e->n && len == want; i++) {
+		CU_ASSERT_EQUAL(batch_base_offset(buf + pos), e->base[i]);
+		CU_ASSERT_EQUAL(memcmp(buf + pos, e->bytes[i], e->len[i]), 0);
+		pos += e->len[i];
+	}
+	free(buf);
+}
+
+static int64_t
+visible(int t, int32_t part)
+{
+	return atomic_load(&shm_partition(&b.shm, t, part)->visible_offset);
+}
+
+static int64_t
+durable(int t, int32_t part)
+{
+	return atomic_load(&shm_partition(&b.shm, t, part)->durable_offset);
+}
+
+static int
+ring_empty(int t, int32_t part)
+{
+	struct shm_partition *p = shm_partition(&b.shm, t, part);
+
+	return atomic_load(&p->head) == atomic_load(&p->tail);
+}
+
+/* Startup recovery writes exactly the ring contents; repeating writes nothing. */
+static void
+test_drain_region(void)
+{
+	struct expect ea0 = { 0 }, ea1 = { 0 }, eb = { 0 };
+	struct shm old;
+	struct shm_partition *pa0;
+	int ta, tb, i, k;
+	int32_t parts = 0;
+
+	start();
+	ta = topic("alpha", 2);
+	tb = topic("beta", 1);
+	for (i = 0; i < 5; i++)
+		produce(&b.shm, ta, 0, 1 + i % 3, (uint32_t)i, &ea0);
+	for (i = 0; i < 3; i++)
+		produce(&b.shm, ta, 1, 2, 100 + (uint32_t)i, &ea1);
+	produce(&b.shm, tb, 0, 4, 200, &eb);
+	pa0 = shm_partition(&b.shm, ta, 0);
+
+	/* The master re-attaches the old region by name and drains it. */
+	CU_ASSERT_EQUAL_FATAL(shm_attach(&old, shm_name), 0);
+	CU_ASSERT_EQUAL(writer_drain_region(&old, &conf), 9);
+	assert_log("alpha", 0, &ea0);
+	assert_log("alpha", 1, &ea1);
+	assert_log("beta", 0, &eb);
+	CU_ASSERT_EQUAL(topic_meta_load(dir, "alpha", &parts), 0);
+	CU_ASSERT_EQUAL(parts, 2);
+	CU_ASSERT_EQUAL(topic_meta_load(dir, "beta", &parts), 0);
+	CU_ASSERT_EQUAL(parts, 1);
+	CU_ASSERT(ring_empty(ta, 0) && ring_empty(ta, 1) && ring_empty(tb, 0));
+
+	/* Again, with nothing new: nothing written. */
+	CU_ASSERT_EQUAL(writer_drain_region(&old, &conf), 0);
+
+	/*
+	 * A drain that wrote and died before moving head: everything is read
+	 * again and skipped, and only the batches appended since are written.
+	 */
+	for (k = 0; k < 2; k++)
+		produce(&b.shm, ta, 0, 2, 300 + (uint32_t)k, &ea0);
+	atomic_store(&pa0->head, 0);
+	CU_ASSERT_EQUAL(writer_drain_region(&old, &conf), 2);
+	assert_log("alpha", 0, &ea0);
+	atomic_store(&pa0->head, 0);
+	CU_ASSERT_EQUAL(writer_drain_region(&old, &conf), 0);
+	assert_log("alpha", 0, &ea0);
+	assert_log("alpha", 1, &ea1);
+	assert_log("beta", 0, &eb);
+	shm_detach(&old);
+	expect_free(&ea0);
+	expect_free(&ea1);
+	expect_free(&eb);
+	finish();
+}
+
+/* A region whose ring is damaged is reported, not written, and not fatal. */
+static void
+test_drain_region_damaged(void)
+{
+	struct expect e = { 0 }, eb = { 0 };
+	struct shm_partition *p;
+	int t, tb;
+
+	start();
+	t = topic("bad", 1);
+	tb = topic("good", 1);
+	produce(&b.shm, t, 0, 1, 1, &e);
+	produce(&b.shm, tb, 0, 1, 2, &eb);
+	p = shm_partition(&b.shm, t, 0);
+	be32_put(shm_ring_data(&b.shm, p) + 8, 3);	/* batchLength below a header */
+	CU_ASSERT_EQUAL(writer_drain_region(&b.shm, &conf), 1);
+	assert_log("good", 0, &eb);
+	expect_free(&e);
+	expect_free(&eb);
+	finish();
+}
+
+static int
+exists(const char *tname, int32_t part)
+{
+	char pdir[4096];
+	struct stat st;
+
+	if (topic_partition_dir(pdir, sizeof(pdir), dir, tname, part) == -1)
+		return 0;
+	return stat(pdir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void
+test_cycle_basic(void)
+{
+	struct expect e0 = { 0 }, e1 = { 0 }, en = { 0 };
+	struct writer *w;
+	int32_t parts = 0;
+	int t, tn;
+
+	start();
+	t = topic("orders", 2);
+	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 1000), 0);
+	CU_ASSERT_EQUAL(topic_meta_load(dir, "orders", &parts), 0);
+	CU_ASSERT_EQUAL(parts, 2);
+	CU_ASSERT(exists("orders", 0) && exists("orders", 1));
+	CU_ASSERT_EQUAL(writer_pending(w, 1000), 0);
+
+	produce(&b.shm, t, 0, 3, 1, &e0);
+	produce(&b.shm, t, 0, 2, 2, &e0);
+	produce(&b.shm, t, 1, 1, 3, &e1);
+	CU_ASSERT_EQUAL(writer_pending(w, 1000), 1);
+	CU_ASSERT_EQUAL(writer_cycle(w, 1000), 1);
+	CU_ASSERT_EQUAL(visible(t, 0), 5);
+	CU_ASSERT_EQUAL(visible(t, 1), 1);
+	CU_ASSERT(ring_empty(t, 0) && ring_empty(t, 1));
+	CU_ASSERT_EQUAL(atomic_load(&shm_partition(&b.shm, t, 0)->log_bytes),
+	    e0.len[0] + e0.len[1]);
+	/* No flush policy and nobody waiting: not synced. */
+	CU_ASSERT_EQUAL(durable(t, 0), 0);
+	assert_log("orders", 0, &e0);
+	assert_log("orders", 1, &e1);
+	CU_ASSERT_EQUAL(writer_cycle(w, 1001), 0);
+	CU_ASSERT_EQUAL(writer_pending(w, 1001), 0);
+
+	/* acks=all: a sync is asked for, partition 0 only. */
+	atomic_store(&shm_partition(&b.shm, t, 0)->sync_wanted, 1);
+	CU_ASSERT_EQUAL(writer_pending(w, 1002), 1);
+	CU_ASSERT_EQUAL(writer_cycle(w, 1002), 1);
+	CU_ASSERT_EQUAL(durable(t, 0), 5);
+	CU_ASSERT_EQUAL(durable(t, 1), 0);
+	CU_ASSERT_EQUAL(atomic_load(&shm_partition(&b.shm, t, 0)->sync_wanted), 0);
+
+	/* Asked together with new data: one cycle drains and syncs it. */
+	produce(&b.shm, t, 0, 4, 4, &e0);
+	atomic_store(&shm_partition(&b.shm, t, 0)->sync_wanted, 1);
+	CU_ASSERT_EQUAL(writer_cycle(w, 1003), 1);
+	CU_ASSERT_EQUAL(visible(t, 0), 9);
+	CU_ASSERT_EQUAL(durable(t, 0), 9);
+
+	/* A topic created later is opened by the next cycle. */
+	tn = topic("later", 1);
+	CU_ASSERT(!exists("later", 0));
+	CU_ASSERT_EQUAL(writer_pending(w, 1004), 1);
+	produce(&b.shm, tn, 0, 1, 5, &en);
+	CU_ASSERT_EQUAL(writer_cycle(w, 1004), 1);
+	CU_ASSERT(exists("later", 0));
+	CU_ASSERT_EQUAL(topic_meta_load(dir, "later", &parts), 0);
+	CU_ASSERT_EQUAL(parts, 1);
+	CU_ASSERT_EQUAL(visible(tn, 0), 1);
+	assert_log("later", 0, &en);
+	assert_log("orders", 0, &e0);
+
+	writer_close(w);
+	expect_free(&e0);
+	expect_free(&e1);
+	expect_free(&en);
+	finish();
+}
+
+static void
+test_flush_policies(void)
+{
+	struct expect e = { 0 };
+	struct writer *w;
+	int t;
+
+	start();
+	conf.flush_messages = 5;
+	t = topic("m", 1);
+	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 0), 0);
+	produce(&b.shm, t, 0, 3, 1, &e);
+	CU_ASSERT_EQUAL(writer_cycle(w, 0), 1);
+	CU_ASSERT_EQUAL(visible(t, 0), 3);
+	CU_ASSERT_EQUAL(durable(t, 0), 0);
+	produce(&b.shm, t, 0, 2, 2, &e);
+	CU_ASSERT_EQUAL(writer_cycle(w, 0), 1);
+	CU_ASSERT_EQUAL(durable(t, 0), 5);
+	produce(&b.shm, t, 0, 4, 3, &e);
+	CU_ASSERT_EQUAL(writer_cycle(w, 0), 1);
+	CU_ASSERT_EQUAL(durable(t, 0), 5);
+	writer_close(w);
+	expect_free(&e);
+
+	/* Interval: synced once flush_interval_ms has passed since the last sync. */
+	conf.flush_messages = -1;
+	conf.flush_interval_ms = 100;
+	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 10000), 0);
+	/* Reopened on a log with unsynced bytes past durable_offset. */
+	CU_ASSERT_EQUAL(writer_timeout(w, 10000), 100);
+	CU_ASSERT_EQUAL(writer_cycle(w, 10050), 0);
+	CU_ASSERT_EQUAL(durable(t, 0), 5);
+	CU_ASSERT_EQUAL(writer_timeout(w, 10050), 50);
+	CU_ASSERT_EQUAL(writer_cycle(w, 10100), 1);
+	CU_ASSERT_EQUAL(durable(t, 0), 9);
+	produce(&b.shm, t, 0, 1, 4, &e);
+	CU_ASSERT_EQUAL(writer_cycle(w, 10150), 1);
+	CU_ASSERT_EQUAL(visible(t, 0), 10);
+	CU_ASSERT_EQUAL(durable(t, 0), 9);
+	CU_ASSERT_EQUAL(writer_cycle(w, 10199), 0);
+	CU_ASSERT_EQUAL(durable(t, 0), 9);
+	CU_ASSERT_EQUAL(writer_cycle(w, 10200), 1);
+	CU_ASSERT_EQUAL(durable(t, 0), 10);
+	writer_close(w);
+	expect_free(&e);
+	finish();
+}
+
+static int	fail_errno;
+
+static ssize_t
+failing_write(int fd, const void *buf, size_t len)
+{
+	errno = fail_errno;
+	return -1;
+}
+
+static int
+failing_fdatasync(int fd)
+{
+	errno = EIO;
+	return -1;
+}
+
+/* A full disk keeps the data in the ring, flags the partition, and heals. */
+static void
+test_storage_error(void)
+{
+	struct expect e = { 0 };
+	struct writer *w;
+	struct shm_partition *p;
+	int t, timeout;
+
+	start();
+	t = topic("disk", 1);
+	p = shm_partition(&b.shm, t, 0);
+	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 0), 0);
+	produce(&b.shm, t, 0, 2, 1, &e);
+	fail_errno = ENOSPC;
+	store_io.write = failing_write;
+	CU_ASSERT_EQUAL(writer_cycle(w, 0), 0);
+	CU_ASSERT_EQUAL(atomic_load(&p->storage_error), ENOSPC);
+	CU_ASSERT(!ring_empty(t, 0));
+	CU_ASSERT_EQUAL(visible(t, 0), 0);
+	/* Backing off: not pending, and the sleep ends at the retry time. */
+	CU_ASSERT_EQUAL(writer_pending(w, 10), 0);
+	timeout = writer_timeout(w, 10);
+	CU_ASSERT(timeout > 0 && timeout <= 40);
+	CU_ASSERT_EQUAL(writer_cycle(w, 10), 0);
+	/* Still failing at the retry: the backoff grows. */
+	CU_ASSERT_EQUAL(writer_cycle(w, 1000), 0);
+	CU_ASSERT_EQUAL(atomic_load(&p->storage_error), ENOSPC);
+	CU_ASSERT(writer_timeout(w, 1000) > 50);
+	produce(&b.shm, t, 0, 1, 2, &e);
+
+	store_io_reset();
+	CU_ASSERT_EQUAL(writer_pending(w, 3000), 1);
+	CU_ASSERT_EQUAL(writer_cycle(w, 3000), 1);
+	CU_ASSERT_EQUAL(atomic_load(&p->storage_error), 0);
+	CU_ASSERT(ring_empty(t, 0));
+	CU_ASSERT_EQUAL(visible(t, 0), 3);
+	assert_log("disk", 0, &e);
+
+	/* fdatasync failing: durable is not published until it works. */
+	produce(&b.shm, t, 0, 1, 3, &e);
+	atomic_store(&p->sync_wanted, 1);
+	store_io.fdatasync = failing_fdatasync;
+	CU_ASSERT_EQUAL(writer_cycle(w, 4000), 1);	/* drained, not synced */
+	CU_ASSERT_EQUAL(visible(t, 0), 4);
+	CU_ASSERT_EQUAL(durable(t, 0), 0);
+	CU_ASSERT_EQUAL(atomic_load(&p->storage_error), EIO);
+	store_io_reset();
+	CU_ASSERT_EQUAL(writer_cycle(w, 5000), 1);
+	CU_ASSERT_EQUAL(durable(t, 0), 4);
+	CU_ASSERT_EQUAL(atomic_load(&p->storage_error), 0);
+	assert_log("disk", 0, &e);
+	writer_close(w);
+	expect_free(&e);
+	finish();
+}
+
+/*
+ * A writer killed after writing but before releasing the ring: its
+ * successor reads the same batches again and skips them.
+ */
+static void
+test_restart_skips(void)
+{
+	struct expect e = { 0 };
+	struct writer *w;
+	struct shm_partition *p;
+	int t;
+
+	start();
+	t = topic("again", 1);
+	p = shm_partition(&b.shm, t, 0);
+	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 0), 0);
+	produce(&b.shm, t, 0, 2, 1, &e);
+	produce(&b.shm, t, 0, 3, 2, &e);
+	CU_ASSERT_EQUAL(writer_cycle(w, 0), 1);
+	writer_close(w);
+	atomic_store(&p->head, 0);		/* as if never released */
+	produce(&b.shm, t, 0, 1, 3, &e);
+
+	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 0), 0);
+	CU_ASSERT_EQUAL(visible(t, 0), 5);
+	CU_ASSERT_EQUAL(writer_cycle(w, 0), 1);
+	CU_ASSERT(ring_empty(t, 0));
+	CU_ASSERT_EQUAL(visible(t, 0), 6);
+	assert_log("again", 0, &e);
+	writer_close(w);
+	expect_free(&e);
+	finish();
+}
+
+/*
+ * A producer died after publishing its batch but before storing
+ * next_offset: the next producer continues after it, and the writer
+ * stores both without complaint.
+ */
+static void
+test_dead_producer(void)
+{
+	struct expect e = { 0 }, dead = { 0 };
+	struct shm_partition *p;
+	struct writer *w;
+	uint8_t *ring;
+	uint64_t tail;
+	pid_t pid;
+	int t, st;
+
+	start();
+	t = topic("dead", 1);
+	p = shm_partition(&b.shm, t, 0);
+	ring = shm_ring_data(&b.shm, p);
+	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 0), 0);
+	produce(&b.shm, t, 0, 2, 1, &e);
+	/* Build the dead producer's batch here, where CUnit can check it. */
+	produce(&b.shm, t, 0, 3, 2, &dead);
+	tail = atomic_load(&p->tail) - dead.len[0];
+	atomic_store(&p->tail, tail);
+	p->next_offset = 2;
+	pid = fork();
+	CU_ASSERT_FATAL(pid != -1);
+	if (pid == 0) {
+		if (ring_lock(&b.shm, p) != 0)
+			_exit(1);
+		memcpy(ring + tail, dead.bytes[0], dead.len[0]);
+		atomic_store(&p->tail, tail + dead.len[0]);
+		_exit(0);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	e.bytes[e.n] = dead.bytes[0];
+	e.len[e.n] = dead.len[0];
+	e.base[e.n] = 2;
+	e.n++;
+	dead.n = 0;
+	produce(&b.shm, t, 0, 1, 3, &e);
+	CU_ASSERT_EQUAL(e.base[2], 5);
+	CU_ASSERT_EQUAL(writer_cycle(w, 0), 1);
+	CU_ASSERT_EQUAL(atomic_load(&p->storage_error), 0);
+	CU_ASSERT_EQUAL(visible(t, 0), 6);
+	assert_log("dead", 0, &e);
+	writer_close(w);
+	expect_free(&e);
+	finish();
+}
+
+static uint64_t
+efd_count(int fd)
+{
+	uint64_t v = 0;
+
+	if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		return 0;
+	return v;
+}
+
+/* Workers that asked are woken once after a cycle that moved something. */
+static void
+test_wake(void)
+{
+	struct expect e = { 0 };
+	struct writer *w;
+	int t;
+
+	start();
+	t = topic("wake", 1);
+	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 0), 0);
+	atomic_store(&b.shm.children[0].wake_wanted, 1);
+	CU_ASSERT_EQUAL(writer_cycle(w, 0), 0);		/* nothing moved */
+	CU_ASSERT_EQUAL(efd_count(efds[0]), 0);
+	CU_ASSERT_EQUAL(atomic_load(&b.shm.children[0].wake_wanted), 1);
+	produce(&b.shm, t, 0, 1, 1, &e);
+	CU_ASSERT_EQUAL(writer_cycle(w, 1), 1);
+	CU_ASSERT_EQUAL(efd_count(efds[0]), 1);
+	CU_ASSERT_EQUAL(efd_count(efds[1]), 0);
+	CU_ASSERT_EQUAL(efd_count(efds[2]), 0);
+	CU_ASSERT_EQUAL(atomic_load(&b.shm.children[0].wake_wanted), 0);
+	produce(&b.shm, t, 0, 1, 2, &e);
+	CU_ASSERT_EQUAL(writer_cycle(w, 2), 1);
+	CU_ASSERT_EQUAL(efd_count(efds[0]), 0);		/* did not ask again */
+	writer_close(w);
+	expect_free(&e);
+	finish();
+}
+
+/* Shutdown: every ring drained and every log synced. */
+static void
+test_finish(void)
+{
+	struct expect e0 = { 0 }, e1 = { 0 }, e2 = { 0 };
+	struct writer *w;
+	int t, t2;
+
+	start();
+	t = topic("one", 2);
+	t2 = topic("two", 1);
+	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 0), 0);
+	produce(&b.shm, t, 0, 2, 1, &e0);
+	produce(&b.shm, t, 1, 3, 2, &e1);
+	produce(&b.shm, t2, 0, 1, 3, &e2);
+	/* Even a partition in an error backoff is retried at shutdown. */
+	fail_errno = EIO;
+	store_io.write = failing_write;
+	CU_ASSERT_EQUAL(writer_cycle(w, 0), 0);
+	CU_ASSERT_EQUAL(writer_finish(w, 1), -1);
+	store_io_reset();
+	CU_ASSERT_EQUAL(writer_finish(w, 2), 0);
+	CU_ASSERT_EQUAL(durable(t, 0), 2);
+	CU_ASSERT_EQUAL(durable(t, 1), 3);
+	CU_ASSERT_EQUAL(durable(t2, 0), 1);
+	CU_ASSERT(ring_empty(t, 0) && ring_empty(t, 1) && ring_empty(t2, 0));
+	CU_ASSERT_EQUAL(atomic_load(&shm_partition(&b.shm, t, 0)->storage_error), 0);
+	assert_log("one", 0, &e0);
+	assert_log("one", 1, &e1);
+	assert_log("two", 0, &e2);
+	writer_close(w);
+	expect_free(&e0);
+	expect_free(&e1);
+	expect_free(&e2);
+	finish();
+}
+
+/* Damaged ring bytes stop that partition with EPROTO, and only that one. */
+static void
+test_damaged_ring(void)
+{
+	struct expect e = { 0 }, eg = { 0 };
+	struct writer *w;
+	struct shm_partition *p;
+	int t, tg;
+
+	start();
+	t = topic("bad", 1);
+	tg = topic("good", 1);
+	p = shm_partition(&b.shm, t, 0);
+	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 0), 0);
+	produce(&b.shm, t, 0, 1, 1, &e);
+	produce(&b.shm, tg, 0, 1, 2, &eg);
+	be32_put(shm_ring_data(&b.shm, p) + 8, 3);
+	CU_ASSERT_EQUAL(writer_cycle(w, 0), 1);
+	CU_ASSERT_EQUAL(atomic_load(&p->storage_error), EPROTO);
+	CU_ASSERT_EQUAL(visible(t, 0), 0);
+	CU_ASSERT_EQUAL(visible(tg, 0), 1);
+	assert_log("good", 0, &eg);
+	writer_close(w);
+	expect_free(&e);
+	expect_free(&eg);
+	finish();
+}
+
+/* Retention runs on its tick and publishes where the log now starts. */
+static void
+test_retention(void)
+{
+	struct expect e = { 0 };
+	struct writer *w;
+	struct shm_partition *p;
+	uint64_t seg = 0, total = 0, segsize[16], kept;
+	int segfirst[16], nseg = 0, first, i, t;
+
+	start();
+	conf.log.segment_bytes = 1024;
+	conf.log.retention_bytes = 2048;
+	conf.log.retention_ms = -1;
+	conf.retention_check_ms = 100;
+	t = topic("old", 1);
+	p = shm_partition(&b.shm, t, 0);
+	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 0), 0);
+	for (i = 0; i < 12; i++)
+		produce(&b.shm, t, 0, 5, (uint32_t)i, &e);
+	/* Where the log rolls: a batch that would pass segment_bytes starts one. */
+	for (i = 0; i < e.n; i++) {
+		if (nseg == 0 || seg + e.len[i] > 1024) {
+			segfirst[nseg] = i;
+			segsize[nseg] = 0;
+			nseg++;
+			seg = 0;
+		}
+		seg += e.len[i];
+		segsize[nseg - 1] += e.len[i];
+		total += e.len[i];
+	}
+	CU_ASSERT_FATAL(nseg >= 3);
+	/* Oldest segments go while the total passes retention_bytes. */
+	for (first = 0, kept = total; first < nseg - 1 && kept > 2048; first++)
+		kept -= segsize[first];
+	CU_ASSERT_FATAL(first > 0);
+
+	CU_ASSERT_EQUAL(writer_cycle(w, 0), 1);
+	CU_ASSERT_EQUAL(atomic_load(&p->log_start), 0);
+	CU_ASSERT_EQUAL(atomic_load(&p->log_bytes), total);
+	CU_ASSERT_EQUAL(writer_timeout(w, 0), 100);
+	CU_ASSERT_EQUAL(writer_cycle(w, 99), 0);
+	CU_ASSERT_EQUAL(writer_cycle(w, 100), 1);
+	CU_ASSERT_EQUAL(atomic_load(&p->log_start), e.base[segfirst[first]]);
+	CU_ASSERT_EQUAL(atomic_load(&p->log_bytes), kept);
+	CU_ASSERT_EQUAL(visible(t, 0), 60);
+	CU_ASSERT_EQUAL(writer_cycle(w, 150), 0);
+	writer_close(w);
+	expect_free(&e);
+	finish();
+}
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Poll an offset until it reaches want or 10 s pass; returns the last value. */
+static int64_t
+wait_offset(_Atomic int64_t *v, int64_t want)
+{
+	struct timespec ms = { 0, 1000000 };
+	int64_t deadline = mono_ms() + 10000, x;
+
+	while ((x = atomic_load(v)) < want && mono_ms() < deadline)
+		nanosleep(&ms, NULL);
+	return x;
+}
+
+/*
+ * The writer as a process: it marks its slot, drains what workers
+ * append when woken, syncs on request, and on SIGTERM drains and syncs
+ * what is left and exits 0.
+ */
+static void
+test_process(void)
+{
+	struct expect e = { 0 };
+	struct shm_child *me;
+	struct shm_partition *p;
+	struct timespec ms = { 0, 1000000 };
+	int64_t deadline;
+	pid_t pid;
+	int t, st;
+
+	start();
+	t = topic("proc", 1);
+	p = shm_partition(&b.shm, t, 0);
+	me = &b.shm.children[b.slot];
+	produce(&b.shm, t, 0, 2, 1, &e);
+	pid = fork();
+	CU_ASSERT_FATAL(pid != -1);
+	if (pid == 0)
+		writer_main(&b);
+	CU_ASSERT_EQUAL(wait_offset(&p->visible_offset, 2), 2);
+	CU_ASSERT_EQUAL(atomic_load(&me->pid), pid);
+	CU_ASSERT_EQUAL(atomic_load(&me->state), CHILD_ACTIVE);
+
+	/* Appended while it sleeps, woken the way a worker wakes it. */
+	deadline = mono_ms() + 10000;
+	while (!atomic_load(&b.shm.hdr->writer_sleeping) && mono_ms() < deadline)
+		nanosleep(&ms, NULL);
+	produce(&b.shm, t, 0, 3, 2, &e);
+	if (atomic_load(&b.shm.hdr->writer_sleeping))
+		broker_wake(&b, broker_writer_slot(&b));
+	CU_ASSERT_EQUAL(wait_offset(&p->visible_offset, 5), 5);
+
+	/* acks=all */
+	CU_ASSERT_EQUAL(atomic_load(&p->durable_offset), 0);
+	atomic_store(&p->sync_wanted, 1);
+	broker_wake(&b, broker_writer_slot(&b));
+	CU_ASSERT_EQUAL(wait_offset(&p->durable_offset, 5), 5);
+
+	/* Not woken: the stop signal alone makes it drain. */
+	produce(&b.shm, t, 0, 1, 3, &e);
+	CU_ASSERT_EQUAL(kill(pid, SIGTERM), 0);
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CU_ASSERT_EQUAL(atomic_load(&me->state), CHILD_ASSIGNED);
+	CU_ASSERT_EQUAL(atomic_load(&p->visible_offset), 6);
+	CU_ASSERT_EQUAL(atomic_load(&p->durable_offset), 6);
+	CU_ASSERT(ring_empty(t, 0));
+	assert_log("proc", 0, &e);
+	expect_free(&e);
+	finish();
+}
+
+TEST_SUITE("writer", setup, teardown,
+	{ "drain_region", test_drain_region },
+	{ "drain_region_damaged", test_drain_region_damaged },
+	{ "cycle_basic", test_cycle_basic },
+	{ "flush_policies", test_flush_policies },
+	{ "storage_error", test_storage_error },
+	{ "restart_skips", test_restart_skips },
+	{ "dead_producer", test_dead_producer },
+	{ "wake", test_wake },
+	{ "finish", test_finish },
+	{ "damaged_ring", test_damaged_ring },
+	{ "retention", test_retention },
+	{ "process", test_process });

@@ -1,0 +1,599 @@
+/*
+ * Worker connections: non-blocking sockets read into a frame reader,
+ * pipelined requests queued in arrival order, responses written in the
+ * same order with writev(2) for memory and sendfile(2) for log bytes.
+ *
+ * Frames handed out by the reader stay where they are until the next
+ * frame_reader_space() call, so a request is decoded straight from the
+ * reader's buffer; only requests still queued when the socket is read
+ * again are copied ("detached") into the connection's arena.  The arena
+ * is reset whenever the queue empties, which is the usual state after
+ * every read, so steady-state request handling allocates nothing.
+ *
+ * Reading stops (EPOLLIN dropped) while CONN_MAX_INFLIGHT requests are
+ * queued, while more than CONN_OUT_HIGH bytes of output wait (until all
+ * of it is sent) or while the arena holds more than CONN_ARENA_SOFT
+ * bytes, so one client can neither exhaust memory nor starve the others.
+ */
+#include <sys/epoll.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <bsd/string.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "master/log.h"
+#include "worker/conn.h"
+#include "worker/handlers.h"
+
+#define CONN_READ_ROUNDS	16	/* socket reads per turn, for fairness */
+#define CONN_IOV		32
+#define CONN_SENDFILE_MAX	(1u << 30)
+#define CONN_OUT_KEEP		(1u << 20)	/* output buffer kept between bursts */
+#define CONN_ARENA_KEEP		(1u << 20)	/* arena kept between bursts */
+
+static inline struct req *
+conn_req(struct conn *c, uint32_t i)
+{
+	return &c->q[(c->qhead + i) % c->qcap];
+}
+
+static size_t
+conn_arena_limit(const struct conn *c)
+{
+	size_t max = c->w->conf->max_request_bytes;
+
+	/* A decoded request takes a few times its payload at most. */
+	return CONN_ARENA_SOFT + 8 * max + 2 * max;
+}
+
+struct conn *
+conn_new(struct worker *w, int fd, const char *peer)
+{
+	struct conn *c;
+	struct epoll_event ev;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL) {
+		log_warn("%s: connection", peer);
+		close(fd);
+		return NULL;
+	}
+	c->w = w;
+	c->fd = fd;
+	strlcpy(c->peer, peer, sizeof(c->peer));
+	frame_reader_init(&c->rd, FRAME_REQUEST, w->conf->max_request_bytes);
+	arena_init(&c->arena, conn_arena_limit(c));
+	wbuf_init(&c->out);
+	c->qcap = 8;
+	if ((c->q = calloc(c->qcap, sizeof(*c->q))) == NULL) {
+		log_warn("%s: connection", peer);
+		free(c);
+		close(fd);
+		return NULL;
+	}
+	c->events = EPOLLIN;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = c->events;
+	ev.data.ptr = c;
+	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) == -1) {
+		log_warn("%s: epoll_ctl", peer);
+		free(c->q);
+		free(c);
+		close(fd);
+		return NULL;
+	}
+	c->last_active = w->now;
+	TAILQ_INSERT_TAIL(&w->conns, c, entry);
+	w->nconns++;
+	atomic_fetch_add_explicit(&w->me->connections, 1, memory_order_relaxed);
+	if (w->conf->idle_timeout_ms > 0)
+		worker_sweep_before(w, w->now + w->conf->idle_timeout_ms);
+	return c;
+}
+
+void
+conn_close(struct conn *c)
+{
+	struct worker *w = c->w;
+	uint32_t i;
+	size_t j;
+
+	for (i = 0; i < c->nreq; i++)
+		handler_release(conn_req(c, i));
+	for (j = c->chead; j < c->nchunks; j++)
+		if (c->chunks[j].fd >= 0)
+			close(c->chunks[j].fd);
+	if (c->in_busy)
+		TAILQ_REMOVE(&w->busy, c, busy_entry);
+	TAILQ_REMOVE(&w->conns, c, entry);
+	w->nconns--;
+	atomic_fetch_sub_explicit(&w->me->connections, 1, memory_order_relaxed);
+	close(c->fd);	/* also drops it from the epoll set */
+	frame_reader_free(&c->rd);
+	arena_free(&c->arena);
+	wbuf_free(&c->out);
+	free(c->chunks);
+	free(c->q);
+	free(c);
+}
+
+void *
+conn_alloc(struct conn *c, size_t size)
+{
+	void *p;
+
+	if ((p = arena_alloc(&c->arena, size)) != NULL)
+		c->arena_bytes += (size + 7) & ~(size_t)7;
+	return p;
+}
+
+/* Forget the arena's contents; give back memory a burst left behind. */
+static void
+conn_arena_reset(struct conn *c)
+{
+	if (c->arena_bytes > CONN_ARENA_KEEP) {
+		arena_free(&c->arena);
+		arena_init(&c->arena, conn_arena_limit(c));
+	} else
+		arena_reset(&c->arena);
+	c->arena_bytes = 0;
+}
+
+static int
+conn_chunk_push(struct conn *c, int fd, off_t pos, size_t len)
+{
+	struct chunk *nc;
+	size_t ncap;
+
+	if (c->nchunks == c->chcap) {
+		ncap = c->chcap ? c->chcap * 2 : 16;
+		if ((nc = reallocarray(c->chunks, ncap, sizeof(*nc))) == NULL)
+			return -1;
+		c->chunks = nc;
+		c->chcap = ncap;
+	}
+	c->chunks[c->nchunks].fd = fd;
+	c->chunks[c->nchunks].pos = pos;
+	c->chunks[c->nchunks].len = len;
+	c->nchunks++;
+	c->out_pending += len;
+	if (c->out_pending > CONN_OUT_HIGH)
+		c->out_full = 1;
+	return 0;
+}
+
+void
+conn_out_commit(struct conn *c)
+{
+	struct chunk *last;
+	size_t n;
+
+	if (c->out.err) {
+		c->dead = 1;
+		return;
+	}
+	if ((n = c->out.len - c->out_committed) == 0)
+		return;
+	last = c->nchunks > c->chead ? &c->chunks[c->nchunks - 1] : NULL;
+	if (last != NULL && last->fd < 0 &&
+	    (size_t)last->pos + last->len == c->out_committed) {
+		last->len += n;
+		c->out_pending += n;
+		if (c->out_pending > CONN_OUT_HIGH)
+			c->out_full = 1;
+	} else if (conn_chunk_push(c, -1, (off_t)c->out_committed, n) == -1)
+		c->dead = 1;
+	c->out_committed = c->out.len;
+}
+
+int
+conn_out_file(struct conn *c, int fd, off_t pos, size_t len)
+{
+	conn_out_commit(c);
+	if (c->dead || conn_chunk_push(c, fd, pos, len) == -1) {
+		close(fd);
+		c->dead = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* Send what can be sent now; marks the connection dead on a socket error. */
+static void
+conn_flush(struct conn *c)
+{
+	struct worker *w = c->w;
+	struct iovec iov[CONN_IOV];
+	struct chunk *ch;
+	ssize_t n;
+	off_t pos;
+	size_t k, j;
+	int niov;
+
+	conn_out_commit(c);
+	while (!c->dead && c->chead < c->nchunks) {
+		ch = &c->chunks[c->chead];
+		if (ch->fd < 0) {
+			niov = 0;
+			for (j = c->chead; j < c->nchunks && niov < CONN_IOV &&
+			    c->chunks[j].fd < 0; j++) {
+				iov[niov].iov_base = c->out.buf + c->chunks[j].pos;
+				iov[niov].iov_len = c->chunks[j].len;
+				niov++;
+			}
+			n = writev(c->fd, iov, niov);
+		} else {
+			/* A copy of pos: the loop below advances the chunk. */
+			pos = ch->pos;
+			k = ch->len < CONN_SENDFILE_MAX ? ch->len : CONN_SENDFILE_MAX;
+			n = sendfile(c->fd, ch->fd, &pos, k);
+			if (n == 0) {
+				/* The segment is shorter than the log said. */
+				log_warnx("%s: segment ended early, closing", c->peer);
+				c->dead = 1;
+				return;
+			}
+		}
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK) {
+				if (errno != EPIPE && errno != ECONNRESET)
+					log_warn("%s: write", c->peer);
+				c->dead = 1;
+			}
+			return;
+		}
+		atomic_fetch_add_explicit(&w->me->bytes_out, (uint64_t)n,
+		    memory_order_relaxed);
+		c->out_pending -= (uint64_t)n;
+		c->last_active = w->now;
+		k = (size_t)n;
+		while (k > 0 && c->chead < c->nchunks) {
+			ch = &c->chunks[c->chead];
+			if (k < ch->len) {
+				ch->pos += (off_t)k;
+				ch->len -= k;
+				k = 0;
+				break;
+			}
+			k -= ch->len;
+			if (ch->fd >= 0)
+				close(ch->fd);
+			c->chead++;
+		}
+	}
+	if (c->chead == c->nchunks) {
+		c->chead = c->nchunks = 0;
+		c->out_pending = 0;
+		c->out_full = 0;
+		c->out_committed = 0;
+		if (c->out.cap > CONN_OUT_KEEP) {
+			wbuf_free(&c->out);
+			wbuf_init(&c->out);
+		} else
+			wbuf_reset(&c->out);
+	}
+}
+
+/* Whether more frames may be taken from the reader now. */
+static int
+conn_may_parse(const struct conn *c)
+{
+	return !c->dead && !c->out_full && c->nreq < CONN_MAX_INFLIGHT &&
+	    !(c->arena_bytes > CONN_ARENA_SOFT && c->nreq > 0);
+}
+
+static int
+conn_may_read(const struct conn *c)
+{
+	return conn_may_parse(c) && !c->eof && !c->w->stopping;
+}
+
+static int
+conn_push(struct conn *c, const struct frame *f)
+{
+	struct req *nq, *r;
+	uint32_t i, ncap;
+
+	if (c->nreq == c->qcap) {
+		ncap = c->qcap * 2;
+		if ((nq = calloc(ncap, sizeof(*nq))) == NULL)
+			return -1;
+		for (i = 0; i < c->nreq; i++)
+			nq[i] = *conn_req(c, i);
+		free(c->q);
+		c->q = nq;
+		c->qcap = ncap;
+		c->qhead = 0;
+	}
+	r = conn_req(c, c->nreq);
+	memset(r, 0, sizeof(*r));
+	r->api = f->api_key;
+	r->id = f->request_id;
+	r->payload = f->payload;
+	r->payload_len = f->payload_len;
+	r->state = REQ_NEW;
+	c->nreq++;
+	atomic_fetch_add_explicit(&c->w->me->requests, 1, memory_order_relaxed);
+	return 0;
+}
+
+/* Copy every queued payload out of the reader before it moves bytes. */
+static int
+conn_detach(struct conn *c)
+{
+	struct req *r;
+	uint8_t *copy;
+	uint32_t i;
+
+	for (i = 0; i < c->nreq; i++) {
+		r = conn_req(c, i);
+		if (r->detached)
+			continue;
+		if ((copy = conn_alloc(c, r->payload_len)) == NULL)
+			return -1;
+		if (r->payload_len > 0)
+			memcpy(copy, r->payload, r->payload_len);
+		r->payload = copy;
+		r->detached = 1;
+		if (r->dec != NULL && handler_redecode(c, r) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* Execute queued requests in order, stopping behind a BLOCKED one. */
+static void
+conn_execute(struct conn *c)
+{
+	struct req *r;
+
+	while (!c->dead && c->exec < c->nreq) {
+		r = conn_req(c, c->exec);
+		if (r->state == REQ_NEW || r->state == REQ_BLOCKED) {
+			handler_exec(c->w, c, r);
+			if (r->state == REQ_BLOCKED)
+				return;
+		}
+		c->exec++;
+	}
+}
+
+/* Answer finished requests from the head of the queue. */
+static int
+conn_emit(struct conn *c)
+{
+	struct req *r;
+	int n = 0;
+
+	while (!c->dead && c->nreq > 0) {
+		r = conn_req(c, 0);
+		if (r->state != REQ_DONE)
+			break;
+		if (!r->noresp)
+			handler_emit(c->w, c, r);
+		handler_release(r);
+		c->qhead = (c->qhead + 1) % c->qcap;
+		c->nreq--;
+		c->exec--;
+		n++;
+	}
+	if (c->nreq == 0) {
+		c->qhead = 0;
+		conn_arena_reset(c);
+	}
+	return n;
+}
+
+/* Take whole frames from the reader, run and answer them. */
+static void
+conn_process(struct conn *c)
+{
+	struct frame f;
+	int st, more;
+
+	do {
+		more = 0;
+		while (conn_may_parse(c)) {
+			st = frame_reader_next(&c->rd, &f);
+			if (st == -1) {
+				log_warnx("%s: bad frame size, closing connection",
+				    c->peer);
+				c->dead = 1;
+				return;
+			}
+			if (st == 0)
+				break;
+			c->partial_since = 0;
+			if (conn_push(c, &f) == -1) {
+				log_warn("%s: request queue", c->peer);
+				c->dead = 1;
+				return;
+			}
+			more = 1;
+		}
+		conn_execute(c);
+		if (conn_emit(c) > 0 && frame_reader_pending(&c->rd) > 0)
+			more = 1;
+	} while (more && !c->dead);
+	if (frame_reader_pending(&c->rd) == 0)
+		c->partial_since = 0;
+	else if (c->partial_since == 0 && conn_may_parse(c)) {
+		c->partial_since = c->w->now;
+		if (c->w->conf->request_timeout_ms > 0)
+			worker_sweep_before(c->w,
+			    c->w->now + c->w->conf->request_timeout_ms);
+	}
+}
+
+/* One read(2) into the frame reader: 1 got bytes, 0 nothing (or EOF). */
+static int
+conn_read(struct conn *c)
+{
+	uint8_t *p;
+	size_t room;
+	ssize_t n;
+
+	if (conn_detach(c) == -1) {
+		log_warnx("%s: request memory exhausted, closing", c->peer);
+		c->dead = 1;
+		return 0;
+	}
+	if ((p = frame_reader_space(&c->rd, &room)) == NULL) {
+		log_warn("%s: read buffer", c->peer);
+		c->dead = 1;
+		return 0;
+	}
+	for (;;) {
+		n = read(c->fd, p, room);
+		if (n > 0)
+			break;
+		if (n == 0) {
+			c->eof = 1;
+			return 0;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			if (errno != ECONNRESET)
+				log_warn("%s: read", c->peer);
+			c->dead = 1;
+		}
+		return 0;
+	}
+	frame_reader_commit(&c->rd, (size_t)n);
+	atomic_fetch_add_explicit(&c->w->me->bytes_in, (uint64_t)n,
+	    memory_order_relaxed);
+	c->last_active = c->w->now;
+	return 1;
+}
+
+void
+conn_on_event(struct conn *c, uint32_t events)
+{
+	if (events & (EPOLLERR | EPOLLHUP)) {
+		c->dead = 1;
+		return;
+	}
+	if (events & EPOLLIN) {
+		int i;
+
+		for (i = 0; i < CONN_READ_ROUNDS && conn_may_read(c); i++) {
+			if (conn_read(c) == 0)
+				break;
+			conn_process(c);
+		}
+	}
+}
+
+static void
+conn_update_events(struct conn *c)
+{
+	struct epoll_event ev;
+	uint32_t want = 0;
+
+	if (conn_may_read(c))
+		want |= EPOLLIN;
+	if (c->chead < c->nchunks)
+		want |= EPOLLOUT;
+	if (want == c->events)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = want;
+	ev.data.ptr = c;
+	if (epoll_ctl(c->w->epfd, EPOLL_CTL_MOD, c->fd, &ev) == -1) {
+		log_warn("%s: epoll_ctl", c->peer);
+		c->dead = 1;
+		return;
+	}
+	c->events = want;
+}
+
+int
+conn_run(struct conn *c)
+{
+	struct worker *w = c->w;
+	int idle;
+
+	conn_process(c);
+	conn_flush(c);
+	idle = c->nreq == 0 && c->chead == c->nchunks;
+	if (c->dead || (idle && (c->eof || w->stopping))) {
+		conn_close(c);
+		return -1;
+	}
+	if (c->nreq > 0 && !c->in_busy) {
+		TAILQ_INSERT_TAIL(&w->busy, c, busy_entry);
+		c->in_busy = 1;
+	} else if (c->nreq == 0 && c->in_busy) {
+		TAILQ_REMOVE(&w->busy, c, busy_entry);
+		c->in_busy = 0;
+	}
+	conn_update_events(c);
+	if (c->dead) {
+		conn_close(c);
+		return -1;
+	}
+	return 0;
+}
+
+int
+conn_check_timeouts(struct conn *c, int64_t now, int64_t *deadline)
+{
+	const struct config *conf = c->w->conf;
+	int64_t t;
+
+	if (conf->idle_timeout_ms > 0 && c->nreq == 0 &&
+	    c->chead == c->nchunks) {
+		t = c->last_active + conf->idle_timeout_ms;
+		if (now >= t) {
+			log_debug("%s: idle, closing", c->peer);
+			conn_close(c);
+			return -1;
+		}
+		if (t < *deadline)
+			*deadline = t;
+	}
+	if (conf->request_timeout_ms > 0 && c->partial_since != 0) {
+		t = c->partial_since + conf->request_timeout_ms;
+		if (now >= t) {
+			log_warnx("%s: request not completed in time, closing",
+			    c->peer);
+			conn_close(c);
+			return -1;
+		}
+		if (t < *deadline)
+			*deadline = t;
+	}
+	return 0;
+}
+
+int
+conn_poll_parked(struct conn *c, int64_t now, int64_t *deadline, int *parked)
+{
+	struct req *r;
+	uint32_t i;
+
+	for (i = 0; i < c->nreq; i++) {
+		r = conn_req(c, i);
+		if (r->state == REQ_WAIT)
+			handler_poll(c->w, c, r);
+	}
+	if (conn_run(c) == -1)
+		return -1;
+	for (i = 0; i < c->nreq; i++) {
+		r = conn_req(c, i);
+		if (r->state == REQ_WAIT || r->state == REQ_BLOCKED) {
+			(*parked)++;
+			if (r->deadline < *deadline)
+				*deadline = r->deadline;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,989 @@
+/*
+ * Native API handlers run by a worker.  Each request goes through
+ * handler_exec() once (again after a BLOCKED state), may then wait
+ * (handler_poll() re-checks it after every wake-up and at its deadline)
+ * and is answered by handler_emit() when it reaches the head of its
+ * connection's queue.  Decoded requests and per-request state live in the
+ * connection's arena; the only resources held outside it are duplicated
+ * segment file descriptors of a finished FETCH, handed to the output
+ * queue on emit or closed by handler_release().
+ *
+ * Shared memory is read with the ordering the writer publishes with:
+ * visible_offset, durable_offset and log_start are acquire loads.
+ *
+ * The log end a client sees (METADATA log_end, LIST_OFFSETS latest, the
+ * FETCH high watermark) is next_offset: everything acknowledged, even
+ * what is still in the ring.  A FETCH is served only up to
+ * visible_offset (what the writer has put in the files) and waits for
+ * the rest, so a consumer that reads to the end right after an acks=1
+ * produce sees that produce.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "master/log.h"
+#include "proto/batch.h"
+#include "proto/bytes.h"
+#include "proto/frame.h"
+#include "proto/msg.h"
+#include "shm/ring.h"
+#include "store/plog.h"
+#include "store/topic.h"
+#include "worker/conn.h"
+#include "worker/handlers.h"
+
+#define PRODUCE_DEFAULT_TIMEOUT	30000	/* ms, when the request gives none */
+#define BROKER_NAME		"flume"
+
+/* Per-partition state of a PRODUCE being executed. */
+struct produce_st {
+	struct produce_result	*res;
+	struct shm_partition	**parts;	/* NULL: answered with res[i].error */
+	int64_t			*next;		/* offset after the appended batches */
+	int32_t			 cur;		/* next part to append */
+	int			 appended;	/* validation done, appending */
+};
+
+/* Per-partition state of a FETCH. */
+struct fetch_slot {
+	int16_t			 error;
+	int64_t			 log_start;
+	int64_t			 hwm;		/* acknowledged end (next_offset) */
+	int64_t			 visible;	/* readable end (visible_offset) */
+	struct shm_partition	*p;
+	int			 fd;		/* dup of the segment fd, or -1 */
+	off_t			 pos;
+	size_t			 len;
+};
+
+struct fetch_st {
+	struct fetch_slot	*s;
+	int32_t			 n;
+	int64_t			 total;
+};
+
+/* The acknowledged end of a partition's log, ring included. */
+static int64_t
+part_end(struct shm_partition *p)
+{
+	return __atomic_load_n(&p->next_offset, __ATOMIC_ACQUIRE);
+}
+
+int
+handlers_init(struct worker *w)
+{
+	w->nreaders = w->shm->hdr->limits.max_partitions;
+	w->readers = calloc(w->nreaders ? w->nreaders : 1, sizeof(*w->readers));
+	return w->readers == NULL ? -1 : 0;
+}
+
+void
+handlers_fini(struct worker *w)
+{
+	uint32_t i;
+
+	for (i = 0; i < w->nreaders; i++)
+		if (w->readers[i] != NULL)
+			plog_reader_close(w->readers[i]);
+	free(w->readers);
+	w->readers = NULL;
+	w->nreaders = 0;
+}
+
+static void
+req_done(struct req *r, int16_t error)
+{
+	r->error = error;
+	r->state = REQ_DONE;
+}
+
+/* Decode r's payload into r->dec; 0 or -1 (malformed, or no memory). */
+static int
+req_decode(struct conn *c, struct req *r)
+{
+	struct arena *a = &c->arena;
+	size_t sz;
+	int rc;
+
+	switch (r->api) {
+	case API_HANDSHAKE:	sz = sizeof(struct handshake_req); break;
+	case API_METADATA:	sz = sizeof(struct metadata_req); break;
+	case API_CREATE_TOPIC:	sz = sizeof(struct create_topic_req); break;
+	case API_PRODUCE:	sz = sizeof(struct produce_req); break;
+	case API_FETCH:		sz = sizeof(struct fetch_req); break;
+	case API_LIST_OFFSETS:	sz = sizeof(struct list_offsets_req); break;
+	default:		return 0;
+	}
+	if (r->dec == NULL && (r->dec = conn_alloc(c, sz)) == NULL)
+		return -1;
+	switch (r->api) {
+	case API_HANDSHAKE:
+		rc = msg_decode_handshake_req(r->payload, r->payload_len, r->dec);
+		break;
+	case API_METADATA:
+		rc = msg_decode_metadata_req(r->payload, r->payload_len, a, r->dec);
+		break;
+	case API_CREATE_TOPIC:
+		rc = msg_decode_create_topic_req(r->payload, r->payload_len, r->dec);
+		break;
+	case API_PRODUCE:
+		rc = msg_decode_produce_req(r->payload, r->payload_len, a, r->dec);
+		break;
+	case API_FETCH:
+		rc = msg_decode_fetch_req(r->payload, r->payload_len, a, r->dec);
+		break;
+	default:
+		rc = msg_decode_list_offsets_req(r->payload, r->payload_len, a,
+		    r->dec);
+		break;
+	}
+	/* Arena growth is accounted by conn_alloc only for r->dec itself. */
+	c->arena_bytes += r->payload_len;
+	return rc;
+}
+
+int
+handler_redecode(struct conn *c, struct req *r)
+{
+	return req_decode(c, r);
+}
+
+/* NUL-terminated copy of a wire name that passed topic_name_valid(). */
+static void
+name_copy(char *dst, const char *s, size_t len)
+{
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+}
+
+/*
+ * Find (or, with create, auto-create) topic name; its index in *tidx.
+ * Returns a flume error code.
+ */
+static int16_t
+topic_resolve(struct worker *w, const char *name, size_t len, int create,
+    int *tidx)
+{
+	char buf[TOPIC_NAME_MAX + 1];
+	int32_t n;
+	int idx;
+
+	if (len > TOPIC_NAME_MAX || !topic_name_valid(name, len))
+		return ERR_INVALID_TOPIC;
+	if ((idx = shm_topic_find(w->shm, name, len)) >= 0) {
+		*tidx = idx;
+		return ERR_NONE;
+	}
+	if (!create || !w->conf->auto_create_topics)
+		return ERR_UNKNOWN_TOPIC_OR_PARTITION;
+	name_copy(buf, name, len);
+	n = config_topic_partitions(w->conf, buf);
+	if (n < 1 || (uint32_t)n > w->conf->max_partitions)
+		return ERR_INVALID_PARTITIONS;
+	if (shm_topic_create(w->shm, name, len, n, &idx) == -1 &&
+	    errno != EEXIST) {
+		if (errno == ENOSPC)
+			return ERR_RESOURCE_LIMIT;
+		log_warn("auto-create topic %s", buf);
+		return ERR_UNKNOWN;
+	}
+	if (idx < 0)
+		idx = shm_topic_find(w->shm, name, len);
+	if (idx < 0)
+		return ERR_UNKNOWN;
+	log_info("created topic %s with %d partitions", buf, (int)n);
+	worker_wake_writer(w, 1);
+	*tidx = idx;
+	return ERR_NONE;
+}
+
+/* Topic and partition to a partition control block; a flume error code. */
+static int16_t
+part_resolve(struct worker *w, const char *name, size_t len, int32_t partition,
+    int create, struct shm_partition **pp)
+{
+	int16_t err;
+	int idx = -1;
+
+	if ((err = topic_resolve(w, name, len, create, &idx)) != ERR_NONE)
+		return err;
+	if (partition < 0 || partition >= w->shm->topics[idx].partitions)
+		return ERR_UNKNOWN_TOPIC_OR_PARTITION;
+	if ((*pp = shm_partition(w->shm, idx, partition)) == NULL)
+		return ERR_UNKNOWN_TOPIC_OR_PARTITION;
+	return ERR_NONE;
+}
+
+/* ---- HANDSHAKE ---- */
+
+static void
+exec_handshake(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct handshake_req *q = r->dec;
+	struct handshake_resp *s;
+
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL) {
+		req_done(r, ERR_RESOURCE_LIMIT);
+		return;
+	}
+	s->error = q->version < 1 ? ERR_UNSUPPORTED_VERSION : ERR_NONE;
+	s->version = FLUME_PROTOCOL_VERSION;
+	s->max_frame = (int32_t)(w->conf->max_request_bytes > INT32_MAX ?
+	    INT32_MAX : w->conf->max_request_bytes);
+	s->broker = BROKER_NAME;
+	s->broker_len = sizeof(BROKER_NAME) - 1;
+	r->st = s;
+	req_done(r, ERR_NONE);
+}
+
+/* ---- METADATA ---- */
+
+static int
+topic_info_fill(struct worker *w, struct conn *c, int idx, struct topic_info *ti)
+{
+	const struct shm_topic *t = &w->shm->topics[idx];
+	struct shm_partition *p;
+	int32_t i;
+
+	ti->error = ERR_NONE;
+	ti->name = t->name;
+	ti->name_len = t->name_len;
+	ti->count = t->partitions;
+	if (ti->count <= 0) {
+		ti->count = 0;
+		ti->partitions = NULL;
+		return 0;
+	}
+	ti->partitions = conn_alloc(c, (size_t)ti->count * sizeof(*ti->partitions));
+	if (ti->partitions == NULL)
+		return -1;
+	for (i = 0; i < ti->count; i++) {
+		p = shm_partition(w->shm, idx, i);
+		ti->partitions[i].partition = i;
+		ti->partitions[i].log_start = atomic_load_explicit(&p->log_start,
+		    memory_order_acquire);
+		ti->partitions[i].log_end = part_end(p);
+		ti->partitions[i].size_bytes = (int64_t)atomic_load_explicit(
+		    &p->log_bytes, memory_order_relaxed);
+	}
+	return 0;
+}
+
+static void
+exec_metadata(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct metadata_req *q = r->dec;
+	struct metadata_resp *s;
+	struct topic_info *ti;
+	uint32_t i, n;
+	int32_t k;
+	char *name;
+	int idx;
+
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL)
+		goto nomem;
+	memset(s, 0, sizeof(*s));
+	r->st = s;
+	if (q->count == 0) {
+		n = atomic_load_explicit(&w->shm->hdr->topic_count,
+		    memory_order_acquire);
+		if (n > w->shm->hdr->limits.max_topics)
+			n = w->shm->hdr->limits.max_topics;
+		if (n > 0 && (s->topics = conn_alloc(c, n * sizeof(*ti))) == NULL)
+			goto nomem;
+		for (i = 0; i < n; i++) {
+			if (atomic_load_explicit(&w->shm->topics[i].state,
+			    memory_order_acquire) != TOPIC_READY)
+				continue;
+			if (topic_info_fill(w, c, (int)i, &s->topics[s->count]) == -1)
+				goto nomem;
+			s->count++;
+		}
+		req_done(r, ERR_NONE);
+		return;
+	}
+	if ((s->topics = conn_alloc(c, (size_t)q->count * sizeof(*ti))) == NULL)
+		goto nomem;
+	for (k = 0; k < q->count; k++) {
+		ti = &s->topics[k];
+		memset(ti, 0, sizeof(*ti));
+		idx = -1;
+		ti->error = topic_resolve(w, q->topics[k].s, q->topics[k].len,
+		    q->auto_create, &idx);
+		if (ti->error == ERR_NONE) {
+			if (topic_info_fill(w, c, idx, ti) == -1)
+				goto nomem;
+		} else {
+			/* The payload may move before this is answered. */
+			if ((name = conn_alloc(c, q->topics[k].len + 1)) == NULL)
+				goto nomem;
+			memcpy(name, q->topics[k].s, q->topics[k].len);
+			ti->name = name;
+			ti->name_len = q->topics[k].len;
+		}
+	}
+	s->count = q->count;
+	req_done(r, ERR_NONE);
+	return;
+nomem:
+	r->st = NULL;
+	req_done(r, ERR_RESOURCE_LIMIT);
+}
+
+/* ---- CREATE_TOPIC ---- */
+
+static void
+exec_create_topic(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct create_topic_req *q = r->dec;
+	struct create_topic_resp *s;
+	char name[TOPIC_NAME_MAX + 1];
+	int32_t n;
+	int idx = -1;
+
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL) {
+		req_done(r, ERR_RESOURCE_LIMIT);
+		return;
+	}
+	memset(s, 0, sizeof(*s));
+	r->st = s;
+	req_done(r, ERR_NONE);
+	if (q->topic_len > TOPIC_NAME_MAX ||
+	    !topic_name_valid(q->topic, q->topic_len)) {
+		s->error = ERR_INVALID_TOPIC;
+		return;
+	}
+	name_copy(name, q->topic, q->topic_len);
+	n = q->partitions == 0 ? config_topic_partitions(w->conf, name) :
+	    q->partitions;
+	if (n < 1 || (uint32_t)n > w->conf->max_partitions) {
+		s->error = ERR_INVALID_PARTITIONS;
+		return;
+	}
+	if (shm_topic_create(w->shm, q->topic, q->topic_len, n, &idx) == -1) {
+		if (errno == EEXIST) {
+			s->error = ERR_TOPIC_EXISTS;
+			if (idx >= 0)
+				s->partitions = w->shm->topics[idx].partitions;
+		} else if (errno == ENOSPC)
+			s->error = ERR_RESOURCE_LIMIT;
+		else {
+			log_warn("create topic %s", name);
+			s->error = ERR_UNKNOWN;
+		}
+		return;
+	}
+	log_info("created topic %s with %d partitions", name, (int)n);
+	s->partitions = n;
+	worker_wake_writer(w, 1);
+}
+
+/* ---- PRODUCE ---- */
+
+/* Check every batch in records; a flume error code. */
+static int16_t
+records_validate(const uint8_t *p, size_t len)
+{
+	size_t off = 0, total;
+	uint32_t blen;
+	int rc;
+
+	if (len == 0)
+		return ERR_CORRUPT_MESSAGE;
+	while (off < len) {
+		if (len - off < BATCH_HEADER_SIZE)
+			return ERR_CORRUPT_MESSAGE;
+		blen = be32_get(p + off + BATCH_OFF_LENGTH);
+		if (blen > len - off - BATCH_LOG_OVERHEAD)
+			return ERR_CORRUPT_MESSAGE;
+		total = BATCH_LOG_OVERHEAD + (size_t)blen;
+		rc = batch_validate(p + off, total, NULL);
+		if (rc == BATCH_ECOMPRESSION)
+			return ERR_UNSUPPORTED_COMPRESSION;
+		if (rc != BATCH_OK)
+			return ERR_CORRUPT_MESSAGE;
+		off += total;
+	}
+	return ERR_NONE;
+}
+
+static int16_t
+produce_check(struct worker *w, const struct produce_part *pp,
+    struct shm_partition **out)
+{
+	struct shm_partition *p = NULL;
+	int16_t err;
+
+	if ((err = part_resolve(w, pp->topic, pp->topic_len, pp->partition, 1,
+	    &p)) != ERR_NONE)
+		return err;
+	if ((uint32_t)pp->records_len > w->conf->max_message_bytes)
+		return ERR_MESSAGE_TOO_LARGE;
+	if ((err = records_validate(pp->records, (size_t)pp->records_len)) !=
+	    ERR_NONE)
+		return err;
+	if (atomic_load_explicit(&p->storage_error, memory_order_relaxed) != 0)
+		return ERR_STORAGE;
+	*out = p;
+	return ERR_NONE;
+}
+
+/* acks=all: every appended part durable?  Times out the rest. */
+static void
+produce_check_durable(struct worker *w, struct req *r)
+{
+	const struct produce_req *q = r->dec;
+	struct produce_st *st = r->st;
+	int32_t i;
+	int waiting = 0;
+
+	for (i = 0; i < q->count; i++) {
+		if (st->parts[i] == NULL || st->res[i].error != ERR_NONE)
+			continue;
+		if (atomic_load_explicit(&st->parts[i]->durable_offset,
+		    memory_order_acquire) >= st->next[i]) {
+			st->parts[i] = NULL;
+			continue;
+		}
+		if (w->now >= r->deadline) {
+			st->res[i].error = ERR_TIMEOUT;
+			st->parts[i] = NULL;
+			continue;
+		}
+		waiting = 1;
+	}
+	r->state = waiting ? REQ_WAIT : REQ_DONE;
+}
+
+static void
+exec_produce(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct produce_req *q = r->dec;
+	struct produce_st *st = r->st;
+	struct shm_partition *p;
+	int64_t base, next;
+	int32_t i;
+
+	if (st == NULL) {
+		if (q->acks != 0 && q->acks != 1 && q->acks != -1) {
+			req_done(r, ERR_INVALID_REQUEST);
+			return;
+		}
+		r->noresp = q->acks == 0;
+		r->deadline = w->now + (q->timeout_ms > 0 ? q->timeout_ms :
+		    PRODUCE_DEFAULT_TIMEOUT);
+		if ((st = conn_alloc(c, sizeof(*st))) == NULL)
+			goto nomem;
+		memset(st, 0, sizeof(*st));
+		if (q->count > 0) {
+			st->res = conn_alloc(c, (size_t)q->count * sizeof(*st->res));
+			st->parts = conn_alloc(c, (size_t)q->count *
+			    sizeof(*st->parts));
+			st->next = conn_alloc(c, (size_t)q->count *
+			    sizeof(*st->next));
+			if (st->res == NULL || st->parts == NULL || st->next == NULL)
+				goto nomem;
+		}
+		for (i = 0; i < q->count; i++) {
+			st->res[i].base_offset = -1;
+			st->res[i].log_start = -1;
+			st->next[i] = -1;
+			st->parts[i] = NULL;
+			st->res[i].error = produce_check(w, &q->parts[i],
+			    &st->parts[i]);
+		}
+		r->st = st;
+	}
+	for (; st->cur < q->count; st->cur++) {
+		i = st->cur;
+		if ((p = st->parts[i]) == NULL)
+			continue;
+		if (ring_append(w->shm, p, q->parts[i].records,
+		    (size_t)q->parts[i].records_len, &base, &next) == -1) {
+			if (errno == EAGAIN) {
+				if (w->now < r->deadline && !w->stopping) {
+					r->state = REQ_BLOCKED;
+					return;
+				}
+				st->res[i].error = w->stopping ?
+				    ERR_SHUTTING_DOWN : ERR_TIMEOUT;
+			} else if (errno == EMSGSIZE)
+				st->res[i].error = ERR_MESSAGE_TOO_LARGE;
+			else {
+				log_warn("ring append");
+				st->res[i].error = ERR_UNKNOWN;
+			}
+			st->parts[i] = NULL;
+			continue;
+		}
+		st->res[i].base_offset = base;
+		st->res[i].log_start = atomic_load_explicit(&p->log_start,
+		    memory_order_acquire);
+		st->next[i] = next;
+		if (q->acks == -1)
+			atomic_store(&p->sync_wanted, 1);
+		worker_wake_writer(w, q->acks == -1);
+	}
+	st->appended = 1;
+	if (q->acks == -1) {
+		produce_check_durable(w, r);
+		return;
+	}
+	r->state = REQ_DONE;
+	return;
+nomem:
+	r->st = NULL;
+	req_done(r, ERR_RESOURCE_LIMIT);
+}
+
+/* ---- FETCH ---- */
+
+/* The cached reader of partition p; NULL (errno ENOENT: nothing stored). */
+static struct plog_reader *
+reader_get(struct worker *w, struct shm_partition *p)
+{
+	char dir[PATH_MAX], name[TOPIC_NAME_MAX + 1];
+	const struct shm_topic *t;
+	size_t slot = (size_t)(p - w->shm->parts);
+
+	if (slot >= w->nreaders) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (w->readers[slot] != NULL)
+		return w->readers[slot];
+	t = &w->shm->topics[p->topic];
+	if (t->name_len > TOPIC_NAME_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	name_copy(name, t->name, t->name_len);
+	if (topic_partition_dir(dir, sizeof(dir), w->conf->data_dir, name,
+	    p->partition) == -1) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	if (plog_reader_open(&w->readers[slot], dir) == -1) {
+		w->readers[slot] = NULL;
+		return NULL;
+	}
+	return w->readers[slot];
+}
+
+static void
+fetch_release(struct fetch_st *st)
+{
+	int32_t i;
+
+	for (i = 0; i < st->n; i++) {
+		if (st->s[i].fd >= 0)
+			close(st->s[i].fd);
+		st->s[i].fd = -1;
+		st->s[i].len = 0;
+	}
+	st->total = 0;
+}
+
+/*
+ * Look up what each partition has at its offset now, within the request's
+ * byte limits; the first partition with data may exceed them by the one
+ * whole batch it always gets.
+ */
+static void
+fetch_gather(struct worker *w, const struct fetch_req *q, struct fetch_st *st)
+{
+	const struct fetch_part *fp;
+	struct fetch_slot *s;
+	struct plog_reader *rd;
+	struct plog_slice sl;
+	int64_t budget, limit;
+	int32_t i;
+
+	fetch_release(st);
+	budget = q->max_bytes > 0 ? q->max_bytes : INT32_MAX;
+	for (i = 0; i < q->count; i++) {
+		fp = &q->parts[i];
+		s = &st->s[i];
+		if (s->p == NULL)
+			continue;
+		s->error = ERR_NONE;
+		s->log_start = atomic_load_explicit(&s->p->log_start,
+		    memory_order_acquire);
+		s->visible = atomic_load_explicit(&s->p->visible_offset,
+		    memory_order_acquire);
+		s->hwm = part_end(s->p);
+		if (fp->offset < s->log_start || fp->offset > s->hwm) {
+			s->error = ERR_OFFSET_OUT_OF_RANGE;
+			continue;
+		}
+		if (fp->offset >= s->visible)
+			continue;	/* nothing written there yet: wait */
+		limit = fp->max_bytes > 0 ? fp->max_bytes : 1;
+		if (st->total > 0) {
+			if (budget - st->total <= 0)
+				continue;
+			if (limit > budget - st->total)
+				limit = budget - st->total;
+		}
+		if ((rd = reader_get(w, s->p)) == NULL) {
+			if (errno != ENOENT) {
+				log_warn("fetch: partition reader");
+				s->error = ERR_STORAGE;
+			}
+			continue;
+		}
+		if (plog_reader_read(rd, fp->offset, s->visible, (size_t)limit,
+		    &sl) == -1) {
+			if (errno == ERANGE)
+				s->error = ERR_OFFSET_OUT_OF_RANGE;
+			else {
+				log_warn("fetch: read");
+				s->error = ERR_STORAGE;
+			}
+			continue;
+		}
+		if (sl.len == 0 || (st->total > 0 && (int64_t)sl.len > limit))
+			continue;
+		if ((s->fd = fcntl(sl.fd, F_DUPFD_CLOEXEC, 0)) == -1) {
+			log_warn("fetch: dup");
+			s->error = ERR_UNKNOWN;
+			continue;
+		}
+		s->pos = sl.pos;
+		s->len = sl.len;
+		st->total += (int64_t)sl.len;
+	}
+}
+
+/* Answer now, or keep waiting for min_bytes until the deadline? */
+static void
+fetch_decide(struct worker *w, struct req *r)
+{
+	const struct fetch_req *q = r->dec;
+	struct fetch_st *st = r->st;
+	int32_t i;
+
+	fetch_gather(w, q, st);
+	if (st->total >= q->min_bytes || w->now >= r->deadline || w->stopping) {
+		r->state = REQ_DONE;
+		return;
+	}
+	for (i = 0; i < q->count; i++) {
+		if (st->s[i].error != ERR_NONE) {
+			r->state = REQ_DONE;
+			return;
+		}
+	}
+	/* Hold no file descriptors while parked; gather again on wake. */
+	fetch_release(st);
+	r->state = REQ_WAIT;
+}
+
+static void
+exec_fetch(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct fetch_req *q = r->dec;
+	struct fetch_st *st;
+	struct fetch_slot *s;
+	int32_t i;
+
+	if ((st = conn_alloc(c, sizeof(*st))) == NULL)
+		goto nomem;
+	memset(st, 0, sizeof(*st));
+	if (q->count > 0 &&
+	    (st->s = conn_alloc(c, (size_t)q->count * sizeof(*st->s))) == NULL)
+		goto nomem;
+	st->n = q->count;
+	for (i = 0; i < q->count; i++) {
+		s = &st->s[i];
+		memset(s, 0, sizeof(*s));
+		s->fd = -1;
+		s->log_start = -1;
+		s->hwm = -1;
+		s->error = part_resolve(w, q->parts[i].topic,
+		    q->parts[i].topic_len, q->parts[i].partition, 0, &s->p);
+		if (s->error != ERR_NONE)
+			s->p = NULL;
+	}
+	r->st = st;
+	r->deadline = w->now + (q->max_wait_ms > 0 ? q->max_wait_ms : 0);
+	fetch_decide(w, r);
+	return;
+nomem:
+	req_done(r, ERR_RESOURCE_LIMIT);
+}
+
+/* ---- LIST_OFFSETS ---- */
+
+static void
+exec_list_offsets(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct list_offsets_req *q = r->dec;
+	struct list_offsets_resp *s;
+	struct shm_partition *p;
+	int32_t i;
+
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL)
+		goto nomem;
+	memset(s, 0, sizeof(*s));
+	if (q->count > 0 && (s->results = conn_alloc(c, (size_t)q->count *
+	    sizeof(*s->results))) == NULL)
+		goto nomem;
+	s->count = q->count;
+	for (i = 0; i < q->count; i++) {
+		s->results[i].offset = -1;
+		p = NULL;
+		s->results[i].error = part_resolve(w, q->parts[i].topic,
+		    q->parts[i].topic_len, q->parts[i].partition, 0, &p);
+		if (s->results[i].error != ERR_NONE)
+			continue;
+		if (q->parts[i].which == OFFSET_EARLIEST)
+			s->results[i].offset = atomic_load_explicit(&p->log_start,
+			    memory_order_acquire);
+		else if (q->parts[i].which == OFFSET_LATEST)
+			s->results[i].offset = part_end(p);
+		else
+			s->results[i].error = ERR_INVALID_REQUEST;
+	}
+	r->st = s;
+	req_done(r, ERR_NONE);
+	return;
+nomem:
+	req_done(r, ERR_RESOURCE_LIMIT);
+}
+
+/* ---- WORKERS ---- */
+
+static void
+exec_workers(struct worker *w, struct conn *c, struct req *r)
+{
+	struct workers_resp *s;
+	struct shm_child *ch;
+	struct child_info *ci;
+	int64_t now_rt = worker_realtime_ms();
+	uint32_t i, n = w->shm->hdr->limits.child_slots;
+	int32_t pid;
+
+	if (r->payload_len != 0) {
+		req_done(r, ERR_INVALID_REQUEST);
+		return;
+	}
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL)
+		goto nomem;
+	memset(s, 0, sizeof(*s));
+	if (n > 0 && (s->children = conn_alloc(c, n * sizeof(*ci))) == NULL)
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		ch = &w->shm->children[i];
+		if ((pid = atomic_load(&ch->pid)) <= 0)
+			continue;
+		ci = &s->children[s->count++];
+		ci->slot = (int32_t)i;
+		ci->role = (int8_t)ch->role;
+		ci->pid = pid;
+		ci->uptime_ms = ch->start_ms > 0 && now_rt > ch->start_ms ?
+		    now_rt - ch->start_ms : 0;
+		ci->restarts = ch->restarts;
+	}
+	r->st = s;
+	req_done(r, ERR_NONE);
+	return;
+nomem:
+	req_done(r, ERR_RESOURCE_LIMIT);
+}
+
+void
+handler_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	if (r->state == REQ_NEW) {
+		if (r->api != API_WORKERS && req_decode(c, r) == -1) {
+			req_done(r, ERR_INVALID_REQUEST);
+			return;
+		}
+	}
+	switch (r->api) {
+	case API_HANDSHAKE:
+		exec_handshake(w, c, r);
+		break;
+	case API_METADATA:
+		exec_metadata(w, c, r);
+		break;
+	case API_CREATE_TOPIC:
+		exec_create_topic(w, c, r);
+		break;
+	case API_PRODUCE:
+		exec_produce(w, c, r);
+		break;
+	case API_FETCH:
+		exec_fetch(w, c, r);
+		break;
+	case API_LIST_OFFSETS:
+		exec_list_offsets(w, c, r);
+		break;
+	case API_WORKERS:
+		exec_workers(w, c, r);
+		break;
+	default:
+		req_done(r, ERR_UNSUPPORTED_API);
+		break;
+	}
+}
+
+void
+handler_poll(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct fetch_req *fq;
+	struct fetch_st *st;
+	int32_t i;
+	int moved = 0;
+
+	if (r->state != REQ_WAIT)
+		return;
+	if (r->api == API_PRODUCE) {
+		produce_check_durable(w, r);
+		return;
+	}
+	if (r->api != API_FETCH)
+		return;
+	fq = r->dec;
+	st = r->st;
+	for (i = 0; i < fq->count && !moved; i++) {
+		if (st->s[i].p != NULL && atomic_load_explicit(
+		    &st->s[i].p->visible_offset, memory_order_acquire) !=
+		    st->s[i].visible)
+			moved = 1;
+	}
+	if (moved || w->now >= r->deadline || w->stopping)
+		fetch_decide(w, r);
+}
+
+void
+handler_release(struct req *r)
+{
+	if (r->api == API_FETCH && r->st != NULL)
+		fetch_release(r->st);
+}
+
+/* An answer that is only an error, in the shape the api's decoder reads. */
+static void
+emit_error(struct worker *w, struct conn *c, struct req *r)
+{
+	struct wbuf *wb = &c->out;
+	size_t start;
+
+	start = frame_begin_response(wb, r->id);
+	wbuf_i16(wb, r->error);
+	switch (r->api) {
+	case API_HANDSHAKE:
+		wbuf_i16(wb, FLUME_PROTOCOL_VERSION);
+		wbuf_i32(wb, (int32_t)w->conf->max_request_bytes);
+		wbuf_str(wb, BROKER_NAME, sizeof(BROKER_NAME) - 1);
+		break;
+	case API_CREATE_TOPIC:
+		wbuf_i32(wb, 0);
+		break;
+	case API_METADATA:
+	case API_PRODUCE:
+	case API_FETCH:
+	case API_LIST_OFFSETS:
+	case API_WORKERS:
+		wbuf_i32(wb, 0);
+		break;
+	default:
+		break;
+	}
+	frame_end(wb, start);
+	conn_out_commit(c);
+}
+
+static void
+emit_fetch(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct fetch_req *q = r->dec;
+	struct fetch_st *st = r->st;
+	struct fetch_slot *s;
+	struct wbuf *wb = &c->out;
+	uint64_t size;
+	int32_t i;
+
+	size = 4 + 2 + 4;
+	for (i = 0; i < q->count; i++)
+		size += 2 + 8 + 8 + 4 + st->s[i].len;
+	if (size > UINT32_MAX) {
+		c->dead = 1;
+		return;
+	}
+	wbuf_i32(wb, (int32_t)(uint32_t)size);
+	wbuf_i32(wb, (int32_t)r->id);
+	wbuf_i16(wb, ERR_NONE);
+	wbuf_i32(wb, q->count);
+	for (i = 0; i < q->count; i++) {
+		s = &st->s[i];
+		wbuf_i16(wb, s->error);
+		wbuf_i64(wb, s->log_start);
+		wbuf_i64(wb, s->hwm);
+		wbuf_i32(wb, (int32_t)s->len);
+		if (s->len > 0) {
+			/* The output queue owns the descriptor from here. */
+			if (conn_out_file(c, s->fd, s->pos, s->len) == -1) {
+				s->fd = -1;
+				return;
+			}
+			s->fd = -1;
+			s->len = 0;
+		}
+	}
+	conn_out_commit(c);
+}
+
+void
+handler_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	struct wbuf *wb = &c->out;
+	struct produce_resp pr;
+	struct produce_st *pst;
+	size_t start;
+
+	if (r->error != ERR_NONE || r->st == NULL) {
+		if (r->error == ERR_NONE)
+			r->error = ERR_UNKNOWN;
+		emit_error(w, c, r);
+		return;
+	}
+	if (r->api == API_FETCH) {
+		emit_fetch(w, c, r);
+		return;
+	}
+	start = frame_begin_response(wb, r->id);
+	switch (r->api) {
+	case API_HANDSHAKE:
+		msg_encode_handshake_resp(wb, r->st);
+		break;
+	case API_METADATA:
+		msg_encode_metadata_resp(wb, r->st);
+		break;
+	case API_CREATE_TOPIC:
+		msg_encode_create_topic_resp(wb, r->st);
+		break;
+	case API_PRODUCE:
+		pst = r->st;
+		pr.error = ERR_NONE;
+		pr.count = ((const struct produce_req *)r->dec)->count;
+		pr.results = pst->res;
+		msg_encode_produce_resp(wb, &pr);
+		break;
+	case API_LIST_OFFSETS:
+		msg_encode_list_offsets_resp(wb, r->st);
+		break;
+	case API_WORKERS:
+		msg_encode_workers_resp(wb, r->st);
+		break;
+	}
+	frame_end(wb, start);
+	conn_out_commit(c);
+}

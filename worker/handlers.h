@@ -1,0 +1,29 @@
+/*
+ * The native API handlers of a worker: decode a request (into the
+ * connection's arena), execute it against shared memory and the log,
+ * park it when it must wait, and encode its response.
+ */
+#ifndef FLUME_WORKER_HANDLERS_H
+#define FLUME_WORKER_HANDLERS_H
+
+#include <stdint.h>
+
+struct worker;
+struct conn;
+struct req;
+
+/* Open the per-partition reader cache; 0 or -1. */
+int	handlers_init(struct worker *w);
+void	handlers_fini(struct worker *w);
+/* Execute r (state NEW or BLOCKED); leaves it DONE, WAIT or BLOCKED. */
+void	handler_exec(struct worker *w, struct conn *c, struct req *r);
+/* Re-check a BLOCKED or WAIT request's condition and deadline. */
+void	handler_poll(struct worker *w, struct conn *c, struct req *r);
+/* The payload moved (detached); decode it again from r->payload. 0 or -1. */
+int	handler_redecode(struct conn *c, struct req *r);
+/* Append r's response (DONE) to c's output. */
+void	handler_emit(struct worker *w, struct conn *c, struct req *r);
+/* Free what r holds outside the arena (file descriptors). */
+void	handler_release(struct req *r);
+
+#endif

@@ -1,0 +1,349 @@
+/*
+ * The worker process: one epoll loop over the shared listening socket
+ * (EPOLLEXCLUSIVE, so one worker wakes per connection), this worker's
+ * eventfd (the writer's wake-ups) and its connections.
+ *
+ * There are no timers: epoll_wait sleeps until the nearest deadline of a
+ * parked request, an idle or partial-frame timeout sweep, or the end of
+ * the shutdown grace period.  Parking follows the contract with the
+ * writer: set children[slot].wake_wanted, re-check every parked request,
+ * then sleep; the writer clears the flag and writes our eventfd after any
+ * drain cycle that moved an offset.
+ */
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <bsd/unistd.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "master/broker.h"
+#include "master/log.h"
+#include "worker/conn.h"
+#include "worker/handlers.h"
+#include "worker/worker.h"
+
+#define WORKER_EVENTS		128
+#define WORKER_ACCEPTS		64	/* accept(2) calls per wake-up */
+#define WORKER_STOP_GRACE	5000	/* ms to answer in-flight requests */
+
+static volatile sig_atomic_t worker_quit;
+
+/* epoll tags for the two non-connection descriptors. */
+static char tag_listen, tag_wake;
+
+static void
+worker_sig(int sig)
+{
+	(void)sig;
+	worker_quit = 1;
+}
+
+int64_t
+worker_clock_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t
+worker_realtime_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+worker_wake_writer(struct worker *w, int force)
+{
+	if (force || atomic_load(&w->shm->hdr->writer_sleeping))
+		broker_wake(w->b, broker_writer_slot(w->b));
+}
+
+void
+worker_sweep_before(struct worker *w, int64_t t)
+{
+	if (t < w->next_sweep)
+		w->next_sweep = t;
+}
+
+static void
+peer_name(const struct sockaddr_storage *ss, char *buf, size_t size)
+{
+	char host[INET6_ADDRSTRLEN];
+	const struct sockaddr_in *sin;
+	const struct sockaddr_in6 *sin6;
+
+	if (ss->ss_family == AF_INET) {
+		sin = (const struct sockaddr_in *)ss;
+		inet_ntop(AF_INET, &sin->sin_addr, host, sizeof(host));
+		snprintf(buf, size, "%s:%u", host, ntohs(sin->sin_port));
+	} else if (ss->ss_family == AF_INET6) {
+		sin6 = (const struct sockaddr_in6 *)ss;
+		inet_ntop(AF_INET6, &sin6->sin6_addr, host, sizeof(host));
+		snprintf(buf, size, "[%s]:%u", host, ntohs(sin6->sin6_port));
+	} else
+		snprintf(buf, size, "unix");
+}
+
+static void
+worker_accept(struct worker *w)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	char peer[64];
+	struct conn *c;
+	int fd, one = 1, i;
+
+	for (i = 0; i < WORKER_ACCEPTS && w->listen_fd != -1; i++) {
+		sl = sizeof(ss);
+		fd = accept4(w->listen_fd, (struct sockaddr *)&ss, &sl,
+		    SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd == -1) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				log_warn("accept");
+			return;
+		}
+		atomic_fetch_add_explicit(&w->me->accepted, 1,
+		    memory_order_relaxed);
+		peer_name(&ss, peer, sizeof(peer));
+		if (w->conf->max_connections > 0 &&
+		    w->nconns >= w->conf->max_connections) {
+			log_warnx("%s: too many connections, closing", peer);
+			close(fd);
+			continue;
+		}
+		if (ss.ss_family == AF_INET || ss.ss_family == AF_INET6)
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if ((c = conn_new(w, fd, peer)) != NULL)
+			log_debug("%s: connected", peer);
+	}
+}
+
+/* Reset our eventfd; its count only means "look again". */
+static void
+worker_drain_wake(struct worker *w)
+{
+	uint64_t v;
+
+	while (read(w->wake_fd, &v, sizeof(v)) == -1 && errno == EINTR)
+		;
+}
+
+/*
+ * Re-check every connection that holds requests; returns how many are
+ * still parked and lowers *deadline to the nearest of theirs.
+ */
+static int
+worker_poll_parked(struct worker *w, int64_t *deadline)
+{
+	struct conn *c, *next;
+	int parked = 0;
+
+	for (c = TAILQ_FIRST(&w->busy); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, busy_entry);
+		conn_poll_parked(c, w->now, deadline, &parked);
+	}
+	return parked;
+}
+
+static void
+worker_sweep(struct worker *w)
+{
+	struct conn *c, *next;
+	int64_t deadline = WORKER_NEVER;
+
+	for (c = TAILQ_FIRST(&w->conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, entry);
+		conn_check_timeouts(c, w->now, &deadline);
+	}
+	w->next_sweep = deadline;
+}
+
+/* Stop accepting; requests in flight get WORKER_STOP_GRACE ms. */
+static void
+worker_stop(struct worker *w)
+{
+	struct conn *c, *next;
+
+	w->stopping = 1;
+	w->stop_deadline = w->now + WORKER_STOP_GRACE;
+	if (w->listen_fd != -1) {
+		epoll_ctl(w->epfd, EPOLL_CTL_DEL, w->listen_fd, NULL);
+		close(w->listen_fd);
+		w->listen_fd = -1;
+	}
+	log_info("shutting down, %u connections", w->nconns);
+	/* Idle connections close now; busy ones once answered. */
+	for (c = TAILQ_FIRST(&w->conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, entry);
+		conn_run(c);
+	}
+}
+
+static __attribute__((noreturn)) void
+worker_exit(struct worker *w)
+{
+	struct conn *c;
+
+	while ((c = TAILQ_FIRST(&w->conns)) != NULL)
+		conn_close(c);
+	handlers_fini(w);
+	close(w->epfd);
+	atomic_store(&w->me->wake_wanted, 0);
+	atomic_store(&w->me->state, CHILD_ASSIGNED);
+	log_info("exiting");
+	exit(0);
+}
+
+/* Signals stay blocked except inside epoll_pwait, so none is missed. */
+static sigset_t worker_waitmask;
+
+static void
+worker_setup(struct worker *w, struct broker *b)
+{
+	sigset_t block;
+	static char role[32];
+	struct sigaction sa;
+	struct epoll_event ev;
+	int32_t master;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+		fatal("prctl");
+	master = b->shm.hdr->master_pid;
+	if (master > 0 && getppid() != master)
+		_exit(0);
+	setproctitle("worker %d", b->slot);
+	snprintf(role, sizeof(role), "worker %d", b->slot);
+	log_setrole(role);
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = worker_sig;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &block, &worker_waitmask) == -1)
+		fatal("sigprocmask");
+	sigdelset(&worker_waitmask, SIGTERM);
+	sigdelset(&worker_waitmask, SIGINT);
+
+	memset(w, 0, sizeof(*w));
+	w->b = b;
+	w->shm = &b->shm;
+	w->conf = b->conf;
+	w->me = &b->shm.children[b->slot];
+	w->listen_fd = b->listen_fd;
+	w->wake_fd = b->eventfds[b->slot];
+	w->next_sweep = WORKER_NEVER;
+	w->now = worker_clock_ms();
+	TAILQ_INIT(&w->conns);
+	TAILQ_INIT(&w->busy);
+	if (handlers_init(w) == -1)
+		fatal("reader cache");
+	if ((w->epfd = epoll_create1(EPOLL_CLOEXEC)) == -1)
+		fatal("epoll_create1");
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+	ev.data.ptr = &tag_listen;
+	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->listen_fd, &ev) == -1)
+		fatal("epoll_ctl listen");
+	ev.events = EPOLLIN;
+	ev.data.ptr = &tag_wake;
+	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->wake_fd, &ev) == -1)
+		fatal("epoll_ctl eventfd");
+
+	atomic_store(&w->me->connections, 0);
+	atomic_store(&w->me->pid, (int32_t)getpid());
+	atomic_store(&w->me->state, CHILD_ACTIVE);
+}
+
+void
+worker_main(struct broker *b)
+{
+	struct worker wk, *w = &wk;
+	struct epoll_event evs[WORKER_EVENTS];
+	int64_t deadline, timeout;
+	int i, n, parked;
+
+	worker_setup(w, b);
+	log_info("started");
+	for (;;) {
+		w->now = worker_clock_ms();
+		if (!w->stopping && (worker_quit ||
+		    atomic_load(&w->shm->hdr->shutdown)))
+			worker_stop(w);
+		if (w->stopping && (w->nconns == 0 || w->now >= w->stop_deadline))
+			worker_exit(w);
+
+		deadline = WORKER_NEVER;
+		parked = worker_poll_parked(w, &deadline);
+		if (parked > 0) {
+			/* Ask for a wake-up, then look once more (no lost wake-up). */
+			if (atomic_exchange(&w->me->wake_wanted, 1) == 0) {
+				deadline = WORKER_NEVER;
+				parked = worker_poll_parked(w, &deadline);
+			}
+		}
+		if (w->now >= w->next_sweep)
+			worker_sweep(w);
+		if (w->next_sweep < deadline)
+			deadline = w->next_sweep;
+		if (w->stopping && w->stop_deadline < deadline)
+			deadline = w->stop_deadline;
+		if (w->stopping && w->nconns == 0)
+			continue;
+		if (deadline == WORKER_NEVER)
+			timeout = -1;
+		else {
+			timeout = deadline - w->now;
+			if (timeout < 0)
+				timeout = 0;
+			if (timeout > INT32_MAX)
+				timeout = INT32_MAX;
+		}
+		n = epoll_pwait(w->epfd, evs, WORKER_EVENTS, (int)timeout,
+		    &worker_waitmask);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			fatal("epoll_wait");
+		}
+		w->now = worker_clock_ms();
+		for (i = 0; i < n; i++) {
+			if (evs[i].data.ptr == &tag_listen) {
+				if (!w->stopping)
+					worker_accept(w);
+			} else if (evs[i].data.ptr == &tag_wake) {
+				worker_drain_wake(w);
+			} else {
+				struct conn *c = evs[i].data.ptr;
+
+				conn_on_event(c, evs[i].events);
+				conn_run(c);
+			}
+		}
+	}
+}
