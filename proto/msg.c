@@ -60,6 +60,8 @@ static const char *const error_names[ERR_MAX] = {
 	[ERR_AUTH_FAILED] = "authentication failed",
 	[ERR_ACCESS_DENIED] = "access denied",
 	[ERR_SHUTTING_DOWN] = "broker shutting down",
+	[ERR_AUTH_REQUIRED] = "authentication required",
+	[ERR_PRODUCER_FENCED] = "unknown producer id or stale producer epoch",
 };
 
 static const char *const api_names[API_MAX] = {
@@ -78,6 +80,9 @@ static const char *const api_names[API_MAX] = {
 	[API_LIST_GROUPS] = "LIST_GROUPS",
 	[API_DESCRIBE_GROUP] = "DESCRIBE_GROUP",
 	[API_INIT_PRODUCER] = "INIT_PRODUCER",
+	[API_AUTH_BEGIN] = "AUTH_BEGIN",
+	[API_AUTH_PROVE] = "AUTH_PROVE",
+	[API_STATS] = "STATS",
 };
 
 const char *

@@ -41,7 +41,10 @@ enum api_key {
 	API_LIST_GROUPS = 13,
 	API_DESCRIBE_GROUP = 14,
 	API_INIT_PRODUCER = 15,
-	API_MAX = 16
+	API_AUTH_BEGIN = 16,		/* challenge-response authentication */
+	API_AUTH_PROVE = 17,
+	API_STATS = 18,			/* broker figures for flume-admin stats */
+	API_MAX = 19
 };
 
 enum flume_error {
@@ -71,7 +74,9 @@ enum flume_error {
 	ERR_AUTH_FAILED = 23,
 	ERR_ACCESS_DENIED = 24,
 	ERR_SHUTTING_DOWN = 25,
-	ERR_MAX = 26
+	ERR_AUTH_REQUIRED = 26,		/* authenticate before anything else */
+	ERR_PRODUCER_FENCED = 27,	/* unknown producer id or stale epoch */
+	ERR_MAX = 28
 };
 
 const char	*flume_strerror(int err);	/* "unknown topic or partition" */
