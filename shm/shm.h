@@ -35,7 +35,7 @@
 #include "proto/msg.h"
 
 #define SHM_MAGIC		0x314d48534d554c46ULL	/* "FLUMSHM1" */
-#define SHM_LAYOUT_VERSION	1
+#define SHM_LAYOUT_VERSION	2
 #define SHM_NAME_MAX		64
 
 struct shm_limits {

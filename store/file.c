@@ -8,6 +8,7 @@
  */
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -152,5 +153,57 @@ store_text_check(const char *buf, size_t len, size_t *body_len)
 	return 0;
 bad:
 	errno = EBADMSG;
+	return -1;
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int
+store_dir_names(const char *dir,
+    size_t (*keep)(const char *dir, const char *name, size_t len),
+    char ***names, size_t *np)
+{
+	char **v = NULL, **nv;
+	struct dirent *de;
+	DIR *d;
+	size_t n = 0, cap = 0, i, k;
+	int saved;
+
+	*names = NULL;
+	*np = 0;
+	if ((d = opendir(dir)) == NULL)
+		return -1;
+	while ((errno = 0, de = readdir(d)) != NULL) {
+		if ((k = keep(dir, de->d_name, strlen(de->d_name))) == 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			if ((nv = reallocarray(v, cap, sizeof(*v))) == NULL)
+				goto fail;
+			v = nv;
+		}
+		if ((v[n] = strndup(de->d_name, k)) == NULL)
+			goto fail;
+		n++;
+	}
+	if (errno != 0)
+		goto fail;
+	closedir(d);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), name_cmp);
+	*names = v;
+	*np = n;
+	return 0;
+fail:
+	saved = errno;
+	closedir(d);
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	errno = saved;
 	return -1;
 }

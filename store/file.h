@@ -22,6 +22,14 @@ int	store_file_read(const char *path, size_t max, char **buf, size_t *len);
  * covers.  0, or -1 with EBADMSG.
  */
 int	store_text_check(const char *buf, size_t len, size_t *body_len);
+/*
+ * The entries of dir that keep() accepts, sorted: a malloc'ed array of
+ * malloc'ed names.  keep returns how much of the entry's name to store
+ * (0 skips it).  0, or -1 with errno (ENOENT when dir does not exist).
+ */
+int	store_dir_names(const char *dir,
+	    size_t (*keep)(const char *dir, const char *name, size_t len),
+	    char ***names, size_t *n);
 /* mkdir, and fsync the parent when it was created. 0 or -1. */
 int	store_mkdir(const char *path);
 

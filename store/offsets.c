@@ -14,7 +14,6 @@
  */
 #include <sys/stat.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -223,54 +222,23 @@ bad:
 	return -1;
 }
 
-static int
-name_cmp(const void *a, const void *b)
+/* A saved group's file: "<group>.offsets"; keep the group's name. */
+static size_t
+offsets_file_keep(const char *dir, const char *name, size_t len)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	size_t sl = sizeof(OFFSETS_SUFFIX) - 1;
+
+	(void)dir;
+	if (len <= sl || strcmp(name + len - sl, OFFSETS_SUFFIX) != 0 ||
+	    !group_name_valid(name, len - sl))
+		return 0;
+	return len - sl;
 }
 
 int
 offsets_list(const char *dir, char ***groups, size_t *np)
 {
-	char **v = NULL, **nv;
-	struct dirent *de;
-	DIR *d;
-	size_t n = 0, cap = 0, i, len, sl = sizeof(OFFSETS_SUFFIX) - 1;
-	int saved;
-
-	*groups = NULL;
-	*np = 0;
-	if ((d = opendir(dir)) == NULL)
+	if (store_dir_names(dir, offsets_file_keep, groups, np) == -1)
 		return errno == ENOENT ? 0 : -1;
-	while ((errno = 0, de = readdir(d)) != NULL) {
-		len = strlen(de->d_name);
-		if (len <= sl || strcmp(de->d_name + len - sl, OFFSETS_SUFFIX) != 0 ||
-		    !group_name_valid(de->d_name, len - sl))
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			if ((nv = reallocarray(v, cap, sizeof(*v))) == NULL)
-				goto fail;
-			v = nv;
-		}
-		if ((v[n] = strndup(de->d_name, len - sl)) == NULL)
-			goto fail;
-		n++;
-	}
-	if (errno != 0)
-		goto fail;
-	closedir(d);
-	if (n > 1)
-		qsort(v, n, sizeof(*v), name_cmp);
-	*groups = v;
-	*np = n;
 	return 0;
-fail:
-	saved = errno;
-	closedir(d);
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-	errno = saved;
-	return -1;
 }

@@ -10,7 +10,6 @@
  */
 #include <sys/stat.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -141,58 +140,27 @@ bad:
 	return -1;
 }
 
-static int
-name_cmp(const void *a, const void *b)
+/* A topic is a directory with a valid name holding a topic.meta file. */
+static size_t
+topic_dir_keep(const char *data_dir, const char *name, size_t len)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	char path[PATH_MAX];
+	struct stat st;
+	int k;
+
+	if (!topic_name_valid(name, len))
+		return 0;
+	k = snprintf(path, sizeof(path), "%s/%s/%s", data_dir, name, TOPIC_META);
+	if (k < 0 || (size_t)k >= sizeof(path) ||
+	    stat(path, &st) == -1 || !S_ISREG(st.st_mode))
+		return 0;
+	return len;
 }
 
 int
 topic_list(const char *data_dir, char ***names, size_t *np)
 {
-	char path[PATH_MAX], **v = NULL, **nv;
-	struct stat st;
-	struct dirent *de;
-	DIR *d;
-	size_t n = 0, cap = 0, i;
-	int k, saved;
-
-	if ((d = opendir(data_dir)) == NULL)
-		return -1;
-	while ((errno = 0, de = readdir(d)) != NULL) {
-		if (!topic_name_valid(de->d_name, strlen(de->d_name)))
-			continue;
-		k = snprintf(path, sizeof(path), "%s/%s/%s", data_dir,
-		    de->d_name, TOPIC_META);
-		if (k < 0 || (size_t)k >= sizeof(path) ||
-		    stat(path, &st) == -1 || !S_ISREG(st.st_mode))
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			if ((nv = reallocarray(v, cap, sizeof(*v))) == NULL)
-				goto fail;
-			v = nv;
-		}
-		if ((v[n] = strdup(de->d_name)) == NULL)
-			goto fail;
-		n++;
-	}
-	if (errno != 0)
-		goto fail;
-	closedir(d);
-	if (n > 1)
-		qsort(v, n, sizeof(*v), name_cmp);
-	*names = v;
-	*np = n;
-	return 0;
-fail:
-	saved = errno;
-	closedir(d);
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-	errno = saved;
-	return -1;
+	return store_dir_names(data_dir, topic_dir_keep, names, np);
 }
 
 int

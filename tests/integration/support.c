@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "shm/shm.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
 
@@ -203,8 +204,13 @@ flumed_kill(struct flumed *d)
 void
 flumed_cleanup(struct flumed *d)
 {
+	char name[SHM_NAME_MAX];
+
 	if (d->pid > 0)
 		flumed_kill(d);
+	/* A killed master leaves its shared memory for the next start: remove it. */
+	if (d->dir != NULL && shm_name_for(d->data, name, sizeof(name)) == 0)
+		shm_unlink_name(name);
 	if (d->dir != NULL && getenv("FLUME_KEEP_TMP") == NULL)
 		test_rmtree(d->dir);
 	free(d->dir);
