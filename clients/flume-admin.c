@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "clients/flume.h"
+#include "clients/flume_stats.h"
 #include "clients/flume_tool.h"
 
 static void
@@ -17,7 +18,12 @@ usage(FILE *f)
 	fprintf(f, "usage: flume-admin [-b host:port] topics\n"
 	    "       flume-admin [-b host:port] create topic [-p partitions]\n"
 	    "       flume-admin [-b host:port] describe topic\n"
-	    "       flume-admin [-b host:port] workers\n");
+	    "       flume-admin [-b host:port] workers\n"
+	    "       flume-admin [-b host:port] groups\n"
+	    "       flume-admin [-b host:port] group name\n"
+	    "       flume-admin [-b host:port] stats\n"
+	    "options: --secret-file file (before the command; default "
+	    "$FLUME_SECRET_FILE)\n");
 }
 
 static int
@@ -127,15 +133,106 @@ cmd_workers(struct flume_client *c)
 		fprintf(stderr, "flume-admin: %s\n", flume_errstr(c));
 		return 1;
 	}
-	printf("%-4s %-6s %8s %12s %8s\n", "SLOT", "ROLE", "PID", "UPTIME",
+	printf("%-4s %-7s %8s %12s %8s\n", "SLOT", "ROLE", "PID", "UPTIME",
 	    "RESTARTS");
 	for (i = 0; i < n; i++) {
 		flume_tool_uptime(up, sizeof(up), w[i].uptime_ms);
-		printf("%-4d %-6s %8d %12s %8d\n", (int)w[i].slot,
-		    w[i].role == 1 ? "writer" : "worker", (int)w[i].pid, up,
+		printf("%-4d %-7s %8d %12s %8d\n", (int)w[i].slot,
+		    w[i].role == 1 ? "writer" : w[i].role == 2 ? "metrics" :
+		    "worker", (int)w[i].pid, up,
 		    (int)w[i].restarts);
 	}
 	free(w);
+	return 0;
+}
+
+/* The broker's figures (the STATS api), as the metrics endpoint has them. */
+static int
+cmd_stats(struct flume_client *c)
+{
+	struct stats_resp st;
+	struct arena a;
+	int rc = 0;
+
+	arena_init(&a, 256u << 20);
+	if (flume_tool_stats(c, &a, &st) == -1) {
+		fprintf(stderr, "flume-admin: %s\n", flume_errstr(c));
+		rc = 1;
+	} else
+		flume_tool_stats_print(stdout, &st);
+	arena_free(&a);
+	return rc;
+}
+
+/* Every consumer group: name, state, generation, members. */
+static int
+cmd_groups(struct flume_client *c)
+{
+	struct flume_group_info *l;
+	int n, i;
+
+	if ((n = flume_list_groups(c, &l)) == -1) {
+		fprintf(stderr, "flume-admin: %s\n", flume_errstr(c));
+		return 1;
+	}
+	printf("%-24s %-11s %10s %7s\n", "GROUP", "STATE", "GENERATION",
+	    "MEMBERS");
+	for (i = 0; i < n; i++)
+		printf("%-24s %-11s %10d %7d\n", l[i].name,
+		    flume_group_state_name(l[i].state), (int)l[i].generation,
+		    (int)l[i].members);
+	flume_group_list_free(l, n);
+	return 0;
+}
+
+/*
+ * One group: its state and generation, each member with its assigned
+ * partitions (topic/partition, comma separated), and per partition the
+ * committed offset, the log end and the lag ("-" where nothing is
+ * committed).
+ */
+static int
+cmd_group(struct flume_client *c, const char *name)
+{
+	struct flume_group_desc *d;
+	const struct flume_group_member *m;
+	const struct flume_group_partition *p;
+	char committed[32], lag[32];
+	int32_t i, j;
+
+	if (flume_describe_group(c, name, &d) == -1) {
+		fprintf(stderr, "flume-admin: %s\n", flume_errstr(c));
+		return 1;
+	}
+	printf("group %s\nstate %s\ngeneration %d\n", name,
+	    flume_group_state_name(d->state), (int)d->generation);
+	printf("%-40s %-20s %s\n", "MEMBER", "CLIENT", "PARTITIONS");
+	for (i = 0; i < d->member_count; i++) {
+		m = &d->members[i];
+		printf("%-40s %-20s ", m->member_id,
+		    m->client_id[0] != '\0' ? m->client_id : "-");
+		for (j = 0; j < m->count; j++)
+			printf("%s%s/%d", j > 0 ? "," : "", m->parts[j].topic,
+			    (int)m->parts[j].partition);
+		printf("%s\n", m->count == 0 ? "-" : "");
+	}
+	printf("%-24s %9s %20s %20s %20s\n", "TOPIC", "PARTITION", "COMMITTED",
+	    "LOG_END", "LAG");
+	for (i = 0; i < d->partition_count; i++) {
+		p = &d->partitions[i];
+		if (p->committed >= 0) {
+			snprintf(committed, sizeof(committed), "%lld",
+			    (long long)p->committed);
+			snprintf(lag, sizeof(lag), "%lld", (long long)(p->log_end >
+			    p->committed ? p->log_end - p->committed : 0));
+		} else {
+			snprintf(committed, sizeof(committed), "-");
+			snprintf(lag, sizeof(lag), "-");
+		}
+		printf("%-24s %9d %20s %20lld %20s\n", p->topic, (int)p->partition,
+		    committed, (long long)p->log_end, lag);
+	}
+	flume_group_desc_free(d);
 	return 0;
 }
 
@@ -143,12 +240,16 @@ int
 main(int argc, char *argv[])
 {
 	struct flume_client *c;
-	const char *broker = NULL, *cmd;
+	const char *broker = NULL, *cmd, *secret = NULL;
 	int ch, status;
 
 	/* "+": options stop at the command, which has its own. */
-	while ((ch = getopt(argc, argv, "+b:h")) != -1) {
+	while ((ch = getopt_long(argc, argv, "+b:h", flume_tool_longopts,
+	    NULL)) != -1) {
 		switch (ch) {
+		case FLUME_TOOL_OPT_SECRET:
+			secret = optarg;
+			break;
 		case 'b':
 			broker = optarg;
 			break;
@@ -169,13 +270,16 @@ main(int argc, char *argv[])
 	cmd = argv[0];
 	if (!((strcmp(cmd, "topics") == 0 && argc == 1) ||
 	    (strcmp(cmd, "workers") == 0 && argc == 1) ||
+	    (strcmp(cmd, "stats") == 0 && argc == 1) ||
+	    (strcmp(cmd, "groups") == 0 && argc == 1) ||
+	    (strcmp(cmd, "group") == 0 && argc == 2) ||
 	    (strcmp(cmd, "describe") == 0 && argc == 2) ||
 	    strcmp(cmd, "create") == 0)) {
 		usage(stderr);
 		return 2;
 	}
 	broker = flume_tool_broker(broker);
-	if ((c = flume_connect(broker)) == NULL) {
+	if ((c = flume_tool_connect(broker, secret)) == NULL) {
 		fprintf(stderr, "flume-admin: %s\n", flume_errstr(NULL));
 		return 1;
 	}
@@ -183,6 +287,12 @@ main(int argc, char *argv[])
 		status = cmd_topics(c);
 	else if (strcmp(cmd, "workers") == 0)
 		status = cmd_workers(c);
+	else if (strcmp(cmd, "stats") == 0)
+		status = cmd_stats(c);
+	else if (strcmp(cmd, "groups") == 0)
+		status = cmd_groups(c);
+	else if (strcmp(cmd, "group") == 0)
+		status = cmd_group(c, argv[1]);
 	else if (strcmp(cmd, "describe") == 0)
 		status = cmd_describe(c, argv[1]);
 	else

@@ -25,7 +25,11 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: flume-consume [-b host:port] -t topic [-p partition] "
 	    "[-o beginning|end|offset]\n"
-	    "                     [-e] [-n count] [-f format]\n");
+	    "                     [-e] [-n count] [-f format] "
+	    "[--secret-file file]\n"
+	    "       flume-consume [-b host:port] -g group -t topic "
+	    "[-o beginning|end] [-C commit_ms]\n"
+	    "                     [-s session_ms] [-e] [-n count] [-f format]\n");
 }
 
 /* Write out what was rendered; 0 or -1 (stdout failed). */
@@ -38,6 +42,61 @@ out_flush(struct flume_tool_buf *ob)
 	return fflush(stdout) == EOF ? -1 : 0;
 }
 
+/*
+ * -g: consume topic as a member of group until a signal (then commit and
+ * leave), the count, or with eflag the end of the assigned partitions.
+ * Returns the exit status.
+ */
+static int
+consume_group(struct flume_client *c, const char *group, const char *topic,
+    const struct flume_group_conf *gconf, int eflag, long long count,
+    const char *fmt)
+{
+	struct flume_tool_buf ob = { NULL, 0, 0 };
+	struct flume_message m;
+	struct flume_group *g;
+	long long seen = 0;
+	int rc, status = 0;
+
+	if ((g = flume_group_join(c, group, &topic, 1, gconf)) == NULL) {
+		fprintf(stderr, "flume-consume: %s\n", flume_errstr(c));
+		return 1;
+	}
+	while (!stop && (count < 0 || seen < count)) {
+		if (eflag && flume_group_at_end(g))
+			break;
+		rc = flume_group_poll(g, &m, 1000);
+		if (rc == -1) {
+			fprintf(stderr, "flume-consume: %s\n", flume_errstr(c));
+			status = 1;
+			break;
+		}
+		if (rc == 1) {
+			seen++;
+			if (flume_tool_format(&ob, fmt, &m) == -1) {
+				fprintf(stderr, "flume-consume: out of memory\n");
+				status = 1;
+				break;
+			}
+		}
+		if ((rc == 0 || !flume_group_buffered(g) || ob.len > 65536) &&
+		    out_flush(&ob) == -1)
+			break;
+	}
+	if (out_flush(&ob) == -1 || ferror(stdout)) {
+		fprintf(stderr, "flume-consume: stdout: %s\n", strerror(errno));
+		status = 1;
+	}
+	flume_tool_buf_free(&ob);
+	/* Everything printed is committed; then the partitions move at once. */
+	if (flume_group_close(g) == -1) {
+		fprintf(stderr, "flume-consume: leaving %s: %s\n", group,
+		    flume_errstr(c));
+		status = 1;
+	}
+	return status;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -48,14 +107,22 @@ main(int argc, char *argv[])
 	struct flume_tool_buf ob = { NULL, 0, 0 };
 	struct sigaction sa;
 	const char *broker = NULL, *topic = NULL, *fmt = "%v\n";
+	const char *secret = NULL, *group = NULL;
+	struct flume_group_conf gconf;
 	char ferr[128];
 	long long ll, count = -1, seen = 0;
 	int64_t offset = FLUME_OFFSET_END;
 	int32_t partition = FLUME_PARTITION_ANY;
 	int ch, eflag = 0, rc, status = 0;
 
-	while ((ch = getopt(argc, argv, "b:ef:g:hn:o:p:t:")) != -1) {
+	flume_group_conf_init(&gconf);
+
+	while ((ch = getopt_long(argc, argv, "b:C:ef:g:hn:o:p:s:t:",
+	    flume_tool_longopts, NULL)) != -1) {
 		switch (ch) {
+		case FLUME_TOOL_OPT_SECRET:
+			secret = optarg;
+			break;
 		case 'b':
 			broker = optarg;
 			break;
@@ -69,10 +136,25 @@ main(int argc, char *argv[])
 				return 2;
 			}
 			break;
+		case 'C':
+			if (flume_tool_parse_long(optarg, 0, INT32_MAX, &ll) == -1) {
+				fprintf(stderr, "flume-consume: bad commit interval "
+				    "%s\n", optarg);
+				return 2;
+			}
+			gconf.auto_commit_ms = (int)ll;
+			break;
 		case 'g':
-			fprintf(stderr, "flume-consume: consumer groups (-g) are "
-			    "not supported yet\n");
-			return 2;
+			group = optarg;
+			break;
+		case 's':
+			if (flume_tool_parse_long(optarg, 1, INT32_MAX, &ll) == -1) {
+				fprintf(stderr, "flume-consume: bad session timeout "
+				    "%s\n", optarg);
+				return 2;
+			}
+			gconf.session_timeout_ms = (int)ll;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -117,6 +199,12 @@ main(int argc, char *argv[])
 		usage(stderr);
 		return 2;
 	}
+	if (group != NULL && (partition != FLUME_PARTITION_ANY || offset >= 0)) {
+		fprintf(stderr, "flume-consume: with -g the group assigns the "
+		    "partitions: no -p, and -o is beginning or end\n");
+		return 2;
+	}
+	gconf.start_offset = offset;
 	/* No SA_RESTART: a signal cuts the current wait short. */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -125,9 +213,14 @@ main(int argc, char *argv[])
 	sigaction(SIGTERM, &sa, NULL);
 
 	broker = flume_tool_broker(broker);
-	if ((c = flume_connect(broker)) == NULL) {
+	if ((c = flume_tool_connect(broker, secret)) == NULL) {
 		fprintf(stderr, "flume-consume: %s\n", flume_errstr(NULL));
 		return 1;
+	}
+	if (group != NULL) {
+		status = consume_group(c, group, topic, &gconf, eflag, count, fmt);
+		flume_close(c);
+		return status;
 	}
 	flume_consumer_conf_init(&kconf);
 	if ((k = flume_consumer_new(c, &kconf)) == NULL) {

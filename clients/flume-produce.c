@@ -98,7 +98,8 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: flume-produce [-b host:port] -t topic [-k key] "
 	    "[-p partition] [-K delim]\n"
-	    "                     [-a 0|1|all] [-v] [message ...]\n");
+	    "                     [-a 0|1|all] [-v] [--secret-file file] "
+	    "[message ...]\n");
 }
 
 static const char *
@@ -200,6 +201,7 @@ main(int argc, char *argv[])
 	struct flume_producer *p;
 	struct results rs;
 	const char *broker = NULL, *topic = NULL, *key = NULL, *delim = NULL;
+	const char *secret = NULL;
 	const char *k, *v;
 	struct lines ls = { 0, NULL, 0, 0, 0, 0 };
 	struct idle_ctx ic;
@@ -211,8 +213,12 @@ main(int argc, char *argv[])
 	int ch, acks = 1, i, rc = 0, status = 0;
 
 	memset(&rs, 0, sizeof(rs));
-	while ((ch = getopt(argc, argv, "a:b:hk:K:p:t:v")) != -1) {
+	while ((ch = getopt_long(argc, argv, "a:b:hk:K:p:t:v",
+	    flume_tool_longopts, NULL)) != -1) {
 		switch (ch) {
+		case FLUME_TOOL_OPT_SECRET:
+			secret = optarg;
+			break;
 		case 'a':
 			if (flume_tool_parse_acks(optarg, &acks) == -1) {
 				fprintf(stderr, "flume-produce: -a must be 0, 1 "
@@ -264,7 +270,7 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	broker = flume_tool_broker(broker);
-	if ((c = flume_connect(broker)) == NULL) {
+	if ((c = flume_tool_connect(broker, secret)) == NULL) {
 		fprintf(stderr, "flume-produce: %s\n", flume_errstr(NULL));
 		return 1;
 	}

@@ -49,6 +49,11 @@ struct flume_client_conf {
 	int		 reconnect_attempts;	/* default 10 */
 	int		 reconnect_backoff_ms;	/* first delay, doubled, max 1 s; default 100 */
 	const char	*client_id;		/* default "libflume" */
+	/*
+	 * File holding one line `user:secret`: authenticate with it after
+	 * every connect (AUTH_BEGIN, AUTH_PROVE).  Default NULL: do not.
+	 */
+	const char	*secret_file;
 };
 
 /* Fill *conf with the defaults above. */
@@ -75,6 +80,9 @@ const char *flume_strerror(int err);
 const char *flume_client_address(const struct flume_client *c);
 /* Times the client re-established its connection. */
 unsigned flume_client_reconnects(const struct flume_client *c);
+/* Bytes written to / read from the broker so far, over every connection. */
+uint64_t flume_client_bytes_out(const struct flume_client *c);
+uint64_t flume_client_bytes_in(const struct flume_client *c);
 
 /* ---- metadata and administration ---- */
 
@@ -155,6 +163,7 @@ struct flume_producer_conf {
 	size_t		 buffer_bytes;	/* queued + in flight before produce blocks, default 32 MiB */
 	int		 timeout_ms;	/* broker-side acks=all timeout, default 30000 */
 	int		 auto_create;	/* ask METADATA to create topics, default 1 */
+	int		 idempotent;	/* producer id + sequences (acks != 0), default 1 */
 	flume_delivery_fn *on_delivery;	/* may be NULL */
 	void		*on_delivery_arg;
 };
@@ -189,6 +198,22 @@ int	flume_producer_flush(struct flume_producer *p, int timeout_ms);
 uint64_t flume_producer_pending(const struct flume_producer *p);
 /* Messages reported as failed so far. */
 uint64_t flume_producer_failed(const struct flume_producer *p);
+/*
+ * Idempotence.  With conf.idempotent (the default, unless acks is 0) the
+ * producer asks the broker for a producer id when it is created, keeps
+ * it across reconnects, numbers its records per partition and resends a
+ * batch whose answer was lost with the same numbers, so the broker
+ * stores it once.  The id, or -1 when the producer is not idempotent
+ * (acks 0, conf.idempotent 0, or a broker without INIT_PRODUCER).
+ */
+int64_t	flume_producer_id(const struct flume_producer *p);
+/*
+ * INIT_PRODUCER: *producer_id -1 asks for a new id (epoch 0); an id the
+ * broker issued asks for its next epoch, which fences older users of it.
+ * 0 with *producer_id and *epoch set, or -1 (EPERM: fenced/unknown id).
+ */
+int	flume_init_producer(struct flume_client *c, int64_t *producer_id,
+	    int16_t *epoch);
 
 /* ---- consumer ---- */
 
@@ -238,6 +263,116 @@ int	flume_consumer_at_end(const struct flume_consumer *k);
 /* The next offset of topic/partition, -1 if not subscribed. */
 int64_t	flume_consumer_position(const struct flume_consumer *k,
 	    const char *topic, int32_t partition);
+
+/* ---- consumer groups (libflume_group.c) ---- */
+
+/*
+ * A group member: the broker assigns it partitions of the subscribed
+ * topics (every partition to one member of the group), the member reads
+ * them from the group's committed offsets, heartbeats, follows
+ * rebalances and commits its positions.  Everything happens inside
+ * flume_group_poll(), on the caller's thread; call it at least every
+ * heartbeat interval or the broker drops the member after its session
+ * timeout.  Delivery is at least once: after a rebalance a partition
+ * continues from its last committed offset.
+ */
+struct flume_group;
+
+struct flume_group_conf {
+	int		 session_timeout_ms;	/* default 10000 */
+	int		 heartbeat_interval_ms;	/* default session_timeout_ms / 3 */
+	int		 auto_commit_ms;	/* commit positions this often; 0: only explicitly; default 5000 */
+	int64_t		 start_offset;		/* FLUME_OFFSET_END (default) or _BEGINNING: a
+						   partition the group has no committed offset for */
+	int		 max_wait_ms;		/* fetch long-poll, default 500 (at most half the interval) */
+	int32_t		 max_bytes;		/* per partition and fetch, default 1 MiB */
+};
+
+void	flume_group_conf_init(struct flume_group_conf *conf);
+/*
+ * Join group with a subscription of ntopics topics (1..16) on c (which
+ * it uses, not owns) and wait for the first assignment.  NULL with errno
+ * and flume_errstr(c) on failure.
+ */
+struct flume_group *flume_group_join(struct flume_client *c, const char *group,
+	    const char *const *topics, int ntopics, const struct flume_group_conf *conf);
+/*
+ * The next message of an assigned partition: 1 with *m (valid until the
+ * next call), 0 when none came within timeout_ms, -1 on error (the
+ * connection gone for good, a corrupt batch, a join refused).
+ */
+int	flume_group_poll(struct flume_group *g, struct flume_message *m,
+	    int timeout_ms);
+/* Commit the positions of every assigned partition now.  0 or -1. */
+int	flume_group_commit(struct flume_group *g);
+/* 1 when every assigned partition is read to its high watermark. */
+int	flume_group_at_end(const struct flume_group *g);
+/* 1 when the next poll may be answered without a network round trip. */
+int	flume_group_buffered(const struct flume_group *g);
+/* Commit, leave the group (its partitions move at once) and free g. 0 or -1. */
+int	flume_group_close(struct flume_group *g);
+/* Free g without committing or leaving (its session runs out instead). */
+void	flume_group_free(struct flume_group *g);
+int32_t	flume_group_generation(const struct flume_group *g);
+const char *flume_group_member_id(const struct flume_group *g);
+/* Assignments received so far (1 after the join, +1 per rebalance). */
+unsigned flume_group_assignments(const struct flume_group *g);
+
+/* Administration. */
+#define FLUME_GROUP_EMPTY		0
+#define FLUME_GROUP_REBALANCING		1
+#define FLUME_GROUP_STABLE		2
+
+/* "empty", "rebalancing", "stable" (or "unknown"). */
+const char *flume_group_state_name(int state);
+
+struct flume_group_info {
+	char		*name;
+	int		 state;		/* FLUME_GROUP_* */
+	int32_t		 generation;
+	int32_t		 members;
+};
+
+/* Every group the broker knows; *out (freed with flume_group_list_free). Returns the count. */
+int	flume_list_groups(struct flume_client *c, struct flume_group_info **out);
+void	flume_group_list_free(struct flume_group_info *l, int n);
+
+struct flume_topic_partition {
+	char		*topic;
+	int32_t		 partition;
+};
+
+struct flume_group_member {
+	char		*member_id;
+	char		*client_id;
+	int32_t		 session_timeout_ms;
+	int32_t		 count;
+	struct flume_topic_partition *parts;	/* its assignment */
+};
+
+struct flume_group_partition {
+	char		*topic;
+	int32_t		 partition;
+	int64_t		 committed;	/* -1: none */
+	int64_t		 log_end;
+};
+
+struct flume_group_desc {
+	int		 state;
+	int32_t		 generation;
+	int32_t		 member_count;
+	struct flume_group_member *members;
+	int32_t		 partition_count;	/* subscribed or committed partitions */
+	struct flume_group_partition *partitions;
+};
+
+/* One group; *out freed with flume_group_desc_free().  ENOENT: no such group. */
+int	flume_describe_group(struct flume_client *c, const char *group,
+	    struct flume_group_desc **out);
+void	flume_group_desc_free(struct flume_group_desc *d);
+/* The group's committed offset of topic/partition into *offset (-1: none). */
+int	flume_committed_offset(struct flume_client *c, const char *group,
+	    const char *topic, int32_t partition, int64_t *offset);
 
 #ifdef __cplusplus
 }

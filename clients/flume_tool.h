@@ -7,10 +7,22 @@
 #ifndef FLUME_CLIENTS_FLUME_TOOL_H
 #define FLUME_CLIENTS_FLUME_TOOL_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "clients/flume.h"
+
+/* getopt_long() value of --secret-file; flume_tool_longopts lists it. */
+#define FLUME_TOOL_OPT_SECRET	0x100
+extern const struct option flume_tool_longopts[];
+/* The secret file: opt (--secret-file) if given, else $FLUME_SECRET_FILE, else NULL. */
+const char *flume_tool_secret_file(const char *opt);
+/*
+ * flume_connect_conf() to broker, authenticating with
+ * flume_tool_secret_file(secret_opt) when there is one.
+ */
+struct flume_client *flume_tool_connect(const char *broker, const char *secret_opt);
 
 /* The broker address: opt (-b) if given, else $FLUME_BROKER, else the default. */
 const char *flume_tool_broker(const char *opt);

@@ -87,6 +87,10 @@ client_errno_of(int e)
 	case ERR_UNSUPPORTED_API:
 	case ERR_UNSUPPORTED_VERSION:
 		return ENOTSUP;
+	case ERR_AUTH_FAILED:
+	case ERR_AUTH_REQUIRED:
+	case ERR_ACCESS_DENIED:
+		return EACCES;
 	default:
 		return EIO;
 	}
@@ -335,6 +339,16 @@ client_open(struct flume_client *c)
 		errno = rc;
 		return -1;
 	}
+	if (client_authenticate(c) == -1) {
+		char why[sizeof(c->err)];
+
+		rc = errno;
+		snprintf(why, sizeof(why), "%s", c->err);
+		client_disconnect(c, ECONNABORTED);
+		client_seterr(c, "cannot connect to %s: %s", c->host_port, why);
+		errno = rc;
+		return -1;
+	}
 	return 0;
 }
 
@@ -346,6 +360,7 @@ flume_client_conf_init(struct flume_client_conf *conf)
 	conf->reconnect_attempts = 10;
 	conf->reconnect_backoff_ms = 100;
 	conf->client_id = "libflume";
+	conf->secret_file = NULL;
 }
 
 struct flume_client *
@@ -430,6 +445,18 @@ unsigned
 flume_client_reconnects(const struct flume_client *c)
 {
 	return c->reconnects;
+}
+
+uint64_t
+flume_client_bytes_out(const struct flume_client *c)
+{
+	return c->bytes_out;
+}
+
+uint64_t
+flume_client_bytes_in(const struct flume_client *c)
+{
+	return c->bytes_in;
 }
 
 int
@@ -594,6 +621,7 @@ client_flush_out(struct flume_client *c)
 			return -1;
 		}
 		c->out_off += (size_t)n;
+		c->bytes_out += (uint64_t)n;
 	}
 	wbuf_reset(&c->out);
 	c->out_off = 0;
@@ -633,6 +661,7 @@ client_read_in(struct flume_client *c)
 			return -1;
 		}
 		frame_reader_commit(&c->rd, (size_t)n);
+		c->bytes_in += (uint64_t)n;
 		while ((rc = frame_reader_next(&c->rd, &f)) == 1)
 			if (client_dispatch(c, &f) == -1)
 				return -1;

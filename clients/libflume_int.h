@@ -48,6 +48,7 @@ struct flume_client {
 	size_t		 wait_head, wait_len, wait_cap;
 	int		 broker_err;
 	unsigned	 reconnects;
+	uint64_t	 bytes_out, bytes_in;	/* socket totals, for flume-bench */
 	char		 err[256];
 };
 
@@ -91,6 +92,20 @@ int	client_list_offsets(struct flume_client *c,
 
 /* Monotonic milliseconds. */
 int64_t	client_now_ms(void);
+
+/*
+ * Prove c->conf.secret_file's user:secret to the broker (libflume_auth.c);
+ * 0 (also when there is no secret file or the broker has no
+ * authentication), or -1 with errno and c->err set.
+ */
+int	client_authenticate(struct flume_client *c);
+/*
+ * Read `user:secret` (the first line) from path: user NUL-terminated,
+ * secret with its length in *secretlen (in: the room).  0 or -1 (errno;
+ * EINVAL when malformed).
+ */
+int	client_secret_read(const char *path, char *user, size_t userlen,
+	    uint8_t *secret, size_t *secretlen);
 
 #pragma GCC visibility pop
 

@@ -24,12 +24,20 @@
 
 #include "clients/libflume_int.h"
 #include "proto/batch.h"
+#include "proto/bytes.h"
+#include "proto/crc32c.h"
 #include "proto/msg.h"
 
 /* Room in a request frame for everything but the batch bytes. */
 #define PROD_REQ_SLACK		1024
 /* Sends of one batch before it is reported failed. */
 #define PROD_MAX_SENDS		10
+/*
+ * flume_produce() looks at the socket for acknowledgements once per this
+ * many messages (a power of two) when it has nothing to send: a poll(2)
+ * per message would cost more than building the message.
+ */
+#define PROD_POLL_EVERY		64
 
 struct prod_topic;
 
@@ -44,6 +52,9 @@ struct prod_batch {
 	size_t			 nseq, seqcap;
 	int64_t			 opened_ms;
 	int			 sends;
+	int64_t			 pid;		/* numbered under this producer id; -1 not yet */
+	int32_t			 base_seq;
+	uint64_t		 order;		/* seal order: resends keep it */
 };
 TAILQ_HEAD(prod_batchq, prod_batch);
 
@@ -61,6 +72,7 @@ struct prod_topic {
 	char			*name;
 	int32_t			 nparts;
 	int32_t			 sticky;	/* keyless records go here */
+	int32_t			*seq;		/* next sequence per partition (idempotence) */
 	struct prod_batch	**open;		/* per partition, or NULL */
 };
 
@@ -77,6 +89,10 @@ struct flume_producer {
 	uint64_t		 next_seq;
 	uint64_t		 pending;
 	uint64_t		 failed;
+	int64_t			 pid;		/* idempotence: producer id, -1 none */
+	int16_t			 epoch;
+	int			 reinit;	/* a batch failed for good: take a new id */
+	uint64_t		 sealed;	/* batches sealed so far */
 	size_t			 buffered;	/* sealed bytes not yet acknowledged */
 	struct produce_part	*parts;		/* reused for encoding */
 	size_t			 partcap;
@@ -95,7 +111,10 @@ flume_producer_conf_init(struct flume_producer_conf *conf)
 	conf->buffer_bytes = 32 * 1024 * 1024;
 	conf->timeout_ms = 30000;
 	conf->auto_create = 1;
+	conf->idempotent = 1;
 }
+
+static int	prod_idem_start(struct flume_producer *p);
 
 struct flume_producer *
 flume_producer_new(struct flume_client *c, const struct flume_producer_conf *conf)
@@ -139,6 +158,13 @@ flume_producer_new(struct flume_client *c, const struct flume_producer_conf *con
 	TAILQ_INIT(&p->inflight);
 	TAILQ_INIT(&p->freer);
 	arena_init(&p->arena, 16 * 1024 * 1024);
+	p->pid = -1;
+	p->epoch = -1;
+	if (p->conf.idempotent && p->conf.acks != 0 && prod_idem_start(p) == -1) {
+		arena_free(&p->arena);
+		free(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -184,6 +210,7 @@ flume_producer_free(struct flume_producer *p)
 	for (i = 0; i < p->ntopics; i++) {
 		free(p->topics[i]->name);
 		free(p->topics[i]->open);
+		free(p->topics[i]->seq);
 		free(p->topics[i]);
 	}
 	free(p->topics);
@@ -231,6 +258,7 @@ prod_batch_report(struct flume_producer *p, struct prod_batch *b, int e,
 	b->len = 0;
 	b->nseq = 0;
 	b->sends = 0;
+	b->pid = -1;
 	TAILQ_INSERT_HEAD(&p->freeb, b, link);
 }
 
@@ -243,6 +271,142 @@ prod_req_recycle(struct flume_producer *p, struct prod_req *r)
 	r->nbatches = 0;
 	r->failed = 0;
 	TAILQ_INSERT_HEAD(&p->freer, r, link);
+}
+
+/*
+ * Idempotence.  A batch is numbered when it is first sent (its producer
+ * fields patched and its CRC redone), with the partition's next
+ * sequences under the current producer id, and keeps its numbers for
+ * every resend, so the broker can tell a resend from a new batch.  A
+ * batch refused for a gap (an earlier one is being resent) or a timeout
+ * goes back to the send queue in its place; one that fails for good
+ * leaves a gap no later batch can fill, so the producer takes a new
+ * producer id and numbers what it has not sent yet afresh.
+ */
+static int
+prod_idem_start(struct flume_producer *p)
+{
+	int64_t id = -1;
+	int16_t epoch = -1;
+
+	if (flume_init_producer(p->c, &id, &epoch) == -1) {
+		if (flume_broker_error(p->c) == ERR_UNSUPPORTED_API)
+			return 0;	/* an older broker: no idempotence */
+		return -1;
+	}
+	p->pid = id;
+	p->epoch = epoch;
+	return 0;
+}
+
+static void
+prod_idem_number(struct flume_producer *p, struct prod_batch *b)
+{
+	int32_t *next = &b->topic->seq[b->partition];
+	uint8_t *h = b->bb.buf;
+
+	if (b->bytes != h || b->len < BATCH_HEADER_SIZE)
+		return;
+	b->pid = p->pid;
+	b->base_seq = *next;
+	be64_put(h + BATCH_OFF_PRODUCER_ID, (uint64_t)p->pid);
+	be16_put(h + BATCH_OFF_PRODUCER_EPOCH, (uint16_t)p->epoch);
+	be32_put(h + BATCH_OFF_BASE_SEQUENCE, (uint32_t)b->base_seq);
+	be32_put(h + BATCH_OFF_CRC, crc32c(0, h + BATCH_CRC_START,
+	    b->len - BATCH_CRC_START));
+	*next = (int32_t)(((int64_t)*next + b->bb.count) %
+	    ((int64_t)INT32_MAX + 1));
+}
+
+/* Put b back in the send queue before later batches of its partition. */
+static void
+prod_idem_requeue(struct flume_producer *p, struct prod_batch *b)
+{
+	struct prod_batch *x;
+
+	TAILQ_FOREACH(x, &p->sendq, link)
+		if (x->topic == b->topic && x->partition == b->partition &&
+		    x->order > b->order)
+			break;
+	if (x != NULL)
+		TAILQ_INSERT_BEFORE(x, b, link);
+	else
+		TAILQ_INSERT_TAIL(&p->sendq, b, link);
+}
+
+/*
+ * A numbered batch was refused with e: 1 when it goes back to the send
+ * queue, 0 when it is to be reported failed.
+ */
+/* Is b the oldest batch of its partition not yet answered? */
+static int
+prod_idem_oldest(struct flume_producer *p, const struct prod_batch *b)
+{
+	const struct prod_batch *x;
+	const struct prod_req *r;
+
+	TAILQ_FOREACH(x, &p->sendq, link)
+		if (x->topic == b->topic && x->partition == b->partition &&
+		    x->order < b->order)
+			return 0;
+	TAILQ_FOREACH(r, &p->inflight, link)
+		TAILQ_FOREACH(x, &r->batches, link)
+			if (x->topic == b->topic && x->partition == b->partition &&
+			    x->order < b->order)
+				return 0;
+	return 1;
+}
+
+static int
+prod_idem_failed(struct flume_producer *p, struct prod_batch *b, int e)
+{
+	if (b->sends < PROD_MAX_SENDS && (e == ERR_OUT_OF_ORDER_SEQUENCE ||
+	    e == ERR_TIMEOUT)) {
+		/*
+		 * A gap with nothing of ours before it: the broker forgot
+		 * this producer (evicted, or not found after a restart).
+		 * Nothing refused for a gap was stored, so it starts over
+		 * under a new id.
+		 */
+		if (e == ERR_OUT_OF_ORDER_SEQUENCE && b->pid == p->pid &&
+		    prod_idem_oldest(p, b))
+			p->reinit = 1;
+		/* A batch numbered under an id given up since is numbered again. */
+		if (b->pid != p->pid || (p->reinit &&
+		    e == ERR_OUT_OF_ORDER_SEQUENCE))
+			b->pid = -1;
+		prod_idem_requeue(p, b);
+		return 1;
+	}
+	if (b->pid == p->pid)
+		p->reinit = 1;
+	return 0;
+}
+
+/* After a batch failed for good: a new producer id, sequences from 0. */
+static int
+prod_idem_restart(struct flume_producer *p)
+{
+	size_t i;
+
+	if (prod_idem_start(p) == -1)
+		return -1;
+	p->reinit = 0;
+	/*
+	 * Batches numbered under the old id keep their numbers: they were
+	 * sent, and may be stored.  Refused for a gap, they are numbered
+	 * again (prod_idem_failed).
+	 */
+	for (i = 0; i < p->ntopics; i++)
+		memset(p->topics[i]->seq, 0, (size_t)p->topics[i]->nparts *
+		    sizeof(int32_t));
+	return 0;
+}
+
+int64_t
+flume_producer_id(const struct flume_producer *p)
+{
+	return p->pid;
 }
 
 /* Broker errors after which sending the same batch again makes sense. */
@@ -286,6 +450,16 @@ prod_resp_fn(struct flume_client *c, void *ctx, const uint8_t *payload,
 	while ((b = TAILQ_FIRST(&r->batches)) != NULL) {
 		TAILQ_REMOVE(&r->batches, b, link);
 		e = resp.error != ERR_NONE ? resp.error : resp.results[i].error;
+		/* A resend of a batch stored long ago: stored, offsets unknown. */
+		if (e == ERR_DUPLICATE_SEQUENCE && b->pid >= 0) {
+			prod_batch_report(p, b, 0, -1);
+			i++;
+			continue;
+		}
+		if (e != ERR_NONE && b->pid >= 0 && prod_idem_failed(p, b, e)) {
+			i++;
+			continue;
+		}
 		if (e != ERR_NONE)
 			client_broker_fail(c, e, b->topic->name);
 		prod_batch_report(p, b, e,
@@ -306,6 +480,8 @@ prod_seal(struct flume_producer *p, struct prod_batch *b)
 	t->open[b->partition] = NULL;
 	if (t->sticky == b->partition)
 		t->sticky = (t->sticky + 1) % t->nparts;
+	b->pid = -1;
+	b->order = p->sealed++;
 	if (batch_builder_close(&b->bb, &b->bytes, &b->len) == -1) {
 		b->bytes = NULL;
 		client_seterr(p->c, "cannot close batch: %s", strerror(errno));
@@ -346,6 +522,8 @@ prod_encode(struct flume_producer *p, struct prod_req *r)
 		p->partcap = ncap;
 	}
 	TAILQ_FOREACH(b, &r->batches, link) {
+		if (p->pid >= 0 && b->pid < 0)
+			prod_idem_number(p, b);
 		p->parts[i].topic = b->topic->name;
 		p->parts[i].topic_len = strlen(b->topic->name);
 		p->parts[i].partition = b->partition;
@@ -458,8 +636,11 @@ prod_retry(struct flume_producer *p)
 		    b = bprev) {
 			bprev = TAILQ_PREV(b, prod_batchq, link);
 			TAILQ_REMOVE(&r->batches, b, link);
-			if (b->sends >= PROD_MAX_SENDS)
+			if (b->sends >= PROD_MAX_SENDS) {
+				if (b->pid >= 0 && b->pid == p->pid)
+					p->reinit = 1;
 				prod_batch_report(p, b, -r->failed, -1);
+			}
 			else
 				TAILQ_INSERT_HEAD(&p->sendq, b, link);
 		}
@@ -491,6 +672,8 @@ prod_service(struct flume_producer *p, int64_t now)
 		errno = ENOTCONN;
 		return -1;
 	}
+	if (p->reinit && prod_idem_restart(p) == -1 && p->dead)
+		return -1;
 	if ((p->need_retry || (!client_connected(p->c) &&
 	    (!TAILQ_EMPTY(&p->sendq) || p->ninflight > 0))) &&
 	    prod_retry(p) == -1)
@@ -517,6 +700,26 @@ prod_service(struct flume_producer *p, int64_t now)
 	if (p->need_retry && prod_retry(p) == -1)
 		return -1;
 	return prod_send(p);
+}
+
+/*
+ * Whether flume_produce() must run prod_service() now: something can be
+ * sent, a batch lingered out, the connection needs care, or it is time
+ * to read acknowledgements.
+ */
+static int
+prod_service_due(const struct flume_producer *p, int64_t now)
+{
+	const struct prod_batch *b;
+
+	if (p->need_retry || !client_connected(p->c) ||
+	    (p->next_seq & (PROD_POLL_EVERY - 1)) == 0)
+		return 1;
+	if (!TAILQ_EMPTY(&p->sendq) &&
+	    (p->conf.acks == 0 || p->ninflight < p->conf.max_inflight))
+		return 1;
+	b = TAILQ_FIRST(&p->openq);
+	return b != NULL && now - b->opened_ms >= p->conf.linger_ms;
 }
 
 int
@@ -565,10 +768,13 @@ prod_topic_get(struct flume_producer *p, const char *name)
 	    (t->name = strdup(name)) == NULL ||
 	    (t->open = calloc((size_t)md->topics[0].partition_count,
 	    sizeof(*t->open))) == NULL ||
+	    (t->seq = calloc((size_t)md->topics[0].partition_count,
+	    sizeof(*t->seq))) == NULL ||
 	    (nt = reallocarray(p->topics, p->ntopics + 1, sizeof(*nt))) == NULL) {
 		if (t != NULL) {
 			free(t->name);
 			free(t->open);
+			free(t->seq);
 		}
 		free(t);
 		flume_metadata_free(md);
@@ -606,6 +812,7 @@ prod_open(struct flume_producer *p, struct prod_topic *t, int32_t partition,
 	b->nseq = 0;
 	b->sends = 0;
 	b->bytes = NULL;
+	b->pid = -1;
 	t->open[partition] = b;
 	TAILQ_INSERT_TAIL(&p->openq, b, link);
 	return b;
@@ -699,7 +906,7 @@ flume_produce(struct flume_producer *p, const char *topic, int32_t partition,
 	p->pending++;
 	if (batch_builder_size(&b->bb) >= p->conf.batch_bytes)
 		prod_seal(p, b);
-	if (prod_service(p, now) == -1)
+	if (prod_service_due(p, now) && prod_service(p, now) == -1)
 		return 0;	/* queued; its report carries the failure */
 	/* Backpressure: bounded, since each round waits for the socket. */
 	while (p->buffered > p->conf.buffer_bytes && !p->dead)

@@ -28,5 +28,11 @@ broker_wake(const struct broker *b, int slot)
 int
 broker_writer_slot(const struct broker *b)
 {
-	return b->nslots - 1;
+	return b->nslots - 1 - (b->has_metrics ? 1 : 0);
+}
+
+int
+broker_metrics_slot(const struct broker *b)
+{
+	return b->has_metrics ? b->nslots - 1 : -1;
 }

@@ -3,7 +3,8 @@
  * the shared region (mapped before fork), the listening socket and the
  * eventfds, one per child slot, created by the master before fork so a
  * respawned child inherits the same ones.  Slots 0..workers-1 are
- * workers; slot `workers` is the writer.
+ * workers; slot `workers` is the writer; with metrics_listen set, slot
+ * `workers + 1` is the metrics child (master/metrics.c).
  */
 #ifndef FLUME_MASTER_BROKER_H
 #define FLUME_MASTER_BROKER_H
@@ -18,15 +19,20 @@ struct broker {
 	int			*eventfds;	/* [child_slots]; eventfds[slot] wakes that child */
 	int			 nslots;
 	int			 slot;		/* this child's slot */
+	int			 has_metrics;	/* slot nslots - 1 is the metrics child */
+	int			 metrics_fd;	/* its listening socket, if has_metrics */
 };
 
 /* Wake child `slot` (eventfd write of 1); safe from any process. */
 void	broker_wake(const struct broker *b, int slot);
 int	broker_writer_slot(const struct broker *b);
+/* The metrics child's slot (after the writer's), or -1 without one. */
+int	broker_metrics_slot(const struct broker *b);
 
 /* Child entry points; they return only by exiting the process. */
 __attribute__((noreturn)) void worker_main(struct broker *b);
 __attribute__((noreturn)) void writer_main(struct broker *b);
+__attribute__((noreturn)) void metrics_main(struct broker *b);
 
 /* Exit status that tells the master not to respawn (bad configuration). */
 #define EXIT_NO_RESPAWN	2

@@ -93,13 +93,30 @@ static const struct conf_key conf_keys[] = {
 	    CF(max_partitions), NOTOPIC },
 	{ "max_connections", CT_INT, 1, 1048576, 0, "1024",
 	    CF(max_connections), NOTOPIC },
+	{ "max_connections_total", CT_INT, 1, 1048576, 0, "4096",
+	    CF(max_connections_total), NOTOPIC },
+	{ "max_inflight_per_connection", CT_INT, 1, 65536, 0, "256",
+	    CF(max_inflight_per_connection), NOTOPIC },
+	{ "max_buffered_bytes", CT_SIZE, 4 * KB, GB, 0, "4M",
+	    CF(max_buffered_bytes), NOTOPIC },
+	{ "auth_file", CT_STRING, 0, 0, 0, NULL, CF(auth_file), NOTOPIC },
 	{ "idle_timeout_ms", CT_DURATION, 0, 36500 * DAY, 0, "10m",
 	    CF(idle_timeout_ms), NOTOPIC },
 	{ "request_timeout_ms", CT_DURATION, 1, DAY, 0, "30s",
 	    CF(request_timeout_ms), NOTOPIC },
 	{ "retention_check_ms", CT_DURATION, 1, DAY, 0, "30s",
 	    CF(retention_check_ms), NOTOPIC },
+	{ "max_groups", CT_INT, 1, 65536, 0, "64", CF(max_groups), NOTOPIC },
+	{ "max_group_members", CT_INT, 1, 1024, 0, "64",
+	    CF(max_group_members), NOTOPIC },
+	{ "group_min_session_timeout_ms", CT_DURATION, 100, HOUR, 0, "1s",
+	    CF(group_min_session_timeout_ms), NOTOPIC },
+	{ "group_max_session_timeout_ms", CT_DURATION, 100, HOUR, 0, "5m",
+	    CF(group_max_session_timeout_ms), NOTOPIC },
+	{ "group_rebalance_timeout_ms", CT_DURATION, 100, HOUR, 0, "30s",
+	    CF(group_rebalance_timeout_ms), NOTOPIC },
 	{ "log_level", CT_LOGLEVEL, 0, 0, 0, "info", CF(log_level), NOTOPIC },
+	{ "metrics_listen", CT_LISTEN, 0, 0, 0, NULL, CF(metrics_listen), NOTOPIC },
 };
 #define NKEYS	(sizeof(conf_keys) / sizeof(conf_keys[0]))
 
@@ -287,9 +304,12 @@ conf_store_num(void *field, size_t width, int64_t v)
 	}
 }
 
-/* Split "host:port" / "[v6]:port" into the config; "*" means every address. */
+/*
+ * Split "host:port" / "[v6]:port" into the config's listen (or, with
+ * metrics, metrics_listen) fields; "*" means every address.
+ */
 static int
-conf_set_listen(struct config *c, const char *v)
+conf_set_listen(struct config *c, int metrics, const char *v)
 {
 	char		 host[256];
 	const char	*port, *end;
@@ -332,6 +352,14 @@ conf_set_listen(struct config *c, const char *v)
 	n = strtol(port, &ep, 10);
 	if (*ep != '\0' || n < 0 || n > 65535)
 		return -1;
+	if (metrics) {
+		if (strlcpy(c->metrics_listen, v, sizeof(c->metrics_listen)) >=
+		    sizeof(c->metrics_listen))
+			return -1;
+		strlcpy(c->metrics_host, host, sizeof(c->metrics_host));
+		snprintf(c->metrics_port, sizeof(c->metrics_port), "%ld", n);
+		return 0;
+	}
 	if (strlcpy(c->listen, v, sizeof(c->listen)) >= sizeof(c->listen))
 		return -1;
 	strlcpy(c->listen_host, host, sizeof(c->listen_host));
@@ -385,10 +413,18 @@ conf_set(struct conf_parse *p, const struct conf_key *k, void *base, size_t off,
 			    k->name, k->width - 1);
 		return 0;
 	case CT_LISTEN:
-		if (conf_set_listen(c, value) == -1)
+		b = k->off == offsetof(struct config, metrics_listen);
+		/* metrics_listen = off (or no) disables the metrics child. */
+		if (b && (strcasecmp(value, "off") == 0 ||
+		    strcasecmp(value, "no") == 0)) {
+			c->metrics_listen[0] = '\0';
+			c->metrics_host[0] = c->metrics_port[0] = '\0';
+			return 0;
+		}
+		if (conf_set_listen(c, b, value) == -1)
 			return conf_error(p, p->lineno,
-			    "bad value '%s' for %s: expected %s", value, k->name,
-			    conf_expected(k->type));
+			    "bad value '%s' for %s: expected %s%s", value, k->name,
+			    conf_expected(k->type), b ? " or off" : "");
 		return 0;
 	case CT_LOGLEVEL:
 		if ((b = log_level_parse(value)) == -1)
@@ -610,6 +646,13 @@ conf_crosscheck(struct conf_parse *p, struct config *c, const int *tlines)
 		    "max_message_bytes (%s) must be at most max_request_bytes (%s) "
 		    "minus 1K", fmt_size(c->max_message_bytes, a, sizeof(a)),
 		    fmt_size(c->max_request_bytes, b, sizeof(b)));
+	if (c->group_min_session_timeout_ms > c->group_max_session_timeout_ms)
+		return conf_error(p, conf_line2(p, "group_min_session_timeout_ms",
+		    "group_max_session_timeout_ms"),
+		    "group_min_session_timeout_ms (%s) must be at most "
+		    "group_max_session_timeout_ms (%s)",
+		    fmt_duration(c->group_min_session_timeout_ms, a, sizeof(a)),
+		    fmt_duration(c->group_max_session_timeout_ms, b, sizeof(b)));
 	if ((uint32_t)c->partitions > c->max_partitions)
 		return conf_error(p, conf_line2(p, "partitions", "max_partitions"),
 		    "partitions (%d) must be at most max_partitions (%u)",
@@ -746,6 +789,55 @@ out:
 		errno = EINVAL;
 	}
 	return rc;
+}
+
+/* 1 when key k holds the same value in a and b. */
+static int
+conf_key_same(const struct conf_key *k, const struct config *a,
+    const struct config *b)
+{
+	const char *fa = (const char *)a + k->off, *fb = (const char *)b + k->off;
+
+	if (k->type == CT_STRING || k->type == CT_LISTEN)
+		return strncmp(fa, fb, k->width) == 0;
+	return memcmp(fa, fb, k->width) == 0;
+}
+
+int
+config_diff(const struct config *a, const struct config *b,
+    void (*fn)(const char *key, void *arg), void *arg)
+{
+	const struct topic_config *ta, *tb;
+	char name[TOPIC_NAME_MAX + 16];
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < NKEYS; i++) {
+		if (conf_key_same(&conf_keys[i], a, b))
+			continue;
+		fn(conf_keys[i].name, arg);
+		n++;
+	}
+	/* Sections: compare by name, so reordering them is no change. */
+	for (i = 0; i < a->ntopics + b->ntopics; i++) {
+		ta = i < a->ntopics ? &a->topics[i] : NULL;
+		tb = i < a->ntopics ? conf_topic_find(b, ta->name) :
+		    &b->topics[i - a->ntopics];
+		if (ta == NULL && conf_topic_find(a, tb->name) != NULL)
+			continue;	/* present in both: seen from a's side */
+		if (ta != NULL && tb != NULL &&
+		    ta->partitions == tb->partitions &&
+		    ta->log.segment_bytes == tb->log.segment_bytes &&
+		    ta->log.index_interval_bytes == tb->log.index_interval_bytes &&
+		    ta->log.retention_bytes == tb->log.retention_bytes &&
+		    ta->log.retention_ms == tb->log.retention_ms)
+			continue;
+		snprintf(name, sizeof(name), "[topic %s]",
+		    ta != NULL ? ta->name : tb->name);
+		fn(name, arg);
+		n++;
+	}
+	return n;
 }
 
 int32_t

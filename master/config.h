@@ -39,10 +39,22 @@ struct config {
 	uint32_t	 max_topics;
 	uint32_t	 max_partitions;
 	uint32_t	 max_connections;	/* per worker */
+	uint32_t	 max_connections_total;	/* over all workers */
+	uint32_t	 max_inflight_per_connection; /* requests queued per connection */
+	uint64_t	 max_buffered_bytes;	/* output held per connection before reading stops */
+	char		 auth_file[PATH_MAX];	/* user:secret:permissions lines; "" = no auth */
 	int64_t		 idle_timeout_ms;	/* drop a connection silent this long; 0 never */
 	int64_t		 request_timeout_ms;	/* a half-sent frame older than this is dropped */
 	int64_t		 retention_check_ms;	/* how often the writer applies retention */
+	uint32_t	 max_groups;		/* consumer groups in shared memory */
+	uint32_t	 max_group_members;	/* members per group */
+	int64_t		 group_min_session_timeout_ms;	/* bounds of a member's session */
+	int64_t		 group_max_session_timeout_ms;
+	int64_t		 group_rebalance_timeout_ms;	/* wait this long for members to rejoin */
 	int		 log_level;
+	char		 metrics_listen[300];	/* "host:port" of /metrics; "" = off */
+	char		 metrics_host[256];
+	char		 metrics_port[16];
 	struct topic_config *topics;		/* [topic NAME] sections */
 	size_t		 ntopics;
 };
@@ -55,6 +67,13 @@ void	config_defaults(struct config *c);
  */
 int	config_load(struct config *c, const char *path, char *err, size_t errlen);
 void	config_free(struct config *c);
+/*
+ * Call fn(key, arg) for every global key whose value differs between a
+ * and b, in table order; "[topic NAME]" for a topic section that was
+ * added, removed or changed.  Returns the number of differences.
+ */
+int	config_diff(const struct config *a, const struct config *b,
+	    void (*fn)(const char *key, void *arg), void *arg);
 /* Effective settings for a topic (its section, else the defaults). */
 int32_t	config_topic_partitions(const struct config *c, const char *name);
 void	config_topic_log(const struct config *c, const char *name, struct plog_config *out);

@@ -33,9 +33,12 @@
 
 #include "master/broker.h"
 #include "master/config.h"
+#include "master/live.h"
 #include "master/log.h"
+#include "master/metrics.h"
 #include "master/recovery.h"
 #include "master/supervisor.h"
+#include "worker/auth.h"
 
 #define DEFAULT_CONFIG	"flume.conf"
 /* How long to wait for the lock held by a dead master's dying children. */
@@ -238,7 +241,9 @@ main(int argc, char *argv[], char *envp[])
 	struct broker	 b;
 	struct pidfh	*pfh;
 	char		 err[PATH_MAX + 512], bound[INET6_ADDRSTRLEN + 16];
+	char		 warn[PATH_MAX + 128] = "";
 	char		 real[PATH_MAX], shmname[SHM_NAME_MAX];
+	char		 mbound[INET6_ADDRSTRLEN + 16];
 	const char	*path = DEFAULT_CONFIG;
 	int		 ch, daemonize = 0, check = 0, verbose = 0, i;
 	int		 status, unlink_ok = 0;
@@ -269,11 +274,25 @@ main(int argc, char *argv[], char *envp[])
 		fprintf(stderr, "%s\n", err);
 		exit(1);
 	}
+	/* Read before forking: every worker inherits the table. */
+	if (conf.auth_file[0] != '\0' && auth_load(conf.auth_file, err,
+	    sizeof(err), warn, sizeof(warn)) == -1) {
+		fprintf(stderr, "%s\n", err);
+		exit(1);
+	}
+	if (warn[0] != '\0')
+		fprintf(stderr, "flume-master: warning: %s\n", warn);
 	if (check) {
 		fprintf(stderr, "%s: configuration OK\n", path);
+		auth_unload();
 		config_free(&conf);
 		exit(0);
 	}
+	/* SIGHUP re-reads the file: by an absolute path, since daemon(3) cds to /. */
+	if (realpath(path, real) != NULL)
+		strlcpy(conf.path, real, sizeof(conf.path));
+	if (live_init(&conf) == -1)
+		die("out of memory");
 	if (verbose)
 		conf.log_level = LOG_LVL_DEBUG;
 
@@ -288,6 +307,13 @@ main(int argc, char *argv[], char *envp[])
 	pfh = lock_data_dir(conf.data_dir);
 
 	b.listen_fd = listen_bind(&conf, bound, sizeof(bound));
+	/* Bound here too, so a busy metrics port is reported right away. */
+	b.has_metrics = conf.metrics_listen[0] != '\0';
+	b.metrics_fd = -1;
+	if (b.has_metrics && (b.metrics_fd = metrics_listen_socket(&conf,
+	    mbound, sizeof(mbound))) == -1)
+		die("cannot listen for metrics on %s: %s", conf.metrics_listen,
+		    strerror(errno));
 
 	if (daemonize && daemon(0, 0) == -1)
 		die("daemon: %s", strerror(errno));
@@ -297,6 +323,8 @@ main(int argc, char *argv[], char *envp[])
 	setproctitle("master");
 	log_info("starting: config %s, data directory %s, %d worker%s",
 	    conf.path, conf.data_dir, conf.workers, conf.workers == 1 ? "" : "s");
+	if (b.has_metrics)
+		log_info("metrics on http://%s/metrics", mbound);
 
 	if (recovery_run(&conf, &b.shm) == -1) {
 		pidfile_remove(pfh);
@@ -312,7 +340,7 @@ main(int argc, char *argv[], char *envp[])
 	}
 
 	b.conf = &conf;
-	b.nslots = conf.workers + 1;
+	b.nslots = conf.workers + 1 + (b.has_metrics ? 1 : 0);
 	b.slot = -1;
 	b.eventfds = calloc((size_t)b.nslots, sizeof(int));
 	if (b.eventfds == NULL)
@@ -327,6 +355,9 @@ main(int argc, char *argv[], char *envp[])
 		close(b.eventfds[i]);
 	free(b.eventfds);
 	close(b.listen_fd);
+	if (b.has_metrics)
+		close(b.metrics_fd);
+	live_fini();
 	shm_detach(&b.shm);
 	if (unlink_ok)
 		shm_unlink_name(shmname);
@@ -334,6 +365,7 @@ main(int argc, char *argv[], char *envp[])
 		log_warnx("the rings could not be drained: shared memory "
 		    "%s is kept for the next start", shmname);
 	pidfile_remove(pfh);
+	auth_unload();
 	config_free(&conf);
 	if (status == 0)
 		log_info("shutdown complete");

@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "master/log.h"
+#include "master/producers.h"
 #include "master/recovery.h"
 #include "master/writer.h"
+#include "master/writer_group.h"
 #include "store/plog.h"
 #include "store/topic.h"
 
@@ -42,6 +44,9 @@ recovery_drain_old(const struct config *conf, const char *name)
 	    "generation %u): draining it", name, (long)old.hdr->master_pid,
 	    old.hdr->generation);
 	n = writer_drain_region(&old, conf);
+	/* Committed offsets too: a master killed with SIGKILL loses none. */
+	if (n >= 0 && writer_groups_drain_region(&old, conf) == -1)
+		n = -1;
 	shm_detach(&old);
 	if (n < 0) {
 		log_warn("draining shared memory %s failed; it is kept for "
@@ -67,6 +72,7 @@ recovery_partition(const struct config *conf, struct shm *shm, int idx,
 	struct plog		*l;
 	char			 dir[PATH_MAX];
 	int64_t			 end;
+	int			 n;
 
 	if (topic_partition_dir(dir, sizeof(dir), conf->data_dir, topic,
 	    part) == -1) {
@@ -91,6 +97,13 @@ recovery_partition(const struct config *conf, struct shm *shm, int idx,
 	atomic_store(&p->durable_offset, end);
 	atomic_store(&p->log_start, plog_start_offset(l));
 	atomic_store(&p->log_bytes, plog_size_bytes(l));
+	atomic_store(&p->segments, (uint32_t)rec.segments);
+	/* Idempotent producers' last sequences, from the tail of the log. */
+	if ((n = producers_rebuild(shm, p, l)) == -1)
+		log_warn("%s/%d: reading producer sequences back", topic, part);
+	else if (n > 0)
+		log_debug("%s/%d: %d producer batch%s remembered", topic, part,
+		    n, n == 1 ? "" : "es");
 	log_debug("%s/%d: offsets %lld..%lld, %llu bytes in %d segment%s",
 	    topic, part, (long long)plog_start_offset(l), (long long)end,
 	    (unsigned long long)plog_size_bytes(l), rec.segments,
@@ -182,10 +195,14 @@ recovery_run(const struct config *conf, struct shm *shm)
 		return -1;
 
 	memset(&lim, 0, sizeof(lim));
-	lim.child_slots = (uint32_t)conf->workers + 1;
+	/* Workers, the writer, and the metrics child if it is configured. */
+	lim.child_slots = (uint32_t)conf->workers + 1 +
+	    (conf->metrics_listen[0] != '\0' ? 1 : 0);
 	lim.max_topics = conf->max_topics;
 	lim.max_partitions = conf->max_partitions;
 	lim.ring_size = conf->ring_size;
+	lim.max_groups = conf->max_groups;
+	lim.max_group_members = conf->max_group_members;
 	if (shm_create(shm, name, &lim) == -1) {
 		log_warn("cannot create shared memory %s (%zu bytes)", name,
 		    shm_layout_size(&lim));
@@ -194,7 +211,8 @@ recovery_run(const struct config *conf, struct shm *shm)
 	log_info("shared memory %s: %zu bytes (%u partitions x %llu byte "
 	    "rings)", name, shm->size, lim.max_partitions,
 	    (unsigned long long)lim.ring_size);
-	if (recovery_topics(conf, shm) == -1) {
+	if (recovery_topics(conf, shm) == -1 ||
+	    writer_groups_load(shm, conf) == -1) {
 		shm_detach(shm);
 		shm_unlink_name(name);
 		return -1;

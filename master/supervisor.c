@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "master/live.h"
+#include "master/fault.h"
 #include "master/log.h"
 #include "master/supervisor.h"
 #include "master/writer.h"
@@ -109,6 +111,8 @@ child_name(const struct child *ch, char *buf, size_t size)
 {
 	if (ch->role == ROLE_WRITER)
 		snprintf(buf, size, "writer");
+	else if (ch->role == ROLE_METRICS)
+		snprintf(buf, size, "metrics");
 	else
 		snprintf(buf, size, "worker %d", ch->slot);
 	return buf;
@@ -157,9 +161,15 @@ child_spawn(struct broker *b, struct child *ch, const sigset_t *origmask)
 	if (pid == 0) {
 		child_reset_signals(origmask);
 		log_setrole(name);
+		fault_child_start(name, ch->restarts);	/* tests only */
 		b->slot = ch->slot;
+		/* The metrics socket is only the metrics child's business. */
+		if (b->has_metrics && ch->role != ROLE_METRICS)
+			close(b->metrics_fd);
 		if (ch->role == ROLE_WRITER)
 			writer_main(b);
+		else if (ch->role == ROLE_METRICS)
+			metrics_main(b);
 		else
 			worker_main(b);
 		/* NOTREACHED */
@@ -189,13 +199,14 @@ child_by_pid(pid_t pid)
 	return NULL;
 }
 
+/* Workers and the metrics child: stopped first at shutdown. */
 static int
 workers_running(void)
 {
 	int	i, n = 0;
 
 	for (i = 0; i < nchildren; i++)
-		if (children[i].role == ROLE_WORKER && children[i].pid != 0)
+		if (children[i].role != ROLE_WRITER && children[i].pid != 0)
 			n++;
 	return n;
 }
@@ -225,7 +236,7 @@ shutdown_begin(struct broker *b, int status)
 	phase = PHASE_WORKERS;
 	phase_deadline = now_mono_ms() + SUPERVISOR_WORKER_GRACE_MS;
 	for (i = 0; i < nchildren; i++)
-		if (children[i].role == ROLE_WORKER && children[i].pid != 0)
+		if (children[i].role != ROLE_WRITER && children[i].pid != 0)
 			kill(children[i].pid, SIGTERM);
 }
 
@@ -334,7 +345,7 @@ kill_role(int role, int sig)
 static void
 shutdown_step(struct broker *b, int64_t now)
 {
-	struct child	*w = &children[nchildren - 1];
+	struct child	*w = &children[broker_writer_slot(b)];
 	char		 name[32];
 
 	if (phase == PHASE_WORKERS) {
@@ -344,6 +355,7 @@ shutdown_step(struct broker *b, int64_t now)
 			log_warnx("workers did not exit within %d ms: killing them",
 			    SUPERVISOR_WORKER_GRACE_MS);
 			kill_role(ROLE_WORKER, SIGKILL);
+			kill_role(ROLE_METRICS, SIGKILL);
 			/* Their deaths arrive as SIGCHLD; wait for them. */
 			phase_deadline = INT64_MAX;
 			return;
@@ -399,7 +411,13 @@ supervisor_run(struct broker *b, const char *bound, int *unlink_ok)
 		fatal("calloc");
 	for (i = 0; i < nchildren; i++) {
 		children[i].slot = i;
-		children[i].role = i == nchildren - 1 ? ROLE_WRITER : ROLE_WORKER;
+		if (i == broker_writer_slot(b))
+			children[i].role = ROLE_WRITER;
+		else if (i == broker_metrics_slot(b))
+			children[i].role = ROLE_METRICS;
+		else
+			children[i].role = ROLE_WORKER;
+		b->shm.children[i].role = children[i].role;
 	}
 
 	sigemptyset(&block);
@@ -419,10 +437,11 @@ supervisor_run(struct broker *b, const char *bound, int *unlink_ok)
 	sigaction(SIGHUP, &sa, NULL);
 
 	/* The writer first, so the rings have a consumer before producers. */
-	if (child_spawn(b, &children[nchildren - 1], &origmask) == -1)
+	if (child_spawn(b, &children[broker_writer_slot(b)], &origmask) == -1)
 		fatalx("cannot start the writer");
-	for (i = 0; i < nchildren - 1; i++)
-		if (child_spawn(b, &children[i], &origmask) == -1)
+	for (i = 0; i < nchildren; i++)
+		if (i != broker_writer_slot(b) &&
+		    child_spawn(b, &children[i], &origmask) == -1)
 			children[i].respawn_at = now_mono_ms() +
 			    SUPERVISOR_BACKOFF_MIN_MS;
 	log_info("listening on %s", bound);
@@ -449,8 +468,8 @@ supervisor_run(struct broker *b, const char *bound, int *unlink_ok)
 		}
 		if (sig_hup) {
 			sig_hup = 0;
-			log_info("SIGHUP: reloading the configuration is not "
-			    "supported; restart flume-master to apply changes");
+			if (phase == PHASE_RUN)
+				(void)live_reload(b);
 		}
 		now = now_mono_ms();
 		if (phase != PHASE_RUN) {

@@ -40,12 +40,16 @@
 
 #include "master/broker.h"
 #include "master/config.h"
+#include "master/live.h"
+#include "master/fault.h"
 #include "master/log.h"
 #include "master/writer.h"
+#include "master/writer_group.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
 #include "shm/ring.h"
 #include "shm/shm.h"
+#include "shm/stats.h"
 #include "store/plog.h"
 #include "store/topic.h"
 
@@ -74,6 +78,8 @@ struct wslot {
 	int		 error;		/* errno of the failing step, 0 if none */
 	int64_t		 retry_ms;	/* no retry before */
 	int64_t		 backoff_ms;
+	int64_t		 ret_ms;	/* retention the log was opened with */
+	int64_t		 ret_bytes;
 };
 
 struct writer {
@@ -86,6 +92,7 @@ struct writer {
 	int64_t			 meta_retry_ms;
 	int			 meta_error;
 	int64_t			 next_retention_ms;
+	struct writer_groups	*groups;	/* master/writer_group.c */
 };
 
 static int64_t
@@ -95,6 +102,16 @@ clock_ms(clockid_t id)
 
 	clock_gettime(id, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* CLOCK_MONOTONIC microseconds, for the fdatasync latency figures. */
+static uint64_t
+clock_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
 static uint32_t
@@ -219,6 +236,7 @@ wslot_open(struct writer *w, uint32_t i, int64_t now)
 {
 	struct wslot *sl = &w->slots[i];
 	struct shm_partition *p = &w->s->parts[i];
+	struct plog_config cfg;
 	char name[TOPIC_NAME_MAX + 1];
 	int64_t end, vis, dur;
 
@@ -233,6 +251,9 @@ wslot_open(struct writer *w, uint32_t i, int64_t now)
 		return -1;
 	}
 	end = plog_end_offset(sl->log);
+	config_topic_log(w->conf, name, &cfg);
+	sl->ret_ms = cfg.retention_ms;
+	sl->ret_bytes = cfg.retention_bytes;
 
 	/*
 	 * A log that already runs past the offsets workers hand out (a
@@ -262,6 +283,8 @@ wslot_open(struct writer *w, uint32_t i, int64_t now)
 	sl->msgs = 0;
 	atomic_store_explicit(&p->log_start, plog_start_offset(sl->log), memory_order_release);
 	atomic_store_explicit(&p->log_bytes, plog_size_bytes(sl->log), memory_order_release);
+	atomic_store_explicit(&p->segments, (uint32_t)plog_segment_count(sl->log),
+	    memory_order_relaxed);
 	/* An error is cleared by the first cycle that drains and syncs, not here. */
 	return 0;
 }
@@ -345,6 +368,8 @@ wslot_drain(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 		}
 		atomic_store_explicit(&p->log_bytes, plog_size_bytes(sl->log),
 		    memory_order_relaxed);
+		atomic_store_explicit(&p->segments,
+		    (uint32_t)plog_segment_count(sl->log), memory_order_relaxed);
 		ring_release(w->s, p, n);
 		*moved = 1;
 		if (atomic_load_explicit(&p->head, memory_order_relaxed) >= stop)
@@ -361,6 +386,7 @@ wslot_sync(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 	struct shm_partition *p = &w->s->parts[i];
 	const struct config *c = w->conf;
 	int64_t vis;
+	uint64_t t0;
 	int need;
 
 	if (sl->log == NULL)
@@ -372,10 +398,13 @@ wslot_sync(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 		if (!need)
 			return 0;
 		vis = sl->visible;
+		t0 = clock_us();
 		if (plog_sync(sl->log) == -1) {
+			stats_fsync_record(w->s, 0, 0);
 			wslot_fail(w, i, "fdatasync", errno, now);
 			return -1;
 		}
+		stats_fsync_record(w->s, clock_us() - t0, 1);
 		sl->durable = vis;
 		atomic_store_explicit(&p->durable_offset, vis, memory_order_release);
 		sl->last_sync_ms = now;
@@ -506,6 +535,8 @@ writer_retain(struct writer *w, int64_t now, int *moved)
 		    memory_order_release);
 		atomic_store_explicit(&p->log_bytes, plog_size_bytes(sl->log),
 		    memory_order_release);
+		atomic_store_explicit(&p->segments,
+		    (uint32_t)plog_segment_count(sl->log), memory_order_relaxed);
 		*moved = 1;
 	});
 }
@@ -549,6 +580,12 @@ writer_open(struct writer **wp, struct broker *b, int64_t now_ms)
 	w->s = &b->shm;
 	w->conf = b->conf;
 	w->next_retention_ms = now_ms + w->conf->retention_check_ms;
+	if (writer_groups_open(&w->groups, b) == -1) {
+		free(w->slots);
+		free(w->topic_ok);
+		free(w);
+		return -1;
+	}
 	writer_open_topics(w, now_ms, 0, &moved);
 	*wp = w;
 	return 0;
@@ -566,6 +603,7 @@ writer_close(struct writer *w)
 			plog_close(w->slots[i].log);
 	free(w->slots);
 	free(w->topic_ok);
+	writer_groups_close(w->groups);
 	free(w);
 }
 
@@ -580,6 +618,7 @@ writer_cycle(struct writer *w, int64_t now_ms)
 		writer_retain(w, now_ms, &moved);
 	if (moved)
 		writer_wake_workers(w);
+	writer_groups_cycle(w->groups, now_ms);
 	return moved;
 }
 
@@ -624,6 +663,7 @@ writer_timeout(struct writer *w, int64_t now_ms)
 		    c->flush_interval_ms >= 0)
 			WRITER_SOONER(sl->last_sync_ms + c->flush_interval_ms);
 	});
+	WRITER_SOONER(writer_groups_due(w->groups));
 #undef WRITER_SOONER
 	return t < 0 ? 0 : (int)t;
 }
@@ -647,6 +687,8 @@ writer_finish(struct writer *w, int64_t now_ms)
 	});
 	if (moved)
 		writer_wake_workers(w);
+	if (writer_groups_finish(w->groups, now_ms) == -1)
+		rc = -1;
 	return rc;
 }
 
@@ -725,6 +767,43 @@ writer_drain_region(struct shm *old, const struct config *conf)
 	return total > INT32_MAX ? INT32_MAX : (int)total;
 }
 
+/*
+ * SIGHUP changed the settings (live_refresh updated w->conf): a log's
+ * retention is fixed when it is opened, so reopen every log whose
+ * effective retention changed, after syncing what it has, and apply
+ * retention at the next cycle.  A log that cannot be synced now keeps
+ * its old retention until the next reload.
+ */
+static void
+writer_reconfigure(struct writer *w, int64_t now)
+{
+	struct plog_config cfg;
+	int moved = 0, reopened = 0;
+
+	WRITER_FOREACH_SLOT(w, i, {
+		struct wslot *sl = &w->slots[i];
+		char name[TOPIC_NAME_MAX + 1];
+
+		if (sl->log == NULL ||
+		    topic_entry_check(w->s, w->s->parts[i].topic, name) == -1)
+			continue;
+		config_topic_log(w->conf, name, &cfg);
+		if (cfg.retention_ms == sl->ret_ms &&
+		    cfg.retention_bytes == sl->ret_bytes)
+			continue;
+		if (wslot_sync(w, i, now, 1, &moved) == -1)
+			continue;
+		plog_close(sl->log);
+		sl->log = NULL;
+		if (wslot_open(w, i, now) == 0)
+			reopened++;
+	});
+	w->next_retention_ms = now;
+	if (reopened > 0)
+		log_info("retention changed: %d partition log%s reopened",
+		    reopened, reopened == 1 ? "" : "s");
+}
+
 /* Child process plumbing from here on. */
 
 static volatile sig_atomic_t writer_stop;
@@ -766,6 +845,7 @@ writer_child_start(struct broker *b, sigset_t *waitmask)
 	if (getppid() != b->shm.hdr->master_pid)
 		_exit(0);	/* the master died before PDEATHSIG was set */
 	setproctitle("%s", "writer");
+	(void)fault_store_install();	/* tests only: FLUME_FAULT */
 	log_setrole("writer");
 
 	memset(&sa, 0, sizeof(sa));
@@ -818,6 +898,8 @@ writer_main(struct broker *b)
 
 	for (;;) {
 		now = clock_ms(CLOCK_MONOTONIC);
+		if (live_refresh(&b->shm, b->conf) == 1)
+			writer_reconfigure(w, now);
 		moved = writer_cycle(w, now);
 		if (stopping && (writer_workers_gone(b) || now >= stop_at))
 			break;

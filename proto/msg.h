@@ -180,4 +180,160 @@ int	msg_decode_list_offsets_req(const uint8_t *p, size_t len, struct arena *a, s
 int	msg_decode_list_offsets_resp(const uint8_t *p, size_t len, struct arena *a, struct list_offsets_resp *m);
 int	msg_decode_workers_resp(const uint8_t *p, size_t len, struct arena *a, struct workers_resp *m);
 
+/* ==== Consumer groups (8-14); codecs in proto/msg_group.c ==== */
+
+/* Group states as carried by LIST_GROUPS and DESCRIBE_GROUP. */
+enum group_wire_state { GROUP_WIRE_EMPTY = 0, GROUP_WIRE_REBALANCING = 1,
+	GROUP_WIRE_STABLE = 2 };
+
+/* One (topic, partition) pair, e.g. of an assignment. */
+struct group_tp { const char *topic; size_t topic_len; int32_t partition; };
+
+/* ---- JOIN_GROUP (8) ----
+ * req:  [group str][member_id str][client_id str][session_timeout_ms i32]
+ *         [count i32]{[topic str]}            member_id empty: a new member
+ * resp: [error i16][generation i32][member_id str][count i32]
+ *         {[topic str][partition i32]}        this member's partitions */
+struct join_group_req { const char *group; size_t group_len;
+	const char *member_id; size_t member_id_len;
+	const char *client_id; size_t client_id_len;
+	int32_t session_timeout_ms; int32_t count; struct wire_str *topics; };
+struct join_group_resp { int16_t error; int32_t generation;
+	const char *member_id; size_t member_id_len;
+	int32_t count; struct group_tp *parts; };
+
+/* ---- HEARTBEAT (9) ----
+ * req:  [group str][member_id str][generation i32]
+ * resp: [error i16] */
+struct heartbeat_req { const char *group; size_t group_len;
+	const char *member_id; size_t member_id_len; int32_t generation; };
+
+/* ---- LEAVE_GROUP (10) ----
+ * req:  [group str][member_id str]
+ * resp: [error i16] */
+struct leave_group_req { const char *group; size_t group_len;
+	const char *member_id; size_t member_id_len; };
+
+/* Responses that are only [error i16] (HEARTBEAT, LEAVE_GROUP). */
+struct group_error_resp { int16_t error; };
+
+/* ---- OFFSET_COMMIT (11) ----
+ * req:  [group str][member_id str][generation i32][count i32]
+ *         {[topic str][partition i32][offset i64]}
+ * resp: [error i16][count i32]{[error i16]} */
+struct commit_part { const char *topic; size_t topic_len; int32_t partition; int64_t offset; };
+struct offset_commit_req { const char *group; size_t group_len;
+	const char *member_id; size_t member_id_len; int32_t generation;
+	int32_t count; struct commit_part *parts; };
+struct offset_commit_resp { int16_t error; int32_t count; int16_t *errors; };
+
+/* ---- OFFSET_FETCH (12) ----
+ * req:  [group str][count i32]{[topic str][partition i32]}
+ *         count 0: every committed offset of the group
+ * resp: [error i16][count i32]{[topic str][partition i32][error i16][offset i64]}
+ *         offset -1: nothing committed */
+struct offset_fetch_req { const char *group; size_t group_len;
+	int32_t count; struct group_tp *parts; };
+struct offset_fetch_result { const char *topic; size_t topic_len; int32_t partition;
+	int16_t error; int64_t offset; };
+struct offset_fetch_resp { int16_t error; int32_t count; struct offset_fetch_result *results; };
+
+/* ---- LIST_GROUPS (13) ----
+ * req:  (empty)
+ * resp: [error i16][count i32]{[group str][state i8][generation i32][members i32]} */
+struct group_listing { const char *group; size_t group_len; int8_t state;
+	int32_t generation; int32_t members; };
+struct list_groups_resp { int16_t error; int32_t count; struct group_listing *groups; };
+
+/* ---- DESCRIBE_GROUP (14) ----
+ * req:  [group str]
+ * resp: [error i16][state i8][generation i32]
+ *         [count i32]{[member_id str][client_id str][session_timeout_ms i32]
+ *           [count i32]{[topic str][partition i32]}}
+ *         [count i32]{[topic str][partition i32][committed i64][log_end i64]} */
+struct member_desc { const char *member_id; size_t member_id_len;
+	const char *client_id; size_t client_id_len; int32_t session_timeout_ms;
+	int32_t count; struct group_tp *parts; };
+struct group_offset_desc { const char *topic; size_t topic_len; int32_t partition;
+	int64_t committed; int64_t log_end; };
+struct describe_group_req { const char *group; size_t group_len; };
+struct describe_group_resp { int16_t error; int8_t state; int32_t generation;
+	int32_t nmembers; struct member_desc *members;
+	int32_t noffsets; struct group_offset_desc *offsets; };
+
+void	msg_encode_join_group_req(struct wbuf *wb, const struct join_group_req *m);
+void	msg_encode_join_group_resp(struct wbuf *wb, const struct join_group_resp *m);
+void	msg_encode_heartbeat_req(struct wbuf *wb, const struct heartbeat_req *m);
+void	msg_encode_leave_group_req(struct wbuf *wb, const struct leave_group_req *m);
+void	msg_encode_group_error_resp(struct wbuf *wb, const struct group_error_resp *m);
+void	msg_encode_offset_commit_req(struct wbuf *wb, const struct offset_commit_req *m);
+void	msg_encode_offset_commit_resp(struct wbuf *wb, const struct offset_commit_resp *m);
+void	msg_encode_offset_fetch_req(struct wbuf *wb, const struct offset_fetch_req *m);
+void	msg_encode_offset_fetch_resp(struct wbuf *wb, const struct offset_fetch_resp *m);
+void	msg_encode_list_groups_resp(struct wbuf *wb, const struct list_groups_resp *m);
+void	msg_encode_describe_group_req(struct wbuf *wb, const struct describe_group_req *m);
+void	msg_encode_describe_group_resp(struct wbuf *wb, const struct describe_group_resp *m);
+
+int	msg_decode_join_group_req(const uint8_t *p, size_t len, struct arena *a, struct join_group_req *m);
+int	msg_decode_join_group_resp(const uint8_t *p, size_t len, struct arena *a, struct join_group_resp *m);
+int	msg_decode_heartbeat_req(const uint8_t *p, size_t len, struct heartbeat_req *m);
+int	msg_decode_leave_group_req(const uint8_t *p, size_t len, struct leave_group_req *m);
+int	msg_decode_group_error_resp(const uint8_t *p, size_t len, struct group_error_resp *m);
+int	msg_decode_offset_commit_req(const uint8_t *p, size_t len, struct arena *a, struct offset_commit_req *m);
+int	msg_decode_offset_commit_resp(const uint8_t *p, size_t len, struct arena *a, struct offset_commit_resp *m);
+int	msg_decode_offset_fetch_req(const uint8_t *p, size_t len, struct arena *a, struct offset_fetch_req *m);
+int	msg_decode_offset_fetch_resp(const uint8_t *p, size_t len, struct arena *a, struct offset_fetch_resp *m);
+int	msg_decode_list_groups_resp(const uint8_t *p, size_t len, struct arena *a, struct list_groups_resp *m);
+int	msg_decode_describe_group_req(const uint8_t *p, size_t len, struct describe_group_req *m);
+int	msg_decode_describe_group_resp(const uint8_t *p, size_t len, struct arena *a, struct describe_group_resp *m);
+
+/* ==== STATS (18); codec in proto/msg_stats.c ====
+ * req:  (empty)
+ * resp: [error i16]
+ *   [count i32]{[slot i32][role i8][pid i32][restarts i32][connections i64]
+ *     [accepted i64][requests i64][bytes_in i64][bytes_out i64]
+ *     [rejected_conns i64][protocol_errors i64]}          children; role 2 metrics
+ *   [count i32]{[topic str][partition i32][log_start i64][log_end i64]
+ *     [visible i64][durable i64][msgs_in i64][bytes_in i64][msgs_out i64]
+ *     [bytes_out i64][ring_used i64][ring_size i64][segments i32]
+ *     [log_bytes i64]}                                     partitions
+ *   [fsync_count i64][fsync_errors i64][fsync_sum_us i64]
+ *   [count i32]{[le_us i64][count i64]}   latency buckets, not cumulative; le_us -1 = +Inf
+ *   [count i32]{[error i16][count i64]}   answers per error code (non-zero only)
+ *   [count i32]{[group str][topic str][partition i32][committed i64][lag i64]} */
+struct stats_child { int32_t slot; int8_t role; int32_t pid; int32_t restarts;
+	int64_t connections; int64_t accepted; int64_t requests; int64_t bytes_in;
+	int64_t bytes_out; int64_t rejected_conns; int64_t protocol_errors; };
+struct stats_partition { const char *topic; size_t topic_len; int32_t partition;
+	int64_t log_start; int64_t log_end; int64_t visible; int64_t durable;
+	int64_t msgs_in; int64_t bytes_in; int64_t msgs_out; int64_t bytes_out;
+	int64_t ring_used; int64_t ring_size; int32_t segments; int64_t log_bytes; };
+struct stats_bucket { int64_t le_us; int64_t count; };
+struct stats_error { int16_t error; int64_t count; };
+struct stats_lag { const char *group; size_t group_len; const char *topic;
+	size_t topic_len; int32_t partition; int64_t committed; int64_t lag; };
+struct stats_resp { int16_t error;
+	int32_t nchildren; struct stats_child *children;
+	int32_t nparts; struct stats_partition *parts;
+	int64_t fsync_count; int64_t fsync_errors; int64_t fsync_sum_us;
+	int32_t nbuckets; struct stats_bucket *buckets;
+	int32_t nerrors; struct stats_error *errors;
+	int32_t nlags; struct stats_lag *lags; };
+
+void	msg_encode_stats_resp(struct wbuf *wb, const struct stats_resp *m);
+/* Also accepts a payload that is only a non-zero [error i16]. */
+int	msg_decode_stats_resp(const uint8_t *p, size_t len, struct arena *a, struct stats_resp *m);
+
+/* ==== INIT_PRODUCER (15); codec in proto/msg_producer.c ====
+ * req:  [producer_id i64][producer_epoch i16]    -1, -1: a new producer id
+ * resp: [error i16][producer_id i64][producer_epoch i16]
+ *       (a refusal may be [error i16] alone) */
+struct init_producer_req { int64_t producer_id; int16_t producer_epoch; };
+struct init_producer_resp { int16_t error; int64_t producer_id; int16_t producer_epoch; };
+
+void	msg_encode_init_producer_req(struct wbuf *wb, const struct init_producer_req *m);
+void	msg_encode_init_producer_resp(struct wbuf *wb, const struct init_producer_resp *m);
+int	msg_decode_init_producer_req(const uint8_t *p, size_t len, struct init_producer_req *m);
+int	msg_decode_init_producer_resp(const uint8_t *p, size_t len, struct init_producer_resp *m);
+
 #endif

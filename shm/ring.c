@@ -26,6 +26,7 @@
 
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "shm/producer.h"
 #include "shm/ring.h"
 
 #define RING_SKIP_OFFSET	UINT64_MAX	/* baseOffset -1 as stored */
@@ -115,6 +116,8 @@ ring_repair(struct shm *s, struct shm_partition *p)
 	}
 	if (end > p->next_offset)
 		__atomic_store_n(&p->next_offset, end, __ATOMIC_RELEASE);
+	/* Sequence records of an append that never published its tail. */
+	producer_repair(s, p);
 }
 
 int
@@ -139,11 +142,21 @@ int
 ring_append(struct shm *s, struct shm_partition *p, const uint8_t *batches,
     size_t len, int64_t *base_offset, int64_t *next_offset)
 {
+	return ring_append_hooked(s, p, batches, len, NULL, base_offset,
+	    next_offset);
+}
+
+int
+ring_append_hooked(struct shm *s, struct shm_partition *p,
+    const uint8_t *batches, size_t len, const struct ring_hook *h,
+    int64_t *base_offset, int64_t *next_offset)
+{
 	uint64_t rsize = s->hdr->limits.ring_size;
 	uint8_t *ring = shm_ring_data(s, p);
 	uint64_t head, tail, pos, left, idx, nrecords;
 	int64_t noffsets, base, next;
 	size_t off, sz;
+	int rc;
 
 	if (batches == NULL || ring_scan(batches, len, &noffsets, &nrecords) == -1) {
 		errno = EINVAL;
@@ -161,6 +174,10 @@ ring_append(struct shm *s, struct shm_partition *p, const uint8_t *batches,
 		shm_unlock(&p->lock);
 		errno = EPROTO;
 		return -1;
+	}
+	if (h != NULL && (rc = h->check(s, p, h->arg)) != 0) {
+		shm_unlock(&p->lock);
+		return rc;
 	}
 	if (ring_plan(batches, len, tail, rsize) > rsize - (tail - head)) {
 		shm_unlock(&p->lock);
@@ -202,6 +219,8 @@ ring_append(struct shm *s, struct shm_partition *p, const uint8_t *batches,
 	 * following load of writer_sleeping cannot be ordered before it: the
 	 * writer stores writer_sleeping, then re-reads every tail.
 	 */
+	if (h != NULL)
+		h->record(s, p, h->arg, base, next, pos);
 	atomic_store_explicit(&p->tail, pos, memory_order_seq_cst);
 	__atomic_store_n(&p->next_offset, next, __ATOMIC_RELEASE);
 	shm_unlock(&p->lock);

@@ -33,6 +33,24 @@
  */
 int	ring_append(struct shm *s, struct shm_partition *p, const uint8_t *batches,
 	    size_t len, int64_t *base_offset, int64_t *next_offset);
+/*
+ * Calls made inside ring_append_hooked()'s critical section (the
+ * idempotent producer's sequence table, shm/producer.h).  check runs
+ * first, before any space is looked at: 0 goes on, a positive value is
+ * returned at once with nothing appended.  record runs after the bytes
+ * are in the ring and before the tail store, with the tail that store
+ * will publish.  Neither may take a lock or fail.
+ */
+struct ring_hook {
+	int	(*check)(struct shm *s, struct shm_partition *p, void *arg);
+	void	(*record)(struct shm *s, struct shm_partition *p, void *arg,
+		    int64_t base, int64_t next, uint64_t tail);
+	void	*arg;
+};
+/* ring_append with hooks (NULL: none); may also return check's value. */
+int	ring_append_hooked(struct shm *s, struct shm_partition *p,
+	    const uint8_t *batches, size_t len, const struct ring_hook *h,
+	    int64_t *base_offset, int64_t *next_offset);
 /* Bytes free now (for a quick check before locking). */
 uint64_t ring_free(const struct shm *s, const struct shm_partition *p);
 /*

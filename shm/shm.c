@@ -29,6 +29,8 @@
 
 #include <bsd/string.h>
 
+#include "shm/group.h"
+#include "shm/producer.h"
 #include "shm/shm.h"
 
 #define SHM_TABLE_ALIGN	64
@@ -37,7 +39,7 @@
 #define SHM_RING_MAX	((uint64_t)1 << 31)	/* skip marker lengths fit an i32 */
 
 struct shm_offsets {
-	size_t	children, topics, parts, rings, size;
+	size_t	children, topics, parts, rings, groups, producers, size;
 };
 
 static int
@@ -76,6 +78,16 @@ shm_offsets_for(const struct shm_limits *lim, struct shm_offsets *o)
 		return -1;
 	if (__builtin_mul_overflow((size_t)lim->max_partitions, (size_t)lim->ring_size, &n) ||
 	    __builtin_add_overflow(o->rings, n, &end) ||
+	    align_up(end, SHM_RING_ALIGN, &o->groups) == -1)
+		return -1;
+	/* The consumer-group table (shm/group.h) comes after the rings. */
+	if ((n = group_table_size(lim)) == SIZE_MAX ||
+	    __builtin_add_overflow(o->groups, n, &end) ||
+	    align_up(end, SHM_TABLE_ALIGN, &o->producers) == -1)
+		return -1;
+	/* The idempotent producers' table (shm/producer.h) comes last. */
+	if ((n = producer_table_size(lim)) == SIZE_MAX ||
+	    __builtin_add_overflow(o->producers, n, &end) ||
 	    align_up(end, SHM_RING_ALIGN, &o->size) == -1)
 		return -1;
 	/* mmap and ftruncate take off_t. */
@@ -131,6 +143,8 @@ shm_handle_fill(struct shm *s, void *base, size_t size, const struct shm_offsets
 	s->topics = (struct shm_topic *)(void *)(b + o->topics);
 	s->parts = (struct shm_partition *)(void *)(b + o->parts);
 	s->rings = b + o->rings;
+	s->groups = b + o->groups;
+	s->producers = b + o->producers;
 }
 
 static int
@@ -220,6 +234,9 @@ shm_create(struct shm *s, const char *name, const struct shm_limits *lim)
 	for (i = 0; i < lim->max_partitions; i++)
 		if (robust_mutex_init(&s->parts[i].lock) == -1)
 			goto fail_unmap;
+	if (group_table_init(s) == -1)
+		goto fail_unmap;
+	producer_table_init(s);
 	atomic_thread_fence(memory_order_release);
 	h->magic = SHM_MAGIC;
 	return 0;

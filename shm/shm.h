@@ -5,10 +5,12 @@
  *
  * Layout (every table fixed-size, sized from the configuration):
  *   struct shm_header
- *   struct shm_child    children[child_slots]     workers, then the writer
+ *   struct shm_child    children[child_slots]     workers, the writer, metrics
  *   struct shm_topic    topics[max_topics]
  *   struct shm_partition parts[max_partitions]    control blocks
  *   uint8_t             rings[max_partitions][ring_size]
+ *   consumer groups                                  shm/group.h (after the rings)
+ *   idempotent producers' sequences                  shm/producer.h (last)
  *
  * The crash rule: any process may die at any instruction, so every shared
  * structure is valid at every instant.  Data is written first and
@@ -22,6 +24,11 @@
  *   topics                                             workers (create), under dir_lock
  *   parts[].tail, next_offset                          workers (ring_append), under lock
  *   parts[].head, visible/durable offsets, log_*       writer
+ *   groups (shm/group.h)                               workers and writer, under
+ *                                                      each group's robust lock
+ *   parts[].segments, hdr->fsync                       writer
+ *   parts[].msgs_out/bytes_out, children[].errors      workers (atomic adds)
+ *   hdr->live                                          master (seqlock)
  */
 #ifndef FLUME_SHM_SHM_H
 #define FLUME_SHM_SHM_H
@@ -39,11 +46,50 @@
 #define SHM_NAME_MAX		64
 
 struct shm_limits {
-	uint32_t	child_slots;		/* workers + 1 (the writer is the last slot) */
+	uint32_t	child_slots;		/* workers + 1 (writer) [+ 1 (metrics)] */
 	uint32_t	max_topics;
 	uint32_t	max_partitions;		/* in total, over all topics */
 	uint64_t	ring_size;		/* bytes per partition ring, multiple of 8 */
+	uint32_t	max_groups;		/* consumer groups (shm/group.h); 0: none */
+	uint32_t	max_group_members;	/* member slots per group */
 };
+
+/*
+ * The settings SIGHUP may change without a restart (master/live.c), as a
+ * seqlock written only by the master: seq is odd while it writes.  A
+ * reader copies the fields and retries while seq was odd or moved; a
+ * master that dies mid-write leaves seq odd, and readers, whose retries
+ * are bounded, keep their old values (the next master makes a new region).
+ */
+struct shm_live {
+	_Atomic uint32_t	seq;
+	_Atomic uint32_t	generation;	/* 0: never published; bumped per reload */
+	_Atomic int32_t		log_level;
+	_Atomic int32_t		auto_create_topics;
+	_Atomic uint32_t	max_connections;
+	_Atomic uint32_t	max_message_bytes;
+	_Atomic int64_t		idle_timeout_ms;
+	_Atomic int64_t		request_timeout_ms;
+	_Atomic int64_t		retention_check_ms;
+	_Atomic int64_t		retention_ms;
+	_Atomic int64_t		retention_bytes;
+	_Atomic int64_t		flush_interval_ms;
+	_Atomic int64_t		flush_messages;
+};
+
+/* fdatasync latency buckets; their upper bounds are in shm/stats.h. */
+#define SHM_FSYNC_BUCKETS	16
+
+/* The writer's fdatasync counters, written only by the writer. */
+struct shm_fsync {
+	_Atomic uint64_t	count;		/* successful calls */
+	_Atomic uint64_t	errors;		/* failed calls */
+	_Atomic uint64_t	sum_us;		/* total latency of the successful ones */
+	_Atomic uint64_t	bucket[SHM_FSYNC_BUCKETS];	/* per bucket, not cumulative */
+};
+
+/* Rejected requests are counted per error code in this many slots. */
+#define SHM_ERR_SLOTS		64
 
 struct shm_header {
 	uint64_t		magic;
@@ -58,10 +104,13 @@ struct shm_header {
 	_Atomic uint32_t	topic_count;	/* topics[0..topic_count) may be in use */
 	_Atomic uint32_t	parts_used;	/* partition slots handed out */
 	pthread_mutex_t		dir_lock;	/* topic creation */
+	struct shm_live		live;		/* reloadable settings (master/live.h) */
+	struct shm_fsync	fsync;		/* the writer's fdatasync figures */
 };
 
 enum shm_child_state { CHILD_FREE = 0, CHILD_ASSIGNED = 1, CHILD_ACTIVE = 2 };
-enum shm_child_role { ROLE_WORKER = 0, ROLE_WRITER = 1 };
+/* Slots: workers, the writer, then (with metrics_listen) the metrics child. */
+enum shm_child_role { ROLE_WORKER = 0, ROLE_WRITER = 1, ROLE_METRICS = 2 };
 
 struct shm_child {
 	_Atomic int32_t		pid;
@@ -77,6 +126,9 @@ struct shm_child {
 	_Atomic uint64_t	requests;
 	_Atomic uint64_t	bytes_in;
 	_Atomic uint64_t	bytes_out;
+	_Atomic uint64_t	rejected_conns;	/* closed at accept: max_connections */
+	_Atomic uint64_t	protocol_errors;/* connections closed for a bad frame */
+	_Atomic uint64_t	errors[SHM_ERR_SLOTS];	/* answers with that error code */
 };
 
 enum shm_topic_state { TOPIC_FREE = 0, TOPIC_READY = 1 };
@@ -107,6 +159,10 @@ struct shm_partition {
 	int32_t			partition;	/* number within the topic */
 	_Atomic uint64_t	msgs_in;	/* records appended */
 	_Atomic uint64_t	bytes_in;
+	_Atomic uint64_t	msgs_out;	/* records sent by FETCH (workers, atomic add) */
+	_Atomic uint64_t	bytes_out;
+	_Atomic uint32_t	segments;	/* segment files (writer) */
+	uint32_t		pad1;
 };
 
 /* The per-process handle: where the tables are in this mapping. */
@@ -119,6 +175,8 @@ struct shm {
 	struct shm_topic	*topics;
 	struct shm_partition	*parts;
 	uint8_t			*rings;
+	uint8_t			*groups;	/* struct shm_group_dir, then the groups */
+	uint8_t			*producers;	/* shm/producer.h */
 };
 
 /* "/flume-<16 hex digits of a hash of the data directory's real path>". */

@@ -10,10 +10,12 @@
  * is reset whenever the queue empties, which is the usual state after
  * every read, so steady-state request handling allocates nothing.
  *
- * Reading stops (EPOLLIN dropped) while CONN_MAX_INFLIGHT requests are
- * queued, while more than CONN_OUT_HIGH bytes of output wait (until all
- * of it is sent) or while the arena holds more than CONN_ARENA_SOFT
- * bytes, so one client can neither exhaust memory nor starve the others.
+ * Reading stops (EPOLLIN dropped) while max_inflight_per_connection
+ * requests are queued, while more than max_buffered_bytes of output wait
+ * (until all of it is sent; finished answers wait in the queue meanwhile)
+ * or while the arena holds more than max_buffered_bytes, so one client
+ * can neither exhaust memory nor starve the others: a connection holds
+ * at most about max_request_bytes of input, its arena and its output.
  */
 #include <sys/epoll.h>
 #include <sys/sendfile.h>
@@ -49,7 +51,7 @@ conn_arena_limit(const struct conn *c)
 	size_t max = c->w->conf->max_request_bytes;
 
 	/* A decoded request takes a few times its payload at most. */
-	return CONN_ARENA_SOFT + 8 * max + 2 * max;
+	return c->w->conf->max_buffered_bytes + 8 * max + 2 * max;
 }
 
 struct conn *
@@ -67,6 +69,7 @@ conn_new(struct worker *w, int fd, const char *peer)
 	c->fd = fd;
 	strlcpy(c->peer, peer, sizeof(c->peer));
 	frame_reader_init(&c->rd, FRAME_REQUEST, w->conf->max_request_bytes);
+	auth_conn_init(c);
 	arena_init(&c->arena, conn_arena_limit(c));
 	wbuf_init(&c->out);
 	c->qcap = 8;
@@ -162,7 +165,7 @@ conn_chunk_push(struct conn *c, int fd, off_t pos, size_t len)
 	c->chunks[c->nchunks].len = len;
 	c->nchunks++;
 	c->out_pending += len;
-	if (c->out_pending > CONN_OUT_HIGH)
+	if (c->out_pending > c->w->conf->max_buffered_bytes)
 		c->out_full = 1;
 	return 0;
 }
@@ -184,7 +187,7 @@ conn_out_commit(struct conn *c)
 	    (size_t)last->pos + last->len == c->out_committed) {
 		last->len += n;
 		c->out_pending += n;
-		if (c->out_pending > CONN_OUT_HIGH)
+		if (c->out_pending > c->w->conf->max_buffered_bytes)
 			c->out_full = 1;
 	} else if (conn_chunk_push(c, -1, (off_t)c->out_committed, n) == -1)
 		c->dead = 1;
@@ -285,8 +288,9 @@ conn_flush(struct conn *c)
 static int
 conn_may_parse(const struct conn *c)
 {
-	return !c->dead && !c->out_full && c->nreq < CONN_MAX_INFLIGHT &&
-	    !(c->arena_bytes > CONN_ARENA_SOFT && c->nreq > 0);
+	return !c->dead && !c->out_full &&
+	    c->nreq < c->w->conf->max_inflight_per_connection &&
+	    !(c->arena_bytes > c->w->conf->max_buffered_bytes && c->nreq > 0);
 }
 
 static int
@@ -372,7 +376,8 @@ conn_emit(struct conn *c)
 	struct req *r;
 	int n = 0;
 
-	while (!c->dead && c->nreq > 0) {
+	/* Over max_buffered_bytes, answers wait until the output drained. */
+	while (!c->dead && c->nreq > 0 && !c->out_full) {
 		r = conn_req(c, 0);
 		if (r->state != REQ_DONE)
 			break;
@@ -405,6 +410,8 @@ conn_process(struct conn *c)
 			if (st == -1) {
 				log_warnx("%s: bad frame size, closing connection",
 				    c->peer);
+				atomic_fetch_add_explicit(&c->w->me->protocol_errors,
+				    1, memory_order_relaxed);
 				c->dead = 1;
 				return;
 			}
@@ -432,7 +439,11 @@ conn_process(struct conn *c)
 	}
 }
 
-/* One read(2) into the frame reader: 1 got bytes, 0 nothing (or EOF). */
+/*
+ * One read(2) into the frame reader: 2 filled the space offered (more may
+ * wait), 1 got fewer bytes (the socket is drained for now), 0 nothing
+ * (or EOF).
+ */
 static int
 conn_read(struct conn *c)
 {
@@ -471,7 +482,7 @@ conn_read(struct conn *c)
 	atomic_fetch_add_explicit(&c->w->me->bytes_in, (uint64_t)n,
 	    memory_order_relaxed);
 	c->last_active = c->w->now;
-	return 1;
+	return (size_t)n == room ? 2 : 1;
 }
 
 void
@@ -482,12 +493,19 @@ conn_on_event(struct conn *c, uint32_t events)
 		return;
 	}
 	if (events & EPOLLIN) {
-		int i;
+		int i, rc;
 
+		/*
+		 * A short read drained the socket: epoll is level-triggered,
+		 * so another read(2) would only return EAGAIN, one syscall
+		 * per request for nothing.
+		 */
 		for (i = 0; i < CONN_READ_ROUNDS && conn_may_read(c); i++) {
-			if (conn_read(c) == 0)
+			if ((rc = conn_read(c)) == 0)
 				break;
 			conn_process(c);
+			if (rc == 1)
+				break;
 		}
 	}
 }

@@ -21,11 +21,13 @@
 
 #include "proto/frame.h"
 #include "proto/wire.h"
+#include "worker/auth.h"
 #include "worker/worker.h"
 
-#define CONN_MAX_INFLIGHT	256		/* requests queued per connection */
-#define CONN_OUT_HIGH		(4u << 20)	/* stop reading above this much output */
-#define CONN_ARENA_SOFT		(8u << 20)	/* stop parsing while the arena holds more */
+/*
+ * Requests queued per connection (max_inflight_per_connection), output
+ * and arena bytes held (max_buffered_bytes) come from flume.conf.
+ */
 
 enum req_state {
 	REQ_NEW = 0,		/* not executed yet */
@@ -79,6 +81,7 @@ struct conn {
 	int			 dead;		/* close as soon as possible */
 	int64_t			 last_active;
 	int64_t			 partial_since;	/* a partial frame arrived; 0 = none */
+	struct auth_session	 auth;		/* who this client proved to be */
 };
 
 /* Take an accepted socket; NULL (socket closed) on failure. */

@@ -34,8 +34,13 @@
 #include "shm/ring.h"
 #include "store/plog.h"
 #include "store/topic.h"
+#include "worker/auth.h"
 #include "worker/conn.h"
+#include "worker/group.h"
 #include "worker/handlers.h"
+#include "worker/produce_dedup.h"
+#include "worker/stats.h"
+#include "shm/stats.h"
 
 #define PRODUCE_DEFAULT_TIMEOUT	30000	/* ms, when the request gives none */
 #define BROKER_NAME		"flume"
@@ -54,6 +59,7 @@ struct fetch_slot {
 	int16_t			 error;
 	int64_t			 log_start;
 	int64_t			 hwm;		/* acknowledged end (next_offset) */
+	int64_t			 nrec;		/* records in the batches of [pos, pos+len) */
 	int64_t			 visible;	/* readable end (visible_offset) */
 	struct shm_partition	*p;
 	int			 fd;		/* dup of the segment fd, or -1 */
@@ -110,6 +116,8 @@ req_decode(struct conn *c, struct req *r)
 	size_t sz;
 	int rc;
 
+	if (wgroup_is_api(r->api))
+		return wgroup_decode(c, r);
 	switch (r->api) {
 	case API_HANDSHAKE:	sz = sizeof(struct handshake_req); break;
 	case API_METADATA:	sz = sizeof(struct metadata_req); break;
@@ -300,6 +308,9 @@ exec_metadata(struct worker *w, struct conn *c, struct req *r)
 			if (atomic_load_explicit(&w->shm->topics[i].state,
 			    memory_order_acquire) != TOPIC_READY)
 				continue;
+			if (!auth_may(c, AUTH_PRODUCE | AUTH_CONSUME | AUTH_ADMIN,
+			    w->shm->topics[i].name, w->shm->topics[i].name_len))
+				continue;
 			if (topic_info_fill(w, c, (int)i, &s->topics[s->count]) == -1)
 				goto nomem;
 			s->count++;
@@ -313,8 +324,13 @@ exec_metadata(struct worker *w, struct conn *c, struct req *r)
 		ti = &s->topics[k];
 		memset(ti, 0, sizeof(*ti));
 		idx = -1;
-		ti->error = topic_resolve(w, q->topics[k].s, q->topics[k].len,
-		    q->auto_create, &idx);
+		ti->error = auth_topic(c, AUTH_PRODUCE | AUTH_CONSUME | AUTH_ADMIN,
+		    q->topics[k].s, q->topics[k].len);
+		/* Creating a topic by naming it takes the right to produce to it. */
+		if (ti->error == ERR_NONE)
+			ti->error = topic_resolve(w, q->topics[k].s,
+			    q->topics[k].len, q->auto_create && auth_may(c,
+			    AUTH_PRODUCE, q->topics[k].s, q->topics[k].len), &idx);
 		if (ti->error == ERR_NONE) {
 			if (topic_info_fill(w, c, idx, ti) == -1)
 				goto nomem;
@@ -358,6 +374,9 @@ exec_create_topic(struct worker *w, struct conn *c, struct req *r)
 		s->error = ERR_INVALID_TOPIC;
 		return;
 	}
+	if ((s->error = auth_topic(c, AUTH_ADMIN, q->topic, q->topic_len)) !=
+	    ERR_NONE)
+		return;
 	name_copy(name, q->topic, q->topic_len);
 	n = q->partitions == 0 ? config_topic_partitions(w->conf, name) :
 	    q->partitions;
@@ -413,12 +432,15 @@ records_validate(const uint8_t *p, size_t len)
 }
 
 static int16_t
-produce_check(struct worker *w, const struct produce_part *pp,
+produce_check(struct worker *w, struct conn *c, const struct produce_part *pp,
     struct shm_partition **out)
 {
 	struct shm_partition *p = NULL;
 	int16_t err;
 
+	if ((err = auth_topic(c, AUTH_PRODUCE, pp->topic, pp->topic_len)) !=
+	    ERR_NONE)
+		return err;
 	if ((err = part_resolve(w, pp->topic, pp->topic_len, pp->partition, 1,
 	    &p)) != ERR_NONE)
 		return err;
@@ -468,6 +490,8 @@ exec_produce(struct worker *w, struct conn *c, struct req *r)
 	struct shm_partition *p;
 	int64_t base, next;
 	int32_t i;
+	int16_t perr = ERR_NONE;
+	int rc;
 
 	if (st == NULL) {
 		if (q->acks != 0 && q->acks != 1 && q->acks != -1) {
@@ -494,7 +518,7 @@ exec_produce(struct worker *w, struct conn *c, struct req *r)
 			st->res[i].log_start = -1;
 			st->next[i] = -1;
 			st->parts[i] = NULL;
-			st->res[i].error = produce_check(w, &q->parts[i],
+			st->res[i].error = produce_check(w, c, &q->parts[i],
 			    &st->parts[i]);
 		}
 		r->st = st;
@@ -503,8 +527,15 @@ exec_produce(struct worker *w, struct conn *c, struct req *r)
 		i = st->cur;
 		if ((p = st->parts[i]) == NULL)
 			continue;
-		if (ring_append(w->shm, p, q->parts[i].records,
-		    (size_t)q->parts[i].records_len, &base, &next) == -1) {
+		rc = produce_dedup_append(w, p, q->parts[i].records,
+		    (size_t)q->parts[i].records_len, &base, &next, &perr);
+		if (rc == 1) {
+			/* Refused by the sequence check: nothing appended. */
+			st->res[i].error = perr;
+			st->parts[i] = NULL;
+			continue;
+		}
+		if (rc == -1) {
 			if (errno == EAGAIN) {
 				if (w->now < r->deadline && !w->stopping) {
 					r->state = REQ_BLOCKED;
@@ -527,7 +558,9 @@ exec_produce(struct worker *w, struct conn *c, struct req *r)
 		st->next[i] = next;
 		if (q->acks == -1)
 			atomic_store(&p->sync_wanted, 1);
-		worker_wake_writer(w, q->acks == -1);
+		/* A ring a quarter full wants the writer now, not lazily. */
+		worker_wake_writer(w, q->acks == -1 || ring_free(w->shm, p) <
+		    w->shm->hdr->limits.ring_size / 4 * 3);
 	}
 	st->appended = 1;
 	if (q->acks == -1) {
@@ -656,6 +689,7 @@ fetch_gather(struct worker *w, const struct fetch_req *q, struct fetch_st *st)
 		}
 		s->pos = sl.pos;
 		s->len = sl.len;
+		s->nrec = sl.next_offset - sl.first_offset;
 		st->total += (int64_t)sl.len;
 	}
 }
@@ -705,8 +739,12 @@ exec_fetch(struct worker *w, struct conn *c, struct req *r)
 		s->fd = -1;
 		s->log_start = -1;
 		s->hwm = -1;
-		s->error = part_resolve(w, q->parts[i].topic,
-		    q->parts[i].topic_len, q->parts[i].partition, 0, &s->p);
+		s->error = auth_topic(c, AUTH_CONSUME, q->parts[i].topic,
+		    q->parts[i].topic_len);
+		if (s->error == ERR_NONE)
+			s->error = part_resolve(w, q->parts[i].topic,
+			    q->parts[i].topic_len, q->parts[i].partition, 0,
+			    &s->p);
 		if (s->error != ERR_NONE)
 			s->p = NULL;
 	}
@@ -738,8 +776,11 @@ exec_list_offsets(struct worker *w, struct conn *c, struct req *r)
 	for (i = 0; i < q->count; i++) {
 		s->results[i].offset = -1;
 		p = NULL;
-		s->results[i].error = part_resolve(w, q->parts[i].topic,
-		    q->parts[i].topic_len, q->parts[i].partition, 0, &p);
+		s->results[i].error = auth_topic(c, AUTH_PRODUCE | AUTH_CONSUME,
+		    q->parts[i].topic, q->parts[i].topic_len);
+		if (s->results[i].error == ERR_NONE)
+			s->results[i].error = part_resolve(w, q->parts[i].topic,
+			    q->parts[i].topic_len, q->parts[i].partition, 0, &p);
 		if (s->results[i].error != ERR_NONE)
 			continue;
 		if (q->parts[i].which == OFFSET_EARLIEST)
@@ -801,6 +842,10 @@ void
 handler_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	if (r->state == REQ_NEW) {
+		if ((r->error = auth_gate(c, r->api)) != ERR_NONE) {
+			r->state = REQ_DONE;
+			return;
+		}
 		if (r->api != API_WORKERS && req_decode(c, r) == -1) {
 			req_done(r, ERR_INVALID_REQUEST);
 			return;
@@ -828,6 +873,25 @@ handler_exec(struct worker *w, struct conn *c, struct req *r)
 	case API_WORKERS:
 		exec_workers(w, c, r);
 		break;
+	case API_JOIN_GROUP:
+	case API_HEARTBEAT:
+	case API_LEAVE_GROUP:
+	case API_OFFSET_COMMIT:
+	case API_OFFSET_FETCH:
+	case API_LIST_GROUPS:
+	case API_DESCRIBE_GROUP:
+		wgroup_exec(w, c, r);
+		break;
+	case API_INIT_PRODUCER:
+		produce_exec_init(w, c, r);
+		break;
+	case API_AUTH_BEGIN:
+	case API_AUTH_PROVE:
+		auth_exec(w, c, r);
+		break;
+	case API_STATS:
+		stats_handler_exec(w, c, r);
+		break;
 	default:
 		req_done(r, ERR_UNSUPPORTED_API);
 		break;
@@ -844,6 +908,10 @@ handler_poll(struct worker *w, struct conn *c, struct req *r)
 
 	if (r->state != REQ_WAIT)
 		return;
+	if (wgroup_is_api(r->api)) {
+		wgroup_poll(w, c, r);
+		return;
+	}
 	if (r->api == API_PRODUCE) {
 		produce_check_durable(w, r);
 		return;
@@ -928,7 +996,13 @@ emit_fetch(struct worker *w, struct conn *c, struct req *r)
 		wbuf_i64(wb, s->log_start);
 		wbuf_i64(wb, s->hwm);
 		wbuf_i32(wb, (int32_t)s->len);
+		stats_error_count(w->me, s->error);
 		if (s->len > 0) {
+			/* Counted as sent once queued: what a consumer received. */
+			atomic_fetch_add_explicit(&s->p->msgs_out,
+			    s->nrec > 0 ? (uint64_t)s->nrec : 0, memory_order_relaxed);
+			atomic_fetch_add_explicit(&s->p->bytes_out, s->len,
+			    memory_order_relaxed);
 			/* The output queue owns the descriptor from here. */
 			if (conn_out_file(c, s->fd, s->pos, s->len) == -1) {
 				s->fd = -1;
@@ -952,11 +1026,24 @@ handler_emit(struct worker *w, struct conn *c, struct req *r)
 	if (r->error != ERR_NONE || r->st == NULL) {
 		if (r->error == ERR_NONE)
 			r->error = ERR_UNKNOWN;
+		stats_error_count(w->me, r->error);
 		emit_error(w, c, r);
+		return;
+	}
+	if (wgroup_is_api(r->api)) {
+		wgroup_emit(w, c, r);
 		return;
 	}
 	if (r->api == API_FETCH) {
 		emit_fetch(w, c, r);
+		return;
+	}
+	if (r->api == API_AUTH_BEGIN || r->api == API_AUTH_PROVE) {
+		auth_emit(c, r);
+		return;
+	}
+	if (r->api == API_STATS) {
+		stats_handler_emit(w, c, r);
 		return;
 	}
 	start = frame_begin_response(wb, r->id);
@@ -975,6 +1062,8 @@ handler_emit(struct worker *w, struct conn *c, struct req *r)
 		pr.error = ERR_NONE;
 		pr.count = ((const struct produce_req *)r->dec)->count;
 		pr.results = pst->res;
+		for (int32_t i = 0; i < pr.count; i++)
+			stats_error_count(w->me, pr.results[i].error);
 		msg_encode_produce_resp(wb, &pr);
 		break;
 	case API_LIST_OFFSETS:
@@ -982,6 +1071,9 @@ handler_emit(struct worker *w, struct conn *c, struct req *r)
 		break;
 	case API_WORKERS:
 		msg_encode_workers_resp(wb, r->st);
+		break;
+	case API_INIT_PRODUCER:
+		msg_encode_init_producer_resp(wb, r->st);
 		break;
 	}
 	frame_end(wb, start);

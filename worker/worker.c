@@ -29,9 +29,11 @@
 #include <unistd.h>
 
 #include "master/broker.h"
+#include "master/live.h"
 #include "master/log.h"
 #include "worker/conn.h"
 #include "worker/handlers.h"
+#include "worker/limits.h"
 #include "worker/worker.h"
 
 #define WORKER_EVENTS		128
@@ -71,8 +73,51 @@ worker_realtime_ms(void)
 void
 worker_wake_writer(struct worker *w, int force)
 {
-	if (force || atomic_load(&w->shm->hdr->writer_sleeping))
-		broker_wake(w->b, broker_writer_slot(w->b));
+	if (force)
+		w->wake_writer = 2;
+	else if (w->wake_writer == 0) {
+		w->wake_writer = 1;
+		w->wake_writer_at = w->now + WORKER_LAZY_WAKE_MS;
+	}
+}
+
+/* Does any worker have requests parked until the writer moves? */
+static int
+worker_someone_waits(struct worker *w)
+{
+	int slot, n = broker_writer_slot(w->b);
+
+	if ((uint32_t)n > w->shm->hdr->limits.child_slots)
+		n = (int)w->shm->hdr->limits.child_slots;
+	for (slot = 0; slot < n; slot++)
+		if (atomic_load_explicit(&w->shm->children[slot].wake_wanted,
+		    memory_order_relaxed) != 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The ring tails were stored (seq_cst) before this load of
+ * writer_sleeping, which is all the Dekker pairing with the writer needs:
+ * a writer seen awake re-reads every tail before it sleeps.  Doing it
+ * later in the turn only batches the wake-ups.
+ */
+int64_t
+worker_wake_flush(struct worker *w)
+{
+	if (w->wake_writer == 0)
+		return WORKER_NEVER;
+	if (w->wake_writer == 1 &&
+	    atomic_load(&w->shm->hdr->writer_sleeping) == 0) {
+		w->wake_writer = 0;
+		return WORKER_NEVER;
+	}
+	if (w->wake_writer == 1 && w->now < w->wake_writer_at &&
+	    !w->stopping && !worker_someone_waits(w))
+		return w->wake_writer_at;
+	w->wake_writer = 0;
+	broker_wake(w->b, broker_writer_slot(w->b));
+	return WORKER_NEVER;
 }
 
 void
@@ -127,12 +172,25 @@ worker_accept(struct worker *w)
 		if (w->conf->max_connections > 0 &&
 		    w->nconns >= w->conf->max_connections) {
 			log_warnx("%s: too many connections, closing", peer);
+			atomic_fetch_add_explicit(&w->me->rejected_conns, 1,
+			    memory_order_relaxed);
+			close(fd);
+			continue;
+		}
+		if (limits_conn_reserve(w) == -1) {
+			log_warnx("%s: too many connections in total "
+			    "(max_connections_total %u), closing", peer,
+			    w->conf->max_connections_total);
+			atomic_fetch_add_explicit(&w->me->rejected_conns, 1,
+			    memory_order_relaxed);
 			close(fd);
 			continue;
 		}
 		if (ss.ss_family == AF_INET || ss.ss_family == AF_INET6)
 			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if ((c = conn_new(w, fd, peer)) != NULL)
+		c = conn_new(w, fd, peer);
+		limits_conn_release(w);
+		if (c != NULL)
 			log_debug("%s: connected", peer);
 	}
 }
@@ -205,6 +263,7 @@ worker_exit(struct worker *w)
 
 	while ((c = TAILQ_FIRST(&w->conns)) != NULL)
 		conn_close(c);
+	worker_wake_flush(w);
 	handlers_fini(w);
 	close(w->epfd);
 	atomic_store(&w->me->wake_wanted, 0);
@@ -285,13 +344,16 @@ worker_main(struct broker *b)
 {
 	struct worker wk, *w = &wk;
 	struct epoll_event evs[WORKER_EVENTS];
-	int64_t deadline, timeout;
+	int64_t deadline, timeout, lazy;
 	int i, n, parked;
 
 	worker_setup(w, b);
 	log_info("started");
 	for (;;) {
 		w->now = worker_clock_ms();
+		/* SIGHUP: new timeouts take effect at the next sweep, now. */
+		if (live_refresh(w->shm, w->conf) == 1)
+			worker_sweep_before(w, w->now);
 		if (!w->stopping && (worker_quit ||
 		    atomic_load(&w->shm->hdr->shutdown)))
 			worker_stop(w);
@@ -324,6 +386,9 @@ worker_main(struct broker *b)
 			if (timeout > INT32_MAX)
 				timeout = INT32_MAX;
 		}
+		if ((lazy = worker_wake_flush(w)) != WORKER_NEVER &&
+		    (timeout < 0 || lazy - w->now < timeout))
+			timeout = lazy > w->now ? lazy - w->now : 0;
 		n = epoll_pwait(w->epfd, evs, WORKER_EVENTS, (int)timeout,
 		    &worker_waitmask);
 		if (n == -1) {

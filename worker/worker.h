@@ -19,6 +19,7 @@ struct conn;
 struct plog_reader;
 
 #define WORKER_NEVER	INT64_MAX
+#define WORKER_LAZY_WAKE_MS	2	/* acks=1 data reaches the log within this */
 
 struct worker {
 	struct broker		*b;
@@ -37,13 +38,29 @@ struct worker {
 	int64_t			 next_sweep;	/* idle / partial-frame timeouts */
 	int			 stopping;	/* shutdown began */
 	int64_t			 stop_deadline;
+	int			 wake_writer;	/* 1 lazily, 2 now: see worker_wake_writer */
+	int64_t			 wake_writer_at; /* the latest time for a lazy wake */
 };
 
 /* CLOCK_MONOTONIC / CLOCK_REALTIME in milliseconds. */
 int64_t	worker_clock_ms(void);
 int64_t	worker_realtime_ms(void);
-/* Wake the writer if it sleeps (or always, when force is set). */
+/*
+ * Ask for the writer: with force, at the end of this loop turn (after the
+ * turn's answers are written; one eventfd write for the whole turn).
+ * Without force (acks=1 data in a ring) only if it sleeps, and lazily:
+ * at the end of the turn when some worker waits for the writer (a parked
+ * fetch or produce sets wake_wanted) or the ring fills, otherwise within
+ * WORKER_LAZY_WAKE_MS, so a stream of small produces nobody reads yet
+ * does not cost a writer wake-up each.
+ */
 void	worker_wake_writer(struct worker *w, int force);
+/*
+ * Do the wake-up worker_wake_writer() asked for if it is due; the loop
+ * calls it before sleeping.  Returns when the loop must call it again
+ * (WORKER_NEVER: nothing pending).
+ */
+int64_t	worker_wake_flush(struct worker *w);
 /* Bring the next timeout sweep forward to at least t. */
 void	worker_sweep_before(struct worker *w, int64_t t);
 

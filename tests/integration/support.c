@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -19,6 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
+#include "proto/msg_auth.h"
 #include "shm/shm.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
@@ -184,6 +188,47 @@ flumed_stop(struct flumed *d)
 	return -1;
 }
 
+/*
+ * Does process group pgid still have a member that is not a zombie?
+ * Zombies hold no locks or sockets, and the killed master's orphans are
+ * reaped by init whenever it gets round to it (seconds, in some VMs).
+ */
+static int
+group_alive(pid_t pgid)
+{
+	char path[64], buf[512], *p;
+	struct dirent *de;
+	long pid, pgrp;
+	char state;
+	DIR *dir;
+	FILE *f;
+	size_t n;
+	int alive = 0;
+
+	if (kill(-pgid, 0) == -1)
+		return 0;
+	if ((dir = opendir("/proc")) == NULL)
+		return 1;
+	while (!alive && (de = readdir(dir)) != NULL) {
+		if ((pid = strtol(de->d_name, &p, 10)) <= 0 || *p != '\0')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		/* "pid (comm) S ppid pgrp ...": after the last ')'. */
+		if ((p = strrchr(buf, ')')) == NULL ||
+		    sscanf(p + 1, " %c %*d %ld", &state, &pgrp) != 2)
+			continue;
+		if (pgrp == (long)pgid && state != 'Z' && state != 'X')
+			alive = 1;
+	}
+	closedir(dir);
+	return alive;
+}
+
 void
 flumed_kill(struct flumed *d)
 {
@@ -196,7 +241,7 @@ flumed_kill(struct flumed *d)
 	waitpid(d->pid, NULL, 0);
 	/* Children die by PR_SET_PDEATHSIG and the group kill; wait for them. */
 	deadline = support_now_ms() + 5000;
-	while (kill(-d->pid, 0) == 0 && support_now_ms() < deadline)
+	while (group_alive(d->pid) && support_now_ms() < deadline)
 		usleep(10 * 1000);
 	d->pid = 0;
 }
@@ -233,6 +278,18 @@ flumed_log_count(const struct flumed *d, const char *needle)
 			n++;
 	fclose(f);
 	return n;
+}
+
+int
+flumed_wait_log(const struct flumed *d, const char *needle, int n, int timeout_ms)
+{
+	long long deadline = support_now_ms() + timeout_ms;
+	int got;
+
+	while ((got = flumed_log_count(d, needle)) < n &&
+	    support_now_ms() < deadline)
+		usleep(10 * 1000);	/* polling the log, bounded above */
+	return got;
 }
 
 int
@@ -457,4 +514,45 @@ support_request(int fd, uint16_t api, uint32_t id, const void *payload, size_t l
 	if (support_send(fd, hdr, sizeof(hdr)) == -1)
 		return -1;
 	return len > 0 ? support_send(fd, payload, len) : 0;
+}
+
+int
+support_auth(int fd, const char *user, const char *secret)
+{
+	crypto_auth_hmacsha256_state hs;
+	uint8_t req[2 + AUTH_USER_MAX], mac[AUTH_MAC_LEN], *payload = NULL;
+	size_t ulen = strlen(user), len = 0;
+	uint32_t id = 0;
+	int16_t err;
+
+	if (ulen > AUTH_USER_MAX || sodium_init() < 0)
+		return -1;
+	req[0] = (uint8_t)(ulen >> 8);
+	req[1] = (uint8_t)ulen;
+	memcpy(req + 2, user, ulen);
+	if (support_request(fd, API_AUTH_BEGIN, 0xA0, req, 2 + ulen) == -1 ||
+	    support_recv(fd, 5000, &id, &payload, &len) != 1 || id != 0xA0 ||
+	    len < 2) {
+		free(payload);
+		return -1;
+	}
+	err = (int16_t)(payload[0] << 8 | payload[1]);
+	if (err != 0 || len != 2 + AUTH_NONCE_LEN) {
+		free(payload);
+		return err != 0 ? err : -1;
+	}
+	crypto_auth_hmacsha256_init(&hs, (const uint8_t *)secret, strlen(secret));
+	crypto_auth_hmacsha256_update(&hs, payload + 2, AUTH_NONCE_LEN);
+	crypto_auth_hmacsha256_final(&hs, mac);
+	free(payload);
+	payload = NULL;
+	if (support_request(fd, API_AUTH_PROVE, 0xA1, mac, sizeof(mac)) == -1 ||
+	    support_recv(fd, 5000, &id, &payload, &len) != 1 || id != 0xA1 ||
+	    len != 2) {
+		free(payload);
+		return -1;
+	}
+	err = (int16_t)(payload[0] << 8 | payload[1]);
+	free(payload);
+	return err;
 }

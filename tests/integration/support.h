@@ -45,6 +45,9 @@ void	 flumed_kill(struct flumed *d);
 void	 flumed_cleanup(struct flumed *d);
 /* Count occurrences of a string in the master's log. */
 int	 flumed_log_count(const struct flumed *d, const char *needle);
+/* Wait (<= timeout_ms) until the log holds needle at least n times; the count. */
+int	 flumed_wait_log(const struct flumed *d, const char *needle, int n,
+	    int timeout_ms);
 
 /*
  * Run bin/TOOL with argv (NULL-terminated, argv[0] is the tool name) and
@@ -74,3 +77,9 @@ int	 support_recv(int fd, int timeout_ms, uint32_t *request_id,
 	    uint8_t **payload, size_t *len);
 /* Send one request whose payload is in `payload`; 0 or -1. */
 int	 support_request(int fd, uint16_t api, uint32_t id, const void *payload, size_t len);
+/*
+ * Authenticate fd as user with secret (AUTH_BEGIN, AUTH_PROVE with
+ * request ids 0xA0 and 0xA1): 0, the broker's error code (> 0), or -1
+ * when the exchange itself failed (closed, timeout, malformed).
+ */
+int	 support_auth(int fd, const char *user, const char *secret);

@@ -2,6 +2,11 @@
  * Bad input on the socket: every case gets an error response or a closed
  * connection, the workers stay up, another client keeps producing and
  * fetching meanwhile, and nothing appears outside the data directory.
+ *
+ * test_badinput_auth.c includes this file with BADINPUT_AUTH defined:
+ * the same cases against a broker with an auth_file, every raw
+ * connection authenticated first (badinput_connect()) and the tools
+ * given a secret file.
  */
 #include <dirent.h>
 #include <signal.h>
@@ -21,16 +26,95 @@ static struct flumed d;
 static pid_t workers_before[2];
 static int good_rounds;
 
+#define BADINPUT_CONF	"partitions = 2\nmax_request_bytes = 1M\n" \
+	"max_message_bytes = 256K"
+
+#ifdef BADINPUT_AUTH
+#define BADINPUT_USER	"tester"
+#define BADINPUT_SECRET	"badinput-secret"
+static char *authdir;
+
+/* An auth file and a secret file for the tools; the extra config lines. */
+static const char *
+badinput_conf(void)
+{
+	static char extra[1024];
+	char path[512];
+	FILE *f;
+
+	authdir = test_mkdtemp("badinput-auth");
+	snprintf(path, sizeof(path), "%s/users", authdir);
+	if ((f = fopen(path, "w")) == NULL)
+		return NULL;
+	fprintf(f, "%s:%s:produce,consume,admin\n", BADINPUT_USER,
+	    BADINPUT_SECRET);
+	fclose(f);
+	snprintf(extra, sizeof(extra), "%s\nauth_file = %s", BADINPUT_CONF, path);
+	snprintf(path, sizeof(path), "%s/secret", authdir);
+	if ((f = fopen(path, "w")) == NULL)
+		return NULL;
+	fprintf(f, "%s:%s\n", BADINPUT_USER, BADINPUT_SECRET);
+	fclose(f);
+	setenv("FLUME_SECRET_FILE", path, 1);
+	return extra;
+}
+
+static void
+badinput_conf_free(void)
+{
+	if (authdir != NULL) {
+		test_rmtree(authdir);
+		free(authdir);
+		authdir = NULL;
+	}
+	unsetenv("FLUME_SECRET_FILE");
+}
+
+/* A raw connection, authenticated: the bad input comes after that. */
+static int
+badinput_connect(void)
+{
+	int fd = support_connect(&d);
+
+	if (fd != -1 && support_auth(fd, BADINPUT_USER, BADINPUT_SECRET) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+#else
+static const char *
+badinput_conf(void)
+{
+	return BADINPUT_CONF;
+}
+
+static void
+badinput_conf_free(void)
+{
+}
+
+static int
+badinput_connect(void)
+{
+	return support_connect(&d);
+}
+#endif
+
 static int
 setup(void)
 {
-	if (flumed_start(&d, "partitions = 2\nmax_request_bytes = 1M\n"
-	    "max_message_bytes = 256K") != 0)
+	const char *extra = badinput_conf();
+
+	if (extra == NULL || flumed_start(&d, extra) != 0) {
+		badinput_conf_free();
 		return -1;
+	}
 	workers_before[0] = flumed_child_pid(&d, "worker", 0);
 	workers_before[1] = flumed_child_pid(&d, "worker", 1);
 	if (workers_before[0] <= 0 || workers_before[1] <= 0) {
 		flumed_cleanup(&d);
+		badinput_conf_free();
 		return -1;
 	}
 	return 0;
@@ -40,6 +124,7 @@ static int
 teardown(void)
 {
 	flumed_cleanup(&d);
+	badinput_conf_free();
 	return 0;
 }
 
@@ -76,7 +161,7 @@ send_raw(const void *buf, size_t len, uint32_t *id)
 	size_t plen = 0;
 	int fd, r, result;
 
-	fd = support_connect(&d);
+	fd = badinput_connect();
 	CU_ASSERT_FATAL(fd != -1);
 	support_send(fd, buf, len);
 	r = support_recv(fd, 5000, id, &payload, &plen);
@@ -184,7 +269,7 @@ static void
 test_frame_cut_in_the_middle(void)
 {
 	uint8_t frame[10] = { 0, 0, 0, 100, 0, API_FETCH, 0, 0, 0, 1 };
-	int fd = support_connect(&d);
+	int fd = badinput_connect();
 
 	CU_ASSERT_FATAL(fd != -1);
 	CU_ASSERT_EQUAL(support_send(fd, frame, sizeof(frame)), 0);
@@ -240,7 +325,7 @@ test_bad_topic_names(void)
 			uint8_t *frame = malloc(wb.len + 10), *payload = NULL;
 			uint32_t id;
 			size_t plen;
-			int fd = support_connect(&d);
+			int fd = badinput_connect();
 
 			be32_put(frame, (uint32_t)wb.len + 6);
 			be16_put(frame + 4, API_PRODUCE);
@@ -276,7 +361,13 @@ test_workers_survived(void)
 	CU_ASSERT_EQUAL(flumed_log_count(&d, "exited"), 0);
 }
 
-TEST_SUITE("badinput", setup, teardown,
+#ifndef BADINPUT_SUITE
+#define BADINPUT_SUITE		"badinput"
+#define BADINPUT_EXTRA_CASES
+#endif
+
+TEST_SUITE(BADINPUT_SUITE, setup, teardown,
+    BADINPUT_EXTRA_CASES
     { "random bytes", test_random_bytes },
     { "frame claiming 2 GiB", test_frame_claiming_2gib },
     { "frame too small for a header", test_frame_too_small },

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shm/producer.h"
 #include "shm/shm.h"
 #include "tests/harness.h"
 
@@ -91,7 +92,14 @@ test_layout(void)
 	CU_ASSERT((uint8_t *)s.topics >= (uint8_t *)(s.children + small.child_slots));
 	CU_ASSERT((uint8_t *)s.parts >= (uint8_t *)(s.topics + small.max_topics));
 	CU_ASSERT(s.rings >= (uint8_t *)(s.parts + small.max_partitions));
-	CU_ASSERT_EQUAL(size, rings_off + small.max_partitions * small.ring_size);
+	/* After the rings: the groups, then the producers' table, last. */
+	CU_ASSERT(s.groups >= s.rings + small.max_partitions * small.ring_size);
+	CU_ASSERT(s.producers >= s.groups);
+	CU_ASSERT_EQUAL(((uintptr_t)s.producers - (uintptr_t)s.base) % 64, 0);
+	CU_ASSERT(size >= (size_t)(s.producers - (uint8_t *)s.base) +
+	    producer_table_size(&small));
+	CU_ASSERT(size < (size_t)(s.producers - (uint8_t *)s.base) +
+	    producer_table_size(&small) + 4096);
 	CU_ASSERT_PTR_EQUAL(shm_ring_data(&s, &s.parts[5]), s.rings + 5 * 4096);
 	CU_ASSERT_EQUAL(s.hdr->magic, SHM_MAGIC);
 	CU_ASSERT_EQUAL(s.hdr->version, SHM_LAYOUT_VERSION);

@@ -879,7 +879,7 @@ test_unknown_api(void)
 	CU_ASSERT_FATAL(client_open(&cl) == 0);
 	CU_ASSERT_EQUAL(raw_error(&cl, 99, "abc", 3, 90), ERR_UNSUPPORTED_API);
 	CU_ASSERT_EQUAL(raw_error(&cl, 0, NULL, 0, 91), ERR_UNSUPPORTED_API);
-	CU_ASSERT_EQUAL(raw_error(&cl, API_JOIN_GROUP, "zz", 2, 92),
+	CU_ASSERT_EQUAL(raw_error(&cl, API_MAX, "zz", 2, 92),
 	    ERR_UNSUPPORTED_API);
 	req_begin(&cl, 500, 93);
 	req_end(&cl);

@@ -1,0 +1,929 @@
+/*
+ * libflume consumer groups: a group member built on the plain consumer
+ * (libflume_consumer.c), plus the group administration calls.
+ *
+ * The member's life: JOIN_GROUP (the broker answers once the rebalance
+ * is complete, with this member's partitions), then a plain consumer over
+ * those partitions starting at the group's committed offsets; every
+ * heartbeat interval a HEARTBEAT, every auto_commit_ms an OFFSET_COMMIT
+ * of the positions that moved.  A heartbeat or commit answered
+ * REBALANCE_IN_PROGRESS or ILLEGAL_GENERATION means "rejoin with the same
+ * member id"; UNKNOWN_MEMBER means the broker dropped us: rejoin as a new
+ * member.  Partitions kept across a rebalance keep their in-memory
+ * position; new ones start at the committed offset, or at start_offset
+ * when the group has none, which is then committed at once so that a
+ * member taking the partition over later starts from the same place.
+ *
+ * All requests are synchronous and share the client's connection with
+ * the consumer's fetches; fetches long-poll for at most half a heartbeat
+ * interval so heartbeats stay on time.  A lost connection is
+ * re-established by the next request (client_reconnect); the member id
+ * and generation live in the broker's shared memory, so a member whose
+ * worker died carries on with its partitions.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clients/libflume_int.h"
+#include "proto/msg.h"
+
+#define GROUP_JOIN_SLACK_MS	60000	/* a JOIN waits for the rebalance */
+#define GROUP_JOIN_ATTEMPTS	30
+#define GROUP_ARENA_LIMIT	(64u * 1024 * 1024)
+#define GROUP_RETRY_MS		100
+
+struct gpart {
+	char		*topic;
+	int32_t		 partition;
+	int64_t		 committed;	/* what the group has, as far as we know; -1 none */
+};
+
+struct flume_group {
+	struct flume_client	*c;
+	struct flume_group_conf	 conf;
+	char			*group;
+	char			**topics;
+	int			 ntopics;
+	char			 member_id[MEMBER_ID_MAX + 1];
+	int32_t			 generation;
+	struct gpart		*parts;
+	size_t			 nparts;
+	struct flume_consumer	*k;		/* over parts; NULL when none */
+	int			 need_join;
+	int64_t			 next_hb;
+	int64_t			 next_commit;
+	unsigned		 assignments;
+};
+
+/* One synchronous call's answer. */
+struct gsync {
+	int		 done;
+	int		 err;
+	uint8_t		*buf;
+	size_t		 len;
+};
+
+static int
+gsync_fn(struct flume_client *c, void *ctx, const uint8_t *p, size_t len, int err)
+{
+	struct gsync *s = ctx;
+
+	s->done = 1;
+	if (err != 0) {
+		s->err = err;
+		return 0;
+	}
+	if ((s->buf = malloc(len > 0 ? len : 1)) == NULL) {
+		s->err = ENOMEM;
+		return 0;
+	}
+	memcpy(s->buf, p, len);
+	s->len = len;
+	return 0;
+}
+
+static void
+gsleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+/*
+ * Send one request (msg encoded by api) and wait up to timeout_ms for its
+ * answer in s->buf (free it).  0, or -1 with errno (the connection is
+ * dropped on a timeout, since a late answer could not be matched).
+ */
+static int
+gcall(struct flume_client *c, uint16_t api, const void *msg, int timeout_ms,
+    struct gsync *s)
+{
+	int64_t deadline, left;
+	uint32_t id;
+	size_t start;
+
+	memset(s, 0, sizeof(*s));
+	if (!client_connected(c) && client_reconnect(c) == -1)
+		return -1;
+	c->broker_err = 0;
+	start = client_begin(c, api, &id);
+	switch (api) {
+	case API_JOIN_GROUP:
+		msg_encode_join_group_req(&c->out, msg);
+		break;
+	case API_HEARTBEAT:
+		msg_encode_heartbeat_req(&c->out, msg);
+		break;
+	case API_LEAVE_GROUP:
+		msg_encode_leave_group_req(&c->out, msg);
+		break;
+	case API_OFFSET_COMMIT:
+		msg_encode_offset_commit_req(&c->out, msg);
+		break;
+	case API_OFFSET_FETCH:
+		msg_encode_offset_fetch_req(&c->out, msg);
+		break;
+	case API_DESCRIBE_GROUP:
+		msg_encode_describe_group_req(&c->out, msg);
+		break;
+	default:
+		break;		/* LIST_GROUPS: empty */
+	}
+	if (client_end(c, start, id, gsync_fn, s) == -1)
+		return -1;
+	deadline = client_now_ms() + timeout_ms;
+	while (!s->done) {
+		left = deadline - client_now_ms();
+		if (left <= 0) {
+			client_disconnect(c, ETIMEDOUT);
+			break;
+		}
+		(void)client_pump(c, (int)(left > 1000 ? 1000 : left));
+	}
+	if (s->err != 0) {
+		client_seterr(c, "connection to %s lost: %s",
+		    flume_client_address(c), strerror(s->err));
+		errno = s->err;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+gmalformed(struct flume_client *c, const char *what)
+{
+	client_seterr(c, "malformed %s response", what);
+	errno = EPROTO;
+	return -1;
+}
+
+void
+flume_group_conf_init(struct flume_group_conf *conf)
+{
+	conf->session_timeout_ms = 10000;
+	conf->heartbeat_interval_ms = 0;
+	conf->auto_commit_ms = 5000;
+	conf->start_offset = FLUME_OFFSET_END;
+	conf->max_wait_ms = 500;
+	conf->max_bytes = 1024 * 1024;
+}
+
+static void
+gparts_free(struct gpart *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(p[i].topic);
+	free(p);
+}
+
+void
+flume_group_free(struct flume_group *g)
+{
+	int i;
+
+	if (g == NULL)
+		return;
+	flume_consumer_free(g->k);
+	gparts_free(g->parts, g->nparts);
+	for (i = 0; i < g->ntopics; i++)
+		free(g->topics[i]);
+	free(g->topics);
+	free(g->group);
+	free(g);
+}
+
+/* OFFSET_FETCH of every part in n; fills parts[].committed. 0 or -1. */
+static int
+gfetch_committed(struct flume_group *g, struct gpart *parts, size_t n)
+{
+	struct offset_fetch_req req;
+	struct offset_fetch_resp resp;
+	struct group_tp *tp;
+	struct gsync s;
+	struct arena a;
+	size_t i;
+	int rc = -1;
+
+	if (n == 0)
+		return 0;
+	if ((tp = calloc(n, sizeof(*tp))) == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		tp[i].topic = parts[i].topic;
+		tp[i].topic_len = strlen(parts[i].topic);
+		tp[i].partition = parts[i].partition;
+	}
+	req.group = g->group;
+	req.group_len = strlen(g->group);
+	req.count = (int32_t)n;
+	req.parts = tp;
+	arena_init(&a, GROUP_ARENA_LIMIT);
+	if (gcall(g->c, API_OFFSET_FETCH, &req, g->c->conf.request_timeout_ms,
+	    &s) == -1)
+		goto done;
+	if (msg_decode_offset_fetch_resp(s.buf, s.len, &a, &resp) == -1 ||
+	    (resp.error == ERR_NONE && (size_t)resp.count != n)) {
+		gmalformed(g->c, "offset fetch");
+		goto done;
+	}
+	if (resp.error != ERR_NONE) {
+		client_broker_fail(g->c, resp.error, "offset fetch");
+		goto done;
+	}
+	for (i = 0; i < n; i++)
+		parts[i].committed = resp.results[i].error == ERR_NONE ?
+		    resp.results[i].offset : -1;
+	rc = 0;
+done:
+	free(s.buf);
+	free(tp);
+	arena_free(&a);
+	return rc;
+}
+
+/*
+ * Handle a broker error of a group request that is about membership:
+ * 1 when it means "rejoin" (the state is updated), 0 when it is not one
+ * of those.
+ */
+static int
+gmembership_error(struct flume_group *g, int err)
+{
+	switch (err) {
+	case ERR_UNKNOWN_MEMBER:
+		g->member_id[0] = '\0';
+		/* FALLTHROUGH */
+	case ERR_REBALANCE_IN_PROGRESS:
+	case ERR_ILLEGAL_GENERATION:
+		g->need_join = 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * OFFSET_COMMIT the positions of the assigned partitions (only those
+ * that moved, unless all).  0 when committed (or nothing to do); 1 when
+ * the broker answered that we must rejoin; -1 on any other failure.
+ */
+static int
+gcommit(struct flume_group *g, int all)
+{
+	struct offset_commit_req req;
+	struct offset_commit_resp resp;
+	struct commit_part *cp;
+	struct gsync s;
+	struct arena a;
+	int64_t pos, *want;
+	size_t i, n = 0;
+	int rc = -1;
+
+	if (g->nparts == 0 || g->k == NULL || g->need_join)
+		return 0;
+	cp = calloc(g->nparts, sizeof(*cp));
+	want = calloc(g->nparts, sizeof(*want));
+	if (cp == NULL || want == NULL) {
+		free(cp);
+		free(want);
+		return -1;
+	}
+	for (i = 0; i < g->nparts; i++) {
+		pos = flume_consumer_position(g->k, g->parts[i].topic,
+		    g->parts[i].partition);
+		want[i] = -1;
+		if (pos < 0 || (!all && pos == g->parts[i].committed))
+			continue;
+		want[i] = pos;
+		cp[n].topic = g->parts[i].topic;
+		cp[n].topic_len = strlen(g->parts[i].topic);
+		cp[n].partition = g->parts[i].partition;
+		cp[n].offset = pos;
+		n++;
+	}
+	memset(&s, 0, sizeof(s));
+	arena_init(&a, GROUP_ARENA_LIMIT);
+	if (n == 0) {
+		rc = 0;
+		goto done;
+	}
+	req.group = g->group;
+	req.group_len = strlen(g->group);
+	req.member_id = g->member_id;
+	req.member_id_len = strlen(g->member_id);
+	req.generation = g->generation;
+	req.count = (int32_t)n;
+	req.parts = cp;
+	if (gcall(g->c, API_OFFSET_COMMIT, &req, g->c->conf.request_timeout_ms,
+	    &s) == -1)
+		goto done;
+	if (msg_decode_offset_commit_resp(s.buf, s.len, &a, &resp) == -1 ||
+	    (resp.error == ERR_NONE && (size_t)resp.count != n)) {
+		gmalformed(g->c, "offset commit");
+		goto done;
+	}
+	if (resp.error != ERR_NONE) {
+		client_broker_fail(g->c, resp.error, "offset commit");
+		rc = gmembership_error(g, resp.error) ? 1 : -1;
+		goto done;
+	}
+	for (i = 0, n = 0; i < g->nparts; i++) {
+		if (want[i] < 0)
+			continue;
+		if (resp.errors[n++] == ERR_NONE)
+			g->parts[i].committed = want[i];
+	}
+	rc = 0;
+done:
+	free(s.buf);
+	free(cp);
+	free(want);
+	arena_free(&a);
+	return rc;
+}
+
+/*
+ * Take a new assignment: parts kept from the old one keep their position,
+ * new ones start at the committed offset or start_offset.  Rebuilds the
+ * consumer.  0 or -1.
+ */
+static int
+gassign(struct flume_group *g, const struct join_group_resp *r)
+{
+	struct flume_consumer_conf kconf;
+	struct flume_consumer *k = NULL;
+	struct gpart *np = NULL;
+	int64_t start, *pos = NULL;
+	size_t i, j, n = (size_t)(r->count > 0 ? r->count : 0);
+
+	if (n > 0 && ((np = calloc(n, sizeof(*np))) == NULL ||
+	    (pos = calloc(n, sizeof(*pos))) == NULL))
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		if ((np[i].topic = strndup(r->parts[i].topic,
+		    r->parts[i].topic_len)) == NULL)
+			goto nomem;
+		np[i].partition = r->parts[i].partition;
+		np[i].committed = -1;
+		pos[i] = -1;
+		for (j = 0; j < g->nparts && g->k != NULL; j++) {
+			if (g->parts[j].partition == np[i].partition &&
+			    strcmp(g->parts[j].topic, np[i].topic) == 0) {
+				pos[i] = flume_consumer_position(g->k,
+				    np[i].topic, np[i].partition);
+				np[i].committed = g->parts[j].committed;
+			}
+		}
+	}
+	/* Partitions new to us: where did the group get to? */
+	for (i = 0; i < n; i++) {
+		if (pos[i] >= 0)
+			continue;
+		if (gfetch_committed(g, &np[i], 1) == -1)
+			goto fail;
+		pos[i] = np[i].committed;
+	}
+	if (n > 0) {
+		flume_consumer_conf_init(&kconf);
+		kconf.max_wait_ms = g->conf.max_wait_ms;
+		kconf.max_bytes = g->conf.max_bytes;
+		if ((k = flume_consumer_new(g->c, &kconf)) == NULL)
+			goto nomem;
+		for (i = 0; i < n; i++) {
+			start = pos[i] >= 0 ? pos[i] : g->conf.start_offset;
+			if (flume_consumer_subscribe(k, np[i].topic,
+			    np[i].partition, start) == -1)
+				goto fail;
+		}
+	}
+	flume_consumer_free(g->k);
+	gparts_free(g->parts, g->nparts);
+	g->k = k;
+	g->parts = np;
+	g->nparts = n;
+	g->assignments++;
+	free(pos);
+	/*
+	 * Pin where every partition stands now (those without a committed
+	 * offset in particular), so that a member taking one over later
+	 * starts from here, not from its own start_offset.
+	 */
+	if (gcommit(g, 0) == -1)
+		return -1;
+	return 0;
+nomem:
+	client_seterr(g->c, "out of memory");
+	errno = ENOMEM;
+fail:
+	flume_consumer_free(k);
+	if (np != NULL)
+		gparts_free(np, n);
+	free(pos);
+	return -1;
+}
+
+/* JOIN_GROUP until an assignment is taken (bounded).  0 or -1. */
+static int
+gjoin(struct flume_group *g)
+{
+	struct join_group_req req;
+	struct join_group_resp resp;
+	struct wire_str ts[16];
+	struct gsync s;
+	struct arena a;
+	int attempt, i, rc = -1, delay = GROUP_RETRY_MS;
+
+	for (i = 0; i < g->ntopics; i++) {
+		ts[i].s = g->topics[i];
+		ts[i].len = strlen(g->topics[i]);
+	}
+	arena_init(&a, GROUP_ARENA_LIMIT);
+	for (attempt = 0; attempt < GROUP_JOIN_ATTEMPTS; attempt++) {
+		if (attempt > 0) {
+			gsleep_ms(delay);
+			delay = delay * 2 > 1000 ? 1000 : delay * 2;
+		}
+		req.group = g->group;
+		req.group_len = strlen(g->group);
+		req.member_id = g->member_id;
+		req.member_id_len = strlen(g->member_id);
+		req.client_id = g->c->conf.client_id;
+		req.client_id_len = strlen(g->c->conf.client_id);
+		if (req.client_id_len > CLIENT_ID_MAX)
+			req.client_id_len = CLIENT_ID_MAX;
+		req.session_timeout_ms = g->conf.session_timeout_ms;
+		req.count = g->ntopics;
+		req.topics = ts;
+		if (gcall(g->c, API_JOIN_GROUP, &req, g->c->conf.request_timeout_ms +
+		    GROUP_JOIN_SLACK_MS, &s) == -1) {
+			if (errno == ENOMEM)
+				goto done;
+			continue;	/* connection lost: the next call reconnects */
+		}
+		arena_reset(&a);
+		if (msg_decode_join_group_resp(s.buf, s.len, &a, &resp) == -1 ||
+		    resp.member_id_len > MEMBER_ID_MAX) {
+			free(s.buf);
+			gmalformed(g->c, "join group");
+			goto done;
+		}
+		if (resp.error == ERR_NONE) {
+			memcpy(g->member_id, resp.member_id, resp.member_id_len);
+			g->member_id[resp.member_id_len] = '\0';
+			g->generation = resp.generation;
+			g->need_join = 0;
+			rc = gassign(g, &resp);
+			free(s.buf);
+			if (rc == 0 && !g->need_join)
+				goto done;
+			rc = -1;
+			/* A newer rebalance began meanwhile, or the connection went. */
+			if (g->need_join || !client_connected(g->c))
+				continue;
+			goto done;
+		}
+		free(s.buf);
+		client_broker_fail(g->c, resp.error, g->group);
+		if (resp.error == ERR_UNKNOWN_MEMBER) {
+			g->member_id[0] = '\0';
+			delay = GROUP_RETRY_MS / 2;
+			continue;
+		}
+		if (resp.error == ERR_REBALANCE_IN_PROGRESS ||
+		    resp.error == ERR_SHUTTING_DOWN || resp.error == ERR_TIMEOUT ||
+		    resp.error == ERR_UNKNOWN)
+			continue;
+		goto done;	/* bad group, topic, session timeout: give up */
+	}
+done:
+	arena_free(&a);
+	if (rc == 0) {
+		g->next_hb = client_now_ms() + g->conf.heartbeat_interval_ms;
+		if (g->next_commit == 0 && g->conf.auto_commit_ms > 0)
+			g->next_commit = client_now_ms() + g->conf.auto_commit_ms;
+	}
+	return rc;
+}
+
+struct flume_group *
+flume_group_join(struct flume_client *c, const char *group,
+    const char *const *topics, int ntopics, const struct flume_group_conf *conf)
+{
+	struct flume_group *g;
+	int i, saved;
+
+	if (group == NULL || topics == NULL || ntopics < 1 || ntopics > 16) {
+		client_seterr(c, "a group and 1 to 16 topics are needed");
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((g = calloc(1, sizeof(*g))) == NULL)
+		return NULL;
+	g->c = c;
+	if (conf != NULL)
+		g->conf = *conf;
+	else
+		flume_group_conf_init(&g->conf);
+	if (g->conf.heartbeat_interval_ms <= 0)
+		g->conf.heartbeat_interval_ms = g->conf.session_timeout_ms / 3;
+	if (g->conf.heartbeat_interval_ms < 10)
+		g->conf.heartbeat_interval_ms = 10;
+	if (g->conf.max_wait_ms > g->conf.heartbeat_interval_ms / 2)
+		g->conf.max_wait_ms = g->conf.heartbeat_interval_ms / 2;
+	if (g->conf.max_wait_ms < 0)
+		g->conf.max_wait_ms = 0;
+	if (g->conf.auto_commit_ms < 0)
+		g->conf.auto_commit_ms = 0;
+	if ((g->group = strdup(group)) == NULL ||
+	    (g->topics = calloc((size_t)ntopics, sizeof(*g->topics))) == NULL)
+		goto nomem;
+	for (i = 0; i < ntopics; i++) {
+		if ((g->topics[i] = strdup(topics[i])) == NULL)
+			goto nomem;
+		g->ntopics++;
+	}
+	if (gjoin(g) == -1) {
+		saved = errno;
+		flume_group_free(g);
+		errno = saved;
+		return NULL;
+	}
+	return g;
+nomem:
+	client_seterr(c, "out of memory");
+	flume_group_free(g);
+	errno = ENOMEM;
+	return NULL;
+}
+
+/* HEARTBEAT now.  0 (answered: fine or "rejoin"), -1 transport failure. */
+static int
+gheartbeat(struct flume_group *g)
+{
+	struct heartbeat_req req;
+	struct group_error_resp resp;
+	struct gsync s;
+
+	req.group = g->group;
+	req.group_len = strlen(g->group);
+	req.member_id = g->member_id;
+	req.member_id_len = strlen(g->member_id);
+	req.generation = g->generation;
+	if (gcall(g->c, API_HEARTBEAT, &req, g->c->conf.request_timeout_ms,
+	    &s) == -1)
+		return -1;
+	if (msg_decode_group_error_resp(s.buf, s.len, &resp) == -1) {
+		free(s.buf);
+		return gmalformed(g->c, "heartbeat");
+	}
+	free(s.buf);
+	if (resp.error != ERR_NONE && !gmembership_error(g, resp.error))
+		return client_broker_fail(g->c, resp.error, "heartbeat");
+	return 0;
+}
+
+/* Heartbeat, commit and rejoin when due.  0 or -1 (give up). */
+static int
+gduties(struct flume_group *g)
+{
+	int64_t now = client_now_ms();
+
+	if (!g->need_join && now >= g->next_hb) {
+		if (gheartbeat(g) == -1) {
+			if (flume_broker_error(g->c) != 0 || errno == EPROTO)
+				return -1;
+			/* Transport: the next request reconnects; retry soon. */
+			if (!client_connected(g->c) && client_reconnect(g->c) == -1)
+				return -1;
+			g->next_hb = now + GROUP_RETRY_MS;
+		} else
+			g->next_hb = now + g->conf.heartbeat_interval_ms;
+	}
+	if (!g->need_join && g->conf.auto_commit_ms > 0 && now >= g->next_commit) {
+		if (gcommit(g, 0) == -1 && !client_connected(g->c) &&
+		    client_reconnect(g->c) == -1)
+			return -1;
+		g->next_commit = now + g->conf.auto_commit_ms;
+	}
+	if (g->need_join && gjoin(g) == -1)
+		return -1;
+	return 0;
+}
+
+int
+flume_group_poll(struct flume_group *g, struct flume_message *m, int timeout_ms)
+{
+	int64_t deadline = client_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	int64_t now, wait;
+	int rc, rounds;
+
+	for (rounds = 0; rounds < 1000000; rounds++) {
+		if (gduties(g) == -1)
+			return -1;
+		now = client_now_ms();
+		if (rounds > 0 && now >= deadline)
+			return 0;
+		wait = (deadline < g->next_hb ? deadline : g->next_hb) - now;
+		if (wait < 0)
+			wait = 0;
+		if (g->k == NULL) {
+			/* Nothing assigned: just keep the membership alive. */
+			gsleep_ms((int)(wait > 1000 ? 1000 : wait));
+			continue;
+		}
+		rc = flume_consumer_poll(g->k, m, (int)wait);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int
+flume_group_commit(struct flume_group *g)
+{
+	int rc = gcommit(g, 1);
+
+	if (rc == 1) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return rc;
+}
+
+int
+flume_group_at_end(const struct flume_group *g)
+{
+	return !g->need_join && (g->k == NULL || flume_consumer_at_end(g->k));
+}
+
+int
+flume_group_buffered(const struct flume_group *g)
+{
+	return g->k != NULL && flume_consumer_buffered(g->k);
+}
+
+int
+flume_group_close(struct flume_group *g)
+{
+	struct leave_group_req req;
+	struct group_error_resp resp;
+	struct gsync s;
+	int rc = 0;
+
+	if (g == NULL)
+		return 0;
+	if (gcommit(g, 0) != 0)
+		rc = -1;
+	if (g->member_id[0] != '\0') {
+		req.group = g->group;
+		req.group_len = strlen(g->group);
+		req.member_id = g->member_id;
+		req.member_id_len = strlen(g->member_id);
+		if (gcall(g->c, API_LEAVE_GROUP, &req,
+		    g->c->conf.request_timeout_ms, &s) == -1)
+			rc = -1;
+		else {
+			if (msg_decode_group_error_resp(s.buf, s.len, &resp) == -1 ||
+			    (resp.error != ERR_NONE &&
+			    resp.error != ERR_UNKNOWN_MEMBER))
+				rc = -1;
+			free(s.buf);
+		}
+	}
+	flume_group_free(g);
+	return rc;
+}
+
+int32_t
+flume_group_generation(const struct flume_group *g)
+{
+	return g->generation;
+}
+
+const char *
+flume_group_member_id(const struct flume_group *g)
+{
+	return g->member_id;
+}
+
+unsigned
+flume_group_assignments(const struct flume_group *g)
+{
+	return g->assignments;
+}
+
+/* ---- administration ---- */
+
+const char *
+flume_group_state_name(int state)
+{
+	switch (state) {
+	case FLUME_GROUP_EMPTY:
+		return "empty";
+	case FLUME_GROUP_REBALANCING:
+		return "rebalancing";
+	case FLUME_GROUP_STABLE:
+		return "stable";
+	default:
+		return "unknown";
+	}
+}
+
+void
+flume_group_list_free(struct flume_group_info *l, int n)
+{
+	int i;
+
+	if (l == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		free(l[i].name);
+	free(l);
+}
+
+int
+flume_list_groups(struct flume_client *c, struct flume_group_info **out)
+{
+	struct list_groups_resp resp;
+	struct gsync s;
+	struct arena a;
+	int32_t i;
+	int rc = -1;
+
+	*out = NULL;
+	arena_init(&a, GROUP_ARENA_LIMIT);
+	if (gcall(c, API_LIST_GROUPS, NULL, c->conf.request_timeout_ms, &s) == -1)
+		goto done;
+	if (msg_decode_list_groups_resp(s.buf, s.len, &a, &resp) == -1) {
+		gmalformed(c, "list groups");
+		goto done;
+	}
+	if (resp.error != ERR_NONE) {
+		client_broker_fail(c, resp.error, "list groups");
+		goto done;
+	}
+	if ((*out = calloc(resp.count > 0 ? (size_t)resp.count : 1,
+	    sizeof(**out))) == NULL)
+		goto nomem;
+	for (i = 0; i < resp.count; i++) {
+		if (((*out)[i].name = strndup(resp.groups[i].group,
+		    resp.groups[i].group_len)) == NULL) {
+			flume_group_list_free(*out, i);
+			*out = NULL;
+			goto nomem;
+		}
+		(*out)[i].state = resp.groups[i].state;
+		(*out)[i].generation = resp.groups[i].generation;
+		(*out)[i].members = resp.groups[i].members;
+	}
+	rc = resp.count;
+	goto done;
+nomem:
+	client_seterr(c, "out of memory");
+	errno = ENOMEM;
+done:
+	free(s.buf);
+	arena_free(&a);
+	return rc;
+}
+
+void
+flume_group_desc_free(struct flume_group_desc *d)
+{
+	int32_t i, j;
+
+	if (d == NULL)
+		return;
+	for (i = 0; i < d->member_count; i++) {
+		free(d->members[i].member_id);
+		free(d->members[i].client_id);
+		for (j = 0; j < d->members[i].count; j++)
+			free(d->members[i].parts[j].topic);
+		free(d->members[i].parts);
+	}
+	free(d->members);
+	for (i = 0; i < d->partition_count; i++)
+		free(d->partitions[i].topic);
+	free(d->partitions);
+	free(d);
+}
+
+/* Copy a decoded DESCRIBE_GROUP answer out of the arena; NULL on ENOMEM. */
+static struct flume_group_desc *
+gdesc_copy(const struct describe_group_resp *r)
+{
+	struct flume_group_desc *d;
+	struct flume_group_member *m;
+	const struct member_desc *md;
+	int32_t i, j;
+
+	if ((d = calloc(1, sizeof(*d))) == NULL)
+		return NULL;
+	d->state = r->state;
+	d->generation = r->generation;
+	if (r->nmembers > 0 && (d->members = calloc((size_t)r->nmembers,
+	    sizeof(*d->members))) == NULL)
+		goto fail;
+	for (i = 0; i < r->nmembers; i++) {
+		md = &r->members[i];
+		m = &d->members[i];
+		d->member_count = i + 1;
+		m->session_timeout_ms = md->session_timeout_ms;
+		if ((m->member_id = strndup(md->member_id, md->member_id_len)) ==
+		    NULL || (m->client_id = strndup(md->client_id,
+		    md->client_id_len)) == NULL)
+			goto fail;
+		if (md->count > 0 && (m->parts = calloc((size_t)md->count,
+		    sizeof(*m->parts))) == NULL)
+			goto fail;
+		for (j = 0; j < md->count; j++) {
+			m->count = j + 1;
+			m->parts[j].partition = md->parts[j].partition;
+			if ((m->parts[j].topic = strndup(md->parts[j].topic,
+			    md->parts[j].topic_len)) == NULL)
+				goto fail;
+		}
+	}
+	if (r->noffsets > 0 && (d->partitions = calloc((size_t)r->noffsets,
+	    sizeof(*d->partitions))) == NULL)
+		goto fail;
+	for (i = 0; i < r->noffsets; i++) {
+		d->partition_count = i + 1;
+		d->partitions[i].partition = r->offsets[i].partition;
+		d->partitions[i].committed = r->offsets[i].committed;
+		d->partitions[i].log_end = r->offsets[i].log_end;
+		if ((d->partitions[i].topic = strndup(r->offsets[i].topic,
+		    r->offsets[i].topic_len)) == NULL)
+			goto fail;
+	}
+	return d;
+fail:
+	flume_group_desc_free(d);
+	return NULL;
+}
+
+int
+flume_describe_group(struct flume_client *c, const char *group,
+    struct flume_group_desc **out)
+{
+	struct describe_group_req req;
+	struct describe_group_resp resp;
+	struct gsync s;
+	struct arena a;
+	int rc = -1;
+
+	*out = NULL;
+	req.group = group;
+	req.group_len = strlen(group);
+	arena_init(&a, GROUP_ARENA_LIMIT);
+	if (gcall(c, API_DESCRIBE_GROUP, &req, c->conf.request_timeout_ms,
+	    &s) == -1)
+		goto done;
+	if (msg_decode_describe_group_resp(s.buf, s.len, &a, &resp) == -1) {
+		gmalformed(c, "describe group");
+		goto done;
+	}
+	if (resp.error != ERR_NONE) {
+		client_broker_fail(c, resp.error, group);
+		if (resp.error == ERR_INVALID_GROUP) {
+			client_seterr(c, "%s: no such group", group);
+			errno = ENOENT;
+		}
+		goto done;
+	}
+	if ((*out = gdesc_copy(&resp)) == NULL) {
+		client_seterr(c, "out of memory");
+		errno = ENOMEM;
+		goto done;
+	}
+	rc = 0;
+done:
+	free(s.buf);
+	arena_free(&a);
+	return rc;
+}
+
+int
+flume_committed_offset(struct flume_client *c, const char *group,
+    const char *topic, int32_t partition, int64_t *offset)
+{
+	struct flume_group g;
+	struct gpart p;
+
+	memset(&g, 0, sizeof(g));
+	g.c = c;
+	g.group = (char *)(uintptr_t)group;
+	p.topic = (char *)(uintptr_t)topic;
+	p.partition = partition;
+	p.committed = -1;
+	if (gfetch_committed(&g, &p, 1) == -1)
+		return -1;
+	*offset = p.committed;
+	return 0;
+}

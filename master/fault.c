@@ -1,0 +1,140 @@
+/*
+ * Test-only fault injection (see fault.h).  The store's seam (store/io.h)
+ * is wrapped in the writer process only, so a test can fill the disk of
+ * the real daemon and clear it again without root or a small filesystem.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bsd/string.h>
+
+#include "master/fault.h"
+#include "master/log.h"
+#include "store/io.h"
+
+enum fault_kind { FAULT_NONE, FAULT_ENOSPC, FAULT_EIO, FAULT_FSYNC };
+
+static struct {
+	enum fault_kind	 kind;
+	unsigned long long limit;	/* bytes written before writes fail */
+	unsigned long long written;
+	char		 path[1024];	/* fault holds while this exists */
+	int		 over;		/* PATH disappeared: no more faults */
+	ssize_t		(*write)(int, const void *, size_t);
+	int		(*fdatasync)(int);
+} fault;
+
+/* Does the fault hold now?  Once its file is gone it never does again. */
+static int
+fault_active(void)
+{
+	if (fault.over)
+		return 0;
+	if (access(fault.path, F_OK) == -1) {
+		fault.over = 1;
+		log_info("test fault cleared (%s is gone)", fault.path);
+		return 0;
+	}
+	return 1;
+}
+
+static ssize_t
+fault_write(int fd, const void *buf, size_t len)
+{
+	unsigned long long room;
+	ssize_t n;
+
+	if (fault.kind == FAULT_ENOSPC || fault.kind == FAULT_EIO) {
+		room = fault.written < fault.limit ? fault.limit - fault.written : 0;
+		if (len > room && fault_active()) {
+			if (room == 0) {
+				errno = fault.kind == FAULT_ENOSPC ? ENOSPC : EIO;
+				return -1;
+			}
+			len = (size_t)room;	/* a short write, then the error */
+		}
+	}
+	n = fault.write(fd, buf, len);
+	if (n > 0)
+		fault.written += (unsigned long long)n;
+	return n;
+}
+
+static int
+fault_fdatasync(int fd)
+{
+	if (fault.kind == FAULT_FSYNC && fault_active()) {
+		errno = EIO;
+		return -1;
+	}
+	return fault.fdatasync(fd);
+}
+
+int
+fault_store_install(void)
+{
+	const char *v = getenv("FLUME_FAULT");
+	char kind[16], *end;
+	const char *p, *q;
+
+	if (v == NULL || *v == '\0')
+		return 0;
+	if ((p = strchr(v, ':')) == NULL || (q = strchr(p + 1, ':')) == NULL ||
+	    (size_t)(p - v) >= sizeof(kind) || q[1] == '\0')
+		goto bad;
+	memcpy(kind, v, (size_t)(p - v));
+	kind[p - v] = '\0';
+	if (strcmp(kind, "enospc") == 0)
+		fault.kind = FAULT_ENOSPC;
+	else if (strcmp(kind, "eio") == 0)
+		fault.kind = FAULT_EIO;
+	else if (strcmp(kind, "fsync") == 0)
+		fault.kind = FAULT_FSYNC;
+	else
+		goto bad;
+	errno = 0;
+	fault.limit = strtoull(p + 1, &end, 10);
+	if (errno != 0 || end != q)
+		goto bad;
+	if (strlcpy(fault.path, q + 1, sizeof(fault.path)) >= sizeof(fault.path))
+		goto bad;
+	fault.write = store_io.write;
+	fault.fdatasync = store_io.fdatasync;
+	store_io.write = fault_write;
+	store_io.fdatasync = fault_fdatasync;
+	log_warnx("TEST FAULT INJECTION: FLUME_FAULT=%s", v);
+	return 0;
+bad:
+	log_warnx("FLUME_FAULT=%s: expected enospc|eio|fsync:BYTES:PATH", v);
+	fault.kind = FAULT_NONE;
+	errno = EINVAL;
+	return -1;
+}
+
+void
+fault_child_start(const char *role, int restarts)
+{
+	const char *v = getenv("FLUME_TEST_CHILD_EXIT");
+	size_t n;
+	char *end;
+	long status, count = -1;
+
+	if (v == NULL || *v == '\0')
+		return;
+	n = strcspn(v, ":");
+	if (v[n] != ':' || n == 0 || strncmp(role, v, n) != 0)
+		return;
+	status = strtol(v + n + 1, &end, 10);
+	if (end == v + n + 1 || status < 0 || status > 255)
+		return;
+	if (*end == ':')
+		count = strtol(end + 1, NULL, 10);
+	if (count >= 0 && restarts >= count)
+		return;
+	log_warnx("TEST FAULT INJECTION: %s exits with status %ld at start",
+	    role, status);
+	_exit((int)status);
+}

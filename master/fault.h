@@ -1,0 +1,28 @@
+/*
+ * Fault injection for tests, through environment variables that a
+ * production broker never sets (documented in flume-master.8, TESTING):
+ *
+ *   FLUME_FAULT=KIND:BYTES:PATH   (read by the writer only)
+ *	KIND enospc or eio: once the writer has written BYTES bytes to
+ *	segments, every write fails with that errno (the one crossing
+ *	the limit is cut short first) for as long as the file PATH
+ *	exists; KIND fsync: fdatasync fails with EIO while PATH exists
+ *	(BYTES is ignored).  Removing PATH ends the fault for good.
+ *
+ *   FLUME_TEST_CHILD_EXIT=ROLE:STATUS[:COUNT]   (read by each child)
+ *	a child of that role ("worker" or "writer") exits with STATUS
+ *	right after it is forked, for its first COUNT starts (every
+ *	start without COUNT), as a child that cannot start would.
+ */
+#ifndef FLUME_MASTER_FAULT_H
+#define FLUME_MASTER_FAULT_H
+
+/* Writer: wrap store_io as FLUME_FAULT says (no-op when unset). 0 or -1. */
+int	fault_store_install(void);
+/*
+ * Child, right after fork: exit as FLUME_TEST_CHILD_EXIT says when role
+ * ("worker 1", "writer") matches and restarts is below COUNT.
+ */
+void	fault_child_start(const char *role, int restarts);
+
+#endif

@@ -1,0 +1,491 @@
+/*
+ * The metrics child (see master/metrics.h).
+ *
+ * libmicrohttpd runs one internal polling thread that accepts and serves
+ * the scrapes; each scrape takes a fresh snapshot of the region and
+ * renders it.  The main thread only waits: for SIGTERM (stop), for its
+ * eventfd (a reload was published: apply the new log level) and, once a
+ * second, checks that the master is still there.  The stop signals are
+ * blocked before the HTTP thread starts, so they reach the main thread's
+ * ppoll and nothing else.
+ *
+ * Metric names follow the Prometheus conventions: counters end in
+ * _total, sizes are _bytes, the fdatasync latency is a histogram in
+ * seconds.  Every series of a partition has the labels topic and
+ * partition; of a child, slot and role.
+ */
+#include <sys/prctl.h>
+#include <sys/socket.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bsd/unistd.h>
+#include <microhttpd.h>
+
+#include "master/broker.h"
+#include "master/live.h"
+#include "master/log.h"
+#include "master/metrics.h"
+#include "shm/stats.h"
+
+#define METRICS_CONN_LIMIT	64
+#define METRICS_CONN_TIMEOUT_S	10
+#define METRICS_ARENA_LIMIT	(256u << 20)
+#define METRICS_POLL_MS		1000
+
+static volatile sig_atomic_t metrics_stop;
+
+/* ---- rendering ---- */
+
+static void
+out_printf(struct wbuf *wb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Append printf output to wb (a line of a few hundred bytes at most). */
+static void
+out_printf(struct wbuf *wb, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	wbuf_raw(wb, line, (size_t)n);
+}
+
+/* A label value with \, " and newline escaped, as the text format wants. */
+static void
+out_label(struct wbuf *wb, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] == '\\' || s[i] == '"')
+			wbuf_raw(wb, "\\", 1);
+		if (s[i] == '\n')
+			wbuf_raw(wb, "\\n", 2);
+		else
+			wbuf_raw(wb, &s[i], 1);
+	}
+}
+
+static void
+out_head(struct wbuf *wb, const char *name, const char *type, const char *help)
+{
+	out_printf(wb, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static const char *
+role_name(int role)
+{
+	switch (role) {
+	case ROLE_WRITER:
+		return "writer";
+	case ROLE_METRICS:
+		return "metrics";
+	default:
+		return "worker";
+	}
+}
+
+/* One series per partition: the field at offset off of struct stats_partition. */
+static void
+out_parts(struct wbuf *wb, const struct stats_resp *st, const char *name,
+    const char *type, const char *help, size_t off, int is32)
+{
+	const struct stats_partition *p;
+	int64_t v;
+	int32_t i, v32;
+
+	out_head(wb, name, type, help);
+	for (i = 0; i < st->nparts; i++) {
+		p = &st->parts[i];
+		if (is32) {
+			memcpy(&v32, (const char *)p + off, sizeof(v32));
+			v = v32;
+		} else
+			memcpy(&v, (const char *)p + off, sizeof(v));
+		out_printf(wb, "%s{topic=\"", name);
+		out_label(wb, p->topic, p->topic_len);
+		out_printf(wb, "\",partition=\"%d\"} %lld\n", (int)p->partition,
+		    (long long)v);
+	}
+}
+
+/* One series per child slot of a role (-1: all): field at off of stats_child. */
+static void
+out_children(struct wbuf *wb, const struct stats_resp *st, const char *name,
+    const char *type, const char *help, int role, size_t off)
+{
+	const struct stats_child *c;
+	int64_t v;
+	int32_t i;
+
+	out_head(wb, name, type, help);
+	for (i = 0; i < st->nchildren; i++) {
+		c = &st->children[i];
+		if (role >= 0 && c->role != role)
+			continue;
+		memcpy(&v, (const char *)c + off, sizeof(v));
+		out_printf(wb, "%s{slot=\"%d\",role=\"%s\"} %lld\n", name,
+		    (int)c->slot, role_name(c->role), (long long)v);
+	}
+}
+
+#define PF(f)	offsetof(struct stats_partition, f)
+#define CFO(f)	offsetof(struct stats_child, f)
+
+void
+metrics_render(const struct stats_resp *st, struct wbuf *wb)
+{
+	const struct stats_lag *l;
+	int64_t cum = 0;
+	int32_t i;
+
+	out_parts(wb, st, "flume_partition_messages_in_total", "counter",
+	    "Records appended to the partition.", PF(msgs_in), 0);
+	out_parts(wb, st, "flume_partition_bytes_in_total", "counter",
+	    "Record batch bytes appended to the partition.", PF(bytes_in), 0);
+	out_parts(wb, st, "flume_partition_messages_out_total", "counter",
+	    "Records sent to consumers by FETCH.", PF(msgs_out), 0);
+	out_parts(wb, st, "flume_partition_bytes_out_total", "counter",
+	    "Record batch bytes sent to consumers by FETCH.", PF(bytes_out), 0);
+	out_parts(wb, st, "flume_partition_log_start_offset", "gauge",
+	    "First offset kept on disk.", PF(log_start), 0);
+	out_parts(wb, st, "flume_partition_log_end_offset", "gauge",
+	    "Next offset to assign (everything acknowledged).", PF(log_end), 0);
+	out_parts(wb, st, "flume_partition_visible_offset", "gauge",
+	    "Offsets below this are in the log files.", PF(visible), 0);
+	out_parts(wb, st, "flume_partition_durable_offset", "gauge",
+	    "Offsets below this are fdatasync'ed.", PF(durable), 0);
+	out_parts(wb, st, "flume_partition_ring_used_bytes", "gauge",
+	    "Bytes waiting in the partition's ring for the writer.",
+	    PF(ring_used), 0);
+	out_parts(wb, st, "flume_partition_ring_size_bytes", "gauge",
+	    "Size of the partition's ring.", PF(ring_size), 0);
+	out_parts(wb, st, "flume_partition_segments", "gauge",
+	    "Segment files of the partition's log.", PF(segments), 1);
+	out_parts(wb, st, "flume_partition_log_bytes", "gauge",
+	    "Bytes of all segment files of the partition.", PF(log_bytes), 0);
+
+	out_head(wb, "flume_group_committed_offset", "gauge",
+	    "Offset committed by a consumer group.");
+	for (i = 0; i < st->nlags; i++) {
+		l = &st->lags[i];
+		wbuf_raw(wb, "flume_group_committed_offset{group=\"", 36);
+		out_label(wb, l->group, l->group_len);
+		wbuf_raw(wb, "\",topic=\"", 9);
+		out_label(wb, l->topic, l->topic_len);
+		out_printf(wb, "\",partition=\"%d\"} %lld\n", (int)l->partition,
+		    (long long)l->committed);
+	}
+	out_head(wb, "flume_group_lag", "gauge",
+	    "Log end offset minus the group's committed offset.");
+	for (i = 0; i < st->nlags; i++) {
+		l = &st->lags[i];
+		wbuf_raw(wb, "flume_group_lag{group=\"", 23);
+		out_label(wb, l->group, l->group_len);
+		wbuf_raw(wb, "\",topic=\"", 9);
+		out_label(wb, l->topic, l->topic_len);
+		out_printf(wb, "\",partition=\"%d\"} %lld\n", (int)l->partition,
+		    (long long)l->lag);
+	}
+
+	out_head(wb, "flume_child_up", "gauge",
+	    "1 while the child process of the slot is running.");
+	for (i = 0; i < st->nchildren; i++)
+		out_printf(wb, "flume_child_up{slot=\"%d\",role=\"%s\"} %d\n",
+		    (int)st->children[i].slot, role_name(st->children[i].role),
+		    st->children[i].pid > 0 ? 1 : 0);
+	out_head(wb, "flume_child_restarts_total", "counter",
+	    "Times the master respawned the slot's child.");
+	for (i = 0; i < st->nchildren; i++)
+		out_printf(wb, "flume_child_restarts_total{slot=\"%d\",role=\"%s\"} %d\n",
+		    (int)st->children[i].slot, role_name(st->children[i].role),
+		    (int)st->children[i].restarts);
+	out_children(wb, st, "flume_worker_connections", "gauge",
+	    "Client connections open now.", ROLE_WORKER, CFO(connections));
+	out_children(wb, st, "flume_worker_connections_accepted_total", "counter",
+	    "Client connections accepted.", ROLE_WORKER, CFO(accepted));
+	out_children(wb, st, "flume_worker_connections_rejected_total", "counter",
+	    "Connections closed at accept because of max_connections.",
+	    ROLE_WORKER, CFO(rejected_conns));
+	out_children(wb, st, "flume_worker_protocol_errors_total", "counter",
+	    "Connections closed for a malformed frame.", ROLE_WORKER,
+	    CFO(protocol_errors));
+	out_children(wb, st, "flume_worker_requests_total", "counter",
+	    "Requests received.", ROLE_WORKER, CFO(requests));
+	out_children(wb, st, "flume_worker_bytes_in_total", "counter",
+	    "Bytes read from clients.", ROLE_WORKER, CFO(bytes_in));
+	out_children(wb, st, "flume_worker_bytes_out_total", "counter",
+	    "Bytes written to clients.", ROLE_WORKER, CFO(bytes_out));
+
+	out_head(wb, "flume_request_errors_total", "counter",
+	    "Answers (or per-partition results) carrying an error code.");
+	for (i = 0; i < st->nerrors; i++)
+		out_printf(wb, "flume_request_errors_total{code=\"%d\",error=\"%s\"} %lld\n",
+		    (int)st->errors[i].error, flume_strerror(st->errors[i].error),
+		    (long long)st->errors[i].count);
+
+	out_head(wb, "flume_fsync_duration_seconds", "histogram",
+	    "Latency of the writer's fdatasync calls.");
+	for (i = 0; i < st->nbuckets; i++) {
+		cum += st->buckets[i].count;
+		if (st->buckets[i].le_us < 0)
+			out_printf(wb, "flume_fsync_duration_seconds_bucket{le=\"+Inf\"} %lld\n",
+			    (long long)cum);
+		else
+			out_printf(wb, "flume_fsync_duration_seconds_bucket{le=\"%g\"} %lld\n",
+			    (double)st->buckets[i].le_us / 1e6, (long long)cum);
+	}
+	out_printf(wb, "flume_fsync_duration_seconds_sum %.6f\n",
+	    (double)st->fsync_sum_us / 1e6);
+	out_printf(wb, "flume_fsync_duration_seconds_count %lld\n",
+	    (long long)st->fsync_count);
+	out_head(wb, "flume_fsync_errors_total", "counter",
+	    "fdatasync calls that failed.");
+	out_printf(wb, "flume_fsync_errors_total %lld\n",
+	    (long long)st->fsync_errors);
+}
+
+/* ---- the master's part: the socket ---- */
+
+int
+metrics_listen_socket(const struct config *conf, char *bound, size_t boundlen)
+{
+	struct addrinfo hints, *res, *ai;
+	struct sockaddr_storage ss;
+	char host[INET6_ADDRSTRLEN];
+	socklen_t sl;
+	int fd = -1, on = 1, rc, saved = EADDRNOTAVAIL;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	rc = getaddrinfo(conf->metrics_host, conf->metrics_port, &hints, &res);
+	if (rc != 0) {
+		errno = EADDRNOTAVAIL;
+		return -1;
+	}
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd == -1) {
+			saved = errno;
+			continue;
+		}
+		if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on,
+		    sizeof(on)) == 0 &&
+		    bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+		    listen(fd, 64) == 0)
+			break;
+		saved = errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd == -1) {
+		errno = saved;
+		return -1;
+	}
+	sl = sizeof(ss);
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == -1) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	if (ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&ss;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+		snprintf(bound, boundlen, "[%s]:%u", host, ntohs(s6->sin6_port));
+	} else {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)&ss;
+
+		inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+		snprintf(bound, boundlen, "%s:%u", host, ntohs(s4->sin_port));
+	}
+	return fd;
+}
+
+/* ---- the child ---- */
+
+static void
+metrics_on_signal(int sig)
+{
+	(void)sig;
+	metrics_stop = 1;
+}
+
+static void
+metrics_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n > 0 && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	log_warnx("http: %s", msg);
+}
+
+static enum MHD_Result
+metrics_reply(struct MHD_Connection *conn, unsigned int status,
+    const char *type, const void *body, size_t len)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result rc;
+
+	resp = MHD_create_response_from_buffer(len, (void *)(uintptr_t)body,
+	    MHD_RESPMEM_MUST_COPY);
+	if (resp == NULL)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	rc = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
+/* Called by libmicrohttpd's thread for every request. */
+static enum MHD_Result
+metrics_http(void *cls, struct MHD_Connection *conn, const char *url,
+    const char *method, const char *version, const char *upload_data,
+    size_t *upload_data_size, void **con_cls)
+{
+	static const char text[] = "text/plain; version=0.0.4; charset=utf-8";
+	static const char index_body[] = "flume metrics: GET /metrics\n";
+	static const char not_found[] = "not found: try /metrics\n";
+	static const char bad_method[] = "only GET and HEAD\n";
+	struct broker *b = cls;
+	struct shm_child *me = &b->shm.children[b->slot];
+	struct stats_resp st;
+	struct arena a;
+	struct wbuf wb;
+	enum MHD_Result rc;
+
+	(void)version;
+	(void)upload_data;
+	(void)upload_data_size;
+	(void)con_cls;
+	atomic_fetch_add_explicit(&me->requests, 1, memory_order_relaxed);
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		return metrics_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+		    "text/plain", bad_method, sizeof(bad_method) - 1);
+	if (strcmp(url, "/") == 0)
+		return metrics_reply(conn, MHD_HTTP_OK, "text/plain",
+		    index_body, sizeof(index_body) - 1);
+	if (strcmp(url, "/metrics") != 0)
+		return metrics_reply(conn, MHD_HTTP_NOT_FOUND, "text/plain",
+		    not_found, sizeof(not_found) - 1);
+
+	arena_init(&a, METRICS_ARENA_LIMIT);
+	wbuf_init(&wb);
+	if (stats_collect(&b->shm, &a, &st) == -1) {
+		arena_free(&a);
+		log_warn("metrics snapshot");
+		return MHD_NO;
+	}
+	metrics_render(&st, &wb);
+	arena_free(&a);
+	if (wb.err) {
+		wbuf_free(&wb);
+		log_warnx("metrics: out of memory rendering");
+		return MHD_NO;
+	}
+	rc = metrics_reply(conn, MHD_HTTP_OK, text, wb.buf, wb.len);
+	atomic_fetch_add_explicit(&me->bytes_out, wb.len, memory_order_relaxed);
+	wbuf_free(&wb);
+	return rc;
+}
+
+void
+metrics_main(struct broker *b)
+{
+	struct shm_child *me = &b->shm.children[b->slot];
+	struct MHD_Daemon *d;
+	struct sigaction sa;
+	struct pollfd pfd;
+	struct timespec ts = { METRICS_POLL_MS / 1000, 0 };
+	sigset_t block, waitmask;
+	uint64_t count;
+	int master = b->shm.hdr->master_pid;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+		fatal("prctl");
+	if (master > 0 && getppid() != master)
+		_exit(0);
+	setproctitle("%s", "metrics");
+	log_setrole("metrics");
+	/* The broker's own socket is the workers' business. */
+	if (b->listen_fd >= 0)
+		close(b->listen_fd);
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = metrics_on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &block, &waitmask) == -1)
+		fatal("sigprocmask");
+	sigdelset(&waitmask, SIGTERM);
+	sigdelset(&waitmask, SIGINT);
+
+	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+	    MHD_USE_ERROR_LOG, 0, NULL, NULL, metrics_http, b,
+	    MHD_OPTION_EXTERNAL_LOGGER, metrics_mhd_log, NULL,
+	    MHD_OPTION_LISTEN_SOCKET, b->metrics_fd,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_CONN_LIMIT,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_CONN_TIMEOUT_S,
+	    MHD_OPTION_END);
+	if (d == NULL) {
+		log_warnx("cannot start the HTTP server on %s",
+		    b->conf->metrics_listen);
+		exit(1);
+	}
+	atomic_store(&me->pid, (int32_t)getpid());
+	atomic_store(&me->state, CHILD_ACTIVE);
+	log_info("serving metrics on http://%s/metrics", b->conf->metrics_listen);
+
+	pfd.fd = b->eventfds[b->slot];
+	pfd.events = POLLIN;
+	while (!metrics_stop && !atomic_load(&b->shm.hdr->shutdown)) {
+		if (ppoll(&pfd, 1, &ts, &waitmask) > 0)
+			(void)!read(pfd.fd, &count, sizeof(count));
+		(void)live_refresh(&b->shm, b->conf);
+		if (getppid() != master)
+			break;
+	}
+	MHD_stop_daemon(d);
+	atomic_store(&me->state, CHILD_ASSIGNED);
+	log_info("stopped");
+	exit(0);
+}

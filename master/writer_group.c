@@ -1,0 +1,396 @@
+/*
+ * Consumer groups, writer side (see writer_group.h).
+ *
+ * Saving: every commit bumps its group's commit_seq after storing the
+ * offsets, so the writer reads the sequence first and the offsets after
+ * it; a commit racing with the save bumps the sequence again and is
+ * saved by the next cycle.  A group is saved as one file, replaced
+ * atomically (store/offsets.c); a failed save is logged once and retried
+ * with a backoff, the offsets staying in shared memory meanwhile.
+ *
+ * Expiry: the writer runs every group's state machine at least every
+ * WG_TICK_MAX_MS and at the nearest session or rebalance deadline it saw,
+ * so a group whose members all went silent still loses them (the
+ * workers run the same machine on every group request).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "master/log.h"
+#include "master/writer_group.h"
+#include "shm/group.h"
+#include "store/offsets.h"
+#include "store/topic.h"
+
+#define WG_TICK_MAX_MS		1000
+#define WG_RETRY_MS		1000
+
+struct wg_slot {
+	uint64_t	saved_seq;	/* commit_seq of the last save */
+	int		error;		/* errno of the last failed save, 0 if none */
+	int64_t		retry_ms;
+};
+
+struct writer_groups {
+	struct broker		*b;
+	struct shm		*s;
+	const struct config	*conf;
+	char			 dir[PATH_MAX];
+	struct wg_slot		*slots;		/* [max_groups] */
+	int64_t			 next_tick;
+	int64_t			 next_retry;
+};
+
+static int
+offsets_dir(char *buf, size_t size, const struct config *conf)
+{
+	int n = snprintf(buf, size, "%s/%s", conf->data_dir, OFFSETS_DIR);
+
+	if (n < 0 || (size_t)n >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+wg_params(const struct config *conf, struct group_params *gp)
+{
+	gp->rebalance_timeout_ms = conf->group_rebalance_timeout_ms;
+	gp->min_session_ms = (int32_t)conf->group_min_session_timeout_ms;
+	gp->max_session_ms = (int32_t)conf->group_max_session_timeout_ms;
+}
+
+/*
+ * Copy group g's name into buf (GROUP_NAME_MAX + 1) if it checks out:
+ * published, a valid name.  A region re-attached at start-up is trusted
+ * no further than this.
+ */
+static int
+group_name_get(struct shm_group *g, char *buf)
+{
+	uint32_t len = g->name_len;
+
+	if (atomic_load_explicit(&g->used, memory_order_acquire) != 1 ||
+	    len == 0 || len > GROUP_NAME_MAX)
+		return -1;
+	memcpy(buf, g->name, len);
+	buf[len] = '\0';
+	return group_name_valid(buf, len) ? 0 : -1;
+}
+
+/* Topic name and partition of partition slot i, checked; 0 or -1. */
+static int
+slot_entry(const struct shm *s, uint32_t i, struct offset_entry *e)
+{
+	const struct shm_partition *p = &s->parts[i];
+	const struct shm_topic *t;
+	uint32_t n = atomic_load_explicit(&s->hdr->topic_count, memory_order_acquire);
+
+	if (p->topic >= n || p->topic >= s->hdr->limits.max_topics)
+		return -1;
+	t = &s->topics[p->topic];
+	if (atomic_load_explicit(&t->state, memory_order_acquire) != TOPIC_READY ||
+	    t->name_len == 0 || t->name_len > TOPIC_NAME_MAX ||
+	    p->partition < 0 || p->partition >= t->partitions)
+		return -1;
+	memset(e->topic, 0, sizeof(e->topic));
+	memcpy(e->topic, t->name, t->name_len);
+	if (!topic_name_valid(e->topic, t->name_len))
+		return -1;
+	e->partition = p->partition;
+	return 0;
+}
+
+/*
+ * Collect g's committed offsets into *ep (malloc'ed) and save them.
+ * 0 (also when there is nothing to save), or -1 with errno.
+ */
+static int
+group_save(const struct shm *s, struct shm_group *g, const char *dir,
+    const char *name)
+{
+	struct offset_entry *e;
+	uint32_t i, used, n = 0;
+	int64_t off;
+	int rc, saved;
+
+	used = atomic_load_explicit(&s->hdr->parts_used, memory_order_acquire);
+	if (used > s->hdr->limits.max_partitions)
+		used = s->hdr->limits.max_partitions;
+	if ((e = calloc(used > 0 ? used : 1, sizeof(*e))) == NULL)
+		return -1;
+	for (i = 0; i < used; i++) {
+		if ((off = group_offset_get(s, g, i)) < 0)
+			continue;
+		if (slot_entry(s, i, &e[n]) == -1)
+			continue;
+		e[n].offset = off;
+		n++;
+	}
+	rc = n == 0 ? 0 : offsets_save(dir, name, e, n);
+	saved = errno;
+	free(e);
+	errno = saved;
+	return rc;
+}
+
+int
+writer_groups_open(struct writer_groups **wgp, struct broker *b)
+{
+	struct writer_groups *wg;
+	uint32_t n = b->shm.hdr->limits.max_groups;
+
+	*wgp = NULL;
+	if ((wg = calloc(1, sizeof(*wg))) == NULL)
+		return -1;
+	if ((wg->slots = calloc(n > 0 ? n : 1, sizeof(*wg->slots))) == NULL) {
+		free(wg);
+		return -1;
+	}
+	wg->b = b;
+	wg->s = &b->shm;
+	wg->conf = b->conf;
+	if (offsets_dir(wg->dir, sizeof(wg->dir), b->conf) == -1) {
+		free(wg->slots);
+		free(wg);
+		return -1;
+	}
+	*wgp = wg;
+	return 0;
+}
+
+void
+writer_groups_close(struct writer_groups *wg)
+{
+	if (wg == NULL)
+		return;
+	free(wg->slots);
+	free(wg);
+}
+
+/* Wake every worker that parked requests (a JOIN may wait for this group). */
+static void
+wg_wake_workers(struct writer_groups *wg)
+{
+	int slot, n = broker_writer_slot(wg->b);
+
+	atomic_thread_fence(memory_order_seq_cst);
+	if ((uint32_t)n > wg->s->hdr->limits.child_slots)
+		n = (int)wg->s->hdr->limits.child_slots;
+	for (slot = 0; slot < n; slot++)
+		if (atomic_load(&wg->s->children[slot].wake_wanted) != 0 &&
+		    atomic_exchange(&wg->s->children[slot].wake_wanted, 0) != 0)
+			broker_wake(wg->b, slot);
+}
+
+/* Save what changed; with force, ignore backoffs.  -1 if a save failed. */
+static int
+wg_save_changed(struct writer_groups *wg, int64_t now, int force)
+{
+	struct shm_group *g;
+	struct wg_slot *sl;
+	char name[GROUP_NAME_MAX + 1];
+	uint32_t i, n = group_count(wg->s);
+	uint64_t seq;
+	int rc = 0;
+
+	wg->next_retry = INT64_MAX;
+	for (i = 0; i < n; i++) {
+		g = group_at(wg->s, i);
+		sl = &wg->slots[i];
+		seq = atomic_load_explicit(&g->commit_seq, memory_order_acquire);
+		if (seq == sl->saved_seq || group_name_get(g, name) == -1)
+			continue;
+		if (!force && sl->error != 0 && now < sl->retry_ms) {
+			if (sl->retry_ms < wg->next_retry)
+				wg->next_retry = sl->retry_ms;
+			rc = -1;
+			continue;
+		}
+		if (group_save(wg->s, g, wg->dir, name) == -1) {
+			if (sl->error != errno)
+				log_warn("group %s: cannot save committed offsets; "
+				    "retrying", name);
+			sl->error = errno;
+			sl->retry_ms = now + WG_RETRY_MS;
+			if (sl->retry_ms < wg->next_retry)
+				wg->next_retry = sl->retry_ms;
+			rc = -1;
+			continue;
+		}
+		if (sl->error != 0)
+			log_info("group %s: committed offsets saved again", name);
+		sl->error = 0;
+		sl->saved_seq = seq;
+	}
+	return rc;
+}
+
+/* Run every group's state machine; note the nearest deadline. */
+static void
+wg_tick(struct writer_groups *wg, int64_t now)
+{
+	struct group_params gp;
+	struct shm_group *g;
+	struct shm_member *m;
+	uint32_t i, j, n = group_count(wg->s);
+	int64_t due = now + WG_TICK_MAX_MS, t;
+	int changed = 0, rc;
+
+	wg_params(wg->conf, &gp);
+	for (i = 0; i < n; i++) {
+		g = group_at(wg->s, i);
+		if (atomic_load_explicit(&g->used, memory_order_acquire) != 1)
+			continue;
+		if ((rc = group_lock(wg->s, g, now, &gp)) == -1)
+			continue;
+		if (rc == 1) {
+			log_warnx("group %u: its lock holder died; forced a new "
+			    "generation", i);
+			changed = 1;
+		}
+		if (group_tick(wg->s, g, now, &gp))
+			changed = 1;
+		if (g->state == GROUP_REBALANCING && g->rebalance_deadline < due)
+			due = g->rebalance_deadline;
+		for (j = 0; j < wg->s->hdr->limits.max_group_members; j++) {
+			m = group_member_at(wg->s, g, j);
+			if (atomic_load_explicit(&m->state, memory_order_relaxed) !=
+			    MEMBER_ACTIVE || (g->state == GROUP_REBALANCING &&
+			    m->joined_gen == g->generation))
+				continue;
+			t = m->last_seen_ms + m->session_timeout_ms + 1;
+			if (t < due)
+				due = t;
+		}
+		group_unlock(g);
+	}
+	wg->next_tick = due > now ? due : now + 1;
+	if (changed)
+		wg_wake_workers(wg);
+}
+
+void
+writer_groups_cycle(struct writer_groups *wg, int64_t now)
+{
+	if (wg == NULL || group_count(wg->s) == 0)
+		return;
+	(void)wg_save_changed(wg, now, 0);
+	if (now >= wg->next_tick)
+		wg_tick(wg, now);
+}
+
+int64_t
+writer_groups_due(const struct writer_groups *wg)
+{
+	int64_t t;
+
+	if (wg == NULL || group_count(wg->s) == 0)
+		return INT64_MAX;
+	t = wg->next_tick;
+	return wg->next_retry < t ? wg->next_retry : t;
+}
+
+int
+writer_groups_finish(struct writer_groups *wg, int64_t now)
+{
+	if (wg == NULL || group_count(wg->s) == 0)
+		return 0;
+	return wg_save_changed(wg, now, 1);
+}
+
+int
+writer_groups_drain_region(struct shm *old, const struct config *conf)
+{
+	struct shm_group *g;
+	char dir[PATH_MAX], name[GROUP_NAME_MAX + 1];
+	uint32_t i, n;
+	int saved = 0, rc = 0;
+
+	if (old->groups == NULL || old->hdr->limits.max_groups == 0)
+		return 0;
+	if (offsets_dir(dir, sizeof(dir), conf) == -1) {
+		log_warn("%s/%s", conf->data_dir, OFFSETS_DIR);
+		return -1;
+	}
+	n = group_count(old);
+	for (i = 0; i < n; i++) {
+		g = group_at(old, i);
+		if (group_name_get(g, name) == -1) {
+			log_warnx("old shared memory: group entry %u is damaged; "
+			    "ignored", i);
+			continue;
+		}
+		if (group_save(old, g, dir, name) == -1) {
+			log_warn("group %s: cannot save committed offsets", name);
+			rc = -1;
+			continue;
+		}
+		saved++;
+	}
+	return rc == -1 ? -1 : saved;
+}
+
+int
+writer_groups_load(struct shm *s, const struct config *conf)
+{
+	struct offset_entry *e;
+	struct shm_partition *p;
+	struct shm_group *g;
+	char dir[PATH_MAX], **names = NULL;
+	size_t n = 0, i, j, ne;
+	int gidx, tidx, loaded = 0, dropped;
+
+	if (s->hdr->limits.max_groups == 0)
+		return 0;
+	if (offsets_dir(dir, sizeof(dir), conf) == -1 ||
+	    offsets_list(dir, &names, &n) == -1) {
+		log_warn("cannot list the committed offsets in %s/%s",
+		    conf->data_dir, OFFSETS_DIR);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (offsets_load(dir, names[i], &e, &ne) == -1) {
+			log_warn("group %s: cannot read its committed offsets; "
+			    "ignored", names[i]);
+			continue;
+		}
+		if ((gidx = group_create(s, names[i], strlen(names[i]))) == -1) {
+			log_warnx("group %s does not fit: raise max_groups (%u)",
+			    names[i], conf->max_groups);
+			free(e);
+			continue;
+		}
+		g = group_at(s, (uint32_t)gidx);
+		dropped = 0;
+		for (j = 0; j < ne; j++) {
+			tidx = shm_topic_find(s, e[j].topic, strlen(e[j].topic));
+			if (tidx < 0 || e[j].offset < 0 ||
+			    (p = shm_partition(s, tidx, e[j].partition)) == NULL) {
+				dropped++;
+				continue;
+			}
+			group_offset_set(s, g, (uint32_t)(p - s->parts), e[j].offset);
+		}
+		/* Loaded is saved: the writer need not write it again. */
+		atomic_store(&g->commit_seq, 0);
+		if (dropped > 0)
+			log_warnx("group %s: %d committed offset%s for missing "
+			    "topics or partitions dropped", names[i], dropped,
+			    dropped == 1 ? "" : "s");
+		free(e);
+		loaded++;
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (loaded > 0)
+		log_info("loaded the committed offsets of %d group%s", loaded,
+		    loaded == 1 ? "" : "s");
+	return loaded;
+}

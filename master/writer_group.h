@@ -1,0 +1,50 @@
+/*
+ * The writer's consumer-group duties (DESIGN.md section 1): persist
+ * committed offsets to <data_dir>/__consumer_offsets/ (store/offsets.h)
+ * and expire silent group members; plus the two startup steps of the
+ * master's recovery that move committed offsets between a region and the
+ * disk.
+ */
+#ifndef FLUME_MASTER_WRITER_GROUP_H
+#define FLUME_MASTER_WRITER_GROUP_H
+
+#include <stdint.h>
+
+#include "master/broker.h"
+#include "master/config.h"
+#include "shm/shm.h"
+
+#define OFFSETS_DIR	"__consumer_offsets"
+
+struct writer_groups;
+
+/* Writer start; b->shm mapped.  0 or -1 (ENOMEM). */
+int	writer_groups_open(struct writer_groups **wgp, struct broker *b);
+void	writer_groups_close(struct writer_groups *wg);
+/*
+ * One pass at now (CLOCK_MONOTONIC ms): save every group whose offsets
+ * changed since its last save; when due, run every group's state machine
+ * (expiry, rebalance timeout) and wake the workers if a group changed.
+ */
+void	writer_groups_cycle(struct writer_groups *wg, int64_t now);
+/* CLOCK_MONOTONIC ms of the next duty (INT64_MAX: none). */
+int64_t	writer_groups_due(const struct writer_groups *wg);
+/* Shutdown: save whatever changed.  0, or -1 if some group is not saved. */
+int	writer_groups_finish(struct writer_groups *wg, int64_t now);
+
+/*
+ * Master, startup recovery: save the committed offsets that an old,
+ * re-attached region holds (trusting none of its entries unchecked).
+ * Returns the number of groups saved, or -1 when a save failed (the
+ * region must then be kept).
+ */
+int	writer_groups_drain_region(struct shm *old, const struct config *conf);
+/*
+ * Master, startup recovery: enter every saved group with its committed
+ * offsets (for topics and partitions that exist) into a fresh region.
+ * A file that cannot be read is logged and skipped.  Returns the number
+ * of groups loaded, or -1 when the directory cannot be listed.
+ */
+int	writer_groups_load(struct shm *s, const struct config *conf);
+
+#endif

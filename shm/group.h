@@ -1,0 +1,191 @@
+/*
+ * Consumer groups in the shared region: a fixed table of max_groups
+ * groups, each with max_group_members member slots and one committed
+ * offset per partition slot, appended after the rings (shm/shm.h).
+ *
+ *   struct shm_group_dir                 creation lock, count
+ *   { struct shm_group                   lock, name, state, generation, topics
+ *     struct shm_member members[max_group_members]
+ *     int64_t offsets[max_partitions] }  [max_groups], each 64-byte aligned
+ *
+ * The state machine (every call below marked "locked" runs under the
+ * group's robust lock, taken with group_lock()):
+ *
+ *   EMPTY --join--> REBALANCING --all members rejoined, or the
+ *   rebalance timeout passed (the others are dropped)--> STABLE
+ *   STABLE --join of a new member, leave, expiry, subscription or
+ *   partition count change--> REBALANCING (generation + 1)
+ *
+ * A member has joined generation G when its joined_gen is G; the
+ * assignment of a STABLE group is a pure function of its generation's
+ * members (sorted by id) and the partition counts of its topics, taken
+ * when the rebalance completed (group_assign_rr()).  A member that stops
+ * heartbeating for its session timeout is removed (group_tick(), run by
+ * every operation on the group and by the writer); members waiting in a
+ * rebalance they already rejoined are not expired.
+ *
+ * The crash rule: a member slot is filled before its state is published
+ * and freed by one store; each committed offset is one 8-byte atomic
+ * store.  A process that dies holding a group's lock leaves it
+ * EOWNERDEAD; group_lock() then repairs it by dropping member slots that
+ * do not check out and forcing a rebalance (a new generation), which is
+ * always a valid transition: every member simply rejoins.
+ */
+#ifndef FLUME_SHM_GROUP_H
+#define FLUME_SHM_GROUP_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/msg.h"
+#include "shm/shm.h"
+
+#define GROUP_TOPICS_MAX	16	/* topics one member (and one group) subscribes */
+
+enum group_state {
+	GROUP_EMPTY = GROUP_WIRE_EMPTY,
+	GROUP_REBALANCING = GROUP_WIRE_REBALANCING,
+	GROUP_STABLE = GROUP_WIRE_STABLE
+};
+
+enum { MEMBER_FREE = 0, MEMBER_ACTIVE = 1 };
+
+struct shm_member {
+	_Atomic uint32_t	state;		/* MEMBER_*, published last */
+	uint32_t		joined_gen;	/* the generation it last joined */
+	int32_t			session_timeout_ms;
+	uint16_t		id_len;
+	uint16_t		client_len;
+	int64_t			last_seen_ms;	/* CLOCK_MONOTONIC ms of its last request */
+	uint32_t		ntopics;
+	uint32_t		topics[GROUP_TOPICS_MAX];	/* topic indexes */
+	char			id[MEMBER_ID_MAX + 1];
+	char			client[CLIENT_ID_MAX + 1];
+};
+
+struct group_topic {
+	uint32_t		topic;		/* index into shm topics */
+	int32_t			partitions;	/* its count when the rebalance completed */
+};
+
+struct shm_group {
+	pthread_mutex_t		lock;		/* robust; everything below but used/name */
+	_Atomic uint32_t	used;		/* published last at creation, never cleared */
+	uint32_t		name_len;
+	char			name[GROUP_NAME_MAX + 1];
+	uint32_t		state;		/* enum group_state */
+	uint32_t		generation;
+	int64_t			rebalance_deadline;	/* CLOCK_MONOTONIC ms */
+	uint32_t		ntopics;	/* the subscription of the generation */
+	struct group_topic	topics[GROUP_TOPICS_MAX];
+	_Atomic uint64_t	commit_seq;	/* bumped by every commit (the writer saves) */
+};
+
+struct shm_group_dir {
+	pthread_mutex_t		lock;		/* robust; group creation */
+	_Atomic uint32_t	count;		/* groups[0..count) are published */
+};
+
+/* What a group operation needs from the configuration. */
+struct group_params {
+	int64_t		rebalance_timeout_ms;
+	int32_t		min_session_ms;
+	int32_t		max_session_ms;
+};
+
+/* Bytes of the group table for these limits (0 when max_groups is 0). */
+size_t	group_table_size(const struct shm_limits *lim);
+/* Master, in shm_create(): initialise the locks. 0 or -1. */
+int	group_table_init(struct shm *s);
+
+uint32_t group_count(const struct shm *s);
+/* Group i (published or not), NULL when i is outside the table. */
+struct shm_group *group_at(const struct shm *s, uint32_t i);
+struct shm_member *group_member_at(const struct shm *s, struct shm_group *g, uint32_t i);
+
+/* Index of a published group of that name, or -1 (lock-free). */
+int	group_find(struct shm *s, const char *name, size_t len);
+/* The group of that name, created EMPTY if missing; index or -1 (ENOSPC, EINVAL). */
+int	group_create(struct shm *s, const char *name, size_t len);
+
+/*
+ * Take g's lock.  0, 1 when the previous owner died and g was repaired
+ * (members checked, a new generation forced), -1 on failure.
+ */
+int	group_lock(struct shm *s, struct shm_group *g, int64_t now,
+	    const struct group_params *gp);
+void	group_unlock(struct shm_group *g);
+
+/* ---- locked ---- */
+
+/* Member index of id, or -1. */
+int	group_member_find(const struct shm *s, struct shm_group *g,
+	    const char *id, size_t len);
+uint32_t group_member_count(const struct shm *s, struct shm_group *g);
+
+struct group_join_in {
+	const char	*member_id;	/* empty: a new member */
+	size_t		 member_id_len;
+	const char	*client_id;
+	size_t		 client_id_len;
+	int32_t		 session_timeout_ms;
+	const uint32_t	*topics;	/* topic indexes, 1..GROUP_TOPICS_MAX */
+	uint32_t	 ntopics;
+};
+
+/*
+ * A member joins the current generation (a new member starts one).
+ * Returns a flume error code; *member gets its index.
+ */
+int16_t	group_join(struct shm *s, struct shm_group *g,
+	    const struct group_join_in *in, int64_t now,
+	    const struct group_params *gp, int *member);
+/*
+ * Whether member (index) may have its join answered: 1 (STABLE, it is in
+ * the generation), 0 (keep waiting), -1 (it is gone: ERR_UNKNOWN_MEMBER).
+ * Runs group_tick() first.
+ */
+int	group_join_ready(struct shm *s, struct shm_group *g, int member,
+	    const char *id, size_t len, int64_t now, const struct group_params *gp);
+int16_t	group_heartbeat(struct shm *s, struct shm_group *g, const char *id,
+	    size_t len, int32_t generation, int64_t now,
+	    const struct group_params *gp);
+int16_t	group_leave(struct shm *s, struct shm_group *g, const char *id,
+	    size_t len, int64_t now, const struct group_params *gp);
+/* May member id of generation commit now?  A flume error code. */
+int16_t	group_commit_check(struct shm *s, struct shm_group *g, const char *id,
+	    size_t len, int32_t generation, int64_t now,
+	    const struct group_params *gp);
+/*
+ * Expire silent members, finish a rebalance that is complete or timed
+ * out, start one when a topic's partition count changed.  1 if the state
+ * or generation changed.
+ */
+int	group_tick(struct shm *s, struct shm_group *g, int64_t now,
+	    const struct group_params *gp);
+/*
+ * The partition slots (indexes into shm parts) of member in the current
+ * generation, in topic then partition order, at most cap; returns how
+ * many it has (which may exceed cap).  0 unless the group is STABLE and
+ * the member is in the generation.
+ */
+uint32_t group_assignment(struct shm *s, struct shm_group *g, int member,
+	    uint32_t *slots, uint32_t cap);
+
+/* ---- committed offsets (atomic, no lock needed) ---- */
+
+/* -1: nothing committed (also for a slot outside the table). */
+int64_t	group_offset_get(const struct shm *s, struct shm_group *g, uint32_t slot);
+void	group_offset_set(const struct shm *s, struct shm_group *g, uint32_t slot,
+	    int64_t offset);
+
+/*
+ * The assignment rule: of npart partitions listed in order, partition k
+ * goes to member k % nmembers (members sorted by id).  Every partition
+ * has one owner and shares differ by at most one.  owner[npart].
+ */
+void	group_assign_rr(uint32_t nmembers, uint32_t npart, uint32_t *owner);
+
+#endif

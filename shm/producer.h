@@ -1,0 +1,150 @@
+/*
+ * Idempotent produce: producer ids and, per partition, the last batches
+ * each producer appended, in a fixed table at the end of the shared
+ * region (after the consumer groups):
+ *
+ *   struct producer_dir                       next producer id
+ *   struct producer_part parts[max_partitions]
+ *     struct producer_entry e[PRODUCER_SLOTS]  one producer each
+ *       hist[PRODUCER_HISTORY + 1]             its last appends (a ring)
+ *
+ * A producer (libflume, or any client) gets an id and an epoch from
+ * INIT_PRODUCER and numbers its records per partition: a batch carries
+ * producerId, producerEpoch and baseSequence, its records have the
+ * sequences baseSequence .. baseSequence + lastOffsetDelta (wrapping
+ * after INT32_MAX to 0, as in Kafka).  The broker appends a batch whose
+ * first sequence follows the producer's last one on that partition,
+ * answers a batch it already has (same first and last sequence as one
+ * of the last PRODUCER_HISTORY appends) with the offsets it got then,
+ * answers an older resend (its sequences at or before the last ones
+ * appended) with ERR_DUPLICATE_SEQUENCE, which a producer takes as
+ * stored, and refuses a gap (ERR_OUT_OF_ORDER_SEQUENCE), an id it never issued
+ * or an epoch older than the one it saw (ERR_PRODUCER_FENCED).  A
+ * producer it has no record of on a partition (or a new epoch) must
+ * start at sequence 0: one whose entry was evicted or lost in a restart
+ * gets ERR_OUT_OF_ORDER_SEQUENCE and starts over under a new producer
+ * id (libflume does so by itself), since accepting a batch at any
+ * sequence could let one in that follows a batch that was never stored.
+ *
+ * The crash rule.  Everything here is read and written only under the
+ * partition lock, inside ring_append_hooked(): producer_check() before
+ * anything is placed, producer_record() after the bytes are in the ring
+ * and before the tail store that publishes them.  A record is written
+ * into a history slot outside the valid window and published by one
+ * release store of the entry's state word (count and newest slot), so a
+ * dead writer leaves either the old window or the new one.  Each record
+ * remembers the ring position its append publishes (ring_end): a record
+ * whose ring_end is past the partition's tail belongs to an append that
+ * died before its tail store, and producer_repair(), run by ring_lock()
+ * when it inherits the lock of a dead process (before anyone can append
+ * again), drops exactly those.  So the table never says "appended" for a
+ * batch that is not in the ring, and never lacks one that is.
+ *
+ * What survives a master restart: a new master drains the old region
+ * into the logs and makes a fresh one; producer_rebuild() (master,
+ * before fork) reads the batch headers of the last few MiB of every
+ * partition log back into the table, and new ids are issued above every
+ * id seen and above the ids of earlier runs (they start at the wall
+ * clock in ms << 16).
+ */
+#ifndef FLUME_SHM_PRODUCER_H
+#define FLUME_SHM_PRODUCER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shm/shm.h"
+
+#define PRODUCER_SLOTS		16	/* producers remembered per partition */
+#define PRODUCER_HISTORY	5	/* appends remembered per producer and partition */
+
+/* One append of one producer to one partition. */
+struct producer_rec {
+	int32_t		first_seq;
+	int32_t		last_seq;
+	int64_t		base_offset;
+	int64_t		next_offset;	/* offset after the append */
+	uint64_t	ring_end;	/* tail it publishes; 0: known to be in the log */
+};
+
+struct producer_entry {
+	_Atomic uint32_t	state;		/* count << 8 | newest slot; count 0: free */
+	int16_t			epoch;
+	int16_t			pad0;
+	int64_t			pid;
+	struct producer_rec	hist[PRODUCER_HISTORY + 1];
+};
+
+struct producer_part {
+	struct producer_entry	e[PRODUCER_SLOTS];
+};
+
+struct producer_dir {
+	_Atomic int64_t		next_id;	/* ids below were (or may have been) issued */
+	uint8_t			pad[56];
+};
+
+/* What a produce's records claim. */
+struct producer_seq {
+	int64_t		pid;		/* -1: not idempotent */
+	int16_t		epoch;
+	int32_t		first_seq;
+	int32_t		last_seq;
+};
+
+enum producer_verdict {
+	PRODUCER_APPEND = 0,
+	PRODUCER_DUPLICATE = 1,		/* *base / *next: the original offsets */
+	PRODUCER_OUT_OF_ORDER = 2,
+	PRODUCER_FENCED = 3,
+	PRODUCER_OLD_DUPLICATE = 4	/* at or before the last append, but
+					   older than the history: stored, offsets unknown */
+};
+
+/* Bytes of the table for these limits; SIZE_MAX on overflow. */
+size_t	producer_table_size(const struct shm_limits *lim);
+/* Fresh region (shm_create): ids start at the wall clock in ms << 16. */
+void	producer_table_init(struct shm *s);
+/* A new producer id, or -1 when the id space is exhausted. */
+int64_t	producer_id_new(struct shm *s);
+/* Ids below this were issued (an id at or above it is unknown). */
+int64_t	producer_id_limit(struct shm *s);
+/* Make sure ids up to and including pid count as issued. */
+void	producer_id_raise(struct shm *s, int64_t pid);
+
+/* The sequence after seq (INT32_MAX wraps to 0). */
+int32_t	producer_seq_next(int32_t seq);
+/*
+ * What the batches in recs claim: *q->pid -1 when they are not
+ * idempotent.  -1 when they disagree (mixed producers or epochs, a
+ * negative sequence, sequences that do not follow each other); the
+ * batches must have passed validation (whole, header-sized).
+ */
+int	producer_seq_of(const uint8_t *recs, size_t len, struct producer_seq *q);
+
+/* Under the partition lock: what to do with q (enum producer_verdict). */
+int	producer_check(struct shm *s, struct shm_partition *p,
+	    const struct producer_seq *q, int64_t *base, int64_t *next);
+/* Under the partition lock, before the tail store that publishes ring_end. */
+void	producer_record(struct shm *s, struct shm_partition *p,
+	    const struct producer_seq *q, int64_t base, int64_t next,
+	    uint64_t ring_end);
+/* Under the partition lock of a dead holder: drop unpublished records. */
+void	producer_repair(struct shm *s, struct shm_partition *p);
+
+/*
+ * ring_append() with idempotence: 0 appended (or, for a duplicate, the
+ * original offsets returned, nothing appended: *dup set); -1 with errno
+ * as ring_append (EAGAIN, EMSGSIZE, ...); or a positive
+ * PRODUCER_OUT_OF_ORDER / PRODUCER_FENCED / PRODUCER_OLD_DUPLICATE with
+ * nothing appended.
+ * q->pid -1 is a plain ring_append.
+ */
+int	producer_append(struct shm *s, struct shm_partition *p,
+	    const struct producer_seq *q, const uint8_t *recs, size_t len,
+	    int64_t *base, int64_t *next, int *dup);
+
+/* Producers with an entry on partition p (for tests and figures). */
+int	producer_count(struct shm *s, struct shm_partition *p);
+
+#endif

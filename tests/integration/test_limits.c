@@ -1,0 +1,463 @@
+/*
+ * Every limit of flume.conf, through the real daemon: connections per
+ * worker and in total (and a killed worker's connections stop counting),
+ * requests in flight per connection, output buffered per connection for a
+ * client that never reads, frame size, topics and partitions, and the
+ * idle and partial-frame timeouts.  Each case starts its own broker with
+ * the configuration it needs.
+ */
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto/bytes.h"
+#include "proto/msg.h"
+#include "proto/wire.h"
+#include "shm/shm.h"
+#include "tests/harness.h"
+#include "tests/integration/support.h"
+
+static struct flumed d;
+
+static int
+teardown(void)
+{
+	flumed_cleanup(&d);
+	return 0;
+}
+
+/* A clean stop is faster than a kill: the master reaps its own children. */
+static void
+stop_broker(void)
+{
+	CU_ASSERT_EQUAL(flumed_stop(&d), 0);
+	flumed_cleanup(&d);
+}
+
+/* Answer of one request on fd: its error code, -1000 closed, -2000 none. */
+static int
+call(int fd, uint16_t api, uint32_t id, const struct wbuf *wb)
+{
+	uint8_t *p = NULL;
+	size_t len = 0;
+	uint32_t rid = 0;
+	int r;
+
+	if (support_request(fd, api, id, wb != NULL ? wb->buf : NULL,
+	    wb != NULL ? wb->len : 0) == -1)
+		return -1000;
+	r = support_recv(fd, 5000, &rid, &p, &len);
+	if (r == 0) {
+		free(p);
+		return -1000;
+	}
+	if (r != 1 || len < 2 || rid != id) {
+		free(p);
+		return -2000;
+	}
+	r = (int16_t)be16_get(p);
+	free(p);
+	return r;
+}
+
+/* A connection the broker took on (it answered a HANDSHAKE), or -1. */
+static int
+open_served(void)
+{
+	struct wbuf wb;
+	int fd, r;
+
+	if ((fd = support_connect(&d)) == -1)
+		return -1;
+	wbuf_init(&wb);
+	wbuf_i16(&wb, 1);
+	wbuf_str(&wb, "limits", 6);
+	r = call(fd, API_HANDSHAKE, 1, &wb);
+	wbuf_free(&wb);
+	if (r != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Poll (<= 10 s) until a connection is served again; it, or -1. */
+static int
+open_served_eventually(void)
+{
+	long long deadline = support_now_ms() + 10000;
+	int fd;
+
+	while ((fd = open_served()) == -1 && support_now_ms() < deadline)
+		usleep(20 * 1000);	/* polling a condition, bounded above */
+	return fd;
+}
+
+static int
+create_topic(const char *name, int32_t partitions)
+{
+	struct wbuf wb;
+	int fd, r;
+
+	if ((fd = support_connect(&d)) == -1)
+		return -3000;
+	wbuf_init(&wb);
+	wbuf_str(&wb, name, strlen(name));
+	wbuf_i32(&wb, partitions);
+	r = call(fd, API_CREATE_TOPIC, 2, &wb);
+	wbuf_free(&wb);
+	close(fd);
+	return r;
+}
+
+static void
+test_connections_per_worker(void)
+{
+	int fds[3], extra, i;
+
+	CU_ASSERT_EQUAL_FATAL(flumed_start(&d, "workers = 1\n"
+	    "max_connections = 3"), 0);
+	for (i = 0; i < 3; i++) {
+		fds[i] = open_served();
+		CU_ASSERT_FATAL(fds[i] != -1);
+	}
+	CU_ASSERT_EQUAL(open_served(), -1);
+	CU_ASSERT(flumed_log_count(&d, "too many connections, closing") >= 1);
+	/* Room again once one leaves. */
+	close(fds[0]);
+	extra = open_served_eventually();
+	CU_ASSERT(extra != -1);
+	close(extra);
+	for (i = 1; i < 3; i++)
+		close(fds[i]);
+	stop_broker();
+}
+
+static void
+test_connections_total(void)
+{
+	pid_t w0, w1, n0 = -1, n1 = -1;
+	long long deadline;
+	int fds[4], i;
+
+	CU_ASSERT_EQUAL_FATAL(flumed_start(&d, "max_connections = 100\n"
+	    "max_connections_total = 4"), 0);
+	w0 = flumed_child_pid(&d, "worker", 0);
+	w1 = flumed_child_pid(&d, "worker", 1);
+	CU_ASSERT_FATAL(w0 > 0 && w1 > 0);
+	for (i = 0; i < 4; i++) {
+		fds[i] = open_served_eventually();
+		CU_ASSERT_FATAL(fds[i] != -1);
+	}
+	/* Whichever worker accepts it, a fifth is one too many. */
+	for (i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(open_served(), -1);
+	CU_ASSERT(flumed_log_count(&d, "too many connections in total") >= 3);
+
+	/* Kill both workers holding the four: their counts must not leak. */
+	kill(w0, SIGKILL);
+	kill(w1, SIGKILL);
+	for (i = 0; i < 4; i++)
+		close(fds[i]);
+	deadline = support_now_ms() + 15000;
+	while (support_now_ms() < deadline) {
+		n0 = flumed_child_pid(&d, "worker", 0);
+		n1 = flumed_child_pid(&d, "worker", 1);
+		if (n0 > 0 && n1 > 0 && n0 != w0 && n1 != w1)
+			break;
+		usleep(50 * 1000);	/* polling a condition, bounded above */
+	}
+	CU_ASSERT_FATAL(n0 > 0 && n1 > 0 && n0 != w0 && n1 != w1);
+	for (i = 0; i < 4; i++) {
+		fds[i] = open_served_eventually();
+		CU_ASSERT(fds[i] != -1);
+	}
+	CU_ASSERT_EQUAL(open_served(), -1);
+	for (i = 0; i < 4; i++)
+		if (fds[i] != -1)
+			close(fds[i]);
+	stop_broker();
+}
+
+/*
+ * Twelve long-poll FETCHes of an empty partition, pipelined, each
+ * waiting 600 ms: with at most 4 in flight they take three rounds.
+ */
+static void
+test_inflight_per_connection(void)
+{
+	struct wbuf wb, all;
+	uint8_t *p = NULL;
+	size_t len;
+	uint32_t id, i;
+	long long t0, elapsed;
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(flumed_start(&d,
+	    "max_inflight_per_connection = 4"), 0);
+	CU_ASSERT_EQUAL_FATAL(create_topic("quiet", 1), 0);
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	wbuf_init(&wb);
+	wbuf_init(&all);
+	wbuf_i32(&wb, 600);		/* max_wait_ms */
+	wbuf_i32(&wb, 1);		/* min_bytes */
+	wbuf_i32(&wb, 1 << 20);
+	wbuf_i32(&wb, 1);
+	wbuf_str(&wb, "quiet", 5);
+	wbuf_i32(&wb, 0);
+	wbuf_i64(&wb, 0);
+	wbuf_i32(&wb, 1 << 20);
+	for (i = 1; i <= 12; i++) {
+		wbuf_i32(&all, (int32_t)wb.len + 6);
+		wbuf_i16(&all, API_FETCH);
+		wbuf_i32(&all, (int32_t)i);
+		wbuf_raw(&all, wb.buf, wb.len);
+	}
+	t0 = support_now_ms();
+	CU_ASSERT_EQUAL_FATAL(support_send(fd, all.buf, all.len), 0);
+	for (i = 1; i <= 12; i++) {
+		CU_ASSERT_EQUAL_FATAL(support_recv(fd, 10000, &id, &p, &len), 1);
+		CU_ASSERT_EQUAL(id, i);
+		CU_ASSERT(len >= 2 && be16_get(p) == 0);
+		free(p);
+		p = NULL;
+	}
+	elapsed = support_now_ms() - t0;
+	/* Three rounds of 600 ms; all at once would take one. */
+	CU_ASSERT(elapsed >= 1700);
+	printf("12 fetches of 600 ms, 4 in flight: %lld ms\n", elapsed);
+	wbuf_free(&wb);
+	wbuf_free(&all);
+	close(fd);
+	stop_broker();
+}
+
+/* Requests the workers have taken in so far (their shm counters). */
+static uint64_t
+requests_taken(void)
+{
+	char name[SHM_NAME_MAX];
+	struct shm s;
+	uint64_t n = 0;
+	uint32_t i;
+
+	if (shm_name_for(d.data, name, sizeof(name)) == -1 ||
+	    shm_attach(&s, name) == -1)
+		return UINT64_MAX;
+	for (i = 0; i < s.hdr->limits.child_slots; i++)
+		if (s.children[i].role == ROLE_WORKER)
+			n += atomic_load(&s.children[i].requests);
+	shm_detach(&s);
+	return n;
+}
+
+/*
+ * A client that pipelines 100 METADATA requests, each answered with
+ * ~450 KB, and reads nothing: with max_buffered_bytes = 64K the broker
+ * takes only as many as the socket buffers can absorb, and the rest once
+ * the client reads, all answered in order.
+ */
+static void
+test_client_that_never_reads(void)
+{
+	struct wbuf req, all;
+	uint8_t *p = NULL;
+	uint64_t before, now, last;
+	long long deadline, stable;
+	size_t len, first_len = 0;
+	uint32_t id, i, limited = 0;
+	int fd, rcv = 64 * 1024;
+
+	CU_ASSERT_EQUAL_FATAL(flumed_start(&d, "max_buffered_bytes = 64K\n"
+	    "max_partitions = 128\nring_size = 64K\nmax_message_bytes = 32K\n"
+	    "max_request_bytes = 64K"), 0);
+	CU_ASSERT_EQUAL_FATAL(create_topic("wide", 64), 0);
+	wbuf_init(&req);
+	wbuf_init(&all);
+	wbuf_i8(&req, 0);
+	wbuf_i32(&req, 250);
+	for (i = 0; i < 250; i++)
+		wbuf_str(&req, "wide", 4);
+	for (i = 1; i <= 100; i++) {
+		wbuf_i32(&all, (int32_t)req.len + 6);
+		wbuf_i16(&all, API_METADATA);
+		wbuf_i32(&all, (int32_t)i);
+		wbuf_raw(&all, req.buf, req.len);
+	}
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	before = requests_taken();
+	CU_ASSERT_FATAL(before != UINT64_MAX);
+	CU_ASSERT_EQUAL_FATAL(support_send(fd, all.buf, all.len), 0);
+	/* Wait until the broker stops taking requests (bounded). */
+	last = before;
+	stable = support_now_ms();
+	deadline = stable + 8000;
+	while (support_now_ms() < deadline && support_now_ms() - stable < 1000) {
+		usleep(50 * 1000);	/* polling a condition, bounded above */
+		if ((now = requests_taken()) != last) {
+			last = now;
+			stable = support_now_ms();
+		}
+	}
+	printf("taken while the client did not read: %llu of 100\n",
+	    (unsigned long long)(last - before));
+	CU_ASSERT(last - before >= 1);
+	CU_ASSERT(last - before <= 30);
+	/*
+	 * Now read: every answer comes, in order, whole; a burst whose
+	 * answers would take more memory than the connection may hold
+	 * (the arena: max_buffered_bytes + 10 x max_request_bytes) gets
+	 * ERR_RESOURCE_LIMIT for the requests over it, never more memory.
+	 */
+	for (i = 1; i <= 100; i++) {
+		CU_ASSERT_EQUAL_FATAL(support_recv(fd, 10000, &id, &p, &len), 1);
+		CU_ASSERT_EQUAL(id, i);
+		if (i == 1) {
+			first_len = len;
+			CU_ASSERT(len > 250 * 64 * 28);
+		}
+		if ((int16_t)be16_get(p) == ERR_RESOURCE_LIMIT) {
+			CU_ASSERT_EQUAL(len, 2 + 4);
+			limited++;
+		} else {
+			CU_ASSERT_EQUAL(be16_get(p), 0);
+			CU_ASSERT_EQUAL(len, first_len);
+		}
+		free(p);
+		p = NULL;
+	}
+	printf("answered whole: %u, over the memory bound: %u\n",
+	    100 - limited, limited);
+	CU_ASSERT_EQUAL(requests_taken() - before, 100);
+	wbuf_free(&req);
+	wbuf_free(&all);
+	close(fd);
+	stop_broker();
+}
+
+static void
+test_frame_size(void)
+{
+	uint8_t hdr[10], *big, *p = NULL;
+	size_t len = 0, max = 64 * 1024;
+	uint32_t id = 0;
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(flumed_start(&d, "max_request_bytes = 64K\n"
+	    "max_message_bytes = 32K"), 0);
+	/* One byte over: closed on the size field, before any body is sent. */
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	be32_put(hdr, (uint32_t)max + 1);
+	be16_put(hdr + 4, API_METADATA);
+	be32_put(hdr + 6, 1);
+	CU_ASSERT_EQUAL(support_send(fd, hdr, sizeof(hdr)), 0);
+	CU_ASSERT_EQUAL(support_recv(fd, 5000, &id, &p, &len), 0);
+	close(fd);
+	CU_ASSERT(flumed_log_count(&d, "bad frame size") >= 1);
+	/* Exactly the limit: read and answered (the payload is junk). */
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	big = calloc(1, max + 4);
+	CU_ASSERT_FATAL(big != NULL);
+	be32_put(big, (uint32_t)max);
+	be16_put(big + 4, API_METADATA);
+	be32_put(big + 6, 2);
+	big[10] = 0;
+	be32_put(big + 11, 0x7fffffff);		/* a count far past the frame */
+	CU_ASSERT_EQUAL(support_send(fd, big, max + 4), 0);
+	CU_ASSERT_EQUAL(support_recv(fd, 5000, &id, &p, &len), 1);
+	CU_ASSERT_EQUAL(id, 2);
+	CU_ASSERT(len >= 2 && (int16_t)be16_get(p) == ERR_INVALID_REQUEST);
+	free(p);
+	free(big);
+	close(fd);
+	stop_broker();
+}
+
+static void
+test_topics_and_partitions(void)
+{
+	const char *produce[] = { "flume-produce", "-t", "auto", NULL };
+
+	CU_ASSERT_EQUAL_FATAL(flumed_start(&d, "max_topics = 3\n"
+	    "max_partitions = 8\npartitions = 1"), 0);
+	CU_ASSERT_EQUAL(create_topic("t1", 2), 0);
+	CU_ASSERT_EQUAL(create_topic("t2", 2), 0);
+	CU_ASSERT_EQUAL(create_topic("big", 9), ERR_INVALID_PARTITIONS);
+	/* 4 of 8 partitions used: 5 more do not fit, 4 do. */
+	CU_ASSERT_EQUAL(create_topic("t3", 5), ERR_RESOURCE_LIMIT);
+	CU_ASSERT_EQUAL(create_topic("t3", 4), 0);
+	/* Three topics: the table is full, for creates and auto-creates. */
+	CU_ASSERT_EQUAL(create_topic("t4", 1), ERR_RESOURCE_LIMIT);
+	CU_ASSERT_EQUAL(run_tool(&d, "x\n", NULL, 10000, produce), 1);
+	CU_ASSERT_EQUAL(create_topic("t1", 2), ERR_TOPIC_EXISTS);
+	stop_broker();
+}
+
+static void
+test_idle_timeout(void)
+{
+	uint8_t *p = NULL;
+	size_t len;
+	uint32_t id;
+	long long t0, elapsed;
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(flumed_start(&d, "idle_timeout_ms = 1s"), 0);
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	t0 = support_now_ms();
+	/* Nothing sent: dropped after about a second. */
+	CU_ASSERT_EQUAL(support_recv(fd, 8000, &id, &p, &len), 0);
+	elapsed = support_now_ms() - t0;
+	CU_ASSERT(elapsed >= 900);
+	printf("idle connection dropped after %lld ms\n", elapsed);
+	close(fd);
+	stop_broker();
+}
+
+static void
+test_request_timeout(void)
+{
+	uint8_t part[6] = { 0, 0, 0, 100, 0, API_METADATA }, *p = NULL;
+	size_t len;
+	uint32_t id;
+	long long t0, elapsed;
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(flumed_start(&d, "request_timeout_ms = 1s\n"
+	    "idle_timeout_ms = 1h"), 0);
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	/* 6 of a frame's 104 bytes, then silence. */
+	CU_ASSERT_EQUAL(support_send(fd, part, sizeof(part)), 0);
+	t0 = support_now_ms();
+	CU_ASSERT_EQUAL(support_recv(fd, 8000, &id, &p, &len), 0);
+	elapsed = support_now_ms() - t0;
+	CU_ASSERT(elapsed >= 900);
+	printf("stalled frame dropped after %lld ms\n", elapsed);
+	CU_ASSERT(flumed_log_count(&d, "request not completed in time") == 1);
+	close(fd);
+	stop_broker();
+}
+
+TEST_SUITE("limits", NULL, teardown,
+    { "max_connections per worker", test_connections_per_worker },
+    { "max_connections_total, killed workers do not leak",
+	test_connections_total },
+    { "max_inflight_per_connection", test_inflight_per_connection },
+    { "max_buffered_bytes: a client that never reads",
+	test_client_that_never_reads },
+    { "max_request_bytes checked on the size field", test_frame_size },
+    { "max_topics and max_partitions", test_topics_and_partitions },
+    { "idle_timeout_ms", test_idle_timeout },
+    { "request_timeout_ms", test_request_timeout });

@@ -1,0 +1,771 @@
+/*
+ * Consumer-group handlers of a worker.  Every operation takes the
+ * group's robust lock for a few loads and stores (group_lock() repairs a
+ * group whose previous holder died), runs the state machine of
+ * shm/group.c and builds its answer while still holding the lock, so the
+ * answer is one consistent view.  Names in answers point at the shared
+ * topic and member tables only while the lock is held: they are copied
+ * into the connection's arena.
+ *
+ * A JOIN_GROUP whose rebalance is not complete is parked: handler_poll()
+ * re-checks it after every wake-up, and at the latest every
+ * WGROUP_POLL_MS or at the rebalance deadline.  Whoever changes a group's
+ * state or generation wakes every worker that parked requests, so a
+ * JOIN parked in another worker is answered as soon as the last member
+ * has rejoined.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "master/log.h"
+#include "proto/frame.h"
+#include "proto/msg.h"
+#include "shm/group.h"
+#include "store/topic.h"
+#include "worker/conn.h"
+#include "worker/group.h"
+#include "worker/worker.h"
+
+#define WGROUP_POLL_MS	1000	/* a lost wake-up costs a parked JOIN at most this */
+
+/* Per-request state of a JOIN_GROUP. */
+struct join_st {
+	int			 gidx;
+	int			 member;
+	char			 id[MEMBER_ID_MAX + 1];
+	size_t			 id_len;
+	struct join_group_resp	 resp;
+};
+
+/* The (empty) state of a successful HEARTBEAT or LEAVE_GROUP; never written. */
+static struct group_error_resp wgroup_ok;
+
+int
+wgroup_is_api(uint16_t api)
+{
+	return api >= API_JOIN_GROUP && api <= API_DESCRIBE_GROUP;
+}
+
+static void
+wgroup_params(const struct worker *w, struct group_params *gp)
+{
+	gp->rebalance_timeout_ms = w->conf->group_rebalance_timeout_ms;
+	gp->min_session_ms = (int32_t)w->conf->group_min_session_timeout_ms;
+	gp->max_session_ms = (int32_t)w->conf->group_max_session_timeout_ms;
+}
+
+int
+wgroup_decode(struct conn *c, struct req *r)
+{
+	struct arena *a = &c->arena;
+	size_t sz;
+	int rc;
+
+	switch (r->api) {
+	case API_JOIN_GROUP:	sz = sizeof(struct join_group_req); break;
+	case API_HEARTBEAT:	sz = sizeof(struct heartbeat_req); break;
+	case API_LEAVE_GROUP:	sz = sizeof(struct leave_group_req); break;
+	case API_OFFSET_COMMIT:	sz = sizeof(struct offset_commit_req); break;
+	case API_OFFSET_FETCH:	sz = sizeof(struct offset_fetch_req); break;
+	case API_DESCRIBE_GROUP: sz = sizeof(struct describe_group_req); break;
+	case API_LIST_GROUPS:
+		return r->payload_len == 0 ? 0 : -1;
+	default:
+		return -1;
+	}
+	if (r->dec == NULL && (r->dec = conn_alloc(c, sz)) == NULL)
+		return -1;
+	switch (r->api) {
+	case API_JOIN_GROUP:
+		rc = msg_decode_join_group_req(r->payload, r->payload_len, a, r->dec);
+		break;
+	case API_HEARTBEAT:
+		rc = msg_decode_heartbeat_req(r->payload, r->payload_len, r->dec);
+		break;
+	case API_LEAVE_GROUP:
+		rc = msg_decode_leave_group_req(r->payload, r->payload_len, r->dec);
+		break;
+	case API_OFFSET_COMMIT:
+		rc = msg_decode_offset_commit_req(r->payload, r->payload_len, a,
+		    r->dec);
+		break;
+	case API_OFFSET_FETCH:
+		rc = msg_decode_offset_fetch_req(r->payload, r->payload_len, a,
+		    r->dec);
+		break;
+	default:
+		rc = msg_decode_describe_group_req(r->payload, r->payload_len,
+		    r->dec);
+		break;
+	}
+	c->arena_bytes += r->payload_len;
+	return rc;
+}
+
+static void
+wgroup_done(struct req *r, int16_t error)
+{
+	r->error = error;
+	r->state = REQ_DONE;
+}
+
+/* A copy of len bytes in the arena (NULL when it is full). */
+static char *
+wgroup_strdup(struct conn *c, const char *s, size_t len)
+{
+	char *p;
+
+	if ((p = conn_alloc(c, len + 1)) == NULL)
+		return NULL;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+/*
+ * Wake every other worker that parked requests: a group's state or
+ * generation changed, and one of them may hold a JOIN waiting for it.
+ */
+static void
+wgroup_wake_all(struct worker *w)
+{
+	int slot, n = broker_writer_slot(w->b);
+
+	atomic_thread_fence(memory_order_seq_cst);
+	if ((uint32_t)n > w->shm->hdr->limits.child_slots)
+		n = (int)w->shm->hdr->limits.child_slots;
+	for (slot = 0; slot < n; slot++) {
+		if (slot == w->b->slot)
+			continue;
+		if (atomic_load(&w->shm->children[slot].wake_wanted) != 0 &&
+		    atomic_exchange(&w->shm->children[slot].wake_wanted, 0) != 0)
+			broker_wake(w->b, slot);
+	}
+}
+
+/* Lock group gidx; the group or NULL (error answered). */
+static struct shm_group *
+wgroup_lock(struct worker *w, int gidx, const struct group_params *gp,
+    uint32_t *state0, uint32_t *gen0)
+{
+	struct shm_group *g = group_at(w->shm, (uint32_t)gidx);
+	int rc;
+
+	if (g == NULL)
+		return NULL;
+	if ((rc = group_lock(w->shm, g, w->now, gp)) == -1) {
+		log_warn("group lock");
+		return NULL;
+	}
+	if (rc == 1)
+		log_warnx("group %.*s: its lock holder died; forced a new "
+		    "generation %u", (int)g->name_len, g->name, g->generation);
+	*state0 = g->state;
+	*gen0 = g->generation;
+	return g;
+}
+
+static void
+wgroup_unlock(struct worker *w, struct shm_group *g, uint32_t state0,
+    uint32_t gen0)
+{
+	int changed = g->state != state0 || g->generation != gen0;
+
+	group_unlock(g);
+	if (changed)
+		wgroup_wake_all(w);
+}
+
+/* The (topic, partition) of a partition slot, names copied to the arena. */
+static int
+wgroup_slot_tp(struct worker *w, struct conn *c, uint32_t slot,
+    struct group_tp *tp)
+{
+	const struct shm_partition *p = &w->shm->parts[slot];
+	const struct shm_topic *t;
+
+	(void)c;
+	if (p->topic >= w->shm->hdr->limits.max_topics)
+		return -1;
+	t = &w->shm->topics[p->topic];
+	if (t->name_len == 0 || t->name_len > TOPIC_NAME_MAX)
+		return -1;
+	/* Topic entries never change once published: no copy needed. */
+	tp->topic = t->name;
+	tp->topic_len = t->name_len;
+	tp->partition = p->partition;
+	return 0;
+}
+
+/* Under the lock: fill st->resp with member's generation and partitions. */
+static int16_t
+join_answer(struct worker *w, struct conn *c, struct shm_group *g,
+    struct join_st *st)
+{
+	uint32_t cap = w->shm->hdr->limits.max_partitions, n, i, *slots;
+
+	if ((slots = conn_alloc(c, cap * sizeof(*slots))) == NULL)
+		return ERR_RESOURCE_LIMIT;
+	n = group_assignment(w->shm, g, st->member, slots, cap);
+	if (n > cap)
+		n = cap;
+	st->resp.error = ERR_NONE;
+	st->resp.generation = (int32_t)g->generation;
+	st->resp.member_id = st->id;
+	st->resp.member_id_len = st->id_len;
+	st->resp.count = 0;
+	if (n > 0 && (st->resp.parts = conn_alloc(c, n *
+	    sizeof(*st->resp.parts))) == NULL)
+		return ERR_RESOURCE_LIMIT;
+	for (i = 0; i < n; i++)
+		if (wgroup_slot_tp(w, c, slots[i],
+		    &st->resp.parts[st->resp.count]) == 0)
+			st->resp.count++;
+	return ERR_NONE;
+}
+
+/* Parked JOIN: answer if the rebalance is complete, else keep waiting. */
+static void
+join_check(struct worker *w, struct conn *c, struct req *r)
+{
+	struct join_st *st = r->st;
+	struct group_params gp;
+	struct shm_group *g;
+	uint32_t s0, g0;
+	int ready;
+
+	wgroup_params(w, &gp);
+	if ((g = wgroup_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
+		wgroup_done(r, ERR_UNKNOWN);
+		return;
+	}
+	ready = group_join_ready(w->shm, g, st->member, st->id, st->id_len,
+	    w->now, &gp);
+	if (ready == 1)
+		wgroup_done(r, join_answer(w, c, g, st));
+	else if (ready == -1)
+		wgroup_done(r, ERR_UNKNOWN_MEMBER);
+	else if (w->stopping)
+		wgroup_done(r, ERR_SHUTTING_DOWN);
+	else {
+		r->state = REQ_WAIT;
+		r->deadline = w->now + WGROUP_POLL_MS;
+		if (g->rebalance_deadline > w->now &&
+		    g->rebalance_deadline < r->deadline)
+			r->deadline = g->rebalance_deadline;
+	}
+	wgroup_unlock(w, g, s0, g0);
+}
+
+static void
+exec_join(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct join_group_req *q = r->dec;
+	struct group_join_in in;
+	struct group_params gp;
+	struct shm_group *g;
+	struct join_st *st;
+	struct shm_member *m;
+	uint32_t topics[GROUP_TOPICS_MAX], n = 0, s0, g0, k;
+	int32_t i;
+	int16_t err;
+	int idx, gidx;
+
+	if (!group_name_valid(q->group, q->group_len) ||
+	    q->member_id_len > MEMBER_ID_MAX || q->client_id_len > CLIENT_ID_MAX) {
+		wgroup_done(r, ERR_INVALID_GROUP);
+		return;
+	}
+	if (q->count < 1) {
+		wgroup_done(r, ERR_INVALID_REQUEST);
+		return;
+	}
+	for (i = 0; i < q->count; i++) {
+		idx = shm_topic_find(w->shm, q->topics[i].s, q->topics[i].len);
+		if (idx < 0) {
+			wgroup_done(r, ERR_UNKNOWN_TOPIC_OR_PARTITION);
+			return;
+		}
+		for (k = 0; k < n && topics[k] != (uint32_t)idx; k++)
+			;
+		if (k < n)
+			continue;
+		if (n == GROUP_TOPICS_MAX) {
+			wgroup_done(r, ERR_RESOURCE_LIMIT);
+			return;
+		}
+		topics[n++] = (uint32_t)idx;
+	}
+	if ((gidx = group_create(w->shm, q->group, q->group_len)) == -1) {
+		wgroup_done(r, errno == ENOSPC ? ERR_RESOURCE_LIMIT : ERR_UNKNOWN);
+		return;
+	}
+	if ((st = conn_alloc(c, sizeof(*st))) == NULL) {
+		wgroup_done(r, ERR_RESOURCE_LIMIT);
+		return;
+	}
+	memset(st, 0, sizeof(*st));
+	st->gidx = gidx;
+	st->member = -1;
+	r->st = st;
+	in.member_id = q->member_id;
+	in.member_id_len = q->member_id_len;
+	in.client_id = q->client_id;
+	in.client_id_len = q->client_id_len;
+	in.session_timeout_ms = q->session_timeout_ms;
+	in.topics = topics;
+	in.ntopics = n;
+	wgroup_params(w, &gp);
+	if ((g = wgroup_lock(w, gidx, &gp, &s0, &g0)) == NULL) {
+		wgroup_done(r, ERR_UNKNOWN);
+		return;
+	}
+	err = group_join(w->shm, g, &in, w->now, &gp, &st->member);
+	if (err == ERR_NONE) {
+		m = group_member_at(w->shm, g, (uint32_t)st->member);
+		st->id_len = m->id_len;
+		memcpy(st->id, m->id, m->id_len);
+		st->id[st->id_len] = '\0';
+	}
+	wgroup_unlock(w, g, s0, g0);
+	if (err != ERR_NONE) {
+		wgroup_done(r, err);
+		return;
+	}
+	join_check(w, c, r);
+}
+
+/* HEARTBEAT (leave 0) or LEAVE_GROUP (leave 1) of member id in group. */
+static void
+exec_member_op(struct worker *w, struct req *r, const char *group,
+    size_t group_len, const char *id, size_t id_len, int32_t generation,
+    int leave)
+{
+	struct group_params gp;
+	struct shm_group *g;
+	uint32_t s0, g0;
+	int gidx;
+
+	if (!group_name_valid(group, group_len)) {
+		wgroup_done(r, ERR_INVALID_GROUP);
+		return;
+	}
+	if ((gidx = group_find(w->shm, group, group_len)) < 0) {
+		wgroup_done(r, ERR_UNKNOWN_MEMBER);
+		return;
+	}
+	wgroup_params(w, &gp);
+	if ((g = wgroup_lock(w, gidx, &gp, &s0, &g0)) == NULL) {
+		wgroup_done(r, ERR_UNKNOWN);
+		return;
+	}
+	if (leave)
+		r->error = group_leave(w->shm, g, id, id_len, w->now, &gp);
+	else
+		r->error = group_heartbeat(w->shm, g, id, id_len, generation,
+		    w->now, &gp);
+	wgroup_unlock(w, g, s0, g0);
+	/* handler_emit() takes a NULL r->st for a failure. */
+	if (r->error == ERR_NONE)
+		r->st = &wgroup_ok;
+	r->state = REQ_DONE;
+}
+
+/* Topic and partition to a partition slot; a flume error code. */
+static int16_t
+wgroup_part(struct worker *w, const char *topic, size_t len, int32_t partition,
+    uint32_t *slot)
+{
+	struct shm_partition *p;
+	int idx;
+
+	if ((idx = shm_topic_find(w->shm, topic, len)) < 0 ||
+	    (p = shm_partition(w->shm, idx, partition)) == NULL)
+		return ERR_UNKNOWN_TOPIC_OR_PARTITION;
+	*slot = (uint32_t)(p - w->shm->parts);
+	return ERR_NONE;
+}
+
+static void
+exec_commit(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct offset_commit_req *q = r->dec;
+	struct offset_commit_resp *s;
+	struct group_params gp;
+	struct shm_group *g;
+	uint32_t s0, g0, slot = 0;
+	int16_t err;
+	int32_t i;
+	int gidx;
+
+	if (!group_name_valid(q->group, q->group_len)) {
+		wgroup_done(r, ERR_INVALID_GROUP);
+		return;
+	}
+	if ((gidx = group_find(w->shm, q->group, q->group_len)) < 0) {
+		wgroup_done(r, ERR_UNKNOWN_MEMBER);
+		return;
+	}
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL ||
+	    (q->count > 0 && (s->errors = conn_alloc(c, (size_t)q->count *
+	    sizeof(*s->errors))) == NULL)) {
+		wgroup_done(r, ERR_RESOURCE_LIMIT);
+		return;
+	}
+	s->error = ERR_NONE;
+	s->count = q->count;
+	wgroup_params(w, &gp);
+	if ((g = wgroup_lock(w, gidx, &gp, &s0, &g0)) == NULL) {
+		wgroup_done(r, ERR_UNKNOWN);
+		return;
+	}
+	err = group_commit_check(w->shm, g, q->member_id, q->member_id_len,
+	    q->generation, w->now, &gp);
+	for (i = 0; err == ERR_NONE && i < q->count; i++) {
+		s->errors[i] = wgroup_part(w, q->parts[i].topic,
+		    q->parts[i].topic_len, q->parts[i].partition, &slot);
+		if (s->errors[i] == ERR_NONE && q->parts[i].offset < 0)
+			s->errors[i] = ERR_OFFSET_OUT_OF_RANGE;
+		if (s->errors[i] == ERR_NONE)
+			group_offset_set(w->shm, g, slot, q->parts[i].offset);
+	}
+	wgroup_unlock(w, g, s0, g0);
+	if (err != ERR_NONE) {
+		wgroup_done(r, err);
+		return;
+	}
+	r->st = s;
+	wgroup_done(r, ERR_NONE);
+	/* The writer saves committed offsets; it need not sleep out its timeout. */
+	worker_wake_writer(w, 0);
+}
+
+static void
+exec_offset_fetch(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct offset_fetch_req *q = r->dec;
+	struct offset_fetch_resp *s;
+	struct offset_fetch_result *res;
+	struct shm_group *g = NULL;
+	struct group_tp tp;
+	uint32_t slot = 0, used;
+	int32_t i, n;
+	int gidx;
+
+	if (!group_name_valid(q->group, q->group_len)) {
+		wgroup_done(r, ERR_INVALID_GROUP);
+		return;
+	}
+	gidx = group_find(w->shm, q->group, q->group_len);
+	if (gidx >= 0)
+		g = group_at(w->shm, (uint32_t)gidx);
+	used = atomic_load_explicit(&w->shm->hdr->parts_used, memory_order_acquire);
+	if (used > w->shm->hdr->limits.max_partitions)
+		used = w->shm->hdr->limits.max_partitions;
+	n = q->count;
+	if (n == 0 && g != NULL)
+		for (slot = 0; slot < used; slot++)
+			if (group_offset_get(w->shm, g, slot) >= 0)
+				n++;
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL ||
+	    (n > 0 && (s->results = conn_alloc(c, (size_t)n *
+	    sizeof(*s->results))) == NULL)) {
+		wgroup_done(r, ERR_RESOURCE_LIMIT);
+		return;
+	}
+	s->error = ERR_NONE;
+	s->count = 0;
+	if (q->count == 0) {
+		/* Every committed offset; offsets only grow in number, so bound by n. */
+		for (slot = 0; g != NULL && slot < used && s->count < n; slot++) {
+			res = &s->results[s->count];
+			if ((res->offset = group_offset_get(w->shm, g, slot)) < 0 ||
+			    wgroup_slot_tp(w, c, slot, &tp) == -1)
+				continue;
+			res->topic = tp.topic;
+			res->topic_len = tp.topic_len;
+			res->partition = tp.partition;
+			res->error = ERR_NONE;
+			s->count++;
+		}
+	} else {
+		for (i = 0; i < q->count; i++) {
+			res = &s->results[i];
+			res->topic = q->parts[i].topic;
+			res->topic_len = q->parts[i].topic_len;
+			res->partition = q->parts[i].partition;
+			res->offset = -1;
+			res->error = wgroup_part(w, res->topic, res->topic_len,
+			    res->partition, &slot);
+			if (res->error == ERR_NONE && g != NULL)
+				res->offset = group_offset_get(w->shm, g, slot);
+		}
+		s->count = q->count;
+	}
+	r->st = s;
+	wgroup_done(r, ERR_NONE);
+}
+
+static void
+exec_list_groups(struct worker *w, struct conn *c, struct req *r)
+{
+	struct list_groups_resp *s;
+	struct group_listing *l;
+	struct group_params gp;
+	struct shm_group *g;
+	uint32_t i, n = group_count(w->shm), s0, g0;
+
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL ||
+	    (n > 0 && (s->groups = conn_alloc(c, n * sizeof(*s->groups))) == NULL)) {
+		wgroup_done(r, ERR_RESOURCE_LIMIT);
+		return;
+	}
+	s->error = ERR_NONE;
+	s->count = 0;
+	wgroup_params(w, &gp);
+	for (i = 0; i < n; i++) {
+		g = group_at(w->shm, i);
+		if (atomic_load_explicit(&g->used, memory_order_acquire) != 1 ||
+		    g->name_len == 0 || g->name_len > GROUP_NAME_MAX)
+			continue;
+		if ((g = wgroup_lock(w, (int)i, &gp, &s0, &g0)) == NULL)
+			continue;
+		(void)group_tick(w->shm, g, w->now, &gp);
+		l = &s->groups[s->count++];
+		l->group = g->name;	/* names never change once published */
+		l->group_len = g->name_len;
+		l->state = (int8_t)g->state;
+		l->generation = (int32_t)g->generation;
+		l->members = (int32_t)group_member_count(w->shm, g);
+		wgroup_unlock(w, g, s0, g0);
+	}
+	r->st = s;
+	wgroup_done(r, ERR_NONE);
+}
+
+/* Is partition slot in one of g's subscribed topics? */
+static int
+slot_subscribed(struct worker *w, struct shm_group *g, uint32_t slot)
+{
+	uint32_t k;
+
+	for (k = 0; k < g->ntopics && k < GROUP_TOPICS_MAX; k++)
+		if (g->topics[k].topic == w->shm->parts[slot].topic)
+			return 1;
+	return 0;
+}
+
+static void
+exec_describe(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct describe_group_req *q = r->dec;
+	struct describe_group_resp *s;
+	struct member_desc *md;
+	struct group_offset_desc *od;
+	struct group_params gp;
+	struct shm_group *g;
+	struct shm_member *m;
+	struct group_tp tp;
+	uint32_t i, j, n, used, maxm, s0, g0, *slots;
+	int16_t err = ERR_NONE;
+	int gidx;
+
+	if (!group_name_valid(q->group, q->group_len)) {
+		wgroup_done(r, ERR_INVALID_GROUP);
+		return;
+	}
+	if ((gidx = group_find(w->shm, q->group, q->group_len)) < 0) {
+		wgroup_done(r, ERR_INVALID_GROUP);
+		return;
+	}
+	used = atomic_load_explicit(&w->shm->hdr->parts_used, memory_order_acquire);
+	if (used > w->shm->hdr->limits.max_partitions)
+		used = w->shm->hdr->limits.max_partitions;
+	maxm = w->shm->hdr->limits.max_group_members;
+	if ((s = conn_alloc(c, sizeof(*s))) != NULL)
+		memset(s, 0, sizeof(*s));
+	if (s == NULL ||
+	    (s->members = conn_alloc(c, maxm * sizeof(*s->members))) == NULL ||
+	    (used > 0 && (s->offsets = conn_alloc(c, used *
+	    sizeof(*s->offsets))) == NULL) ||
+	    (slots = conn_alloc(c, (used + 1) * sizeof(*slots))) == NULL) {
+		wgroup_done(r, ERR_RESOURCE_LIMIT);
+		return;
+	}
+	wgroup_params(w, &gp);
+	if ((g = wgroup_lock(w, gidx, &gp, &s0, &g0)) == NULL) {
+		wgroup_done(r, ERR_UNKNOWN);
+		return;
+	}
+	(void)group_tick(w->shm, g, w->now, &gp);
+	s->error = ERR_NONE;
+	s->state = (int8_t)g->state;
+	s->generation = (int32_t)g->generation;
+	s->nmembers = 0;
+	for (i = 0; i < maxm && err == ERR_NONE; i++) {
+		m = group_member_at(w->shm, g, i);
+		if (atomic_load_explicit(&m->state, memory_order_relaxed) !=
+		    MEMBER_ACTIVE)
+			continue;
+		md = &s->members[s->nmembers++];
+		memset(md, 0, sizeof(*md));
+		md->member_id = wgroup_strdup(c, m->id, m->id_len);
+		md->member_id_len = m->id_len;
+		md->client_id = wgroup_strdup(c, m->client, m->client_len);
+		md->client_id_len = m->client_len;
+		md->session_timeout_ms = m->session_timeout_ms;
+		n = group_assignment(w->shm, g, (int)i, slots, used);
+		if (n > used)
+			n = used;
+		if (md->member_id == NULL || md->client_id == NULL ||
+		    (n > 0 && (md->parts = conn_alloc(c, n *
+		    sizeof(*md->parts))) == NULL)) {
+			err = ERR_RESOURCE_LIMIT;
+			break;
+		}
+		for (j = 0; j < n; j++)
+			if (wgroup_slot_tp(w, c, slots[j], &md->parts[md->count]) == 0)
+				md->count++;
+	}
+	s->noffsets = 0;
+	for (i = 0; i < used && err == ERR_NONE; i++) {
+		int64_t off = group_offset_get(w->shm, g, i);
+
+		if (off < 0 && !slot_subscribed(w, g, i))
+			continue;
+		od = &s->offsets[s->noffsets];
+		if (wgroup_slot_tp(w, c, i, &tp) == -1)
+			continue;
+		od->topic = tp.topic;
+		od->topic_len = tp.topic_len;
+		od->partition = tp.partition;
+		od->committed = off;
+		od->log_end = __atomic_load_n(&w->shm->parts[i].next_offset,
+		    __ATOMIC_ACQUIRE);
+		s->noffsets++;
+	}
+	wgroup_unlock(w, g, s0, g0);
+	if (err != ERR_NONE) {
+		wgroup_done(r, err);
+		return;
+	}
+	r->st = s;
+	wgroup_done(r, ERR_NONE);
+}
+
+void
+wgroup_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	if (w->shm->hdr->limits.max_groups == 0) {
+		wgroup_done(r, ERR_RESOURCE_LIMIT);
+		return;
+	}
+	switch (r->api) {
+	case API_JOIN_GROUP:
+		exec_join(w, c, r);
+		break;
+	case API_HEARTBEAT: {
+		const struct heartbeat_req *q = r->dec;
+
+		exec_member_op(w, r, q->group, q->group_len, q->member_id,
+		    q->member_id_len, q->generation, 0);
+		break;
+	}
+	case API_LEAVE_GROUP: {
+		const struct leave_group_req *q = r->dec;
+
+		exec_member_op(w, r, q->group, q->group_len, q->member_id,
+		    q->member_id_len, 0, 1);
+		break;
+	}
+	case API_OFFSET_COMMIT:
+		exec_commit(w, c, r);
+		break;
+	case API_OFFSET_FETCH:
+		exec_offset_fetch(w, c, r);
+		break;
+	case API_LIST_GROUPS:
+		exec_list_groups(w, c, r);
+		break;
+	case API_DESCRIBE_GROUP:
+		exec_describe(w, c, r);
+		break;
+	default:
+		wgroup_done(r, ERR_UNSUPPORTED_API);
+		break;
+	}
+}
+
+void
+wgroup_poll(struct worker *w, struct conn *c, struct req *r)
+{
+	if (r->api == API_JOIN_GROUP && r->state == REQ_WAIT && r->st != NULL)
+		join_check(w, c, r);
+}
+
+/* The answer to r when it failed as a whole, in the shape of its api. */
+static void
+emit_error(struct wbuf *wb, const struct req *r)
+{
+	wbuf_i16(wb, r->error);
+	switch (r->api) {
+	case API_JOIN_GROUP:
+		wbuf_i32(wb, -1);
+		wbuf_str(wb, "", 0);
+		wbuf_i32(wb, 0);
+		break;
+	case API_OFFSET_COMMIT:
+	case API_OFFSET_FETCH:
+	case API_LIST_GROUPS:
+		wbuf_i32(wb, 0);
+		break;
+	case API_DESCRIBE_GROUP:
+		wbuf_i8(wb, GROUP_WIRE_EMPTY);
+		wbuf_i32(wb, 0);
+		wbuf_i32(wb, 0);
+		wbuf_i32(wb, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+void
+wgroup_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	struct wbuf *wb = &c->out;
+	struct join_st *st;
+	size_t start;
+
+	start = frame_begin_response(wb, r->id);
+	if (r->error != ERR_NONE || r->st == NULL) {
+		if (r->error == ERR_NONE)
+			r->error = ERR_UNKNOWN;
+		emit_error(wb, r);
+	} else {
+		switch (r->api) {
+		case API_JOIN_GROUP:
+			st = r->st;
+			msg_encode_join_group_resp(wb, &st->resp);
+			break;
+		case API_OFFSET_COMMIT:
+			msg_encode_offset_commit_resp(wb, r->st);
+			break;
+		case API_OFFSET_FETCH:
+			msg_encode_offset_fetch_resp(wb, r->st);
+			break;
+		case API_LIST_GROUPS:
+			msg_encode_list_groups_resp(wb, r->st);
+			break;
+		case API_DESCRIBE_GROUP:
+			msg_encode_describe_group_resp(wb, r->st);
+			break;
+		default:
+			wbuf_i16(wb, ERR_NONE);
+			break;
+		}
+	}
+	frame_end(wb, start);
+	conn_out_commit(c);
+}

@@ -1,0 +1,32 @@
+/*
+ * The worker's side of idempotent produce (shm/producer.h): INIT_PRODUCER
+ * and the sequence check of every PRODUCE part.
+ */
+#ifndef FLUME_WORKER_PRODUCE_DEDUP_H
+#define FLUME_WORKER_PRODUCE_DEDUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct worker;
+struct conn;
+struct req;
+struct shm_partition;
+
+/*
+ * Append one PRODUCE part, deduplicated when its batches carry a producer
+ * id.  0 appended, or a resend answered with its original offsets
+ * (*base, *next); -1 with errno as ring_append() (EAGAIN: park and retry);
+ * 1 with *err set to the flume error that refuses it (out of order
+ * sequence, fenced producer, inconsistent batches; duplicate sequence
+ * for a resend of something stored long enough ago that its offsets
+ * are forgotten), nothing appended.
+ */
+int	produce_dedup_append(struct worker *w, struct shm_partition *p,
+	    const uint8_t *recs, size_t len, int64_t *base, int64_t *next,
+	    int16_t *err);
+
+/* INIT_PRODUCER: decode, answer in r->st (struct init_producer_resp), DONE. */
+void	produce_exec_init(struct worker *w, struct conn *c, struct req *r);
+
+#endif
