@@ -42,30 +42,67 @@ out_flush(struct flume_tool_buf *ob)
 	return fflush(stdout) == EOF ? -1 : 0;
 }
 
+/* Where the print loop gets messages: a plain consumer or a group member. */
+struct source {
+	void	*h;
+	int	(*poll)(void *h, struct flume_message *m, int timeout_ms);
+	int	(*at_end)(void *h);
+	int	(*buffered)(void *h);
+};
+
+static int
+consumer_poll(void *h, struct flume_message *m, int timeout_ms)
+{
+	return flume_consumer_poll(h, m, timeout_ms);
+}
+
+static int
+consumer_at_end(void *h)
+{
+	return flume_consumer_at_end(h);
+}
+
+static int
+consumer_buffered(void *h)
+{
+	return flume_consumer_buffered(h) != 0;
+}
+
+static int
+group_poll(void *h, struct flume_message *m, int timeout_ms)
+{
+	return flume_group_poll(h, m, timeout_ms);
+}
+
+static int
+group_at_end(void *h)
+{
+	return flume_group_at_end(h);
+}
+
+static int
+group_buffered(void *h)
+{
+	return flume_group_buffered(h) != 0;
+}
+
 /*
- * -g: consume topic as a member of group until a signal (then commit and
- * leave), the count, or with eflag the end of the assigned partitions.
- * Returns the exit status.
+ * Print messages from src in fmt until a signal, count messages, or with
+ * eflag the end of its partitions.  Returns the exit status.
  */
 static int
-consume_group(struct flume_client *c, const char *group, const char *topic,
-    const struct flume_group_conf *gconf, int eflag, long long count,
-    const char *fmt)
+print_loop(struct flume_client *c, const struct source *src, const char *fmt,
+    long long count, int eflag)
 {
 	struct flume_tool_buf ob = { NULL, 0, 0 };
 	struct flume_message m;
-	struct flume_group *g;
 	long long seen = 0;
 	int rc, status = 0;
 
-	if ((g = flume_group_join(c, group, &topic, 1, gconf)) == NULL) {
-		fprintf(stderr, "flume-consume: %s\n", flume_errstr(c));
-		return 1;
-	}
 	while (!stop && (count < 0 || seen < count)) {
-		if (eflag && flume_group_at_end(g))
+		if (eflag && src->at_end(src->h))
 			break;
-		rc = flume_group_poll(g, &m, 1000);
+		rc = src->poll(src->h, &m, 1000);
 		if (rc == -1) {
 			fprintf(stderr, "flume-consume: %s\n", flume_errstr(c));
 			status = 1;
@@ -79,7 +116,8 @@ consume_group(struct flume_client *c, const char *group, const char *topic,
 				break;
 			}
 		}
-		if ((rc == 0 || !flume_group_buffered(g) || ob.len > 65536) &&
+		/* Flush when the response is used up, or when the buffer is big. */
+		if ((rc == 0 || !src->buffered(src->h) || ob.len > 65536) &&
 		    out_flush(&ob) == -1)
 			break;
 	}
@@ -88,6 +126,29 @@ consume_group(struct flume_client *c, const char *group, const char *topic,
 		status = 1;
 	}
 	flume_tool_buf_free(&ob);
+	return status;
+}
+
+/*
+ * -g: consume topic as a member of group until a signal (then commit and
+ * leave), the count, or with eflag the end of the assigned partitions.
+ * Returns the exit status.
+ */
+static int
+consume_group(struct flume_client *c, const char *group, const char *topic,
+    const struct flume_group_conf *gconf, int eflag, long long count,
+    const char *fmt)
+{
+	struct source src = { NULL, group_poll, group_at_end, group_buffered };
+	struct flume_group *g;
+	int status;
+
+	if ((g = flume_group_join(c, group, &topic, 1, gconf)) == NULL) {
+		fprintf(stderr, "flume-consume: %s\n", flume_errstr(c));
+		return 1;
+	}
+	src.h = g;
+	status = print_loop(c, &src, fmt, count, eflag);
 	/* Everything printed is committed; then the partitions move at once. */
 	if (flume_group_close(g) == -1) {
 		fprintf(stderr, "flume-consume: leaving %s: %s\n", group,
@@ -103,17 +164,15 @@ main(int argc, char *argv[])
 	struct flume_consumer_conf kconf;
 	struct flume_client *c;
 	struct flume_consumer *k;
-	struct flume_message m;
-	struct flume_tool_buf ob = { NULL, 0, 0 };
 	struct sigaction sa;
 	const char *broker = NULL, *topic = NULL, *fmt = "%v\n";
 	const char *secret = NULL, *group = NULL;
 	struct flume_group_conf gconf;
 	char ferr[128];
-	long long ll, count = -1, seen = 0;
+	long long ll, count = -1;
 	int64_t offset = FLUME_OFFSET_END;
 	int32_t partition = FLUME_PARTITION_ANY;
-	int ch, eflag = 0, rc, status = 0;
+	int ch, eflag = 0, status = 0;
 
 	flume_group_conf_init(&gconf);
 
@@ -231,36 +290,12 @@ main(int argc, char *argv[])
 	if (flume_consumer_subscribe(k, topic, partition, offset) == -1) {
 		fprintf(stderr, "flume-consume: %s\n", flume_errstr(c));
 		status = 1;
-		goto done;
+	} else {
+		struct source src = { k, consumer_poll, consumer_at_end,
+		    consumer_buffered };
+
+		status = print_loop(c, &src, fmt, count, eflag);
 	}
-	while (!stop && (count < 0 || seen < count)) {
-		if (eflag && flume_consumer_at_end(k))
-			break;
-		rc = flume_consumer_poll(k, &m, 1000);
-		if (rc == -1) {
-			fprintf(stderr, "flume-consume: %s\n", flume_errstr(c));
-			status = 1;
-			break;
-		}
-		if (rc == 1) {
-			seen++;
-			if (flume_tool_format(&ob, fmt, &m) == -1) {
-				fprintf(stderr, "flume-consume: out of memory\n");
-				status = 1;
-				break;
-			}
-		}
-		/* Flush when the response is used up, or when the buffer is big. */
-		if ((rc == 0 || !flume_consumer_buffered(k) || ob.len > 65536) &&
-		    out_flush(&ob) == -1)
-			break;
-	}
-done:
-	if (out_flush(&ob) == -1 || ferror(stdout)) {
-		fprintf(stderr, "flume-consume: stdout: %s\n", strerror(errno));
-		status = 1;
-	}
-	flume_tool_buf_free(&ob);
 	flume_consumer_free(k);
 	flume_close(c);
 	return status;

@@ -198,15 +198,8 @@ fail:
 	return -1;
 }
 
-struct client_sync {
-	int		 done;
-	int		 err;
-	uint8_t		*buf;
-	size_t		 len;
-};
-
 /* Handler of a synchronous call: keep a copy of the payload. */
-static int
+int
 client_sync_fn(struct flume_client *c, void *ctx, const uint8_t *p, size_t len,
     int err)
 {
@@ -230,7 +223,7 @@ client_sync_fn(struct flume_client *c, void *ctx, const uint8_t *p, size_t len,
  * Wait for the synchronous call s; on timeout the connection is dropped,
  * since a late answer could not be matched to anything any more.
  */
-static int
+int
 client_sync_wait_ms(struct flume_client *c, struct client_sync *s, int timeout_ms)
 {
 	int64_t deadline = client_now_ms() + timeout_ms, left;

@@ -57,33 +57,6 @@ struct flume_group {
 	unsigned		 assignments;
 };
 
-/* One synchronous call's answer. */
-struct gsync {
-	int		 done;
-	int		 err;
-	uint8_t		*buf;
-	size_t		 len;
-};
-
-static int
-gsync_fn(struct flume_client *c, void *ctx, const uint8_t *p, size_t len, int err)
-{
-	struct gsync *s = ctx;
-
-	s->done = 1;
-	if (err != 0) {
-		s->err = err;
-		return 0;
-	}
-	if ((s->buf = malloc(len > 0 ? len : 1)) == NULL) {
-		s->err = ENOMEM;
-		return 0;
-	}
-	memcpy(s->buf, p, len);
-	s->len = len;
-	return 0;
-}
-
 static void
 gsleep_ms(int ms)
 {
@@ -100,9 +73,8 @@ gsleep_ms(int ms)
  */
 static int
 gcall(struct flume_client *c, uint16_t api, const void *msg, int timeout_ms,
-    struct gsync *s)
+    struct client_sync *s)
 {
-	int64_t deadline, left;
 	uint32_t id;
 	size_t start;
 
@@ -133,24 +105,9 @@ gcall(struct flume_client *c, uint16_t api, const void *msg, int timeout_ms,
 	default:
 		break;		/* LIST_GROUPS: empty */
 	}
-	if (client_end(c, start, id, gsync_fn, s) == -1)
+	if (client_end(c, start, id, client_sync_fn, s) == -1)
 		return -1;
-	deadline = client_now_ms() + timeout_ms;
-	while (!s->done) {
-		left = deadline - client_now_ms();
-		if (left <= 0) {
-			client_disconnect(c, ETIMEDOUT);
-			break;
-		}
-		(void)client_pump(c, (int)(left > 1000 ? 1000 : left));
-	}
-	if (s->err != 0) {
-		client_seterr(c, "connection to %s lost: %s",
-		    flume_client_address(c), strerror(s->err));
-		errno = s->err;
-		return -1;
-	}
-	return 0;
+	return client_sync_wait_ms(c, s, timeout_ms);
 }
 
 static int
@@ -205,7 +162,7 @@ gfetch_committed(struct flume_group *g, struct gpart *parts, size_t n)
 	struct offset_fetch_req req;
 	struct offset_fetch_resp resp;
 	struct group_tp *tp;
-	struct gsync s;
+	struct client_sync s;
 	struct arena a;
 	size_t i;
 	int rc = -1;
@@ -279,7 +236,7 @@ gcommit(struct flume_group *g, int all)
 	struct offset_commit_req req;
 	struct offset_commit_resp resp;
 	struct commit_part *cp;
-	struct gsync s;
+	struct client_sync s;
 	struct arena a;
 	int64_t pos, *want;
 	size_t i, n = 0;
@@ -435,7 +392,7 @@ gjoin(struct flume_group *g)
 	struct join_group_req req;
 	struct join_group_resp resp;
 	struct wire_str ts[16];
-	struct gsync s;
+	struct client_sync s;
 	struct arena a;
 	int attempt, i, rc = -1, delay = GROUP_RETRY_MS;
 
@@ -568,7 +525,7 @@ gheartbeat(struct flume_group *g)
 {
 	struct heartbeat_req req;
 	struct group_error_resp resp;
-	struct gsync s;
+	struct client_sync s;
 
 	req.group = g->group;
 	req.group_len = strlen(g->group);
@@ -673,7 +630,7 @@ flume_group_close(struct flume_group *g)
 {
 	struct leave_group_req req;
 	struct group_error_resp resp;
-	struct gsync s;
+	struct client_sync s;
 	int rc = 0;
 
 	if (g == NULL)
@@ -751,7 +708,7 @@ int
 flume_list_groups(struct flume_client *c, struct flume_group_info **out)
 {
 	struct list_groups_resp resp;
-	struct gsync s;
+	struct client_sync s;
 	struct arena a;
 	int32_t i;
 	int rc = -1;
@@ -874,7 +831,7 @@ flume_describe_group(struct flume_client *c, const char *group,
 {
 	struct describe_group_req req;
 	struct describe_group_resp resp;
-	struct gsync s;
+	struct client_sync s;
 	struct arena a;
 	int rc = -1;
 

@@ -78,6 +78,24 @@ void	client_disconnect(struct flume_client *c, int err);
 int	client_connected(const struct flume_client *c);
 /* Reconnect with bounded attempts and backoff (no-op when connected). */
 int	client_reconnect(struct flume_client *c);
+/* A synchronous call's answer: client_sync_fn keeps a copy (free buf). */
+struct client_sync {
+	int		 done;
+	int		 err;
+	uint8_t		*buf;
+	size_t		 len;
+};
+
+/* The client_resp_fn of a synchronous call (ctx is a struct client_sync). */
+int	client_sync_fn(struct flume_client *c, void *ctx, const uint8_t *p,
+	    size_t len, int err);
+/*
+ * Wait up to timeout_ms for the synchronous call s; on a timeout the
+ * connection is dropped, since a late answer could not be matched to
+ * anything any more.  0, or -1 with errno and the error string set.
+ */
+int	client_sync_wait_ms(struct flume_client *c, struct client_sync *s,
+	    int timeout_ms);
 /* Bytes encoded but not yet written. */
 size_t	client_unsent(const struct flume_client *c);
 /* Requests waiting for a response. */

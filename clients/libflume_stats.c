@@ -9,40 +9,10 @@
 #include "clients/flume_stats.h"
 #include "clients/libflume_int.h"
 
-struct stats_wait {
-	int		 done;
-	int		 err;
-	uint8_t		*buf;
-	size_t		 len;
-};
-
-/* Keep a copy of the answer (the payload is only valid during the call). */
-static int
-stats_resp_fn(struct flume_client *c, void *ctx, const uint8_t *p, size_t len,
-    int err)
-{
-	struct stats_wait *s = ctx;
-
-	(void)c;
-	s->done = 1;
-	if (err != 0) {
-		s->err = err;
-		return 0;
-	}
-	if ((s->buf = malloc(len > 0 ? len : 1)) == NULL) {
-		s->err = ENOMEM;
-		return 0;
-	}
-	memcpy(s->buf, p, len);
-	s->len = len;
-	return 0;
-}
-
 int
 flume_tool_stats(struct flume_client *c, struct arena *a, struct stats_resp *out)
 {
-	struct stats_wait s;
-	int64_t deadline, left;
+	struct client_sync s;
 	uint32_t id;
 	size_t start;
 	int rc = -1;
@@ -52,24 +22,12 @@ flume_tool_stats(struct flume_client *c, struct arena *a, struct stats_resp *out
 	if (!client_connected(c) && client_reconnect(c) == -1)
 		return -1;
 	start = client_begin(c, API_STATS, &id);
-	if (client_end(c, start, id, stats_resp_fn, &s) == -1) {
+	if (client_end(c, start, id, client_sync_fn, &s) == -1) {
 		client_seterr(c, "out of memory");
 		return -1;
 	}
-	deadline = client_now_ms() + c->conf.request_timeout_ms;
-	while (!s.done) {
-		left = deadline - client_now_ms();
-		if (left <= 0) {
-			client_disconnect(c, ETIMEDOUT);
-			break;
-		}
-		(void)client_pump(c, (int)(left > 1000 ? 1000 : left));
-	}
-	if (s.err != 0) {
-		client_seterr(c, "stats: %s", strerror(s.err));
-		errno = s.err;
+	if (client_sync_wait_ms(c, &s, c->conf.request_timeout_ms) == -1)
 		goto done;
-	}
 	if (msg_decode_stats_resp(s.buf, s.len, a, out) == -1) {
 		client_seterr(c, "malformed stats response");
 		errno = EPROTO;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "proto/msg.h"
+#include "proto/msg_codec.h"
 #include "proto/wire.h"
 
 /* Smallest wire size of one array element, for rbuf_count(). */
@@ -105,7 +106,7 @@ api_name(int api_key)
  * Room for n elements of size sz from the arena; NULL for n == 0 (nothing
  * to point at) and NULL with *fail set when the arena refuses.
  */
-static void *
+void *
 msg_array(struct arena *a, int32_t n, size_t sz, int *fail)
 {
 	void *p;
@@ -122,7 +123,7 @@ msg_array(struct arena *a, int32_t n, size_t sz, int *fail)
 }
 
 /* The end of every decoder: all read, nothing short, nothing left over. */
-static int
+int
 msg_done(const struct rbuf *rb)
 {
 	return rb->err || rbuf_left(rb) != 0 ? -1 : 0;
@@ -134,7 +135,7 @@ msg_done(const struct rbuf *rb)
  * decode).  Returns 1, with *error set, when the payload is exactly that;
  * the caller's message is then already zeroed apart from the error.
  */
-static int
+int
 msg_error_only(const uint8_t *p, size_t len, int16_t *error)
 {
 	struct rbuf rb;

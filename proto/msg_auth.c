@@ -6,14 +6,8 @@
 #include <string.h>
 
 #include "proto/msg_auth.h"
+#include "proto/msg_codec.h"
 #include "proto/wire.h"
-
-/* 0 when the whole payload was read without running past its end. */
-static int
-auth_done(const struct rbuf *rb)
-{
-	return rb->err || rbuf_left(rb) != 0 ? -1 : 0;
-}
 
 void
 msg_encode_auth_begin_req(struct wbuf *wb, const struct auth_begin_req *m)
@@ -49,7 +43,7 @@ msg_decode_auth_begin_req(const uint8_t *p, size_t len, struct auth_begin_req *m
 	memset(m, 0, sizeof(*m));
 	rbuf_init(&rb, p, len);
 	m->user = rbuf_str(&rb, &m->user_len);
-	return auth_done(&rb);
+	return msg_done(&rb);
 }
 
 int
@@ -65,7 +59,7 @@ msg_decode_auth_begin_resp(const uint8_t *p, size_t len, struct auth_begin_resp 
 		if ((n = rbuf_raw(&rb, sizeof(m->nonce))) != NULL)
 			memcpy(m->nonce, n, sizeof(m->nonce));
 	}
-	return auth_done(&rb);
+	return msg_done(&rb);
 }
 
 int
@@ -78,7 +72,7 @@ msg_decode_auth_prove_req(const uint8_t *p, size_t len, struct auth_prove_req *m
 	rbuf_init(&rb, p, len);
 	if ((mac = rbuf_raw(&rb, sizeof(m->mac))) != NULL)
 		memcpy(m->mac, mac, sizeof(m->mac));
-	return auth_done(&rb);
+	return msg_done(&rb);
 }
 
 int
@@ -89,5 +83,5 @@ msg_decode_auth_prove_resp(const uint8_t *p, size_t len, struct auth_prove_resp 
 	memset(m, 0, sizeof(*m));
 	rbuf_init(&rb, p, len);
 	m->error = rbuf_i16(&rb);
-	return auth_done(&rb);
+	return msg_done(&rb);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "proto/msg.h"
+#include "proto/msg_codec.h"
 #include "proto/wire.h"
 
 #define MIN_STR			2
@@ -22,45 +23,6 @@
 #define MIN_LISTING		(MIN_STR + 1 + 4 + 4)
 #define MIN_MEMBER_DESC		(MIN_STR + MIN_STR + 4 + 4)
 #define MIN_OFFSET_DESC		(MIN_STR + 4 + 8 + 8)
-
-/* n elements of sz bytes from a; NULL for n == 0, NULL with *fail on refusal. */
-static void *
-grp_array(struct arena *a, int32_t n, size_t sz, int *fail)
-{
-	void *p;
-
-	if (n <= 0)
-		return NULL;
-	if ((size_t)n > SIZE_MAX / sz) {
-		*fail = 1;
-		return NULL;
-	}
-	if ((p = arena_alloc(a, (size_t)n * sz)) == NULL)
-		*fail = 1;
-	return p;
-}
-
-static int
-grp_done(const struct rbuf *rb)
-{
-	return rb->err || rbuf_left(rb) != 0 ? -1 : 0;
-}
-
-/* 1 when the payload is exactly a non-zero [error i16] (stored in *error). */
-static int
-grp_error_only(const uint8_t *p, size_t len, int16_t *error)
-{
-	struct rbuf rb;
-	int16_t e;
-
-	if (len != 2)
-		return 0;
-	rbuf_init(&rb, p, len);
-	if ((e = rbuf_i16(&rb)) == 0)
-		return 0;
-	*error = e;
-	return 1;
-}
 
 static void
 tp_encode(struct wbuf *wb, int32_t n, const struct group_tp *tp)
@@ -84,7 +46,7 @@ tp_decode(struct rbuf *rb, struct arena *a, int32_t *n, struct group_tp **tp)
 	*n = rbuf_count(rb, MIN_TP);
 	if (rb->err)
 		return -1;
-	*tp = grp_array(a, *n, sizeof(**tp), &fail);
+	*tp = msg_array(a, *n, sizeof(**tp), &fail);
 	if (fail)
 		return -1;
 	for (i = 0; i < *n && !rb->err; i++) {
@@ -136,12 +98,12 @@ msg_decode_join_group_req(const uint8_t *p, size_t len, struct arena *a,
 	m->count = rbuf_count(&rb, MIN_STR);
 	if (rb.err)
 		return -1;
-	m->topics = grp_array(a, m->count, sizeof(*m->topics), &fail);
+	m->topics = msg_array(a, m->count, sizeof(*m->topics), &fail);
 	if (fail)
 		return -1;
 	for (i = 0; i < m->count && !rb.err; i++)
 		m->topics[i].s = rbuf_str(&rb, &m->topics[i].len);
-	return grp_done(&rb);
+	return msg_done(&rb);
 }
 
 int
@@ -151,7 +113,7 @@ msg_decode_join_group_resp(const uint8_t *p, size_t len, struct arena *a,
 	struct rbuf rb;
 
 	memset(m, 0, sizeof(*m));
-	if (grp_error_only(p, len, &m->error))
+	if (msg_error_only(p, len, &m->error))
 		return 0;
 	rbuf_init(&rb, p, len);
 	m->error = rbuf_i16(&rb);
@@ -159,7 +121,7 @@ msg_decode_join_group_resp(const uint8_t *p, size_t len, struct arena *a,
 	m->member_id = rbuf_str(&rb, &m->member_id_len);
 	if (tp_decode(&rb, a, &m->count, &m->parts) == -1)
 		return -1;
-	return grp_done(&rb);
+	return msg_done(&rb);
 }
 
 /* ---- HEARTBEAT, LEAVE_GROUP and their [error i16] answers ---- */
@@ -182,7 +144,7 @@ msg_decode_heartbeat_req(const uint8_t *p, size_t len, struct heartbeat_req *m)
 	m->group = rbuf_str(&rb, &m->group_len);
 	m->member_id = rbuf_str(&rb, &m->member_id_len);
 	m->generation = rbuf_i32(&rb);
-	return grp_done(&rb);
+	return msg_done(&rb);
 }
 
 void
@@ -202,7 +164,7 @@ msg_decode_leave_group_req(const uint8_t *p, size_t len,
 	rbuf_init(&rb, p, len);
 	m->group = rbuf_str(&rb, &m->group_len);
 	m->member_id = rbuf_str(&rb, &m->member_id_len);
-	return grp_done(&rb);
+	return msg_done(&rb);
 }
 
 void
@@ -221,7 +183,7 @@ msg_decode_group_error_resp(const uint8_t *p, size_t len,
 	memset(m, 0, sizeof(*m));
 	rbuf_init(&rb, p, len);
 	m->error = rbuf_i16(&rb);
-	return grp_done(&rb);
+	return msg_done(&rb);
 }
 
 /* ---- OFFSET_COMMIT ---- */
@@ -272,7 +234,7 @@ msg_decode_offset_commit_req(const uint8_t *p, size_t len, struct arena *a,
 	m->count = rbuf_count(&rb, MIN_COMMIT_PART);
 	if (rb.err)
 		return -1;
-	m->parts = grp_array(a, m->count, sizeof(*m->parts), &fail);
+	m->parts = msg_array(a, m->count, sizeof(*m->parts), &fail);
 	if (fail)
 		return -1;
 	for (i = 0; i < m->count && !rb.err; i++) {
@@ -281,7 +243,7 @@ msg_decode_offset_commit_req(const uint8_t *p, size_t len, struct arena *a,
 		cp->partition = rbuf_i32(&rb);
 		cp->offset = rbuf_i64(&rb);
 	}
-	return grp_done(&rb);
+	return msg_done(&rb);
 }
 
 int
@@ -293,19 +255,19 @@ msg_decode_offset_commit_resp(const uint8_t *p, size_t len, struct arena *a,
 	int fail = 0;
 
 	memset(m, 0, sizeof(*m));
-	if (grp_error_only(p, len, &m->error))
+	if (msg_error_only(p, len, &m->error))
 		return 0;
 	rbuf_init(&rb, p, len);
 	m->error = rbuf_i16(&rb);
 	m->count = rbuf_count(&rb, 2);
 	if (rb.err)
 		return -1;
-	m->errors = grp_array(a, m->count, sizeof(*m->errors), &fail);
+	m->errors = msg_array(a, m->count, sizeof(*m->errors), &fail);
 	if (fail)
 		return -1;
 	for (i = 0; i < m->count; i++)
 		m->errors[i] = rbuf_i16(&rb);
-	return grp_done(&rb);
+	return msg_done(&rb);
 }
 
 /* ---- OFFSET_FETCH ---- */
@@ -345,7 +307,7 @@ msg_decode_offset_fetch_req(const uint8_t *p, size_t len, struct arena *a,
 	m->group = rbuf_str(&rb, &m->group_len);
 	if (tp_decode(&rb, a, &m->count, &m->parts) == -1)
 		return -1;
-	return grp_done(&rb);
+	return msg_done(&rb);
 }
 
 int
@@ -358,14 +320,14 @@ msg_decode_offset_fetch_resp(const uint8_t *p, size_t len, struct arena *a,
 	int fail = 0;
 
 	memset(m, 0, sizeof(*m));
-	if (grp_error_only(p, len, &m->error))
+	if (msg_error_only(p, len, &m->error))
 		return 0;
 	rbuf_init(&rb, p, len);
 	m->error = rbuf_i16(&rb);
 	m->count = rbuf_count(&rb, MIN_FETCH_RESULT);
 	if (rb.err)
 		return -1;
-	m->results = grp_array(a, m->count, sizeof(*m->results), &fail);
+	m->results = msg_array(a, m->count, sizeof(*m->results), &fail);
 	if (fail)
 		return -1;
 	for (i = 0; i < m->count && !rb.err; i++) {
@@ -375,7 +337,7 @@ msg_decode_offset_fetch_resp(const uint8_t *p, size_t len, struct arena *a,
 		r->error = rbuf_i16(&rb);
 		r->offset = rbuf_i64(&rb);
 	}
-	return grp_done(&rb);
+	return msg_done(&rb);
 }
 
 /* ---- LIST_GROUPS ---- */
@@ -407,14 +369,14 @@ msg_decode_list_groups_resp(const uint8_t *p, size_t len, struct arena *a,
 	int fail = 0;
 
 	memset(m, 0, sizeof(*m));
-	if (grp_error_only(p, len, &m->error))
+	if (msg_error_only(p, len, &m->error))
 		return 0;
 	rbuf_init(&rb, p, len);
 	m->error = rbuf_i16(&rb);
 	m->count = rbuf_count(&rb, MIN_LISTING);
 	if (rb.err)
 		return -1;
-	m->groups = grp_array(a, m->count, sizeof(*m->groups), &fail);
+	m->groups = msg_array(a, m->count, sizeof(*m->groups), &fail);
 	if (fail)
 		return -1;
 	for (i = 0; i < m->count && !rb.err; i++) {
@@ -424,7 +386,7 @@ msg_decode_list_groups_resp(const uint8_t *p, size_t len, struct arena *a,
 		g->generation = rbuf_i32(&rb);
 		g->members = rbuf_i32(&rb);
 	}
-	return grp_done(&rb);
+	return msg_done(&rb);
 }
 
 /* ---- DESCRIBE_GROUP ---- */
@@ -444,7 +406,7 @@ msg_decode_describe_group_req(const uint8_t *p, size_t len,
 	memset(m, 0, sizeof(*m));
 	rbuf_init(&rb, p, len);
 	m->group = rbuf_str(&rb, &m->group_len);
-	return grp_done(&rb);
+	return msg_done(&rb);
 }
 
 void
@@ -487,7 +449,7 @@ msg_decode_describe_group_resp(const uint8_t *p, size_t len, struct arena *a,
 	int fail = 0;
 
 	memset(m, 0, sizeof(*m));
-	if (grp_error_only(p, len, &m->error))
+	if (msg_error_only(p, len, &m->error))
 		return 0;
 	rbuf_init(&rb, p, len);
 	m->error = rbuf_i16(&rb);
@@ -496,7 +458,7 @@ msg_decode_describe_group_resp(const uint8_t *p, size_t len, struct arena *a,
 	m->nmembers = rbuf_count(&rb, MIN_MEMBER_DESC);
 	if (rb.err)
 		return -1;
-	m->members = grp_array(a, m->nmembers, sizeof(*m->members), &fail);
+	m->members = msg_array(a, m->nmembers, sizeof(*m->members), &fail);
 	if (fail)
 		return -1;
 	for (i = 0; i < m->nmembers; i++) {
@@ -510,7 +472,7 @@ msg_decode_describe_group_resp(const uint8_t *p, size_t len, struct arena *a,
 	m->noffsets = rbuf_count(&rb, MIN_OFFSET_DESC);
 	if (rb.err)
 		return -1;
-	m->offsets = grp_array(a, m->noffsets, sizeof(*m->offsets), &fail);
+	m->offsets = msg_array(a, m->noffsets, sizeof(*m->offsets), &fail);
 	if (fail)
 		return -1;
 	for (i = 0; i < m->noffsets && !rb.err; i++) {
@@ -520,5 +482,5 @@ msg_decode_describe_group_resp(const uint8_t *p, size_t len, struct arena *a,
 		od->committed = rbuf_i64(&rb);
 		od->log_end = rbuf_i64(&rb);
 	}
-	return grp_done(&rb);
+	return msg_done(&rb);
 }

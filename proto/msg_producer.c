@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "proto/msg.h"
+#include "proto/msg_codec.h"
 #include "proto/wire.h"
 
 void
@@ -38,7 +39,7 @@ msg_decode_init_producer_req(const uint8_t *p, size_t len,
 	rbuf_init(&rb, p, len);
 	m->producer_id = rbuf_i64(&rb);
 	m->producer_epoch = rbuf_i16(&rb);
-	return rb.err || rbuf_left(&rb) != 0 ? -1 : 0;
+	return msg_done(&rb);
 }
 
 int
@@ -57,5 +58,5 @@ msg_decode_init_producer_resp(const uint8_t *p, size_t len,
 		return 0;
 	m->producer_id = rbuf_i64(&rb);
 	m->producer_epoch = rbuf_i16(&rb);
-	return rb.err || rbuf_left(&rb) != 0 ? -1 : 0;
+	return msg_done(&rb);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "proto/msg.h"
+#include "proto/msg_codec.h"
 #include "proto/wire.h"
 
 #define MIN_STATS_CHILD		(4 + 1 + 4 + 4 + 7 * 8)
@@ -90,11 +91,12 @@ msg_encode_stats_resp(struct wbuf *wb, const struct stats_resp *m)
 static void *
 stats_array(struct rbuf *rb, struct arena *a, int32_t n, size_t sz)
 {
+	int fail = 0;
 	void *p;
 
-	if (rb->err || n <= 0)
+	if (rb->err)
 		return NULL;
-	if ((p = arena_alloc(a, (size_t)n * sz)) == NULL)
+	if ((p = msg_array(a, n, sz, &fail)) == NULL && fail)
 		rb->err = 1;
 	return p;
 }
@@ -180,5 +182,5 @@ msg_decode_stats_resp(const uint8_t *buf, size_t len, struct arena *a,
 		l->committed = rbuf_i64(&rb);
 		l->lag = rbuf_i64(&rb);
 	}
-	return rb.err || rbuf_left(&rb) != 0 ? -1 : 0;
+	return msg_done(&rb);
 }

@@ -171,18 +171,19 @@ worker_accept(struct worker *w)
 		peer_name(&ss, peer, sizeof(peer));
 		if (w->conf->max_connections > 0 &&
 		    w->nconns >= w->conf->max_connections) {
-			log_warnx("%s: too many connections, closing", peer);
+			/* Counted before it is logged: a log reader may then scrape. */
 			atomic_fetch_add_explicit(&w->me->rejected_conns, 1,
 			    memory_order_relaxed);
+			log_warnx("%s: too many connections, closing", peer);
 			close(fd);
 			continue;
 		}
 		if (limits_conn_reserve(w) == -1) {
+			atomic_fetch_add_explicit(&w->me->rejected_conns, 1,
+			    memory_order_relaxed);
 			log_warnx("%s: too many connections in total "
 			    "(max_connections_total %u), closing", peer,
 			    w->conf->max_connections_total);
-			atomic_fetch_add_explicit(&w->me->rejected_conns, 1,
-			    memory_order_relaxed);
 			close(fd);
 			continue;
 		}

@@ -23,6 +23,7 @@
 #include <sodium.h>
 
 #include "proto/msg_auth.h"
+#include "proto/wire.h"
 #include "shm/shm.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
@@ -555,4 +556,48 @@ support_auth(int fd, const char *user, const char *secret)
 	err = (int16_t)(payload[0] << 8 | payload[1]);
 	free(payload);
 	return err;
+}
+
+int
+support_call(int fd, uint16_t api, uint32_t id, const struct wbuf *wb,
+    int timeout_ms, uint8_t **payload, size_t *plen)
+{
+	uint8_t *p = NULL;
+	size_t len = 0;
+	uint32_t rid = 0;
+	int r;
+
+	if (support_request(fd, api, id, wb != NULL ? wb->buf : NULL,
+	    wb != NULL ? wb->len : 0) == -1)
+		return -1000;
+	r = support_recv(fd, timeout_ms, &rid, &p, &len);
+	if (r != 1 || len < 2 || rid != id) {
+		free(p);
+		return r == 0 ? -1000 : -2000;
+	}
+	r = (int16_t)((uint16_t)p[0] << 8 | p[1]);
+	if (payload != NULL) {
+		*payload = p;
+		*plen = len;
+	} else
+		free(p);
+	return r;
+}
+
+uint64_t
+flumed_requests_taken(const struct flumed *d)
+{
+	char name[SHM_NAME_MAX];
+	struct shm s;
+	uint64_t n = 0;
+	uint32_t i;
+
+	if (shm_name_for(d->data, name, sizeof(name)) == -1 ||
+	    shm_attach(&s, name) == -1)
+		return UINT64_MAX;
+	for (i = 0; i < s.hdr->limits.child_slots; i++)
+		if (s.children[i].role == ROLE_WORKER)
+			n += atomic_load(&s.children[i].requests);
+	shm_detach(&s);
+	return n;
 }

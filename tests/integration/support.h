@@ -78,6 +78,16 @@ int	 support_recv(int fd, int timeout_ms, uint32_t *request_id,
 /* Send one request whose payload is in `payload`; 0 or -1. */
 int	 support_request(int fd, uint16_t api, uint32_t id, const void *payload, size_t len);
 /*
+ * Send one request (payload wb, may be NULL) and read its answer within
+ * timeout_ms: the answer's top-level error code; -1000 when the
+ * connection was closed; -2000 when no answer with that request id came
+ * in time.  With payload not NULL the answer is handed over (free it).
+ */
+int	 support_call(int fd, uint16_t api, uint32_t id, const struct wbuf *wb,
+	    int timeout_ms, uint8_t **payload, size_t *plen);
+/* Requests the daemon's workers have taken in so far (their shm counters). */
+uint64_t flumed_requests_taken(const struct flumed *d);
+/*
  * Authenticate fd as user with secret (AUTH_BEGIN, AUTH_PROVE with
  * request ids 0xA0 and 0xA1): 0, the broker's error code (> 0), or -1
  * when the exchange itself failed (closed, timeout, malformed).

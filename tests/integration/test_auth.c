@@ -115,36 +115,6 @@ teardown(void)
 	return 0;
 }
 
-/* One request and its answer's error code; -1000 closed, -2000 no answer. */
-static int
-call(int fd, uint16_t api, uint32_t id, const struct wbuf *wb, uint8_t **payload,
-    size_t *plen)
-{
-	uint8_t *p = NULL;
-	size_t len = 0;
-	uint32_t rid = 0;
-	int r;
-
-	if (support_request(fd, api, id, wb != NULL ? wb->buf : NULL,
-	    wb != NULL ? wb->len : 0) == -1)
-		return -1000;
-	r = support_recv(fd, 5000, &rid, &p, &len);
-	if (r == 0)
-		return -1000;
-	if (r != 1 || len < 2) {
-		free(p);
-		return -2000;
-	}
-	CU_ASSERT_EQUAL(rid, id);
-	r = (int16_t)be16_get(p);
-	if (payload != NULL) {
-		*payload = p;
-		*plen = len;
-	} else
-		free(p);
-	return r;
-}
-
 /* A connection authenticated as user (or not at all for NULL). */
 static int
 connect_as(const char *user, const char *secret)
@@ -229,17 +199,16 @@ test_no_secret(void)
 	/* HANDSHAKE is allowed: the protocol version comes first. */
 	wbuf_i16(&wb, 1);
 	wbuf_str(&wb, "t", 1);
-	CU_ASSERT_EQUAL(call(fd, API_HANDSHAKE, 1, &wb, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(support_call(fd, API_HANDSHAKE, 1, &wb, 5000, NULL, NULL), 0);
 	/* Everything else, known or not, well-formed or not. */
 	for (api = API_METADATA; api < API_MAX + 3; api++) {
 		if (api == API_AUTH_BEGIN || api == API_AUTH_PROVE)
 			continue;
-		CU_ASSERT_EQUAL(call(fd, (uint16_t)api, 100 + (uint32_t)api, NULL,
-		    NULL, NULL), ERR_AUTH_REQUIRED);
+		CU_ASSERT_EQUAL(support_call(fd, (uint16_t)api, 100 + (uint32_t)api, NULL, 5000, NULL, NULL), ERR_AUTH_REQUIRED);
 	}
 	wbuf_reset(&wb);
 	produce_payload(&wb, "orders.a", "sneaky");
-	CU_ASSERT_EQUAL(call(fd, API_PRODUCE, 2, &wb, NULL, NULL),
+	CU_ASSERT_EQUAL(support_call(fd, API_PRODUCE, 2, &wb, 5000, NULL, NULL),
 	    ERR_AUTH_REQUIRED);
 	wbuf_free(&wb);
 	close(fd);
@@ -297,7 +266,7 @@ test_protocol_misuse(void)
 	fd = connect_as(NULL, NULL);
 	wbuf_init(&wb);
 	wbuf_raw(&wb, mac, sizeof(mac));
-	CU_ASSERT_EQUAL(call(fd, API_AUTH_PROVE, 7, &wb, NULL, NULL),
+	CU_ASSERT_EQUAL(support_call(fd, API_AUTH_PROVE, 7, &wb, 5000, NULL, NULL),
 	    ERR_AUTH_FAILED);
 	CU_ASSERT(closed_by_broker(fd));
 	close(fd);
@@ -305,12 +274,12 @@ test_protocol_misuse(void)
 	fd = connect_as(NULL, NULL);
 	wbuf_reset(&wb);
 	wbuf_raw(&wb, mac, 31);
-	CU_ASSERT_EQUAL(call(fd, API_AUTH_PROVE, 8, &wb, NULL, NULL),
+	CU_ASSERT_EQUAL(support_call(fd, API_AUTH_PROVE, 8, &wb, 5000, NULL, NULL),
 	    ERR_INVALID_REQUEST);
 	wbuf_reset(&wb);
 	wbuf_i16(&wb, 40);		/* says 40 bytes, has 3 */
 	wbuf_raw(&wb, "abc", 3);
-	CU_ASSERT_EQUAL(call(fd, API_AUTH_BEGIN, 9, &wb, NULL, NULL),
+	CU_ASSERT_EQUAL(support_call(fd, API_AUTH_BEGIN, 9, &wb, 5000, NULL, NULL),
 	    ERR_INVALID_REQUEST);
 	/* After all that, the right secret still works on this connection... */
 	CU_ASSERT_EQUAL(support_auth(fd, "alice", ALICE_SECRET), 0);
@@ -372,13 +341,13 @@ test_forbidden_topic(void)
 	fd = connect_as("carol", CAROL_SECRET);
 	wbuf_init(&wb);
 	produce_payload(&wb, "orders.a", "from carol");
-	CU_ASSERT_EQUAL(call(fd, API_PRODUCE, 3, &wb, &p, &len), 0);
+	CU_ASSERT_EQUAL(support_call(fd, API_PRODUCE, 3, &wb, 5000, &p, &len), 0);
 	CU_ASSERT_EQUAL(first_entry_error(p, len), ERR_ACCESS_DENIED);
 	free(p);
 	wbuf_reset(&wb);
 	produce_payload(&wb, "logs.x", "from carol");
 	p = NULL;
-	CU_ASSERT_EQUAL(call(fd, API_PRODUCE, 4, &wb, &p, &len), 0);
+	CU_ASSERT_EQUAL(support_call(fd, API_PRODUCE, 4, &wb, 5000, &p, &len), 0);
 	CU_ASSERT_EQUAL(first_entry_error(p, len), 0);
 	free(p);
 	close(fd);
@@ -386,7 +355,7 @@ test_forbidden_topic(void)
 	fd = connect_as("bob", BOB_SECRET);
 	wbuf_reset(&wb);
 	produce_payload(&wb, "orders.a", "from bob");
-	CU_ASSERT_EQUAL(call(fd, API_PRODUCE, 3, &wb, NULL, NULL),
+	CU_ASSERT_EQUAL(support_call(fd, API_PRODUCE, 3, &wb, 5000, NULL, NULL),
 	    ERR_ACCESS_DENIED);
 	/* FETCH of private: per-partition ACCESS_DENIED and no bytes. */
 	wbuf_reset(&wb);
@@ -399,7 +368,7 @@ test_forbidden_topic(void)
 	wbuf_i64(&wb, 0);
 	wbuf_i32(&wb, 1 << 20);
 	p = NULL;
-	CU_ASSERT_EQUAL(call(fd, API_FETCH, 4, &wb, &p, &len), 0);
+	CU_ASSERT_EQUAL(support_call(fd, API_FETCH, 4, &wb, 5000, &p, &len), 0);
 	/* [error][count=1][error][log_start][hwm][records len=0] */
 	CU_ASSERT_EQUAL_FATAL(len, 2 + 4 + 2 + 8 + 8 + 4);
 	CU_ASSERT_EQUAL((int16_t)be16_get(p + 6), ERR_ACCESS_DENIED);
@@ -410,7 +379,7 @@ test_forbidden_topic(void)
 	wbuf_i8(&wb, 0);
 	wbuf_i32(&wb, 0);
 	p = NULL;
-	CU_ASSERT_EQUAL(call(fd, API_METADATA, 5, &wb, &p, &len), 0);
+	CU_ASSERT_EQUAL(support_call(fd, API_METADATA, 5, &wb, 5000, &p, &len), 0);
 	CU_ASSERT_FATAL(len >= 6);
 	CU_ASSERT_EQUAL(be32_get(p + 2), 1);
 	CU_ASSERT_FATAL(len >= 6 + 2 + 2 + 8);
@@ -451,11 +420,11 @@ test_admin_without_admin(void)
 	/* A user without any permission gets nothing either. */
 	fd = connect_as("nobody", NOBODY_SECRET);
 	wbuf_init(&wb);
-	CU_ASSERT_EQUAL(call(fd, API_WORKERS, 6, NULL, NULL, NULL),
+	CU_ASSERT_EQUAL(support_call(fd, API_WORKERS, 6, NULL, 5000, NULL, NULL),
 	    ERR_ACCESS_DENIED);
 	wbuf_str(&wb, "newtopic", 8);
 	wbuf_i32(&wb, 1);
-	CU_ASSERT_EQUAL(call(fd, API_CREATE_TOPIC, 7, &wb, NULL, NULL),
+	CU_ASSERT_EQUAL(support_call(fd, API_CREATE_TOPIC, 7, &wb, 5000, NULL, NULL),
 	    ERR_ACCESS_DENIED);
 	wbuf_free(&wb);
 	close(fd);

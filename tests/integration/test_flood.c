@@ -76,31 +76,6 @@ rss_kib(pid_t pid, long *hwm, long *rss)
 	return *hwm > 0 ? 0 : -1;
 }
 
-static int
-call(int fd, uint16_t api, uint32_t id, const struct wbuf *wb, uint8_t **out,
-    size_t *outlen)
-{
-	uint8_t *p = NULL;
-	size_t len = 0;
-	uint32_t rid = 0;
-	int r;
-
-	if (support_request(fd, api, id, wb != NULL ? wb->buf : NULL,
-	    wb != NULL ? wb->len : 0) == -1)
-		return -1000;
-	r = support_recv(fd, 10000, &rid, &p, &len);
-	if (r != 1 || len < 2 || rid != id) {
-		free(p);
-		return r == 0 ? -1000 : -2000;
-	}
-	r = (int16_t)be16_get(p);
-	if (out != NULL) {
-		*out = p;
-		*outlen = len;
-	} else
-		free(p);
-	return r;
-}
 
 static int
 open_served(void)
@@ -113,7 +88,7 @@ open_served(void)
 	wbuf_init(&wb);
 	wbuf_i16(&wb, 1);
 	wbuf_str(&wb, "flood", 5);
-	r = call(fd, API_HANDSHAKE, 1, &wb, NULL, NULL);
+	r = support_call(fd, API_HANDSHAKE, 1, &wb, 10000, NULL, NULL);
 	wbuf_free(&wb);
 	if (r != 0) {
 		close(fd);
@@ -122,23 +97,6 @@ open_served(void)
 	return fd;
 }
 
-static uint64_t
-requests_taken(void)
-{
-	char name[SHM_NAME_MAX];
-	struct shm s;
-	uint64_t n = 0;
-	uint32_t i;
-
-	if (shm_name_for(d.data, name, sizeof(name)) == -1 ||
-	    shm_attach(&s, name) == -1)
-		return UINT64_MAX;
-	for (i = 0; i < s.hdr->limits.child_slots; i++)
-		if (s.children[i].role == ROLE_WORKER)
-			n += atomic_load(&s.children[i].requests);
-	shm_detach(&s);
-	return n;
-}
 
 /* Append one request frame to all. */
 static void
@@ -237,7 +195,7 @@ test_flood(void)
 	/* Every slot is taken. */
 	CU_ASSERT_EQUAL(open_served(), -1);
 
-	before = requests_taken();
+	before = flumed_requests_taken(&d);
 	CU_ASSERT_FATAL(before != UINT64_MAX);
 	/* Flood: push until every socket stops taking bytes (bounded). */
 	for (rounds = 0; rounds < 200; rounds++) {
@@ -255,12 +213,12 @@ test_flood(void)
 		usleep(10 * 1000);	/* let the broker read; bounded rounds */
 	}
 	/* Wait until the broker stops taking requests (bounded). */
-	last = requests_taken();
+	last = flumed_requests_taken(&d);
 	stable = support_now_ms();
 	deadline = stable + 10000;
 	while (support_now_ms() < deadline && support_now_ms() - stable < 1000) {
 		usleep(50 * 1000);	/* polling a condition, bounded above */
-		if ((now = requests_taken()) != last) {
+		if ((now = flumed_requests_taken(&d)) != last) {
 			last = now;
 			stable = support_now_ms();
 		}
@@ -300,7 +258,7 @@ test_flood(void)
 	CU_ASSERT_FATAL(fd != -1);
 	wbuf_reset(&prod);
 	produce_payload(&prod, "probe", "still here", 10);
-	CU_ASSERT_EQUAL(call(fd, API_PRODUCE, 2, &prod, &p, &len), 0);
+	CU_ASSERT_EQUAL(support_call(fd, API_PRODUCE, 2, &prod, 10000, &p, &len), 0);
 	CU_ASSERT(len >= 8 && (int16_t)be16_get(p + 6) == 0);
 	free(p);
 	wbuf_reset(&meta);
@@ -316,7 +274,7 @@ test_flood(void)
 	deadline = support_now_ms() + 10000;
 	/* Served up to what the writer has put in the log: wait for it. */
 	for (;;) {
-		CU_ASSERT_EQUAL_FATAL(call(fd, API_FETCH, 3, &meta, &p, &len), 0);
+		CU_ASSERT_EQUAL_FATAL(support_call(fd, API_FETCH, 3, &meta, 10000, &p, &len), 0);
 		if (len > 2 + 4 + 2 + 8 + 8 + 4 || support_now_ms() > deadline)
 			break;
 		free(p);

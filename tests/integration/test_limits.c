@@ -39,32 +39,6 @@ stop_broker(void)
 	flumed_cleanup(&d);
 }
 
-/* Answer of one request on fd: its error code, -1000 closed, -2000 none. */
-static int
-call(int fd, uint16_t api, uint32_t id, const struct wbuf *wb)
-{
-	uint8_t *p = NULL;
-	size_t len = 0;
-	uint32_t rid = 0;
-	int r;
-
-	if (support_request(fd, api, id, wb != NULL ? wb->buf : NULL,
-	    wb != NULL ? wb->len : 0) == -1)
-		return -1000;
-	r = support_recv(fd, 5000, &rid, &p, &len);
-	if (r == 0) {
-		free(p);
-		return -1000;
-	}
-	if (r != 1 || len < 2 || rid != id) {
-		free(p);
-		return -2000;
-	}
-	r = (int16_t)be16_get(p);
-	free(p);
-	return r;
-}
-
 /* A connection the broker took on (it answered a HANDSHAKE), or -1. */
 static int
 open_served(void)
@@ -77,7 +51,7 @@ open_served(void)
 	wbuf_init(&wb);
 	wbuf_i16(&wb, 1);
 	wbuf_str(&wb, "limits", 6);
-	r = call(fd, API_HANDSHAKE, 1, &wb);
+	r = support_call(fd, API_HANDSHAKE, 1, &wb, 5000, NULL, NULL);
 	wbuf_free(&wb);
 	if (r != 0) {
 		close(fd);
@@ -109,7 +83,7 @@ create_topic(const char *name, int32_t partitions)
 	wbuf_init(&wb);
 	wbuf_str(&wb, name, strlen(name));
 	wbuf_i32(&wb, partitions);
-	r = call(fd, API_CREATE_TOPIC, 2, &wb);
+	r = support_call(fd, API_CREATE_TOPIC, 2, &wb, 5000, NULL, NULL);
 	wbuf_free(&wb);
 	close(fd);
 	return r;
@@ -238,25 +212,6 @@ test_inflight_per_connection(void)
 	stop_broker();
 }
 
-/* Requests the workers have taken in so far (their shm counters). */
-static uint64_t
-requests_taken(void)
-{
-	char name[SHM_NAME_MAX];
-	struct shm s;
-	uint64_t n = 0;
-	uint32_t i;
-
-	if (shm_name_for(d.data, name, sizeof(name)) == -1 ||
-	    shm_attach(&s, name) == -1)
-		return UINT64_MAX;
-	for (i = 0; i < s.hdr->limits.child_slots; i++)
-		if (s.children[i].role == ROLE_WORKER)
-			n += atomic_load(&s.children[i].requests);
-	shm_detach(&s);
-	return n;
-}
-
 /*
  * A client that pipelines 100 METADATA requests, each answered with
  * ~450 KB, and reads nothing: with max_buffered_bytes = 64K the broker
@@ -293,7 +248,7 @@ test_client_that_never_reads(void)
 	fd = support_connect(&d);
 	CU_ASSERT_FATAL(fd != -1);
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
-	before = requests_taken();
+	before = flumed_requests_taken(&d);
 	CU_ASSERT_FATAL(before != UINT64_MAX);
 	CU_ASSERT_EQUAL_FATAL(support_send(fd, all.buf, all.len), 0);
 	/* Wait until the broker stops taking requests (bounded). */
@@ -302,7 +257,7 @@ test_client_that_never_reads(void)
 	deadline = stable + 8000;
 	while (support_now_ms() < deadline && support_now_ms() - stable < 1000) {
 		usleep(50 * 1000);	/* polling a condition, bounded above */
-		if ((now = requests_taken()) != last) {
+		if ((now = flumed_requests_taken(&d)) != last) {
 			last = now;
 			stable = support_now_ms();
 		}
@@ -336,7 +291,7 @@ test_client_that_never_reads(void)
 	}
 	printf("answered whole: %u, over the memory bound: %u\n",
 	    100 - limited, limited);
-	CU_ASSERT_EQUAL(requests_taken() - before, 100);
+	CU_ASSERT_EQUAL(flumed_requests_taken(&d) - before, 100);
 	wbuf_free(&req);
 	wbuf_free(&all);
 	close(fd);
