@@ -7,6 +7,14 @@
  * slicing-by-8 table walk.  crc32c() picks one the first time it runs and
  * keeps it; pthread_once makes that choice race-free in threaded clients.
  *
+ * The instruction takes three cycles but can start one every cycle, so
+ * one dependent chain runs it at a third of its speed.  Long buffers are
+ * cut into three adjacent blocks checksummed as three independent chains
+ * (the second and third from 0), then joined: the CRC register is linear,
+ * so crc(A||B) = shift(crc(A), |B|) ^ crc0(B), where shift(c, n) is c
+ * run through n zero bytes, a fixed 32x32 bit matrix for a fixed n,
+ * applied with four byte-indexed tables.
+ *
  * The crc argument and the result are the finished (inverted) values, so
  * crc32c(crc32c(0, a, n), b, m) == crc32c(0, a||b, n+m).
  */
@@ -23,9 +31,52 @@
 
 #define CRC32C_POLY	0x82F63B78U
 
+/* Block lengths of the three-chain loop (powers of two, at least 8). */
+#define CRC32C_LONG	8192
+#define CRC32C_SHORT	256
+
 static uint32_t		crc32c_table[8][256];
+/* [k][b]: the register b << 8k run through CRC32C_LONG (SHORT) zero bytes. */
+static uint32_t		crc32c_long[4][256];
+static uint32_t		crc32c_short[4][256];
 static int		crc32c_use_hw;
 static pthread_once_t	crc32c_once = PTHREAD_ONCE_INIT;
+
+/* The image of v under the linear map m (m[i]: the image of bit i). */
+static uint32_t
+gf2_apply(const uint32_t m[32], uint32_t v)
+{
+	uint32_t r = 0;
+	int i;
+
+	for (i = 0; v != 0; i++, v >>= 1)
+		if (v & 1)
+			r ^= m[i];
+	return r;
+}
+
+/*
+ * Fill t with the map "run the register through len zero bytes" (len a
+ * power of two), starting from one zero byte and squaring.
+ */
+static void
+crc32c_shift_table(uint32_t t[4][256], size_t len)
+{
+	uint32_t m[32], sq[32];
+	size_t n;
+	int i, k;
+
+	for (i = 0; i < 32; i++)
+		m[i] = ((1U << i) >> 8) ^ crc32c_table[0][(1U << i) & 0xff];
+	for (n = 1; n < len; n *= 2) {
+		for (i = 0; i < 32; i++)
+			sq[i] = gf2_apply(m, m[i]);
+		memcpy(m, sq, sizeof(m));
+	}
+	for (k = 0; k < 4; k++)
+		for (i = 0; i < 256; i++)
+			t[k][i] = gf2_apply(m, (uint32_t)i << (8 * k));
+}
 
 /* Build the slicing tables and probe the CPU; runs exactly once. */
 static void
@@ -46,6 +97,8 @@ crc32c_init(void)
 			c = crc32c_table[k - 1][i];
 			crc32c_table[k][i] = (c >> 8) ^ crc32c_table[0][c & 0xff];
 		}
+	crc32c_shift_table(crc32c_long, CRC32C_LONG);
+	crc32c_shift_table(crc32c_short, CRC32C_SHORT);
 #ifdef CRC32C_HAVE_SSE42
 	__builtin_cpu_init();
 	crc32c_use_hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
@@ -88,12 +141,54 @@ crc32c_sw(uint32_t crc, const void *buf, size_t len)
 }
 
 #ifdef CRC32C_HAVE_SSE42
+/* The register c run through as many zero bytes as table t stands for. */
+static inline uint32_t
+crc32c_shift(const uint32_t t[4][256], uint32_t c)
+{
+	return t[0][c & 0xff] ^ t[1][(c >> 8) & 0xff] ^
+	    t[2][(c >> 16) & 0xff] ^ t[3][c >> 24];
+}
+
+/*
+ * Three independent chains over the blocks [0, n), [n, 2n), [2n, 3n) of
+ * p, joined into the register that one chain from c would have left.
+ */
+__attribute__((target("sse4.2")))
+static inline uint64_t
+crc32c_sse42_3way(uint64_t c, const uint8_t *p, size_t n,
+    const uint32_t t[4][256])
+{
+	uint64_t c1 = 0, c2 = 0, w0, w1, w2;
+	size_t i;
+
+	for (i = 0; i < n; i += 8) {
+		memcpy(&w0, p + i, 8);
+		memcpy(&w1, p + n + i, 8);
+		memcpy(&w2, p + 2 * n + i, 8);
+		c = _mm_crc32_u64(c, w0);
+		c1 = _mm_crc32_u64(c1, w1);
+		c2 = _mm_crc32_u64(c2, w2);
+	}
+	c = crc32c_shift(t, (uint32_t)c) ^ (uint32_t)c1;
+	return crc32c_shift(t, (uint32_t)c) ^ (uint32_t)c2;
+}
+
 __attribute__((target("sse4.2")))
 static uint32_t
 crc32c_sse42(uint32_t crc, const uint8_t *p, size_t len)
 {
 	uint64_t c = ~crc, w;
 
+	while (len >= 3 * CRC32C_LONG) {
+		c = crc32c_sse42_3way(c, p, CRC32C_LONG, crc32c_long);
+		p += 3 * CRC32C_LONG;
+		len -= 3 * CRC32C_LONG;
+	}
+	while (len >= 3 * CRC32C_SHORT) {
+		c = crc32c_sse42_3way(c, p, CRC32C_SHORT, crc32c_short);
+		p += 3 * CRC32C_SHORT;
+		len -= 3 * CRC32C_SHORT;
+	}
 	/* memcpy keeps the loads legal at any alignment (UBSan agrees). */
 	while (len >= 8) {
 		memcpy(&w, p, 8);

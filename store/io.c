@@ -2,6 +2,7 @@
  * The default store_io: straight to the system calls.  Tests swap the
  * pointers to inject a full disk or an I/O error, then store_io_reset().
  */
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "store/io.h"
@@ -18,11 +19,23 @@ io_fdatasync(int fd)
 	return fdatasync(fd);
 }
 
-struct store_io store_io = { io_write, io_fdatasync };
+/*
+ * Only SYNC_FILE_RANGE_WRITE: the WAIT flags would collect a writeback
+ * error for this file description, and the fdatasync that decides
+ * durability would then no longer see it.
+ */
+static int
+io_writeback(int fd, off_t pos, off_t len)
+{
+	return sync_file_range(fd, pos, len, SYNC_FILE_RANGE_WRITE);
+}
+
+struct store_io store_io = { io_write, io_fdatasync, io_writeback };
 
 void
 store_io_reset(void)
 {
 	store_io.write = io_write;
 	store_io.fdatasync = io_fdatasync;
+	store_io.writeback = io_writeback;
 }

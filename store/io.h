@@ -1,7 +1,8 @@
 /*
  * The seam between the log and the kernel for writes: every write(2),
- * ftruncate(2) and fdatasync(2) the store does on a segment goes through
- * store_io, so tests inject a full disk or an I/O error.
+ * fdatasync(2) and early writeback request the store makes on a segment
+ * goes through store_io, so tests inject a full disk or an I/O error, or
+ * watch what is asked of the kernel.
  */
 #ifndef FLUME_STORE_IO_H
 #define FLUME_STORE_IO_H
@@ -11,6 +12,12 @@
 struct store_io {
 	ssize_t	(*write)(int fd, const void *buf, size_t len);
 	int	(*fdatasync)(int fd);
+	/*
+	 * Start writing back [pos, pos+len) without waiting (Linux
+	 * sync_file_range SYNC_FILE_RANGE_WRITE).  Advisory: an error here
+	 * is reported again by the next fdatasync, which is what counts.
+	 */
+	int	(*writeback)(int fd, off_t pos, off_t len);
 };
 
 extern struct store_io store_io;	/* defaults: the system calls */

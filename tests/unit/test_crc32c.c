@@ -167,8 +167,53 @@ test_hw_matches_sw(void)
 	}
 }
 
+/*
+ * The hardware path runs buffers of 3 * 256 and 3 * 8192 bytes and more
+ * as three chains joined by shift tables: hw == sw at every length around
+ * those thresholds and their multiples, at every misalignment mod 8, and
+ * on long buffers split at random points.
+ */
+static void
+test_hw_blocks(void)
+{
+	static const size_t edges[] = { 768, 1536, 24576, 49152, 73728 };
+	uint8_t *buf;
+	size_t cap = 100000, len, off, k, e;
+	uint32_t seed, whole, c;
+	int d, i;
+
+	buf = malloc(cap + 8);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	test_fill_random(buf, cap + 8);
+	for (e = 0; e < sizeof(edges) / sizeof(edges[0]); e++)
+		for (d = -9; d <= 9; d++)
+			for (off = 0; off < 8; off++) {
+				len = (size_t)((long)edges[e] + d);
+				seed = (uint32_t)test_rand();
+				CU_ASSERT_EQUAL_FATAL(crc32c(seed, buf + off, len),
+				    crc32c_sw(seed, buf + off, len));
+			}
+	for (i = 0; i < 50; i++) {
+		len = (size_t)(test_rand() % cap);
+		off = (size_t)(test_rand() % 8);
+		k = len > 0 ? (size_t)(test_rand() % len) : 0;
+		whole = crc32c_sw(0, buf + off, len);
+		CU_ASSERT_EQUAL_FATAL(crc32c(0, buf + off, len), whole);
+		c = crc32c(crc32c(0, buf + off, k), buf + off + k, len - k);
+		CU_ASSERT_EQUAL_FATAL(c, whole);
+	}
+	/* Known answer over the long path: 24576 zero bytes, computed bit by bit. */
+	memset(buf, 0, 24576);
+	c = 0xffffffffU;
+	for (k = 0; k < 24576 * 8; k++)
+		c = (c & 1) ? (c >> 1) ^ 0x82F63B78U : c >> 1;
+	CU_ASSERT_EQUAL(crc32c(0, buf, 24576), ~c);
+	free(buf);
+}
+
 TEST_SUITE("crc32c", setup, NULL,
     { "known vectors", test_vectors },
     { "incremental equals one-shot", test_incremental },
     { "every single-bit error detected", test_single_bit },
-    { "hw equals sw on random buffers", test_hw_matches_sw });
+    { "hw equals sw on random buffers", test_hw_matches_sw },
+    { "hw equals sw around the three-chain block sizes", test_hw_blocks });

@@ -1,8 +1,8 @@
 /*
  * The partition log: appends, offsets, rolling, reads through the writer
  * and through a read-only reader, index lookups against a linear scan of
- * the files, one write per append, and a full disk in the middle of an
- * append leaving the log exactly as it was.
+ * the files, one write per append, a full disk in the middle of an
+ * append leaving the log exactly as it was, and early writeback requests.
  */
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -915,6 +915,125 @@ test_append_at(void)
 	free(dir);
 }
 
+/* Early writeback requests seen by recording_writeback. */
+static struct { off_t pos, len; } wb_calls[16];
+static int wb_ncalls;
+
+static int
+recording_writeback(int fd, off_t pos, off_t len)
+{
+	if (wb_ncalls < (int)(sizeof(wb_calls) / sizeof(wb_calls[0]))) {
+		wb_calls[wb_ncalls].pos = pos;
+		wb_calls[wb_ncalls].len = len;
+	}
+	wb_ncalls++;
+	return 0;
+}
+
+/*
+ * Appends ask the kernel to start writeback of whole pages once 4 MiB of
+ * them have accumulated in a segment since the last request: the
+ * requests are contiguous from 0, page-aligned and at least 4 MiB; a
+ * roll starts over at 0 in the new segment; a reopened log does not ask
+ * again for what was already in the file; the bytes read back intact.
+ */
+static void
+test_writeback(void)
+{
+	struct plog_config cfg = { 12 << 20, 4096, -1, -1 };
+	struct batch_builder b;
+	struct plog_reader *r;
+	struct plog_slice s;
+	struct plog *l;
+	const uint64_t mib4 = 4 << 20;
+	uint8_t *val, *buf, *rbuf;
+	const uint8_t *out;
+	size_t len;
+	uint64_t size, done = 0, end;
+	int64_t base, next;
+	int i, calls;
+	char *dir = test_mkdtemp("writeback");
+
+	batch_builder_init(&b);
+	val = malloc(65536);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(val);
+	test_fill_random(val, 65536);
+	/* One batch of 15 records of 64 KiB: just under 1 MiB. */
+	for (i = 0; i < 15; i++)
+		CU_ASSERT_FATAL(batch_builder_add(&b, 1000 + i, NULL, -1, val,
+		    65536, NULL, 0) == 0);
+	CU_ASSERT_FATAL(batch_builder_close(&b, &out, &len) == 0);
+	buf = malloc(len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	memcpy(buf, out, len);
+	CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, NULL) == 0);
+
+	store_io.writeback = recording_writeback;
+	wb_ncalls = 0;
+	calls = 0;
+	for (i = 0; i < 11; i++) {
+		CU_ASSERT_FATAL(plog_append(l, buf, len, &base) == 0);
+		CU_ASSERT_EQUAL_FATAL(base, (int64_t)i * 15);
+		CU_ASSERT_FATAL(plog_segment_count(l) == 1);
+		size = plog_size_bytes(l);
+		end = size - size % 4096;
+		/* Exactly one new request whenever 4 MiB of pages piled up. */
+		if (end - done >= mib4) {
+			CU_ASSERT_EQUAL_FATAL(wb_ncalls, calls + 1);
+			CU_ASSERT_EQUAL(wb_calls[calls].pos, (off_t)done);
+			CU_ASSERT_EQUAL(wb_calls[calls].len, (off_t)(end - done));
+			done = end;
+			calls++;
+		} else
+			CU_ASSERT_EQUAL_FATAL(wb_ncalls, calls);
+	}
+	/* 11 batches of ~15 * 64 KiB: requests after the 5th and the 9th. */
+	CU_ASSERT_EQUAL(calls, 2);
+	CU_ASSERT(wb_calls[0].len >= (off_t)mib4 && wb_calls[1].len >= (off_t)mib4);
+
+	/*
+	 * Six more: the second of them rolls the segment (12 MiB), and the
+	 * five in the new one ask for its pages from 0.
+	 */
+	wb_ncalls = 0;
+	for (i = 0; i < 6; i++)
+		CU_ASSERT_FATAL(plog_append(l, buf, len, &base) == 0);
+	CU_ASSERT_FATAL(plog_segment_count(l) == 2);
+	CU_ASSERT_EQUAL(wb_ncalls, 1);
+	CU_ASSERT_EQUAL(wb_calls[0].pos, 0);
+	CU_ASSERT(wb_calls[0].len >= (off_t)mib4 && wb_calls[0].len % 4096 == 0);
+	next = plog_end_offset(l);
+	CU_ASSERT_EQUAL(next, 17 * 15);
+	plog_close(l);
+
+	/* Reopened with 5 batches in the last segment: 1 more asks nothing. */
+	CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, NULL) == 0);
+	wb_ncalls = 0;
+	CU_ASSERT_FATAL(plog_append(l, buf, len, &base) == 0);
+	CU_ASSERT_EQUAL(base, next);
+	CU_ASSERT_EQUAL(wb_ncalls, 0);
+	store_io_reset();
+	plog_close(l);
+
+	/* What was written reads back: the last batch, whole. */
+	CU_ASSERT_FATAL(plog_reader_open(&r, dir) == 0);
+	CU_ASSERT_FATAL(plog_reader_read(r, base, base + 15, 1, &s) == 0);
+	CU_ASSERT_EQUAL_FATAL(s.len, len);
+	CU_ASSERT_EQUAL(s.first_offset, base);
+	rbuf = malloc(len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rbuf);
+	CU_ASSERT_FATAL(pread(s.fd, rbuf, len, s.pos) == (ssize_t)len);
+	CU_ASSERT(memcmp(rbuf + BATCH_CRC_START, buf + BATCH_CRC_START,
+	    len - BATCH_CRC_START) == 0);
+	plog_reader_close(r);
+	free(rbuf);
+	free(buf);
+	free(val);
+	batch_builder_free(&b);
+	test_rmtree(dir);
+	free(dir);
+}
+
 TEST_SUITE("plog", NULL, NULL,
     { "append with offsets kept", test_append_at },
     { "append and read", test_append_read },
@@ -925,4 +1044,5 @@ TEST_SUITE("plog", NULL, NULL,
     { "reader in another process", test_reader_other_process },
     { "one write per append", test_one_write },
     { "ENOSPC mid-append", test_enospc },
-    { "sync", test_sync });
+    { "sync", test_sync },
+    { "early writeback", test_writeback });
