@@ -660,10 +660,12 @@ prod_retry(struct flume_producer *p)
 
 /*
  * Everything that needs no waiting: retry, seal lingered batches, send,
- * and one non-blocking round of I/O.
+ * and, when pump is set, one non-blocking round of I/O (a caller about to
+ * wait on the socket anyway passes 0: the round would cost a poll(2) for
+ * an answer that cannot have come yet).
  */
 static int
-prod_service(struct flume_producer *p, int64_t now)
+prod_service(struct flume_producer *p, int64_t now, int pump)
 {
 	struct prod_batch *b;
 	struct prod_req *r;
@@ -694,6 +696,8 @@ prod_service(struct flume_producer *p, int64_t now)
 		prod_seal(p, b);
 	if (prod_send(p) == -1)
 		return -1;
+	if (!pump)
+		return 0;
 	if (client_connected(p->c) && (client_unsent(p->c) > 0 ||
 	    client_waiting(p->c) > 0))
 		(void)client_pump(p->c, 0);
@@ -728,7 +732,7 @@ flume_producer_poll(struct flume_producer *p, int timeout_ms)
 	struct prod_batch *b;
 	int64_t now = client_now_ms(), wait = timeout_ms;
 
-	if (prod_service(p, now) == -1)
+	if (prod_service(p, now, 1) == -1)
 		return -1;
 	if ((b = TAILQ_FIRST(&p->openq)) != NULL &&
 	    b->opened_ms + p->conf.linger_ms - now < wait)
@@ -738,7 +742,7 @@ flume_producer_poll(struct flume_producer *p, int timeout_ms)
 	if (client_connected(p->c) && (client_unsent(p->c) > 0 ||
 	    client_waiting(p->c) > 0))
 		(void)client_pump(p->c, (int)wait);
-	return prod_service(p, client_now_ms());
+	return prod_service(p, client_now_ms(), 1);
 }
 
 /* The producer's topic record for name, looked up (and created) via METADATA. */
@@ -906,7 +910,7 @@ flume_produce(struct flume_producer *p, const char *topic, int32_t partition,
 	p->pending++;
 	if (batch_builder_size(&b->bb) >= p->conf.batch_bytes)
 		prod_seal(p, b);
-	if (prod_service_due(p, now) && prod_service(p, now) == -1)
+	if (prod_service_due(p, now) && prod_service(p, now, 1) == -1)
 		return 0;	/* queued; its report carries the failure */
 	/* Backpressure: bounded, since each round waits for the socket. */
 	while (p->buffered > p->conf.buffer_bytes && !p->dead)
@@ -923,16 +927,21 @@ int
 flume_producer_flush(struct flume_producer *p, int timeout_ms)
 {
 	struct prod_batch *b;
-	int64_t deadline = client_now_ms() + timeout_ms, left;
+	int64_t deadline = client_now_ms() + timeout_ms, left, now;
 
 	while ((b = TAILQ_FIRST(&p->openq)) != NULL)
 		prod_seal(p, b);
 	for (;;) {
-		if (prod_service(p, client_now_ms()) == -1 && p->dead)
+		now = client_now_ms();
+		left = timeout_ms < 0 ? 100 : deadline - now;
+		/*
+		 * A round of I/O here only when no wait follows: client_pump()
+		 * below writes, then waits, in one poll(2) per answer.
+		 */
+		if (prod_service(p, now, left <= 0) == -1 && p->dead)
 			break;
 		if (p->pending == 0 && client_unsent(p->c) == 0)
 			break;
-		left = timeout_ms < 0 ? 100 : deadline - client_now_ms();
 		if (left <= 0) {
 			client_seterr(p->c, "flush timed out with %llu messages "
 			    "unacknowledged", (unsigned long long)p->pending);
