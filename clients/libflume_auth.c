@@ -26,58 +26,17 @@
 
 #define SECRET_FILE_MAX	4096
 
-/* One synchronous exchange in flight: a copy of its response payload. */
-struct auth_wait {
-	int		 done;
-	int		 err;
-	uint8_t		 buf[2 + AUTH_NONCE_LEN];
-	size_t		 len;
-	int		 toolong;
-};
-
+/*
+ * One exchange of the authentication, part of connecting: wait within
+ * the connect timeout.  0, or -1 with errno.
+ */
 static int
-auth_resp_fn(struct flume_client *c, void *ctx, const uint8_t *p, size_t len,
-    int err)
+auth_call(struct flume_client *c, uint16_t api, const void *msg,
+    struct client_sync *s)
 {
-	struct auth_wait *aw = ctx;
-
-	(void)c;
-	aw->done = 1;
-	if (err != 0) {
-		aw->err = err;
-		return 0;
-	}
-	if (len > sizeof(aw->buf)) {
-		aw->toolong = 1;
-		return 0;
-	}
-	memcpy(aw->buf, p, len);
-	aw->len = len;
-	return 0;
-}
-
-/* Wait for aw within the connect timeout; 0, or -1 with errno. */
-static int
-auth_wait_for(struct flume_client *c, struct auth_wait *aw)
-{
-	int64_t deadline = client_now_ms() + c->conf.connect_timeout_ms, left;
-
-	while (!aw->done) {
-		left = deadline - client_now_ms();
-		if (left <= 0) {
-			client_disconnect(c, ETIMEDOUT);
-			break;
-		}
-		(void)client_pump(c, (int)(left > 1000 ? 1000 : left));
-	}
-	if (aw->err != 0) {
-		client_seterr(c, "authentication: %s", strerror(aw->err));
-		errno = aw->err;
-		return -1;
-	}
-	if (aw->toolong) {
-		client_seterr(c, "authentication: malformed response");
-		errno = EPROTO;
+	if (client_call_send(c, api, msg, s) == -1 ||
+	    client_sync_wait_ms(c, s, c->conf.connect_timeout_ms) == -1) {
+		client_seterr(c, "authentication: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -135,11 +94,10 @@ client_authenticate(struct flume_client *c)
 	struct auth_begin_resp bs;
 	struct auth_prove_req pq;
 	struct auth_prove_resp ps;
-	struct auth_wait aw;
+	struct client_sync s;
 	char user[AUTH_USER_MAX + 1];
 	uint8_t secret[SECRET_FILE_MAX];
-	size_t slen = sizeof(secret), start;
-	uint32_t id;
+	size_t slen = sizeof(secret);
 	int rc;
 
 	if (c->conf.secret_file == NULL)
@@ -162,15 +120,13 @@ client_authenticate(struct flume_client *c)
 		return -1;
 	}
 
-	memset(&aw, 0, sizeof(aw));
 	bq.user = user;
 	bq.user_len = strlen(user);
-	start = client_begin(c, API_AUTH_BEGIN, &id);
-	msg_encode_auth_begin_req(&c->out, &bq);
-	if (client_end(c, start, id, auth_resp_fn, &aw) == -1 ||
-	    auth_wait_for(c, &aw) == -1)
+	if (auth_call(c, API_AUTH_BEGIN, &bq, &s) == -1)
 		goto fail;
-	if (msg_decode_auth_begin_resp(aw.buf, aw.len, &bs) == -1) {
+	rc = msg_decode_auth_begin_resp(s.buf, s.len, &bs);
+	free(s.buf);
+	if (rc == -1) {
 		client_seterr(c, "authentication: malformed response");
 		errno = EPROTO;
 		goto fail;
@@ -190,14 +146,13 @@ client_authenticate(struct flume_client *c)
 	sodium_memzero(&hs, sizeof(hs));
 	sodium_memzero(secret, sizeof(secret));
 
-	memset(&aw, 0, sizeof(aw));
-	start = client_begin(c, API_AUTH_PROVE, &id);
-	msg_encode_auth_prove_req(&c->out, &pq);
+	rc = auth_call(c, API_AUTH_PROVE, &pq, &s);
 	sodium_memzero(&pq, sizeof(pq));
-	if (client_end(c, start, id, auth_resp_fn, &aw) == -1 ||
-	    auth_wait_for(c, &aw) == -1)
+	if (rc == -1)
 		goto fail;
-	if (msg_decode_auth_prove_resp(aw.buf, aw.len, &ps) == -1) {
+	rc = msg_decode_auth_prove_resp(s.buf, s.len, &ps);
+	free(s.buf);
+	if (rc == -1) {
 		client_seterr(c, "authentication: malformed response");
 		errno = EPROTO;
 		goto fail;

@@ -26,6 +26,7 @@
 
 #include "clients/libflume_int.h"
 #include "proto/msg.h"
+#include "proto/msg_auth.h"
 
 /* Largest response frame accepted; only a real frame that big is allocated. */
 #define CLIENT_MAX_RESPONSE	(256u * 1024 * 1024)
@@ -248,28 +249,18 @@ client_sync_wait_ms(struct flume_client *c, struct client_sync *s, int timeout_m
 	return 0;
 }
 
-static int
-client_sync_wait(struct flume_client *c, struct client_sync *s)
-{
-	return client_sync_wait_ms(c, s, c->conf.request_timeout_ms);
-}
-
 /* Send the handshake on a fresh socket and check the answer. */
 static int
 client_handshake(struct flume_client *c)
 {
 	struct handshake_req req;
 	struct handshake_resp resp;
-	struct client_sync s = { 0, 0, NULL, 0 };
-	uint32_t id;
-	size_t start;
+	struct client_sync s;
 
 	req.version = FLUME_PROTOCOL_VERSION;
 	req.client_id = c->conf.client_id;
 	req.client_id_len = strlen(c->conf.client_id);
-	start = client_begin(c, API_HANDSHAKE, &id);
-	msg_encode_handshake_req(&c->out, &req);
-	if (client_end(c, start, id, client_sync_fn, &s) == -1)
+	if (client_call_send(c, API_HANDSHAKE, &req, &s) == -1)
 		return -1;
 	/* Part of connecting: a broker that accepts but never answers is down. */
 	if (client_sync_wait_ms(c, &s, c->conf.connect_timeout_ms) == -1)
@@ -717,19 +708,88 @@ lost:
 	return -1;
 }
 
-/*
- * Start a synchronous call: make sure a connection exists (reconnecting
- * if needed), then begin the frame.
- */
-static int
-client_call_begin(struct flume_client *c, uint16_t api, uint32_t *id,
-    size_t *start)
+/* Encode msg, the request of api, into the frame being built in wb. */
+static void
+client_encode(struct wbuf *wb, uint16_t api, const void *msg)
 {
-	if (c->fd == -1 && client_reconnect(c) == -1)
-		return -1;
+	switch (api) {
+	case API_HANDSHAKE:
+		msg_encode_handshake_req(wb, msg);
+		break;
+	case API_METADATA:
+		msg_encode_metadata_req(wb, msg);
+		break;
+	case API_CREATE_TOPIC:
+		msg_encode_create_topic_req(wb, msg);
+		break;
+	case API_LIST_OFFSETS:
+		msg_encode_list_offsets_req(wb, msg);
+		break;
+	case API_JOIN_GROUP:
+		msg_encode_join_group_req(wb, msg);
+		break;
+	case API_HEARTBEAT:
+		msg_encode_heartbeat_req(wb, msg);
+		break;
+	case API_LEAVE_GROUP:
+		msg_encode_leave_group_req(wb, msg);
+		break;
+	case API_OFFSET_COMMIT:
+		msg_encode_offset_commit_req(wb, msg);
+		break;
+	case API_OFFSET_FETCH:
+		msg_encode_offset_fetch_req(wb, msg);
+		break;
+	case API_DESCRIBE_GROUP:
+		msg_encode_describe_group_req(wb, msg);
+		break;
+	case API_INIT_PRODUCER:
+		msg_encode_init_producer_req(wb, msg);
+		break;
+	case API_AUTH_BEGIN:
+		msg_encode_auth_begin_req(wb, msg);
+		break;
+	case API_AUTH_PROVE:
+		msg_encode_auth_prove_req(wb, msg);
+		break;
+	default:
+		break;		/* WORKERS, LIST_GROUPS, STATS: empty */
+	}
+}
+
+int
+client_call_send(struct flume_client *c, uint16_t api, const void *msg,
+    struct client_sync *s)
+{
+	uint32_t id;
+	size_t start;
+
+	memset(s, 0, sizeof(*s));
 	c->broker_err = 0;
-	*start = client_begin(c, api, id);
-	return 0;
+	start = client_begin(c, api, &id);
+	client_encode(&c->out, api, msg);
+	return client_end(c, start, id, client_sync_fn, s);
+}
+
+int
+client_call(struct flume_client *c, uint16_t api, const void *msg,
+    int timeout_ms, int resend, struct client_sync *s)
+{
+	int attempt;
+
+	for (attempt = 0;; attempt++) {
+		memset(s, 0, sizeof(*s));
+		if (!client_connected(c) && client_reconnect(c) == -1)
+			return -1;
+		if (client_call_send(c, api, msg, s) == -1)
+			return -1;
+		if (client_sync_wait_ms(c, s, timeout_ms) == 0)
+			return 0;
+		/* An idempotent call goes once more after a lost connection. */
+		if (!resend || attempt > 0 || s->err == ENOMEM ||
+		    s->err == ETIMEDOUT)
+			return -1;
+	}
 }
 
 /* ---- METADATA ---- */
@@ -796,9 +856,7 @@ flume_metadata(struct flume_client *c, const char *const *topics, int ntopics,
 	struct wire_str *names = NULL;
 	struct client_sync s;
 	struct arena a;
-	uint32_t id;
-	size_t start;
-	int i, attempt, rc = -1;
+	int i, rc = -1;
 
 	*out = NULL;
 	if (ntopics < 0 || (ntopics > 0 && topics == NULL)) {
@@ -816,20 +874,9 @@ flume_metadata(struct flume_client *c, const char *const *topics, int ntopics,
 	req.count = ntopics;
 	req.topics = names;
 	arena_init(&a, CLIENT_ARENA_LIMIT);
-	/* Metadata is idempotent: one retry after a lost connection. */
-	for (attempt = 0; attempt < 2; attempt++) {
-		memset(&s, 0, sizeof(s));
-		if (client_call_begin(c, API_METADATA, &id, &start) == -1)
-			goto done;
-		msg_encode_metadata_req(&c->out, &req);
-		if (client_end(c, start, id, client_sync_fn, &s) == -1)
-			goto done;
-		if (client_sync_wait(c, &s) == 0)
-			break;
-		if (s.err == ENOMEM || s.err == ETIMEDOUT)
-			goto done;
-	}
-	if (attempt == 2)
+	/* Metadata is idempotent: one resend after a lost connection. */
+	if (client_call(c, API_METADATA, &req, c->conf.request_timeout_ms, 1,
+	    &s) == -1)
 		goto done;
 	if (msg_decode_metadata_resp(s.buf, s.len, &a, &resp) == -1) {
 		client_seterr(c, "malformed metadata response");
@@ -862,19 +909,13 @@ flume_create_topic(struct flume_client *c, const char *topic,
 	struct create_topic_req req;
 	struct create_topic_resp resp;
 	struct client_sync s;
-	uint32_t id;
-	size_t start;
 	int rc = -1;
 
-	memset(&s, 0, sizeof(s));
 	req.topic = topic;
 	req.topic_len = strlen(topic);
 	req.partitions = partitions;
-	if (client_call_begin(c, API_CREATE_TOPIC, &id, &start) == -1)
-		return -1;
-	msg_encode_create_topic_req(&c->out, &req);
-	if (client_end(c, start, id, client_sync_fn, &s) == -1 ||
-	    client_sync_wait(c, &s) == -1)
+	if (client_call(c, API_CREATE_TOPIC, &req, c->conf.request_timeout_ms, 0,
+	    &s) == -1)
 		goto done;
 	if (msg_decode_create_topic_resp(s.buf, s.len, &resp) == -1) {
 		client_seterr(c, "malformed create topic response");
@@ -908,27 +949,14 @@ client_list_offsets(struct flume_client *c, const struct list_offsets_part *part
 	struct list_offsets_resp resp;
 	struct client_sync s;
 	struct arena a;
-	uint32_t id;
-	size_t start;
 	int32_t i;
-	int attempt, rc = -1;
+	int rc = -1;
 
 	req.count = n;
 	req.parts = (struct list_offsets_part *)(uintptr_t)parts;
 	arena_init(&a, CLIENT_ARENA_LIMIT);
-	for (attempt = 0; attempt < 2; attempt++) {
-		memset(&s, 0, sizeof(s));
-		if (client_call_begin(c, API_LIST_OFFSETS, &id, &start) == -1)
-			goto done;
-		msg_encode_list_offsets_req(&c->out, &req);
-		if (client_end(c, start, id, client_sync_fn, &s) == -1)
-			goto done;
-		if (client_sync_wait(c, &s) == 0)
-			break;
-		if (s.err == ENOMEM || s.err == ETIMEDOUT)
-			goto done;
-	}
-	if (attempt == 2)
+	if (client_call(c, API_LIST_OFFSETS, &req, c->conf.request_timeout_ms, 1,
+	    &s) == -1)
 		goto done;
 	if (msg_decode_list_offsets_resp(s.buf, s.len, &a, &resp) == -1 ||
 	    (resp.error == ERR_NONE && resp.count != n)) {
@@ -980,18 +1008,13 @@ flume_workers(struct flume_client *c, struct flume_worker_info **out)
 	struct workers_resp resp;
 	struct client_sync s;
 	struct arena a;
-	uint32_t id;
-	size_t start;
 	int32_t i;
 	int rc = -1;
 
 	*out = NULL;
-	memset(&s, 0, sizeof(s));
 	arena_init(&a, CLIENT_ARENA_LIMIT);
-	if (client_call_begin(c, API_WORKERS, &id, &start) == -1)
-		goto done;
-	if (client_end(c, start, id, client_sync_fn, &s) == -1 ||
-	    client_sync_wait(c, &s) == -1)
+	if (client_call(c, API_WORKERS, NULL, c->conf.request_timeout_ms, 0,
+	    &s) == -1)
 		goto done;
 	if (msg_decode_workers_resp(s.buf, s.len, &a, &resp) == -1) {
 		client_seterr(c, "malformed workers response");

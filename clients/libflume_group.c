@@ -66,50 +66,6 @@ gsleep_ms(int ms)
 		;
 }
 
-/*
- * Send one request (msg encoded by api) and wait up to timeout_ms for its
- * answer in s->buf (free it).  0, or -1 with errno (the connection is
- * dropped on a timeout, since a late answer could not be matched).
- */
-static int
-gcall(struct flume_client *c, uint16_t api, const void *msg, int timeout_ms,
-    struct client_sync *s)
-{
-	uint32_t id;
-	size_t start;
-
-	memset(s, 0, sizeof(*s));
-	if (!client_connected(c) && client_reconnect(c) == -1)
-		return -1;
-	c->broker_err = 0;
-	start = client_begin(c, api, &id);
-	switch (api) {
-	case API_JOIN_GROUP:
-		msg_encode_join_group_req(&c->out, msg);
-		break;
-	case API_HEARTBEAT:
-		msg_encode_heartbeat_req(&c->out, msg);
-		break;
-	case API_LEAVE_GROUP:
-		msg_encode_leave_group_req(&c->out, msg);
-		break;
-	case API_OFFSET_COMMIT:
-		msg_encode_offset_commit_req(&c->out, msg);
-		break;
-	case API_OFFSET_FETCH:
-		msg_encode_offset_fetch_req(&c->out, msg);
-		break;
-	case API_DESCRIBE_GROUP:
-		msg_encode_describe_group_req(&c->out, msg);
-		break;
-	default:
-		break;		/* LIST_GROUPS: empty */
-	}
-	if (client_end(c, start, id, client_sync_fn, s) == -1)
-		return -1;
-	return client_sync_wait_ms(c, s, timeout_ms);
-}
-
 static int
 gmalformed(struct flume_client *c, const char *what)
 {
@@ -181,8 +137,8 @@ gfetch_committed(struct flume_group *g, struct gpart *parts, size_t n)
 	req.count = (int32_t)n;
 	req.parts = tp;
 	arena_init(&a, GROUP_ARENA_LIMIT);
-	if (gcall(g->c, API_OFFSET_FETCH, &req, g->c->conf.request_timeout_ms,
-	    &s) == -1)
+	if (client_call(g->c, API_OFFSET_FETCH, &req,
+	    g->c->conf.request_timeout_ms, 0, &s) == -1)
 		goto done;
 	if (msg_decode_offset_fetch_resp(s.buf, s.len, &a, &resp) == -1 ||
 	    (resp.error == ERR_NONE && (size_t)resp.count != n)) {
@@ -277,8 +233,8 @@ gcommit(struct flume_group *g, int all)
 	req.generation = g->generation;
 	req.count = (int32_t)n;
 	req.parts = cp;
-	if (gcall(g->c, API_OFFSET_COMMIT, &req, g->c->conf.request_timeout_ms,
-	    &s) == -1)
+	if (client_call(g->c, API_OFFSET_COMMIT, &req,
+	    g->c->conf.request_timeout_ms, 0, &s) == -1)
 		goto done;
 	if (msg_decode_offset_commit_resp(s.buf, s.len, &a, &resp) == -1 ||
 	    (resp.error == ERR_NONE && (size_t)resp.count != n)) {
@@ -417,8 +373,9 @@ gjoin(struct flume_group *g)
 		req.session_timeout_ms = g->conf.session_timeout_ms;
 		req.count = g->ntopics;
 		req.topics = ts;
-		if (gcall(g->c, API_JOIN_GROUP, &req, g->c->conf.request_timeout_ms +
-		    GROUP_JOIN_SLACK_MS, &s) == -1) {
+		if (client_call(g->c, API_JOIN_GROUP, &req,
+		    g->c->conf.request_timeout_ms + GROUP_JOIN_SLACK_MS, 0,
+		    &s) == -1) {
 			if (errno == ENOMEM)
 				goto done;
 			continue;	/* connection lost: the next call reconnects */
@@ -532,8 +489,8 @@ gheartbeat(struct flume_group *g)
 	req.member_id = g->member_id;
 	req.member_id_len = strlen(g->member_id);
 	req.generation = g->generation;
-	if (gcall(g->c, API_HEARTBEAT, &req, g->c->conf.request_timeout_ms,
-	    &s) == -1)
+	if (client_call(g->c, API_HEARTBEAT, &req,
+	    g->c->conf.request_timeout_ms, 0, &s) == -1)
 		return -1;
 	if (msg_decode_group_error_resp(s.buf, s.len, &resp) == -1) {
 		free(s.buf);
@@ -642,8 +599,8 @@ flume_group_close(struct flume_group *g)
 		req.group_len = strlen(g->group);
 		req.member_id = g->member_id;
 		req.member_id_len = strlen(g->member_id);
-		if (gcall(g->c, API_LEAVE_GROUP, &req,
-		    g->c->conf.request_timeout_ms, &s) == -1)
+		if (client_call(g->c, API_LEAVE_GROUP, &req,
+		    g->c->conf.request_timeout_ms, 0, &s) == -1)
 			rc = -1;
 		else {
 			if (msg_decode_group_error_resp(s.buf, s.len, &resp) == -1 ||
@@ -715,7 +672,8 @@ flume_list_groups(struct flume_client *c, struct flume_group_info **out)
 
 	*out = NULL;
 	arena_init(&a, GROUP_ARENA_LIMIT);
-	if (gcall(c, API_LIST_GROUPS, NULL, c->conf.request_timeout_ms, &s) == -1)
+	if (client_call(c, API_LIST_GROUPS, NULL, c->conf.request_timeout_ms, 0,
+	    &s) == -1)
 		goto done;
 	if (msg_decode_list_groups_resp(s.buf, s.len, &a, &resp) == -1) {
 		gmalformed(c, "list groups");
@@ -839,7 +797,7 @@ flume_describe_group(struct flume_client *c, const char *group,
 	req.group = group;
 	req.group_len = strlen(group);
 	arena_init(&a, GROUP_ARENA_LIMIT);
-	if (gcall(c, API_DESCRIBE_GROUP, &req, c->conf.request_timeout_ms,
+	if (client_call(c, API_DESCRIBE_GROUP, &req, c->conf.request_timeout_ms, 0,
 	    &s) == -1)
 		goto done;
 	if (msg_decode_describe_group_resp(s.buf, s.len, &a, &resp) == -1) {

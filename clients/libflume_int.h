@@ -96,6 +96,20 @@ int	client_sync_fn(struct flume_client *c, void *ctx, const uint8_t *p,
  */
 int	client_sync_wait_ms(struct flume_client *c, struct client_sync *s,
 	    int timeout_ms);
+/*
+ * Send the request of api (msg is its struct, NULL for an empty one) on
+ * the current connection, to be answered into s; no waiting.  0 or -1.
+ */
+int	client_call_send(struct flume_client *c, uint16_t api, const void *msg,
+	    struct client_sync *s);
+/*
+ * One synchronous call: connect if needed, send, wait up to timeout_ms
+ * for the answer in s (free s->buf).  With resend (idempotent calls only)
+ * the request goes once more after a lost connection.  0, or -1 with
+ * errno and the error string set.
+ */
+int	client_call(struct flume_client *c, uint16_t api, const void *msg,
+	    int timeout_ms, int resend, struct client_sync *s);
 /* Bytes encoded but not yet written. */
 size_t	client_unsent(const struct flume_client *c);
 /* Requests waiting for a response. */

@@ -13,20 +13,11 @@ int
 flume_tool_stats(struct flume_client *c, struct arena *a, struct stats_resp *out)
 {
 	struct client_sync s;
-	uint32_t id;
-	size_t start;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	memset(&s, 0, sizeof(s));
-	if (!client_connected(c) && client_reconnect(c) == -1)
-		return -1;
-	start = client_begin(c, API_STATS, &id);
-	if (client_end(c, start, id, client_sync_fn, &s) == -1) {
-		client_seterr(c, "out of memory");
-		return -1;
-	}
-	if (client_sync_wait_ms(c, &s, c->conf.request_timeout_ms) == -1)
+	if (client_call(c, API_STATS, NULL, c->conf.request_timeout_ms, 0,
+	    &s) == -1)
 		goto done;
 	if (msg_decode_stats_resp(s.buf, s.len, a, out) == -1) {
 		client_seterr(c, "malformed stats response");

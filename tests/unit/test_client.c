@@ -209,7 +209,10 @@ struct fake {
 	int		 hold;		/* answer PRODUCE in groups of hold */
 	int		 drop_at;	/* close instead of the Nth PRODUCE (1-based) */
 	int		 drop_fetch_at;	/* close instead of the Nth FETCH */
+	int		 drop_api;	/* close instead of the ... */
+	int		 drop_api_at;	/* ... Nth request of this api */
 	/* Observations. */
+	int		 api_seen;	/* requests of drop_api seen */
 	int		 produces;	/* PRODUCE requests seen */
 	int		 fetches;	/* FETCH requests seen */
 	int		 accepts;
@@ -525,6 +528,11 @@ fake_serve(struct fake *f, int fd)
 				done = 1;
 				break;
 			}
+			if (fr.api_key == f->drop_api &&
+			    ++f->api_seen == f->drop_api_at) {
+				done = 1;
+				break;
+			}
 			start = frame_begin_response(&out, fr.request_id);
 			if (fr.api_key == API_PRODUCE) {
 				fake_produce(f, fr.payload, fr.payload_len, &a, &out);
@@ -606,6 +614,8 @@ fake_start(void)
 	f->hold = 1;
 	f->drop_at = -1;
 	f->drop_fetch_at = -1;
+	f->drop_api = -1;
+	f->drop_api_at = -1;
 	fake_add_topic(f, "t", 1, 3);
 	f->lfd = socket(AF_INET, SOCK_STREAM, 0);
 	CU_ASSERT_FATAL(f->lfd >= 0);
@@ -1140,6 +1150,45 @@ test_consume_corrupt(void)
 	fake_stop(f);
 }
 
+/*
+ * A lost connection during an idempotent call (METADATA, LIST_OFFSETS)
+ * sends it once more on a new connection; CREATE_TOPIC is not sent again.
+ */
+static void
+test_call_resend(void)
+{
+	struct fake *f = fake_start();
+	struct flume_client *c;
+	struct flume_metadata *md = NULL;
+	const char *names[] = { "t" };
+	int64_t off = -5;
+
+	f->drop_api = API_METADATA;
+	f->drop_api_at = 1;
+	fake_run(f);
+	c = fake_connect(f);
+	CU_ASSERT_EQUAL_FATAL(flume_metadata(c, names, 1, 0, &md), 0);
+	CU_ASSERT_EQUAL(md->topic_count, 1);
+	CU_ASSERT_EQUAL(md->topics[0].partition_count, 3);
+	CU_ASSERT_EQUAL(f->api_seen, 2);
+	CU_ASSERT_EQUAL(f->accepts, 2);
+	flume_metadata_free(md);
+	CU_ASSERT_EQUAL(flume_list_offset(c, "t", 1, FLUME_OFFSET_END, &off), 0);
+	CU_ASSERT_EQUAL(off, 0);
+	flume_close(c);
+	fake_stop(f);
+
+	f = fake_start();
+	f->drop_api = API_CREATE_TOPIC;
+	f->drop_api_at = 1;
+	fake_run(f);
+	c = fake_connect(f);
+	CU_ASSERT_EQUAL(flume_create_topic(c, "new", 2, NULL), -1);
+	CU_ASSERT_EQUAL(f->api_seen, 1);
+	flume_close(c);
+	fake_stop(f);
+}
+
 TEST_SUITE("client", NULL, NULL,
 	{ "fnv1a32 exact values", test_fnv1a },
 	{ "partition for key", test_partition_for_key },
@@ -1149,6 +1198,7 @@ TEST_SUITE("client", NULL, NULL,
 	{ "uptime format", test_uptime },
 	{ "connect refused", test_connect_refused },
 	{ "admin calls", test_admin },
+	{ "idempotent calls resent once", test_call_resend },
 	{ "pipelined produce", test_produce_pipelined },
 	{ "keyed and keyless produce", test_produce_keys },
 	{ "produce retry after disconnect", test_produce_retry },
