@@ -27,6 +27,9 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility; its API is what this marks. */
+#pragma GCC visibility push(default)
+
 #define FLUME_DEFAULT_BROKER	"127.0.0.1:9192"
 #define FLUME_DEFAULT_PORT	9192
 
@@ -373,6 +376,8 @@ void	flume_group_desc_free(struct flume_group_desc *d);
 /* The group's committed offset of topic/partition into *offset (-1: none). */
 int	flume_committed_offset(struct flume_client *c, const char *group,
 	    const char *topic, int32_t partition, int64_t *offset);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }
