@@ -22,6 +22,7 @@ usage(FILE *f)
 	    "       flume-admin [-b host:port] groups\n"
 	    "       flume-admin [-b host:port] group name\n"
 	    "       flume-admin [-b host:port] stats\n"
+	    "       flume-admin -h | --help | -V | --version\n"
 	    "options: --secret-file file (before the command; default "
 	    "$FLUME_SECRET_FILE)\n");
 }
@@ -158,8 +159,10 @@ cmd_stats(struct flume_client *c)
 	if (flume_tool_stats(c, &a, &st) == -1) {
 		fprintf(stderr, "flume-admin: %s\n", flume_errstr(c));
 		rc = 1;
-	} else
+	} else {
+		printf("broker %s\n", flume_broker_version(c));
 		flume_tool_stats_print(stdout, &st);
+	}
 	arena_free(&a);
 	return rc;
 }
@@ -244,7 +247,7 @@ main(int argc, char *argv[])
 	int ch, status;
 
 	/* "+": options stop at the command, which has its own. */
-	while ((ch = getopt_long(argc, argv, "+b:h", flume_tool_longopts,
+	while ((ch = getopt_long(argc, argv, "+b:hV", flume_tool_longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case FLUME_TOOL_OPT_SECRET:
@@ -253,6 +256,9 @@ main(int argc, char *argv[])
 		case 'b':
 			broker = optarg;
 			break;
+		case 'V':
+			flume_tool_version("flume-admin");
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;

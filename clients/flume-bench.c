@@ -102,7 +102,8 @@ usage(FILE *f)
 	    "                   [-b host:port] [-c connections] "
 	    "[-l linger_ms] [-M buffer_bytes]\n"
 	    "                   [-n count] [-P partitions] [-s size] "
-	    "[-W window_bytes]\n");
+	    "[-W window_bytes]\n"
+	    "       flume-bench -h | --help | -V | --version\n");
 }
 
 static void
@@ -579,9 +580,17 @@ main(int argc, char *argv[])
 	b.buffer_bytes = -1;
 	b.window_bytes = E2E_WINDOW_BYTES;
 	b.acks = 1;
-	if (argc < 2 || strcmp(argv[1], "-h") == 0) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+		flume_tool_version("flume-bench");
+		return 0;
 	}
 	b.mode_name = argv[1];
 	if (strcmp(argv[1], "produce") == 0)

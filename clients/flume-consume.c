@@ -29,7 +29,8 @@ usage(FILE *f)
 	    "[--secret-file file]\n"
 	    "       flume-consume [-b host:port] -g group -t topic "
 	    "[-o beginning|end] [-C commit_ms]\n"
-	    "                     [-s session_ms] [-e] [-n count] [-f format]\n");
+	    "                     [-s session_ms] [-e] [-n count] [-f format]\n"
+	    "       flume-consume -h | --help | -V | --version\n");
 }
 
 /* Write out what was rendered; 0 or -1 (stdout failed). */
@@ -176,7 +177,7 @@ main(int argc, char *argv[])
 
 	flume_group_conf_init(&gconf);
 
-	while ((ch = getopt_long(argc, argv, "b:C:ef:g:hn:o:p:s:t:",
+	while ((ch = getopt_long(argc, argv, "b:C:ef:g:hn:o:p:s:t:V",
 	    flume_tool_longopts, NULL)) != -1) {
 		switch (ch) {
 		case FLUME_TOOL_OPT_SECRET:
@@ -214,6 +215,9 @@ main(int argc, char *argv[])
 			}
 			gconf.session_timeout_ms = (int)ll;
 			break;
+		case 'V':
+			flume_tool_version("flume-consume");
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;

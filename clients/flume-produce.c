@@ -99,7 +99,8 @@ usage(FILE *f)
 	fprintf(f, "usage: flume-produce [-b host:port] -t topic [-k key] "
 	    "[-p partition] [-K delim]\n"
 	    "                     [-a 0|1|all] [-v] [--secret-file file] "
-	    "[message ...]\n");
+	    "[message ...]\n"
+	    "       flume-produce -h | --help | -V | --version\n");
 }
 
 static const char *
@@ -213,7 +214,7 @@ main(int argc, char *argv[])
 	int ch, acks = 1, i, rc = 0, status = 0;
 
 	memset(&rs, 0, sizeof(rs));
-	while ((ch = getopt_long(argc, argv, "a:b:hk:K:p:t:v",
+	while ((ch = getopt_long(argc, argv, "a:b:hk:K:p:t:vV",
 	    flume_tool_longopts, NULL)) != -1) {
 		switch (ch) {
 		case FLUME_TOOL_OPT_SECRET:
@@ -229,6 +230,9 @@ main(int argc, char *argv[])
 		case 'b':
 			broker = optarg;
 			break;
+		case 'V':
+			flume_tool_version("flume-produce");
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;

@@ -81,6 +81,10 @@ int	flume_broker_error(const struct flume_client *c);
 const char *flume_strerror(int err);
 /* "host:port" as given (or the default). */
 const char *flume_client_address(const struct flume_client *c);
+/* The broker's name and version from the HANDSHAKE ("flume 0.2.0"). */
+const char *flume_broker_version(const struct flume_client *c);
+/* This library's version ("0.2.0"). */
+const char *flume_version(void);
 /* Times the client re-established its connection. */
 unsigned flume_client_reconnects(const struct flume_client *c);
 /* Bytes written to / read from the broker so far, over every connection. */
@@ -127,7 +131,7 @@ int	flume_list_offset(struct flume_client *c, const char *topic,
 
 struct flume_worker_info {
 	int32_t		 slot;
-	int		 role;		/* 0 worker, 1 writer */
+	int		 role;		/* 0 worker, 1 writer, 2 metrics */
 	int32_t		 pid;
 	int64_t		 uptime_ms;
 	int32_t		 restarts;

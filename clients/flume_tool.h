@@ -13,9 +13,14 @@
 
 #include "clients/flume.h"
 
-/* getopt_long() value of --secret-file; flume_tool_longopts lists it. */
+/*
+ * getopt_long() value of --secret-file.  flume_tool_longopts lists it and
+ * --help ('h') and --version ('V'), which every tool answers.
+ */
 #define FLUME_TOOL_OPT_SECRET	0x100
 extern const struct option flume_tool_longopts[];
+/* Print "prog VERSION" on stdout (-V, --version). */
+void	flume_tool_version(const char *prog);
 /* The secret file: opt (--secret-file) if given, else $FLUME_SECRET_FILE, else NULL. */
 const char *flume_tool_secret_file(const char *opt);
 /*

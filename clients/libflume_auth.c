@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +19,6 @@
 
 #include <sodium.h>
 
-#include "clients/flume_tool.h"
 #include "clients/libflume_int.h"
 #include "proto/msg_auth.h"
 
@@ -170,33 +168,4 @@ fail:
 	sodium_memzero(secret, sizeof(secret));
 	errno = rc;
 	return -1;
-}
-
-/* ---- for the tools ---- */
-
-const struct option flume_tool_longopts[] = {
-	{ "secret-file", required_argument, NULL, FLUME_TOOL_OPT_SECRET },
-	{ NULL, 0, NULL, 0 }
-};
-
-const char *
-flume_tool_secret_file(const char *opt)
-{
-	const char *env;
-
-	if (opt != NULL && *opt != '\0')
-		return opt;
-	if ((env = getenv("FLUME_SECRET_FILE")) != NULL && *env != '\0')
-		return env;
-	return NULL;
-}
-
-struct flume_client *
-flume_tool_connect(const char *broker, const char *secret_opt)
-{
-	struct flume_client_conf conf;
-
-	flume_client_conf_init(&conf);
-	conf.secret_file = flume_tool_secret_file(secret_opt);
-	return flume_connect_conf(broker, &conf);
 }

@@ -27,6 +27,7 @@
 #include "clients/libflume_int.h"
 #include "proto/msg.h"
 #include "proto/msg_auth.h"
+#include "proto/version.h"
 
 /* Largest response frame accepted; only a real frame that big is allocated. */
 #define CLIENT_MAX_RESPONSE	(256u * 1024 * 1024)
@@ -271,6 +272,10 @@ client_handshake(struct flume_client *c)
 		errno = EPROTO;
 		return -1;
 	}
+	/* resp.broker points into s.buf. */
+	snprintf(c->broker_name, sizeof(c->broker_name), "%.*s",
+	    (int)(resp.broker_len < sizeof(c->broker_name) ?
+	    resp.broker_len : sizeof(c->broker_name) - 1), resp.broker);
 	free(s.buf);
 	if (resp.error != ERR_NONE)
 		return client_broker_fail(c, resp.error, "handshake");
@@ -417,6 +422,18 @@ int
 flume_broker_error(const struct flume_client *c)
 {
 	return c->broker_err;
+}
+
+const char *
+flume_broker_version(const struct flume_client *c)
+{
+	return c->broker_name;
+}
+
+const char *
+flume_version(void)
+{
+	return FLUME_VERSION;
 }
 
 const char *

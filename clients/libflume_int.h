@@ -41,6 +41,7 @@ struct flume_client {
 	int		 fd;		/* -1 when disconnected */
 	uint32_t	 next_id;
 	int32_t		 max_frame;	/* from the handshake */
+	char		 broker_name[64]; /* from the handshake, NUL-terminated */
 	struct frame_reader rd;
 	struct wbuf	 out;		/* encoded frames not yet written */
 	size_t		 out_off;	/* first unwritten byte of out */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "clients/flume_tool.h"
+#include "proto/version.h"
 
 const char *
 flume_tool_broker(const char *opt)
@@ -257,4 +258,41 @@ flume_tool_uptime(char *buf, size_t len, int64_t ms)
 		snprintf(buf, len, "%" PRId64 "m%02" PRId64 "s", m, s);
 	else
 		snprintf(buf, len, "%" PRId64 "s", s);
+}
+
+/* ---- connecting, for every tool ---- */
+
+const struct option flume_tool_longopts[] = {
+	{ "secret-file", required_argument, NULL, FLUME_TOOL_OPT_SECRET },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
+
+const char *
+flume_tool_secret_file(const char *opt)
+{
+	const char *env;
+
+	if (opt != NULL && *opt != '\0')
+		return opt;
+	if ((env = getenv("FLUME_SECRET_FILE")) != NULL && *env != '\0')
+		return env;
+	return NULL;
+}
+
+struct flume_client *
+flume_tool_connect(const char *broker, const char *secret_opt)
+{
+	struct flume_client_conf conf;
+
+	flume_client_conf_init(&conf);
+	conf.secret_file = flume_tool_secret_file(secret_opt);
+	return flume_connect_conf(broker, &conf);
+}
+
+void
+flume_tool_version(const char *prog)
+{
+	printf("%s %s\n", prog, FLUME_VERSION);
 }

@@ -15,6 +15,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -38,6 +39,7 @@
 #include "master/metrics.h"
 #include "master/recovery.h"
 #include "master/supervisor.h"
+#include "proto/version.h"
 #include "worker/auth.h"
 
 #define DEFAULT_CONFIG	"flume.conf"
@@ -47,11 +49,18 @@
 #define LOCK_ALIVE_MS	300
 
 static void __attribute__((noreturn))
-usage(void)
+usage(FILE *f, int status)
 {
-	fprintf(stderr, "usage: flume-master [-dnv] [-c file]\n");
-	exit(1);
+	fprintf(f, "usage: flume-master [-dnv] [-c file]\n"
+	    "       flume-master -h | --help | -V | --version\n");
+	exit(status);
 }
+
+static const struct option longopts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 die(const char *fmt, ...)
@@ -249,7 +258,7 @@ main(int argc, char *argv[], char *envp[])
 	int		 status, unlink_ok = 0;
 
 	setproctitle_init(argc, argv, envp);
-	while ((ch = getopt(argc, argv, "c:dnv")) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:dhnvV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			path = optarg;
@@ -263,12 +272,17 @@ main(int argc, char *argv[], char *envp[])
 		case 'v':
 			verbose = 1;
 			break;
+		case 'h':
+			usage(stdout, 0);
+		case 'V':
+			printf("flume-master %s\n", FLUME_VERSION);
+			exit(0);
 		default:
-			usage();
+			usage(stderr, 1);
 		}
 	}
 	if (optind != argc)
-		usage();
+		usage(stderr, 1);
 
 	if (config_load(&conf, path, err, sizeof(err)) == -1) {
 		fprintf(stderr, "%s\n", err);

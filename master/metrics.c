@@ -38,6 +38,7 @@
 #include "master/live.h"
 #include "master/log.h"
 #include "master/metrics.h"
+#include "proto/version.h"
 #include "shm/stats.h"
 
 #define METRICS_CONN_LIMIT	64
@@ -159,6 +160,9 @@ metrics_render(const struct stats_resp *st, struct wbuf *wb)
 	int64_t cum = 0;
 	int32_t i;
 
+	out_head(wb, "flume_build_info", "gauge",
+	    "Always 1; the label names the broker's version.");
+	out_printf(wb, "flume_build_info{version=\"%s\"} 1\n", FLUME_VERSION);
 	out_parts(wb, st, "flume_partition_messages_in_total", "counter",
 	    "Records appended to the partition.", PF(msgs_in), 0);
 	out_parts(wb, st, "flume_partition_bytes_in_total", "counter",

@@ -41,9 +41,9 @@
 #include "worker/produce_dedup.h"
 #include "worker/stats.h"
 #include "shm/stats.h"
+#include "proto/version.h"
 
 #define PRODUCE_DEFAULT_TIMEOUT	30000	/* ms, when the request gives none */
-#define BROKER_NAME		"flume"
 
 /* Per-partition state of a PRODUCE being executed. */
 struct produce_st {
@@ -243,8 +243,8 @@ exec_handshake(struct worker *w, struct conn *c, struct req *r)
 	s->version = FLUME_PROTOCOL_VERSION;
 	s->max_frame = (int32_t)(w->conf->max_request_bytes > INT32_MAX ?
 	    INT32_MAX : w->conf->max_request_bytes);
-	s->broker = BROKER_NAME;
-	s->broker_len = sizeof(BROKER_NAME) - 1;
+	s->broker = FLUME_BROKER_NAME;
+	s->broker_len = sizeof(FLUME_BROKER_NAME) - 1;
 	r->st = s;
 	req_done(r, ERR_NONE);
 }
@@ -950,7 +950,7 @@ emit_error(struct worker *w, struct conn *c, struct req *r)
 	case API_HANDSHAKE:
 		wbuf_i16(wb, FLUME_PROTOCOL_VERSION);
 		wbuf_i32(wb, (int32_t)w->conf->max_request_bytes);
-		wbuf_str(wb, BROKER_NAME, sizeof(BROKER_NAME) - 1);
+		wbuf_str(wb, FLUME_BROKER_NAME, sizeof(FLUME_BROKER_NAME) - 1);
 		break;
 	case API_CREATE_TOPIC:
 		wbuf_i32(wb, 0);

@@ -89,10 +89,8 @@ count_member(const char *line, void *arg)
 
 	if (strcmp(line, "libflume_tool.o") == 0 ||
 	    strcmp(line, "libflume_stats.o") == 0 ||
-	    strcmp(line, "bench_stats.o") == 0) {
-		fprintf(stderr, "tool helper: %s\n", line);
+	    strcmp(line, "bench_stats.o") == 0)
 		(*tool)++;
-	}
 }
 
 static void

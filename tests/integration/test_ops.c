@@ -22,6 +22,7 @@
 
 #include "proto/frame.h"
 #include "proto/msg.h"
+#include "proto/version.h"
 #include "proto/wire.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
@@ -261,6 +262,7 @@ test_metrics_scrape(void)
 	CU_ASSERT_EQUAL(series(body, "flume_fsync_errors_total"), 0);
 	CU_ASSERT_EQUAL(series(body, "flume_partition_durable_offset"
 	    "{topic=\"m\",partition=\"0\"}"), 5);
+	CU_ASSERT_EQUAL(series(body, "flume_build_info{version=\"" FLUME_VERSION "\"}"), 1);
 	CU_ASSERT_EQUAL(series(body, "flume_child_up{slot=\"2\",role=\"writer\"}"), 1);
 	CU_ASSERT_EQUAL(series(body, "flume_child_up{slot=\"3\",role=\"metrics\"}"), 1);
 	CU_ASSERT_EQUAL(series(body, "flume_child_restarts_total{slot=\"0\",role=\"worker\"}"), 0);
@@ -321,6 +323,8 @@ test_admin_stats(void)
 
 	CU_ASSERT_EQUAL_FATAL(run_tool(&d, NULL, &out, 10000, argv), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_EQUAL(strncmp(out, "broker " FLUME_BROKER_NAME "\n",
+	    strlen("broker " FLUME_BROKER_NAME "\n")), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "PARTITIONS\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nPROCESSES\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nFSYNC\ncount "));

@@ -36,6 +36,7 @@
 #include "proto/frame.h"
 #include "proto/msg.h"
 #include "proto/wire.h"
+#include "proto/version.h"
 #include "shm/shm.h"
 #include "tests/harness.h"
 
@@ -475,7 +476,8 @@ test_handshake(void)
 	CU_ASSERT_EQUAL(r.error, ERR_NONE);
 	CU_ASSERT_EQUAL(r.version, FLUME_PROTOCOL_VERSION);
 	CU_ASSERT_EQUAL(r.max_frame, (int32_t)conf.max_request_bytes);
-	CU_ASSERT(r.broker_len == 5 && memcmp(r.broker, "flume", 5) == 0);
+	CU_ASSERT(r.broker_len == strlen(FLUME_BROKER_NAME) &&
+	    memcmp(r.broker, FLUME_BROKER_NAME, r.broker_len) == 0);
 
 	q.version = 0;
 	msg_encode_handshake_req(req_begin(&cl, API_HANDSHAKE, 2), &q);
