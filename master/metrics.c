@@ -106,111 +106,177 @@ role_name(int role)
 	}
 }
 
-/* One series per partition: the field at offset off of struct stats_partition. */
-static void
-out_parts(struct wbuf *wb, const struct stats_resp *st, const char *name,
-    const char *type, const char *help, size_t off, int is32)
-{
-	const struct stats_partition *p;
-	int64_t v;
-	int32_t i, v32;
+/*
+ * The series, as tables: a row names a metric and the field of the
+ * snapshot (struct stats_resp, proto/msg.h) it shows.  Adding a metric is
+ * adding a row.
+ */
+enum field_width { F64, F32 };
 
-	out_head(wb, name, type, help);
-	for (i = 0; i < st->nparts; i++) {
-		p = &st->parts[i];
-		if (is32) {
-			memcpy(&v32, (const char *)p + off, sizeof(v32));
-			v = v32;
-		} else
-			memcpy(&v, (const char *)p + off, sizeof(v));
-		out_printf(wb, "%s{topic=\"", name);
-		out_label(wb, p->topic, p->topic_len);
-		out_printf(wb, "\",partition=\"%d\"} %lld\n", (int)p->partition,
-		    (long long)v);
-	}
-}
-
-/* One series per child slot of a role (-1: all): field at off of stats_child. */
-static void
-out_children(struct wbuf *wb, const struct stats_resp *st, const char *name,
-    const char *type, const char *help, int role, size_t off)
-{
-	const struct stats_child *c;
-	int64_t v;
-	int32_t i;
-
-	out_head(wb, name, type, help);
-	for (i = 0; i < st->nchildren; i++) {
-		c = &st->children[i];
-		if (role >= 0 && c->role != role)
-			continue;
-		memcpy(&v, (const char *)c + off, sizeof(v));
-		out_printf(wb, "%s{slot=\"%d\",role=\"%s\"} %lld\n", name,
-		    (int)c->slot, role_name(c->role), (long long)v);
-	}
-}
+struct series {
+	const char	*name;
+	const char	*type;		/* "counter" or "gauge" */
+	const char	*help;
+	size_t		 off;		/* of the field in its struct */
+	enum field_width width;
+};
 
 #define PF(f)	offsetof(struct stats_partition, f)
 #define CFO(f)	offsetof(struct stats_child, f)
+#define GFO(f)	offsetof(struct stats_lag, f)
+
+static const struct series partition_series[] = {
+	{ "flume_partition_messages_in_total", "counter",
+	    "Records appended to the partition.", PF(msgs_in), F64 },
+	{ "flume_partition_bytes_in_total", "counter",
+	    "Record batch bytes appended to the partition.", PF(bytes_in), F64 },
+	{ "flume_partition_messages_out_total", "counter",
+	    "Records sent to consumers by FETCH.", PF(msgs_out), F64 },
+	{ "flume_partition_bytes_out_total", "counter",
+	    "Record batch bytes sent to consumers by FETCH.", PF(bytes_out), F64 },
+	{ "flume_partition_log_start_offset", "gauge",
+	    "First offset kept on disk.", PF(log_start), F64 },
+	{ "flume_partition_log_end_offset", "gauge",
+	    "Next offset to assign (everything acknowledged).", PF(log_end), F64 },
+	{ "flume_partition_visible_offset", "gauge",
+	    "Offsets below this are in the log files.", PF(visible), F64 },
+	{ "flume_partition_durable_offset", "gauge",
+	    "Offsets below this are fdatasync'ed.", PF(durable), F64 },
+	{ "flume_partition_ring_used_bytes", "gauge",
+	    "Bytes waiting in the partition's ring for the writer.",
+	    PF(ring_used), F64 },
+	{ "flume_partition_ring_size_bytes", "gauge",
+	    "Size of the partition's ring.", PF(ring_size), F64 },
+	{ "flume_partition_segments", "gauge",
+	    "Segment files of the partition's log.", PF(segments), F32 },
+	{ "flume_partition_log_bytes", "gauge",
+	    "Bytes of all segment files of the partition.", PF(log_bytes), F64 },
+};
+
+static const struct series group_series[] = {
+	{ "flume_group_committed_offset", "gauge",
+	    "Offset committed by a consumer group.", GFO(committed), F64 },
+	{ "flume_group_lag", "gauge",
+	    "Log end offset minus the group's committed offset.", GFO(lag), F64 },
+};
+
+/* Every child slot. */
+static const struct series child_series[] = {
+	{ "flume_child_restarts_total", "counter",
+	    "Times the master respawned the slot's child.", CFO(restarts), F32 },
+};
+
+/* Worker slots only. */
+static const struct series worker_series[] = {
+	{ "flume_worker_connections", "gauge",
+	    "Client connections open now.", CFO(connections), F64 },
+	{ "flume_worker_connections_accepted_total", "counter",
+	    "Client connections accepted.", CFO(accepted), F64 },
+	{ "flume_worker_connections_rejected_total", "counter",
+	    "Connections closed at accept because of max_connections.",
+	    CFO(rejected_conns), F64 },
+	{ "flume_worker_protocol_errors_total", "counter",
+	    "Connections closed for a malformed frame.", CFO(protocol_errors), F64 },
+	{ "flume_worker_requests_total", "counter",
+	    "Requests received.", CFO(requests), F64 },
+	{ "flume_worker_bytes_in_total", "counter",
+	    "Bytes read from clients.", CFO(bytes_in), F64 },
+	{ "flume_worker_bytes_out_total", "counter",
+	    "Bytes written to clients.", CFO(bytes_out), F64 },
+};
+
+#define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* The field a row names, in the struct at base. */
+static long long
+field(const void *base, const struct series *m)
+{
+	int64_t v;
+	int32_t v32;
+
+	if (m->width == F32) {
+		memcpy(&v32, (const char *)base + m->off, sizeof(v32));
+		return v32;
+	}
+	memcpy(&v, (const char *)base + m->off, sizeof(v));
+	return v;
+}
+
+static void
+out_partitions(struct wbuf *wb, const struct stats_resp *st)
+{
+	const struct stats_partition *p;
+	size_t k;
+	int32_t i;
+
+	for (k = 0; k < NELEM(partition_series); k++) {
+		out_head(wb, partition_series[k].name, partition_series[k].type,
+		    partition_series[k].help);
+		for (i = 0; i < st->nparts; i++) {
+			p = &st->parts[i];
+			out_printf(wb, "%s{topic=\"", partition_series[k].name);
+			out_label(wb, p->topic, p->topic_len);
+			out_printf(wb, "\",partition=\"%d\"} %lld\n",
+			    (int)p->partition, field(p, &partition_series[k]));
+		}
+	}
+}
+
+static void
+out_groups(struct wbuf *wb, const struct stats_resp *st)
+{
+	const struct stats_lag *l;
+	size_t k;
+	int32_t i;
+
+	for (k = 0; k < NELEM(group_series); k++) {
+		out_head(wb, group_series[k].name, group_series[k].type,
+		    group_series[k].help);
+		for (i = 0; i < st->nlags; i++) {
+			l = &st->lags[i];
+			out_printf(wb, "%s{group=\"", group_series[k].name);
+			out_label(wb, l->group, l->group_len);
+			out_printf(wb, "\",topic=\"");
+			out_label(wb, l->topic, l->topic_len);
+			out_printf(wb, "\",partition=\"%d\"} %lld\n",
+			    (int)l->partition, field(l, &group_series[k]));
+		}
+	}
+}
+
+/* The rows of tab for the children of role (-1: every child). */
+static void
+out_children(struct wbuf *wb, const struct stats_resp *st,
+    const struct series *tab, size_t n, int role)
+{
+	const struct stats_child *c;
+	size_t k;
+	int32_t i;
+
+	for (k = 0; k < n; k++) {
+		out_head(wb, tab[k].name, tab[k].type, tab[k].help);
+		for (i = 0; i < st->nchildren; i++) {
+			c = &st->children[i];
+			if (role >= 0 && c->role != role)
+				continue;
+			out_printf(wb, "%s{slot=\"%d\",role=\"%s\"} %lld\n",
+			    tab[k].name, (int)c->slot, role_name(c->role),
+			    field(c, &tab[k]));
+		}
+	}
+}
 
 void
 metrics_render(const struct stats_resp *st, struct wbuf *wb)
 {
-	const struct stats_lag *l;
 	int64_t cum = 0;
 	int32_t i;
 
 	out_head(wb, "flume_build_info", "gauge",
 	    "Always 1; the label names the broker's version.");
 	out_printf(wb, "flume_build_info{version=\"%s\"} 1\n", FLUME_VERSION);
-	out_parts(wb, st, "flume_partition_messages_in_total", "counter",
-	    "Records appended to the partition.", PF(msgs_in), 0);
-	out_parts(wb, st, "flume_partition_bytes_in_total", "counter",
-	    "Record batch bytes appended to the partition.", PF(bytes_in), 0);
-	out_parts(wb, st, "flume_partition_messages_out_total", "counter",
-	    "Records sent to consumers by FETCH.", PF(msgs_out), 0);
-	out_parts(wb, st, "flume_partition_bytes_out_total", "counter",
-	    "Record batch bytes sent to consumers by FETCH.", PF(bytes_out), 0);
-	out_parts(wb, st, "flume_partition_log_start_offset", "gauge",
-	    "First offset kept on disk.", PF(log_start), 0);
-	out_parts(wb, st, "flume_partition_log_end_offset", "gauge",
-	    "Next offset to assign (everything acknowledged).", PF(log_end), 0);
-	out_parts(wb, st, "flume_partition_visible_offset", "gauge",
-	    "Offsets below this are in the log files.", PF(visible), 0);
-	out_parts(wb, st, "flume_partition_durable_offset", "gauge",
-	    "Offsets below this are fdatasync'ed.", PF(durable), 0);
-	out_parts(wb, st, "flume_partition_ring_used_bytes", "gauge",
-	    "Bytes waiting in the partition's ring for the writer.",
-	    PF(ring_used), 0);
-	out_parts(wb, st, "flume_partition_ring_size_bytes", "gauge",
-	    "Size of the partition's ring.", PF(ring_size), 0);
-	out_parts(wb, st, "flume_partition_segments", "gauge",
-	    "Segment files of the partition's log.", PF(segments), 1);
-	out_parts(wb, st, "flume_partition_log_bytes", "gauge",
-	    "Bytes of all segment files of the partition.", PF(log_bytes), 0);
-
-	out_head(wb, "flume_group_committed_offset", "gauge",
-	    "Offset committed by a consumer group.");
-	for (i = 0; i < st->nlags; i++) {
-		l = &st->lags[i];
-		wbuf_raw(wb, "flume_group_committed_offset{group=\"", 36);
-		out_label(wb, l->group, l->group_len);
-		wbuf_raw(wb, "\",topic=\"", 9);
-		out_label(wb, l->topic, l->topic_len);
-		out_printf(wb, "\",partition=\"%d\"} %lld\n", (int)l->partition,
-		    (long long)l->committed);
-	}
-	out_head(wb, "flume_group_lag", "gauge",
-	    "Log end offset minus the group's committed offset.");
-	for (i = 0; i < st->nlags; i++) {
-		l = &st->lags[i];
-		wbuf_raw(wb, "flume_group_lag{group=\"", 23);
-		out_label(wb, l->group, l->group_len);
-		wbuf_raw(wb, "\",topic=\"", 9);
-		out_label(wb, l->topic, l->topic_len);
-		out_printf(wb, "\",partition=\"%d\"} %lld\n", (int)l->partition,
-		    (long long)l->lag);
-	}
+	out_partitions(wb, st);
+	out_groups(wb, st);
 
 	out_head(wb, "flume_child_up", "gauge",
 	    "1 while the child process of the slot is running.");
@@ -218,28 +284,8 @@ metrics_render(const struct stats_resp *st, struct wbuf *wb)
 		out_printf(wb, "flume_child_up{slot=\"%d\",role=\"%s\"} %d\n",
 		    (int)st->children[i].slot, role_name(st->children[i].role),
 		    st->children[i].pid > 0 ? 1 : 0);
-	out_head(wb, "flume_child_restarts_total", "counter",
-	    "Times the master respawned the slot's child.");
-	for (i = 0; i < st->nchildren; i++)
-		out_printf(wb, "flume_child_restarts_total{slot=\"%d\",role=\"%s\"} %d\n",
-		    (int)st->children[i].slot, role_name(st->children[i].role),
-		    (int)st->children[i].restarts);
-	out_children(wb, st, "flume_worker_connections", "gauge",
-	    "Client connections open now.", ROLE_WORKER, CFO(connections));
-	out_children(wb, st, "flume_worker_connections_accepted_total", "counter",
-	    "Client connections accepted.", ROLE_WORKER, CFO(accepted));
-	out_children(wb, st, "flume_worker_connections_rejected_total", "counter",
-	    "Connections closed at accept because of max_connections.",
-	    ROLE_WORKER, CFO(rejected_conns));
-	out_children(wb, st, "flume_worker_protocol_errors_total", "counter",
-	    "Connections closed for a malformed frame.", ROLE_WORKER,
-	    CFO(protocol_errors));
-	out_children(wb, st, "flume_worker_requests_total", "counter",
-	    "Requests received.", ROLE_WORKER, CFO(requests));
-	out_children(wb, st, "flume_worker_bytes_in_total", "counter",
-	    "Bytes read from clients.", ROLE_WORKER, CFO(bytes_in));
-	out_children(wb, st, "flume_worker_bytes_out_total", "counter",
-	    "Bytes written to clients.", ROLE_WORKER, CFO(bytes_out));
+	out_children(wb, st, child_series, NELEM(child_series), -1);
+	out_children(wb, st, worker_series, NELEM(worker_series), ROLE_WORKER);
 
 	out_head(wb, "flume_request_errors_total", "counter",
 	    "Answers (or per-partition results) carrying an error code.");
