@@ -11,6 +11,7 @@
 #include "clients/flume.h"
 #include "clients/flume_stats.h"
 #include "clients/flume_tool.h"
+#include "proto/role.h"
 
 static void
 usage(FILE *f)
@@ -139,8 +140,7 @@ cmd_workers(struct flume_client *c)
 	for (i = 0; i < n; i++) {
 		flume_tool_uptime(up, sizeof(up), w[i].uptime_ms);
 		printf("%-4d %-7s %8d %12s %8d\n", (int)w[i].slot,
-		    w[i].role == 1 ? "writer" : w[i].role == 2 ? "metrics" :
-		    "worker", (int)w[i].pid, up,
+		    role_name(w[i].role), (int)w[i].pid, up,
 		    (int)w[i].restarts);
 	}
 	free(w);

@@ -8,6 +8,7 @@
 
 #include "clients/flume_stats.h"
 #include "clients/libflume_int.h"
+#include "proto/role.h"
 
 int
 flume_tool_stats(struct flume_client *c, struct arena *a, struct stats_resp *out)
@@ -32,19 +33,6 @@ flume_tool_stats(struct flume_client *c, struct arena *a, struct stats_resp *out
 done:
 	free(s.buf);
 	return rc;
-}
-
-static const char *
-stats_role(int role)
-{
-	switch (role) {
-	case 1:
-		return "writer";
-	case 2:
-		return "metrics";
-	default:
-		return "worker";
-	}
 }
 
 void
@@ -77,7 +65,7 @@ flume_tool_stats_print(FILE *f, const struct stats_resp *st)
 	for (i = 0; i < st->nchildren; i++) {
 		c = &st->children[i];
 		fprintf(f, "%-4d %-7s %8d %8d %6lld %10lld %8lld %8lld %12lld %14lld %14lld\n",
-		    (int)c->slot, stats_role(c->role), (int)c->pid,
+		    (int)c->slot, role_name(c->role), (int)c->pid,
 		    (int)c->restarts, (long long)c->connections,
 		    (long long)c->accepted, (long long)c->rejected_conns,
 		    (long long)c->protocol_errors,

@@ -27,7 +27,7 @@
 #include <bsd/string.h>
 
 #include "master/config.h"
-#include "master/log.h"
+#include "common/log.h"
 #include "store/topic.h"
 
 #define KB		1024LL
@@ -58,65 +58,68 @@ struct conf_key {
 	size_t		 off;		/* field in struct config */
 	size_t		 width;		/* its size (numbers: 4 or 8) */
 	long		 topic_off;	/* field in struct topic_config, or -1 */
+	int		 reload;	/* a SIGHUP may change it (numbers only) */
 };
 
 #define CF(f)		offsetof(struct config, f), sizeof(((struct config *)0)->f)
 #define TF(f)		(long)offsetof(struct topic_config, f)
 #define NOTOPIC		-1L
+#define RELOAD		1	/* the reload column: a SIGHUP applies it */
+#define RESTART		0	/* ... or names it as needing a restart */
 
 static const struct conf_key conf_keys[] = {
-	{ "listen", CT_LISTEN, 0, 0, 0, "127.0.0.1:9192", CF(listen), NOTOPIC },
-	{ "data_dir", CT_STRING, 0, 0, 0, "./data", CF(data_dir), NOTOPIC },
-	{ "workers", CT_INT, 1, 64, 0, NULL, CF(workers), NOTOPIC },
-	{ "partitions", CT_INT, 1, 1024, 0, "3", CF(partitions), TF(partitions) },
-	{ "ring_size", CT_SIZE, 64 * KB, GB, 0, "8M", CF(ring_size), NOTOPIC },
+	{ "listen", CT_LISTEN, 0, 0, 0, "127.0.0.1:9192", CF(listen), NOTOPIC, RESTART },
+	{ "data_dir", CT_STRING, 0, 0, 0, "./data", CF(data_dir), NOTOPIC, RESTART },
+	{ "workers", CT_INT, 1, 64, 0, NULL, CF(workers), NOTOPIC, RESTART },
+	{ "partitions", CT_INT, 1, 1024, 0, "3", CF(partitions), TF(partitions), RESTART },
+	{ "ring_size", CT_SIZE, 64 * KB, GB, 0, "8M", CF(ring_size), NOTOPIC, RESTART },
 	{ "segment_bytes", CT_SIZE, 4 * KB, 4 * GB, 0, "1G",
-	    CF(log.segment_bytes), TF(log.segment_bytes) },
+	    CF(log.segment_bytes), TF(log.segment_bytes), RESTART },
 	{ "index_interval_bytes", CT_SIZE, 1, GB, 0, "4K",
-	    CF(log.index_interval_bytes), TF(log.index_interval_bytes) },
+	    CF(log.index_interval_bytes), TF(log.index_interval_bytes), RESTART },
 	{ "retention_bytes", CT_SIZE, 0, 1024 * TB, 1, "-1",
-	    CF(log.retention_bytes), TF(log.retention_bytes) },
+	    CF(log.retention_bytes), TF(log.retention_bytes), RELOAD },
 	{ "retention_ms", CT_DURATION, 0, 36500 * DAY, 1, "7d",
-	    CF(log.retention_ms), TF(log.retention_ms) },
+	    CF(log.retention_ms), TF(log.retention_ms), RELOAD },
 	{ "flush_interval_ms", CT_DURATION, 0, DAY, 1, "1s",
-	    CF(flush_interval_ms), NOTOPIC },
+	    CF(flush_interval_ms), NOTOPIC, RELOAD },
 	{ "flush_messages", CT_INT, 1, INT32_MAX, 1, "-1",
-	    CF(flush_messages), NOTOPIC },
+	    CF(flush_messages), NOTOPIC, RELOAD },
 	{ "max_message_bytes", CT_SIZE, 64, GB, 0, "1M",
-	    CF(max_message_bytes), NOTOPIC },
+	    CF(max_message_bytes), NOTOPIC, RELOAD },
 	{ "max_request_bytes", CT_SIZE, 4 * KB, 2 * GB, 0, "17M",
-	    CF(max_request_bytes), NOTOPIC },
+	    CF(max_request_bytes), NOTOPIC, RESTART },
 	{ "auto_create_topics", CT_BOOL, 0, 1, 0, "yes",
-	    CF(auto_create_topics), NOTOPIC },
-	{ "max_topics", CT_INT, 1, 65536, 0, "1024", CF(max_topics), NOTOPIC },
+	    CF(auto_create_topics), NOTOPIC, RELOAD },
+	{ "max_topics", CT_INT, 1, 65536, 0, "1024", CF(max_topics), NOTOPIC, RESTART },
 	{ "max_partitions", CT_INT, 1, 1048576, 0, "256",
-	    CF(max_partitions), NOTOPIC },
+	    CF(max_partitions), NOTOPIC, RESTART },
 	{ "max_connections", CT_INT, 1, 1048576, 0, "1024",
-	    CF(max_connections), NOTOPIC },
+	    CF(max_connections), NOTOPIC, RELOAD },
 	{ "max_connections_total", CT_INT, 1, 1048576, 0, "4096",
-	    CF(max_connections_total), NOTOPIC },
+	    CF(max_connections_total), NOTOPIC, RESTART },
 	{ "max_inflight_per_connection", CT_INT, 1, 65536, 0, "256",
-	    CF(max_inflight_per_connection), NOTOPIC },
+	    CF(max_inflight_per_connection), NOTOPIC, RESTART },
 	{ "max_buffered_bytes", CT_SIZE, 4 * KB, GB, 0, "4M",
-	    CF(max_buffered_bytes), NOTOPIC },
-	{ "auth_file", CT_STRING, 0, 0, 0, NULL, CF(auth_file), NOTOPIC },
+	    CF(max_buffered_bytes), NOTOPIC, RESTART },
+	{ "auth_file", CT_STRING, 0, 0, 0, NULL, CF(auth_file), NOTOPIC, RESTART },
 	{ "idle_timeout_ms", CT_DURATION, 0, 36500 * DAY, 0, "10m",
-	    CF(idle_timeout_ms), NOTOPIC },
+	    CF(idle_timeout_ms), NOTOPIC, RELOAD },
 	{ "request_timeout_ms", CT_DURATION, 1, DAY, 0, "30s",
-	    CF(request_timeout_ms), NOTOPIC },
+	    CF(request_timeout_ms), NOTOPIC, RELOAD },
 	{ "retention_check_ms", CT_DURATION, 1, DAY, 0, "30s",
-	    CF(retention_check_ms), NOTOPIC },
-	{ "max_groups", CT_INT, 1, 65536, 0, "64", CF(max_groups), NOTOPIC },
+	    CF(retention_check_ms), NOTOPIC, RELOAD },
+	{ "max_groups", CT_INT, 1, 65536, 0, "64", CF(max_groups), NOTOPIC, RESTART },
 	{ "max_group_members", CT_INT, 1, 1024, 0, "64",
-	    CF(max_group_members), NOTOPIC },
+	    CF(max_group_members), NOTOPIC, RESTART },
 	{ "group_min_session_timeout_ms", CT_DURATION, 100, HOUR, 0, "1s",
-	    CF(group_min_session_timeout_ms), NOTOPIC },
+	    CF(group_min_session_timeout_ms), NOTOPIC, RESTART },
 	{ "group_max_session_timeout_ms", CT_DURATION, 100, HOUR, 0, "5m",
-	    CF(group_max_session_timeout_ms), NOTOPIC },
+	    CF(group_max_session_timeout_ms), NOTOPIC, RESTART },
 	{ "group_rebalance_timeout_ms", CT_DURATION, 100, HOUR, 0, "30s",
-	    CF(group_rebalance_timeout_ms), NOTOPIC },
-	{ "log_level", CT_LOGLEVEL, 0, 0, 0, "info", CF(log_level), NOTOPIC },
-	{ "metrics_listen", CT_LISTEN, 0, 0, 0, NULL, CF(metrics_listen), NOTOPIC },
+	    CF(group_rebalance_timeout_ms), NOTOPIC, RESTART },
+	{ "log_level", CT_LOGLEVEL, 0, 0, 0, "info", CF(log_level), NOTOPIC, RELOAD },
+	{ "metrics_listen", CT_LISTEN, 0, 0, 0, NULL, CF(metrics_listen), NOTOPIC, RESTART },
 };
 #define NKEYS	(sizeof(conf_keys) / sizeof(conf_keys[0]))
 
@@ -555,19 +558,6 @@ trim(char *s)
 	return s;
 }
 
-static struct topic_config *
-conf_topic_find(const struct config *c, const char *name)
-{
-	size_t	i;
-
-	if (name == NULL)
-		return NULL;
-	for (i = 0; i < c->ntopics; i++)
-		if (strcmp(c->topics[i].name, name) == 0)
-			return &c->topics[i];
-	return NULL;
-}
-
 /* "[topic NAME]": start a section whose log settings begin as the globals. */
 static int
 conf_section(struct conf_parse *p, struct config *c, char *line, const int *lines)
@@ -821,9 +811,9 @@ config_diff(const struct config *a, const struct config *b,
 	/* Sections: compare by name, so reordering them is no change. */
 	for (i = 0; i < a->ntopics + b->ntopics; i++) {
 		ta = i < a->ntopics ? &a->topics[i] : NULL;
-		tb = i < a->ntopics ? conf_topic_find(b, ta->name) :
+		tb = i < a->ntopics ? config_topic(b, ta->name) :
 		    &b->topics[i - a->ntopics];
-		if (ta == NULL && conf_topic_find(a, tb->name) != NULL)
+		if (ta == NULL && config_topic(a, tb->name) != NULL)
 			continue;	/* present in both: seen from a's side */
 		if (ta != NULL && tb != NULL &&
 		    ta->partitions == tb->partitions &&
@@ -840,20 +830,55 @@ config_diff(const struct config *a, const struct config *b,
 	return n;
 }
 
-int32_t
-config_topic_partitions(const struct config *c, const char *name)
-{
-	const struct topic_config	*t = conf_topic_find(c, name);
-
-	if (t != NULL && t->partitions > 0)
-		return t->partitions;
-	return c->partitions;
-}
-
 void
 config_topic_log(const struct config *c, const char *name, struct plog_config *out)
 {
-	const struct topic_config	*t = conf_topic_find(c, name);
+	const struct topic_config	*t = config_topic(c, name);
+	const struct log_settings	*l = t != NULL ? &t->log : &c->log;
 
-	*out = t != NULL ? t->log : c->log;
+	out->segment_bytes = l->segment_bytes;
+	out->index_interval_bytes = l->index_interval_bytes;
+	out->retention_bytes = l->retention_bytes;
+	out->retention_ms = l->retention_ms;
+}
+
+int
+config_key_reloadable(const char *key)
+{
+	size_t	i;
+
+	for (i = 0; i < NKEYS; i++)
+		if (strcmp(conf_keys[i].name, key) == 0)
+			return conf_keys[i].reload;
+	return 0;
+}
+
+size_t
+config_reloadable(struct config_field *out, size_t max)
+{
+	size_t	i, n = 0;
+
+	for (i = 0; i < NKEYS; i++) {
+		if (!conf_keys[i].reload)
+			continue;
+		if (n < max) {
+			out[n].name = conf_keys[i].name;
+			out[n].off = conf_keys[i].off;
+			out[n].width = conf_keys[i].width;
+		}
+		n++;
+	}
+	return n;
+}
+
+void
+config_copy_reloadable(struct config *dst, const struct config *src)
+{
+	size_t	i;
+
+	for (i = 0; i < NKEYS; i++)
+		if (conf_keys[i].reload)
+			memcpy((char *)dst + conf_keys[i].off,
+			    (const char *)src + conf_keys[i].off,
+			    conf_keys[i].width);
 }

@@ -8,56 +8,11 @@
 #ifndef FLUME_MASTER_CONFIG_H
 #define FLUME_MASTER_CONFIG_H
 
-#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proto/msg.h"
+#include "common/config.h"
 #include "store/plog.h"
-
-struct topic_config {
-	char		 name[TOPIC_NAME_MAX + 1];
-	int32_t		 partitions;		/* 0 = the global default */
-	struct plog_config log;			/* filled with the effective values */
-};
-
-struct config {
-	char		 path[PATH_MAX];	/* the file it was read from */
-	char		 listen[300];		/* "host:port" as written */
-	char		 listen_host[256];
-	char		 listen_port[16];
-	char		 data_dir[PATH_MAX];
-	int		 workers;		/* default: number of CPUs */
-	int32_t		 partitions;		/* for auto-created topics */
-	uint64_t	 ring_size;
-	struct plog_config log;			/* segment, index, retention defaults */
-	int64_t		 flush_interval_ms;	/* fdatasync at least this often; -1 never */
-	int64_t		 flush_messages;	/* ... or after this many messages; -1 never */
-	uint32_t	 max_message_bytes;	/* largest record batch accepted */
-	uint32_t	 max_request_bytes;	/* largest frame accepted */
-	int		 auto_create_topics;
-	uint32_t	 max_topics;
-	uint32_t	 max_partitions;
-	uint32_t	 max_connections;	/* per worker */
-	uint32_t	 max_connections_total;	/* over all workers */
-	uint32_t	 max_inflight_per_connection; /* requests queued per connection */
-	uint64_t	 max_buffered_bytes;	/* output held per connection before reading stops */
-	char		 auth_file[PATH_MAX];	/* user:secret:permissions lines; "" = no auth */
-	int64_t		 idle_timeout_ms;	/* drop a connection silent this long; 0 never */
-	int64_t		 request_timeout_ms;	/* a half-sent frame older than this is dropped */
-	int64_t		 retention_check_ms;	/* how often the writer applies retention */
-	uint32_t	 max_groups;		/* consumer groups in shared memory */
-	uint32_t	 max_group_members;	/* members per group */
-	int64_t		 group_min_session_timeout_ms;	/* bounds of a member's session */
-	int64_t		 group_max_session_timeout_ms;
-	int64_t		 group_rebalance_timeout_ms;	/* wait this long for members to rejoin */
-	int		 log_level;
-	char		 metrics_listen[300];	/* "host:port" of /metrics; "" = off */
-	char		 metrics_host[256];
-	char		 metrics_port[16];
-	struct topic_config *topics;		/* [topic NAME] sections */
-	size_t		 ntopics;
-};
 
 /* Defaults for everything; data_dir "./data", listen 127.0.0.1:9192. */
 void	config_defaults(struct config *c);
@@ -74,8 +29,24 @@ void	config_free(struct config *c);
  */
 int	config_diff(const struct config *a, const struct config *b,
 	    void (*fn)(const char *key, void *arg), void *arg);
-/* Effective settings for a topic (its section, else the defaults). */
-int32_t	config_topic_partitions(const struct config *c, const char *name);
+/*
+ * The reload column of the key table: the settings a SIGHUP may change
+ * without a restart, and where each lives in struct config (numbers
+ * only, so width is 4 or 8).  master/live.c copies and publishes by it.
+ */
+struct config_field {
+	const char	*name;
+	size_t		 off;
+	size_t		 width;
+};
+/* 1 if a reload may change key (a flume.conf key name). */
+int	config_key_reloadable(const char *key);
+/* The reloadable keys in table order, at most max into out; how many there are. */
+size_t	config_reloadable(struct config_field *out, size_t max);
+/* Copy every reloadable setting from src to dst. */
+void	config_copy_reloadable(struct config *dst, const struct config *src);
+
+/* The log settings of a topic (its section, else the defaults). */
 void	config_topic_log(const struct config *c, const char *name, struct plog_config *out);
 /* Parse "64K"/"8M"/"1G"/"123" -> bytes; "250ms"/"5s"/"7d" -> ms. 0 or -1. */
 int	config_parse_size(const char *s, uint64_t *out);

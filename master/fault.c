@@ -12,7 +12,7 @@
 #include <bsd/string.h>
 
 #include "master/fault.h"
-#include "master/log.h"
+#include "common/log.h"
 #include "store/io.h"
 
 enum fault_kind { FAULT_NONE, FAULT_ENOSPC, FAULT_EIO, FAULT_FSYNC };

@@ -1,18 +1,15 @@
 /*
- * SIGHUP reloads (see master/live.h).
+ * SIGHUP reloads, the master's side (see master/live.h; the children's
+ * side is common/live.c).
  *
  * The live block is a seqlock with a single writer, the master: it makes
- * seq odd, stores every field, bumps the generation and makes seq even
- * again.  Readers copy the fields between two loads of seq and keep the
- * copy only when both loads saw the same even value.  Every field is an
- * atomic, so a torn copy is impossible at the language level as well;
- * the seqlock makes the copy consistent as a whole.  Retries are bounded:
- * a master that died mid-write leaves seq odd, and then the children
- * simply keep what they have (the next master creates a new region).
+ * seq odd, stores every reloadable setting as (offset in struct config,
+ * width, value), bumps the generation and makes seq even again.  Which
+ * settings those are is the reload column of the key table
+ * (master/config.c): nothing here names a setting.
  */
 #include <errno.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,36 +19,13 @@
 #include <bsd/string.h>
 
 #include "master/live.h"
-#include "master/log.h"
+#include "common/log.h"
 
-#define LIVE_READ_TRIES	64
 #define LIVE_LIST_MAX	1024	/* bytes of key names per log line */
-
-static const char *const live_keys[] = {
-	"log_level", "retention_ms", "retention_bytes", "retention_check_ms",
-	"flush_interval_ms", "flush_messages", "max_connections",
-	"max_message_bytes", "idle_timeout_ms", "request_timeout_ms",
-	"auto_create_topics",
-};
-#define NLIVE	(sizeof(live_keys) / sizeof(live_keys[0]))
 
 /* The master's view of its file as last read (reloadable parts applied). */
 static struct config	file_view;
 static int		file_view_set;
-
-/* The generation this process has applied (children). */
-static uint32_t		live_seen;
-
-int
-live_key_reloadable(const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < NLIVE; i++)
-		if (strcmp(live_keys[i], key) == 0)
-			return 1;
-	return 0;
-}
 
 /* Deep copy (the topic sections are an array of their own). */
 static int
@@ -89,115 +63,36 @@ live_fini(void)
 	file_view_set = 0;
 }
 
-/* Copy the reloadable global settings from src to dst (log_level aside). */
-static void
-live_copy_fields(struct config *dst, const struct config *src)
-{
-	dst->log.retention_ms = src->log.retention_ms;
-	dst->log.retention_bytes = src->log.retention_bytes;
-	dst->retention_check_ms = src->retention_check_ms;
-	dst->flush_interval_ms = src->flush_interval_ms;
-	dst->flush_messages = src->flush_messages;
-	dst->max_connections = src->max_connections;
-	dst->max_message_bytes = src->max_message_bytes;
-	dst->idle_timeout_ms = src->idle_timeout_ms;
-	dst->request_timeout_ms = src->request_timeout_ms;
-	dst->auto_create_topics = src->auto_create_topics;
-}
-
 void
 live_publish(struct shm *s, const struct config *c)
 {
 	struct shm_live *l = &s->hdr->live;
+	struct config_field f[SHM_LIVE_FIELDS];
 	uint32_t seq = atomic_load_explicit(&l->seq, memory_order_relaxed);
+	size_t i, n;
 
+	n = config_reloadable(f, SHM_LIVE_FIELDS);
+	if (n > SHM_LIVE_FIELDS) {
+		/* A table with more reload rows than the block holds: a bug. */
+		log_warnx("live: %zu reloadable settings, only %d published",
+		    n, SHM_LIVE_FIELDS);
+		n = SHM_LIVE_FIELDS;
+	}
 	atomic_store_explicit(&l->seq, seq + 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
-	atomic_store_explicit(&l->log_level, c->log_level, memory_order_relaxed);
-	atomic_store_explicit(&l->auto_create_topics, c->auto_create_topics,
-	    memory_order_relaxed);
-	atomic_store_explicit(&l->max_connections, c->max_connections,
-	    memory_order_relaxed);
-	atomic_store_explicit(&l->max_message_bytes, c->max_message_bytes,
-	    memory_order_relaxed);
-	atomic_store_explicit(&l->idle_timeout_ms, c->idle_timeout_ms,
-	    memory_order_relaxed);
-	atomic_store_explicit(&l->request_timeout_ms, c->request_timeout_ms,
-	    memory_order_relaxed);
-	atomic_store_explicit(&l->retention_check_ms, c->retention_check_ms,
-	    memory_order_relaxed);
-	atomic_store_explicit(&l->retention_ms, c->log.retention_ms,
-	    memory_order_relaxed);
-	atomic_store_explicit(&l->retention_bytes, c->log.retention_bytes,
-	    memory_order_relaxed);
-	atomic_store_explicit(&l->flush_interval_ms, c->flush_interval_ms,
-	    memory_order_relaxed);
-	atomic_store_explicit(&l->flush_messages, c->flush_messages,
-	    memory_order_relaxed);
+	for (i = 0; i < n; i++) {
+		atomic_store_explicit(&l->field[i].off, (uint32_t)f[i].off,
+		    memory_order_relaxed);
+		atomic_store_explicit(&l->field[i].width, (uint32_t)f[i].width,
+		    memory_order_relaxed);
+		atomic_store_explicit(&l->field[i].value,
+		    config_get_field(c, f[i].off, f[i].width), memory_order_relaxed);
+	}
+	atomic_store_explicit(&l->nfields, (uint32_t)n, memory_order_relaxed);
 	atomic_store_explicit(&l->generation,
 	    atomic_load_explicit(&l->generation, memory_order_relaxed) + 1,
 	    memory_order_relaxed);
 	atomic_store_explicit(&l->seq, seq + 2, memory_order_release);
-}
-
-int
-live_refresh(struct shm *s, const struct config *cc)
-{
-	struct shm_live *l = &s->hdr->live;
-	struct config tmp;
-	uint32_t s1, s2, gen;
-	int i;
-	/*
-	 * The configuration a child was handed is its own copy, made by
-	 * fork() from the master's (a non-const object): the one place a
-	 * child changes it is here, under the master's instructions.
-	 */
-	struct config *c = (struct config *)(uintptr_t)cc;
-
-	gen = atomic_load_explicit(&l->generation, memory_order_relaxed);
-	if (gen == live_seen)
-		return 0;
-	for (i = 0; i < LIVE_READ_TRIES; i++) {
-		s1 = atomic_load_explicit(&l->seq, memory_order_acquire);
-		if (s1 & 1) {
-			sched_yield();
-			continue;
-		}
-		gen = atomic_load_explicit(&l->generation, memory_order_relaxed);
-		tmp.log_level = atomic_load_explicit(&l->log_level,
-		    memory_order_relaxed);
-		tmp.auto_create_topics = atomic_load_explicit(
-		    &l->auto_create_topics, memory_order_relaxed);
-		tmp.max_connections = atomic_load_explicit(&l->max_connections,
-		    memory_order_relaxed);
-		tmp.max_message_bytes = atomic_load_explicit(
-		    &l->max_message_bytes, memory_order_relaxed);
-		tmp.idle_timeout_ms = atomic_load_explicit(&l->idle_timeout_ms,
-		    memory_order_relaxed);
-		tmp.request_timeout_ms = atomic_load_explicit(
-		    &l->request_timeout_ms, memory_order_relaxed);
-		tmp.retention_check_ms = atomic_load_explicit(
-		    &l->retention_check_ms, memory_order_relaxed);
-		tmp.log.retention_ms = atomic_load_explicit(&l->retention_ms,
-		    memory_order_relaxed);
-		tmp.log.retention_bytes = atomic_load_explicit(
-		    &l->retention_bytes, memory_order_relaxed);
-		tmp.flush_interval_ms = atomic_load_explicit(
-		    &l->flush_interval_ms, memory_order_relaxed);
-		tmp.flush_messages = atomic_load_explicit(&l->flush_messages,
-		    memory_order_relaxed);
-		atomic_thread_fence(memory_order_acquire);
-		s2 = atomic_load_explicit(&l->seq, memory_order_relaxed);
-		if (s1 != s2)
-			continue;
-		live_copy_fields(c, &tmp);
-		c->log_level = tmp.log_level;
-		log_setlevel(tmp.log_level);
-		live_seen = gen;
-		log_info("applied the reloaded settings (generation %u)", gen);
-		return 1;
-	}
-	return 0;
 }
 
 /* Key names collected by config_diff, split by whether they reload. */
@@ -221,7 +116,7 @@ live_diff_key(const char *key, void *arg)
 {
 	struct live_diff *d = arg;
 
-	if (live_key_reloadable(key)) {
+	if (config_key_reloadable(key)) {
 		live_list_add(d->applied, key);
 		d->napplied++;
 		if (strcmp(key, "log_level") == 0)
@@ -235,12 +130,10 @@ live_diff_key(const char *key, void *arg)
 int
 live_reload(struct broker *b)
 {
-	struct config nc;
+	struct config nc, *conf = b->conf;
 	struct live_diff d;
 	char err[PATH_MAX + 512];
-	int slot;
-	/* The master's own configuration (main's), which it alone changes. */
-	struct config *conf = (struct config *)(uintptr_t)b->conf;
+	int slot, level, flevel;
 
 	log_info("SIGHUP: reloading %s", conf->path);
 	if (config_load(&nc, conf->path, err, sizeof(err)) == -1) {
@@ -263,11 +156,14 @@ live_reload(struct broker *b)
 		log_warnx("reload: changed settings that need a restart of "
 		    "flume-master to take effect: %s", d.restart);
 	if (d.napplied > 0) {
-		live_copy_fields(conf, &nc);
-		live_copy_fields(&file_view, &nc);
-		if (d.log_level) {
-			conf->log_level = nc.log_level;
-			file_view.log_level = nc.log_level;
+		/* A log level the file did not change stays (it may be -v's). */
+		level = conf->log_level;
+		flevel = file_view.log_level;
+		config_copy_reloadable(conf, &nc);
+		config_copy_reloadable(&file_view, &nc);
+		if (!d.log_level) {
+			conf->log_level = level;
+			file_view.log_level = flevel;
 		}
 		log_setlevel(conf->log_level);
 		live_publish(&b->shm, conf);

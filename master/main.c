@@ -32,10 +32,10 @@
 #include <bsd/string.h>
 #include <bsd/unistd.h>
 
-#include "master/broker.h"
+#include "common/broker.h"
 #include "master/config.h"
 #include "master/live.h"
-#include "master/log.h"
+#include "common/log.h"
 #include "master/metrics.h"
 #include "master/recovery.h"
 #include "master/supervisor.h"

@@ -34,11 +34,13 @@
 #include <bsd/unistd.h>
 #include <microhttpd.h>
 
-#include "master/broker.h"
-#include "master/live.h"
-#include "master/log.h"
+#include "common/broker.h"
+#include "common/child.h"
+#include "common/live.h"
+#include "common/log.h"
 #include "master/metrics.h"
 #include "proto/version.h"
+#include "common/stats.h"
 #include "shm/stats.h"
 
 #define METRICS_CONN_LIMIT	64
@@ -91,19 +93,6 @@ static void
 out_head(struct wbuf *wb, const char *name, const char *type, const char *help)
 {
 	out_printf(wb, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-static const char *
-role_name(int role)
-{
-	switch (role) {
-	case ROLE_WRITER:
-		return "writer";
-	case ROLE_METRICS:
-		return "metrics";
-	default:
-		return "worker";
-	}
 }
 
 /*
@@ -477,37 +466,16 @@ metrics_main(struct broker *b)
 {
 	struct shm_child *me = &b->shm.children[b->slot];
 	struct MHD_Daemon *d;
-	struct sigaction sa;
 	struct pollfd pfd;
 	struct timespec ts = { METRICS_POLL_MS / 1000, 0 };
-	sigset_t block, waitmask;
+	sigset_t waitmask;
 	uint64_t count;
 	int master = b->shm.hdr->master_pid;
 
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
-		fatal("prctl");
-	if (master > 0 && getppid() != master)
-		_exit(0);
-	setproctitle("%s", "metrics");
-	log_setrole("metrics");
+	child_start(b, "metrics", metrics_on_signal, &waitmask);
 	/* The broker's own socket is the workers' business. */
 	if (b->listen_fd >= 0)
 		close(b->listen_fd);
-
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = metrics_on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
-	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	if (sigprocmask(SIG_BLOCK, &block, &waitmask) == -1)
-		fatal("sigprocmask");
-	sigdelset(&waitmask, SIGTERM);
-	sigdelset(&waitmask, SIGINT);
 
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
 	    MHD_USE_ERROR_LOG, 0, NULL, NULL, metrics_http, b,
@@ -521,8 +489,7 @@ metrics_main(struct broker *b)
 		    b->conf->metrics_listen);
 		exit(1);
 	}
-	atomic_store(&me->pid, (int32_t)getpid());
-	atomic_store(&me->state, CHILD_ACTIVE);
+	child_active(b);
 	log_info("serving metrics on http://%s/metrics", b->conf->metrics_listen);
 
 	pfd.fd = b->eventfds[b->slot];

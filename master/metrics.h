@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 
+#include "common/broker.h"
 #include "master/config.h"
 #include "proto/msg.h"
 #include "proto/wire.h"
@@ -24,6 +25,9 @@
  * bound.  The socket, or -1 with errno set.
  */
 int	metrics_listen_socket(const struct config *conf, char *bound, size_t boundlen);
+
+/* The metrics child (role table, master/roles.c); exits. */
+__attribute__((noreturn)) void metrics_main(struct broker *b);
 
 /* Render a snapshot in the Prometheus text format into out (appended). */
 void	metrics_render(const struct stats_resp *st, struct wbuf *out);

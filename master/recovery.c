@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "master/log.h"
+#include "common/log.h"
 #include "master/producers.h"
 #include "master/recovery.h"
 #include "master/writer.h"

@@ -28,13 +28,15 @@
 
 #include "master/live.h"
 #include "master/fault.h"
-#include "master/log.h"
+#include "common/clock.h"
+#include "common/log.h"
 #include "master/supervisor.h"
+#include "master/roles.h"
 #include "master/writer.h"
 
 struct child {
 	pid_t		 pid;		/* 0 when not running */
-	int		 role;		/* enum shm_child_role */
+	int		 role;		/* enum flume_role */
 	int		 slot;
 	int64_t		 start_mono;	/* CLOCK_MONOTONIC ms of the last fork */
 	int		 restarts;
@@ -75,24 +77,6 @@ sup_sighandler(int sig)
 	}
 }
 
-static int64_t
-now_mono_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t
-now_real_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int64_t
 supervisor_backoff_ms(int n)
 {
@@ -109,12 +93,10 @@ supervisor_backoff_ms(int n)
 static const char *
 child_name(const struct child *ch, char *buf, size_t size)
 {
-	if (ch->role == ROLE_WRITER)
-		snprintf(buf, size, "writer");
-	else if (ch->role == ROLE_METRICS)
-		snprintf(buf, size, "metrics");
+	if (ch->role == ROLE_WORKER)
+		snprintf(buf, size, "%s %d", role_name(ch->role), ch->slot);
 	else
-		snprintf(buf, size, "worker %d", ch->slot);
+		snprintf(buf, size, "%s", role_name(ch->role));
 	return buf;
 }
 
@@ -166,19 +148,14 @@ child_spawn(struct broker *b, struct child *ch, const sigset_t *origmask)
 		/* The metrics socket is only the metrics child's business. */
 		if (b->has_metrics && ch->role != ROLE_METRICS)
 			close(b->metrics_fd);
-		if (ch->role == ROLE_WRITER)
-			writer_main(b);
-		else if (ch->role == ROLE_METRICS)
-			metrics_main(b);
-		else
-			worker_main(b);
+		roles[ch->role].main(b);
 		/* NOTREACHED */
 	}
 	ch->pid = pid;
-	ch->start_mono = now_mono_ms();
+	ch->start_mono = clock_mono_ms();
 	ch->respawn_at = 0;
 	sc->restarts = ch->restarts;
-	sc->start_ms = now_real_ms();
+	sc->start_ms = clock_real_ms();
 	atomic_store(&sc->pid, (int32_t)pid);
 	if (ch->restarts == 0)
 		log_info("started %s (pid %ld)", name, (long)pid);
@@ -234,7 +211,7 @@ shutdown_begin(struct broker *b, int status)
 	for (i = 0; i < nchildren; i++)
 		children[i].respawn_at = 0;
 	phase = PHASE_WORKERS;
-	phase_deadline = now_mono_ms() + SUPERVISOR_WORKER_GRACE_MS;
+	phase_deadline = clock_mono_ms() + SUPERVISOR_WORKER_GRACE_MS;
 	for (i = 0; i < nchildren; i++)
 		if (children[i].role != ROLE_WRITER && children[i].pid != 0)
 			kill(children[i].pid, SIGTERM);
@@ -252,7 +229,7 @@ child_died(struct broker *b, struct child *ch, int status)
 	int			 crashed;
 
 	child_name(ch, name, sizeof(name));
-	lived = now_mono_ms() - ch->start_mono;
+	lived = clock_mono_ms() - ch->start_mono;
 	state = atomic_load(&sc->state);
 	if (WIFSIGNALED(status))
 		snprintf(how, sizeof(how), "exited on signal %d%s",
@@ -307,7 +284,7 @@ child_died(struct broker *b, struct child *ch, int status)
 		ch->quick_deaths = 0;
 	delay = supervisor_backoff_ms(ch->quick_deaths);
 	ch->restarts++;
-	ch->respawn_at = now_mono_ms() + delay;
+	ch->respawn_at = clock_mono_ms() + delay;
 	if (delay > 0)
 		log_warnx("%s died %lld ms after its start (%d time%s in a row): "
 		    "respawning in %lld ms", name, (long long)lived,
@@ -442,7 +419,7 @@ supervisor_run(struct broker *b, const char *bound, int *unlink_ok)
 	for (i = 0; i < nchildren; i++)
 		if (i != broker_writer_slot(b) &&
 		    child_spawn(b, &children[i], &origmask) == -1)
-			children[i].respawn_at = now_mono_ms() +
+			children[i].respawn_at = clock_mono_ms() +
 			    SUPERVISOR_BACKOFF_MIN_MS;
 	log_info("listening on %s", bound);
 
@@ -471,7 +448,7 @@ supervisor_run(struct broker *b, const char *bound, int *unlink_ok)
 			if (phase == PHASE_RUN)
 				(void)live_reload(b);
 		}
-		now = now_mono_ms();
+		now = clock_mono_ms();
 		if (phase != PHASE_RUN) {
 			shutdown_step(b, now);
 			if (phase == PHASE_DONE)
@@ -503,7 +480,7 @@ supervisor_run(struct broker *b, const char *bound, int *unlink_ok)
 		if (next == INT64_MAX) {
 			ppoll(NULL, 0, NULL, &origmask);
 		} else {
-			next -= now_mono_ms();
+			next -= clock_mono_ms();
 			if (next < 0)
 				next = 0;
 			ts.tv_sec = next / 1000;

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "master/broker.h"
+#include "common/broker.h"
 
 /* A child that dies sooner than this after its start is respawned with backoff. */
 #define SUPERVISOR_QUICK_DEATH_MS	2000

@@ -38,11 +38,13 @@
 
 #include <bsd/unistd.h>
 
-#include "master/broker.h"
+#include "common/broker.h"
 #include "master/config.h"
-#include "master/live.h"
+#include "common/live.h"
 #include "master/fault.h"
-#include "master/log.h"
+#include "common/child.h"
+#include "common/clock.h"
+#include "common/log.h"
 #include "master/writer.h"
 #include "master/writer_group.h"
 #include "proto/batch.h"
@@ -94,25 +96,6 @@ struct writer {
 	int64_t			 next_retention_ms;
 	struct writer_groups	*groups;	/* master/writer_group.c */
 };
-
-static int64_t
-clock_ms(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* CLOCK_MONOTONIC microseconds, for the fdatasync latency figures. */
-static uint64_t
-clock_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
 
 static uint32_t
 topic_count_now(const struct shm *s)
@@ -398,13 +381,13 @@ wslot_sync(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 		if (!need)
 			return 0;
 		vis = sl->visible;
-		t0 = clock_us();
+		t0 = clock_mono_us();
 		if (plog_sync(sl->log) == -1) {
 			stats_fsync_record(w->s, 0, 0);
 			wslot_fail(w, i, "fdatasync", errno, now);
 			return -1;
 		}
-		stats_fsync_record(w->s, clock_us() - t0, 1);
+		stats_fsync_record(w->s, clock_mono_us() - t0, 1);
 		sl->durable = vis;
 		atomic_store_explicit(&p->durable_offset, vis, memory_order_release);
 		sl->last_sync_ms = now;
@@ -508,7 +491,7 @@ opened:
 static void
 writer_retain(struct writer *w, int64_t now, int *moved)
 {
-	int64_t real = clock_ms(CLOCK_REALTIME);
+	int64_t real = clock_real_ms();
 	int deleted;
 
 	w->next_retention_ms = now + w->conf->retention_check_ms;
@@ -836,40 +819,9 @@ writer_workers_gone(const struct broker *b)
 static void
 writer_child_start(struct broker *b, sigset_t *waitmask)
 {
-	struct shm_child *me = &b->shm.children[b->slot];
-	struct sigaction sa;
-	sigset_t block;
-
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
-		fatal("prctl");
-	if (getppid() != b->shm.hdr->master_pid)
-		_exit(0);	/* the master died before PDEATHSIG was set */
-	setproctitle("%s", "writer");
+	child_start(b, "writer", writer_on_signal, waitmask);
 	(void)fault_store_install();	/* tests only: FLUME_FAULT */
-	log_setrole("writer");
-
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = writer_on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
-	/*
-	 * The stop signals are blocked except inside epoll_pwait, so one that
-	 * arrives while a cycle runs interrupts the next wait instead of
-	 * being missed until a timeout.
-	 */
-	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	if (sigprocmask(SIG_BLOCK, &block, waitmask) == -1)
-		fatal("sigprocmask");
-	sigdelset(waitmask, SIGTERM);
-	sigdelset(waitmask, SIGINT);
-
-	atomic_store(&me->pid, (int32_t)getpid());
-	atomic_store(&me->state, CHILD_ACTIVE);
+	child_active(b);
 }
 
 void
@@ -892,12 +844,12 @@ writer_main(struct broker *b)
 	ev.data.fd = b->eventfds[b->slot];
 	if (epoll_ctl(epfd, EPOLL_CTL_ADD, b->eventfds[b->slot], &ev) == -1)
 		fatal("epoll_ctl");
-	if (writer_open(&w, b, clock_ms(CLOCK_MONOTONIC)) == -1)
+	if (writer_open(&w, b, clock_mono_ms()) == -1)
 		fatal("writer_open");
 	log_info("started, %u topics", w->topics_open);
 
 	for (;;) {
-		now = clock_ms(CLOCK_MONOTONIC);
+		now = clock_mono_ms();
 		if (live_refresh(&b->shm, b->conf) == 1)
 			writer_reconfigure(w, now);
 		moved = writer_cycle(w, now);
@@ -926,9 +878,9 @@ writer_main(struct broker *b)
 	}
 
 	/* Every producer is gone: drain and sync everything, retrying a while. */
-	give_up = clock_ms(CLOCK_MONOTONIC) + WRITER_FINISH_MS;
-	while ((rc = writer_finish(w, clock_ms(CLOCK_MONOTONIC))) == -1 &&
-	    clock_ms(CLOCK_MONOTONIC) < give_up) {
+	give_up = clock_mono_ms() + WRITER_FINISH_MS;
+	while ((rc = writer_finish(w, clock_mono_ms())) == -1 &&
+	    clock_mono_ms() < give_up) {
 		struct timespec ts = { 0, WRITER_BACKOFF_MIN_MS * 1000000L };
 
 		nanosleep(&ts, NULL);

@@ -1,6 +1,6 @@
 /*
  * The writer: the single consumer of every partition ring.  writer_main()
- * (master/broker.h) is the child process; the pieces below are what the
+ * is the child process; the pieces below are what the
  * master's startup recovery and the tests use.
  */
 #ifndef FLUME_MASTER_WRITER_H
@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "master/broker.h"
+#include "common/broker.h"
 #include "master/config.h"
 #include "shm/shm.h"
 
@@ -28,6 +28,9 @@
  * retrying could never succeed.
  */
 int	writer_drain_region(struct shm *old, const struct config *conf);
+
+/* The writer child (role table, master/roles.c); exits. */
+__attribute__((noreturn)) void writer_main(struct broker *b);
 
 /*
  * The writer's state and one pass of its loop, separate from the process

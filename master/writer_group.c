@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "master/log.h"
+#include "common/log.h"
 #include "master/writer_group.h"
 #include "shm/group.h"
 #include "store/offsets.h"

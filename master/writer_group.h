@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "master/broker.h"
+#include "common/broker.h"
 #include "master/config.h"
 #include "shm/shm.h"
 

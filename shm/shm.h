@@ -40,9 +40,10 @@
 #include <sys/types.h>
 
 #include "proto/msg.h"
+#include "proto/role.h"
 
 #define SHM_MAGIC		0x314d48534d554c46ULL	/* "FLUMSHM1" */
-#define SHM_LAYOUT_VERSION	2
+#define SHM_LAYOUT_VERSION	3
 #define SHM_NAME_MAX		64
 
 struct shm_limits {
@@ -61,20 +62,21 @@ struct shm_limits {
  * master that dies mid-write leaves seq odd, and readers, whose retries
  * are bounded, keep their old values (the next master makes a new region).
  */
+#define SHM_LIVE_FIELDS	32
+
+/* One setting: where it lives in the children's struct config, its value. */
+struct shm_live_field {
+	_Atomic uint32_t	off;
+	_Atomic uint32_t	width;		/* 4 or 8 */
+	_Atomic int64_t		value;
+};
+
 struct shm_live {
 	_Atomic uint32_t	seq;
 	_Atomic uint32_t	generation;	/* 0: never published; bumped per reload */
-	_Atomic int32_t		log_level;
-	_Atomic int32_t		auto_create_topics;
-	_Atomic uint32_t	max_connections;
-	_Atomic uint32_t	max_message_bytes;
-	_Atomic int64_t		idle_timeout_ms;
-	_Atomic int64_t		request_timeout_ms;
-	_Atomic int64_t		retention_check_ms;
-	_Atomic int64_t		retention_ms;
-	_Atomic int64_t		retention_bytes;
-	_Atomic int64_t		flush_interval_ms;
-	_Atomic int64_t		flush_messages;
+	_Atomic uint32_t	nfields;	/* <= SHM_LIVE_FIELDS */
+	uint32_t		pad;
+	struct shm_live_field	field[SHM_LIVE_FIELDS];
 };
 
 /* fdatasync latency buckets; their upper bounds are in shm/stats.h. */
@@ -104,18 +106,17 @@ struct shm_header {
 	_Atomic uint32_t	topic_count;	/* topics[0..topic_count) may be in use */
 	_Atomic uint32_t	parts_used;	/* partition slots handed out */
 	pthread_mutex_t		dir_lock;	/* topic creation */
-	struct shm_live		live;		/* reloadable settings (master/live.h) */
+	struct shm_live		live;		/* reloadable settings (common/live.h) */
 	struct shm_fsync	fsync;		/* the writer's fdatasync figures */
 };
 
 enum shm_child_state { CHILD_FREE = 0, CHILD_ASSIGNED = 1, CHILD_ACTIVE = 2 };
 /* Slots: workers, the writer, then (with metrics_listen) the metrics child. */
-enum shm_child_role { ROLE_WORKER = 0, ROLE_WRITER = 1, ROLE_METRICS = 2 };
 
 struct shm_child {
 	_Atomic int32_t		pid;
 	_Atomic uint32_t	state;		/* enum shm_child_state */
-	int32_t			role;		/* enum shm_child_role */
+	int32_t			role;		/* enum flume_role (proto/role.h) */
 	int32_t			restarts;
 	int64_t			start_ms;	/* CLOCK_REALTIME ms */
 	_Atomic uint32_t	wake_wanted;	/* worker has parked requests */

@@ -26,7 +26,7 @@
 
 #include <sodium.h>
 
-#include "master/log.h"
+#include "common/log.h"
 #include "worker/auth.h"
 #include "worker/conn.h"
 

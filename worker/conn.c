@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "master/log.h"
+#include "common/log.h"
 #include "worker/conn.h"
 #include "worker/handlers.h"
 

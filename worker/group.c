@@ -18,7 +18,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "master/log.h"
+#include "common/log.h"
 #include "proto/frame.h"
 #include "proto/msg.h"
 #include "shm/group.h"

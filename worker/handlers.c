@@ -26,7 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "master/log.h"
+#include "common/clock.h"
+#include "common/log.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
 #include "proto/frame.h"
@@ -806,7 +807,7 @@ exec_workers(struct worker *w, struct conn *c, struct req *r)
 	struct workers_resp *s;
 	struct shm_child *ch;
 	struct child_info *ci;
-	int64_t now_rt = worker_realtime_ms();
+	int64_t now_rt = clock_real_ms();
 	uint32_t i, n = w->shm->hdr->limits.child_slots;
 	int32_t pid;
 

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "master/log.h"
+#include "common/log.h"
 #include "proto/msg.h"
 #include "shm/producer.h"
 #include "worker/conn.h"

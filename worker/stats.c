@@ -10,6 +10,7 @@
 #include "proto/frame.h"
 #include "proto/msg.h"
 #include "proto/wire.h"
+#include "common/stats.h"
 #include "shm/stats.h"
 #include "worker/conn.h"
 #include "worker/stats.h"

@@ -28,12 +28,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "master/broker.h"
-#include "master/live.h"
-#include "master/log.h"
+#include "common/broker.h"
+#include "common/live.h"
+#include "common/child.h"
+#include "common/clock.h"
+#include "common/log.h"
 #include "worker/conn.h"
 #include "worker/handlers.h"
 #include "worker/limits.h"
+#include "worker/main.h"
 #include "worker/worker.h"
 
 #define WORKER_EVENTS		128
@@ -50,24 +53,6 @@ worker_sig(int sig)
 {
 	(void)sig;
 	worker_quit = 1;
-}
-
-int64_t
-worker_clock_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t
-worker_realtime_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 void
@@ -279,36 +264,11 @@ static sigset_t worker_waitmask;
 static void
 worker_setup(struct worker *w, struct broker *b)
 {
-	sigset_t block;
-	static char role[32];
-	struct sigaction sa;
+	static char title[32];
 	struct epoll_event ev;
-	int32_t master;
 
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
-		fatal("prctl");
-	master = b->shm.hdr->master_pid;
-	if (master > 0 && getppid() != master)
-		_exit(0);
-	setproctitle("worker %d", b->slot);
-	snprintf(role, sizeof(role), "worker %d", b->slot);
-	log_setrole(role);
-
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = worker_sig;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	if (sigprocmask(SIG_BLOCK, &block, &worker_waitmask) == -1)
-		fatal("sigprocmask");
-	sigdelset(&worker_waitmask, SIGTERM);
-	sigdelset(&worker_waitmask, SIGINT);
+	snprintf(title, sizeof(title), "worker %d", b->slot);
+	child_start(b, title, worker_sig, &worker_waitmask);
 
 	memset(w, 0, sizeof(*w));
 	w->b = b;
@@ -318,7 +278,7 @@ worker_setup(struct worker *w, struct broker *b)
 	w->listen_fd = b->listen_fd;
 	w->wake_fd = b->eventfds[b->slot];
 	w->next_sweep = WORKER_NEVER;
-	w->now = worker_clock_ms();
+	w->now = clock_mono_ms();
 	TAILQ_INIT(&w->conns);
 	TAILQ_INIT(&w->busy);
 	if (handlers_init(w) == -1)
@@ -336,8 +296,7 @@ worker_setup(struct worker *w, struct broker *b)
 		fatal("epoll_ctl eventfd");
 
 	atomic_store(&w->me->connections, 0);
-	atomic_store(&w->me->pid, (int32_t)getpid());
-	atomic_store(&w->me->state, CHILD_ACTIVE);
+	child_active(b);
 }
 
 void
@@ -351,9 +310,9 @@ worker_main(struct broker *b)
 	worker_setup(w, b);
 	log_info("started");
 	for (;;) {
-		w->now = worker_clock_ms();
+		w->now = clock_mono_ms();
 		/* SIGHUP: new timeouts take effect at the next sweep, now. */
-		if (live_refresh(w->shm, w->conf) == 1)
+		if (live_refresh(w->shm, w->b->conf) == 1)
 			worker_sweep_before(w, w->now);
 		if (!w->stopping && (worker_quit ||
 		    atomic_load(&w->shm->hdr->shutdown)))
@@ -397,7 +356,7 @@ worker_main(struct broker *b)
 				continue;
 			fatal("epoll_wait");
 		}
-		w->now = worker_clock_ms();
+		w->now = clock_mono_ms();
 		for (i = 0; i < n; i++) {
 			if (evs[i].data.ptr == &tag_listen) {
 				if (!w->stopping)

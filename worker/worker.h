@@ -11,8 +11,8 @@
 #include <sys/queue.h>
 #include <stdint.h>
 
-#include "master/broker.h"
-#include "master/config.h"
+#include "common/broker.h"
+#include "common/config.h"
 #include "shm/shm.h"
 
 struct conn;
@@ -42,9 +42,6 @@ struct worker {
 	int64_t			 wake_writer_at; /* the latest time for a lazy wake */
 };
 
-/* CLOCK_MONOTONIC / CLOCK_REALTIME in milliseconds. */
-int64_t	worker_clock_ms(void);
-int64_t	worker_realtime_ms(void);
 /*
  * Ask for the writer: with force, at the end of this loop turn (after the
  * turn's answers are written; one eventfd write for the whole turn).

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "master/log.h"
+#include "common/log.h"
 #include "tests/harness.h"
 
 static char	*tmpdir;

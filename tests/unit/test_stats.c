@@ -12,12 +12,14 @@
 #include <bsd/string.h>
 
 #include "master/config.h"
+#include "common/live.h"
 #include "master/live.h"
-#include "master/log.h"
+#include "common/log.h"
 #include "master/metrics.h"
 #include "proto/msg.h"
 #include "proto/wire.h"
 #include "shm/shm.h"
+#include "common/stats.h"
 #include "shm/stats.h"
 #include "tests/harness.h"
 
@@ -402,12 +404,13 @@ test_config_diff(void)
 	got[0] = '\0';
 	CU_ASSERT_EQUAL(config_diff(&b, &b, diff_collect, got), 0);
 	CU_ASSERT_STRING_EQUAL(got, "");
-	CU_ASSERT(live_key_reloadable("log_level"));
-	CU_ASSERT(live_key_reloadable("retention_ms"));
-	CU_ASSERT(live_key_reloadable("max_connections"));
-	CU_ASSERT(!live_key_reloadable("listen"));
-	CU_ASSERT(!live_key_reloadable("workers"));
-	CU_ASSERT(!live_key_reloadable("metrics_listen"));
+	CU_ASSERT(config_key_reloadable("log_level"));
+	CU_ASSERT(config_key_reloadable("retention_ms"));
+	CU_ASSERT(config_key_reloadable("max_connections"));
+	CU_ASSERT(!config_key_reloadable("listen"));
+	CU_ASSERT(!config_key_reloadable("workers"));
+	CU_ASSERT(!config_key_reloadable("metrics_listen"));
+	CU_ASSERT(!config_key_reloadable("no_such_key"));
 	config_free(&a);
 	config_free(&b);
 
@@ -445,6 +448,7 @@ test_live_seqlock(void)
 	master.max_connections = 7;
 	master.idle_timeout_ms = 1234;
 	master.flush_messages = 3;
+	master.ring_size = 1 << 16;	/* not reloadable */
 	live_publish(&s, &master);
 	CU_ASSERT_EQUAL(atomic_load(&s.hdr->live.seq), 2);
 	CU_ASSERT_EQUAL(atomic_load(&s.hdr->live.generation), 1);
@@ -457,7 +461,7 @@ test_live_seqlock(void)
 	CU_ASSERT_EQUAL(child.idle_timeout_ms, 1234);
 	CU_ASSERT_EQUAL(child.flush_messages, 3);
 	/* Not reloadable: untouched. */
-	CU_ASSERT_EQUAL(child.ring_size, master.ring_size);
+	CU_ASSERT_EQUAL(child.ring_size, 8u << 20);
 	/* Applied once. */
 	CU_ASSERT_EQUAL(live_refresh(&s, &child), 0);
 
@@ -470,11 +474,41 @@ test_live_seqlock(void)
 	atomic_fetch_add(&s.hdr->live.seq, 1);
 	CU_ASSERT_EQUAL(live_refresh(&s, &child), 1);
 	CU_ASSERT_EQUAL(child.max_connections, 99);
+
+	/* A place outside struct config in the block is refused, not written. */
+	master.max_connections = 5;
+	live_publish(&s, &master);
+	atomic_store(&s.hdr->live.field[0].off, (uint32_t)sizeof(struct config));
+	CU_ASSERT_EQUAL(live_refresh(&s, &child), 1);
+	CU_ASSERT_EQUAL(child.max_connections, 5);
 	log_setlevel(LOG_LVL_WARN);
 	config_free(&master);
 	config_free(&child);
 	shm_detach(&s);
 	shm_unlink_name(shm_name);
+}
+
+/* The reload column: exactly these keys, all numbers, all fit the live block. */
+static void
+test_reload_column(void)
+{
+	static const char *const want[] = {
+		"retention_bytes", "retention_ms", "flush_interval_ms",
+		"flush_messages", "max_message_bytes", "auto_create_topics",
+		"max_connections", "idle_timeout_ms", "request_timeout_ms",
+		"retention_check_ms", "log_level",
+	};
+	struct config_field f[SHM_LIVE_FIELDS];
+	size_t i, n;
+
+	n = config_reloadable(f, SHM_LIVE_FIELDS);
+	CU_ASSERT_EQUAL_FATAL(n, sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < n; i++) {
+		CU_ASSERT_STRING_EQUAL(f[i].name, want[i]);
+		CU_ASSERT(f[i].width == 4 || f[i].width == 8);
+		CU_ASSERT(f[i].off + f[i].width <= sizeof(struct config));
+		CU_ASSERT(config_key_reloadable(f[i].name));
+	}
 }
 
 TEST_SUITE("stats", setup, teardown,
@@ -484,4 +518,5 @@ TEST_SUITE("stats", setup, teardown,
 	{ "snapshot of a region's counters", test_collect },
 	{ "Prometheus text rendering", test_render },
 	{ "configuration diff for SIGHUP", test_config_diff },
-	{ "live settings seqlock", test_live_seqlock });
+	{ "live settings seqlock", test_live_seqlock },
+	{ "the reload column of the key table", test_reload_column });

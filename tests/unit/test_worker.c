@@ -28,9 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "master/broker.h"
+#include "common/broker.h"
 #include "master/config.h"
-#include "master/log.h"
+#include "master/writer.h"
+#include "common/log.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
 #include "proto/frame.h"
@@ -38,6 +39,7 @@
 #include "proto/wire.h"
 #include "proto/version.h"
 #include "shm/shm.h"
+#include "worker/main.h"
 #include "tests/harness.h"
 
 #define IO_TIMEOUT_MS	5000

@@ -19,9 +19,9 @@
 
 #include <bsd/string.h>
 
-#include "master/broker.h"
+#include "common/broker.h"
 #include "master/config.h"
-#include "master/log.h"
+#include "common/log.h"
 #include "master/writer.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"

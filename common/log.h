@@ -3,8 +3,8 @@
  * "LEVEL [role pid] message", to stderr in the foreground or syslog when
  * daemonized.  Before logging is set up, use err(3)/errx(3).
  */
-#ifndef FLUME_MASTER_LOG_H
-#define FLUME_MASTER_LOG_H
+#ifndef FLUME_COMMON_LOG_H
+#define FLUME_COMMON_LOG_H
 
 #include <stdarg.h>
 

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "master/broker.h"
+#include "common/broker.h"
 
 /*
  * Wake the child in slot by adding 1 to its eventfd.  A full counter

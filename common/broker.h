@@ -6,14 +6,14 @@
  * workers; slot `workers` is the writer; with metrics_listen set, slot
  * `workers + 1` is the metrics child (master/metrics.c).
  */
-#ifndef FLUME_MASTER_BROKER_H
-#define FLUME_MASTER_BROKER_H
+#ifndef FLUME_COMMON_BROKER_H
+#define FLUME_COMMON_BROKER_H
 
-#include "master/config.h"
+#include "common/config.h"
 #include "shm/shm.h"
 
 struct broker {
-	const struct config	*conf;
+	struct config		*conf;		/* this process's own: reloads change it */
 	struct shm		 shm;
 	int			 listen_fd;
 	int			*eventfds;	/* [child_slots]; eventfds[slot] wakes that child */
@@ -28,11 +28,6 @@ void	broker_wake(const struct broker *b, int slot);
 int	broker_writer_slot(const struct broker *b);
 /* The metrics child's slot (after the writer's), or -1 without one. */
 int	broker_metrics_slot(const struct broker *b);
-
-/* Child entry points; they return only by exiting the process. */
-__attribute__((noreturn)) void worker_main(struct broker *b);
-__attribute__((noreturn)) void writer_main(struct broker *b);
-__attribute__((noreturn)) void metrics_main(struct broker *b);
 
 /* Exit status that tells the master not to respawn (bad configuration). */
 #define EXIT_NO_RESPAWN	2

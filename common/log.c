@@ -18,7 +18,7 @@
 
 #include <bsd/string.h>
 
-#include "master/log.h"
+#include "common/log.h"
 
 #define LOG_LINE_MAX	2048
 

@@ -1,0 +1,80 @@
+/*
+ * The broker's configuration as every role reads it.  The master parses
+ * flume.conf into it (master/config.c) before it forks; the children get
+ * their own copy with the fork and treat it as read-only, except for the
+ * settings a reload publishes (common/live.h).
+ */
+#ifndef FLUME_COMMON_CONFIG_H
+#define FLUME_COMMON_CONFIG_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/msg.h"
+
+/* A topic's log settings (the store's struct plog_config, for the master). */
+struct log_settings {
+	uint64_t	segment_bytes;		/* roll when a segment reaches this */
+	uint32_t	index_interval_bytes;	/* bytes between index entries */
+	int64_t		retention_bytes;	/* -1 = unlimited */
+	int64_t		retention_ms;		/* -1 = unlimited */
+};
+
+struct topic_config {
+	char		 name[TOPIC_NAME_MAX + 1];
+	int32_t		 partitions;		/* 0 = the global default */
+	struct log_settings log;			/* filled with the effective values */
+};
+
+struct config {
+	char		 path[PATH_MAX];	/* the file it was read from */
+	char		 listen[300];		/* "host:port" as written */
+	char		 listen_host[256];
+	char		 listen_port[16];
+	char		 data_dir[PATH_MAX];
+	int		 workers;		/* default: number of CPUs */
+	int32_t		 partitions;		/* for auto-created topics */
+	uint64_t	 ring_size;
+	struct log_settings log;			/* segment, index, retention defaults */
+	int64_t		 flush_interval_ms;	/* fdatasync at least this often; -1 never */
+	int64_t		 flush_messages;	/* ... or after this many messages; -1 never */
+	uint32_t	 max_message_bytes;	/* largest record batch accepted */
+	uint32_t	 max_request_bytes;	/* largest frame accepted */
+	int		 auto_create_topics;
+	uint32_t	 max_topics;
+	uint32_t	 max_partitions;
+	uint32_t	 max_connections;	/* per worker */
+	uint32_t	 max_connections_total;	/* over all workers */
+	uint32_t	 max_inflight_per_connection; /* requests queued per connection */
+	uint64_t	 max_buffered_bytes;	/* output held per connection before reading stops */
+	char		 auth_file[PATH_MAX];	/* user:secret:permissions lines; "" = no auth */
+	int64_t		 idle_timeout_ms;	/* drop a connection silent this long; 0 never */
+	int64_t		 request_timeout_ms;	/* a half-sent frame older than this is dropped */
+	int64_t		 retention_check_ms;	/* how often the writer applies retention */
+	uint32_t	 max_groups;		/* consumer groups in shared memory */
+	uint32_t	 max_group_members;	/* members per group */
+	int64_t		 group_min_session_timeout_ms;	/* bounds of a member's session */
+	int64_t		 group_max_session_timeout_ms;
+	int64_t		 group_rebalance_timeout_ms;	/* wait this long for members to rejoin */
+	int		 log_level;
+	char		 metrics_listen[300];	/* "host:port" of /metrics; "" = off */
+	char		 metrics_host[256];
+	char		 metrics_port[16];
+	struct topic_config *topics;		/* [topic NAME] sections */
+	size_t		 ntopics;
+};
+
+/* The [topic NAME] section of name, or NULL. */
+const struct topic_config *config_topic(const struct config *c, const char *name);
+/*
+ * A number field of struct config by its place (offset, width 4 or 8), as
+ * the live block of a reload carries it (common/live.h).  config_set_field
+ * returns -1 (and changes nothing) for a place outside the struct.
+ */
+int64_t	config_get_field(const struct config *c, size_t off, size_t width);
+int	config_set_field(struct config *c, size_t off, size_t width, int64_t v);
+/* Effective settings for a topic (its section, else the defaults). */
+int32_t	config_topic_partitions(const struct config *c, const char *name);
+
+#endif
