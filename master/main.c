@@ -33,6 +33,7 @@
 
 #include "master/broker.h"
 #include "master/config.h"
+#include "master/fault.h"
 #include "master/live.h"
 #include "master/log.h"
 #include "master/metrics.h"
@@ -326,6 +327,7 @@ main(int argc, char *argv[], char *envp[])
 	if (b.has_metrics)
 		log_info("metrics on http://%s/metrics", mbound);
 
+	fault_trace_install("master");	/* tests only: FLUME_TEST_FSYNC_LOG */
 	if (recovery_run(&conf, &b.shm) == -1) {
 		pidfile_remove(pfh);
 		fatalx("startup recovery failed");

@@ -845,6 +845,7 @@ writer_child_start(struct broker *b, sigset_t *waitmask)
 	if (getppid() != b->shm.hdr->master_pid)
 		_exit(0);	/* the master died before PDEATHSIG was set */
 	setproctitle("%s", "writer");
+	fault_trace_install("writer");	/* tests only: FLUME_TEST_FSYNC_LOG */
 	(void)fault_store_install();	/* tests only: FLUME_FAULT */
 	log_setrole("writer");
 

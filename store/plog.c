@@ -39,6 +39,7 @@
 
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "store/file.h"
 #include "store/io.h"
 #include "store/plog.h"
 #include "store/segment.h"
@@ -110,6 +111,11 @@ idx_due(const struct plog *l, int have_entry, uint64_t last_pos, uint64_t pos)
 	return !have_entry || pos - last_pos >= l->cfg.index_interval_bytes;
 }
 
+/*
+ * mkdir -p where every directory created is synced into its parent
+ * (store_mkdir): a partition directory must survive a power loss as
+ * soon as its first acks=all answer can.
+ */
 static int
 mkdir_p(const char *path)
 {
@@ -125,13 +131,11 @@ mkdir_p(const char *path)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(buf, 0755) == -1 && errno != EEXIST)
+		if (store_mkdir(buf) == -1)
 			return -1;
 		*p = '/';
 	}
-	if (mkdir(buf, 0755) == -1 && errno != EEXIST)
-		return -1;
-	return 0;
+	return store_mkdir(buf);
 }
 
 static void

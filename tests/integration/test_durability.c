@@ -1,0 +1,309 @@
+/*
+ * Durability through the real daemon, watched through the store's seam
+ * (FLUME_TEST_FSYNC_LOG logs every write and fdatasync with its path;
+ * FLUME_FAULT fails them): new directories are synced into their parents
+ * before the first acks=all answer, a stored batch resent while the
+ * partition has a storage error is answered with its offsets, start-up
+ * recovery syncs what it declares durable, and bytes whose fdatasync
+ * failed are written again before a later fdatasync may count for them.
+ */
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto/batch.h"
+#include "proto/bytes.h"
+#include "proto/msg.h"
+#include "proto/wire.h"
+#include "tests/harness.h"
+#include "tests/integration/support.h"
+
+static struct flumed d;
+static char *scratch;		/* flag and trace files live here */
+static char trace[PATH_MAX];
+static char flag[PATH_MAX];
+
+static int
+teardown(void)
+{
+	flumed_cleanup(&d);
+	if (scratch != NULL)
+		test_rmtree(scratch);
+	free(scratch);
+	scratch = NULL;
+	unsetenv("FLUME_FAULT");
+	unsetenv("FLUME_TEST_FSYNC_LOG");
+	return 0;
+}
+
+/* A fresh scratch directory with the trace path set; flag made if asked. */
+static void
+scratch_init(int with_flag)
+{
+	int fd;
+
+	if (scratch != NULL)
+		test_rmtree(scratch);
+	free(scratch);
+	scratch = test_mkdtemp("dur");
+	snprintf(trace, sizeof(trace), "%s/trace", scratch);
+	snprintf(flag, sizeof(flag), "%s/flag", scratch);
+	if (with_flag) {
+		fd = open(flag, O_WRONLY | O_CREAT, 0600);
+		CU_ASSERT_FATAL(fd != -1);
+		close(fd);
+	}
+	setenv("FLUME_TEST_FSYNC_LOG", trace, 1);
+}
+
+static int
+start(const char *extra)
+{
+	if (d.pid > 0 || d.dir != NULL)
+		flumed_cleanup(&d);
+	return flumed_start(&d, extra);
+}
+
+static char *
+slurp(const char *path)
+{
+	struct stat st;
+	char *buf;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY)) == -1 || fstat(fd, &st) == -1) {
+		if (fd != -1)
+			close(fd);
+		return strdup("");
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf != NULL && read(fd, buf, (size_t)st.st_size) != st.st_size) {
+		free(buf);
+		buf = NULL;
+	}
+	close(fd);
+	if (buf != NULL)
+		buf[st.st_size] = '\0';
+	return buf;
+}
+
+/* Lines of the trace that are exactly want. */
+static int
+trace_count(const char *want)
+{
+	char *buf = slurp(trace), *line, *save = NULL;
+	int n = 0;
+
+	if (buf == NULL)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		if (strcmp(line, want) == 0)
+			n++;
+	free(buf);
+	return n;
+}
+
+/* The data directory as the daemon names it (realpath). */
+static void
+data_path(char *buf, size_t size, const char *tail)
+{
+	char real[PATH_MAX];
+
+	CU_ASSERT_FATAL(realpath(d.data, real) != NULL);
+	snprintf(buf, size, "%s%s", real, tail);
+}
+
+/*
+ * Send one PRODUCE (request id 7) of n records "<tag>-<i>" (each padded
+ * with pad 'x' bytes) to partition 0, idempotent with (pid, epoch, seq)
+ * when pid >= 0.  0 or -1.
+ */
+static int
+produce_send(int fd, const char *topic, int acks, int timeout_ms, int64_t pid,
+    int16_t epoch, int32_t seq, const char *tag, int n, size_t pad)
+{
+	struct batch_builder bb;
+	struct produce_part pp;
+	struct produce_req req;
+	const uint8_t *bytes;
+	struct wbuf wb;
+	size_t blen;
+	char v[2048];
+	int i, k, rc;
+
+	batch_builder_init(&bb);
+	if (pid >= 0)
+		batch_builder_set_producer(&bb, pid, epoch, seq);
+	for (i = 0; i < n; i++) {
+		k = snprintf(v, sizeof(v), "%s-%06d", tag, i);
+		memset(v + k, 'x', pad);
+		batch_builder_add(&bb, 1, NULL, -1, v, (int32_t)((size_t)k + pad),
+		    NULL, 0);
+	}
+	batch_builder_close(&bb, &bytes, &blen);
+	pp.topic = topic;
+	pp.topic_len = strlen(topic);
+	pp.partition = 0;
+	pp.records = bytes;
+	pp.records_len = (int32_t)blen;
+	req.acks = (int8_t)acks;
+	req.timeout_ms = timeout_ms;
+	req.count = 1;
+	req.parts = &pp;
+	wbuf_init(&wb);
+	msg_encode_produce_req(&wb, &req);
+	rc = support_request(fd, API_PRODUCE, 7, wb.buf, wb.len);
+	wbuf_free(&wb);
+	batch_builder_free(&bb);
+	return rc;
+}
+
+/* The answer to produce_send: the part's error (*base set), or -1. */
+static int
+produce_recv(int fd, int timeout_ms, int64_t *base)
+{
+	struct produce_resp resp;
+	struct arena a;
+	uint8_t *payload = NULL;
+	size_t plen;
+	uint32_t id;
+	int rc = -1;
+
+	arena_init(&a, 1 << 16);
+	if (support_recv(fd, timeout_ms, &id, &payload, &plen) == 1 &&
+	    id == 7 && msg_decode_produce_resp(payload, plen, &a, &resp) == 0 &&
+	    resp.count == 1) {
+		rc = resp.results[0].error;
+		*base = resp.results[0].base_offset;
+	}
+	free(payload);
+	arena_free(&a);
+	return rc;
+}
+
+static int
+produce(int fd, const char *topic, int acks, int timeout_ms, int64_t pid,
+    int16_t epoch, int32_t seq, const char *tag, int n, size_t pad,
+    int64_t *base)
+{
+	if (produce_send(fd, topic, acks, timeout_ms, pid, epoch, seq, tag, n,
+	    pad) == -1)
+		return -1;
+	return produce_recv(fd, timeout_ms + 10000, base);
+}
+
+/*
+ * FETCH partition 0 from offset 0 (no waiting): how many records, each of
+ * which must be "<tag1>-<i>" for i < n1 at offset i, then "<tag2>-<j>"
+ * (padding ignored) at offset n1 + j; -1 on any other content.
+ */
+static int
+fetch_check(int fd, const char *topic, const char *tag1, int n1,
+    const char *tag2)
+{
+	struct fetch_part part = { topic, strlen(topic), 0, 0, 1 << 20 };
+	struct fetch_req req = { 0, 1, 1 << 20, 1, &part };
+	struct fetch_resp resp;
+	struct batch_iter it;
+	struct record r;
+	struct arena a;
+	struct wbuf wb;
+	uint8_t *payload = NULL;
+	const uint8_t *b;
+	char v[64];
+	size_t plen, left, sz, k;
+	uint32_t id;
+	int n = -1;
+
+	wbuf_init(&wb);
+	arena_init(&a, 4 << 20);
+	msg_encode_fetch_req(&wb, &req);
+	if (support_request(fd, API_FETCH, 9, wb.buf, wb.len) != 0 ||
+	    support_recv(fd, 10000, &id, &payload, &plen) != 1 ||
+	    msg_decode_fetch_resp(payload, plen, &a, &resp) != 0 ||
+	    resp.count != 1 || resp.results[0].error != 0)
+		goto out;
+	n = 0;
+	b = resp.results[0].records;
+	left = (size_t)resp.results[0].records_len;
+	while (left >= BATCH_HEADER_SIZE) {
+		sz = BATCH_LOG_OVERHEAD + be32_get(b + BATCH_OFF_LENGTH);
+		if (sz > left || batch_validate(b, sz, NULL) != BATCH_OK ||
+		    batch_iter_init(&it, b, sz) == -1) {
+			n = -1;
+			goto out;
+		}
+		while (batch_iter_next(&it, &r) == 1) {
+			if (n < n1)
+				snprintf(v, sizeof(v), "%s-%06d", tag1, n);
+			else
+				snprintf(v, sizeof(v), "%s-%06d", tag2, n - n1);
+			k = strlen(v);
+			if (r.offset != n || r.value_len < (int32_t)k ||
+			    memcmp(r.value, v, k) != 0) {
+				n = -1;
+				goto out;
+			}
+			n++;
+		}
+		b += sz;
+		left -= sz;
+	}
+out:
+	free(payload);
+	arena_free(&a);
+	wbuf_free(&wb);
+	return n;
+}
+
+/* ---- item 6: new directories are synced into their parents ---- */
+
+static void
+test_new_dirs_synced(void)
+{
+	char topic_dir[PATH_MAX + 64], data_dir[PATH_MAX + 64],
+	    part_dir[PATH_MAX + 64], line[2 * PATH_MAX];
+	int64_t base = -1;
+	int fd, before;
+
+	scratch_init(0);
+	CU_ASSERT_EQUAL_FATAL(start("partitions = 3"), 0);
+	data_path(data_dir, sizeof(data_dir), "");
+	data_path(topic_dir, sizeof(topic_dir), "/nt");
+	data_path(part_dir, sizeof(part_dir), "/nt/partition-0");
+	snprintf(line, sizeof(line), "writer fdatasync %s ok", data_dir);
+	before = trace_count(line);
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	/* The topic is created by this produce; the answer waits for the sync. */
+	CU_ASSERT_EQUAL(produce(fd, "nt", -1, 10000, -1, 0, 0, "nt", 3, 0,
+	    &base), ERR_NONE);
+	CU_ASSERT_EQUAL(base, 0);
+	CU_ASSERT_EQUAL(fetch_check(fd, "nt", "nt", 3, "none"), 3);
+	close(fd);
+
+	/* data_dir: once, for the entry of the new topic directory. */
+	CU_ASSERT_EQUAL(trace_count(line) - before, 1);
+	/* The topic directory: topic.meta's rename and three partition-N. */
+	snprintf(line, sizeof(line), "writer fdatasync %s ok", topic_dir);
+	CU_ASSERT_EQUAL(trace_count(line), 4);
+	/* Partition 0's own directory: its first segment's entries. */
+	snprintf(line, sizeof(line), "writer fdatasync %s ok", part_dir);
+	CU_ASSERT_EQUAL(trace_count(line), 1);
+	snprintf(line, sizeof(line),
+	    "writer fdatasync %s/00000000000000000000.log ok", part_dir);
+	CU_ASSERT_EQUAL(trace_count(line), 1);
+	flumed_cleanup(&d);
+}
+
+TEST_SUITE("durability", NULL, teardown,
+    { "new topic and partition directories are synced", test_new_dirs_synced });
