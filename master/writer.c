@@ -170,13 +170,14 @@ wslot_fail(struct writer *w, uint32_t i, const char *what, int err, int64_t now)
 	const char *name;
 	int len;
 
+	/* Published before the log line, which tests take as the sign. */
+	atomic_store_explicit(&p->storage_error, err, memory_order_release);
 	if (sl->error != err) {
 		name = slot_topic(w, i, &len);
 		log_warnx("%.*s-%d: %s: %s; keeping the data in memory and retrying",
 		    len, name, p->partition, what, strerror(err));
 	}
 	sl->error = err;
-	atomic_store_explicit(&p->storage_error, err, memory_order_release);
 	if (sl->backoff_ms == 0)
 		sl->backoff_ms = WRITER_BACKOFF_MIN_MS;
 	else if (sl->backoff_ms < WRITER_BACKOFF_MAX_MS)

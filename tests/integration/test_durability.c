@@ -122,6 +122,29 @@ data_path(char *buf, size_t size, const char *tail)
 	snprintf(buf, size, "%s%s", real, tail);
 }
 
+static int
+init_producer(int fd, int64_t *pid, int16_t *epoch)
+{
+	struct init_producer_req q = { -1, -1 };
+	struct init_producer_resp r;
+	struct wbuf wb;
+	uint8_t *payload = NULL;
+	size_t plen;
+	int rc;
+
+	wbuf_init(&wb);
+	msg_encode_init_producer_req(&wb, &q);
+	rc = support_call(fd, API_INIT_PRODUCER, 3, &wb, 10000, &payload, &plen);
+	if (rc == 0 && msg_decode_init_producer_resp(payload, plen, &r) == 0) {
+		*pid = r.producer_id;
+		*epoch = r.producer_epoch;
+	} else
+		rc = -1;
+	free(payload);
+	wbuf_free(&wb);
+	return rc;
+}
+
 /*
  * Send one PRODUCE (request id 7) of n records "<tag>-<i>" (each padded
  * with pad 'x' bytes) to partition 0, idempotent with (pid, epoch, seq)
@@ -265,6 +288,23 @@ out:
 	return n;
 }
 
+/* Produce n1 records "<tag>-<i>" with acks=1 and wait until all are readable. */
+static void
+seed(int fd, const char *topic, const char *tag, int n1)
+{
+	long long deadline;
+	int64_t base = -1;
+
+	CU_ASSERT_EQUAL_FATAL(produce(fd, topic, 1, 5000, -1, 0, 0, tag, n1, 0,
+	    &base), ERR_NONE);
+	CU_ASSERT_EQUAL(base, 0);
+	deadline = support_now_ms() + 10000;
+	while (fetch_check(fd, topic, tag, n1, "none") != n1 &&
+	    support_now_ms() < deadline)
+		usleep(20 * 1000);	/* polling the condition, bounded */
+	CU_ASSERT_EQUAL_FATAL(fetch_check(fd, topic, tag, n1, "none"), n1);
+}
+
 /* ---- item 6: new directories are synced into their parents ---- */
 
 static void
@@ -305,5 +345,55 @@ test_new_dirs_synced(void)
 	flumed_cleanup(&d);
 }
 
+/* ---- item 7: a stored batch is answered with its offsets ---- */
+
+static void
+test_stored_resend(void)
+{
+	char env[PATH_MAX + 32];
+	int64_t pid = -1, base = -1;
+	int16_t epoch = -1;
+	int fd;
+
+	scratch_init(1);
+	/* Writes fail with ENOSPC past 3000 bytes while the flag exists. */
+	snprintf(env, sizeof(env), "enospc:3000:%s", flag);
+	setenv("FLUME_FAULT", env, 1);
+	CU_ASSERT_EQUAL_FATAL(start("partitions = 1"), 0);
+	unsetenv("FLUME_FAULT");
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	seed(fd, "sr", "sra", 50);
+	CU_ASSERT_EQUAL_FATAL(init_producer(fd, &pid, &epoch), 0);
+
+	/* In the ring (acks=1 answers that); the writer hits the full disk. */
+	CU_ASSERT_EQUAL(produce(fd, "sr", 1, 5000, pid, epoch, 0, "srb", 20, 200,
+	    &base), ERR_NONE);
+	CU_ASSERT_EQUAL(base, 50);
+	/* The writer sets the partition's storage error before this line. */
+	CU_ASSERT_EQUAL_FATAL(flumed_wait_log(&d, "No space left on device", 1,
+	    10000), 1);
+	/* Something new is refused meanwhile, and not stored. */
+	CU_ASSERT_EQUAL(produce(fd, "sr", 1, 5000, pid, epoch, 20, "src", 1, 0,
+	    &base), ERR_STORAGE);
+	/* The stored batch resent (its answer lost): its offsets, no STORAGE. */
+	base = -1;
+	CU_ASSERT_EQUAL(produce(fd, "sr", 1, 5000, pid, epoch, 0, "srb", 20, 200,
+	    &base), ERR_NONE);
+	CU_ASSERT_EQUAL(base, 50);
+	/* With acks=all it is answered once durable: after the disk has room. */
+	CU_ASSERT_EQUAL(produce_send(fd, "sr", -1, 20000, pid, epoch, 0, "srb",
+	    20, 200), 0);
+	CU_ASSERT_EQUAL(unlink(flag), 0);
+	base = -1;
+	CU_ASSERT_EQUAL(produce_recv(fd, 30000, &base), ERR_NONE);
+	CU_ASSERT_EQUAL(base, 50);
+	/* Stored once: the 50 seed records and the 20 of the batch, no more. */
+	CU_ASSERT_EQUAL(fetch_check(fd, "sr", "sra", 50, "srb"), 70);
+	close(fd);
+	flumed_cleanup(&d);
+}
+
 TEST_SUITE("durability", NULL, teardown,
-    { "new topic and partition directories are synced", test_new_dirs_synced });
+    { "new topic and partition directories are synced", test_new_dirs_synced },
+    { "stored batch resent during a storage error", test_stored_resend });
