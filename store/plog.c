@@ -858,6 +858,17 @@ plog_sync(struct plog *l)
 }
 
 int
+plog_sync_all(struct plog *l)
+{
+	int i;
+
+	for (i = 0; i < l->nsegs; i++)
+		l->segs[i].dirty = 1;
+	l->dir_dirty = 1;
+	return plog_sync(l);
+}
+
+int
 plog_retain(struct plog *l, int64_t now_ms, int *deleted)
 {
 	struct stat st;

@@ -72,6 +72,12 @@ int	plog_append_at(struct plog *l, const uint8_t *batches, size_t len, size_t *s
 /* fdatasync the active segment (and directory after a roll). */
 int	plog_sync(struct plog *l);
 /*
+ * fdatasync every segment and the directory, whether or not this handle
+ * wrote them: start-up recovery, which cannot know what a killed writer
+ * left unsynced.
+ */
+int	plog_sync_all(struct plog *l);
+/*
  * Delete whole oldest segments while the log exceeds retention_bytes or a
  * segment's newest timestamp (its file mtime) is older than retention_ms;
  * never the active segment.  *deleted gets the number removed.

@@ -95,9 +95,9 @@ slurp(const char *path)
 	return buf;
 }
 
-/* Lines of the trace that are exactly want. */
+/* Lines of the trace that are exactly want (prefix: that start with it). */
 static int
-trace_count(const char *want)
+trace_match(const char *want, int prefix)
 {
 	char *buf = slurp(trace), *line, *save = NULL;
 	int n = 0;
@@ -106,10 +106,17 @@ trace_count(const char *want)
 		return -1;
 	for (line = strtok_r(buf, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save))
-		if (strcmp(line, want) == 0)
+		if (prefix ? strncmp(line, want, strlen(want)) == 0 :
+		    strcmp(line, want) == 0)
 			n++;
 	free(buf);
 	return n;
+}
+
+static int
+trace_count(const char *want)
+{
+	return trace_match(want, 0);
 }
 
 /* The data directory as the daemon names it (realpath). */
@@ -394,6 +401,69 @@ test_stored_resend(void)
 	flumed_cleanup(&d);
 }
 
+/* ---- item 2: start-up recovery syncs what it declares durable ---- */
+
+static void
+test_restart_syncs(void)
+{
+	char seg[PATH_MAX + 64], pdir[PATH_MAX + 64], tdir[PATH_MAX + 64],
+	    line[2 * PATH_MAX];
+	long long deadline;
+	int64_t pid = -1, base = -1;
+	int16_t epoch = -1;
+	int fd;
+
+	scratch_init(0);
+	/* Nothing but acks=all makes the writer sync. */
+	CU_ASSERT_EQUAL_FATAL(start("partitions = 1\n"
+	    "flush_interval_ms = -1\nflush_messages = -1"), 0);
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	CU_ASSERT_EQUAL_FATAL(init_producer(fd, &pid, &epoch), 0);
+	/* Sent with acks=all, but only the acks=1 part got through. */
+	CU_ASSERT_EQUAL(produce(fd, "rs", 1, 5000, pid, epoch, 0, "rsa", 10, 0,
+	    &base), ERR_NONE);
+	CU_ASSERT_EQUAL(base, 0);
+	deadline = support_now_ms() + 10000;
+	while (fetch_check(fd, "rs", "rsa", 10, "none") != 10 &&
+	    support_now_ms() < deadline)
+		usleep(20 * 1000);	/* polling the condition, bounded */
+	CU_ASSERT_EQUAL_FATAL(fetch_check(fd, "rs", "rsa", 10, "none"), 10);
+	close(fd);
+	data_path(tdir, sizeof(tdir), "/rs");
+	data_path(pdir, sizeof(pdir), "/rs/partition-0");
+	data_path(seg, sizeof(seg), "/rs/partition-0/00000000000000000000.log");
+	/* Written, never synced. */
+	snprintf(line, sizeof(line), "writer write %s ", seg);
+	CU_ASSERT_EQUAL(trace_match(line, 1), 1);
+	snprintf(line, sizeof(line), "writer fdatasync %s ok", seg);
+	CU_ASSERT_EQUAL(trace_count(line), 0);
+
+	/* The master killed (its children with it), then started again. */
+	flumed_kill(&d);
+	CU_ASSERT_EQUAL(unlink(trace), 0);
+	CU_ASSERT_EQUAL_FATAL(flumed_restart(&d), 0);
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	/* The resend: deduplicated, durable because the new master synced it. */
+	CU_ASSERT_EQUAL(produce(fd, "rs", -1, 10000, pid, epoch, 0, "rsa", 10, 0,
+	    &base), ERR_NONE);
+	CU_ASSERT_EQUAL(base, 0);
+	snprintf(line, sizeof(line), "master fdatasync %s ok", seg);
+	CU_ASSERT_EQUAL(trace_count(line), 1);
+	snprintf(line, sizeof(line), "master fdatasync %s ok", pdir);
+	CU_ASSERT_EQUAL(trace_count(line), 1);
+	snprintf(line, sizeof(line), "master fdatasync %s ok", tdir);
+	CU_ASSERT_EQUAL(trace_count(line), 1);
+	/* Nothing was written again, and the batch is stored once. */
+	snprintf(line, sizeof(line), "master write %s ", seg);
+	CU_ASSERT_EQUAL(trace_match(line, 1), 0);
+	CU_ASSERT_EQUAL(fetch_check(fd, "rs", "rsa", 10, "none"), 10);
+	close(fd);
+	flumed_cleanup(&d);
+}
+
 TEST_SUITE("durability", NULL, teardown,
     { "new topic and partition directories are synced", test_new_dirs_synced },
-    { "stored batch resent during a storage error", test_stored_resend });
+    { "stored batch resent during a storage error", test_stored_resend },
+    { "restart: recovery syncs before durable", test_restart_syncs });
