@@ -463,7 +463,176 @@ test_restart_syncs(void)
 	flumed_cleanup(&d);
 }
 
+/* ---- item 2: after a failed fdatasync only bytes written again count ---- */
+
+/*
+ * The trace lines about file path after the last "fdatasync path EIO":
+ * how many writes (all ok, *wrote their bytes), then whether exactly one
+ * "fdatasync path ok" ends them (1) or not (0); -1 without a failure.
+ */
+static int
+after_failure(const char *path, int *writes, long long *wrote)
+{
+	char *buf = slurp(trace), *line, *save = NULL, want_w[2 * PATH_MAX],
+	    want_eio[2 * PATH_MAX], want_ok[2 * PATH_MAX];
+	int seen = 0, synced = 0, bad = 0;
+	long long len;
+
+	*writes = 0;
+	*wrote = 0;
+	if (buf == NULL)
+		return -1;
+	snprintf(want_w, sizeof(want_w), "writer write %s ", path);
+	snprintf(want_eio, sizeof(want_eio), "writer fdatasync %s EIO", path);
+	snprintf(want_ok, sizeof(want_ok), "writer fdatasync %s ok", path);
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if (strcmp(line, want_eio) == 0) {
+			seen = 1;
+			*writes = synced = bad = 0;
+			*wrote = 0;
+		} else if (!seen)
+			continue;
+		else if (strncmp(line, want_w, strlen(want_w)) == 0) {
+			if (synced || sscanf(line + strlen(want_w), "%lld ok",
+			    &len) != 1)
+				bad = 1;
+			else {
+				(*writes)++;
+				*wrote += len;
+			}
+		} else if (strcmp(line, want_ok) == 0) {
+			if (synced)
+				bad = 1;
+			synced = 1;
+		}
+	}
+	free(buf);
+	if (!seen)
+		return -1;
+	return synced && !bad;
+}
+
+static void
+test_failed_fsync_rewrites(void)
+{
+	char env[PATH_MAX + 32], seg[PATH_MAX + 64];
+	struct stat st;
+	long long wrote;
+	int64_t pid = -1, base = -1;
+	int16_t epoch = -1;
+	int fd, writes;
+
+	scratch_init(1);
+	/* fdatasync fails once 3000 bytes are written, while the flag exists. */
+	snprintf(env, sizeof(env), "fsync:3000:%s", flag);
+	setenv("FLUME_FAULT", env, 1);
+	CU_ASSERT_EQUAL_FATAL(start("partitions = 1\n"
+	    "flush_interval_ms = -1\nflush_messages = -1"), 0);
+	unsetenv("FLUME_FAULT");
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	seed(fd, "fs", "fsa", 50);
+	CU_ASSERT_EQUAL_FATAL(init_producer(fd, &pid, &epoch), 0);
+	data_path(seg, sizeof(seg), "/fs/partition-0/00000000000000000000.log");
+
+	/* Written, then its fdatasync fails: not answered as durable. */
+	CU_ASSERT_EQUAL(produce(fd, "fs", -1, 1500, pid, epoch, 0, "fsb", 20,
+	    200, &base), ERR_TIMEOUT);
+	CU_ASSERT_EQUAL_FATAL(flumed_wait_log(&d, "fdatasync: Input/output error",
+	    1, 10000), 1);
+	/* The resend waits; the disk is healed while it does. */
+	CU_ASSERT_EQUAL(produce_send(fd, "fs", -1, 20000, pid, epoch, 0, "fsb",
+	    20, 200), 0);
+	CU_ASSERT_EQUAL(unlink(flag), 0);
+	CU_ASSERT_EQUAL(produce_recv(fd, 30000, &base), ERR_NONE);
+	CU_ASSERT_EQUAL(base, 50);
+
+	/*
+	 * Before that answer, after the last failed fdatasync: the whole
+	 * unsynced log (nothing was synced before, so all of the file)
+	 * written again, then one fdatasync that succeeded.
+	 */
+	CU_ASSERT_EQUAL_FATAL(stat(seg, &st), 0);
+	CU_ASSERT_EQUAL(after_failure(seg, &writes, &wrote), 1);
+	CU_ASSERT_EQUAL(writes, 2);	/* the seed batch and fsb */
+	CU_ASSERT_EQUAL(wrote, (long long)st.st_size);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "written again and synced"), 1);
+	CU_ASSERT_EQUAL(fetch_check(fd, "fs", "fsa", 50, "fsb"), 70);
+	close(fd);
+	flumed_cleanup(&d);
+}
+
+/* The same failure, then the master killed: recovery writes it again. */
+static void
+test_failed_fsync_restart(void)
+{
+	char env[PATH_MAX + 32], seg[PATH_MAX + 64], line[2 * PATH_MAX];
+	char *buf, *l, *save = NULL;
+	struct stat st;
+	long long wrote = 0, len;
+	int64_t pid = -1, base = -1;
+	int16_t epoch = -1;
+	int fd, writes = 0;
+
+	scratch_init(1);
+	snprintf(env, sizeof(env), "fsync:3000:%s", flag);
+	setenv("FLUME_FAULT", env, 1);
+	CU_ASSERT_EQUAL_FATAL(start("partitions = 1\n"
+	    "flush_interval_ms = -1\nflush_messages = -1"), 0);
+	unsetenv("FLUME_FAULT");
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	seed(fd, "fr", "fra", 50);
+	CU_ASSERT_EQUAL_FATAL(init_producer(fd, &pid, &epoch), 0);
+	CU_ASSERT_EQUAL(produce(fd, "fr", -1, 1500, pid, epoch, 0, "frb", 20,
+	    200, &base), ERR_TIMEOUT);
+	CU_ASSERT_EQUAL_FATAL(flumed_wait_log(&d, "fdatasync: Input/output error",
+	    1, 10000), 1);
+	close(fd);
+	data_path(seg, sizeof(seg), "/fr/partition-0/00000000000000000000.log");
+
+	/* Killed with the failure standing; started again without the fault. */
+	flumed_kill(&d);
+	CU_ASSERT_EQUAL(unlink(trace), 0);
+	CU_ASSERT_EQUAL(unlink(flag), 0);
+	CU_ASSERT_EQUAL_FATAL(flumed_restart(&d), 0);
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	CU_ASSERT_EQUAL(produce(fd, "fr", -1, 10000, pid, epoch, 0, "frb", 20,
+	    200, &base), ERR_NONE);
+	CU_ASSERT_EQUAL(base, 50);
+
+	/* The new master wrote the whole unsynced file again, then synced. */
+	CU_ASSERT_EQUAL_FATAL(stat(seg, &st), 0);
+	buf = slurp(trace);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	snprintf(line, sizeof(line), "master write %s ", seg);
+	for (l = strtok_r(buf, "\n", &save); l != NULL;
+	    l = strtok_r(NULL, "\n", &save))
+		if (strncmp(l, line, strlen(line)) == 0 &&
+		    sscanf(l + strlen(line), "%lld ok", &len) == 1) {
+			writes++;
+			wrote += len;
+		}
+	free(buf);
+	CU_ASSERT_EQUAL(writes, 2);
+	CU_ASSERT_EQUAL(wrote, (long long)st.st_size);
+	/* Once after writing it again, once more by the general sync. */
+	snprintf(line, sizeof(line), "master fdatasync %s ok", seg);
+	CU_ASSERT_EQUAL(trace_count(line), 2);
+	CU_ASSERT_EQUAL(flumed_log_count(&d,
+	    "written again from offset 0 and synced"), 1);
+	CU_ASSERT_EQUAL(fetch_check(fd, "fr", "fra", 50, "frb"), 70);
+	close(fd);
+	flumed_cleanup(&d);
+}
+
 TEST_SUITE("durability", NULL, teardown,
     { "new topic and partition directories are synced", test_new_dirs_synced },
     { "stored batch resent during a storage error", test_stored_resend },
-    { "restart: recovery syncs before durable", test_restart_syncs });
+    { "restart: recovery syncs before durable", test_restart_syncs },
+    { "failed fdatasync: written again before durable",
+	test_failed_fsync_rewrites },
+    { "failed fdatasync, master killed: recovery writes again",
+	test_failed_fsync_restart });
