@@ -83,6 +83,7 @@ struct wslot {
 	int64_t		 msgs;		/* records written since the last sync */
 	uint64_t	 want_pos;	/* an acks=all producer waits for the ring up to here */
 	int		 want;
+	int		 sync_all;	/* opened with visible > durable: sync every segment */
 	int		 error;		/* errno of the failing step, 0 if none */
 	int64_t		 retry_ms;	/* no retry before */
 	int64_t		 backoff_ms;
@@ -288,6 +289,12 @@ wslot_open(struct writer *w, uint32_t i, int64_t now)
 	dur = atomic_load_explicit(&p->durable_offset, memory_order_acquire);
 	sl->visible = end;
 	sl->durable = dur < end ? dur : end;
+	/*
+	 * A predecessor killed between its write and its fdatasync left
+	 * bytes this handle did not write, so plog_sync would not sync
+	 * them: the first sync covers every segment.
+	 */
+	sl->sync_all = sl->durable < end;
 	sl->last_sync_ms = now;
 	sl->msgs = 0;
 	atomic_store_explicit(&p->log_start, plog_start_offset(sl->log), memory_order_release);
@@ -418,7 +425,8 @@ wslot_sync(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 		 * so a respawned writer and start-up recovery honour it too;
 		 * durable_offset stays at the failure point until then.
 		 */
-		rc = failed ? plog_resync(sl->log, sl->durable) : plog_sync(sl->log);
+		rc = failed ? plog_resync(sl->log, sl->durable) : sl->sync_all ?
+		    plog_sync_all(sl->log) : plog_sync(sl->log);
 		if (rc == -1) {
 			atomic_store_explicit(&p->sync_failed, 1, memory_order_relaxed);
 			stats_fsync_record(w->s, 0, 0);
@@ -426,6 +434,7 @@ wslot_sync(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 			return -1;
 		}
 		stats_fsync_record(w->s, clock_us() - t0, 1);
+		sl->sync_all = 0;
 		if (failed) {
 			atomic_store_explicit(&p->sync_failed, 0, memory_order_relaxed);
 			name = slot_topic(w, i, &len);

@@ -463,6 +463,49 @@ test_restart_syncs(void)
 	flumed_cleanup(&d);
 }
 
+/* The writer alone killed between a write and its sync: its successor syncs. */
+static void
+test_writer_respawn_syncs(void)
+{
+	char seg[PATH_MAX + 64], line[2 * PATH_MAX];
+	long long deadline;
+	int64_t pid = -1, base = -1;
+	int16_t epoch = -1;
+	pid_t victim;
+	int fd;
+
+	scratch_init(0);
+	CU_ASSERT_EQUAL_FATAL(start("partitions = 1\n"
+	    "flush_interval_ms = -1\nflush_messages = -1"), 0);
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	CU_ASSERT_EQUAL_FATAL(init_producer(fd, &pid, &epoch), 0);
+	CU_ASSERT_EQUAL(produce(fd, "wr", 1, 5000, pid, epoch, 0, "wra", 10, 0,
+	    &base), ERR_NONE);
+	CU_ASSERT_EQUAL(base, 0);
+	deadline = support_now_ms() + 10000;
+	while (fetch_check(fd, "wr", "wra", 10, "none") != 10 &&
+	    support_now_ms() < deadline)
+		usleep(20 * 1000);	/* polling the condition, bounded */
+	CU_ASSERT_EQUAL_FATAL(fetch_check(fd, "wr", "wra", 10, "none"), 10);
+	data_path(seg, sizeof(seg), "/wr/partition-0/00000000000000000000.log");
+	snprintf(line, sizeof(line), "writer fdatasync %s ok", seg);
+	CU_ASSERT_EQUAL(trace_count(line), 0);
+
+	victim = flumed_child_pid(&d, "writer", 2);
+	CU_ASSERT_FATAL(victim > 0);
+	CU_ASSERT_EQUAL_FATAL(kill(victim, SIGKILL), 0);
+	CU_ASSERT_EQUAL_FATAL(flumed_wait_log(&d, "respawned writer", 1, 10000), 1);
+	/* The resend is answered durable only after the new writer's sync. */
+	CU_ASSERT_EQUAL(produce(fd, "wr", -1, 10000, pid, epoch, 0, "wra", 10, 0,
+	    &base), ERR_NONE);
+	CU_ASSERT_EQUAL(base, 0);
+	CU_ASSERT_EQUAL(trace_count(line), 1);
+	CU_ASSERT_EQUAL(fetch_check(fd, "wr", "wra", 10, "none"), 10);
+	close(fd);
+	flumed_cleanup(&d);
+}
+
 /* ---- item 2: after a failed fdatasync only bytes written again count ---- */
 
 /*
@@ -632,6 +675,7 @@ TEST_SUITE("durability", NULL, teardown,
     { "new topic and partition directories are synced", test_new_dirs_synced },
     { "stored batch resent during a storage error", test_stored_resend },
     { "restart: recovery syncs before durable", test_restart_syncs },
+    { "writer respawned: it syncs before durable", test_writer_respawn_syncs },
     { "failed fdatasync: written again before durable",
 	test_failed_fsync_rewrites },
     { "failed fdatasync, master killed: recovery writes again",
