@@ -4,6 +4,7 @@
  * the real daemon and clear it again without root or a small filesystem.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,90 @@ static struct {
 	ssize_t		(*write)(int, const void *, size_t);
 	int		(*fdatasync)(int);
 } fault;
+
+/*
+ * FLUME_TEST_FSYNC_LOG: every fdatasync and write through store_io
+ * appends one line to this file, with one write(2) on an O_APPEND
+ * descriptor so lines of the master and the writer never mix:
+ *	ROLE fdatasync PATH RESULT
+ *	ROLE write PATH LEN RESULT
+ * RESULT is "ok" or the errno name.  Outermost wrapper: it also sees the
+ * calls an injected fault fails.
+ */
+static struct {
+	int		 fd;
+	const char	*role;
+	ssize_t		(*write)(int, const void *, size_t);
+	int		(*fdatasync)(int);
+} trace;
+
+static void
+trace_line(const char *op, int fd, long long len, int ok, int err)
+{
+	char link[64], path[1024], line[1200], num[32] = "";
+	ssize_t n;
+	int k;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if ((n = readlink(link, path, sizeof(path) - 1)) < 0)
+		n = 0;
+	path[n] = '\0';
+	if (len >= 0)
+		snprintf(num, sizeof(num), " %lld", len);
+	k = snprintf(line, sizeof(line), "%s %s %s%s %s\n", trace.role, op,
+	    path, num, ok ? "ok" : strerrorname_np(err));
+	if (k > 0 && (size_t)k < sizeof(line))
+		(void)!write(trace.fd, line, (size_t)k);
+}
+
+static int
+trace_fdatasync(int fd)
+{
+	int rc, saved;
+
+	rc = trace.fdatasync(fd);
+	saved = errno;
+	trace_line("fdatasync", fd, -1, rc == 0, saved);
+	errno = saved;
+	return rc;
+}
+
+static ssize_t
+trace_write(int fd, const void *buf, size_t len)
+{
+	ssize_t n;
+	int saved;
+
+	n = trace.write(fd, buf, len);
+	saved = errno;
+	trace_line("write", fd, n >= 0 ? (long long)n : (long long)len, n >= 0,
+	    saved);
+	errno = saved;
+	return n;
+}
+
+void
+fault_trace_install(const char *role)
+{
+	const char *v = getenv("FLUME_TEST_FSYNC_LOG");
+
+	if (v == NULL || *v == '\0')
+		return;
+	trace.role = role;
+	if (store_io.fdatasync == trace_fdatasync)
+		return;		/* inherited from the master: only the role changes */
+	if ((trace.fd = open(v, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+	    0600)) == -1) {
+		log_warn("FLUME_TEST_FSYNC_LOG=%s", v);
+		return;
+	}
+	trace.write = store_io.write;
+	trace.fdatasync = store_io.fdatasync;
+	store_io.write = trace_write;
+	store_io.fdatasync = trace_fdatasync;
+	log_warnx("TEST FAULT INJECTION: writes and fdatasync calls logged "
+	    "to %s", v);
+}
 
 /* Does the fault hold now?  Once its file is gone it never does again. */
 static int
@@ -66,7 +151,8 @@ fault_write(int fd, const void *buf, size_t len)
 static int
 fault_fdatasync(int fd)
 {
-	if (fault.kind == FAULT_FSYNC && fault_active()) {
+	if (fault.kind == FAULT_FSYNC && fault.written >= fault.limit &&
+	    fault_active()) {
 		errno = EIO;
 		return -1;
 	}
@@ -101,10 +187,18 @@ fault_store_install(void)
 		goto bad;
 	if (strlcpy(fault.path, q + 1, sizeof(fault.path)) >= sizeof(fault.path))
 		goto bad;
-	fault.write = store_io.write;
-	fault.fdatasync = store_io.fdatasync;
-	store_io.write = fault_write;
-	store_io.fdatasync = fault_fdatasync;
+	/* Under the trace, if there is one, so the trace sees the failures. */
+	if (store_io.fdatasync == trace_fdatasync) {
+		fault.write = trace.write;
+		fault.fdatasync = trace.fdatasync;
+		trace.write = fault_write;
+		trace.fdatasync = fault_fdatasync;
+	} else {
+		fault.write = store_io.write;
+		fault.fdatasync = store_io.fdatasync;
+		store_io.write = fault_write;
+		store_io.fdatasync = fault_fdatasync;
+	}
 	log_warnx("TEST FAULT INJECTION: FLUME_FAULT=%s", v);
 	return 0;
 bad:

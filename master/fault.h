@@ -6,8 +6,16 @@
  *	KIND enospc or eio: once the writer has written BYTES bytes to
  *	segments, every write fails with that errno (the one crossing
  *	the limit is cut short first) for as long as the file PATH
- *	exists; KIND fsync: fdatasync fails with EIO while PATH exists
- *	(BYTES is ignored).  Removing PATH ends the fault for good.
+ *	exists; KIND fsync: once the writer has written BYTES bytes,
+ *	fdatasync fails with EIO while PATH exists.  Removing PATH ends
+ *	the fault for good.
+ *
+ *   FLUME_TEST_FSYNC_LOG=PATH   (master, and the writer it forks)
+ *	every write and fdatasync of a segment, a small file or a
+ *	directory is appended to PATH as a line "ROLE fdatasync PATH
+ *	RESULT" or "ROLE write PATH LEN RESULT" (RESULT "ok" or an errno
+ *	name such as EIO), so a test can count exactly what was written
+ *	and synced, by whom, before an answer.
  *
  *   FLUME_TEST_CHILD_EXIT=ROLE:STATUS[:COUNT]   (read by each child)
  *	a child of that role ("worker" or "writer") exits with STATUS
@@ -17,6 +25,11 @@
 #ifndef FLUME_MASTER_FAULT_H
 #define FLUME_MASTER_FAULT_H
 
+/*
+ * Master before recovery ("master"), writer at start ("writer"): log
+ * store_io.fdatasync calls as FLUME_TEST_FSYNC_LOG says (no-op when unset).
+ */
+void	fault_trace_install(const char *role);
 /* Writer: wrap store_io as FLUME_FAULT says (no-op when unset). 0 or -1. */
 int	fault_store_install(void);
 /*

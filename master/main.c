@@ -34,6 +34,7 @@
 
 #include "common/broker.h"
 #include "master/config.h"
+#include "master/fault.h"
 #include "master/live.h"
 #include "common/log.h"
 #include "master/metrics.h"
@@ -340,6 +341,7 @@ main(int argc, char *argv[], char *envp[])
 	if (b.has_metrics)
 		log_info("metrics on http://%s/metrics", mbound);
 
+	fault_trace_install("master");	/* tests only: FLUME_TEST_FSYNC_LOG */
 	if (recovery_run(&conf, &b.shm) == -1) {
 		pidfile_remove(pfh);
 		fatalx("startup recovery failed");

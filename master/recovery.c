@@ -90,6 +90,17 @@ recovery_partition(const struct config *conf, struct shm *shm, int idx,
 		    (unsigned long long)rec.truncated_bytes);
 	if (rec.index_rebuilt)
 		log_info("%s/%d: rebuilt the index", topic, part);
+	/*
+	 * Everything below end is declared durable next, so it must be: a
+	 * master or writer killed between a write and its fdatasync left
+	 * bytes that may be in the page cache only, and a resent acks=all
+	 * batch is answered from durable_offset alone.
+	 */
+	if (plog_sync_all(l) == -1) {
+		log_warn("%s/%d: fdatasync of the log in %s", topic, part, dir);
+		plog_close(l);
+		return -1;
+	}
 	end = plog_end_offset(l);
 	p = shm_partition(shm, idx, part);
 	p->next_offset = end;
@@ -150,6 +161,11 @@ recovery_topics(const struct config *conf, struct shm *shm)
 		for (j = 0; j < parts; j++)
 			if (recovery_partition(conf, shm, idx, names[i], j) == -1)
 				goto out;
+		/* The entries that lead to those logs, likewise. */
+		if (topic_dir_sync(conf->data_dir, names[i]) == -1) {
+			log_warn("topic %s: fdatasync of its directory", names[i]);
+			goto out;
+		}
 		ntopics++;
 		nparts += parts;
 	}

@@ -25,6 +25,14 @@
  * plog_append_at: overlapping its end or leaving a gap, which the crash
  * rule of shm/ring.h rules out) are treated the same way: the partition
  * stops with storage_error set rather than lose or renumber them.
+ *
+ * A failed fdatasync also sets the partition's sync_failed (in shared
+ * memory, so a respawned writer and start-up recovery see it), and
+ * durable_offset stays where it was: the kernel may have marked the
+ * pages clean without writing them, so no later fdatasync alone proves
+ * them durable.  Each retry writes everything past durable_offset again
+ * (plog_resync, which refuses bytes that read back damaged) before its
+ * fdatasync; only that clears the mark and publishes durable_offset.
  */
 #include <errno.h>
 #include <signal.h>
@@ -77,6 +85,7 @@ struct wslot {
 	int64_t		 msgs;		/* records written since the last sync */
 	uint64_t	 want_pos;	/* an acks=all producer waits for the ring up to here */
 	int		 want;
+	int		 sync_all;	/* opened with visible > durable: sync every segment */
 	int		 error;		/* errno of the failing step, 0 if none */
 	int64_t		 retry_ms;	/* no retry before */
 	int64_t		 backoff_ms;
@@ -153,13 +162,14 @@ wslot_fail(struct writer *w, uint32_t i, const char *what, int err, int64_t now)
 	const char *name;
 	int len;
 
+	/* Published before the log line, which tests take as the sign. */
+	atomic_store_explicit(&p->storage_error, err, memory_order_release);
 	if (sl->error != err) {
 		name = slot_topic(w, i, &len);
 		log_warnx("%.*s-%d: %s: %s; keeping the data in memory and retrying",
 		    len, name, p->partition, what, strerror(err));
 	}
 	sl->error = err;
-	atomic_store_explicit(&p->storage_error, err, memory_order_release);
 	if (sl->backoff_ms == 0)
 		sl->backoff_ms = WRITER_BACKOFF_MIN_MS;
 	else if (sl->backoff_ms < WRITER_BACKOFF_MAX_MS)
@@ -262,6 +272,12 @@ wslot_open(struct writer *w, uint32_t i, int64_t now)
 	dur = atomic_load_explicit(&p->durable_offset, memory_order_acquire);
 	sl->visible = end;
 	sl->durable = dur < end ? dur : end;
+	/*
+	 * A predecessor killed between its write and its fdatasync left
+	 * bytes this handle did not write, so plog_sync would not sync
+	 * them: the first sync covers every segment.
+	 */
+	sl->sync_all = sl->durable < end;
 	sl->last_sync_ms = now;
 	sl->msgs = 0;
 	atomic_store_explicit(&p->log_start, plog_start_offset(sl->log), memory_order_release);
@@ -368,26 +384,47 @@ wslot_sync(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 	struct wslot *sl = &w->slots[i];
 	struct shm_partition *p = &w->s->parts[i];
 	const struct config *c = w->conf;
+	const char *name;
 	int64_t vis;
 	uint64_t t0;
-	int need;
+	int need, failed, rc, len;
 
 	if (sl->log == NULL)
 		return 0;
 	if (sl->visible > sl->durable) {
-		need = force || sl->want ||
+		failed = atomic_load_explicit(&p->sync_failed, memory_order_relaxed) != 0;
+		need = failed || force || sl->want ||
 		    (c->flush_interval_ms >= 0 && now - sl->last_sync_ms >= c->flush_interval_ms) ||
 		    (c->flush_messages > 0 && sl->msgs >= c->flush_messages);
 		if (!need)
 			return 0;
 		vis = sl->visible;
 		t0 = clock_mono_us();
-		if (plog_sync(sl->log) == -1) {
+		/*
+		 * Once an fdatasync has failed, a later one that succeeds
+		 * proves nothing about the bytes the failed one covered (the
+		 * kernel may have marked their pages clean unwritten): only
+		 * bytes written again count.  The flag is in shared memory,
+		 * so a respawned writer and start-up recovery honour it too;
+		 * durable_offset stays at the failure point until then.
+		 */
+		rc = failed ? plog_resync(sl->log, sl->durable) : sl->sync_all ?
+		    plog_sync_all(sl->log) : plog_sync(sl->log);
+		if (rc == -1) {
+			atomic_store_explicit(&p->sync_failed, 1, memory_order_relaxed);
 			stats_fsync_record(w->s, 0, 0);
 			wslot_fail(w, i, "fdatasync", errno, now);
 			return -1;
 		}
 		stats_fsync_record(w->s, clock_mono_us() - t0, 1);
+		sl->sync_all = 0;
+		if (failed) {
+			atomic_store_explicit(&p->sync_failed, 0, memory_order_relaxed);
+			name = slot_topic(w, i, &len);
+			log_info("%.*s-%d: offsets %lld..%lld written again and "
+			    "synced after the failed fdatasync", len, name,
+			    p->partition, (long long)sl->durable, (long long)vis);
+		}
 		sl->durable = vis;
 		atomic_store_explicit(&p->durable_offset, vis, memory_order_release);
 		sl->last_sync_ms = now;
@@ -686,7 +723,7 @@ writer_drain_region(struct shm *old, const struct config *conf)
 	int32_t parts;
 	uint8_t *data;
 	size_t len;
-	int rc = 0, round, err;
+	int rc = 0, round, err, failed;
 
 	for (ti = 0; ti < n; ti++) {
 		if (topic_entry_check(old, ti, name) == -1) {
@@ -704,7 +741,8 @@ writer_drain_region(struct shm *old, const struct config *conf)
 			p = &old->parts[old->topics[ti].first_part + pi];
 			head = atomic_load(&p->head);
 			tail = atomic_load(&p->tail);
-			if (head == tail)
+			failed = atomic_load(&p->sync_failed) != 0;
+			if (head == tail && !failed)
 				continue;
 			if (plog_open_for(&log, conf, name, (int32_t)pi) == -1) {
 				log_warn("%s-%u: cannot open the log", name, pi);
@@ -736,9 +774,17 @@ writer_drain_region(struct shm *old, const struct config *conf)
 				log_warnx("%s-%u: the ring is damaged; %llu bytes dropped",
 				    name, pi, (unsigned long long)(atomic_load(&p->tail) -
 				    atomic_load(&p->head)));
-			if (plog_sync(log) == -1) {
-				log_warn("%s-%u: fdatasync", name, pi);
+			/* What a failed fdatasync covered is written again first. */
+			if ((failed ? plog_resync(log, atomic_load(&p->durable_offset)) :
+			    plog_sync(log)) == -1) {
+				log_warn("%s-%u: fdatasync%s", name, pi, failed ?
+				    " after writing again what a failed one covered" : "");
 				rc = -1;
+			} else if (failed) {
+				atomic_store(&p->sync_failed, 0);
+				log_info("%s-%u: written again from offset %lld and "
+				    "synced after the failed fdatasync", name, pi,
+				    (long long)atomic_load(&p->durable_offset));
 			}
 			plog_close(log);
 		}
@@ -820,6 +866,7 @@ static void
 writer_child_start(struct broker *b, sigset_t *waitmask)
 {
 	child_start(b, "writer", writer_on_signal, waitmask);
+	fault_trace_install("writer");	/* tests only: FLUME_TEST_FSYNC_LOG */
 	(void)fault_store_install();	/* tests only: FLUME_FAULT */
 	child_active(b);
 }

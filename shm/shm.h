@@ -163,7 +163,11 @@ struct shm_partition {
 	_Atomic uint64_t	msgs_out;	/* records sent by FETCH (workers, atomic add) */
 	_Atomic uint64_t	bytes_out;
 	_Atomic uint32_t	segments;	/* segment files (writer) */
-	uint32_t		pad1;
+	/*
+	 * An fdatasync failed (writer): the bytes past durable_offset must
+	 * be written again before a sync may count for them (plog_resync).
+	 */
+	_Atomic uint32_t	sync_failed;
 };
 
 /* The per-process handle: where the tables are in this mapping. */

@@ -24,8 +24,8 @@
 #include "store/io.h"
 #include "store/segment.h"
 
-static int
-dir_sync(const char *dir)
+int
+store_dir_sync(const char *dir)
 {
 	int fd, rc, saved;
 
@@ -67,7 +67,7 @@ store_file_replace(const char *dir, const char *name, const void *buf,
 	fd = -1;
 	if (rename(tmp, dst) == -1)
 		goto fail;
-	return dir_sync(dir);
+	return store_dir_sync(dir);
 fail:
 	saved = errno;
 	if (fd != -1)
@@ -114,19 +114,30 @@ fail:
 	return -1;
 }
 
+/*
+ * The new entry is durable only once its parent is synced.  If that sync
+ * fails the directory is removed again, so a retry creates it anew and
+ * syncs again instead of finding it (EEXIST) and skipping the sync.
+ */
 int
 store_mkdir(const char *path)
 {
 	char parent[PATH_MAX];
+	int saved;
 
-	if (mkdir(path, 0755) == -1)
-		return errno == EEXIST ? 0 : -1;
 	if (strlen(path) >= sizeof(parent)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
+	if (mkdir(path, 0755) == -1)
+		return errno == EEXIST ? 0 : -1;
 	memcpy(parent, path, strlen(path) + 1);
-	return dir_sync(dirname(parent));
+	if (store_dir_sync(dirname(parent)) == 0)
+		return 0;
+	saved = errno;
+	(void)rmdir(path);
+	errno = saved;
+	return -1;
 }
 
 /*

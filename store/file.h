@@ -30,7 +30,12 @@ int	store_text_check(const char *buf, size_t len, size_t *body_len);
 int	store_dir_names(const char *dir,
 	    size_t (*keep)(const char *dir, const char *name, size_t len),
 	    char ***names, size_t *n);
-/* mkdir, and fsync the parent when it was created. 0 or -1. */
+/*
+ * mkdir, and fsync the parent when it was created (through store_io); a
+ * directory whose parent could not be synced is removed again.  0 or -1.
+ */
 int	store_mkdir(const char *path);
+/* fsync a directory (its entries) through store_io.fdatasync. 0 or -1. */
+int	store_dir_sync(const char *dir);
 
 #endif

@@ -39,6 +39,8 @@
 
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "proto/crc32c.h"
+#include "store/file.h"
 #include "store/io.h"
 #include "store/plog.h"
 #include "store/segment.h"
@@ -110,6 +112,11 @@ idx_due(const struct plog *l, int have_entry, uint64_t last_pos, uint64_t pos)
 	return !have_entry || pos - last_pos >= l->cfg.index_interval_bytes;
 }
 
+/*
+ * mkdir -p where every directory created is synced into its parent
+ * (store_mkdir): a partition directory must survive a power loss as
+ * soon as its first acks=all answer can.
+ */
 static int
 mkdir_p(const char *path)
 {
@@ -125,13 +132,11 @@ mkdir_p(const char *path)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(buf, 0755) == -1 && errno != EEXIST)
+		if (store_mkdir(buf) == -1)
 			return -1;
 		*p = '/';
 	}
-	if (mkdir(buf, 0755) == -1 && errno != EEXIST)
-		return -1;
-	return 0;
+	return store_mkdir(buf);
 }
 
 static void
@@ -851,6 +856,114 @@ plog_sync(struct plog *l)
 		l->dir_dirty = 0;
 	}
 	return 0;
+}
+
+int
+plog_sync_all(struct plog *l)
+{
+	int i;
+
+	for (i = 0; i < l->nsegs; i++)
+		l->segs[i].dirty = 1;
+	l->dir_dirty = 1;
+	return plog_sync(l);
+}
+
+/*
+ * Write sg's batches from pos to its end again, as the file reads them
+ * back, through a second descriptor (the log's is O_APPEND, where pwrite
+ * appends).  Every batch must pass its CRC-32C and continue the offsets
+ * of the one before: a page the kernel lost after a failed writeback is
+ * read back from the disk and fails that, and must not be made durable.
+ */
+static int
+seg_rewrite(struct plog *l, struct seg *sg, uint64_t pos, int64_t *expect)
+{
+	char path[4096];
+	uint8_t *buf = NULL, *nb;
+	size_t cap = 0, sz;
+	int64_t base;
+	int fd, saved;
+
+	if (pos >= sg->size)
+		return 0;
+	if (seg_path(path, sizeof(path), l->dir, sg->base, "log") == -1 ||
+	    (fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+		return -1;
+	while (pos < sg->size) {
+		if (sg->size - pos < BATCH_HEADER_SIZE)
+			goto bad;
+		if (cap < BATCH_HEADER_SIZE) {
+			if ((nb = realloc(buf, BATCH_HEADER_SIZE)) == NULL)
+				goto fail;
+			buf = nb;
+			cap = BATCH_HEADER_SIZE;
+		}
+		if (seg_pread_full(sg->log_fd, buf, BATCH_LOG_OVERHEAD,
+		    (off_t)pos) != BATCH_LOG_OVERHEAD)
+			goto bad;
+		sz = BATCH_LOG_OVERHEAD + (size_t)be32_get(buf + BATCH_OFF_LENGTH);
+		if (sz < BATCH_HEADER_SIZE || sz > sg->size - pos)
+			goto bad;
+		if (sz > cap) {
+			if ((nb = realloc(buf, sz)) == NULL)
+				goto fail;
+			buf = nb;
+			cap = sz;
+		}
+		if (seg_pread_full(sg->log_fd, buf, sz, (off_t)pos) != (ssize_t)sz)
+			goto bad;
+		base = (int64_t)be64_get(buf + BATCH_OFF_BASE_OFFSET);
+		if (crc32c(0, buf + BATCH_OFF_ATTRIBUTES, sz - BATCH_OFF_ATTRIBUTES) !=
+		    be32_get(buf + BATCH_OFF_CRC) || (*expect >= 0 && base != *expect))
+			goto bad;
+		if (lseek(fd, (off_t)pos, SEEK_SET) == -1 ||
+		    seg_write_all(fd, buf, sz) == -1)
+			goto fail;
+		*expect = base + (int64_t)be32_get(buf + BATCH_OFF_LAST_DELTA) + 1;
+		pos += sz;
+	}
+	free(buf);
+	return close(fd);
+bad:
+	errno = EIO;
+fail:
+	saved = errno;
+	free(buf);
+	close(fd);
+	errno = saved;
+	return -1;
+}
+
+int
+plog_resync(struct plog *l, int64_t offset)
+{
+	struct plog_slice sl;
+	uint64_t pos = 0;
+	int64_t expect = -1;
+	int i, first = 0;
+
+	if (offset >= l->next_offset)
+		return plog_sync(l);
+	/* Below the log start: retention took the rest; all of it, then. */
+	if (offset >= plog_start_offset(l)) {
+		if (plog_read(l, offset, l->next_offset, 1, &sl) == -1)
+			return -1;
+		while (first < l->nsegs && l->segs[first].log_fd != sl.fd)
+			first++;
+		if (first == l->nsegs) {
+			errno = EIO;
+			return -1;
+		}
+		pos = (uint64_t)sl.pos;
+	}
+	for (i = first; i < l->nsegs; i++, pos = 0) {
+		if (seg_rewrite(l, &l->segs[i], pos, &expect) == -1)
+			return -1;
+		l->segs[i].dirty = 1;
+	}
+	l->dir_dirty = 1;
+	return plog_sync(l);
 }
 
 int

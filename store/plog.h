@@ -72,6 +72,21 @@ int	plog_append_at(struct plog *l, const uint8_t *batches, size_t len, size_t *s
 /* fdatasync the active segment (and directory after a roll). */
 int	plog_sync(struct plog *l);
 /*
+ * fdatasync every segment and the directory, whether or not this handle
+ * wrote them: start-up recovery, which cannot know what a killed writer
+ * left unsynced.
+ */
+int	plog_sync_all(struct plog *l);
+/*
+ * After a failed fdatasync a later successful one proves nothing about
+ * the bytes it covered (the kernel may have marked their pages clean
+ * without writing them).  Write everything from the batch holding offset
+ * to the log end again from what the files read back, checking every
+ * batch's CRC-32C and offsets (-1 with EIO on a mismatch: those bytes
+ * are lost), then fdatasync it all.  0 or -1.
+ */
+int	plog_resync(struct plog *l, int64_t offset);
+/*
  * Delete whole oldest segments while the log exceeds retention_bytes or a
  * segment's newest timestamp (its file mtime) is older than retention_ms;
  * never the active segment.  *deleted gets the number removed.

@@ -103,6 +103,18 @@ topic_meta_save(const char *data_dir, const char *topic, int32_t partitions)
 }
 
 int
+topic_dir_sync(const char *data_dir, const char *topic)
+{
+	char dir[PATH_MAX];
+
+	if (topic_check(topic) == -1 ||
+	    topic_dir(dir, sizeof(dir), data_dir, topic) == -1 ||
+	    store_dir_sync(dir) == -1)
+		return -1;
+	return store_dir_sync(data_dir);
+}
+
+int
 topic_meta_load(const char *data_dir, const char *topic, int32_t *partitions)
 {
 	char dir[PATH_MAX], path[PATH_MAX], *buf, *end;

@@ -16,6 +16,8 @@ int	group_name_valid(const char *name, size_t len);
 
 /* Create <data_dir>/<topic>/ and topic.meta; 0 or -1. */
 int	topic_meta_save(const char *data_dir, const char *topic, int32_t partitions);
+/* fdatasync the topic's directory and data_dir (their entries); 0 or -1. */
+int	topic_dir_sync(const char *data_dir, const char *topic);
 /* -1 with ENOENT if the topic has no meta file. */
 int	topic_meta_load(const char *data_dir, const char *topic, int32_t *partitions);
 /* Names of every topic under data_dir (malloc'ed array of malloc'ed names). */

@@ -450,7 +450,13 @@ produce_check(struct worker *w, struct conn *c, const struct produce_part *pp,
 	if ((err = records_validate(pp->records, (size_t)pp->records_len)) !=
 	    ERR_NONE)
 		return err;
-	if (atomic_load_explicit(&p->storage_error, memory_order_relaxed) != 0)
+	/*
+	 * A resend of batches the partition has is answered with their
+	 * offsets even now (for acks=all once they are durable): refusing
+	 * it would report stored data as failed.
+	 */
+	if (atomic_load_explicit(&p->storage_error, memory_order_relaxed) != 0 &&
+	    !produce_dedup_stored(w, p, pp->records, (size_t)pp->records_len))
 		return ERR_STORAGE;
 	*out = p;
 	return ERR_NONE;

@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "proto/msg.h"
 #include "shm/producer.h"
+#include "shm/ring.h"
 #include "worker/conn.h"
 #include "worker/produce_dedup.h"
 
@@ -36,6 +37,23 @@ produce_dedup_append(struct worker *w, struct shm_partition *p,
 	    rc == PRODUCER_OLD_DUPLICATE ? ERR_DUPLICATE_SEQUENCE :
 	    ERR_OUT_OF_ORDER_SEQUENCE;
 	return 1;
+}
+
+int
+produce_dedup_stored(struct worker *w, struct shm_partition *p,
+    const uint8_t *recs, size_t len)
+{
+	struct producer_seq q;
+	int64_t base, next;
+	int v;
+
+	if (producer_seq_of(recs, len, &q) == -1 || q.pid < 0)
+		return 0;
+	if (ring_lock(w->shm, p) == -1)
+		return 0;
+	v = producer_check(w->shm, p, &q, &base, &next);
+	shm_unlock(&p->lock);
+	return v == PRODUCER_DUPLICATE || v == PRODUCER_OLD_DUPLICATE;
 }
 
 void

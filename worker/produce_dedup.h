@@ -26,6 +26,15 @@ int	produce_dedup_append(struct worker *w, struct shm_partition *p,
 	    const uint8_t *recs, size_t len, int64_t *base, int64_t *next,
 	    int16_t *err);
 
+/*
+ * Does the partition already have these batches (an idempotent resend of
+ * something appended)?  1 or 0; asked before a storage error refuses a
+ * part, so a batch that is stored is answered with its offsets, never
+ * reported failed.  Looks only: produce_dedup_append() answers it.
+ */
+int	produce_dedup_stored(struct worker *w, struct shm_partition *p,
+	    const uint8_t *recs, size_t len);
+
 /* INIT_PRODUCER: decode, answer in r->st (struct init_producer_resp), DONE. */
 void	produce_exec_init(struct worker *w, struct conn *c, struct req *r);
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "proto/batch.h"
+#include "proto/bytes.h"
 #include "store/io.h"
 #include "store/plog.h"
 #include "tests/harness.h"
@@ -842,6 +843,123 @@ test_sync(void)
 	free(dir);
 }
 
+/* What plog_resync writes: counted, passed on. */
+static int rw_calls;
+static long long rw_bytes;
+
+static ssize_t
+resync_write(int fd, const void *buf, size_t len)
+{
+	rw_calls++;
+	rw_bytes += (long long)len;
+	return write(fd, buf, len);
+}
+
+/* The bytes of dir's segment with base offset base (malloc'ed). */
+static uint8_t *
+seg_bytes(const char *dir, int64_t base, size_t *len)
+{
+	char path[1024];
+	struct stat st;
+	uint8_t *b;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%020lld.log", dir, (long long)base);
+	fd = open(path, O_RDONLY);
+	CU_ASSERT_FATAL(fd != -1 && fstat(fd, &st) == 0);
+	b = malloc((size_t)st.st_size + 1);
+	CU_ASSERT_FATAL(b != NULL);
+	CU_ASSERT_FATAL(read(fd, b, (size_t)st.st_size) == st.st_size);
+	close(fd);
+	*len = (size_t)st.st_size;
+	return b;
+}
+
+/*
+ * plog_sync_all syncs every segment and the directory; plog_resync
+ * writes the batches from the one holding an offset to the end again,
+ * byte for byte, and refuses (EIO) to make a damaged batch durable.
+ */
+static void
+test_resync(void)
+{
+	struct plog_config cfg = { 1000, 4096, -1, -1 };
+	struct batch_builder b;
+	struct plog *l;
+	uint8_t *buf = NULL, *s0, *s1, *t0, *t1;
+	size_t len = 0, blen, n0, n1, m0, m1;
+	int64_t base, last_base;
+	char path[1024];
+	int i, fd;
+	char *dir = test_mkdtemp("resync");
+
+	batch_builder_init(&b);
+	CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, NULL) == 0);
+	for (i = 0; i < 4; i++)
+		add_batch(&b, &buf, &len, i * 4, 4, 50);
+	blen = BATCH_LOG_OVERHEAD + be32_get(buf + BATCH_OFF_LENGTH);	/* batch 0 */
+	CU_ASSERT_FATAL(plog_append(l, buf, len, &base) == 0);
+	CU_ASSERT_FATAL(plog_segment_count(l) == 2);
+	CU_ASSERT_FATAL(plog_sync(l) == 0);
+	/* The second segment starts at some batch: 4, 8 or 12. */
+	for (last_base = 4; last_base <= 12; last_base += 4) {
+		snprintf(path, sizeof(path), "%s/%020lld.log", dir,
+		    (long long)last_base);
+		if (access(path, F_OK) == 0)
+			break;
+	}
+	CU_ASSERT_FATAL(last_base <= 12);
+	s0 = seg_bytes(dir, 0, &n0);
+	s1 = seg_bytes(dir, last_base, &n1);
+	CU_ASSERT(n0 + n1 == len);
+
+	store_io.fdatasync = counting_sync;
+	sync_calls = 0;
+	CU_ASSERT(plog_sync_all(l) == 0);
+	CU_ASSERT(sync_calls == 3);	/* two segments, the directory */
+
+	/* From offset 5 (inside the second batch): batches 1, 2 and 3. */
+	store_io.write = resync_write;
+	rw_calls = 0;
+	rw_bytes = 0;
+	sync_calls = 0;
+	CU_ASSERT(plog_resync(l, 5) == 0);
+	CU_ASSERT(rw_calls == 3);
+	CU_ASSERT(rw_bytes == (long long)(len - blen));
+	CU_ASSERT(sync_calls == 3);
+	t0 = seg_bytes(dir, 0, &m0);
+	t1 = seg_bytes(dir, last_base, &m1);
+	CU_ASSERT(m0 == n0 && m1 == n1 && memcmp(s0, t0, n0) == 0 &&
+	    memcmp(s1, t1, n1) == 0);
+	/* At the log end: nothing to write. */
+	rw_calls = 0;
+	CU_ASSERT(plog_resync(l, 16) == 0);
+	CU_ASSERT(rw_calls == 0);
+
+	/* A byte of the last batch lost: refused, not written. */
+	snprintf(path, sizeof(path), "%s/%020lld.log", dir, (long long)last_base);
+	fd = open(path, O_WRONLY);
+	CU_ASSERT_FATAL(fd != -1);
+	CU_ASSERT_FATAL(pwrite(fd, "\xff", 1, (off_t)n1 - 3) == 1);
+	close(fd);
+	rw_calls = 0;
+	errno = 0;
+	CU_ASSERT(plog_resync(l, 0) == -1);
+	CU_ASSERT(errno == EIO);
+	/* The first segment's batches were written again, the bad one not. */
+	CU_ASSERT(rw_calls == 3);
+	store_io_reset();
+	plog_close(l);
+	free(s0);
+	free(s1);
+	free(t0);
+	free(t1);
+	free(buf);
+	batch_builder_free(&b);
+	test_rmtree(dir);
+	free(dir);
+}
+
 /*
  * Batches that carry their offsets (a drained ring): kept as they are,
  * leading batches already in the log skipped, and an overlap, a gap or a
@@ -1045,4 +1163,5 @@ TEST_SUITE("plog", NULL, NULL,
     { "one write per append", test_one_write },
     { "ENOSPC mid-append", test_enospc },
     { "sync", test_sync },
+    { "sync all, write again and sync", test_resync },
     { "early writeback", test_writeback });
