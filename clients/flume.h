@@ -264,6 +264,23 @@ int	flume_consumer_at_end(const struct flume_consumer *k);
 int64_t	flume_consumer_position(const struct flume_consumer *k,
 	    const char *topic, int32_t partition);
 
+/*
+ * A poll (consumer or group) failed with errno EBADMSG on a corrupt
+ * batch: the broker refused the range (CORRUPT_MESSAGE) or the batch
+ * failed its CRC here.  Offsets [offset, next) of topic/partition cannot
+ * be read; reading can resume at next (subscribe there, or reset a
+ * group's offset to it).
+ */
+struct flume_corrupt {
+	const char	*topic;		/* valid until the next error on c */
+	int32_t		 partition;
+	int64_t		 offset;	/* first offset of the corrupt range */
+	int64_t		 next;		/* first readable offset after it */
+};
+
+/* The corrupt range of c's last error: 0, or -1 (ENOENT) when it was not one. */
+int	flume_corrupt_range(const struct flume_client *c, struct flume_corrupt *out);
+
 /* ---- consumer groups (libflume_group.c) ---- */
 
 /*

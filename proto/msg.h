@@ -124,7 +124,10 @@ struct produce_resp { int16_t error; int32_t count; struct produce_result *resul
  *         [records bytes]}
  *       records: whole batches, starting with the one holding offset; may
  *       begin before offset (skip records below it).  Empty when nothing
- *       is visible at offset after max_wait_ms. */
+ *       is visible at offset after max_wait_ms.  With error
+ *       CORRUPT_MESSAGE, records is exactly [first i64][next i64]: offsets
+ *       [first, next) lie in a damaged part of the log, next is readable. */
+#define FETCH_CORRUPT_RECORDS	16
 struct fetch_part { const char *topic; size_t topic_len; int32_t partition;
 	int64_t offset; int32_t max_bytes; };
 struct fetch_req { int32_t max_wait_ms; int32_t min_bytes; int32_t max_bytes;

@@ -919,8 +919,12 @@ plog_read(struct plog *l, int64_t offset, int64_t visible_end,
 	sr.log_fd = l->segs[lo].log_fd;
 	sr.idx_fd = l->segs[lo].idx_fd;
 	sr.log_size = l->segs[lo].size;
-	if ((r = seg_read(&sr, offset, visible_end, max_bytes, s)) == -1)
+	if ((r = seg_read(&sr, offset, visible_end, max_bytes, s)) == -1) {
+		if (errno == EBADMSG && s->next_offset == -1)
+			s->next_offset = lo + 1 < l->nsegs ?
+			    l->segs[lo + 1].base : visible_end;
 		return -1;
+	}
 	if (r == 0) {
 		/* Offsets are contiguous, so this is a damaged segment. */
 		errno = EIO;

@@ -25,11 +25,30 @@ struct rseg {
 	int		idx_fd;		/* -1 until the index file exists */
 };
 
+/* Corrupt ranges already reported, so each is logged once per reader. */
+#define READER_SEEN_MAX	8
+
 struct plog_reader {
 	char		*dir;
 	struct rseg	*segs;
 	size_t		 nsegs;
+	int64_t		 seen[READER_SEEN_MAX];	/* first offsets; -1 free */
+	size_t		 seen_next;		/* slot to reuse next */
 };
+
+/* 1 when the corrupt range starting at off was not reported before. */
+static int
+reader_note_corrupt(struct plog_reader *r, int64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < READER_SEEN_MAX; i++)
+		if (r->seen[i] == off)
+			return 0;
+	r->seen[r->seen_next] = off;
+	r->seen_next = (r->seen_next + 1) % READER_SEEN_MAX;
+	return 1;
+}
 
 static void
 rseg_close(struct rseg *rs)
@@ -111,10 +130,13 @@ int
 plog_reader_open(struct plog_reader **rp, const char *dir)
 {
 	struct plog_reader *r;
+	size_t i;
 	int saved;
 
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return -1;
+	for (i = 0; i < READER_SEEN_MAX; i++)
+		r->seen[i] = -1;
 	if ((r->dir = strdup(dir)) == NULL || reader_rescan(r) == -1) {
 		saved = errno;
 		plog_reader_close(r);
@@ -202,8 +224,17 @@ plog_reader_read(struct plog_reader *r, int64_t offset, int64_t visible_end,
 		sr.log_fd = rs->log_fd;
 		sr.idx_fd = rs->idx_fd;
 		sr.log_size = (uint64_t)st.st_size;
-		if ((rc = seg_read(&sr, offset, visible_end, max_bytes, s)) == -1)
+		if ((rc = seg_read(&sr, offset, visible_end, max_bytes, s)) == -1) {
+			if (errno != EBADMSG)
+				return -1;
+			/* Nothing valid after it in this segment: the next one. */
+			if (s->next_offset == -1)
+				s->next_offset = lo + 1 < r->nsegs ?
+				    r->segs[lo + 1].base : visible_end;
+			s->corrupt_new = reader_note_corrupt(r, s->first_offset);
+			errno = EBADMSG;
 			return -1;
+		}
 		if (rc == 1)
 			return 0;
 	}
