@@ -42,26 +42,26 @@ start(const char *extra)
 
 #define PAD	"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
 
-/* Lines "m-NNNNNN-PAD" for n in [0, count). */
+/* Lines "m-NNNNNN-PAD" for n in [from, from + count). */
 static char *
-numbered(int count)
+numbered(int from, int count)
 {
 	char *buf = malloc((size_t)count * 128 + 1);
 	size_t len = 0;
 	int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < count; i++)
+	for (i = from; i < from + count; i++)
 		len += (size_t)sprintf(buf + len, "m-%06d-%s\n", i, PAD);
 	return buf;
 }
 
-/* Produce count numbered records to orders with acks; the exit status. */
+/* Produce numbered records [from, from + count) to orders; the exit status. */
 static int
-produce(int count, const char *acks)
+produce(int from, int count, const char *acks)
 {
 	const char *argv[] = { "flume-produce", "-t", "orders", "-a", acks, NULL };
-	char *in = numbered(count);
+	char *in = numbered(from, count);
 	int rc;
 
 	rc = run_tool(&d, in, NULL, 120000, argv);
@@ -261,7 +261,7 @@ corrupt_third_segment(int byte, uint8_t mask, struct found *hit)
 	int nseg, nb;
 
 	CU_ASSERT_FATAL(start(CONF_SEGS) == 0);
-	CU_ASSERT_FATAL(produce(NMSG, "all") == 0);
+	CU_ASSERT_FATAL(produce(0, NMSG, "all") == 0);
 	CU_ASSERT_FATAL(flumed_stop(&d) == 0);
 	nseg = segments(paths, 64);
 	CU_ASSERT_FATAL(nseg >= 5);
@@ -361,7 +361,91 @@ test_header_base_offset(void)
 	check_header_corruption(&hit);
 }
 
+/* ---- start-up recovery keeps what follows a bad batch ---- */
+
+#define NREC		2500
+#define PER_RUN		50	/* records per produce run: one batch or more */
+
+/*
+ * 2,500 acks=all records in many batches in one segment; XOR one byte at
+ * `byte` into the batch in the middle, remove the index, restart.
+ */
+static void
+recovery_case(int byte, uint8_t mask)
+{
+	static char paths[4][600];
+	static struct found v[4096];
+	struct flume_corrupt cr;
+	struct found hit;
+	char idx[600], needle[900];
+	long count, bad;
+	int i, nb, rc;
+
+	CU_ASSERT_FATAL(start("partitions = 1\n") == 0);
+	for (i = 0; i < NREC; i += PER_RUN)
+		CU_ASSERT_FATAL(produce(i, PER_RUN, "all") == 0);
+	CU_ASSERT_FATAL(flumed_stop(&d) == 0);
+	CU_ASSERT_FATAL(segments(paths, 4) == 1);
+	nb = batches_of(paths[0], v, 4096);
+	CU_ASSERT_FATAL(nb >= NREC / PER_RUN);
+	CU_ASSERT_FATAL(v[nb - 1].next == NREC);
+	hit = v[nb / 2];
+	CU_ASSERT_FATAL(flip(paths[0], hit.pos + (uint64_t)byte, mask) == 0);
+	snprintf(idx, sizeof(idx), "%.*s.index", (int)strlen(paths[0]) - 4,
+	    paths[0]);
+	CU_ASSERT_FATAL(unlink(idx) == 0);
+	CU_ASSERT_FATAL(flumed_restart(&d) == 0);
+
+	/* Nothing truncated; the range named once, with its bytes. */
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "torn tail"), 0);
+	snprintf(needle, sizeof(needle), "orders/0: corrupt batch: offsets "
+	    "%lld to %lld unreadable, bytes %llu to %llu of %s; the valid "
+	    "batches after them are kept", (long long)hit.base,
+	    (long long)hit.next - 1, (unsigned long long)hit.pos,
+	    (unsigned long long)v[nb / 2 + 1].pos, paths[0]);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, needle), 1);
+
+	/* Every record before the damaged batch, then its offset. */
+	rc = read_from(FLUME_OFFSET_BEGINNING, &count, &bad, &cr);
+	CU_ASSERT_EQUAL(rc, -1);
+	CU_ASSERT_EQUAL(count, hit.base);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(rc != -1 || (cr.offset == hit.base && cr.next == hit.next));
+	/* Any offset of the damaged batch gives the same error. */
+	rc = read_from(hit.next - 1, &count, &bad, &cr);
+	CU_ASSERT_EQUAL(rc, -1);
+	CU_ASSERT_EQUAL(count, 0);
+	CU_ASSERT(rc != -1 || (cr.offset == hit.base && cr.next == hit.next));
+	/* Every record of the undamaged batches after it. */
+	rc = read_from(hit.next, &count, &bad, &cr);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(count, NREC - hit.next);
+	CU_ASSERT_EQUAL(bad, 0);
+
+	/* New records continue the log after a restart that met the damage. */
+	CU_ASSERT_FATAL(produce(NREC, PER_RUN, "all") == 0);
+	rc = read_from(hit.next, &count, &bad, &cr);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(count, NREC + PER_RUN - hit.next);
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+static void
+test_recovery_record_byte(void)
+{
+	/* Inside the records: only the CRC can tell. */
+	recovery_case(BATCH_HEADER_SIZE + 20, 0x20);
+}
+
+static void
+test_recovery_length_byte(void)
+{
+	recovery_case(BATCH_OFF_LENGTH + 3, 0x10);
+}
+
 TEST_SUITE("corrupt", NULL, teardown,
+    { "recovery keeps the batches after a bad record byte", test_recovery_record_byte },
+    { "recovery keeps the batches after a bad length byte", test_recovery_length_byte },
     { "flipped length byte in an older segment", test_header_length },
     { "flipped low length byte in an older segment", test_header_length_short },
     { "flipped baseOffset byte in an older segment", test_header_base_offset });
