@@ -387,6 +387,28 @@ struct flume_group_desc {
 int	flume_describe_group(struct flume_client *c, const char *group,
 	    struct flume_group_desc **out);
 void	flume_group_desc_free(struct flume_group_desc *d);
+/* Where flume_group_reset() moves a group (like kafka-consumer-groups --reset-offsets). */
+#define FLUME_RESET_TO_OFFSET	0	/* value: an offset, clamped to the log */
+#define FLUME_RESET_TO_EARLIEST	1
+#define FLUME_RESET_TO_LATEST	2
+#define FLUME_RESET_TO_TIME	3	/* value: epoch ms; the first batch whose
+					   timestamp is >= value, else the log end */
+
+struct flume_reset_result {
+	int32_t		 partition;
+	int		 error;		/* broker error code, 0 when set */
+	int64_t		 offset;	/* the committed offset now */
+};
+
+/*
+ * Set group's committed offsets of topic's partition (FLUME_PARTITION_ANY:
+ * every partition) as mode and value say; the group is created if
+ * needed.  Refused while the group has members (errno EBUSY): they would
+ * commit over it.  Returns the number of results in *out (free()), or -1.
+ */
+int	flume_group_reset(struct flume_client *c, const char *group,
+	    const char *topic, int32_t partition, int mode, int64_t value,
+	    struct flume_reset_result **out);
 /* The group's committed offset of topic/partition into *offset (-1: none). */
 int	flume_committed_offset(struct flume_client *c, const char *group,
 	    const char *topic, int32_t partition, int64_t *offset);

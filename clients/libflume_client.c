@@ -83,6 +83,8 @@ client_errno_of(int e)
 		return EMSGSIZE;
 	case ERR_CORRUPT_MESSAGE:
 		return EBADMSG;
+	case ERR_GROUP_NOT_EMPTY:
+		return EBUSY;
 	case ERR_TIMEOUT:
 		return ETIMEDOUT;
 	case ERR_OFFSET_OUT_OF_RANGE:
@@ -774,6 +776,9 @@ client_encode(struct wbuf *wb, uint16_t api, const void *msg)
 		break;
 	case API_DESCRIBE_GROUP:
 		msg_encode_describe_group_req(wb, msg);
+		break;
+	case API_GROUP_RESET:
+		msg_encode_group_reset_req(wb, msg);
 		break;
 	case API_INIT_PRODUCER:
 		msg_encode_init_producer_req(wb, msg);

@@ -244,3 +244,56 @@ plog_reader_read(struct plog_reader *r, int64_t offset, int64_t visible_end,
 	s->first_offset = s->next_offset = offset;
 	return 0;
 }
+
+/*
+ * A forward scan of batch headers, oldest segment first.  A segment whose
+ * headers stop continuing the offsets (damage) is left at that point and
+ * the search goes on with the next one; what the damage hides cannot be
+ * the answer anyway, it cannot be read.
+ */
+int
+plog_reader_offset_for_time(struct plog_reader *r, int64_t ts_ms,
+    int64_t visible_end, int64_t *offset)
+{
+	struct hdr_cursor *c;
+	struct batch_header h;
+	struct stat st;
+	uint64_t pos;
+	int64_t at;
+	size_t i;
+	int rc;
+
+	*offset = visible_end;
+	if (reader_rescan(r) == -1)
+		return -1;
+	if ((c = malloc(sizeof(*c))) == NULL)
+		return -1;
+	for (i = 0; i < r->nsegs; i++) {
+		if (r->segs[i].base >= visible_end)
+			break;
+		if (fstat(r->segs[i].log_fd, &st) == -1)
+			goto fail;
+		hdr_cursor_init(c, r->segs[i].log_fd, (uint64_t)st.st_size);
+		pos = 0;
+		at = r->segs[i].base;
+		while (at < visible_end) {
+			if ((rc = hdr_cursor_get(c, pos, &h)) == -1)
+				goto fail;
+			if (rc == 0 || h.base_offset != at ||
+			    h.base_offset + h.last_offset_delta >= visible_end)
+				break;
+			if (h.max_timestamp >= ts_ms) {
+				*offset = h.base_offset;
+				free(c);
+				return 0;
+			}
+			at = h.base_offset + h.last_offset_delta + 1;
+			pos += batch_total_size(&h);
+		}
+	}
+	free(c);
+	return 0;
+fail:
+	free(c);
+	return -1;
+}

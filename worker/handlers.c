@@ -729,6 +729,12 @@ fetch_gather(struct worker *w, const struct fetch_req *q, struct fetch_st *st)
 	}
 }
 
+struct plog_reader *
+handlers_reader(struct worker *w, struct shm_partition *p)
+{
+	return reader_get(w, p);
+}
+
 /* Answer now, or keep waiting for min_bytes until the deadline? */
 static void
 fetch_decide(struct worker *w, struct req *r)
@@ -913,6 +919,7 @@ handler_exec(struct worker *w, struct conn *c, struct req *r)
 	case API_LEAVE_GROUP:
 	case API_OFFSET_COMMIT:
 	case API_OFFSET_FETCH:
+	case API_GROUP_RESET:
 	case API_LIST_GROUPS:
 	case API_DESCRIBE_GROUP:
 		wgroup_exec(w, c, r);
