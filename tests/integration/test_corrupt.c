@@ -361,6 +361,46 @@ test_header_base_offset(void)
 	check_header_corruption(&hit);
 }
 
+/* A group stopped by the damage gets past it with the command it printed. */
+static void
+test_group_way_out(void)
+{
+	const char *first[] = { "flume-consume", "-g", "G", "-t", "orders",
+	    "-o", "beginning", "-e", NULL };
+	const char *again[] = { "flume-consume", "-g", "G", "-t", "orders",
+	    "-e", NULL };
+	struct found hit;
+	char *out = NULL, *err = NULL, needle[256], next[32];
+	int rc;
+
+	corrupt_third_segment(BATCH_OFF_BASE_OFFSET + 7, 0x04, &hit);
+	rc = run_tool_err(NULL, &out, &err, first);
+	CU_ASSERT_EQUAL(rc, 1);
+	CU_ASSERT_EQUAL(lines(out), hit.base);
+	snprintf(needle, sizeof(needle), "flume-consume: orders[0]: corrupt "
+	    "batch at offset %lld (offsets %lld to %lld cannot be read); skip "
+	    "it with: flume-admin group G reset -t orders -p 0 --to-offset "
+	    "%lld\n", (long long)hit.base, (long long)hit.base,
+	    (long long)hit.next - 1, (long long)hit.next);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, needle));
+	free(out);
+	free(err);
+
+	snprintf(next, sizeof(next), "%lld", (long long)hit.next);
+	{
+		const char *argv[] = { "flume-admin", "group", "G", "reset",
+		    "-t", "orders", "-p", "0", "--to-offset", next, NULL };
+
+		CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 15000, argv), 0);
+		free(out);
+	}
+	rc = run_tool_err(NULL, &out, &err, again);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(lines(out), NMSG - hit.next);
+	free(out);
+	free(err);
+}
+
 /* ---- start-up recovery keeps what follows a bad batch ---- */
 
 #define NREC		2500
@@ -448,4 +488,5 @@ TEST_SUITE("corrupt", NULL, teardown,
     { "recovery keeps the batches after a bad length byte", test_recovery_length_byte },
     { "flipped length byte in an older segment", test_header_length },
     { "flipped low length byte in an older segment", test_header_length_short },
-    { "flipped baseOffset byte in an older segment", test_header_base_offset });
+    { "flipped baseOffset byte in an older segment", test_header_base_offset },
+    { "a group gets past a corrupt batch with reset", test_group_way_out });
