@@ -403,8 +403,12 @@ seg_recover_tail(struct plog *l, struct seg *sg, struct plog_recovery *rec)
 			/*
 			 * Index the batch after the damage, whatever the
 			 * interval says: reads past the damage start there
-			 * and never scan into it.
+			 * and never scan into it.  An index still starts at
+			 * (0, 0), even when that is where the damage is.
 			 */
+			if (keep == 0 && regen.n == 0 && pos == 0 &&
+			    idx_list_push(&regen, 0, 0) == -1)
+				goto out;
 			if (idx_list_push(&regen, (uint32_t)(roff - sg->base),
 			    (uint32_t)rpos) == -1)
 				goto out;

@@ -394,8 +394,23 @@ seg_read(const struct seg_ref *sr, int64_t offset, int64_t visible_end,
 	next = offset;
 	for (;;) {
 		last = h.base_offset + h.last_offset_delta;
-		if (last >= visible_end)
-			break;
+		if (last >= visible_end) {
+			if (len > 0)
+				break;
+			/*
+			 * Batches are published whole, so the one holding a
+			 * visible offset ends below visible_end: this header
+			 * lies (lastOffsetDelta).
+			 */
+			r = seg_resync(sr->log_fd, sr->log_size, pos + 1,
+			    h.base_offset, visible_end, &rpos, &roff);
+			if (r == -1)
+				goto fail;
+			free(cbuf);
+			seg_corrupt_fill(sr, pos, h.base_offset, r == 1 ? roff : -1,
+			    s);
+			return -1;
+		}
 		tot = batch_total_size(&h);
 		if (len > 0 && tot > max_bytes - len)
 			break;
