@@ -168,9 +168,10 @@ plog_reader_read(struct plog_reader *r, int64_t offset, int64_t visible_end,
 	struct seg_ref sr;
 	struct stat st;
 	struct rseg *rs;
-	size_t lo, hi, mid;
+	size_t lo = 0, hi, mid;
 	int attempt, rc;
 
+	memset(&st, 0, sizeof(st));
 	if (offset > visible_end || offset < 0) {
 		errno = ERANGE;
 		return -1;
@@ -238,11 +239,20 @@ plog_reader_read(struct plog_reader *r, int64_t offset, int64_t visible_end,
 		if (rc == 1)
 			return 0;
 	}
-	/* Visible, yet in no segment: report nothing rather than loop. */
+	/*
+	 * Visible, yet in no segment: the file holding it was cut short.
+	 * Report it as damage up to where data resumes, never as "nothing
+	 * yet", which would have the consumer wait for ever.
+	 */
 	s->fd = -1;
 	s->len = 0;
-	s->first_offset = s->next_offset = offset;
-	return 0;
+	s->first_offset = offset;
+	s->next_offset = lo + 1 < r->nsegs ? r->segs[lo + 1].base : visible_end;
+	s->segment = r->segs[lo].base;
+	s->pos = st.st_size;
+	s->corrupt_new = reader_note_corrupt(r, offset);
+	errno = EBADMSG;
+	return -1;
 }
 
 /*

@@ -397,6 +397,65 @@ test_damage_and_torn_tail(void)
 	free(dir);
 }
 
+/*
+ * An older segment cut short (its tail lost) leaves offsets that are in
+ * no file: a reader reports them as damage up to the next segment, not
+ * as "nothing yet".
+ */
+static void
+test_cut_older_segment(void)
+{
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1 };
+	struct batch_builder b;
+	struct plog_reader *rd;
+	struct plog_slice s;
+	struct plog *l;
+	uint8_t *buf = NULL, *log;
+	size_t len = 0, loglen, p1;
+	int64_t base;
+	char *dir = test_mkdtemp("cut");
+	struct batch_header h;
+
+	/* Segment 0: offsets 0..4 in two batches; segment 5: 5..7. */
+	batch_builder_init(&b);
+	add_batch(&b, &buf, &len, 0, 3, 30);
+	add_batch(&b, &buf, &len, 3, 2, 30);
+	CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, NULL) == 0);
+	CU_ASSERT_FATAL(plog_append(l, buf, len, &base) == 0);
+	plog_close(l);
+	cfg.segment_bytes = len;	/* the next append rolls */
+	len = 0;
+	add_batch(&b, &buf, &len, 5, 3, 30);
+	CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, NULL) == 0);
+	CU_ASSERT_FATAL(plog_append(l, buf, len, &base) == 0);
+	CU_ASSERT_FATAL(plog_segment_count(l) == 2);
+	plog_close(l);
+	/* Lose the second batch of segment 0. */
+	log = file_get(dir, 0, "log", &loglen);
+	CU_ASSERT_FATAL(batch_parse_header(log, loglen, &h) == BATCH_OK);
+	p1 = batch_total_size(&h);
+	file_put(dir, 0, "log", log, p1);
+	CU_ASSERT_FATAL(plog_reader_open(&rd, dir) == 0);
+	CU_ASSERT_FATAL(plog_reader_read(rd, 0, 8, 1 << 20, &s) == 0);
+	CU_ASSERT(s.len == p1 && s.next_offset == 3);
+	CU_ASSERT_EQUAL(plog_reader_read(rd, 3, 8, 1 << 20, &s), -1);
+	CU_ASSERT_EQUAL(errno, EBADMSG);
+	CU_ASSERT(s.first_offset == 3 && s.next_offset == 5 && s.segment == 0);
+	CU_ASSERT_EQUAL(s.corrupt_new, 1);
+	CU_ASSERT_EQUAL(plog_reader_read(rd, 4, 8, 1 << 20, &s), -1);
+	CU_ASSERT(s.first_offset == 4 && s.next_offset == 5);
+	CU_ASSERT_EQUAL(plog_reader_read(rd, 3, 8, 1 << 20, &s), -1);
+	CU_ASSERT_EQUAL(s.corrupt_new, 0);	/* reported once */
+	CU_ASSERT_FATAL(plog_reader_read(rd, 5, 8, 1 << 20, &s) == 0);
+	CU_ASSERT(s.first_offset == 5 && s.next_offset == 8 && s.pos == 0);
+	plog_reader_close(rd);
+	free(log);
+	free(buf);
+	batch_builder_free(&b);
+	test_rmtree(dir);
+	free(dir);
+}
+
 /* Junk after the last batch, and a valid batch with the wrong offsets. */
 static void
 test_bad_tail(void)
@@ -659,4 +718,5 @@ TEST_SUITE("recovery", NULL, NULL,
     { "older segments", test_older_segments },
     { "empty last segment", test_empty_last },
     { "a damaged batch is kept with the batches after it", test_damage_kept },
-    { "damage kept, torn tail cut", test_damage_and_torn_tail });
+    { "damage kept, torn tail cut", test_damage_and_torn_tail },
+    { "an older segment cut short", test_cut_older_segment });
