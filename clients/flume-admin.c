@@ -1,6 +1,7 @@
 /*
- * flume-admin: list, create and describe topics, and list the broker's
- * worker and writer processes.
+ * flume-admin: list, create and describe topics, list the broker's
+ * worker and writer processes, show consumer groups and reset a group's
+ * committed offsets.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +23,10 @@ usage(FILE *f)
 	    "       flume-admin [-b host:port] workers\n"
 	    "       flume-admin [-b host:port] groups\n"
 	    "       flume-admin [-b host:port] group name\n"
+	    "       flume-admin [-b host:port] group name reset -t topic "
+	    "[-p partition]\n"
+	    "                   --to-offset N | --to-earliest | --to-latest | "
+	    "--to-time ms\n"
 	    "       flume-admin [-b host:port] stats\n"
 	    "       flume-admin -h | --help | -V | --version\n"
 	    "options: --secret-file file (before the command; default "
@@ -239,9 +244,112 @@ cmd_group(struct flume_client *c, const char *name)
 	return 0;
 }
 
+/* What `group NAME reset` was asked to do. */
+struct reset_args {
+	const char	*topic;
+	int32_t		 partition;	/* FLUME_PARTITION_ANY: all */
+	int		 mode;		/* FLUME_RESET_TO_* */
+	int64_t		 value;
+};
+
+/*
+ * Parse "reset -t topic [-p N] --to-..." (argv[0] is "reset"); 0, or -1
+ * after printing why (exit 2: nothing was sent).
+ */
+static int
+reset_parse(int argc, char *argv[], struct reset_args *ra)
+{
+	const char *a, *v;
+	long long ll;
+	int i, modes = 0;
+
+	ra->topic = NULL;
+	ra->partition = FLUME_PARTITION_ANY;
+	ra->mode = -1;
+	ra->value = 0;
+	for (i = 1; i < argc; i++) {
+		a = argv[i];
+		v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "-t") == 0 && v != NULL) {
+			ra->topic = v;
+			i++;
+		} else if (strcmp(a, "-p") == 0 && v != NULL) {
+			if (flume_tool_parse_long(v, 0, INT32_MAX, &ll) == -1) {
+				fprintf(stderr, "flume-admin: bad partition "
+				    "%s\n", v);
+				return -1;
+			}
+			ra->partition = (int32_t)ll;
+			i++;
+		} else if ((strcmp(a, "--to-offset") == 0 ||
+		    strcmp(a, "--to-time") == 0) && v != NULL) {
+			if (flume_tool_parse_long(v, 0, INT64_MAX, &ll) == -1) {
+				fprintf(stderr, "flume-admin: %s needs a "
+				    "number, not %s\n", a, v);
+				return -1;
+			}
+			ra->mode = a[5] == 'o' ? FLUME_RESET_TO_OFFSET :
+			    FLUME_RESET_TO_TIME;
+			ra->value = ll;
+			modes++;
+			i++;
+		} else if (strcmp(a, "--to-earliest") == 0) {
+			ra->mode = FLUME_RESET_TO_EARLIEST;
+			modes++;
+		} else if (strcmp(a, "--to-latest") == 0) {
+			ra->mode = FLUME_RESET_TO_LATEST;
+			modes++;
+		} else if (v == NULL && (strcmp(a, "-t") == 0 ||
+		    strcmp(a, "-p") == 0 || strcmp(a, "--to-offset") == 0 ||
+		    strcmp(a, "--to-time") == 0)) {
+			fprintf(stderr, "flume-admin: reset: %s needs a value\n",
+			    a);
+			return -1;
+		} else {
+			fprintf(stderr, "flume-admin: reset: unexpected %s\n", a);
+			return -1;
+		}
+	}
+	if (ra->topic == NULL || modes != 1) {
+		fprintf(stderr, "flume-admin: reset needs -t topic and exactly "
+		    "one of --to-offset, --to-earliest, --to-latest, "
+		    "--to-time\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Reset group name's offsets as ra says; print where each partition is now. */
+static int
+cmd_reset(struct flume_client *c, const char *name, const struct reset_args *ra)
+{
+	struct flume_reset_result *res;
+	int i, n, status = 0;
+
+	if ((n = flume_group_reset(c, name, ra->topic, ra->partition, ra->mode,
+	    ra->value, &res)) == -1) {
+		fprintf(stderr, "flume-admin: reset: %s\n", flume_errstr(c));
+		return 1;
+	}
+	printf("%-24s %9s %20s\n", "TOPIC", "PARTITION", "COMMITTED");
+	for (i = 0; i < n; i++) {
+		if (res[i].error != 0) {
+			fprintf(stderr, "flume-admin: %s/%d: %s\n", ra->topic,
+			    (int)res[i].partition, flume_strerror(res[i].error));
+			status = 1;
+			continue;
+		}
+		printf("%-24s %9d %20lld\n", ra->topic, (int)res[i].partition,
+		    (long long)res[i].offset);
+	}
+	free(res);
+	return status;
+}
+
 int
 main(int argc, char *argv[])
 {
+	struct reset_args ra = { NULL, FLUME_PARTITION_ANY, 0, 0 };
 	struct flume_client *c;
 	const char *broker = NULL, *cmd, *secret = NULL;
 	int ch, status;
@@ -279,11 +387,16 @@ main(int argc, char *argv[])
 	    (strcmp(cmd, "stats") == 0 && argc == 1) ||
 	    (strcmp(cmd, "groups") == 0 && argc == 1) ||
 	    (strcmp(cmd, "group") == 0 && argc == 2) ||
+	    (strcmp(cmd, "group") == 0 && argc >= 3 &&
+	    strcmp(argv[2], "reset") == 0) ||
 	    (strcmp(cmd, "describe") == 0 && argc == 2) ||
 	    strcmp(cmd, "create") == 0)) {
 		usage(stderr);
 		return 2;
 	}
+	if (strcmp(cmd, "group") == 0 && argc >= 3 &&
+	    reset_parse(argc - 2, argv + 2, &ra) == -1)
+		return 2;
 	broker = flume_tool_broker(broker);
 	if ((c = flume_tool_connect(broker, secret)) == NULL) {
 		fprintf(stderr, "flume-admin: %s\n", flume_errstr(NULL));
@@ -297,6 +410,8 @@ main(int argc, char *argv[])
 		status = cmd_stats(c);
 	else if (strcmp(cmd, "groups") == 0)
 		status = cmd_groups(c);
+	else if (strcmp(cmd, "group") == 0 && argc >= 3)
+		status = cmd_reset(c, argv[1], &ra);
 	else if (strcmp(cmd, "group") == 0)
 		status = cmd_group(c, argv[1]);
 	else if (strcmp(cmd, "describe") == 0)

@@ -49,7 +49,34 @@ struct source {
 	int	(*poll)(void *h, struct flume_message *m, int timeout_ms);
 	int	(*at_end)(void *h);
 	int	(*buffered)(void *h);
+	const char *group;	/* -g, for the way past a corrupt batch */
 };
+
+/*
+ * Say why polling failed.  For a corrupt batch: where it is and the
+ * command that gets past it, since retrying can only fail again.
+ */
+static void
+poll_error(struct flume_client *c, const struct source *src)
+{
+	struct flume_corrupt bad;
+
+	if (flume_corrupt_range(c, &bad) == -1) {
+		fprintf(stderr, "flume-consume: %s\n", flume_errstr(c));
+		return;
+	}
+	fprintf(stderr, "flume-consume: %s[%d]: corrupt batch at offset %lld "
+	    "(offsets %lld to %lld cannot be read); skip it with: ",
+	    bad.topic, (int)bad.partition, (long long)bad.offset,
+	    (long long)bad.offset, (long long)bad.next - 1);
+	if (src->group != NULL)
+		fprintf(stderr, "flume-admin group %s reset -t %s -p %d "
+		    "--to-offset %lld\n", src->group, bad.topic,
+		    (int)bad.partition, (long long)bad.next);
+	else
+		fprintf(stderr, "flume-consume -t %s -p %d -o %lld\n",
+		    bad.topic, (int)bad.partition, (long long)bad.next);
+}
 
 static int
 consumer_poll(void *h, struct flume_message *m, int timeout_ms)
@@ -105,7 +132,7 @@ print_loop(struct flume_client *c, const struct source *src, const char *fmt,
 			break;
 		rc = src->poll(src->h, &m, 1000);
 		if (rc == -1) {
-			fprintf(stderr, "flume-consume: %s\n", flume_errstr(c));
+			poll_error(c, src);
 			status = 1;
 			break;
 		}
@@ -140,7 +167,8 @@ consume_group(struct flume_client *c, const char *group, const char *topic,
     const struct flume_group_conf *gconf, int eflag, long long count,
     const char *fmt)
 {
-	struct source src = { NULL, group_poll, group_at_end, group_buffered };
+	struct source src = { NULL, group_poll, group_at_end, group_buffered,
+	    NULL };
 	struct flume_group *g;
 	int status;
 
@@ -149,6 +177,7 @@ consume_group(struct flume_client *c, const char *group, const char *topic,
 		return 1;
 	}
 	src.h = g;
+	src.group = group;
 	status = print_loop(c, &src, fmt, count, eflag);
 	/* Everything printed is committed; then the partitions move at once. */
 	if (flume_group_close(g) == -1) {
@@ -296,7 +325,7 @@ main(int argc, char *argv[])
 		status = 1;
 	} else {
 		struct source src = { k, consumer_poll, consumer_at_end,
-		    consumer_buffered };
+		    consumer_buffered, NULL };
 
 		status = print_loop(c, &src, fmt, count, eflag);
 	}

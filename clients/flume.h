@@ -271,6 +271,23 @@ int	flume_consumer_at_end(const struct flume_consumer *k);
 int64_t	flume_consumer_position(const struct flume_consumer *k,
 	    const char *topic, int32_t partition);
 
+/*
+ * A poll (consumer or group) failed with errno EBADMSG on a corrupt
+ * batch: the broker refused the range (CORRUPT_MESSAGE) or the batch
+ * failed its CRC here.  Offsets [offset, next) of topic/partition cannot
+ * be read; reading can resume at next (subscribe there, or reset a
+ * group's offset to it).
+ */
+struct flume_corrupt {
+	const char	*topic;		/* valid until the next error on c */
+	int32_t		 partition;
+	int64_t		 offset;	/* first offset of the corrupt range */
+	int64_t		 next;		/* first readable offset after it */
+};
+
+/* The corrupt range of c's last error: 0, or -1 (ENOENT) when it was not one. */
+int	flume_corrupt_range(const struct flume_client *c, struct flume_corrupt *out);
+
 /* ---- consumer groups (libflume_group.c) ---- */
 
 /*
@@ -377,6 +394,28 @@ struct flume_group_desc {
 int	flume_describe_group(struct flume_client *c, const char *group,
 	    struct flume_group_desc **out);
 void	flume_group_desc_free(struct flume_group_desc *d);
+/* Where flume_group_reset() moves a group (like kafka-consumer-groups --reset-offsets). */
+#define FLUME_RESET_TO_OFFSET	0	/* value: an offset, clamped to the log */
+#define FLUME_RESET_TO_EARLIEST	1
+#define FLUME_RESET_TO_LATEST	2
+#define FLUME_RESET_TO_TIME	3	/* value: epoch ms; the first batch whose
+					   timestamp is >= value, else the log end */
+
+struct flume_reset_result {
+	int32_t		 partition;
+	int		 error;		/* broker error code, 0 when set */
+	int64_t		 offset;	/* the committed offset now */
+};
+
+/*
+ * Set group's committed offsets of topic's partition (FLUME_PARTITION_ANY:
+ * every partition) as mode and value say; the group is created if
+ * needed.  Refused while the group has members (errno EBUSY): they would
+ * commit over it.  Returns the number of results in *out (free()), or -1.
+ */
+int	flume_group_reset(struct flume_client *c, const char *group,
+	    const char *topic, int32_t partition, int mode, int64_t value,
+	    struct flume_reset_result **out);
 /* The group's committed offset of topic/partition into *offset (-1: none). */
 int	flume_committed_offset(struct flume_client *c, const char *group,
 	    const char *topic, int32_t partition, int64_t *offset);

@@ -82,6 +82,10 @@ client_errno_of(int e)
 		return EINVAL;
 	case ERR_MESSAGE_TOO_LARGE:
 		return EMSGSIZE;
+	case ERR_CORRUPT_MESSAGE:
+		return EBADMSG;
+	case ERR_GROUP_NOT_EMPTY:
+		return EBUSY;
 	case ERR_TIMEOUT:
 		return ETIMEDOUT;
 	case ERR_OFFSET_OUT_OF_RANGE:
@@ -424,6 +428,36 @@ flume_broker_error(const struct flume_client *c)
 	return c->broker_err;
 }
 
+int
+flume_corrupt_range(const struct flume_client *c, struct flume_corrupt *out)
+{
+	if (c == NULL || c->broker_err != ERR_CORRUPT_MESSAGE ||
+	    c->bad_topic[0] == '\0') {
+		errno = ENOENT;
+		return -1;
+	}
+	out->topic = c->bad_topic;
+	out->partition = c->bad_partition;
+	out->offset = c->bad_first;
+	out->next = c->bad_next;
+	return 0;
+}
+
+void
+client_corrupt(struct flume_client *c, const char *topic, int32_t partition,
+    int64_t first, int64_t next)
+{
+	c->broker_err = ERR_CORRUPT_MESSAGE;
+	snprintf(c->bad_topic, sizeof(c->bad_topic), "%s", topic);
+	c->bad_partition = partition;
+	c->bad_first = first;
+	c->bad_next = next;
+	client_seterr(c, "%s[%d]: corrupt batch at offset %lld (readable "
+	    "again from %lld)", topic, (int)partition, (long long)first,
+	    (long long)next);
+	errno = EBADMSG;
+}
+
 const char *
 flume_broker_version(const struct flume_client *c)
 {
@@ -759,6 +793,9 @@ client_encode(struct wbuf *wb, uint16_t api, const void *msg)
 		break;
 	case API_DESCRIBE_GROUP:
 		msg_encode_describe_group_req(wb, msg);
+		break;
+	case API_GROUP_RESET:
+		msg_encode_group_reset_req(wb, msg);
 		break;
 	case API_INIT_PRODUCER:
 		msg_encode_init_producer_req(wb, msg);

@@ -16,6 +16,7 @@
 
 #include "clients/libflume_int.h"
 #include "proto/batch.h"
+#include "proto/bytes.h"
 #include "proto/msg.h"
 
 /* The total max_bytes one FETCH asks for. */
@@ -377,6 +378,14 @@ cons_result(struct flume_consumer *k)
 			cp->next = cp->hw;
 		return 0;
 	}
+	if (r->error == ERR_CORRUPT_MESSAGE &&
+	    r->records_len == FETCH_CORRUPT_RECORDS) {
+		/* [first i64][next i64]: the broker's view of the damage. */
+		client_corrupt(k->c, cp->topic, cp->partition,
+		    (int64_t)be64_get(r->records),
+		    (int64_t)be64_get(r->records + 8));
+		return -1;
+	}
 	if (r->error != ERR_NONE) {
 		client_broker_fail(k->c, r->error, cp->topic);
 		client_seterr(k->c, "%s/%d: %s", cp->topic, (int)cp->partition,
@@ -443,11 +452,15 @@ cons_next(struct flume_consumer *k, struct flume_message *m)
 			}
 			k->progressed = 1;
 			if ((rc = batch_validate(k->rp, total, NULL)) != BATCH_OK) {
-				client_seterr(k->c, "%s/%d: corrupt batch at "
-				    "offset %lld: %s", cp->topic,
-				    (int)cp->partition, (long long)h.base_offset,
-				    batch_strerror(rc));
-				errno = EBADMSG;
+				/*
+				 * Damage the broker's header checks cannot see
+				 * (records, CRC): the range is this batch, as
+				 * far as its header tells.
+				 */
+				client_corrupt(k->c, cp->topic, cp->partition,
+				    h.base_offset, h.last_offset_delta >= 0 ?
+				    h.base_offset + h.last_offset_delta + 1 :
+				    h.base_offset + 1);
 				k->have = 0;
 				return -1;
 			}

@@ -51,11 +51,21 @@ struct flume_client {
 	unsigned	 reconnects;
 	uint64_t	 bytes_out, bytes_in;	/* socket totals, for flume-bench */
 	char		 err[256];
+	/* The last corrupt range met (flume_corrupt_range). */
+	char		 bad_topic[256];
+	int32_t		 bad_partition;
+	int64_t		 bad_first, bad_next;
 };
 
 /* Set the client's error string (printf-style); keeps errno. */
 void	client_seterr(struct flume_client *c, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
+/*
+ * Record a corrupt range [first, next) of topic/partition: broker error
+ * CORRUPT_MESSAGE, the error string and errno EBADMSG.
+ */
+void	client_corrupt(struct flume_client *c, const char *topic,
+	    int32_t partition, int64_t first, int64_t next);
 /* Record broker error code e: error string and errno; returns -1. */
 int	client_broker_fail(struct flume_client *c, int e, const char *what);
 

@@ -58,6 +58,28 @@ recovery_drain_old(const struct config *conf, const char *name)
 	return 0;
 }
 
+/* One line per corrupt range recovery kept (valid batches follow it). */
+static void
+recovery_log_corrupt(const char *dir, const char *topic, int32_t part,
+    const struct plog_recovery *rec)
+{
+	const struct plog_corrupt_range *cr;
+	int i;
+
+	for (i = 0; i < rec->ncorrupt && i < PLOG_CORRUPT_MAX; i++) {
+		cr = &rec->corrupt[i];
+		log_warnx("%s/%d: corrupt batch: offsets %lld to %lld unreadable, "
+		    "bytes %llu to %llu of %s/%020lld.log; the valid batches "
+		    "after them are kept", topic, part,
+		    (long long)cr->first_offset, (long long)cr->next_offset - 1,
+		    (unsigned long long)cr->pos, (unsigned long long)cr->end,
+		    dir, (long long)cr->segment);
+	}
+	if (rec->ncorrupt > PLOG_CORRUPT_MAX)
+		log_warnx("%s/%d: %d more corrupt ranges", topic, part,
+		    rec->ncorrupt - PLOG_CORRUPT_MAX);
+}
+
 /*
  * Recover one partition's log and publish its offsets in the fresh region.
  * The log is closed again: only the writer keeps it open.
@@ -88,6 +110,7 @@ recovery_partition(const struct config *conf, struct shm *shm, int idx,
 	if (rec.truncated_bytes > 0)
 		log_warnx("%s/%d: dropped %llu bytes of torn tail", topic, part,
 		    (unsigned long long)rec.truncated_bytes);
+	recovery_log_corrupt(dir, topic, part, &rec);
 	if (rec.index_rebuilt)
 		log_info("%s/%d: rebuilt the index", topic, part);
 	/*

@@ -63,6 +63,7 @@ static const char *const error_names[ERR_MAX] = {
 	[ERR_SHUTTING_DOWN] = "broker shutting down",
 	[ERR_AUTH_REQUIRED] = "authentication required",
 	[ERR_PRODUCER_FENCED] = "unknown producer id or stale producer epoch",
+	[ERR_GROUP_NOT_EMPTY] = "the group has active members",
 };
 
 static const char *const api_names[API_MAX] = {
@@ -84,6 +85,7 @@ static const char *const api_names[API_MAX] = {
 	[API_AUTH_BEGIN] = "AUTH_BEGIN",
 	[API_AUTH_PROVE] = "AUTH_PROVE",
 	[API_STATS] = "STATS",
+	[API_GROUP_RESET] = "GROUP_RESET",
 };
 
 const char *

@@ -44,7 +44,8 @@ enum api_key {
 	API_AUTH_BEGIN = 16,		/* challenge-response authentication */
 	API_AUTH_PROVE = 17,
 	API_STATS = 18,			/* broker figures for flume-admin stats */
-	API_MAX = 19
+	API_GROUP_RESET = 19,		/* set a member-less group's offsets */
+	API_MAX = 20
 };
 
 enum flume_error {
@@ -76,7 +77,8 @@ enum flume_error {
 	ERR_SHUTTING_DOWN = 25,
 	ERR_AUTH_REQUIRED = 26,		/* authenticate before anything else */
 	ERR_PRODUCER_FENCED = 27,	/* unknown producer id or stale epoch */
-	ERR_MAX = 28
+	ERR_GROUP_NOT_EMPTY = 28,	/* needs a group without members */
+	ERR_MAX = 29
 };
 
 const char	*flume_strerror(int err);	/* "unknown topic or partition" */
@@ -124,7 +126,10 @@ struct produce_resp { int16_t error; int32_t count; struct produce_result *resul
  *         [records bytes]}
  *       records: whole batches, starting with the one holding offset; may
  *       begin before offset (skip records below it).  Empty when nothing
- *       is visible at offset after max_wait_ms. */
+ *       is visible at offset after max_wait_ms.  With error
+ *       CORRUPT_MESSAGE, records is exactly [first i64][next i64]: offsets
+ *       [first, next) lie in a damaged part of the log, next is readable. */
+#define FETCH_CORRUPT_RECORDS	16
 struct fetch_part { const char *topic; size_t topic_len; int32_t partition;
 	int64_t offset; int32_t max_bytes; };
 struct fetch_req { int32_t max_wait_ms; int32_t min_bytes; int32_t max_bytes;
@@ -260,6 +265,27 @@ struct describe_group_req { const char *group; size_t group_len; };
 struct describe_group_resp { int16_t error; int8_t state; int32_t generation;
 	int32_t nmembers; struct member_desc *members;
 	int32_t noffsets; struct group_offset_desc *offsets; };
+
+/* ---- GROUP_RESET (19) ----
+ * req:  [group str][topic str][partition i32][mode i8][value i64]
+ *         partition -1: every partition of topic; mode RESET_TO_*: value
+ *         is the offset (clamped to the log) or the time in epoch ms
+ * resp: [error i16][count i32]{[partition i32][error i16][offset i64]}
+ *         refused as a whole (GROUP_NOT_EMPTY) while the group has members */
+enum { RESET_TO_OFFSET = 0, RESET_TO_EARLIEST = 1, RESET_TO_LATEST = 2,
+	RESET_TO_TIME = 3 };
+struct group_reset_req { const char *group; size_t group_len;
+	const char *topic; size_t topic_len; int32_t partition; int8_t mode;
+	int64_t value; };
+struct group_reset_result { int32_t partition; int16_t error; int64_t offset; };
+struct group_reset_resp { int16_t error; int32_t count;
+	struct group_reset_result *results; };
+
+void	msg_encode_group_reset_req(struct wbuf *wb, const struct group_reset_req *m);
+void	msg_encode_group_reset_resp(struct wbuf *wb, const struct group_reset_resp *m);
+int	msg_decode_group_reset_req(const uint8_t *p, size_t len, struct group_reset_req *m);
+int	msg_decode_group_reset_resp(const uint8_t *p, size_t len, struct arena *a,
+	    struct group_reset_resp *m);
 
 void	msg_encode_join_group_req(struct wbuf *wb, const struct join_group_req *m);
 void	msg_encode_join_group_resp(struct wbuf *wb, const struct join_group_resp *m);

@@ -1,6 +1,6 @@
 /*
  * Encoders and decoders of the consumer-group operations (JOIN_GROUP to
- * DESCRIBE_GROUP), laid out in proto/msg.h and flume-protocol(7).
+ * DESCRIBE_GROUP, and GROUP_RESET), laid out in proto/msg.h and flume-protocol(7).
  *
  * Same rules as proto/msg.c: decoders are structural only (the handlers
  * check names, member ids and generations), every count goes through
@@ -23,6 +23,7 @@
 #define MIN_LISTING		(MIN_STR + 1 + 4 + 4)
 #define MIN_MEMBER_DESC		(MIN_STR + MIN_STR + 4 + 4)
 #define MIN_OFFSET_DESC		(MIN_STR + 4 + 8 + 8)
+#define MIN_RESET_RESULT	(4 + 2 + 8)
 
 static void
 tp_encode(struct wbuf *wb, int32_t n, const struct group_tp *tp)
@@ -481,6 +482,75 @@ msg_decode_describe_group_resp(const uint8_t *p, size_t len, struct arena *a,
 		od->partition = rbuf_i32(&rb);
 		od->committed = rbuf_i64(&rb);
 		od->log_end = rbuf_i64(&rb);
+	}
+	return msg_done(&rb);
+}
+
+/* ---- GROUP_RESET ---- */
+
+void
+msg_encode_group_reset_req(struct wbuf *wb, const struct group_reset_req *m)
+{
+	wbuf_str(wb, m->group, m->group_len);
+	wbuf_str(wb, m->topic, m->topic_len);
+	wbuf_i32(wb, m->partition);
+	wbuf_i8(wb, m->mode);
+	wbuf_i64(wb, m->value);
+}
+
+int
+msg_decode_group_reset_req(const uint8_t *p, size_t len,
+    struct group_reset_req *m)
+{
+	struct rbuf rb;
+
+	memset(m, 0, sizeof(*m));
+	rbuf_init(&rb, p, len);
+	m->group = rbuf_str(&rb, &m->group_len);
+	m->topic = rbuf_str(&rb, &m->topic_len);
+	m->partition = rbuf_i32(&rb);
+	m->mode = rbuf_i8(&rb);
+	m->value = rbuf_i64(&rb);
+	return msg_done(&rb);
+}
+
+void
+msg_encode_group_reset_resp(struct wbuf *wb, const struct group_reset_resp *m)
+{
+	int32_t i;
+
+	wbuf_i16(wb, m->error);
+	wbuf_i32(wb, m->count);
+	for (i = 0; i < m->count; i++) {
+		wbuf_i32(wb, m->results[i].partition);
+		wbuf_i16(wb, m->results[i].error);
+		wbuf_i64(wb, m->results[i].offset);
+	}
+}
+
+int
+msg_decode_group_reset_resp(const uint8_t *p, size_t len, struct arena *a,
+    struct group_reset_resp *m)
+{
+	struct rbuf rb;
+	int32_t i;
+	int fail = 0;
+
+	memset(m, 0, sizeof(*m));
+	if (msg_error_only(p, len, &m->error))
+		return 0;
+	rbuf_init(&rb, p, len);
+	m->error = rbuf_i16(&rb);
+	m->count = rbuf_count(&rb, MIN_RESET_RESULT);
+	if (rb.err)
+		return -1;
+	m->results = msg_array(a, m->count, sizeof(*m->results), &fail);
+	if (fail)
+		return -1;
+	for (i = 0; i < m->count; i++) {
+		m->results[i].partition = rbuf_i32(&rb);
+		m->results[i].error = rbuf_i16(&rb);
+		m->results[i].offset = rbuf_i64(&rb);
 	}
 	return msg_done(&rb);
 }

@@ -335,17 +335,21 @@ batch_check_at(int fd, uint64_t size, uint64_t pos, int64_t expect,
 /*
  * Recover the last segment: start from the newest index entry whose batch
  * checks out (or the beginning), check every batch from there to the end
- * (length, offsets, CRC), truncate the log at the first bad one and make
- * the index agree with what is left.
+ * (length, offsets, CRC).  At a bad one, look for a valid batch with later
+ * offsets behind it: if there is one the bad bytes are damage, kept and
+ * reported (they are served as CORRUPT_MESSAGE), and the check goes on
+ * from there; if not they are a torn tail and truncated.  The index is
+ * made to agree with what is left.
  */
 static int
 seg_recover_tail(struct plog *l, struct seg *sg, struct plog_recovery *rec)
 {
 	struct idx_list il = { NULL, 0, 0 }, regen = { NULL, 0, 0 };
+	struct plog_corrupt_range *cr;
 	uint8_t *buf = NULL;
 	size_t cap = 0, tot, keep, i, j, k;
-	uint64_t pos, last_pos;
-	int64_t at, next;
+	uint64_t pos, last_pos, rpos;
+	int64_t at, next, roff;
 	int r, usable, damaged = 0, rc = -1;
 
 	if ((usable = idx_load(sg->idx_fd, sg->size, UINT64_MAX, &il)) == -1)
@@ -381,8 +385,44 @@ seg_recover_tail(struct plog *l, struct seg *sg, struct plog_recovery *rec)
 		    &next, &tot);
 		if (r == -1)
 			goto out;
-		if (r == 0)
-			break;
+		if (r == 0) {
+			/*
+			 * A torn tail has nothing valid behind it; damage
+			 * does.  Keep the valid batches after it.
+			 */
+			r = seg_resync(sg->log_fd, sg->size, pos + 1, at,
+			    sg->base + (int64_t)SEG_REL_MAX, &rpos, &roff);
+			if (r == -1)
+				goto out;
+			if (r == 0)
+				break;
+			if (rec->ncorrupt < PLOG_CORRUPT_MAX) {
+				cr = &rec->corrupt[rec->ncorrupt];
+				cr->first_offset = at;
+				cr->next_offset = roff;
+				cr->segment = sg->base;
+				cr->pos = pos;
+				cr->end = rpos;
+			}
+			rec->ncorrupt++;
+			/*
+			 * Index the batch after the damage, whatever the
+			 * interval says: reads past the damage start there
+			 * and never scan into it.  An index still starts at
+			 * (0, 0), even when that is where the damage is.
+			 */
+			if (keep == 0 && regen.n == 0 && pos == 0 &&
+			    idx_list_push(&regen, 0, 0) == -1)
+				goto out;
+			if (idx_list_push(&regen, (uint32_t)(roff - sg->base),
+			    (uint32_t)rpos) == -1)
+				goto out;
+			last_pos = rpos;
+			pos = rpos;
+			at = roff;
+			damaged = 1;
+			continue;
+		}
 		if (idx_due(l, regen.n > 0, last_pos, pos)) {
 			if (idx_list_push(&regen, (uint32_t)(at - sg->base),
 			    (uint32_t)pos) == -1)
@@ -1032,8 +1072,12 @@ plog_read(struct plog *l, int64_t offset, int64_t visible_end,
 	sr.log_fd = l->segs[lo].log_fd;
 	sr.idx_fd = l->segs[lo].idx_fd;
 	sr.log_size = l->segs[lo].size;
-	if ((r = seg_read(&sr, offset, visible_end, max_bytes, s)) == -1)
+	if ((r = seg_read(&sr, offset, visible_end, max_bytes, s)) == -1) {
+		if (errno == EBADMSG && s->next_offset == -1)
+			s->next_offset = lo + 1 < l->nsegs ?
+			    l->segs[lo + 1].base : visible_end;
 		return -1;
+	}
 	if (r == 0) {
 		/* Offsets are contiguous, so this is a damaged segment. */
 		errno = EIO;

@@ -29,19 +29,36 @@ struct plog_config {
 	int64_t		retention_ms;		/* -1 = unlimited */
 };
 
+/* A corrupt range recovery found and kept (valid batches follow it). */
+struct plog_corrupt_range {
+	int64_t		first_offset;	/* the offset the bad bytes should hold */
+	int64_t		next_offset;	/* baseOffset of the valid batch after them */
+	int64_t		segment;	/* base offset of the segment file */
+	uint64_t	pos;		/* file positions [pos, end) */
+	uint64_t	end;
+};
+
+#define PLOG_CORRUPT_MAX	8	/* ranges reported in detail */
+
 /* What plog_open found and did; the caller logs it. */
 struct plog_recovery {
 	uint64_t	truncated_bytes;	/* dropped from the last segment's tail */
 	int		index_rebuilt;		/* an index was missing or damaged */
 	int		segments;		/* segment files found */
+	int		ncorrupt;		/* corrupt ranges kept (all of them) */
+	struct plog_corrupt_range corrupt[PLOG_CORRUPT_MAX];	/* the first ones */
 };
 
 struct plog;
 
 /*
  * Open (creating the directory if needed) and recover: scan the last
- * segment from its last index entry, truncate at the first batch whose
- * length or CRC is bad, rebuild a missing or damaged index.
+ * segment from its last index entry, checking every batch (length,
+ * offsets, CRC).  A bad batch followed by valid ones whose offsets carry
+ * on is corruption: it is kept in place, reported in rec->corrupt, and
+ * the valid batch after it gets an index entry so reads can get past it.
+ * Only bytes with no valid batch behind them (a torn tail) are truncated.
+ * A missing or damaged index is rebuilt.
  */
 int	plog_open(struct plog **lp, const char *dir, const struct plog_config *cfg,
 	    struct plog_recovery *rec);
@@ -100,13 +117,18 @@ struct plog_slice {
 	size_t		len;		/* 0: nothing visible at that offset */
 	int64_t		first_offset;	/* baseOffset of the first batch */
 	int64_t		next_offset;	/* offset after the last batch included */
+	int64_t		segment;	/* base offset of the segment read */
+	int		corrupt_new;	/* EBADMSG: not reported by this reader before */
 };
 
 /*
  * Batches starting with the one containing offset, up to max_bytes, but
  * always at least one whole batch; only batches that end at or before
  * visible_end (an offset) are returned.  -1 with errno ERANGE when offset
- * is below the log start or above visible_end.
+ * is below the log start or above visible_end.  -1 with errno EBADMSG
+ * when offset lies in a corrupt range: s->first_offset is its first
+ * offset, s->next_offset the first offset readable after it (always
+ * greater), s->segment and s->pos the file and position where it starts.
  */
 int	plog_read(struct plog *l, int64_t offset, int64_t visible_end,
 	    size_t max_bytes, struct plog_slice *s);
@@ -115,8 +137,20 @@ struct plog_reader;
 
 int	plog_reader_open(struct plog_reader **rp, const char *dir);
 void	plog_reader_close(struct plog_reader *r);
-/* As plog_read; rescans the directory when segments rolled or were deleted. */
+/*
+ * As plog_read; rescans the directory when segments rolled or were
+ * deleted.  On EBADMSG, s->corrupt_new is 1 the first time this reader
+ * meets that range (so the caller logs it once).
+ */
 int	plog_reader_read(struct plog_reader *r, int64_t offset, int64_t visible_end,
 	    size_t max_bytes, struct plog_slice *s);
+/*
+ * The first offset of a batch whose maxTimestamp is >= ts_ms, into *offset
+ * (visible_end when there is none), looking only below visible_end.  A
+ * scan of batch headers from the oldest segment for now; a time index
+ * can replace it behind this call.  0 or -1.
+ */
+int	plog_reader_offset_for_time(struct plog_reader *r, int64_t ts_ms,
+	    int64_t visible_end, int64_t *offset);
 
 #endif

@@ -25,11 +25,30 @@ struct rseg {
 	int		idx_fd;		/* -1 until the index file exists */
 };
 
+/* Corrupt ranges already reported, so each is logged once per reader. */
+#define READER_SEEN_MAX	8
+
 struct plog_reader {
 	char		*dir;
 	struct rseg	*segs;
 	size_t		 nsegs;
+	int64_t		 seen[READER_SEEN_MAX];	/* first offsets; -1 free */
+	size_t		 seen_next;		/* slot to reuse next */
 };
+
+/* 1 when the corrupt range starting at off was not reported before. */
+static int
+reader_note_corrupt(struct plog_reader *r, int64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < READER_SEEN_MAX; i++)
+		if (r->seen[i] == off)
+			return 0;
+	r->seen[r->seen_next] = off;
+	r->seen_next = (r->seen_next + 1) % READER_SEEN_MAX;
+	return 1;
+}
 
 static void
 rseg_close(struct rseg *rs)
@@ -111,10 +130,13 @@ int
 plog_reader_open(struct plog_reader **rp, const char *dir)
 {
 	struct plog_reader *r;
+	size_t i;
 	int saved;
 
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return -1;
+	for (i = 0; i < READER_SEEN_MAX; i++)
+		r->seen[i] = -1;
 	if ((r->dir = strdup(dir)) == NULL || reader_rescan(r) == -1) {
 		saved = errno;
 		plog_reader_close(r);
@@ -146,9 +168,10 @@ plog_reader_read(struct plog_reader *r, int64_t offset, int64_t visible_end,
 	struct seg_ref sr;
 	struct stat st;
 	struct rseg *rs;
-	size_t lo, hi, mid;
+	size_t lo = 0, hi, mid;
 	int attempt, rc;
 
+	memset(&st, 0, sizeof(st));
 	if (offset > visible_end || offset < 0) {
 		errno = ERANGE;
 		return -1;
@@ -202,14 +225,85 @@ plog_reader_read(struct plog_reader *r, int64_t offset, int64_t visible_end,
 		sr.log_fd = rs->log_fd;
 		sr.idx_fd = rs->idx_fd;
 		sr.log_size = (uint64_t)st.st_size;
-		if ((rc = seg_read(&sr, offset, visible_end, max_bytes, s)) == -1)
+		if ((rc = seg_read(&sr, offset, visible_end, max_bytes, s)) == -1) {
+			if (errno != EBADMSG)
+				return -1;
+			/* Nothing valid after it in this segment: the next one. */
+			if (s->next_offset == -1)
+				s->next_offset = lo + 1 < r->nsegs ?
+				    r->segs[lo + 1].base : visible_end;
+			s->corrupt_new = reader_note_corrupt(r, s->first_offset);
+			errno = EBADMSG;
 			return -1;
+		}
 		if (rc == 1)
 			return 0;
 	}
-	/* Visible, yet in no segment: report nothing rather than loop. */
+	/*
+	 * Visible, yet in no segment: the file holding it was cut short.
+	 * Report it as damage up to where data resumes, never as "nothing
+	 * yet", which would have the consumer wait for ever.
+	 */
 	s->fd = -1;
 	s->len = 0;
-	s->first_offset = s->next_offset = offset;
+	s->first_offset = offset;
+	s->next_offset = lo + 1 < r->nsegs ? r->segs[lo + 1].base : visible_end;
+	s->segment = r->segs[lo].base;
+	s->pos = st.st_size;
+	s->corrupt_new = reader_note_corrupt(r, offset);
+	errno = EBADMSG;
+	return -1;
+}
+
+/*
+ * A forward scan of batch headers, oldest segment first.  A segment whose
+ * headers stop continuing the offsets (damage) is left at that point and
+ * the search goes on with the next one; what the damage hides cannot be
+ * the answer anyway, it cannot be read.
+ */
+int
+plog_reader_offset_for_time(struct plog_reader *r, int64_t ts_ms,
+    int64_t visible_end, int64_t *offset)
+{
+	struct hdr_cursor *c;
+	struct batch_header h;
+	struct stat st;
+	uint64_t pos;
+	int64_t at;
+	size_t i;
+	int rc;
+
+	*offset = visible_end;
+	if (reader_rescan(r) == -1)
+		return -1;
+	if ((c = malloc(sizeof(*c))) == NULL)
+		return -1;
+	for (i = 0; i < r->nsegs; i++) {
+		if (r->segs[i].base >= visible_end)
+			break;
+		if (fstat(r->segs[i].log_fd, &st) == -1)
+			goto fail;
+		hdr_cursor_init(c, r->segs[i].log_fd, (uint64_t)st.st_size);
+		pos = 0;
+		at = r->segs[i].base;
+		while (at < visible_end) {
+			if ((rc = hdr_cursor_get(c, pos, &h)) == -1)
+				goto fail;
+			if (rc == 0 || h.base_offset != at ||
+			    h.base_offset + h.last_offset_delta >= visible_end)
+				break;
+			if (h.max_timestamp >= ts_ms) {
+				*offset = h.base_offset;
+				free(c);
+				return 0;
+			}
+			at = h.base_offset + h.last_offset_delta + 1;
+			pos += batch_total_size(&h);
+		}
+	}
+	free(c);
 	return 0;
+fail:
+	free(c);
+	return -1;
 }

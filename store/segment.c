@@ -187,6 +187,88 @@ hdr_cursor_get(struct hdr_cursor *c, uint64_t pos, struct batch_header *h)
 	return 1;
 }
 
+int
+seg_batch_crc_ok(int fd, uint64_t pos, size_t len, uint8_t **buf, size_t *cap)
+{
+	uint8_t *nb;
+	ssize_t got;
+
+	if (len > *cap) {
+		if ((nb = realloc(*buf, len)) == NULL)
+			return -1;
+		*buf = nb;
+		*cap = len;
+	}
+	if ((got = seg_pread_full(fd, *buf, len, (off_t)pos)) < 0)
+		return -1;
+	return (size_t)got == len && batch_check_crc(*buf, len) == BATCH_OK;
+}
+
+#define SEG_RESYNC_WINDOW	(64 * 1024)
+
+int
+seg_resync(int fd, uint64_t size, uint64_t from, int64_t after, int64_t limit,
+    uint64_t *rpos, int64_t *roff)
+{
+	struct batch_header h;
+	uint8_t *win, *buf = NULL;
+	uint64_t p, wpos = 0;
+	size_t wlen = 0, cap = 0, tot;
+	ssize_t n;
+	int r, rc = -1;
+
+	if ((win = malloc(SEG_RESYNC_WINDOW)) == NULL)
+		return -1;
+	for (p = from; p < size && size - p >= BATCH_HEADER_SIZE; p++) {
+		if (p < wpos || p + BATCH_HEADER_SIZE > wpos + wlen) {
+			n = seg_pread_full(fd, win, SEG_RESYNC_WINDOW, (off_t)p);
+			if (n < 0)
+				goto out;
+			wpos = p;
+			wlen = (size_t)n;
+			if (wlen < BATCH_HEADER_SIZE)
+				break;
+		}
+		/* The magic byte first: most positions fail there. */
+		if (win[p - wpos + BATCH_OFF_MAGIC] != BATCH_MAGIC ||
+		    batch_parse_header(win + (p - wpos), BATCH_HEADER_SIZE,
+		    &h) != BATCH_OK || h.last_offset_delta < 0 ||
+		    h.base_offset <= after || h.base_offset > limit ||
+		    h.last_offset_delta >= limit - h.base_offset)
+			continue;
+		tot = batch_total_size(&h);
+		if (tot > size - p)
+			continue;
+		if ((r = seg_batch_crc_ok(fd, p, tot, &buf, &cap)) == -1)
+			goto out;
+		if (r == 1) {
+			*rpos = p;
+			*roff = h.base_offset;
+			rc = 1;
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(buf);
+	free(win);
+	return rc;
+}
+
+/* Fill s for a read that met the corrupt range at (pos, off). Sets errno. */
+static void
+seg_corrupt_fill(const struct seg_ref *sr, uint64_t pos, int64_t off,
+    int64_t resume, struct plog_slice *s)
+{
+	s->fd = -1;
+	s->len = 0;
+	s->pos = (off_t)pos;
+	s->segment = sr->base;
+	s->first_offset = off;
+	s->next_offset = resume;
+	errno = EBADMSG;
+}
+
 /*
  * The newest index entry at or below offset: 1 with its position and
  * offset, 0 when there is none usable (no index, none low enough).  The
@@ -236,18 +318,21 @@ seg_read(const struct seg_ref *sr, int64_t offset, int64_t visible_end,
 {
 	struct hdr_cursor c;
 	struct batch_header h;
-	uint64_t pos = 0, start;
-	int64_t at = sr->base, last, next;
-	size_t len, tot;
+	uint8_t *cbuf = NULL;
+	uint64_t pos = 0, start, rpos, prev_pos = 0, bad_pos;
+	int64_t at = sr->base, last, next, roff, prev_off = -1, bad_off;
+	int64_t cur_base = 0;
+	size_t len, tot, prev_tot = 0, ccap = 0;
 	int r, from_index, first = 1;
 
 	from_index = index_lookup(sr, offset, &pos, &at);
 	hdr_cursor_init(&c, sr->log_fd, sr->log_size);
+	s->segment = sr->base;
 
 	/* Find the batch holding offset; pos strictly grows, so this ends. */
 	for (;;) {
 		if ((r = hdr_cursor_get(&c, pos, &h)) == -1)
-			return -1;
+			goto fail;
 		if (r == 0 || h.base_offset != at) {
 			if (first && from_index) {
 				/* A stale or damaged entry: scan from the start. */
@@ -256,15 +341,50 @@ seg_read(const struct seg_ref *sr, int64_t offset, int64_t visible_end,
 				at = sr->base;
 				continue;
 			}
-			return 0;
+			/* The data ends here: the rest is in the next segment. */
+			if (pos >= sr->log_size || at >= visible_end)
+				goto none;
+			/*
+			 * Offset at was wholly written before visible_end was
+			 * published, so this is damage.  The batch before may
+			 * be its cause (a wrong length points into garbage).
+			 */
+			bad_pos = pos;
+			bad_off = at;
+			if (prev_off >= 0) {
+				if ((r = seg_batch_crc_ok(sr->log_fd, prev_pos,
+				    prev_tot, &cbuf, &ccap)) == -1)
+					goto fail;
+				if (r == 0) {
+					bad_pos = prev_pos;
+					bad_off = prev_off;
+				}
+			}
+			r = seg_resync(sr->log_fd, sr->log_size, bad_pos + 1,
+			    bad_off, visible_end, &rpos, &roff);
+			if (r == -1)
+				goto fail;
+			if (r == 1 && roff <= offset) {
+				/* Past the damage: carry on from there. */
+				pos = rpos;
+				at = roff;
+				prev_off = -1;
+				continue;
+			}
+			free(cbuf);
+			seg_corrupt_fill(sr, bad_pos, bad_off, r == 1 ? roff : -1, s);
+			return -1;
 		}
 		first = 0;
 		last = h.base_offset + h.last_offset_delta;
 		if (last >= offset)
 			break;
 		if (last + 1 >= visible_end)
-			return 0;
-		pos += batch_total_size(&h);
+			goto none;
+		prev_pos = pos;
+		prev_off = at;
+		prev_tot = batch_total_size(&h);
+		pos += prev_tot;
 		at = last + 1;
 	}
 
@@ -274,25 +394,76 @@ seg_read(const struct seg_ref *sr, int64_t offset, int64_t visible_end,
 	next = offset;
 	for (;;) {
 		last = h.base_offset + h.last_offset_delta;
-		if (last >= visible_end)
-			break;
+		if (last >= visible_end) {
+			if (len > 0)
+				break;
+			/*
+			 * Batches are published whole, so the one holding a
+			 * visible offset ends below visible_end: this header
+			 * lies (lastOffsetDelta).
+			 */
+			r = seg_resync(sr->log_fd, sr->log_size, pos + 1,
+			    h.base_offset, visible_end, &rpos, &roff);
+			if (r == -1)
+				goto fail;
+			free(cbuf);
+			seg_corrupt_fill(sr, pos, h.base_offset, r == 1 ? roff : -1,
+			    s);
+			return -1;
+		}
 		tot = batch_total_size(&h);
 		if (len > 0 && tot > max_bytes - len)
 			break;
+		cur_base = h.base_offset;
 		len += tot;
 		pos += tot;
 		next = last + 1;
 		if (next >= visible_end || len >= max_bytes)
 			break;
 		if ((r = hdr_cursor_get(&c, pos, &h)) == -1)
-			return -1;
-		if (r == 0 || h.base_offset != next)
+			goto fail;
+		if (r == 0 || h.base_offset != next) {
+			/*
+			 * The chain breaks inside the data: the batch just
+			 * taken may have a wrong length.  Never hand that one
+			 * out; the read at its offset reports the damage.
+			 */
+			if (pos < sr->log_size) {
+				if ((r = seg_batch_crc_ok(sr->log_fd, pos - tot,
+				    tot, &cbuf, &ccap)) == -1)
+					goto fail;
+				if (r == 0) {
+					len -= tot;
+					pos -= tot;
+					next = cur_base;
+					if (len == 0) {
+						r = seg_resync(sr->log_fd,
+						    sr->log_size, pos + 1,
+						    cur_base, visible_end,
+						    &rpos, &roff);
+						if (r == -1)
+							goto fail;
+						free(cbuf);
+						seg_corrupt_fill(sr, pos, cur_base,
+						    r == 1 ? roff : -1, s);
+						return -1;
+					}
+				}
+			}
 			break;
+		}
 	}
+	free(cbuf);
 	s->fd = len > 0 ? sr->log_fd : -1;
 	s->pos = len > 0 ? (off_t)start : 0;
 	s->len = len;
 	s->first_offset = len > 0 ? at : offset;
 	s->next_offset = next;
 	return 1;
+none:
+	free(cbuf);
+	return 0;
+fail:
+	free(cbuf);
+	return -1;
 }

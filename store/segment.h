@@ -53,6 +53,22 @@ void	hdr_cursor_init(struct hdr_cursor *c, int fd, uint64_t fsize);
  */
 int	hdr_cursor_get(struct hdr_cursor *c, uint64_t pos, struct batch_header *h);
 
+/*
+ * Whether the whole batch [pos, pos+len) of fd passes its CRC: 1 yes,
+ * 0 no (or cut short), -1 on an I/O error.  *buf grows as needed.
+ */
+int	seg_batch_crc_ok(int fd, uint64_t pos, size_t len, uint8_t **buf,
+	    size_t *cap);
+/*
+ * Where valid batches resume after a corrupt spot: the first position at
+ * or after from (below size) where a whole batch starts whose CRC is good,
+ * whose magic is 2 and whose offsets lie in (after, limit).  1 with *rpos
+ * and *roff (its baseOffset), 0 when there is none, -1 on an I/O error.
+ * A byte-by-byte scan: only ever run on damage.
+ */
+int	seg_resync(int fd, uint64_t size, uint64_t from, int64_t after,
+	    int64_t limit, uint64_t *rpos, int64_t *roff);
+
 /* One segment as a read sees it. */
 struct seg_ref {
 	int64_t		base;
@@ -65,6 +81,11 @@ struct seg_ref {
  * Serve a read from one segment (see plog_read): 1 and *s filled when the
  * batch holding offset is in this segment, 0 when the segment's data ends
  * before it, -1 on an I/O error.  offset < visible_end is the caller's.
+ * -1 with errno EBADMSG when offset lies in a corrupt range (a header
+ * that does not continue the offsets, or whose batch fails its CRC where
+ * the chain breaks): s->first_offset is where the range starts, s->pos
+ * its file position, s->next_offset the first offset of the next valid
+ * batch in this segment or -1 when none follows in it.
  */
 int	seg_read(const struct seg_ref *sr, int64_t offset, int64_t visible_end,
 	    size_t max_bytes, struct plog_slice *s);

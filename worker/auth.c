@@ -391,6 +391,7 @@ auth_gate(struct conn *c, uint16_t api)
 		ok = auth_user_has(u, AUTH_CONSUME, 0);
 		break;
 	case API_CREATE_TOPIC:
+	case API_GROUP_RESET:		/* and per topic, by the handler */
 		ok = auth_user_has(u, AUTH_ADMIN, 0);
 		break;
 	case API_WORKERS:

@@ -22,9 +22,12 @@
 #include "proto/frame.h"
 #include "proto/msg.h"
 #include "shm/group.h"
+#include "store/plog.h"
 #include "store/topic.h"
+#include "worker/auth.h"
 #include "worker/conn.h"
 #include "worker/group.h"
+#include "worker/handlers.h"
 #include "worker/worker.h"
 
 #define WGROUP_POLL_MS	1000	/* a lost wake-up costs a parked JOIN at most this */
@@ -44,7 +47,8 @@ static struct group_error_resp wgroup_ok;
 int
 wgroup_is_api(uint16_t api)
 {
-	return api >= API_JOIN_GROUP && api <= API_DESCRIBE_GROUP;
+	return (api >= API_JOIN_GROUP && api <= API_DESCRIBE_GROUP) ||
+	    api == API_GROUP_RESET;
 }
 
 static void
@@ -69,6 +73,7 @@ wgroup_decode(struct conn *c, struct req *r)
 	case API_OFFSET_COMMIT:	sz = sizeof(struct offset_commit_req); break;
 	case API_OFFSET_FETCH:	sz = sizeof(struct offset_fetch_req); break;
 	case API_DESCRIBE_GROUP: sz = sizeof(struct describe_group_req); break;
+	case API_GROUP_RESET:	sz = sizeof(struct group_reset_req); break;
 	case API_LIST_GROUPS:
 		return r->payload_len == 0 ? 0 : -1;
 	default:
@@ -92,6 +97,10 @@ wgroup_decode(struct conn *c, struct req *r)
 		break;
 	case API_OFFSET_FETCH:
 		rc = msg_decode_offset_fetch_req(r->payload, r->payload_len, a,
+		    r->dec);
+		break;
+	case API_GROUP_RESET:
+		rc = msg_decode_group_reset_req(r->payload, r->payload_len,
 		    r->dec);
 		break;
 	default:
@@ -654,6 +663,149 @@ exec_describe(struct worker *w, struct conn *c, struct req *r)
 	wgroup_done(r, ERR_NONE);
 }
 
+/* Where a reset puts partition p; a flume error code. */
+static int16_t
+reset_target(struct worker *w, struct shm_partition *p,
+    const struct group_reset_req *q, int64_t *offset)
+{
+	struct plog_reader *rd;
+	int64_t start, end;
+
+	start = atomic_load_explicit(&p->log_start, memory_order_acquire);
+	end = __atomic_load_n(&p->next_offset, __ATOMIC_ACQUIRE);
+	switch (q->mode) {
+	case RESET_TO_OFFSET:
+		*offset = q->value < start ? start :
+		    q->value > end ? end : q->value;
+		return ERR_NONE;
+	case RESET_TO_EARLIEST:
+		*offset = start;
+		return ERR_NONE;
+	case RESET_TO_LATEST:
+		*offset = end;
+		return ERR_NONE;
+	case RESET_TO_TIME:
+		/* Only what is in the files: the ring's tail is the newest. */
+		end = atomic_load_explicit(&p->visible_offset,
+		    memory_order_acquire);
+		if ((rd = handlers_reader(w, p)) == NULL) {
+			if (errno != ENOENT)
+				return ERR_STORAGE;
+			*offset = end;
+			return ERR_NONE;
+		}
+		if (plog_reader_offset_for_time(rd, q->value, end, offset) == -1) {
+			log_warn("group reset: time lookup");
+			return ERR_STORAGE;
+		}
+		if (*offset < start)
+			*offset = start;
+		return ERR_NONE;
+	default:
+		return ERR_INVALID_REQUEST;
+	}
+}
+
+/*
+ * GROUP_RESET: set the committed offsets of a group that has no members
+ * (a member would overwrite them with its next commit, and could not
+ * know it had to move).  The targets are found first, outside the lock
+ * (a time lookup reads the log), then stored only if the group is still
+ * without members.
+ */
+static void
+exec_group_reset(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct group_reset_req *q = r->dec;
+	struct group_reset_resp *s;
+	struct group_params gp;
+	struct shm_partition *p;
+	struct shm_group *g;
+	const struct shm_topic *t;
+	uint32_t s0, g0, slot0;
+	int32_t i, first, n;
+	int16_t err;
+	int gidx, tidx;
+
+	if (!group_name_valid(q->group, q->group_len)) {
+		wgroup_done(r, ERR_INVALID_GROUP);
+		return;
+	}
+	if ((err = auth_topic(c, AUTH_ADMIN, q->topic, q->topic_len)) !=
+	    ERR_NONE) {
+		wgroup_done(r, err);
+		return;
+	}
+	if ((tidx = shm_topic_find(w->shm, q->topic, q->topic_len)) < 0) {
+		wgroup_done(r, ERR_UNKNOWN_TOPIC_OR_PARTITION);
+		return;
+	}
+	t = &w->shm->topics[tidx];
+	if (q->partition == -1) {
+		first = 0;
+		n = (int32_t)t->partitions;
+	} else if (q->partition >= 0 && q->partition < (int32_t)t->partitions) {
+		first = q->partition;
+		n = 1;
+	} else {
+		wgroup_done(r, ERR_UNKNOWN_TOPIC_OR_PARTITION);
+		return;
+	}
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL || (n > 0 &&
+	    (s->results = conn_alloc(c, (size_t)n * sizeof(*s->results))) ==
+	    NULL)) {
+		wgroup_done(r, ERR_RESOURCE_LIMIT);
+		return;
+	}
+	s->error = ERR_NONE;
+	s->count = n;
+	for (i = 0; i < n; i++) {
+		s->results[i].partition = first + i;
+		s->results[i].offset = -1;
+		if ((p = shm_partition(w->shm, tidx, first + i)) == NULL)
+			s->results[i].error = ERR_UNKNOWN_TOPIC_OR_PARTITION;
+		else
+			s->results[i].error = reset_target(w, p, q,
+			    &s->results[i].offset);
+		if (s->results[i].error != ERR_NONE &&
+		    s->results[i].error != ERR_UNKNOWN_TOPIC_OR_PARTITION) {
+			wgroup_done(r, s->results[i].error);
+			return;
+		}
+	}
+	if ((gidx = group_create(w->shm, q->group, q->group_len)) < 0) {
+		wgroup_done(r, errno == ENOSPC ? ERR_RESOURCE_LIMIT :
+		    ERR_INVALID_GROUP);
+		return;
+	}
+	wgroup_params(w, &gp);
+	if ((g = wgroup_lock(w, gidx, &gp, &s0, &g0)) == NULL) {
+		wgroup_done(r, ERR_UNKNOWN);
+		return;
+	}
+	/* Members silent past their session are gone already. */
+	(void)group_tick(w->shm, g, w->now, &gp);
+	if (group_member_count(w->shm, g) > 0) {
+		wgroup_unlock(w, g, s0, g0);
+		wgroup_done(r, ERR_GROUP_NOT_EMPTY);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (s->results[i].error != ERR_NONE)
+			continue;
+		p = shm_partition(w->shm, tidx, first + i);
+		slot0 = (uint32_t)(p - w->shm->parts);
+		group_offset_set(w->shm, g, slot0, s->results[i].offset);
+	}
+	wgroup_unlock(w, g, s0, g0);
+	log_info("group %.*s: offsets of %.*s reset by %s", (int)q->group_len,
+	    q->group, (int)q->topic_len, q->topic, c->peer);
+	r->st = s;
+	wgroup_done(r, ERR_NONE);
+	/* The writer saves committed offsets; it need not sleep out its timeout. */
+	worker_wake_writer(w, 0);
+}
+
 void
 wgroup_exec(struct worker *w, struct conn *c, struct req *r)
 {
@@ -691,6 +843,9 @@ wgroup_exec(struct worker *w, struct conn *c, struct req *r)
 	case API_DESCRIBE_GROUP:
 		exec_describe(w, c, r);
 		break;
+	case API_GROUP_RESET:
+		exec_group_reset(w, c, r);
+		break;
 	default:
 		wgroup_done(r, ERR_UNSUPPORTED_API);
 		break;
@@ -718,6 +873,7 @@ emit_error(struct wbuf *wb, const struct req *r)
 	case API_OFFSET_COMMIT:
 	case API_OFFSET_FETCH:
 	case API_LIST_GROUPS:
+	case API_GROUP_RESET:
 		wbuf_i32(wb, 0);
 		break;
 	case API_DESCRIBE_GROUP:
@@ -760,6 +916,9 @@ wgroup_emit(struct worker *w, struct conn *c, struct req *r)
 			break;
 		case API_DESCRIBE_GROUP:
 			msg_encode_describe_group_resp(wb, r->st);
+			break;
+		case API_GROUP_RESET:
+			msg_encode_group_reset_resp(wb, r->st);
 			break;
 		default:
 			wbuf_i16(wb, ERR_NONE);

@@ -66,7 +66,10 @@ struct fetch_slot {
 	int			 fd;		/* dup of the segment fd, or -1 */
 	off_t			 pos;
 	size_t			 len;
+	int64_t			 bad_first;	/* CORRUPT_MESSAGE: the range */
+	int64_t			 bad_next;	/* first readable offset after it */
 };
+
 
 struct fetch_st {
 	struct fetch_slot	*s;
@@ -615,6 +618,34 @@ reader_get(struct worker *w, struct shm_partition *p)
 	return w->readers[slot];
 }
 
+/*
+ * A read met a corrupt range: answer CORRUPT_MESSAGE with where it starts
+ * and where reading can resume, and log it the first time this worker's
+ * reader sees it.  The consumer decides (skip it, or stop); nothing here
+ * waits, so it never hangs on the damage.
+ */
+static void
+fetch_corrupt(struct worker *w, struct fetch_slot *s, const struct plog_slice *sl)
+{
+	char dir[PATH_MAX], name[TOPIC_NAME_MAX + 1];
+	const struct shm_topic *t = &w->shm->topics[s->p->topic];
+
+	s->error = ERR_CORRUPT_MESSAGE;
+	s->bad_first = sl->first_offset;
+	s->bad_next = sl->next_offset;
+	if (!sl->corrupt_new)
+		return;
+	name_copy(name, t->name, t->name_len <= TOPIC_NAME_MAX ?
+	    t->name_len : TOPIC_NAME_MAX);
+	if (topic_partition_dir(dir, sizeof(dir), w->conf->data_dir, name,
+	    s->p->partition) == -1)
+		dir[0] = '\0';
+	log_warnx("%s/%d: corrupt batch: offsets %lld to %lld unreadable, "
+	    "in %s/%020lld.log at position %lld", name, (int)s->p->partition,
+	    (long long)sl->first_offset, (long long)sl->next_offset - 1, dir,
+	    (long long)sl->segment, (long long)sl->pos);
+}
+
 static void
 fetch_release(struct fetch_st *st)
 {
@@ -679,6 +710,10 @@ fetch_gather(struct worker *w, const struct fetch_req *q, struct fetch_st *st)
 		}
 		if (plog_reader_read(rd, fp->offset, s->visible, (size_t)limit,
 		    &sl) == -1) {
+			if (errno == EBADMSG) {
+				fetch_corrupt(w, s, &sl);
+				continue;
+			}
 			if (errno == ERANGE)
 				s->error = ERR_OFFSET_OUT_OF_RANGE;
 			else {
@@ -699,6 +734,12 @@ fetch_gather(struct worker *w, const struct fetch_req *q, struct fetch_st *st)
 		s->nrec = sl.next_offset - sl.first_offset;
 		st->total += (int64_t)sl.len;
 	}
+}
+
+struct plog_reader *
+handlers_reader(struct worker *w, struct shm_partition *p)
+{
+	return reader_get(w, p);
 }
 
 /* Answer now, or keep waiting for min_bytes until the deadline? */
@@ -885,6 +926,7 @@ handler_exec(struct worker *w, struct conn *c, struct req *r)
 	case API_LEAVE_GROUP:
 	case API_OFFSET_COMMIT:
 	case API_OFFSET_FETCH:
+	case API_GROUP_RESET:
 	case API_LIST_GROUPS:
 	case API_DESCRIBE_GROUP:
 		wgroup_exec(w, c, r);
@@ -988,7 +1030,8 @@ emit_fetch(struct worker *w, struct conn *c, struct req *r)
 
 	size = 4 + 2 + 4;
 	for (i = 0; i < q->count; i++)
-		size += 2 + 8 + 8 + 4 + st->s[i].len;
+		size += 2 + 8 + 8 + 4 + (st->s[i].error == ERR_CORRUPT_MESSAGE ?
+		    FETCH_CORRUPT_RECORDS : st->s[i].len);
 	if (size > UINT32_MAX) {
 		c->dead = 1;
 		return;
@@ -1002,8 +1045,14 @@ emit_fetch(struct worker *w, struct conn *c, struct req *r)
 		wbuf_i16(wb, s->error);
 		wbuf_i64(wb, s->log_start);
 		wbuf_i64(wb, s->hwm);
-		wbuf_i32(wb, (int32_t)s->len);
 		stats_error_count(w->me, s->error);
+		if (s->error == ERR_CORRUPT_MESSAGE) {
+			wbuf_i32(wb, FETCH_CORRUPT_RECORDS);
+			wbuf_i64(wb, s->bad_first);
+			wbuf_i64(wb, s->bad_next);
+			continue;
+		}
+		wbuf_i32(wb, (int32_t)s->len);
 		if (s->len > 0) {
 			/* Counted as sent once queued: what a consumer received. */
 			atomic_fetch_add_explicit(&s->p->msgs_out,

@@ -11,6 +11,8 @@
 struct worker;
 struct conn;
 struct req;
+struct shm_partition;
+struct plog_reader;
 
 /* Open the per-partition reader cache; 0 or -1. */
 int	handlers_init(struct worker *w);
@@ -25,5 +27,7 @@ int	handler_redecode(struct conn *c, struct req *r);
 void	handler_emit(struct worker *w, struct conn *c, struct req *r);
 /* Free what r holds outside the arena (file descriptors). */
 void	handler_release(struct req *r);
+/* The worker's cached reader of p's log; NULL (errno ENOENT: nothing stored). */
+struct plog_reader *handlers_reader(struct worker *w, struct shm_partition *p);
 
 #endif

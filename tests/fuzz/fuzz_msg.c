@@ -50,7 +50,9 @@
 	X(auth_begin_req, N, 1)			\
 	X(auth_begin_resp, N, 0)		\
 	X(auth_prove_req, N, 1)			\
-	X(auth_prove_resp, N, 0)
+	X(auth_prove_resp, N, 0)		\
+	X(group_reset_req, N, 1)		\
+	X(group_reset_resp, A, 0)
 
 #define DECODE_A(name, p, n, a, m)	msg_decode_##name(p, n, a, m)
 #define DECODE_N(name, p, n, a, m)	msg_decode_##name(p, n, m)

@@ -99,6 +99,40 @@ static void enc_list_resp(struct wbuf *wb) { msg_encode_list_groups_resp(wb, &s_
 static void enc_desc_req(struct wbuf *wb) { msg_encode_describe_group_req(wb, &s_desc_req); }
 static void enc_desc_resp(struct wbuf *wb) { msg_encode_describe_group_resp(wb, &s_desc_resp); }
 
+static const struct group_reset_req s_reset_req = { "billing", 7, "orders", 6,
+    -1, RESET_TO_TIME, 1700000000123LL };
+static struct group_reset_result s_reset_res[] = { { 0, ERR_NONE, 19401 },
+    { 1, ERR_STORAGE, -1 } };
+static const struct group_reset_resp s_reset_resp = { ERR_NONE, 2, s_reset_res };
+
+static void enc_reset_req(struct wbuf *wb) { msg_encode_group_reset_req(wb, &s_reset_req); }
+static void enc_reset_resp(struct wbuf *wb) { msg_encode_group_reset_resp(wb, &s_reset_resp); }
+
+static int
+dec_reset_req(const uint8_t *p, size_t len, int *ok)
+{
+	struct group_reset_req m;
+	int rc = msg_decode_group_reset_req(p, len, &m);
+
+	*ok = rc == 0 && str_is(m.group, m.group_len, "billing") &&
+	    str_is(m.topic, m.topic_len, "orders") && m.partition == -1 &&
+	    m.mode == RESET_TO_TIME && m.value == 1700000000123LL;
+	return rc;
+}
+
+static int
+dec_reset_resp(const uint8_t *p, size_t len, int *ok)
+{
+	struct group_reset_resp m;
+	int rc = msg_decode_group_reset_resp(p, len, &arena, &m);
+
+	*ok = rc == 0 && m.error == ERR_NONE && m.count == 2 &&
+	    m.results[0].partition == 0 && m.results[0].error == ERR_NONE &&
+	    m.results[0].offset == 19401 && m.results[1].partition == 1 &&
+	    m.results[1].error == ERR_STORAGE && m.results[1].offset == -1;
+	return rc;
+}
+
 static int
 dec_join_req(const uint8_t *p, size_t len, int *ok)
 {
@@ -273,6 +307,8 @@ static const struct gcase cases[] = {
 	{ "list_groups_resp", 1, enc_list_resp, dec_list_resp },
 	{ "describe_group_req", 0, enc_desc_req, dec_desc_req },
 	{ "describe_group_resp", 1, enc_desc_resp, dec_desc_resp },
+	{ "group_reset_req", 0, enc_reset_req, dec_reset_req },
+	{ "group_reset_resp", 1, enc_reset_resp, dec_reset_resp },
 };
 #define NCASES	(sizeof(cases) / sizeof(cases[0]))
 
@@ -454,6 +490,9 @@ test_names(void)
 	    "illegal group generation");
 	CU_ASSERT_STRING_EQUAL(flume_strerror(ERR_UNKNOWN_MEMBER),
 	    "unknown group member");
+	CU_ASSERT_STRING_EQUAL(api_name(API_GROUP_RESET), "GROUP_RESET");
+	CU_ASSERT_STRING_EQUAL(flume_strerror(ERR_GROUP_NOT_EMPTY),
+	    "the group has active members");
 }
 
 TEST_SUITE("msg_group", suite_setup, suite_teardown,

@@ -1,6 +1,7 @@
 /*
  * Recovery in plog_open: a torn or corrupt tail is cut at the first bad
- * batch and nothing before it is lost; a missing, damaged or short index
+ * batch and nothing before it is lost; a bad batch with valid ones behind
+ * it is kept and reported, and so are they; a missing, damaged or short index
  * is brought back to exactly what the appends wrote; older segments are
  * trusted and not rescanned.
  */
@@ -246,6 +247,211 @@ test_crc_flip(void)
 	}
 	free(log);
 	free(idx);
+	test_rmtree(dir);
+	free(dir);
+}
+
+/* The index entries of segment 0 as (rel, pos) pairs; their count. */
+static size_t
+index_entries(const char *dir, uint32_t *e, size_t max)
+{
+	uint8_t *idx;
+	size_t len, i;
+
+	idx = file_get(dir, 0, "index", &len);
+	for (i = 0; i < len / 8 && i < max; i++) {
+		e[2 * i] = (uint32_t)idx[8 * i] << 24 | (uint32_t)idx[8 * i + 1] << 16 |
+		    (uint32_t)idx[8 * i + 2] << 8 | idx[8 * i + 3];
+		e[2 * i + 1] = (uint32_t)idx[8 * i + 4] << 24 |
+		    (uint32_t)idx[8 * i + 5] << 16 | (uint32_t)idx[8 * i + 6] << 8 |
+		    idx[8 * i + 7];
+	}
+	free(idx);
+	return len / 8;
+}
+
+/*
+ * Every byte of the second of four batches (offsets 3..4) flipped in
+ * turn, index removed: the batches after it are kept, the damage is
+ * reported as offsets 3..4 at its exact bytes, the index points past it,
+ * and a read of it fails with EBADMSG where the header shows the damage
+ * (CRC damage is for the client's CRC check: the read serves it as is).
+ */
+static void
+test_damage_kept(void)
+{
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1 };
+	struct plog_recovery rec;
+	struct plog_slice s;
+	struct batch_header h;
+	struct plog *l;
+	uint8_t *log, *idx;
+	uint32_t e[8];
+	size_t loglen, idxlen, last_pos, p1, p2, i;
+	int header, rc;
+	char *dir = test_mkdtemp("damage");
+
+	make_log(dir, &cfg, &log, &loglen, &idx, &idxlen, &last_pos);
+	CU_ASSERT_FATAL(batch_parse_header(log, loglen, &h) == BATCH_OK);
+	p1 = batch_total_size(&h);
+	CU_ASSERT_FATAL(batch_parse_header(log + p1, loglen - p1, &h) == BATCH_OK);
+	p2 = p1 + batch_total_size(&h);
+	for (i = p1; i < p2; i++) {
+		if (i - p1 >= BATCH_OFF_EPOCH && i - p1 < BATCH_OFF_MAGIC)
+			continue;	/* partitionLeaderEpoch: covered by nothing */
+		/* What a read checks: offsets, length, magic. */
+		header = i - p1 <= BATCH_OFF_MAGIC ||
+		    (i - p1 >= BATCH_OFF_LAST_DELTA &&
+		    i - p1 < BATCH_OFF_LAST_DELTA + 4);
+		log[i] ^= 0x5a;
+		file_put(dir, 0, "log", log, loglen);
+		log[i] ^= 0x5a;
+		file_del(dir, 0, "index");
+		CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, &rec) == 0);
+		CU_ASSERT_EQUAL(rec.truncated_bytes, 0);
+		CU_ASSERT_EQUAL_FATAL(rec.ncorrupt, 1);
+		CU_ASSERT_EQUAL(rec.corrupt[0].first_offset, 3);
+		CU_ASSERT_EQUAL(rec.corrupt[0].next_offset, 5);
+		CU_ASSERT_EQUAL(rec.corrupt[0].segment, 0);
+		CU_ASSERT_EQUAL(rec.corrupt[0].pos, p1);
+		CU_ASSERT_EQUAL(rec.corrupt[0].end, p2);
+		CU_ASSERT_EQUAL(plog_end_offset(l), 12);
+		/* (0, 0), then the batch after the damage; nothing inside it. */
+		CU_ASSERT_EQUAL_FATAL(index_entries(dir, e, 4), 2);
+		CU_ASSERT(e[0] == 0 && e[1] == 0);
+		CU_ASSERT(e[2] == 5 && e[3] == p2);
+		/* After the damage: every batch from there. */
+		CU_ASSERT_FATAL(plog_read(l, 5, 12, 1 << 20, &s) == 0);
+		CU_ASSERT(s.pos == (off_t)p2 && s.len == loglen - p2 &&
+		    s.first_offset == 5 && s.next_offset == 12);
+		/* Before it: the first batch alone, whole. */
+		CU_ASSERT_FATAL(plog_read(l, 0, 12, 1 << 20, &s) == 0);
+		if (header)
+			CU_ASSERT(s.pos == 0 && s.len == p1 && s.next_offset == 3);
+		rc = plog_read(l, 4, 12, 1 << 20, &s);
+		if (header) {
+			CU_ASSERT(rc == -1 && errno == EBADMSG);
+			CU_ASSERT(s.first_offset == 3 && s.next_offset == 5 &&
+			    s.pos == (off_t)p1 && s.segment == 0);
+		} else
+			CU_ASSERT(rc == 0 && s.pos == (off_t)p1 &&
+			    s.first_offset == 3);
+		plog_close(l);
+		/* A second open has nothing new to say. */
+		CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, &rec) == 0);
+		CU_ASSERT_EQUAL(rec.ncorrupt, 0);
+		CU_ASSERT_EQUAL(rec.truncated_bytes, 0);
+		CU_ASSERT_EQUAL(rec.index_rebuilt, 0);
+		CU_ASSERT_EQUAL(plog_end_offset(l), 12);
+		plog_close(l);
+	}
+	free(log);
+	free(idx);
+	test_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * The first batch damaged and the last one torn: the damage is kept and
+ * reported, the torn tail truncated, the index still starts at (0, 0).
+ */
+static void
+test_damage_and_torn_tail(void)
+{
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1 };
+	struct plog_recovery rec;
+	struct batch_header h;
+	struct plog *l;
+	uint8_t *log, *idx;
+	uint32_t e[8];
+	size_t loglen, idxlen, last_pos, p1;
+	char *dir = test_mkdtemp("damagetorn");
+
+	make_log(dir, &cfg, &log, &loglen, &idx, &idxlen, &last_pos);
+	CU_ASSERT_FATAL(batch_parse_header(log, loglen, &h) == BATCH_OK);
+	p1 = batch_total_size(&h);
+	log[BATCH_HEADER_SIZE + 3] ^= 0x01;
+	file_put(dir, 0, "log", log, last_pos + 20);
+	file_del(dir, 0, "index");
+	CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, &rec) == 0);
+	CU_ASSERT_EQUAL(rec.truncated_bytes, 20);
+	CU_ASSERT_EQUAL_FATAL(rec.ncorrupt, 1);
+	CU_ASSERT_EQUAL(rec.corrupt[0].first_offset, 0);
+	CU_ASSERT_EQUAL(rec.corrupt[0].next_offset, 3);
+	CU_ASSERT_EQUAL(rec.corrupt[0].pos, 0);
+	CU_ASSERT_EQUAL(rec.corrupt[0].end, p1);
+	CU_ASSERT_EQUAL(plog_end_offset(l), 9);
+	CU_ASSERT_EQUAL_FATAL(index_entries(dir, e, 4), 2);
+	CU_ASSERT(e[0] == 0 && e[1] == 0);
+	CU_ASSERT(e[2] == 3 && e[3] == p1);
+	plog_close(l);
+	/* The index it wrote is one a later open accepts. */
+	CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, &rec) == 0);
+	CU_ASSERT_EQUAL(rec.index_rebuilt, 0);
+	CU_ASSERT_EQUAL(rec.truncated_bytes, 0);
+	CU_ASSERT_EQUAL(plog_end_offset(l), 9);
+	plog_close(l);
+	free(log);
+	free(idx);
+	test_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * An older segment cut short (its tail lost) leaves offsets that are in
+ * no file: a reader reports them as damage up to the next segment, not
+ * as "nothing yet".
+ */
+static void
+test_cut_older_segment(void)
+{
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1 };
+	struct batch_builder b;
+	struct plog_reader *rd;
+	struct plog_slice s;
+	struct plog *l;
+	uint8_t *buf = NULL, *log;
+	size_t len = 0, loglen, p1;
+	int64_t base;
+	char *dir = test_mkdtemp("cut");
+	struct batch_header h;
+
+	/* Segment 0: offsets 0..4 in two batches; segment 5: 5..7. */
+	batch_builder_init(&b);
+	add_batch(&b, &buf, &len, 0, 3, 30);
+	add_batch(&b, &buf, &len, 3, 2, 30);
+	CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, NULL) == 0);
+	CU_ASSERT_FATAL(plog_append(l, buf, len, &base) == 0);
+	plog_close(l);
+	cfg.segment_bytes = len;	/* the next append rolls */
+	len = 0;
+	add_batch(&b, &buf, &len, 5, 3, 30);
+	CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, NULL) == 0);
+	CU_ASSERT_FATAL(plog_append(l, buf, len, &base) == 0);
+	CU_ASSERT_FATAL(plog_segment_count(l) == 2);
+	plog_close(l);
+	/* Lose the second batch of segment 0. */
+	log = file_get(dir, 0, "log", &loglen);
+	CU_ASSERT_FATAL(batch_parse_header(log, loglen, &h) == BATCH_OK);
+	p1 = batch_total_size(&h);
+	file_put(dir, 0, "log", log, p1);
+	CU_ASSERT_FATAL(plog_reader_open(&rd, dir) == 0);
+	CU_ASSERT_FATAL(plog_reader_read(rd, 0, 8, 1 << 20, &s) == 0);
+	CU_ASSERT(s.len == p1 && s.next_offset == 3);
+	CU_ASSERT_EQUAL(plog_reader_read(rd, 3, 8, 1 << 20, &s), -1);
+	CU_ASSERT_EQUAL(errno, EBADMSG);
+	CU_ASSERT(s.first_offset == 3 && s.next_offset == 5 && s.segment == 0);
+	CU_ASSERT_EQUAL(s.corrupt_new, 1);
+	CU_ASSERT_EQUAL(plog_reader_read(rd, 4, 8, 1 << 20, &s), -1);
+	CU_ASSERT(s.first_offset == 4 && s.next_offset == 5);
+	CU_ASSERT_EQUAL(plog_reader_read(rd, 3, 8, 1 << 20, &s), -1);
+	CU_ASSERT_EQUAL(s.corrupt_new, 0);	/* reported once */
+	CU_ASSERT_FATAL(plog_reader_read(rd, 5, 8, 1 << 20, &s) == 0);
+	CU_ASSERT(s.first_offset == 5 && s.next_offset == 8 && s.pos == 0);
+	plog_reader_close(rd);
+	free(log);
+	free(buf);
+	batch_builder_free(&b);
 	test_rmtree(dir);
 	free(dir);
 }
@@ -510,4 +716,7 @@ TEST_SUITE("recovery", NULL, NULL,
     { "junk and foreign batches after the end", test_bad_tail },
     { "index missing, damaged, short", test_index_repair },
     { "older segments", test_older_segments },
-    { "empty last segment", test_empty_last });
+    { "empty last segment", test_empty_last },
+    { "a damaged batch is kept with the batches after it", test_damage_kept },
+    { "damage kept, torn tail cut", test_damage_and_torn_tail },
+    { "an older segment cut short", test_cut_older_segment });
