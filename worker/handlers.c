@@ -404,16 +404,39 @@ exec_create_topic(struct worker *w, struct conn *c, struct req *r)
 
 /* ---- PRODUCE ---- */
 
-/* Check every batch in records; a flume error code. */
-static int16_t
-records_validate(const uint8_t *p, size_t len)
+/*
+ * How far a compressed batch may inflate: 16 times max_message_bytes (more
+ * than any real codec achieves on real records), at most 64 MiB.  Read
+ * per request, so a reload of max_message_bytes applies at once.
+ */
+#define INFLATE_FACTOR	16
+#define INFLATE_MAX	((size_t)64 * 1024 * 1024)
+
+static size_t
+inflate_limit(const struct config *conf)
 {
+	size_t mmb = conf->max_message_bytes;
+
+	return mmb > INFLATE_MAX / INFLATE_FACTOR ? INFLATE_MAX :
+	    mmb * INFLATE_FACTOR;
+}
+
+/*
+ * Check every batch in records; a flume error code.  Compressed batches
+ * are inflated into one scratch buffer per worker process (the worker is
+ * single-threaded), kept and reused, never larger than the limit.
+ */
+static int16_t
+records_validate(const struct config *conf, const uint8_t *p, size_t len)
+{
+	static struct compress_buf scratch;
 	size_t off = 0, total;
 	uint32_t blen;
 	int rc;
 
 	if (len == 0)
 		return ERR_CORRUPT_MESSAGE;
+	scratch.limit = inflate_limit(conf);
 	while (off < len) {
 		if (len - off < BATCH_HEADER_SIZE)
 			return ERR_CORRUPT_MESSAGE;
@@ -421,9 +444,18 @@ records_validate(const uint8_t *p, size_t len)
 		if (blen > len - off - BATCH_LOG_OVERHEAD)
 			return ERR_CORRUPT_MESSAGE;
 		total = BATCH_LOG_OVERHEAD + (size_t)blen;
-		rc = batch_validate(p + off, total, NULL);
+		rc = batch_validate_z(p + off, total, NULL, &scratch);
+		if (rc == BATCH_ETOOBIG || rc == BATCH_EINFLATE ||
+		    rc == BATCH_ENOMEM)
+			log_warnx("produce: compressed batch refused: %s "
+			    "(inflate limit %zu bytes)", batch_strerror(rc),
+			    scratch.limit);
 		if (rc == BATCH_ECOMPRESSION)
 			return ERR_UNSUPPORTED_COMPRESSION;
+		if (rc == BATCH_ETOOBIG)
+			return ERR_MESSAGE_TOO_LARGE;
+		if (rc == BATCH_ENOMEM)
+			return ERR_RESOURCE_LIMIT;
 		if (rc != BATCH_OK)
 			return ERR_CORRUPT_MESSAGE;
 		off += total;
@@ -446,8 +478,8 @@ produce_check(struct worker *w, struct conn *c, const struct produce_part *pp,
 		return err;
 	if ((uint32_t)pp->records_len > w->conf->max_message_bytes)
 		return ERR_MESSAGE_TOO_LARGE;
-	if ((err = records_validate(pp->records, (size_t)pp->records_len)) !=
-	    ERR_NONE)
+	if ((err = records_validate(w->conf, pp->records,
+	    (size_t)pp->records_len)) != ERR_NONE)
 		return err;
 	if (atomic_load_explicit(&p->storage_error, memory_order_relaxed) != 0)
 		return ERR_STORAGE;
