@@ -41,6 +41,8 @@ compress_buf_free(struct compress_buf *z)
 	free(z->buf);
 	z->buf = NULL;
 	z->len = z->cap = 0;
+	ZSTD_freeDCtx(z->zstd);
+	z->zstd = NULL;
 }
 
 /* Room for want bytes in all; 0 or -1 (ENOMEM). */
@@ -249,13 +251,14 @@ zstd_inflate(const uint8_t *in, size_t inlen, struct compress_buf *z)
 		return COMPRESS_ECORRUPT;
 	if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared > z->limit)
 		return COMPRESS_ELIMIT;
-	if ((ctx = ZSTD_createDCtx()) == NULL)
+	if (z->zstd == NULL && (z->zstd = ZSTD_createDCtx()) == NULL)
 		return COMPRESS_ENOMEM;
-	if (ZSTD_isError(ZSTD_DCtx_setParameter(ctx, ZSTD_d_windowLogMax,
-	    zstd_window_log(z->limit)))) {
-		ret = COMPRESS_ENOMEM;
-		goto out;
-	}
+	ctx = z->zstd;
+	/* A failed frame may have left the context mid-stream. */
+	if (ZSTD_isError(ZSTD_DCtx_reset(ctx, ZSTD_reset_session_only)) ||
+	    ZSTD_isError(ZSTD_DCtx_setParameter(ctx, ZSTD_d_windowLogMax,
+	    zstd_window_log(z->limit))))
+		return COMPRESS_ENOMEM;
 	ib.src = in;
 	ib.size = inlen;
 	ib.pos = 0;
@@ -285,7 +288,6 @@ zstd_inflate(const uint8_t *in, size_t inlen, struct compress_buf *z)
 	else
 		ret = z->len > z->limit ? COMPRESS_ELIMIT : COMPRESS_OK;
 out:
-	ZSTD_freeDCtx(ctx);
 	return ret;
 }
 

@@ -31,6 +31,13 @@ enum compress_codec {
 	COMPRESS_NCODECS = 5,
 };
 
+/*
+ * The most a batch may inflate to anywhere in Flume: the broker's limit is
+ * lower (flume.conf(5), max_message_bytes), a client reading batches uses
+ * this one.
+ */
+#define COMPRESS_LIMIT_MAX	((size_t)64 * 1024 * 1024)
+
 enum compress_error {
 	COMPRESS_OK = 0,
 	COMPRESS_ECORRUPT = -1,	/* truncated, garbage or trailing bytes */
@@ -43,11 +50,14 @@ enum compress_error {
  * Output buffer, reused across calls: buf keeps its allocation (cap) so a
  * worker that inflates many batches allocates once.  limit is the hard
  * bound on len; set it before use (0 means nothing may be inflated).
+ * The zstd decoder's context is kept too: its window is reused, not
+ * allocated per batch.
  */
 struct compress_buf {
 	uint8_t		*buf;
 	size_t		 len, cap;
 	size_t		 limit;
+	void		*zstd;		/* decoder context, kept for reuse */
 };
 
 void	compress_buf_init(struct compress_buf *z, size_t limit);

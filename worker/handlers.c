@@ -410,7 +410,7 @@ exec_create_topic(struct worker *w, struct conn *c, struct req *r)
  * per request, so a reload of max_message_bytes applies at once.
  */
 #define INFLATE_FACTOR	16
-#define INFLATE_MAX	((size_t)64 * 1024 * 1024)
+#define INFLATE_MAX	COMPRESS_LIMIT_MAX
 
 static size_t
 inflate_limit(const struct config *conf)
