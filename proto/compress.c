@@ -57,6 +57,10 @@ zbuf_reserve(struct compress_buf *z, size_t want)
 	ncap = z->cap > 0 ? z->cap : ZBUF_MIN;
 	while (ncap < want)
 		ncap = ncap > SIZE_MAX / 2 ? want : ncap * 2;
+	/* Doubling must not take an inflate buffer past limit + 1. */
+	if (z->limit > 0 && z->limit < SIZE_MAX && want <= z->limit + 1 &&
+	    ncap > z->limit + 1)
+		ncap = z->limit + 1;
 	if ((nbuf = realloc(z->buf, ncap)) == NULL)
 		return -1;
 	z->buf = nbuf;

@@ -59,6 +59,8 @@ test_round_trip(void)
 			    c.buf, c.len, &d), COMPRESS_OK);
 			CU_ASSERT_EQUAL_FATAL(d.len, sizes[s]);
 			CU_ASSERT_EQUAL(memcmp(d.buf, in, sizes[s]), 0);
+			/* The buffer never holds more than the limit + 1. */
+			CU_ASSERT(d.cap <= sizes[s] + 1);
 			/* Exactly at the limit is fine; one byte less is not. */
 			d.limit = sizes[s] - 1;
 			CU_ASSERT_EQUAL(compress_inflate(codecs[i], c.buf,
