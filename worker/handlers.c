@@ -38,6 +38,7 @@
 #include "worker/conn.h"
 #include "worker/group.h"
 #include "worker/handlers.h"
+#include "worker/inflate.h"
 #include "worker/produce_dedup.h"
 #include "worker/stats.h"
 #include "shm/stats.h"
@@ -405,38 +406,19 @@ exec_create_topic(struct worker *w, struct conn *c, struct req *r)
 /* ---- PRODUCE ---- */
 
 /*
- * How far a compressed batch may inflate: 16 times max_message_bytes (more
- * than any real codec achieves on real records), at most 64 MiB.  Read
- * per request, so a reload of max_message_bytes applies at once.
- */
-#define INFLATE_FACTOR	16
-#define INFLATE_MAX	COMPRESS_LIMIT_MAX
-
-static size_t
-inflate_limit(const struct config *conf)
-{
-	size_t mmb = conf->max_message_bytes;
-
-	return mmb > INFLATE_MAX / INFLATE_FACTOR ? INFLATE_MAX :
-	    mmb * INFLATE_FACTOR;
-}
-
-/*
  * Check every batch in records; a flume error code.  Compressed batches
- * are inflated into one scratch buffer per worker process (the worker is
- * single-threaded), kept and reused, never larger than the limit.
+ * are inflated into the worker's one buffer (worker/inflate.h).
  */
 static int16_t
 records_validate(const struct config *conf, const uint8_t *p, size_t len)
 {
-	static struct compress_buf scratch;
+	struct compress_buf *z = inflate_scratch(conf);
 	size_t off = 0, total;
 	uint32_t blen;
 	int rc;
 
 	if (len == 0)
 		return ERR_CORRUPT_MESSAGE;
-	scratch.limit = inflate_limit(conf);
 	while (off < len) {
 		if (len - off < BATCH_HEADER_SIZE)
 			return ERR_CORRUPT_MESSAGE;
@@ -444,12 +426,12 @@ records_validate(const struct config *conf, const uint8_t *p, size_t len)
 		if (blen > len - off - BATCH_LOG_OVERHEAD)
 			return ERR_CORRUPT_MESSAGE;
 		total = BATCH_LOG_OVERHEAD + (size_t)blen;
-		rc = batch_validate_z(p + off, total, NULL, &scratch);
+		rc = batch_validate_z(p + off, total, NULL, z);
 		if (rc == BATCH_ETOOBIG || rc == BATCH_EINFLATE ||
 		    rc == BATCH_ENOMEM)
 			log_warnx("produce: compressed batch refused: %s "
 			    "(inflate limit %zu bytes)", batch_strerror(rc),
-			    scratch.limit);
+			    z->limit);
 		if (rc == BATCH_ECOMPRESSION)
 			return ERR_UNSUPPORTED_COMPRESSION;
 		if (rc == BATCH_ETOOBIG)
