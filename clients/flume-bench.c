@@ -54,6 +54,7 @@ struct bench {
 	long long	 buffer_bytes;	/* -1: library default */
 	long long	 window_bytes;	/* e2e: -W, default E2E_WINDOW_BYTES */
 	int		 acks;
+	int		 compression;	/* -z, FLUME_COMPRESSION_* */
 	int		 json;
 	uint8_t		*value;		/* size bytes of filler */
 	pthread_barrier_t start;
@@ -103,6 +104,7 @@ usage(FILE *f)
 	    "[-l linger_ms] [-M buffer_bytes]\n"
 	    "                   [-n count] [-P partitions] [-s size] "
 	    "[-W window_bytes]\n"
+	    "                   [-z gzip|snappy|lz4|zstd|none]\n"
 	    "       flume-bench -h | --help | -V | --version\n");
 }
 
@@ -157,6 +159,7 @@ bench_producer_conf(const struct bench *b, struct flume_producer_conf *pc)
 {
 	flume_producer_conf_init(pc);
 	pc->acks = b->acks;
+	pc->compression = b->compression;
 	if (b->batch_bytes >= 0)
 		pc->batch_bytes = (size_t)b->batch_bytes;
 	if (b->linger_ms >= 0)
@@ -608,7 +611,7 @@ main(int argc, char *argv[])
 	}
 	argc--;
 	argv++;
-	while ((ch = getopt(argc, argv, "a:B:b:c:hJl:M:n:P:s:t:W:")) != -1) {
+	while ((ch = getopt(argc, argv, "a:B:b:c:hJl:M:n:P:s:t:W:z:")) != -1) {
 		switch (ch) {
 		case 'a':
 			if (flume_tool_parse_acks(optarg, &b.acks) == -1) {
@@ -667,6 +670,11 @@ main(int argc, char *argv[])
 			if (flume_tool_parse_long(optarg, 1024, 1LL << 34, &v) == -1)
 				goto bad;
 			b.window_bytes = v;
+			break;
+		case 'z':
+			if ((b.compression = flume_compression_by_name(optarg)) ==
+			    -1)
+				goto bad;
 			break;
 		default:
 			usage(stderr);

@@ -98,8 +98,9 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: flume-produce [-b host:port] -t topic [-k key] "
 	    "[-p partition] [-K delim]\n"
-	    "                     [-a 0|1|all] [-v] [--secret-file file] "
-	    "[message ...]\n"
+	    "                     [-a 0|1|all] [-z gzip|snappy|lz4|zstd|none] "
+	    "[-v]\n"
+	    "                     [--secret-file file] [message ...]\n"
 	    "       flume-produce -h | --help | -V | --version\n");
 }
 
@@ -211,10 +212,10 @@ main(int argc, char *argv[])
 	int n;
 	long long ll;
 	int32_t partition = FLUME_PARTITION_ANY, kl, vl;
-	int ch, acks = 1, i, rc = 0, status = 0;
+	int ch, acks = 1, codec = FLUME_COMPRESSION_NONE, i, rc = 0, status = 0;
 
 	memset(&rs, 0, sizeof(rs));
-	while ((ch = getopt_long(argc, argv, "a:b:hk:K:p:t:vV",
+	while ((ch = getopt_long(argc, argv, "a:b:hk:K:p:t:vVz:",
 	    flume_tool_longopts, NULL)) != -1) {
 		switch (ch) {
 		case FLUME_TOOL_OPT_SECRET:
@@ -261,6 +262,13 @@ main(int argc, char *argv[])
 		case 'v':
 			rs.verbose = 1;
 			break;
+		case 'z':
+			if ((codec = flume_compression_by_name(optarg)) == -1) {
+				fprintf(stderr, "flume-produce: -z must be gzip, "
+				    "snappy, lz4, zstd or none, not %s\n", optarg);
+				return 2;
+			}
+			break;
 		default:
 			usage(stderr);
 			return 2;
@@ -280,6 +288,7 @@ main(int argc, char *argv[])
 	}
 	flume_producer_conf_init(&pconf);
 	pconf.acks = acks;
+	pconf.compression = codec;
 	pconf.on_delivery = on_delivery;
 	pconf.on_delivery_arg = &rs;
 	if ((p = flume_producer_new(c, &pconf)) == NULL) {

@@ -173,7 +173,21 @@ struct flume_producer_conf {
 	int		 idempotent;	/* producer id + sequences (acks != 0), default 1 */
 	flume_delivery_fn *on_delivery;	/* may be NULL */
 	void		*on_delivery_arg;
+	int		 compression;	/* FLUME_COMPRESSION_*, default NONE */
 };
+
+/*
+ * Compression codecs, Kafka's numbers (the low bits of a batch's
+ * attributes).  A producer compresses each batch once, whole; consumers
+ * decompress whatever they fetch, whatever the producer chose.
+ */
+#define FLUME_COMPRESSION_NONE		0
+#define FLUME_COMPRESSION_GZIP		1
+#define FLUME_COMPRESSION_SNAPPY	2
+#define FLUME_COMPRESSION_LZ4		3
+#define FLUME_COMPRESSION_ZSTD		4
+/* "none", "gzip", "snappy", "lz4" or "zstd" to its number, else -1. */
+int	flume_compression_by_name(const char *name);
 
 void	flume_producer_conf_init(struct flume_producer_conf *conf);
 /* A producer using c (which it does not own) for its requests. */

@@ -56,6 +56,7 @@ struct flume_consumer {
 	struct batch_iter	 it;
 	int			 in_batch;
 	int64_t			 batch_last;
+	struct compress_buf	 z;		/* the current batch, inflated */
 };
 
 void
@@ -74,6 +75,7 @@ flume_consumer_new(struct flume_client *c, const struct flume_consumer_conf *con
 	if ((k = calloc(1, sizeof(*k))) == NULL)
 		return NULL;
 	k->c = c;
+	compress_buf_init(&k->z, COMPRESS_LIMIT_MAX);
 	if (conf != NULL)
 		k->conf = *conf;
 	else
@@ -104,6 +106,7 @@ flume_consumer_free(struct flume_consumer *k)
 	free(k->parts);
 	free(k->fparts);
 	free(k->resp);
+	compress_buf_free(&k->z);
 	arena_free(&k->arena);
 	free(k);
 }
@@ -451,7 +454,12 @@ cons_next(struct flume_consumer *k, struct flume_message *m)
 				continue;
 			}
 			k->progressed = 1;
-			if ((rc = batch_validate(k->rp, total, NULL)) != BATCH_OK) {
+			/*
+			 * A compressed batch is inflated into k->z, which
+			 * the record pointers handed out then point into.
+			 */
+			if ((rc = batch_validate_z(k->rp, total, NULL,
+			    &k->z)) != BATCH_OK) {
 				/*
 				 * Damage the broker's header checks cannot see
 				 * (records, CRC): the range is this batch, as
@@ -466,7 +474,8 @@ cons_next(struct flume_consumer *k, struct flume_message *m)
 			}
 			k->batch_last = h.base_offset + h.last_offset_delta;
 			if (k->batch_last >= cp->next &&
-			    batch_iter_init(&k->it, k->rp, total) == BATCH_OK)
+			    batch_iter_init_z(&k->it, k->rp, total, &k->z) ==
+			    BATCH_OK)
 				k->in_batch = 1;
 			k->rp += total;
 			continue;

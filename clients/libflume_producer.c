@@ -116,6 +116,18 @@ flume_producer_conf_init(struct flume_producer_conf *conf)
 
 static int	prod_idem_start(struct flume_producer *p);
 
+/* flume.h spells proto/compress.h's codec numbers for users. */
+_Static_assert(FLUME_COMPRESSION_GZIP == COMPRESS_GZIP &&
+    FLUME_COMPRESSION_SNAPPY == COMPRESS_SNAPPY &&
+    FLUME_COMPRESSION_LZ4 == COMPRESS_LZ4 &&
+    FLUME_COMPRESSION_ZSTD == COMPRESS_ZSTD, "codec numbers");
+
+int
+flume_compression_by_name(const char *name)
+{
+	return compress_by_name(name);
+}
+
 struct flume_producer *
 flume_producer_new(struct flume_client *c, const struct flume_producer_conf *conf)
 {
@@ -131,6 +143,12 @@ flume_producer_new(struct flume_client *c, const struct flume_producer_conf *con
 	if (p->conf.acks != 0 && p->conf.acks != 1 && p->conf.acks != -1) {
 		free(p);
 		client_seterr(c, "acks must be 0, 1 or -1 (all)");
+		errno = EINVAL;
+		return NULL;
+	}
+	if (compress_name(p->conf.compression) == NULL) {
+		client_seterr(c, "unknown compression %d", p->conf.compression);
+		free(p);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -303,9 +321,16 @@ static void
 prod_idem_number(struct flume_producer *p, struct prod_batch *b)
 {
 	int32_t *next = &b->topic->seq[b->partition];
-	uint8_t *h = b->bb.buf;
+	uint8_t *h;
 
-	if (b->bytes != h || b->len < BATCH_HEADER_SIZE)
+	/* The sealed bytes: the builder's, or its compressed copy. */
+	if (b->bytes == b->bb.buf)
+		h = b->bb.buf;
+	else if (b->bytes == b->bb.zbatch)
+		h = b->bb.zbatch;
+	else
+		return;
+	if (b->len < BATCH_HEADER_SIZE)
 		return;
 	b->pid = p->pid;
 	b->base_seq = *next;
@@ -482,7 +507,9 @@ prod_seal(struct flume_producer *p, struct prod_batch *b)
 		t->sticky = (t->sticky + 1) % t->nparts;
 	b->pid = -1;
 	b->order = p->sealed++;
-	if (batch_builder_close(&b->bb, &b->bytes, &b->len) == -1) {
+	/* Compressed once, whole: retries resend these same bytes. */
+	if (batch_builder_close_codec(&b->bb, p->conf.compression, &b->bytes,
+	    &b->len) == -1) {
 		b->bytes = NULL;
 		client_seterr(p->c, "cannot close batch: %s", strerror(errno));
 		prod_batch_report(p, b, -errno, -1);

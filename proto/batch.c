@@ -171,25 +171,21 @@ batch_check_crc(const uint8_t *buf, size_t len)
 	return batch_check_frame(buf, len, &h);
 }
 
-int
-batch_validate(const uint8_t *buf, size_t len, struct batch_header *hp)
+/*
+ * Walk the records in [p, end) that the header h describes: the count,
+ * every offsetDelta and every length.  Shared by plain batches (records
+ * in place) and compressed ones (records inflated).
+ */
+static int
+records_check(const uint8_t *p, const uint8_t *end, const struct batch_header *h)
 {
-	struct batch_header hs, *h = hp != NULL ? hp : &hs;
-	const uint8_t *p, *end;
 	struct rec_raw r;
 	int32_t i;
 	int rc;
 
-	if ((rc = batch_check_frame(buf, len, h)) != BATCH_OK)
-		return rc;
-	if (h->attributes & BATCH_COMPRESSION_MASK)
-		return BATCH_ECOMPRESSION;
 	/* An empty batch carries no offsets; a producer never sends one. */
 	if (h->records_count <= 0)
 		return BATCH_ECOUNT;
-
-	p = buf + BATCH_HEADER_SIZE;
-	end = buf + len;
 	for (i = 0; i < h->records_count; i++) {
 		if (p == end)
 			return BATCH_ECOUNT;	/* fewer records than claimed */
@@ -214,6 +210,45 @@ batch_validate(const uint8_t *buf, size_t len, struct batch_header *hp)
 	return BATCH_OK;
 }
 
+int
+batch_validate(const uint8_t *buf, size_t len, struct batch_header *hp)
+{
+	return batch_validate_z(buf, len, hp, NULL);
+}
+
+int
+batch_validate_z(const uint8_t *buf, size_t len, struct batch_header *hp,
+    struct compress_buf *z)
+{
+	struct batch_header hs, *h = hp != NULL ? hp : &hs;
+	int codec, rc;
+
+	if ((rc = batch_check_frame(buf, len, h)) != BATCH_OK)
+		return rc;
+	codec = h->attributes & BATCH_COMPRESSION_MASK;
+	if (codec == COMPRESS_NONE)
+		return records_check(buf + BATCH_HEADER_SIZE, buf + len, h);
+	if (z == NULL || compress_name(codec) == NULL)
+		return BATCH_ECOMPRESSION;
+	/* Cheap checks first: a bad count costs no inflating. */
+	if (h->records_count <= 0)
+		return BATCH_ECOUNT;
+	switch (compress_inflate(codec, buf + BATCH_HEADER_SIZE,
+	    len - BATCH_HEADER_SIZE, z)) {
+	case COMPRESS_OK:
+		break;
+	case COMPRESS_ELIMIT:
+		return BATCH_ETOOBIG;
+	case COMPRESS_ENOMEM:
+		return BATCH_ENOMEM;
+	case COMPRESS_ECODEC:
+		return BATCH_ECOMPRESSION;
+	default:
+		return BATCH_EINFLATE;
+	}
+	return records_check(z->buf, z->buf + z->len, h);
+}
+
 const char *
 batch_strerror(int err)
 {
@@ -229,7 +264,7 @@ batch_strerror(int err)
 	case BATCH_ECRC:
 		return "batch CRC-32C mismatch";
 	case BATCH_ECOMPRESSION:
-		return "compressed batches are not supported";
+		return "unsupported compression codec";
 	case BATCH_ECOUNT:
 		return "batch record count mismatch";
 	case BATCH_EDELTA:
@@ -238,6 +273,12 @@ batch_strerror(int err)
 		return "malformed record in batch";
 	case BATCH_ETRAILING:
 		return "trailing bytes after last record";
+	case BATCH_EINFLATE:
+		return "compressed records corrupt or truncated";
+	case BATCH_ETOOBIG:
+		return "batch inflates past the limit";
+	case BATCH_ENOMEM:
+		return "out of memory inflating batch";
 	default:
 		return "unknown batch error";
 	}
@@ -273,6 +314,13 @@ ts_add(int64_t a, int64_t b)
 int
 batch_iter_init(struct batch_iter *it, const uint8_t *buf, size_t len)
 {
+	return batch_iter_init_z(it, buf, len, NULL);
+}
+
+int
+batch_iter_init_z(struct batch_iter *it, const uint8_t *buf, size_t len,
+    const struct compress_buf *z)
+{
 	struct batch_header h;
 	size_t total;
 	int rc;
@@ -284,8 +332,15 @@ batch_iter_init(struct batch_iter *it, const uint8_t *buf, size_t len)
 		return BATCH_ESHORT;
 	if (h.records_count < 0)
 		return BATCH_ECOUNT;
-	it->p = buf + BATCH_HEADER_SIZE;
-	it->end = buf + total;
+	if ((h.attributes & BATCH_COMPRESSION_MASK) != COMPRESS_NONE) {
+		if (z == NULL)
+			return BATCH_ECOMPRESSION;
+		it->p = z->buf;
+		it->end = z->buf + z->len;
+	} else {
+		it->p = buf + BATCH_HEADER_SIZE;
+		it->end = buf + total;
+	}
 	it->base_offset = h.base_offset;
 	it->first_timestamp = h.first_timestamp;
 	it->remaining = h.records_count;
@@ -356,6 +411,10 @@ batch_builder_free(struct batch_builder *b)
 	free(b->buf);
 	b->buf = NULL;
 	b->cap = 0;
+	compress_buf_free(&b->z);
+	free(b->zbatch);
+	b->zbatch = NULL;
+	b->zbatch_cap = 0;
 	b->len = BATCH_HEADER_SIZE;
 	b->count = 0;
 	b->closed = 0;
@@ -523,21 +582,16 @@ batch_builder_add(struct batch_builder *b, int64_t timestamp,
 	return 0;
 }
 
-int
-batch_builder_close(struct batch_builder *b, const uint8_t **out, size_t *outlen)
+/* Write the header of a batch of total bytes into h, CRC included. */
+static void
+builder_header(const struct batch_builder *b, uint8_t *h, size_t total,
+    int16_t attributes)
 {
-	uint8_t *h;
-
-	if (b->count == 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	h = b->buf;
 	be64_put(h + BATCH_OFF_BASE_OFFSET, 0);
-	be32_put(h + BATCH_OFF_LENGTH, (uint32_t)(b->len - BATCH_LOG_OVERHEAD));
+	be32_put(h + BATCH_OFF_LENGTH, (uint32_t)(total - BATCH_LOG_OVERHEAD));
 	be32_put(h + BATCH_OFF_EPOCH, (uint32_t)-1);
 	h[BATCH_OFF_MAGIC] = BATCH_MAGIC;
-	be16_put(h + BATCH_OFF_ATTRIBUTES, 0);
+	be16_put(h + BATCH_OFF_ATTRIBUTES, (uint16_t)attributes);
 	be32_put(h + BATCH_OFF_LAST_DELTA, (uint32_t)(b->count - 1));
 	be64_put(h + BATCH_OFF_FIRST_TS, (uint64_t)b->first_timestamp);
 	be64_put(h + BATCH_OFF_MAX_TS, (uint64_t)b->max_timestamp);
@@ -546,9 +600,57 @@ batch_builder_close(struct batch_builder *b, const uint8_t **out, size_t *outlen
 	be32_put(h + BATCH_OFF_BASE_SEQUENCE, (uint32_t)b->base_sequence);
 	be32_put(h + BATCH_OFF_COUNT, (uint32_t)b->count);
 	be32_put(h + BATCH_OFF_CRC,
-	    crc32c(0, h + BATCH_CRC_START, b->len - BATCH_CRC_START));
+	    crc32c(0, h + BATCH_CRC_START, total - BATCH_CRC_START));
+}
+
+int
+batch_builder_close(struct batch_builder *b, const uint8_t **out, size_t *outlen)
+{
+	return batch_builder_close_codec(b, COMPRESS_NONE, out, outlen);
+}
+
+int
+batch_builder_close_codec(struct batch_builder *b, int codec,
+    const uint8_t **out, size_t *outlen)
+{
+	size_t total;
+	uint8_t *nb;
+	int rc;
+
+	if (b->count == 0 || compress_name(codec) == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (codec == COMPRESS_NONE) {
+		builder_header(b, b->buf, b->len, 0);
+		b->closed = 1;
+		*out = b->buf;
+		*outlen = b->len;
+		return 0;
+	}
+	/* The codec's output has no room for a header: copy it once more. */
+	if ((rc = compress_deflate(codec, b->buf + BATCH_HEADER_SIZE,
+	    b->len - BATCH_HEADER_SIZE, &b->z)) != COMPRESS_OK) {
+		errno = rc == COMPRESS_ECODEC ? EINVAL : ENOMEM;
+		return -1;
+	}
+	total = BATCH_HEADER_SIZE + b->z.len;
+	if (total > BATCH_MAX_TOTAL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (total > b->zbatch_cap) {
+		if ((nb = realloc(b->zbatch, total)) == NULL) {
+			errno = ENOMEM;
+			return -1;
+		}
+		b->zbatch = nb;
+		b->zbatch_cap = total;
+	}
+	memcpy(b->zbatch + BATCH_HEADER_SIZE, b->z.buf, b->z.len);
+	builder_header(b, b->zbatch, total, (int16_t)codec);
 	b->closed = 1;
-	*out = b->buf;
-	*outlen = b->len;
+	*out = b->zbatch;
+	*outlen = total;
 	return 0;
 }

@@ -8,7 +8,7 @@
  *  12  partitionLeaderEpoch i32
  *  16  magic i8 (= 2)
  *  17  crc u32                 CRC-32C over byte 21 to the end of the batch
- *  21  attributes i16          bits 0-2 compression (only 0 is accepted)
+ *  21  attributes i16          bits 0-2 compression (proto/compress.h)
  *  23  lastOffsetDelta i32
  *  27  firstTimestamp i64
  *  35  maxTimestamp i64
@@ -21,12 +21,19 @@
  * offsetDelta varint, keyLength varint (-1 = null), key, valueLength
  * varint (-1 = null), value, headerCount varint, headers (keyLength varint,
  * key, valueLength varint, value).
+ *
+ * A compressed batch (attributes bits 0-2 = 1..4) holds the same records
+ * as one compressed stream after the header; the header (count, deltas,
+ * CRC over the compressed bytes) is as in an uncompressed one.  The
+ * broker inflates it only to validate, and stores the original bytes.
  */
 #ifndef FLUME_PROTO_BATCH_H
 #define FLUME_PROTO_BATCH_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "proto/compress.h"
 
 #define BATCH_HEADER_SIZE	61
 #define BATCH_LOG_OVERHEAD	12	/* baseOffset + batchLength */
@@ -57,11 +64,14 @@ enum batch_error {
 	BATCH_ELENGTH = -2,	/* batchLength too small, or disagrees with the buffer */
 	BATCH_EMAGIC = -3,	/* magic is not 2 */
 	BATCH_ECRC = -4,	/* CRC-32C mismatch */
-	BATCH_ECOMPRESSION = -5, /* compressed batches are not supported yet */
+	BATCH_ECOMPRESSION = -5, /* unknown codec, or compressed and no buffer */
 	BATCH_ECOUNT = -6,	/* recordsCount disagrees with the records */
 	BATCH_EDELTA = -7,	/* lastOffsetDelta or an offsetDelta is wrong */
 	BATCH_ERECORD = -8,	/* a record's varints or lengths overrun it */
 	BATCH_ETRAILING = -9,	/* bytes after the last record */
+	BATCH_EINFLATE = -10,	/* compressed records corrupt or truncated */
+	BATCH_ETOOBIG = -11,	/* records inflate past the buffer's limit */
+	BATCH_ENOMEM = -12,	/* no memory to inflate */
 };
 
 struct batch_header {
@@ -97,9 +107,19 @@ int	batch_parse_header(const uint8_t *buf, size_t len, struct batch_header *h);
 /*
  * Full validation of exactly one batch occupying buf[0..len): header, CRC,
  * and every record walked.  Returns BATCH_OK or a negative batch_error.
- * h may be NULL.
+ * h may be NULL.  A compressed batch is BATCH_ECOMPRESSION here; see
+ * batch_validate_z.
  */
 int	batch_validate(const uint8_t *buf, size_t len, struct batch_header *h);
+
+/*
+ * batch_validate, and a compressed batch is inflated into z (never past
+ * z->limit: BATCH_ETOOBIG) and its records walked there.  On BATCH_OK for
+ * a compressed batch z holds its records, for batch_iter_init_z.  z is
+ * untouched for an uncompressed batch.
+ */
+int	batch_validate_z(const uint8_t *buf, size_t len, struct batch_header *h,
+	    struct compress_buf *z);
 
 /*
  * Header and CRC only, for a batch that was fully validated before (the
@@ -142,8 +162,18 @@ struct batch_iter {
 	int32_t		 remaining;
 };
 
-/* Iterate the records of a batch that passed batch_validate(). */
+/*
+ * Iterate the records of a batch that passed batch_validate().  A
+ * compressed batch is BATCH_ECOMPRESSION.
+ */
 int	batch_iter_init(struct batch_iter *it, const uint8_t *buf, size_t len);
+/*
+ * The same for any batch that passed batch_validate_z(buf, len, h, z):
+ * a compressed batch's records are read from z, so the record pointers
+ * live as long as z's contents.
+ */
+int	batch_iter_init_z(struct batch_iter *it, const uint8_t *buf, size_t len,
+	    const struct compress_buf *z);
 /* 1 and *r filled, 0 at the end, -1 on a malformed record. */
 int	batch_iter_next(struct batch_iter *it, struct record *r);
 
@@ -170,6 +200,10 @@ struct batch_builder {
 	int16_t		 producer_epoch;
 	int32_t		 base_sequence;
 	int		 closed;
+	/* Compressed close: the codec's output, then header + it. */
+	struct compress_buf z;
+	uint8_t		*zbatch;
+	size_t		 zbatch_cap;
 };
 
 void	batch_builder_init(struct batch_builder *b);
@@ -197,5 +231,13 @@ size_t	batch_builder_record_size(int32_t key_len, int32_t value_len,
  * the next reset.  Fails (-1, EINVAL) with no records.
  */
 int	batch_builder_close(struct batch_builder *b, const uint8_t **out, size_t *outlen);
+/*
+ * batch_builder_close, with the records compressed once as a whole by
+ * codec (COMPRESS_NONE is batch_builder_close); *out points into the
+ * builder until the next reset.  -1 with EINVAL (no records, unknown
+ * codec) or ENOMEM.
+ */
+int	batch_builder_close_codec(struct batch_builder *b, int codec,
+	    const uint8_t **out, size_t *outlen);
 
 #endif

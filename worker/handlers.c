@@ -39,6 +39,7 @@
 #include "worker/conn.h"
 #include "worker/group.h"
 #include "worker/handlers.h"
+#include "worker/inflate.h"
 #include "worker/produce_dedup.h"
 #include "worker/stats.h"
 #include "shm/stats.h"
@@ -408,10 +409,14 @@ exec_create_topic(struct worker *w, struct conn *c, struct req *r)
 
 /* ---- PRODUCE ---- */
 
-/* Check every batch in records; a flume error code. */
+/*
+ * Check every batch in records; a flume error code.  Compressed batches
+ * are inflated into the worker's one buffer (worker/inflate.h).
+ */
 static int16_t
-records_validate(const uint8_t *p, size_t len)
+records_validate(const struct config *conf, const uint8_t *p, size_t len)
 {
+	struct compress_buf *z = inflate_scratch(conf);
 	size_t off = 0, total;
 	uint32_t blen;
 	int rc;
@@ -425,9 +430,18 @@ records_validate(const uint8_t *p, size_t len)
 		if (blen > len - off - BATCH_LOG_OVERHEAD)
 			return ERR_CORRUPT_MESSAGE;
 		total = BATCH_LOG_OVERHEAD + (size_t)blen;
-		rc = batch_validate(p + off, total, NULL);
+		rc = batch_validate_z(p + off, total, NULL, z);
+		if (rc == BATCH_ETOOBIG || rc == BATCH_EINFLATE ||
+		    rc == BATCH_ENOMEM)
+			log_warnx("produce: compressed batch refused: %s "
+			    "(inflate limit %zu bytes)", batch_strerror(rc),
+			    z->limit);
 		if (rc == BATCH_ECOMPRESSION)
 			return ERR_UNSUPPORTED_COMPRESSION;
+		if (rc == BATCH_ETOOBIG)
+			return ERR_MESSAGE_TOO_LARGE;
+		if (rc == BATCH_ENOMEM)
+			return ERR_RESOURCE_LIMIT;
 		if (rc != BATCH_OK)
 			return ERR_CORRUPT_MESSAGE;
 		off += total;
@@ -450,8 +464,8 @@ produce_check(struct worker *w, struct conn *c, const struct produce_part *pp,
 		return err;
 	if ((uint32_t)pp->records_len > w->conf->max_message_bytes)
 		return ERR_MESSAGE_TOO_LARGE;
-	if ((err = records_validate(pp->records, (size_t)pp->records_len)) !=
-	    ERR_NONE)
+	if ((err = records_validate(w->conf, pp->records,
+	    (size_t)pp->records_len)) != ERR_NONE)
 		return err;
 	/*
 	 * A resend of batches the partition has is answered with their

@@ -5,6 +5,8 @@
  * checksum into the records.  A batch that batch_validate() accepts must
  * iterate to exactly recordsCount records whose headers all walk, with
  * consecutive offsets; the hardware and software CRC must agree.
+ * Compressed batches are inflated (into at most 1 MiB) and their records
+ * must lie inside the inflated bytes.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,6 +26,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct record r;
 	struct record_header_iter hi;
 	struct record_header rh;
+	static struct compress_buf z = { .limit = 1 << 20 };
+	const uint8_t *lo, *hi_end;
 	uint8_t *b;
 	size_t n;
 	int32_t count = 0, hc;
@@ -42,17 +46,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		be32_put(b + BATCH_OFF_CRC, crc32c(0, b + BATCH_CRC_START,
 		    n - BATCH_CRC_START));
 	}
-	if (batch_validate(b, n, &h) == BATCH_OK) {
+	if (batch_validate_z(b, n, &h, &z) == BATCH_OK) {
 		if (batch_total_size(&h) != n || batch_check_crc(b, n) != BATCH_OK)
 			abort();
-		if (batch_iter_init(&it, b, n) == -1)
+		if (batch_iter_init_z(&it, b, n, &z) == -1)
 			abort();
+		if (h.attributes & BATCH_COMPRESSION_MASK) {
+			if (z.len > z.limit)
+				abort();
+			lo = z.buf;
+			hi_end = z.buf + z.len;
+		} else {
+			lo = b;
+			hi_end = b + n;
+		}
 		while ((st = batch_iter_next(&it, &r)) == 1) {
 			if (r.offset != h.base_offset + count)
 				abort();
-			if ((r.key_len > 0 && (r.key < b || r.key + r.key_len > b + n)) ||
-			    (r.value_len > 0 && (r.value < b ||
-			    r.value + r.value_len > b + n)))
+			if ((r.key_len > 0 && (r.key < lo ||
+			    r.key + r.key_len > hi_end)) ||
+			    (r.value_len > 0 && (r.value < lo ||
+			    r.value + r.value_len > hi_end)))
 				abort();
 			record_header_iter_init(&hi, &r);
 			hc = 0;

@@ -1,7 +1,11 @@
 #!/usr/bin/python3
 """Check a RecordBatch v2 file written by Flume with kafka-python's reader.
 
-    /usr/bin/python3 tests/tools/kafka_check.py FILE EXPECTED...
+    /usr/bin/python3 tests/tools/kafka_check.py [--codec N] FILE EXPECTED...
+
+The batch must be compressed with codec N (Kafka's numbers: 1 gzip,
+2 snappy, 3 lz4, 4 zstd), by default 0 (none); kafka-python decompresses
+it with its own codecs.
 
 Each EXPECTED describes one record, in order:
     KEY|VALUE[|HKEY=HVALUE...]
@@ -30,8 +34,13 @@ def parse_expected(arg):
 
 
 def main(argv):
+    codec = 0
+    if len(argv) > 2 and argv[1] == "--codec":
+        codec = int(argv[2])
+        argv = argv[:1] + argv[3:]
     if len(argv) < 2:
-        print("usage: kafka_check.py FILE EXPECTED...", file=sys.stderr)
+        print("usage: kafka_check.py [--codec N] FILE EXPECTED...",
+              file=sys.stderr)
         return 2
     with open(argv[1], "rb") as f:
         data = f.read()
@@ -44,8 +53,8 @@ def main(argv):
     if not batch.validate_crc():
         print("CRC mismatch: stored 0x%08x" % batch.crc)
         return 1
-    if batch.compression_type != 0:
-        print("compressed: %d" % batch.compression_type)
+    if batch.compression_type != codec:
+        print("compression %d, want %d" % (batch.compression_type, codec))
         return 1
     got = [(r.key, r.value, list(r.headers)) for r in batch]
     offsets = [r.offset for r in DefaultRecordBatch(data)]

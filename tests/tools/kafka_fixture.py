@@ -4,9 +4,15 @@ kafka-python's own DefaultRecordBatchBuilder, the reference Flume's decoder
 is checked against (tests/unit/test_kafka_compat.c).  Also writes
 kafka_python_batch.txt, a human-readable description of what it holds.
 
-Run once with the Debian python3-kafka package:
+Also writes kafka_python_batch_CODEC.bin for gzip, snappy, lz4 and zstd:
+the same records in one batch compressed by kafka-python's own codecs
+(its snappy is the xerial framing the Java client writes).
+
+Run once with the Debian python3-kafka, python3-snappy, python3-lz4 and
+python3-zstandard packages:
     /usr/bin/python3 tests/tools/kafka_fixture.py [OUTDIR]
-The output is deterministic (fixed timestamps, no compression)."""
+The uncompressed output is deterministic (fixed timestamps); the
+compressed files may differ by codec version, never in their records."""
 
 import os
 import sys
@@ -33,18 +39,41 @@ def show(b):
     return "null" if b is None else b.hex() if b else "(empty)"
 
 
-def main():
-    outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
+CODECS = [(1, "gzip"), (2, "snappy"), (3, "lz4"), (4, "zstd")]
+
+# kafka-python sends a batch uncompressed when compressing does not make
+# it smaller: the compressed fixtures add these repetitive records.
+EXTRA = [(BASE_TS + 100 + i, b"key-%02d" % i,
+          b"compressible value %02d " % i + b"abc" * 20, [])
+         for i in range(40)]
+
+
+def build(compression_type, records):
     builder = DefaultRecordBatchBuilder(
-        magic=2, compression_type=0, is_transactional=False,
+        magic=2, compression_type=compression_type, is_transactional=False,
         producer_id=-1, producer_epoch=-1, base_sequence=-1,
         batch_size=1 << 20)
-    for i, (ts, key, value, headers) in enumerate(RECORDS):
+    for i, (ts, key, value, headers) in enumerate(records):
         meta = builder.append(i, timestamp=ts, key=key, value=value,
                               headers=headers)
         assert meta is not None
     data = bytes(builder.build())
+    batch = DefaultRecordBatch(data)
+    assert batch.validate_crc()
+    assert batch.compression_type == compression_type
+    got = [(r.timestamp, r.key, r.value, r.headers) for r in batch]
+    assert got == [(t, k, v, list(h)) for t, k, v, h in records], got
+    return data
+
+
+def main():
+    outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
+    for codec, name in CODECS:
+        with open(os.path.join(outdir, "kafka_python_batch_%s.bin" % name),
+                  "wb") as f:
+            f.write(build(codec, RECORDS + EXTRA))
+    data = build(0, RECORDS)
 
     # Read it back with kafka-python before handing it to anyone.
     batch = DefaultRecordBatch(data)
