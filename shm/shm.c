@@ -29,6 +29,7 @@
 
 #include <bsd/string.h>
 
+#include "shm/authpub.h"
 #include "shm/group.h"
 #include "shm/producer.h"
 #include "shm/shm.h"
@@ -39,7 +40,7 @@
 #define SHM_RING_MAX	((uint64_t)1 << 31)	/* skip marker lengths fit an i32 */
 
 struct shm_offsets {
-	size_t	children, topics, parts, rings, groups, producers, size;
+	size_t	children, topics, parts, rings, groups, producers, authpub, size;
 };
 
 static int
@@ -85,9 +86,13 @@ shm_offsets_for(const struct shm_limits *lim, struct shm_offsets *o)
 	    __builtin_add_overflow(o->groups, n, &end) ||
 	    align_up(end, SHM_TABLE_ALIGN, &o->producers) == -1)
 		return -1;
-	/* The idempotent producers' table (shm/producer.h) comes last. */
+	/* The idempotent producers' table (shm/producer.h). */
 	if ((n = producer_table_size(lim)) == SIZE_MAX ||
 	    __builtin_add_overflow(o->producers, n, &end) ||
+	    align_up(end, SHM_TABLE_ALIGN, &o->authpub) == -1)
+		return -1;
+	/* The published auth_file (shm/authpub.h) comes last. */
+	if (__builtin_add_overflow(o->authpub, sizeof(struct shm_authpub), &end) ||
 	    align_up(end, SHM_RING_ALIGN, &o->size) == -1)
 		return -1;
 	/* mmap and ftruncate take off_t. */
@@ -145,6 +150,7 @@ shm_handle_fill(struct shm *s, void *base, size_t size, const struct shm_offsets
 	s->rings = b + o->rings;
 	s->groups = b + o->groups;
 	s->producers = b + o->producers;
+	s->authpub = (struct shm_authpub *)(void *)(b + o->authpub);
 }
 
 static int

@@ -10,7 +10,8 @@
  *   struct shm_partition parts[max_partitions]    control blocks
  *   uint8_t             rings[max_partitions][ring_size]
  *   consumer groups                                  shm/group.h (after the rings)
- *   idempotent producers' sequences                  shm/producer.h (last)
+ *   idempotent producers' sequences                  shm/producer.h
+ *   the published auth_file                          shm/authpub.h (last)
  *
  * The crash rule: any process may die at any instruction, so every shared
  * structure is valid at every instant.  Data is written first and
@@ -28,7 +29,7 @@
  *                                                      each group's robust lock
  *   parts[].segments, hdr->fsync                       writer
  *   parts[].msgs_out/bytes_out, children[].errors      workers (atomic adds)
- *   hdr->live                                          master (seqlock)
+ *   hdr->live, authpub                                 master (seqlocks)
  */
 #ifndef FLUME_SHM_SHM_H
 #define FLUME_SHM_SHM_H
@@ -42,8 +43,10 @@
 #include "proto/msg.h"
 
 #define SHM_MAGIC		0x314d48534d554c46ULL	/* "FLUMSHM1" */
-#define SHM_LAYOUT_VERSION	2
+#define SHM_LAYOUT_VERSION	3
 #define SHM_NAME_MAX		64
+
+struct shm_authpub;
 
 struct shm_limits {
 	uint32_t	child_slots;		/* workers + 1 (writer) [+ 1 (metrics)] */
@@ -177,6 +180,7 @@ struct shm {
 	uint8_t			*rings;
 	uint8_t			*groups;	/* struct shm_group_dir, then the groups */
 	uint8_t			*producers;	/* shm/producer.h */
+	struct shm_authpub	*authpub;	/* shm/authpub.h */
 };
 
 /* "/flume-<16 hex digits of a hash of the data directory's real path>". */

@@ -355,6 +355,8 @@ worker_main(struct broker *b)
 		/* SIGHUP: new timeouts take effect at the next sweep, now. */
 		if (live_refresh(w->shm, w->conf) == 1)
 			worker_sweep_before(w, w->now);
+		/* SIGHUP: the auth_file again; removed users' sessions close. */
+		(void)auth_refresh(w);
 		if (!w->stopping && (worker_quit ||
 		    atomic_load(&w->shm->hdr->shutdown)))
 			worker_stop(w);
