@@ -32,7 +32,7 @@ static const char *const live_keys[] = {
 	"log_level", "retention_ms", "retention_bytes", "retention_check_ms",
 	"flush_interval_ms", "flush_messages", "max_connections",
 	"max_message_bytes", "idle_timeout_ms", "request_timeout_ms",
-	"auto_create_topics",
+	"auto_create_topics", "max_connections_per_ip", "handshake_timeout_ms",
 };
 #define NLIVE	(sizeof(live_keys) / sizeof(live_keys[0]))
 
@@ -100,6 +100,8 @@ live_copy_fields(struct config *dst, const struct config *src)
 	dst->flush_interval_ms = src->flush_interval_ms;
 	dst->flush_messages = src->flush_messages;
 	dst->max_connections = src->max_connections;
+	dst->max_connections_per_ip = src->max_connections_per_ip;
+	dst->handshake_timeout_ms = src->handshake_timeout_ms;
 	dst->max_message_bytes = src->max_message_bytes;
 	dst->idle_timeout_ms = src->idle_timeout_ms;
 	dst->request_timeout_ms = src->request_timeout_ms;
@@ -118,6 +120,10 @@ live_publish(struct shm *s, const struct config *c)
 	atomic_store_explicit(&l->auto_create_topics, c->auto_create_topics,
 	    memory_order_relaxed);
 	atomic_store_explicit(&l->max_connections, c->max_connections,
+	    memory_order_relaxed);
+	atomic_store_explicit(&l->max_connections_per_ip,
+	    c->max_connections_per_ip, memory_order_relaxed);
+	atomic_store_explicit(&l->handshake_timeout_ms, c->handshake_timeout_ms,
 	    memory_order_relaxed);
 	atomic_store_explicit(&l->max_message_bytes, c->max_message_bytes,
 	    memory_order_relaxed);
@@ -171,6 +177,10 @@ live_refresh(struct shm *s, const struct config *cc)
 		    &l->auto_create_topics, memory_order_relaxed);
 		tmp.max_connections = atomic_load_explicit(&l->max_connections,
 		    memory_order_relaxed);
+		tmp.max_connections_per_ip = atomic_load_explicit(
+		    &l->max_connections_per_ip, memory_order_relaxed);
+		tmp.handshake_timeout_ms = atomic_load_explicit(
+		    &l->handshake_timeout_ms, memory_order_relaxed);
 		tmp.max_message_bytes = atomic_load_explicit(
 		    &l->max_message_bytes, memory_order_relaxed);
 		tmp.idle_timeout_ms = atomic_load_explicit(&l->idle_timeout_ms,

@@ -11,7 +11,8 @@
  *   uint8_t             rings[max_partitions][ring_size]
  *   consumer groups                                  shm/group.h (after the rings)
  *   idempotent producers' sequences                  shm/producer.h
- *   the published auth_file                          shm/authpub.h (last)
+ *   the published auth_file                          shm/authpub.h
+ *   connections per client address                   shm/ipcount.h (last)
  *
  * The crash rule: any process may die at any instruction, so every shared
  * structure is valid at every instant.  Data is written first and
@@ -30,6 +31,8 @@
  *   parts[].segments, hdr->fsync                       writer
  *   parts[].msgs_out/bytes_out, children[].errors      workers (atomic adds)
  *   hdr->live, authpub                                 master (seqlocks)
+ *   ipcount tables                                     each worker its own;
+ *                                                      master clears a dead one
  */
 #ifndef FLUME_SHM_SHM_H
 #define FLUME_SHM_SHM_H
@@ -55,6 +58,8 @@ struct shm_limits {
 	uint64_t	ring_size;		/* bytes per partition ring, multiple of 8 */
 	uint32_t	max_groups;		/* consumer groups (shm/group.h); 0: none */
 	uint32_t	max_group_members;	/* member slots per group */
+	uint32_t	ip_slots;		/* per-address counts per child slot (shm/ipcount.h) */
+	uint32_t	pad0;
 };
 
 /*
@@ -70,6 +75,8 @@ struct shm_live {
 	_Atomic int32_t		log_level;
 	_Atomic int32_t		auto_create_topics;
 	_Atomic uint32_t	max_connections;
+	_Atomic uint32_t	max_connections_per_ip;
+	_Atomic int64_t		handshake_timeout_ms;
 	_Atomic uint32_t	max_message_bytes;
 	_Atomic int64_t		idle_timeout_ms;
 	_Atomic int64_t		request_timeout_ms;
@@ -181,6 +188,7 @@ struct shm {
 	uint8_t			*groups;	/* struct shm_group_dir, then the groups */
 	uint8_t			*producers;	/* shm/producer.h */
 	struct shm_authpub	*authpub;	/* shm/authpub.h */
+	uint8_t			*ipcount;	/* shm/ipcount.h */
 };
 
 /* "/flume-<16 hex digits of a hash of the data directory's real path>". */

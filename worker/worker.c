@@ -120,6 +120,12 @@ worker_wake_flush(struct worker *w)
 	return WORKER_NEVER;
 }
 
+uint32_t
+worker_slot(const struct worker *w)
+{
+	return (uint32_t)(w->me - w->shm->children);
+}
+
 void
 worker_sweep_before(struct worker *w, int64_t t)
 {
@@ -153,6 +159,7 @@ worker_accept(struct worker *w)
 	socklen_t sl;
 	char peer[64];
 	struct conn *c;
+	uint64_t key;
 	int fd, one = 1, i;
 
 	for (i = 0; i < WORKER_ACCEPTS && w->listen_fd != -1; i++) {
@@ -187,12 +194,25 @@ worker_accept(struct worker *w)
 			close(fd);
 			continue;
 		}
+		if (limits_ip_reserve(w, &ss, peer, &key) == -1) {
+			limits_conn_release(w);
+			atomic_fetch_add_explicit(&w->me->rejected_conns, 1,
+			    memory_order_relaxed);
+			log_warnx("%s: too many connections from this address "
+			    "(max_connections_per_ip %u), closing", peer,
+			    w->conf->max_connections_per_ip);
+			close(fd);
+			continue;
+		}
 		if (ss.ss_family == AF_INET || ss.ss_family == AF_INET6)
 			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		c = conn_new(w, fd, peer);
 		limits_conn_release(w);
-		if (c != NULL)
+		if (c != NULL) {
+			c->ip_key = key;
 			log_debug("%s: connected", peer);
+		} else
+			limits_ip_release(w, key);
 	}
 }
 
