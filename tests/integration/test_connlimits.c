@@ -24,6 +24,8 @@
 #include "clients/flume.h"
 #include "proto/msg.h"
 #include "proto/wire.h"
+#include "shm/ipcount.h"
+#include "shm/shm.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
 
@@ -188,6 +190,36 @@ worker_pid(int slot)
 	return found;
 }
 
+/* The broker's count of connections from addr (its shm tables); -1 on error. */
+static long
+ip_count(const char *addr)
+{
+	char name[SHM_NAME_MAX];
+	struct in_addr in;
+	struct shm s;
+	long n;
+
+	inet_pton(AF_INET, addr, &in);
+	if (shm_name_for(d.data, name, sizeof(name)) == -1 ||
+	    shm_attach(&s, name) == -1)
+		return -1;
+	n = (long)ipcount_total(&s, ipcount_key(&in, 4));
+	shm_detach(&s);
+	return n;
+}
+
+/* Wait (bounded) until the broker counts n connections from addr. */
+static long
+wait_ip_count(const char *addr, long n)
+{
+	long long deadline = support_now_ms() + 5000;
+	long c;
+
+	while ((c = ip_count(addr)) != n && support_now_ms() < deadline)
+		usleep(10 * 1000);
+	return c;
+}
+
 static void
 test_per_ip_limit(void)
 {
@@ -203,8 +235,10 @@ test_per_ip_limit(void)
 		fds[i] = served_from("127.0.0.1");
 		CU_ASSERT_FATAL(fds[i] != -1);
 	}
+	CU_ASSERT_EQUAL(ip_count("127.0.0.1"), LIMIT);
 	/* The sixth from 127.0.0.1 is closed at once. */
 	CU_ASSERT(refused_from("127.0.0.1"));
+	CU_ASSERT_EQUAL(ip_count("127.0.0.1"), LIMIT);
 	CU_ASSERT_EQUAL(flumed_wait_log(&d, "too many connections from this "
 	    "address (max_connections_per_ip 5)", 1, 5000), 1);
 	/* Another address is not affected. */
@@ -259,11 +293,13 @@ test_per_ip_limit(void)
 		fds[i] = served_from("127.0.0.1");
 		CU_ASSERT(fds[i] != -1);
 	}
+	CU_ASSERT_EQUAL(ip_count("127.0.0.1"), LIMIT);
 	refused = refused_from("127.0.0.1");
 	CU_ASSERT_EQUAL(refused, 1);
 	printf("worker killed with %d of %d connections; all %d places back\n",
 	    LIMIT - alive, LIMIT, LIMIT);
 	close_all();
+	CU_ASSERT_EQUAL(wait_ip_count("127.0.0.1", 0), 0);
 	CU_ASSERT_EQUAL(flumed_stop(&d), 0);
 	flumed_cleanup(&d);
 }
@@ -285,6 +321,8 @@ test_handshake_timeout(void)
 		fds[i] = connect_from("127.0.0.1");
 		CU_ASSERT_FATAL(fds[i] != -1);
 	}
+	/* Accepted (and counted) by the workers before the next one comes. */
+	CU_ASSERT_EQUAL_FATAL(wait_ip_count("127.0.0.1", 3), 3);
 	/* A normal client from there is locked out for now ... */
 	CU_ASSERT(refused_from("127.0.0.1"));
 	/* ... and from 127.0.0.2 is not. */
