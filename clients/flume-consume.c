@@ -7,10 +7,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clients/flume.h"
 #include "clients/flume_tool.h"
+
+/*
+ * Output waits in a buffer at most this long (and at most 64 KiB), so a
+ * slow trickle of messages is still printed promptly and committed.
+ */
+#define FLUSH_MS	100
+#define FLUSH_BYTES	65536
 
 static volatile sig_atomic_t stop;
 
@@ -33,15 +41,20 @@ usage(FILE *f)
 	    "       flume-consume -h | --help | -V | --version\n");
 }
 
-/* Write out what was rendered; 0 or -1 (stdout failed). */
-static int
-out_flush(struct flume_tool_buf *ob)
+static long long
+now_ms(void)
 {
-	if (ob->len > 0 && fwrite(ob->p, 1, ob->len, stdout) != ob->len)
-		return -1;
-	ob->len = 0;
-	return fflush(stdout) == EOF ? -1 : 0;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+/* A partition's next offset once what is buffered has been written out. */
+struct written {
+	int32_t	partition;
+	int64_t	next;
+};
 
 /* Where the print loop gets messages: a plain consumer or a group member. */
 struct source {
@@ -50,6 +63,11 @@ struct source {
 	int	(*at_end)(void *h);
 	int	(*buffered)(void *h);
 	const char *group;	/* -g, for the way past a corrupt batch */
+	/* Tell the group what stdout has taken; NULL for a plain consumer. */
+	int	(*ack)(void *h, const char *topic, int32_t partition, int64_t next);
+	const char	*topic;
+	struct written	 w[64];		/* partitions with output in the buffer */
+	size_t		 nw;
 };
 
 /*
@@ -84,6 +102,51 @@ consumer_poll(void *h, struct flume_message *m, int timeout_ms)
 	return flume_consumer_poll(h, m, timeout_ms);
 }
 
+/* Remember that m goes out with the buffer; 0, or 1 when the table is full. */
+static int
+src_note(struct source *src, const struct flume_message *m)
+{
+	size_t i;
+
+	if (src->ack == NULL)
+		return 0;
+	for (i = 0; i < src->nw; i++) {
+		if (src->w[i].partition == m->partition) {
+			src->w[i].next = m->offset + 1;
+			return 0;
+		}
+	}
+	if (src->nw == sizeof(src->w) / sizeof(src->w[0]))
+		return 1;
+	src->w[src->nw].partition = m->partition;
+	src->w[src->nw++].next = m->offset + 1;
+	return 0;
+}
+
+/*
+ * Write out what was rendered and, once stdout has taken it (fflush
+ * returned), let the group commit it: only what was printed is ever
+ * committed.  0 or -1 (stdout failed).
+ */
+static int
+out_flush(struct flume_tool_buf *ob, struct source *src)
+{
+	size_t i;
+
+	if (ob->len > 0 && fwrite(ob->p, 1, ob->len, stdout) != ob->len)
+		return -1;
+	ob->len = 0;
+	if (fflush(stdout) == EOF)
+		return -1;
+	/* A partition moved away meanwhile (ENOENT): its new owner reads it again. */
+	for (i = 0; src != NULL && src->ack != NULL && i < src->nw; i++)
+		(void)src->ack(src->h, src->topic, src->w[i].partition,
+		    src->w[i].next);
+	if (src != NULL)
+		src->nw = 0;
+	return 0;
+}
+
 static int
 consumer_at_end(void *h)
 {
@@ -114,42 +177,63 @@ group_buffered(void *h)
 	return flume_group_buffered(h) != 0;
 }
 
+static int
+group_ack(void *h, const char *topic, int32_t partition, int64_t next)
+{
+	return flume_group_mark(h, topic, partition, next);
+}
+
 /*
  * Print messages from src in fmt until a signal, count messages, or with
  * eflag the end of its partitions.  Returns the exit status.
  */
 static int
-print_loop(struct flume_client *c, const struct source *src, const char *fmt,
+print_loop(struct flume_client *c, struct source *src, const char *fmt,
     long long count, int eflag)
 {
 	struct flume_tool_buf ob = { NULL, 0, 0 };
 	struct flume_message m;
-	long long seen = 0;
-	int rc, status = 0;
+	long long seen = 0, flush_at = 0, left;
+	int rc, full, status = 0;
 
 	while (!stop && (count < 0 || seen < count)) {
 		if (eflag && src->at_end(src->h))
 			break;
-		rc = src->poll(src->h, &m, 1000);
+		/* Never wait in a poll with output older than FLUSH_MS pending. */
+		left = 1000;
+		if (ob.len > 0 && (left = flush_at - now_ms()) < 0)
+			left = 0;
+		rc = src->poll(src->h, &m, (int)(left > 1000 ? 1000 : left));
 		if (rc == -1) {
 			poll_error(c, src);
 			status = 1;
 			break;
 		}
+		full = 0;
 		if (rc == 1) {
 			seen++;
+			if (ob.len == 0)
+				flush_at = now_ms() + FLUSH_MS;
 			if (flume_tool_format(&ob, fmt, &m) == -1) {
 				fprintf(stderr, "flume-consume: out of memory\n");
 				status = 1;
 				break;
 			}
+			full = src_note(src, &m);
 		}
-		/* Flush when the response is used up, or when the buffer is big. */
-		if ((rc == 0 || !src->buffered(src->h) || ob.len > 65536) &&
-		    out_flush(&ob) == -1)
+		/*
+		 * Flush when idle, when the response is used up, when the
+		 * buffer is big or old.
+		 */
+		if ((rc == 0 || full || !src->buffered(src->h) ||
+		    ob.len > FLUSH_BYTES || now_ms() >= flush_at) &&
+		    out_flush(&ob, src) == -1)
 			break;
+		/* m (no room in the table) went out with that flush. */
+		if (full)
+			(void)src_note(src, &m);
 	}
-	if (out_flush(&ob) == -1 || ferror(stdout)) {
+	if (out_flush(&ob, src) == -1 || ferror(stdout)) {
 		fprintf(stderr, "flume-consume: stdout: %s\n", strerror(errno));
 		status = 1;
 	}
@@ -168,7 +252,7 @@ consume_group(struct flume_client *c, const char *group, const char *topic,
     const char *fmt)
 {
 	struct source src = { NULL, group_poll, group_at_end, group_buffered,
-	    NULL };
+	    NULL, group_ack, topic, { { 0, 0 } }, 0 };
 	struct flume_group *g;
 	int status;
 
@@ -179,7 +263,7 @@ consume_group(struct flume_client *c, const char *group, const char *topic,
 	src.h = g;
 	src.group = group;
 	status = print_loop(c, &src, fmt, count, eflag);
-	/* Everything printed is committed; then the partitions move at once. */
+	/* Everything printed (and only that) is committed; then the partitions move at once. */
 	if (flume_group_close(g) == -1) {
 		fprintf(stderr, "flume-consume: leaving %s: %s\n", group,
 		    flume_errstr(c));
@@ -325,7 +409,7 @@ main(int argc, char *argv[])
 		status = 1;
 	} else {
 		struct source src = { k, consumer_poll, consumer_at_end,
-		    consumer_buffered, NULL };
+		    consumer_buffered, NULL, NULL, topic, { { 0, 0 } }, 0 };
 
 		status = print_loop(c, &src, fmt, count, eflag);
 	}

@@ -308,18 +308,26 @@ int	flume_corrupt_range(const struct flume_client *c, struct flume_corrupt *out)
  * A group member: the broker assigns it partitions of the subscribed
  * topics (every partition to one member of the group), the member reads
  * them from the group's committed offsets, heartbeats, follows
- * rebalances and commits its positions.  Everything happens inside
- * flume_group_poll(), on the caller's thread; call it at least every
- * heartbeat interval or the broker drops the member after its session
- * timeout.  Delivery is at least once: after a rebalance a partition
- * continues from its last committed offset.
+ * rebalances and commits what the application marked processed.
+ * Everything happens inside flume_group_poll(), on the caller's thread;
+ * call it at least every heartbeat interval or the broker drops the
+ * member after its session timeout.
+ *
+ * The commit contract: a message handed out by flume_group_poll() is not
+ * committed until the application says it has finished with it, with
+ * flume_group_mark() or flume_group_mark_message().  Auto-commit,
+ * flume_group_commit() and flume_group_close() commit only marked
+ * offsets, never merely handed-out ones, so a member that dies (even by
+ * SIGKILL) before marking a message leaves it to be delivered again:
+ * delivery is at least once.  After a rebalance a partition continues
+ * from its last committed offset.
  */
 struct flume_group;
 
 struct flume_group_conf {
 	int		 session_timeout_ms;	/* default 10000 */
 	int		 heartbeat_interval_ms;	/* default session_timeout_ms / 3 */
-	int		 auto_commit_ms;	/* commit positions this often; 0: only explicitly; default 5000 */
+	int		 auto_commit_ms;	/* commit marked offsets this often; 0: only explicitly; default 5000 */
 	int64_t		 start_offset;		/* FLUME_OFFSET_END (default) or _BEGINNING: a
 						   partition the group has no committed offset for */
 	int		 max_wait_ms;		/* fetch long-poll, default 500 (at most half the interval) */
@@ -341,13 +349,28 @@ struct flume_group *flume_group_join(struct flume_client *c, const char *group,
  */
 int	flume_group_poll(struct flume_group *g, struct flume_message *m,
 	    int timeout_ms);
-/* Commit the positions of every assigned partition now.  0 or -1. */
+/*
+ * Mark everything of assigned topic/partition before next_offset as
+ * processed: the next commit stores next_offset.  next_offset is at most
+ * the partition's position (what was handed out).  0, or -1 with errno
+ * ENOENT (not assigned to this member now: after a rebalance the new
+ * owner reads it again from the committed offset) or EINVAL.
+ */
+int	flume_group_mark(struct flume_group *g, const char *topic,
+	    int32_t partition, int64_t next_offset);
+/* flume_group_mark() of m->offset + 1 for a message m from flume_group_poll(). */
+int	flume_group_mark_message(struct flume_group *g,
+	    const struct flume_message *m);
+/*
+ * Commit the marked offset of every assigned partition now.  0, or -1
+ * (errno EAGAIN: a rebalance began; the member rejoins in the next poll).
+ */
 int	flume_group_commit(struct flume_group *g);
 /* 1 when every assigned partition is read to its high watermark. */
 int	flume_group_at_end(const struct flume_group *g);
 /* 1 when the next poll may be answered without a network round trip. */
 int	flume_group_buffered(const struct flume_group *g);
-/* Commit, leave the group (its partitions move at once) and free g. 0 or -1. */
+/* Commit the marked offsets, leave the group (its partitions move at once) and free g. 0 or -1. */
 int	flume_group_close(struct flume_group *g);
 /* Free g without committing or leaving (its session runs out instead). */
 void	flume_group_free(struct flume_group *g);

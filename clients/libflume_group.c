@@ -6,7 +6,10 @@
  * is complete, with this member's partitions), then a plain consumer over
  * those partitions starting at the group's committed offsets; every
  * heartbeat interval a HEARTBEAT, every auto_commit_ms an OFFSET_COMMIT
- * of the positions that moved.  A heartbeat or commit answered
+ * of the marked offsets that moved.  Only what the application marked
+ * processed (flume_group_mark) is committed, never the consumer's
+ * position: a message handed out but not yet written anywhere must be
+ * delivered again if this process dies.  A heartbeat or commit answered
  * REBALANCE_IN_PROGRESS or ILLEGAL_GENERATION means "rejoin with the same
  * member id"; UNKNOWN_MEMBER means the broker dropped us: rejoin as a new
  * member.  Partitions kept across a rebalance keep their in-memory
@@ -38,6 +41,7 @@ struct gpart {
 	char		*topic;
 	int32_t		 partition;
 	int64_t		 committed;	/* what the group has, as far as we know; -1 none */
+	int64_t		 marked;	/* next offset the application finished with; -1 none */
 };
 
 struct flume_group {
@@ -181,13 +185,19 @@ gmembership_error(struct flume_group *g, int err)
 	}
 }
 
+#define GCOMMIT_ALL	0x1	/* also offsets the group already has */
+#define GCOMMIT_PIN	0x2	/* a partition without a committed offset: its position */
+
 /*
- * OFFSET_COMMIT the positions of the assigned partitions (only those
- * that moved, unless all).  0 when committed (or nothing to do); 1 when
- * the broker answered that we must rejoin; -1 on any other failure.
+ * OFFSET_COMMIT the marked offsets of the assigned partitions (only those
+ * that moved, unless GCOMMIT_ALL).  With GCOMMIT_PIN a partition that has
+ * no committed offset and nothing marked is committed at its position,
+ * which right after an assignment is its start (nothing handed out yet).
+ * 0 when committed (or nothing to do); 1 when the broker answered that we
+ * must rejoin; -1 on any other failure.
  */
 static int
-gcommit(struct flume_group *g, int all)
+gcommit(struct flume_group *g, int flags)
 {
 	struct offset_commit_req req;
 	struct offset_commit_resp resp;
@@ -208,10 +218,13 @@ gcommit(struct flume_group *g, int all)
 		return -1;
 	}
 	for (i = 0; i < g->nparts; i++) {
-		pos = flume_consumer_position(g->k, g->parts[i].topic,
-		    g->parts[i].partition);
+		pos = g->parts[i].marked;
+		if (pos < 0 && (flags & GCOMMIT_PIN) && g->parts[i].committed < 0)
+			pos = flume_consumer_position(g->k, g->parts[i].topic,
+			    g->parts[i].partition);
 		want[i] = -1;
-		if (pos < 0 || (!all && pos == g->parts[i].committed))
+		if (pos < 0 || (!(flags & GCOMMIT_ALL) &&
+		    pos == g->parts[i].committed))
 			continue;
 		want[i] = pos;
 		cp[n].topic = g->parts[i].topic;
@@ -284,6 +297,7 @@ gassign(struct flume_group *g, const struct join_group_resp *r)
 			goto nomem;
 		np[i].partition = r->parts[i].partition;
 		np[i].committed = -1;
+		np[i].marked = -1;
 		pos[i] = -1;
 		for (j = 0; j < g->nparts && g->k != NULL; j++) {
 			if (g->parts[j].partition == np[i].partition &&
@@ -291,6 +305,7 @@ gassign(struct flume_group *g, const struct join_group_resp *r)
 				pos[i] = flume_consumer_position(g->k,
 				    np[i].topic, np[i].partition);
 				np[i].committed = g->parts[j].committed;
+				np[i].marked = g->parts[j].marked;
 			}
 		}
 	}
@@ -327,7 +342,7 @@ gassign(struct flume_group *g, const struct join_group_resp *r)
 	 * offset in particular), so that a member taking one over later
 	 * starts from here, not from its own start_offset.
 	 */
-	if (gcommit(g, 0) == -1)
+	if (gcommit(g, GCOMMIT_PIN) == -1)
 		return -1;
 	return 0;
 nomem:
@@ -559,9 +574,43 @@ flume_group_poll(struct flume_group *g, struct flume_message *m, int timeout_ms)
 }
 
 int
+flume_group_mark(struct flume_group *g, const char *topic, int32_t partition,
+    int64_t next_offset)
+{
+	int64_t pos;
+	size_t i;
+
+	for (i = 0; i < g->nparts && g->k != NULL; i++) {
+		if (g->parts[i].partition != partition ||
+		    strcmp(g->parts[i].topic, topic) != 0)
+			continue;
+		pos = flume_consumer_position(g->k, topic, partition);
+		if (next_offset < 0 || next_offset > pos) {
+			client_seterr(g->c, "%s/%d: cannot mark %lld processed: "
+			    "handed out up to %lld", topic, (int)partition,
+			    (long long)next_offset, (long long)pos);
+			errno = EINVAL;
+			return -1;
+		}
+		g->parts[i].marked = next_offset;
+		return 0;
+	}
+	client_seterr(g->c, "%s/%d: not assigned to this member", topic,
+	    (int)partition);
+	errno = ENOENT;
+	return -1;
+}
+
+int
+flume_group_mark_message(struct flume_group *g, const struct flume_message *m)
+{
+	return flume_group_mark(g, m->topic, m->partition, m->offset + 1);
+}
+
+int
 flume_group_commit(struct flume_group *g)
 {
-	int rc = gcommit(g, 1);
+	int rc = gcommit(g, GCOMMIT_ALL);
 
 	if (rc == 1) {
 		errno = EAGAIN;
@@ -837,6 +886,7 @@ flume_committed_offset(struct flume_client *c, const char *group,
 	p.topic = (char *)(uintptr_t)topic;
 	p.partition = partition;
 	p.committed = -1;
+	p.marked = -1;
 	if (gfetch_committed(&g, &p, 1) == -1)
 		return -1;
 	*offset = p.committed;

@@ -20,6 +20,7 @@
 
 #include "master/live.h"
 #include "common/log.h"
+#include "worker/auth.h"
 
 #define LIVE_LIST_MAX	1024	/* bytes of key names per log line */
 
@@ -132,8 +133,8 @@ live_reload(struct broker *b)
 {
 	struct config nc, *conf = b->conf;
 	struct live_diff d;
-	char err[PATH_MAX + 512];
-	int slot, level, flevel;
+	char err[PATH_MAX + 512], warn[PATH_MAX + 128];
+	int slot, level, flevel, users;
 
 	log_info("SIGHUP: reloading %s", conf->path);
 	if (config_load(&nc, conf->path, err, sizeof(err)) == -1) {
@@ -167,9 +168,21 @@ live_reload(struct broker *b)
 		}
 		log_setlevel(conf->log_level);
 		live_publish(&b->shm, conf);
+	}
+	/* The users and their permissions: the file the broker started with. */
+	users = auth_reload(&b->shm, conf->auth_file, err, sizeof(err), warn,
+	    sizeof(warn));
+	if (users == -1)
+		log_warnx("reload of the auth_file failed: %s; keeping the "
+		    "current users", err);
+	else if (users == 1) {
+		if (warn[0] != '\0')
+			log_warnx("%s", warn);
+		log_info("reload: read %s again", conf->auth_file);
+	}
+	if (d.napplied > 0 || users == 1)
 		for (slot = 0; slot < b->nslots; slot++)
 			broker_wake(b, slot);
-	}
 	config_free(&nc);
 	return d.napplied;
 }

@@ -347,6 +347,8 @@ main(int argc, char *argv[], char *envp[])
 		fatalx("startup recovery failed");
 	}
 	strlcpy(shmname, b.shm.name, sizeof(shmname));
+	/* Replace what an earlier master may have left in the region. */
+	auth_publish(&b.shm);
 	if (listen(b.listen_fd, SOMAXCONN) == -1) {
 		log_warn("cannot listen on %s", conf.listen);
 		shm_detach(&b.shm);

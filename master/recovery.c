@@ -15,6 +15,7 @@
 #include "master/recovery.h"
 #include "master/writer.h"
 #include "master/writer_group.h"
+#include "shm/ipcount.h"
 #include "store/plog.h"
 #include "store/topic.h"
 
@@ -242,6 +243,14 @@ recovery_run(const struct config *conf, struct shm *shm)
 	lim.ring_size = conf->ring_size;
 	lim.max_groups = conf->max_groups;
 	lim.max_group_members = conf->max_group_members;
+	/*
+	 * Per-address counts: a worker holds at most max_connections_total
+	 * connections, so at most that many addresses; twice as many entries
+	 * keep the probe chains short.  Always there, so that SIGHUP can turn
+	 * max_connections_per_ip on.
+	 */
+	lim.ip_slots = conf->max_connections_total > IPCOUNT_SLOTS_MAX / 2 ?
+	    IPCOUNT_SLOTS_MAX : conf->max_connections_total * 2;
 	if (shm_create(shm, name, &lim) == -1) {
 		log_warn("cannot create shared memory %s (%zu bytes)", name,
 		    shm_layout_size(&lim));

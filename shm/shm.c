@@ -29,7 +29,9 @@
 
 #include <bsd/string.h>
 
+#include "shm/authpub.h"
 #include "shm/group.h"
+#include "shm/ipcount.h"
 #include "shm/producer.h"
 #include "shm/shm.h"
 
@@ -39,7 +41,8 @@
 #define SHM_RING_MAX	((uint64_t)1 << 31)	/* skip marker lengths fit an i32 */
 
 struct shm_offsets {
-	size_t	children, topics, parts, rings, groups, producers, size;
+	size_t	children, topics, parts, rings, groups, producers, authpub, ipcount,
+		size;
 };
 
 static int
@@ -85,9 +88,18 @@ shm_offsets_for(const struct shm_limits *lim, struct shm_offsets *o)
 	    __builtin_add_overflow(o->groups, n, &end) ||
 	    align_up(end, SHM_TABLE_ALIGN, &o->producers) == -1)
 		return -1;
-	/* The idempotent producers' table (shm/producer.h) comes last. */
+	/* The idempotent producers' table (shm/producer.h). */
 	if ((n = producer_table_size(lim)) == SIZE_MAX ||
 	    __builtin_add_overflow(o->producers, n, &end) ||
+	    align_up(end, SHM_TABLE_ALIGN, &o->authpub) == -1)
+		return -1;
+	/* The published auth_file (shm/authpub.h). */
+	if (__builtin_add_overflow(o->authpub, sizeof(struct shm_authpub), &end) ||
+	    align_up(end, SHM_TABLE_ALIGN, &o->ipcount) == -1)
+		return -1;
+	/* The per-address connection counts (shm/ipcount.h) come last. */
+	if ((n = ipcount_table_size(lim)) == SIZE_MAX ||
+	    __builtin_add_overflow(o->ipcount, n, &end) ||
 	    align_up(end, SHM_RING_ALIGN, &o->size) == -1)
 		return -1;
 	/* mmap and ftruncate take off_t. */
@@ -145,6 +157,8 @@ shm_handle_fill(struct shm *s, void *base, size_t size, const struct shm_offsets
 	s->rings = b + o->rings;
 	s->groups = b + o->groups;
 	s->producers = b + o->producers;
+	s->authpub = (struct shm_authpub *)(void *)(b + o->authpub);
+	s->ipcount = b + o->ipcount;
 }
 
 static int

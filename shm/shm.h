@@ -10,7 +10,9 @@
  *   struct shm_partition parts[max_partitions]    control blocks
  *   uint8_t             rings[max_partitions][ring_size]
  *   consumer groups                                  shm/group.h (after the rings)
- *   idempotent producers' sequences                  shm/producer.h (last)
+ *   idempotent producers' sequences                  shm/producer.h
+ *   the published auth_file                          shm/authpub.h
+ *   connections per client address                   shm/ipcount.h (last)
  *
  * The crash rule: any process may die at any instruction, so every shared
  * structure is valid at every instant.  Data is written first and
@@ -28,7 +30,9 @@
  *                                                      each group's robust lock
  *   parts[].segments, hdr->fsync                       writer
  *   parts[].msgs_out/bytes_out, children[].errors      workers (atomic adds)
- *   hdr->live                                          master (seqlock)
+ *   hdr->live, authpub                                 master (seqlocks)
+ *   ipcount tables                                     each worker its own;
+ *                                                      master clears a dead one
  */
 #ifndef FLUME_SHM_SHM_H
 #define FLUME_SHM_SHM_H
@@ -43,8 +47,10 @@
 #include "proto/role.h"
 
 #define SHM_MAGIC		0x314d48534d554c46ULL	/* "FLUMSHM1" */
-#define SHM_LAYOUT_VERSION	3
+#define SHM_LAYOUT_VERSION	4
 #define SHM_NAME_MAX		64
+
+struct shm_authpub;
 
 struct shm_limits {
 	uint32_t	child_slots;		/* workers + 1 (writer) [+ 1 (metrics)] */
@@ -53,6 +59,8 @@ struct shm_limits {
 	uint64_t	ring_size;		/* bytes per partition ring, multiple of 8 */
 	uint32_t	max_groups;		/* consumer groups (shm/group.h); 0: none */
 	uint32_t	max_group_members;	/* member slots per group */
+	uint32_t	ip_slots;		/* per-address counts per child slot (shm/ipcount.h) */
+	uint32_t	pad0;
 };
 
 /*
@@ -182,6 +190,8 @@ struct shm {
 	uint8_t			*rings;
 	uint8_t			*groups;	/* struct shm_group_dir, then the groups */
 	uint8_t			*producers;	/* shm/producer.h */
+	struct shm_authpub	*authpub;	/* shm/authpub.h */
+	uint8_t			*ipcount;	/* shm/ipcount.h */
 };
 
 /* "/flume-<16 hex digits of a hash of the data directory's real path>". */

@@ -4,7 +4,11 @@
  * The table is process-wide: the master loads it before forking and the
  * workers only read it, so a connection's identity is a plain pointer
  * into it.  A respawned worker is forked from the master and inherits
- * the same table.
+ * the same table.  On SIGHUP the master loads the file again and, once
+ * it parsed, publishes its text in shared memory (shm/authpub.h); each
+ * worker parses that text into a new table, moves every connection's
+ * identity over to it by user name, closes the connections of users
+ * that are gone, and only then frees the old table.
  *
  * An AUTH_BEGIN for an unknown user is answered exactly like one for a
  * known user (a fresh nonce), and its AUTH_PROVE is checked against a
@@ -27,11 +31,19 @@
 #include <sodium.h>
 
 #include "common/log.h"
+#include "shm/authpub.h"
 #include "worker/auth.h"
 #include "worker/conn.h"
 
+_Static_assert(AUTH_FILE_MAX == AUTHPUB_TEXT_MAX, "auth_file fits the shm copy");
+
 static struct auth_table auth_tab;
 static int auth_on;
+/* The master's copy of the text it loaded last, to publish. */
+static char *auth_text;
+static size_t auth_text_len;
+/* The published generation this process's table is from. */
+static uint32_t auth_seen;
 /* The key an unknown user's proof is checked against. */
 static uint8_t auth_dummy_key[32];
 
@@ -306,16 +318,19 @@ auth_load(const char *path, char *err, size_t errlen, char *warn,
 	}
 	close(fd);
 	rc = auth_parse(path, buf, got, &t, err, errlen);
-	sodium_memzero(buf, (size_t)st.st_size + 1);
-	free(buf);
-	if (rc == -1)
+	if (rc == -1) {
+		sodium_memzero(buf, (size_t)st.st_size + 1);
+		free(buf);
 		return -1;
+	}
 	if ((st.st_mode & 077) != 0 && warnlen > 0)
 		snprintf(warn, warnlen, "%s: readable by others than its owner "
 		    "(mode %03o); it holds secrets, chmod 600 it", path,
 		    (unsigned)(st.st_mode & 0777));
 	auth_unload();
 	auth_tab = t;
+	auth_text = buf;
+	auth_text_len = got;
 	randombytes_buf(auth_dummy_key, sizeof(auth_dummy_key));
 	auth_on = 1;
 	return 0;
@@ -325,7 +340,116 @@ void
 auth_unload(void)
 {
 	auth_table_free(&auth_tab);
+	if (auth_text != NULL) {
+		sodium_memzero(auth_text, auth_text_len);
+		free(auth_text);
+	}
+	auth_text = NULL;
+	auth_text_len = 0;
 	auth_on = 0;
+}
+
+void
+auth_publish(struct shm *s)
+{
+	if (!auth_on || auth_text == NULL)
+		return;
+	/* Children forked from now on have this table: nothing to apply. */
+	auth_seen = authpub_publish(s, auth_text, auth_text_len);
+}
+
+int
+auth_reload(struct shm *s, const char *path, char *err, size_t errlen,
+    char *warn, size_t warnlen)
+{
+	if (!auth_on) {
+		if (warnlen > 0)
+			warn[0] = '\0';
+		return 0;
+	}
+	if (auth_load(path, err, errlen, warn, warnlen) == -1)
+		return -1;
+	auth_publish(s);
+	return 1;
+}
+
+/* By name, in table t. */
+static const struct auth_user *
+auth_find_in(const struct auth_table *t, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < t->nusers; i++)
+		if (t->users[i].name_len == len &&
+		    memcmp(t->users[i].name, name, len) == 0)
+			return &t->users[i];
+	return NULL;
+}
+
+int
+auth_refresh(struct worker *w)
+{
+	struct auth_table t;
+	struct conn *c, *next;
+	const struct auth_user *u;
+	char err[256];
+	uint8_t *buf;
+	uint32_t gen;
+	size_t len;
+	int closed = 0;
+
+	if (!auth_on || authpub_generation(w->shm) == auth_seen)
+		return 0;
+	if ((buf = malloc(AUTHPUB_TEXT_MAX)) == NULL)
+		return 0;	/* try again at the next turn */
+	if (authpub_read(w->shm, buf, &len, &gen) == 0) {
+		free(buf);
+		return 0;
+	}
+	memset(&t, 0, sizeof(t));
+	if (auth_parse("auth_file", (const char *)buf, len, &t, err,
+	    sizeof(err)) == -1) {
+		/* The master parsed it; this cannot happen but must not crash. */
+		log_warnx("published %s; keeping the current users", err);
+		auth_table_free(&t);
+		auth_seen = gen;
+		sodium_memzero(buf, len);
+		free(buf);
+		return 0;
+	}
+	sodium_memzero(buf, len);
+	free(buf);
+	/* The inherited copy of the master's text is not needed here. */
+	if (auth_text != NULL) {
+		sodium_memzero(auth_text, auth_text_len);
+		free(auth_text);
+		auth_text = NULL;
+		auth_text_len = 0;
+	}
+	for (c = TAILQ_FIRST(&w->conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, entry);
+		if (c->auth.pending != NULL)
+			c->auth.pending = auth_find_in(&t, c->auth.pending->name,
+			    c->auth.pending->name_len);
+		if (c->auth.user == NULL)
+			continue;
+		u = auth_find_in(&t, c->auth.user->name, c->auth.user->name_len);
+		if (u == NULL) {
+			log_warnx("%s: user %s is no longer in the auth_file, "
+			    "closing", c->peer, c->auth.user->name);
+			conn_close(c);
+			closed++;
+			continue;
+		}
+		c->auth.user = u;
+	}
+	auth_table_free(&auth_tab);
+	auth_tab = t;
+	auth_seen = gen;
+	log_info("applied the reloaded auth_file (generation %u, %zu users, "
+	    "%d connection%s closed)", gen, t.nusers, closed,
+	    closed == 1 ? "" : "s");
+	return 1;
 }
 
 int
@@ -447,13 +571,7 @@ auth_conn_init(struct conn *c)
 static const struct auth_user *
 auth_find(const char *name, size_t len)
 {
-	size_t i;
-
-	for (i = 0; i < auth_tab.nusers; i++)
-		if (auth_tab.users[i].name_len == len &&
-		    memcmp(auth_tab.users[i].name, name, len) == 0)
-			return &auth_tab.users[i];
-	return NULL;
+	return auth_find_in(&auth_tab, name, len);
 }
 
 static void

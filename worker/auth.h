@@ -5,8 +5,9 @@
  * line per user; permissions is a comma-separated list of produce,
  * consume and admin, each optionally limited to the topics whose names
  * start with a prefix (`consume=orders.`).  The master reads the file
- * once before forking, so every worker (and every respawned one) has the
- * same table without reading it again.
+ * before forking, so every worker (and every respawned one) has the
+ * same table without reading it again; SIGHUP reads it again and hands
+ * the new text to the running workers through shared memory.
  *
  * With a table loaded, a connection must first send AUTH_BEGIN [user]
  * (answered with a random 32-byte nonce) and AUTH_PROVE
@@ -68,6 +69,7 @@ struct auth_session {
 struct worker;
 struct conn;
 struct req;
+struct shm;
 
 /*
  * Parse the text of an auth file (len bytes, need not be NUL-terminated)
@@ -90,6 +92,21 @@ int	auth_load(const char *path, char *err, size_t errlen, char *warn,
 void	auth_unload(void);
 /* Is authentication required (a table is loaded)? */
 int	auth_enabled(void);
+/* Master: publish the loaded table's text for the workers (shm/authpub.h). */
+void	auth_publish(struct shm *s);
+/*
+ * Master, SIGHUP: with authentication on, load path again and publish it.
+ * 1 when reloaded, 0 when authentication is off (an auth_file named only
+ * now needs a restart), -1 with err when the file is bad (nothing changes).
+ */
+int	auth_reload(struct shm *s, const char *path, char *err, size_t errlen,
+	    char *warn, size_t warnlen);
+/*
+ * Worker, every loop turn: take a newly published table; connections of
+ * users no longer in it are closed, the others keep going under their
+ * user's new permissions.  1 when a new table was applied, else 0.
+ */
+int	auth_refresh(struct worker *w);
 
 /*
  * Worker, for a new connection: until it authenticates, frames larger

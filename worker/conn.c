@@ -32,6 +32,7 @@
 #include "common/log.h"
 #include "worker/conn.h"
 #include "worker/handlers.h"
+#include "worker/limits.h"
 
 #define CONN_READ_ROUNDS	16	/* socket reads per turn, for fairness */
 #define CONN_IOV		32
@@ -91,11 +92,14 @@ conn_new(struct worker *w, int fd, const char *peer)
 		return NULL;
 	}
 	c->last_active = w->now;
+	c->opened = w->now;
 	TAILQ_INSERT_TAIL(&w->conns, c, entry);
 	w->nconns++;
 	atomic_fetch_add_explicit(&w->me->connections, 1, memory_order_relaxed);
 	if (w->conf->idle_timeout_ms > 0)
 		worker_sweep_before(w, w->now + w->conf->idle_timeout_ms);
+	if (w->conf->handshake_timeout_ms > 0)
+		worker_sweep_before(w, w->now + w->conf->handshake_timeout_ms);
 	return c;
 }
 
@@ -116,6 +120,7 @@ conn_close(struct conn *c)
 	TAILQ_REMOVE(&w->conns, c, entry);
 	w->nconns--;
 	atomic_fetch_sub_explicit(&w->me->connections, 1, memory_order_relaxed);
+	limits_ip_release(w, c->ip_key);
 	close(c->fd);	/* also drops it from the epoll set */
 	frame_reader_free(&c->rd);
 	arena_free(&c->arena);
@@ -567,6 +572,26 @@ conn_check_timeouts(struct conn *c, int64_t now, int64_t *deadline)
 	const struct config *conf = c->w->conf;
 	int64_t t;
 
+	/*
+	 * A connection that has not said who it is (HANDSHAKE, or with an
+	 * auth_file a successful AUTH_PROVE) soon holds no slot any more:
+	 * a flood of idle connections cannot lock others out for
+	 * idle_timeout_ms.
+	 */
+	if (conf->handshake_timeout_ms > 0 && !(auth_enabled() ?
+	    c->auth.user != NULL : c->handshaken)) {
+		t = c->opened + conf->handshake_timeout_ms;
+		if (now >= t) {
+			log_warnx("%s: no %s within handshake_timeout_ms "
+			    "(%lld ms), closing", c->peer, auth_enabled() ?
+			    "authentication" : "HANDSHAKE",
+			    (long long)conf->handshake_timeout_ms);
+			conn_close(c);
+			return -1;
+		}
+		if (t < *deadline)
+			*deadline = t;
+	}
 	if (conf->idle_timeout_ms > 0 && c->nreq == 0 &&
 	    c->chead == c->nchunks) {
 		t = c->last_active + conf->idle_timeout_ms;

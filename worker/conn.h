@@ -81,6 +81,9 @@ struct conn {
 	int			 dead;		/* close as soon as possible */
 	int64_t			 last_active;
 	int64_t			 partial_since;	/* a partial frame arrived; 0 = none */
+	int64_t			 opened;	/* accepted at (for handshake_timeout_ms) */
+	int			 handshaken;	/* a HANDSHAKE was answered without error */
+	uint64_t		 ip_key;	/* per-address count held (shm/ipcount.h); 0 none */
 	struct auth_session	 auth;		/* who this client proved to be */
 };
 

@@ -424,6 +424,10 @@ exec_commit(struct worker *w, struct conn *c, struct req *r)
 	}
 	s->error = ERR_NONE;
 	s->count = q->count;
+	/* Per topic, as for FETCH (and before the lock: a denial is logged). */
+	for (i = 0; i < q->count; i++)
+		s->errors[i] = auth_topic(c, AUTH_CONSUME, q->parts[i].topic,
+		    q->parts[i].topic_len);
 	wgroup_params(w, &gp);
 	if ((g = wgroup_lock(w, gidx, &gp, &s0, &g0)) == NULL) {
 		wgroup_done(r, ERR_UNKNOWN);
@@ -432,6 +436,8 @@ exec_commit(struct worker *w, struct conn *c, struct req *r)
 	err = group_commit_check(w->shm, g, q->member_id, q->member_id_len,
 	    q->generation, w->now, &gp);
 	for (i = 0; err == ERR_NONE && i < q->count; i++) {
+		if (s->errors[i] != ERR_NONE)
+			continue;
 		s->errors[i] = wgroup_part(w, q->parts[i].topic,
 		    q->parts[i].topic_len, q->parts[i].partition, &slot);
 		if (s->errors[i] == ERR_NONE && q->parts[i].offset < 0)
@@ -490,7 +496,8 @@ exec_offset_fetch(struct worker *w, struct conn *c, struct req *r)
 		for (slot = 0; g != NULL && slot < used && s->count < n; slot++) {
 			res = &s->results[s->count];
 			if ((res->offset = group_offset_get(w->shm, g, slot)) < 0 ||
-			    wgroup_slot_tp(w, c, slot, &tp) == -1)
+			    wgroup_slot_tp(w, c, slot, &tp) == -1 ||
+			    !auth_may(c, AUTH_CONSUME, tp.topic, tp.topic_len))
 				continue;
 			res->topic = tp.topic;
 			res->topic_len = tp.topic_len;
@@ -505,8 +512,11 @@ exec_offset_fetch(struct worker *w, struct conn *c, struct req *r)
 			res->topic_len = q->parts[i].topic_len;
 			res->partition = q->parts[i].partition;
 			res->offset = -1;
-			res->error = wgroup_part(w, res->topic, res->topic_len,
-			    res->partition, &slot);
+			res->error = auth_topic(c, AUTH_CONSUME, res->topic,
+			    res->topic_len);
+			if (res->error == ERR_NONE)
+				res->error = wgroup_part(w, res->topic,
+				    res->topic_len, res->partition, &slot);
 			if (res->error == ERR_NONE && g != NULL)
 				res->offset = group_offset_get(w->shm, g, slot);
 		}

@@ -245,6 +245,8 @@ exec_handshake(struct worker *w, struct conn *c, struct req *r)
 		return;
 	}
 	s->error = q->version < 1 ? ERR_UNSUPPORTED_VERSION : ERR_NONE;
+	if (s->error == ERR_NONE)
+		c->handshaken = 1;
 	s->version = FLUME_PROTOCOL_VERSION;
 	s->max_frame = (int32_t)(w->conf->max_request_bytes > INT32_MAX ?
 	    INT32_MAX : w->conf->max_request_bytes);

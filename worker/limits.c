@@ -5,8 +5,13 @@
  * accepting at the same moment may both refuse the last slot, but can
  * never both take it.
  */
+#include <netinet/in.h>
+
+#include <errno.h>
 #include <stdatomic.h>
 
+#include "common/log.h"
+#include "shm/ipcount.h"
 #include "shm/shm.h"
 #include "worker/limits.h"
 #include "worker/worker.h"
@@ -42,4 +47,50 @@ void
 limits_conn_release(struct worker *w)
 {
 	atomic_fetch_sub_explicit(&w->me->connections, 1, memory_order_release);
+}
+
+/* The per-address key of a peer (IPv4-mapped addresses as IPv4); 0 for none. */
+static uint64_t
+limits_ip_key(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in *sin;
+	const struct sockaddr_in6 *sin6;
+
+	if (ss->ss_family == AF_INET) {
+		sin = (const struct sockaddr_in *)ss;
+		return ipcount_key(&sin->sin_addr, 4);
+	}
+	if (ss->ss_family == AF_INET6) {
+		sin6 = (const struct sockaddr_in6 *)ss;
+		if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr))
+			return ipcount_key(&sin6->sin6_addr.s6_addr[12], 4);
+		return ipcount_key(&sin6->sin6_addr, 16);
+	}
+	return 0;
+}
+
+int
+limits_ip_reserve(struct worker *w, const struct sockaddr_storage *ss,
+    const char *peer, uint64_t *key)
+{
+	*key = 0;
+	if (w->conf->max_connections_per_ip == 0 ||
+	    (*key = limits_ip_key(ss)) == 0)
+		return 0;
+	if (ipcount_reserve(w->shm, worker_slot(w), *key,
+	    w->conf->max_connections_per_ip) == 0)
+		return 0;
+	if (errno == EMFILE)
+		return -1;
+	/* This worker's table is full: the other limits still hold. */
+	log_warnx("%s: per-address table full, connection not counted", peer);
+	*key = 0;
+	return 0;
+}
+
+void
+limits_ip_release(struct worker *w, uint64_t key)
+{
+	if (key != 0)
+		ipcount_release(w->shm, worker_slot(w), key);
 }

@@ -1,6 +1,10 @@
 /*
- * Broker-wide connection limit (max_connections_total) on top of the
- * per-worker one.  There is no shared total counter to leak: the total
+ * Broker-wide connection limits on top of the per-worker one:
+ * max_connections_total, and max_connections_per_ip (counts per client
+ * address in shm/ipcount.h, each worker's own table, cleared by the
+ * master when the worker dies, so a killed worker leaks no counts).
+ *
+ * max_connections_total:  There is no shared total counter to leak: the total
  * is the sum of the workers' own children[].connections counters, which
  * the master zeroes when a worker dies (and a new worker starts at 0),
  * so a crashed worker's connections stop counting the moment it is
@@ -9,6 +13,7 @@
 #ifndef FLUME_WORKER_LIMITS_H
 #define FLUME_WORKER_LIMITS_H
 
+#include <sys/socket.h>
 #include <stdint.h>
 
 struct worker;
@@ -22,5 +27,16 @@ int	limits_conn_reserve(struct worker *w);
 void	limits_conn_release(struct worker *w);
 /* Connections open in all workers now, as the counters say. */
 uint64_t limits_conn_total(const struct worker *w);
+/*
+ * Reserve one connection from the address in ss against
+ * max_connections_per_ip: 0 with *key (0 when not counted: no limit, not
+ * an IP address, or this worker's table full, logged with peer), to be
+ * given back with limits_ip_release(); -1 when the address is at its
+ * limit.
+ */
+int	limits_ip_reserve(struct worker *w, const struct sockaddr_storage *ss,
+	    const char *peer, uint64_t *key);
+/* Give back a reservation of limits_ip_reserve (key 0: nothing). */
+void	limits_ip_release(struct worker *w, uint64_t key);
 
 #endif

@@ -105,6 +105,12 @@ worker_wake_flush(struct worker *w)
 	return WORKER_NEVER;
 }
 
+uint32_t
+worker_slot(const struct worker *w)
+{
+	return (uint32_t)(w->me - w->shm->children);
+}
+
 void
 worker_sweep_before(struct worker *w, int64_t t)
 {
@@ -138,6 +144,7 @@ worker_accept(struct worker *w)
 	socklen_t sl;
 	char peer[64];
 	struct conn *c;
+	uint64_t key;
 	int fd, one = 1, i;
 
 	for (i = 0; i < WORKER_ACCEPTS && w->listen_fd != -1; i++) {
@@ -172,12 +179,25 @@ worker_accept(struct worker *w)
 			close(fd);
 			continue;
 		}
+		if (limits_ip_reserve(w, &ss, peer, &key) == -1) {
+			limits_conn_release(w);
+			atomic_fetch_add_explicit(&w->me->rejected_conns, 1,
+			    memory_order_relaxed);
+			log_warnx("%s: too many connections from this address "
+			    "(max_connections_per_ip %u), closing", peer,
+			    w->conf->max_connections_per_ip);
+			close(fd);
+			continue;
+		}
 		if (ss.ss_family == AF_INET || ss.ss_family == AF_INET6)
 			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		c = conn_new(w, fd, peer);
 		limits_conn_release(w);
-		if (c != NULL)
+		if (c != NULL) {
+			c->ip_key = key;
 			log_debug("%s: connected", peer);
+		} else
+			limits_ip_release(w, key);
 	}
 }
 
@@ -314,6 +334,8 @@ worker_main(struct broker *b)
 		/* SIGHUP: new timeouts take effect at the next sweep, now. */
 		if (live_refresh(w->shm, w->b->conf) == 1)
 			worker_sweep_before(w, w->now);
+		/* SIGHUP: the auth_file again; removed users' sessions close. */
+		(void)auth_refresh(w);
 		if (!w->stopping && (worker_quit ||
 		    atomic_load(&w->shm->hdr->shutdown)))
 			worker_stop(w);

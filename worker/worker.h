@@ -58,6 +58,8 @@ void	worker_wake_writer(struct worker *w, int force);
  * (WORKER_NEVER: nothing pending).
  */
 int64_t	worker_wake_flush(struct worker *w);
+/* This worker's child slot (index into shm children). */
+uint32_t worker_slot(const struct worker *w);
 /* Bring the next timeout sweep forward to at least t. */
 void	worker_sweep_before(struct worker *w, int64_t t);
 

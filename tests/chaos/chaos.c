@@ -535,6 +535,8 @@ consumer_main(void *argp)
 		}
 		if (rc == 0)
 			continue;
+		/* Counted below before the next poll: that is "processed". */
+		(void)flume_group_mark_message(g, &m);
 		if (m.value_len <= 0 || m.value_len >= (int32_t)sizeof(v))
 			continue;
 		memcpy(v, m.value, (size_t)m.value_len);

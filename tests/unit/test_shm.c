@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shm/authpub.h"
 #include "shm/producer.h"
 #include "shm/shm.h"
 #include "tests/harness.h"
@@ -92,14 +93,18 @@ test_layout(void)
 	CU_ASSERT((uint8_t *)s.topics >= (uint8_t *)(s.children + small.child_slots));
 	CU_ASSERT((uint8_t *)s.parts >= (uint8_t *)(s.topics + small.max_topics));
 	CU_ASSERT(s.rings >= (uint8_t *)(s.parts + small.max_partitions));
-	/* After the rings: the groups, then the producers' table, last. */
+	/* After the rings: the groups, the producers' table, the auth text last. */
 	CU_ASSERT(s.groups >= s.rings + small.max_partitions * small.ring_size);
 	CU_ASSERT(s.producers >= s.groups);
 	CU_ASSERT_EQUAL(((uintptr_t)s.producers - (uintptr_t)s.base) % 64, 0);
-	CU_ASSERT(size >= (size_t)(s.producers - (uint8_t *)s.base) +
+	CU_ASSERT((uint8_t *)s.authpub >= s.producers +
 	    producer_table_size(&small));
-	CU_ASSERT(size < (size_t)(s.producers - (uint8_t *)s.base) +
-	    producer_table_size(&small) + 4096);
+	CU_ASSERT_EQUAL(((uintptr_t)s.authpub - (uintptr_t)s.base) % 64, 0);
+	CU_ASSERT(size >= (size_t)((uint8_t *)s.authpub - (uint8_t *)s.base) +
+	    sizeof(struct shm_authpub));
+	CU_ASSERT(size < (size_t)((uint8_t *)s.authpub - (uint8_t *)s.base) +
+	    sizeof(struct shm_authpub) + 4096);
+	CU_ASSERT_EQUAL(authpub_generation(&s), 0);
 	CU_ASSERT_PTR_EQUAL(shm_ring_data(&s, &s.parts[5]), s.rings + 5 * 4096);
 	CU_ASSERT_EQUAL(s.hdr->magic, SHM_MAGIC);
 	CU_ASSERT_EQUAL(s.hdr->version, SHM_LAYOUT_VERSION);
@@ -408,6 +413,42 @@ test_dir_lock_owner_dead(void)
 	shm_detach(&s);
 }
 
+/*
+ * The auth_file hand-off: each publish is a new generation with its
+ * text; a publish cut short (seq left odd, as by a master killed in the
+ * middle) is never read, the reader keeps what it had.
+ */
+static void
+test_authpub(void)
+{
+	static uint8_t buf[AUTHPUB_TEXT_MAX];
+	struct shm s;
+	uint32_t gen = 0, seq;
+	size_t len = 0;
+
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, shm_name, &small), 0);
+	CU_ASSERT_EQUAL(authpub_publish(&s, "a:x:consume\n", 12), 1);
+	CU_ASSERT_EQUAL(authpub_read(&s, buf, &len, &gen), 1);
+	CU_ASSERT_EQUAL(gen, 1);
+	CU_ASSERT_EQUAL(len, 12);
+	CU_ASSERT_EQUAL(memcmp(buf, "a:x:consume\n", 12), 0);
+	CU_ASSERT_EQUAL(authpub_publish(&s, "b:y:\n", 5), 2);
+	CU_ASSERT_EQUAL(authpub_generation(&s), 2);
+	CU_ASSERT_EQUAL(authpub_read(&s, buf, &len, &gen), 1);
+	CU_ASSERT_EQUAL(gen, 2);
+	CU_ASSERT_EQUAL(len, 5);
+	CU_ASSERT_EQUAL(memcmp(buf, "b:y:\n", 5), 0);
+	/* A writer that died mid-publish: odd seq, nothing is read. */
+	seq = atomic_load(&s.authpub->seq);
+	atomic_store(&s.authpub->seq, seq + 1);
+	memcpy(s.authpub->text, "torn", 4);
+	len = 0;
+	CU_ASSERT_EQUAL(authpub_read(&s, buf, &len, &gen), 0);
+	CU_ASSERT_EQUAL(len, 0);
+	shm_detach(&s);
+	shm_unlink_name(shm_name);
+}
+
 TEST_SUITE("shm", setup, teardown,
 	{ "name_for", test_name_for },
 	{ "layout", test_layout },
@@ -415,4 +456,5 @@ TEST_SUITE("shm", setup, teardown,
 	{ "attach_refused", test_attach_refused },
 	{ "topics", test_topics },
 	{ "topic_crash", test_topic_crash },
-	{ "dir_lock_owner_dead", test_dir_lock_owner_dead });
+	{ "dir_lock_owner_dead", test_dir_lock_owner_dead },
+	{ "authpub", test_authpub });
