@@ -495,7 +495,8 @@ test_reload_column(void)
 	static const char *const want[] = {
 		"retention_bytes", "retention_ms", "flush_interval_ms",
 		"flush_messages", "max_message_bytes", "auto_create_topics",
-		"max_connections", "idle_timeout_ms", "request_timeout_ms",
+		"max_connections", "max_connections_per_ip",
+		"handshake_timeout_ms", "idle_timeout_ms", "request_timeout_ms",
 		"retention_check_ms", "log_level",
 	};
 	struct config_field f[SHM_LIVE_FIELDS];
