@@ -443,6 +443,8 @@ metrics_main(struct broker *b)
 	/* The broker's own socket is the workers' business. */
 	if (b->listen_fd >= 0)
 		close(b->listen_fd);
+	if (b->kafka_fd >= 0 && b->conf->kafka_listen[0] != '\0')
+		close(b->kafka_fd);
 
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);

@@ -82,6 +82,7 @@ struct conn {
 	int64_t			 last_active;
 	int64_t			 partial_since;	/* a partial frame arrived; 0 = none */
 	struct auth_session	 auth;		/* who this client proved to be */
+	int			 kafka;		/* a Kafka client (worker/kafka.h) */
 };
 
 /* Take an accepted socket; NULL (socket closed) on failure. */
