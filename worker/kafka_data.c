@@ -21,6 +21,7 @@
 #include "proto/kafka/kfetch.h"
 #include "proto/kafka/kproduce.h"
 #include "shm/producer.h"
+#include "shm/stats.h"
 #include "worker/conn.h"
 #include "worker/handlers.h"
 #include "worker/kafka.h"
@@ -154,6 +155,8 @@ kafka_produce_emit(struct worker *w, struct conn *c, struct req *r)
 				    r->error : ERR_UNKNOWN);
 				continue;
 			}
+			/* Counted by native code, as the native answers are. */
+			stats_error_count(w->me, res.error);
 			pr->error = kafka_error(res.error);
 			if (res.error == ERR_NONE)
 				pr->base_offset = res.base_offset;
@@ -290,6 +293,7 @@ kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 			    handler_fetch_take(r, n, &hp) == -1)
 				hp.error = r->error != ERR_NONE ? r->error :
 				    ERR_UNKNOWN;
+			stats_error_count(w->me, hp.error);
 			pr.error = kafka_error(hp.error);
 			pr.high_watermark = pr.last_stable_offset =
 			    hp.error == ERR_NONE ? hp.hwm : -1;

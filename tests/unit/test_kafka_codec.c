@@ -745,7 +745,7 @@ static int
 py_decode(const char *api, int version, const struct wbuf *wb, char *out,
     size_t outsz)
 {
-	char script[1200], ver[8], *dir, *file;
+	char script[1200], ver[16], *dir, *file;
 	char *argv[] = { PYTHON, script, "decode", (char *)api, ver, NULL,
 	    NULL };
 	FILE *f;
