@@ -692,6 +692,111 @@ test_fetch_whole_batch_and_out_of_range(void)
 	close(fd);
 }
 
+/*
+ * acks=0 gets no answer at all, yet is stored, and answers stay in
+ * request order: the next answer on the connection is the ApiVersions
+ * sent after it.
+ */
+static void
+test_acks_zero_is_not_answered(void)
+{
+	const char *consume[] = { "flume-consume", "-t", "t3", "-p", "2",
+	    "-o", "beginning", "-e", "-f", "%o %v\\n", NULL };
+	const int32_t parts[] = { 2 };
+	const uint8_t *recs[1];
+	size_t lens[1], glen, pos, n = 0;
+	uint8_t *good, *p = NULL;
+	struct wbuf wb;
+	char *out = NULL;
+	uint32_t id = 0;
+	int fd;
+
+	good = (uint8_t *)slurp(BATCH_FIXTURE, &glen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(good);
+	recs[0] = good;
+	lens[0] = glen;
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	wbuf_init(&wb);
+	produce_req(&wb, 31, NULL, 0, "t3", 1, parts, recs, lens);
+	pos = kframe_begin(&wb, KAPI_API_VERSIONS, 0, 32);
+	kframe_end(&wb, pos);
+	CU_ASSERT_EQUAL_FATAL(support_send(fd, wb.buf, wb.len), 0);
+	CU_ASSERT_EQUAL_FATAL(support_recv(fd, 10000, &id, &p, &n), 1);
+	CU_ASSERT_EQUAL(id, 32);
+	CU_ASSERT(n >= 2 && be16_get(p) == KERR_NONE);
+	free(p);
+	close(fd);
+	CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 20000, consume), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_EQUAL(strncmp(out, "0 value-1\n1 no key here\n", 24), 0);
+	free(out);
+	wbuf_free(&wb);
+	free(good);
+}
+
+/*
+ * A Fetch waiting on an empty partition (max_wait 20 s) is answered as
+ * soon as another client appends there, with the new batch.
+ */
+static void
+test_fetch_long_poll_woken_by_append(void)
+{
+	struct rbuf rb;
+	struct wbuf wb;
+	uint8_t *p = NULL;
+	size_t n = 0, pos;
+	long long t0, waited;
+	uint32_t id = 0;
+	int32_t rlen;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	wbuf_init(&wb);
+	pos = kframe_begin(&wb, KAPI_FETCH, 4, 41);
+	wbuf_i32(&wb, -1);
+	wbuf_i32(&wb, 20000);		/* max wait */
+	wbuf_i32(&wb, 1);		/* min bytes */
+	wbuf_i32(&wb, 1 << 20);
+	wbuf_i8(&wb, 0);
+	wbuf_i32(&wb, 1);
+	kbuf_put_cstr(&wb, "t1");
+	wbuf_i32(&wb, 1);
+	wbuf_i32(&wb, 0);
+	wbuf_i64(&wb, 2);		/* the end of t1 */
+	wbuf_i32(&wb, 1 << 20);
+	kframe_end(&wb, pos);
+	t0 = support_now_ms();
+	CU_ASSERT_EQUAL_FATAL(support_send(fd, wb.buf, wb.len), 0);
+	/* Parked: nothing comes back within 300 ms. */
+	CU_ASSERT_EQUAL(support_recv(fd, 300, &id, &p, &n), -1);
+	CU_ASSERT_EQUAL(kcat("c\n", NULL, NULL, "-P", "-t", "t1", "-k", "k",
+	    NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(support_recv(fd, 15000, &id, &p, &n), 1);
+	waited = support_now_ms() - t0;
+	CU_ASSERT(waited < 15000);
+	CU_ASSERT_EQUAL(id, 41);
+	rbuf_init(&rb, p, n);
+	rbuf_i32(&rb);
+	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), 1);
+	CU_ASSERT(kstr_eq(kbuf_str(&rb), "t1"));
+	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), 1);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_NONE);
+	CU_ASSERT_EQUAL(rbuf_i64(&rb), 3);
+	rbuf_i64(&rb);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+	rlen = rbuf_i32(&rb);
+	CU_ASSERT_FATAL(rlen >= BATCH_HEADER_SIZE);
+	/* kcat's batch, stored at offset 2. */
+	CU_ASSERT_EQUAL(be64_get(rbuf_raw(&rb, (size_t)rlen)), 2);
+	CU_ASSERT_EQUAL(rbuf_left(&rb), 0);
+	printf("\n  long-poll fetch answered %lld ms after it was sent\n",
+	    waited);
+	free(p);
+	wbuf_free(&wb);
+	close(fd);
+}
+
 /* Send bytes; the broker must close the connection (recv sees EOF). */
 static int
 expect_closed(const void *buf, size_t len)
@@ -805,7 +910,7 @@ test_workers_survived(void)
 	CU_ASSERT_EQUAL(kcat(NULL, &out, NULL, "-C", "-t", "t1", "-o",
 	    "beginning", "-e", "-f", "%s\\n", NULL), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-	CU_ASSERT_STRING_EQUAL(out, "a\nb\n");
+	CU_ASSERT_STRING_EQUAL(out, "a\nb\nc\n");
 	free(out);
 }
 
@@ -873,6 +978,9 @@ TEST_SUITE("kafka", setup, teardown,
     { "Produce errors per partition", test_produce_errors_per_partition },
     { "Fetch: a whole batch, out of range",
 	test_fetch_whole_batch_and_out_of_range },
+    { "acks=0 is not answered", test_acks_zero_is_not_answered },
+    { "Fetch long poll woken by an append",
+	test_fetch_long_poll_woken_by_append },
     { "bad input closes only that connection",
 	test_bad_input_closes_only_that_connection },
     { "random bytes flood", test_random_bytes_flood },
