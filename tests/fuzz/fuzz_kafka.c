@@ -4,8 +4,9 @@
  * [body].  The size prefix goes through kframe_size, the rest (whatever
  * the size says) through kheader_decode and then kreq_decode for the
  * header's (key, version), so every request decoder is reached from the
- * corpus of real requests (kafka-python-* encoded by kafka-python's
- * classes, kcat-* captured from kcat/librdkafka 2.0.2).  On success every
+ * corpus of real requests (kafka-python-NN-* encoded by kafka-python's
+ * classes, kcat-* and *-live-* captured from kcat/librdkafka 2.0.2 and
+ * kafka-python 2.0.2 talking to a broker through a proxy).  On success every
  * string and byte array of the decoded request is read (ASan checks that
  * each lies inside the frame) and every count must be one the frame can
  * hold.  A second pass decodes the same body under every other key, so a

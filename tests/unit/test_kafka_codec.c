@@ -633,6 +633,92 @@ test_kcat_first_requests(void)
 	arena_free(&a);
 }
 
+/* Read a captured frame and decode its header and body; buf to free. */
+static uint8_t *
+load_capture(const char *file, struct kheader *h, union kreq *r,
+    struct arena *a)
+{
+	char path[1200];
+	uint8_t *buf;
+	size_t len;
+	int32_t size;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", srcdir, FIXTURES, file);
+	buf = slurp(path, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	CU_ASSERT_EQUAL_FATAL(kframe_size(buf, len, &size), 1);
+	CU_ASSERT_EQUAL_FATAL((size_t)size, len - 4);
+	CU_ASSERT_EQUAL_FATAL(kheader_decode(h, buf + 4, len - 4), 0);
+	CU_ASSERT_EQUAL_FATAL(kreq_decode(r, h->api_key, h->api_version,
+	    buf + 4 + h->body_off, len - 4 - h->body_off, a), 0);
+	return buf;
+}
+
+/*
+ * The data path requests of kcat (librdkafka 2.0.2), captured once
+ * through a proxy while it produced "a", "b" with key k and consumed
+ * them (fields as kafka-python's ProduceRequest[3], FetchRequest[4] and
+ * OffsetRequest[1] decode them).
+ */
+static void
+test_librdkafka_data_requests(void)
+{
+	struct kheader h;
+	struct arena a;
+	union kreq r;
+	struct batch_header bh;
+	const struct kproduce_part *pp;
+	uint8_t *buf;
+
+	arena_init(&a, 1u << 16);
+	buf = load_capture("librdkafka-Produce-v3.bin", &h, &r, &a);
+	CU_ASSERT_EQUAL(h.api_key, KAPI_PRODUCE);
+	CU_ASSERT_EQUAL(h.api_version, 3);
+	STR(h.client_id, "rdkafka");
+	NUL(r.produce.transactional_id);
+	CU_ASSERT_EQUAL(r.produce.acks, -1);
+	CU_ASSERT_EQUAL(r.produce.timeout_ms, 30000);
+	CU_ASSERT_EQUAL_FATAL(r.produce.ntopics, 1);
+	STR(r.produce.topics[0].name, "t1");
+	CU_ASSERT_EQUAL_FATAL(r.produce.topics[0].npart, 1);
+	pp = &r.produce.topics[0].parts[0];
+	CU_ASSERT_EQUAL(pp->partition, 1);
+	CU_ASSERT_EQUAL_FATAL(batch_validate((const uint8_t *)pp->records.p,
+	    (size_t)pp->records.len, &bh), BATCH_OK);
+	CU_ASSERT_EQUAL(bh.base_offset, 0);
+	CU_ASSERT_EQUAL(bh.records_count, 2);
+	CU_ASSERT_EQUAL(pp->records.len, 12 + 67);
+	free(buf);
+
+	arena_reset(&a);
+	buf = load_capture("librdkafka-Fetch-v4.bin", &h, &r, &a);
+	CU_ASSERT_EQUAL(h.api_key, KAPI_FETCH);
+	CU_ASSERT_EQUAL(r.fetch.replica_id, -1);
+	CU_ASSERT_EQUAL(r.fetch.max_wait_ms, 500);
+	CU_ASSERT_EQUAL(r.fetch.min_bytes, 1);
+	CU_ASSERT_EQUAL(r.fetch.max_bytes, 52428800);
+	CU_ASSERT_EQUAL(r.fetch.isolation_level, 1);	/* read_committed */
+	CU_ASSERT_EQUAL_FATAL(r.fetch.ntopics, 1);
+	STR(r.fetch.topics[0].name, "t1");
+	CU_ASSERT_EQUAL_FATAL(r.fetch.topics[0].npart, 1);
+	CU_ASSERT_EQUAL(r.fetch.topics[0].parts[0].partition, 0);
+	CU_ASSERT_EQUAL(r.fetch.topics[0].parts[0].fetch_offset, 0);
+	CU_ASSERT_EQUAL(r.fetch.topics[0].parts[0].max_bytes, 1048576);
+	free(buf);
+
+	arena_reset(&a);
+	buf = load_capture("librdkafka-ListOffsets-v1.bin", &h, &r, &a);
+	CU_ASSERT_EQUAL(h.api_key, KAPI_LIST_OFFSETS);
+	CU_ASSERT_EQUAL_FATAL(r.list_offsets.ntopics, 1);
+	STR(r.list_offsets.topics[0].name, "t1");
+	CU_ASSERT_EQUAL_FATAL(r.list_offsets.topics[0].npart, 1);
+	CU_ASSERT_EQUAL(r.list_offsets.topics[0].parts[0].partition, 0);
+	CU_ASSERT_EQUAL(r.list_offsets.topics[0].parts[0].timestamp,
+	    KLIST_OFFSETS_EARLIEST);
+	free(buf);
+	arena_free(&a);
+}
+
 /* Hostile counts and lengths: refused before anything is sized by them. */
 static void
 test_hostile_counts_and_lengths(void)
@@ -1099,6 +1185,7 @@ TEST_SUITE("kafka_codec", setup, NULL,
     { "offset requests", test_offset_requests },
     { "admin requests", test_admin_requests },
     { "kcat's first requests", test_kcat_first_requests },
+    { "librdkafka's data requests", test_librdkafka_data_requests },
     { "hostile counts and lengths", test_hostile_counts_and_lengths },
     { "version table", test_version_table },
     { "kafka-python reads data responses",
