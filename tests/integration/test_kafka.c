@@ -49,7 +49,8 @@ setup(void)
 	snprintf(extra, sizeof(extra), "partitions = 3\n"
 	    "kafka_listen = %s\nflush_interval_ms = 100ms\n"
 	    "max_message_bytes = 256K\n"
-	    "[topic t1]\npartitions = 1\n[topic t3]\npartitions = 3\n", kbroker);
+	    "[topic t1]\npartitions = 1\n[topic t3]\npartitions = 3\n"
+	    "[topic t5]\npartitions = 1\n", kbroker);
 	if (flumed_start(&d, extra) != 0)
 		return -1;
 	workers_before[0] = flumed_child_pid(&d, "worker", 0);
@@ -692,6 +693,118 @@ test_fetch_whole_batch_and_out_of_range(void)
 	close(fd);
 }
 
+/* A one-record batch of producer pid, epoch, sequence seq; malloc'ed. */
+static uint8_t *
+idem_batch(int64_t pid, int16_t epoch, int32_t seq, const char *value,
+    size_t *len)
+{
+	struct batch_builder bb;
+	const uint8_t *out;
+	uint8_t *copy;
+
+	batch_builder_init(&bb);
+	batch_builder_set_producer(&bb, pid, epoch, seq);
+	CU_ASSERT_FATAL(batch_builder_add(&bb, 1700000000000LL, NULL, -1,
+	    value, (int32_t)strlen(value), NULL, 0) == 0);
+	CU_ASSERT_FATAL(batch_builder_close(&bb, &out, len) == 0);
+	copy = malloc(*len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
+	memcpy(copy, out, *len);
+	batch_builder_free(&bb);
+	return copy;
+}
+
+/* Produce one batch to t5 partition 0 and check (error, offset). */
+static void
+idem_send(int fd, int32_t corr, const uint8_t *b, size_t len, int16_t err,
+    int64_t off)
+{
+	const int32_t parts[] = { 0 };
+	const uint8_t *recs[] = { b };
+	const size_t lens[] = { len };
+	const int16_t errs[] = { err };
+	const int64_t offs[] = { off };
+	struct wbuf wb;
+	uint8_t *p = NULL;
+	size_t n = 0;
+
+	wbuf_init(&wb);
+	produce_req(&wb, corr, NULL, -1, "t5", 1, parts, recs, lens);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &wb, corr, &p, &n), 1);
+	check_produce_resp(p, n, "t5", 1, parts, errs, offs);
+	free(p);
+	wbuf_free(&wb);
+}
+
+/*
+ * InitProducerId and the producer table: a resend of the last batch is
+ * answered with its original offset (not stored twice), a sequence gap is
+ * OUT_OF_ORDER_SEQUENCE_NUMBER, an id never issued UNKNOWN_PRODUCER_ID,
+ * and a transactional id is refused.
+ */
+static void
+test_init_producer_id_and_dedup(void)
+{
+	const char *consume[] = { "flume-consume", "-t", "t5", "-p", "0",
+	    "-o", "beginning", "-e", "-f", "%o %v\\n", NULL };
+	struct rbuf rb;
+	struct wbuf wb;
+	uint8_t *p = NULL, *b0, *b1, *b3, *bx;
+	size_t n = 0, pos, l0, l1, l3, lx;
+	char *out = NULL;
+	int64_t pid;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	wbuf_init(&wb);
+	pos = kframe_begin(&wb, KAPI_INIT_PRODUCER_ID, 1, 51);
+	kbuf_put_cstr(&wb, NULL);
+	wbuf_i32(&wb, 60000);
+	kframe_end(&wb, pos);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &wb, 51, &p, &n), 1);
+	rbuf_init(&rb, p, n);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_NONE);
+	pid = rbuf_i64(&rb);
+	CU_ASSERT(pid >= 0);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), 0);	/* epoch */
+	CU_ASSERT_EQUAL(rbuf_left(&rb), 0);
+	free(p);
+
+	b0 = idem_batch(pid, 0, 0, "s0", &l0);
+	b1 = idem_batch(pid, 0, 1, "s1", &l1);
+	b3 = idem_batch(pid, 0, 3, "s3", &l3);
+	bx = idem_batch(pid + 1000000, 0, 0, "sx", &lx);
+	idem_send(fd, 52, b0, l0, KERR_NONE, 0);
+	idem_send(fd, 53, b1, l1, KERR_NONE, 1);
+	idem_send(fd, 54, b1, l1, KERR_NONE, 1);	/* resent: same offset */
+	idem_send(fd, 55, b3, l3, KERR_OUT_OF_ORDER_SEQUENCE_NUMBER, -1);
+	idem_send(fd, 56, bx, lx, KERR_UNKNOWN_PRODUCER_ID, -1);
+
+	wbuf_reset(&wb);
+	pos = kframe_begin(&wb, KAPI_INIT_PRODUCER_ID, 0, 57);
+	kbuf_put_cstr(&wb, "my-txn");
+	wbuf_i32(&wb, 60000);
+	kframe_end(&wb, pos);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &wb, 57, &p, &n), 1);
+	rbuf_init(&rb, p, n);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+	CU_ASSERT_EQUAL(rbuf_i64(&rb), -1);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), -1);
+	free(p);
+	close(fd);
+	CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 20000, consume), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, "0 s0\n1 s1\n");
+	free(out);
+	free(b0);
+	free(b1);
+	free(b3);
+	free(bx);
+	wbuf_free(&wb);
+}
+
 /*
  * acks=0 gets no answer at all, yet is stored, and answers stay in
  * request order: the next answer on the connection is the ApiVersions
@@ -979,6 +1092,7 @@ TEST_SUITE("kafka", setup, teardown,
     { "Fetch: a whole batch, out of range",
 	test_fetch_whole_batch_and_out_of_range },
     { "acks=0 is not answered", test_acks_zero_is_not_answered },
+    { "InitProducerId and dedup", test_init_producer_id_and_dedup },
     { "Fetch long poll woken by an append",
 	test_fetch_long_poll_woken_by_append },
     { "bad input closes only that connection",
