@@ -16,6 +16,7 @@ struct broker {
 	struct config		*conf;		/* this process's own: reloads change it */
 	struct shm		 shm;
 	int			 listen_fd;
+	int			 kafka_fd;	/* the Kafka listener, or -1 (kafka_listen off) */
 	int			*eventfds;	/* [child_slots]; eventfds[slot] wakes that child */
 	int			 nslots;
 	int			 slot;		/* this child's slot */

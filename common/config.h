@@ -63,6 +63,14 @@ struct config {
 	char		 metrics_listen[300];	/* "host:port" of /metrics; "" = off */
 	char		 metrics_host[256];
 	char		 metrics_port[16];
+	/* The Kafka listener (worker/kafka*.c); kafka_listen "" = off. */
+	char		 kafka_listen[300];
+	char		 kafka_host[256];
+	char		 kafka_port[16];
+	/* host:port Metadata and FindCoordinator return; "" = kafka_listen. */
+	char		 kafka_advertised[300];
+	char		 kafka_adv_host[256];
+	int32_t		 kafka_adv_port;
 	struct topic_config *topics;		/* [topic NAME] sections */
 	size_t		 ntopics;
 };

@@ -124,6 +124,9 @@ static const struct conf_key conf_keys[] = {
 	    CF(group_rebalance_timeout_ms), NOTOPIC, RESTART },
 	{ "log_level", CT_LOGLEVEL, 0, 0, 0, "info", CF(log_level), NOTOPIC, RELOAD },
 	{ "metrics_listen", CT_LISTEN, 0, 0, 0, NULL, CF(metrics_listen), NOTOPIC, RESTART },
+	{ "kafka_listen", CT_LISTEN, 0, 0, 0, NULL, CF(kafka_listen), NOTOPIC, RESTART },
+	{ "kafka_advertised_listener", CT_LISTEN, 0, 0, 0, NULL,
+	    CF(kafka_advertised), NOTOPIC, RESTART },
 };
 #define NKEYS	(sizeof(conf_keys) / sizeof(conf_keys[0]))
 
@@ -311,12 +314,36 @@ conf_store_num(void *field, size_t width, int64_t v)
 	}
 }
 
+/* Which host:port key conf_set_listen() sets. */
+enum conf_listen { CL_MAIN, CL_METRICS, CL_KAFKA, CL_KAFKA_ADV };
+
+static int
+conf_listen_which(const struct conf_key *k)
+{
+	if (k->off == offsetof(struct config, metrics_listen))
+		return CL_METRICS;
+	if (k->off == offsetof(struct config, kafka_listen))
+		return CL_KAFKA;
+	if (k->off == offsetof(struct config, kafka_advertised))
+		return CL_KAFKA_ADV;
+	return CL_MAIN;
+}
+
+/* A wildcard address, which no client can be told to connect to. */
+static int
+conf_host_wildcard(const char *h)
+{
+	return strcmp(h, "0.0.0.0") == 0 || strcmp(h, "::") == 0 ||
+	    strcmp(h, "*") == 0;
+}
+
 /*
- * Split "host:port" / "[v6]:port" into the config's listen (or, with
- * metrics, metrics_listen) fields; "*" means every address.
+ * Split "host:port" / "[v6]:port" into the fields of the key `which`
+ * (enum conf_listen); "*" means every address (not for the advertised
+ * Kafka address, which clients connect to).
  */
 static int
-conf_set_listen(struct config *c, int metrics, const char *v)
+conf_set_listen(struct config *c, int which, const char *v)
 {
 	char		 host[256];
 	const char	*port, *end;
@@ -359,7 +386,24 @@ conf_set_listen(struct config *c, int metrics, const char *v)
 	n = strtol(port, &ep, 10);
 	if (*ep != '\0' || n < 0 || n > 65535)
 		return -1;
-	if (metrics) {
+	if (which == CL_KAFKA_ADV) {
+		if (conf_host_wildcard(host) || n == 0 ||
+		    strlcpy(c->kafka_advertised, v, sizeof(c->kafka_advertised)) >=
+		    sizeof(c->kafka_advertised))
+			return -1;
+		strlcpy(c->kafka_adv_host, host, sizeof(c->kafka_adv_host));
+		c->kafka_adv_port = (int32_t)n;
+		return 0;
+	}
+	if (which == CL_KAFKA) {
+		if (strlcpy(c->kafka_listen, v, sizeof(c->kafka_listen)) >=
+		    sizeof(c->kafka_listen))
+			return -1;
+		strlcpy(c->kafka_host, host, sizeof(c->kafka_host));
+		snprintf(c->kafka_port, sizeof(c->kafka_port), "%ld", n);
+		return 0;
+	}
+	if (which == CL_METRICS) {
 		if (strlcpy(c->metrics_listen, v, sizeof(c->metrics_listen)) >=
 		    sizeof(c->metrics_listen))
 			return -1;
@@ -420,18 +464,30 @@ conf_set(struct conf_parse *p, const struct conf_key *k, void *base, size_t off,
 			    k->name, k->width - 1);
 		return 0;
 	case CT_LISTEN:
-		b = k->off == offsetof(struct config, metrics_listen);
-		/* metrics_listen = off (or no) disables the metrics child. */
-		if (b && (strcasecmp(value, "off") == 0 ||
+		b = conf_listen_which(k);
+		/*
+		 * metrics_listen = off (or no) disables the metrics child,
+		 * kafka_listen = off the Kafka listener.
+		 */
+		if ((b == CL_METRICS || b == CL_KAFKA) &&
+		    (strcasecmp(value, "off") == 0 ||
 		    strcasecmp(value, "no") == 0)) {
-			c->metrics_listen[0] = '\0';
-			c->metrics_host[0] = c->metrics_port[0] = '\0';
+			if (b == CL_METRICS) {
+				c->metrics_listen[0] = '\0';
+				c->metrics_host[0] = c->metrics_port[0] = '\0';
+			} else {
+				c->kafka_listen[0] = '\0';
+				c->kafka_host[0] = c->kafka_port[0] = '\0';
+			}
 			return 0;
 		}
 		if (conf_set_listen(c, b, value) == -1)
 			return conf_error(p, p->lineno,
 			    "bad value '%s' for %s: expected %s%s", value, k->name,
-			    conf_expected(k->type), b ? " or off" : "");
+			    b == CL_KAFKA_ADV ? "host:port that clients can "
+			    "connect to (not a wildcard, not port 0)" :
+			    conf_expected(k->type),
+			    b == CL_METRICS || b == CL_KAFKA ? " or off" : "");
 		return 0;
 	case CT_LOGLEVEL:
 		if ((b = log_level_parse(value)) == -1)
@@ -651,6 +707,18 @@ conf_crosscheck(struct conf_parse *p, struct config *c, const int *tlines)
 		return conf_error(p, conf_line2(p, "partitions", "max_partitions"),
 		    "partitions (%d) must be at most max_partitions (%u)",
 		    c->partitions, c->max_partitions);
+	if (c->kafka_listen[0] != '\0' && c->kafka_advertised[0] == '\0') {
+		/* Clients are told to connect where the listener is. */
+		if (conf_host_wildcard(c->kafka_host) ||
+		    strcmp(c->kafka_port, "0") == 0)
+			return conf_error(p, conf_line(p, "kafka_listen"),
+			    "kafka_listen %s is not an address clients can "
+			    "connect to: set kafka_advertised_listener",
+			    c->kafka_listen);
+		strlcpy(c->kafka_adv_host, c->kafka_host,
+		    sizeof(c->kafka_adv_host));
+		c->kafka_adv_port = (int32_t)strtol(c->kafka_port, NULL, 10);
+	}
 	if (c->ntopics > c->max_topics)
 		return conf_error(p, tlines[c->max_topics],
 		    "too many [topic] sections: max_topics is %u", c->max_topics);

@@ -169,12 +169,12 @@ lock_data_dir(const char *data_dir)
 }
 
 static void __attribute__((noreturn))
-listen_fail(const struct config *conf, int e)
+listen_fail(const char *addr, int e)
 {
 	if (e == EADDRINUSE)
 		die("cannot listen on %s: address already in use "
-		    "(another broker or program is bound to it)", conf->listen);
-	die("cannot listen on %s: %s", conf->listen, strerror(e));
+		    "(another broker or program is bound to it)", addr);
+	die("cannot listen on %s: %s", addr, strerror(e));
 }
 
 /* "127.0.0.1:9192" or "[::1]:9192" of a bound socket. */
@@ -204,7 +204,8 @@ sockaddr_text(const struct sockaddr_storage *ss, char *buf, size_t size)
  * client that can connect finds the broker's state recovered.
  */
 static int
-listen_bind(const struct config *conf, char *bound, size_t boundlen)
+listen_bind(const char *host, const char *port, const char *addr,
+    char *bound, size_t boundlen)
 {
 	struct addrinfo		 hints, *res, *ai;
 	struct sockaddr_storage	 ss;
@@ -215,9 +216,9 @@ listen_bind(const struct config *conf, char *bound, size_t boundlen)
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-	rc = getaddrinfo(conf->listen_host, conf->listen_port, &hints, &res);
+	rc = getaddrinfo(host, port, &hints, &res);
 	if (rc != 0)
-		die("cannot resolve listen address %s: %s", conf->listen,
+		die("cannot resolve listen address %s: %s", addr,
 		    gai_strerror(rc));
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK,
@@ -236,7 +237,7 @@ listen_bind(const struct config *conf, char *bound, size_t boundlen)
 	}
 	freeaddrinfo(res);
 	if (fd == -1)
-		listen_fail(conf, saved);
+		listen_fail(addr, saved);
 	sl = sizeof(ss);
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == -1)
 		die("getsockname: %s", strerror(errno));
@@ -254,6 +255,7 @@ main(int argc, char *argv[], char *envp[])
 	char		 warn[PATH_MAX + 128] = "";
 	char		 real[PATH_MAX], shmname[SHM_NAME_MAX];
 	char		 mbound[INET6_ADDRSTRLEN + 16];
+	char		 kbound[INET6_ADDRSTRLEN + 16];
 	const char	*path = DEFAULT_CONFIG;
 	int		 ch, daemonize = 0, check = 0, verbose = 0, i;
 	int		 status, unlink_ok = 0;
@@ -321,7 +323,13 @@ main(int argc, char *argv[], char *envp[])
 	strlcpy(conf.data_dir, real, sizeof(conf.data_dir));
 	pfh = lock_data_dir(conf.data_dir);
 
-	b.listen_fd = listen_bind(&conf, bound, sizeof(bound));
+	b.listen_fd = listen_bind(conf.listen_host, conf.listen_port,
+	    conf.listen, bound, sizeof(bound));
+	/* The Kafka listener: bound before fork too, every worker accepts. */
+	b.kafka_fd = -1;
+	if (conf.kafka_listen[0] != '\0')
+		b.kafka_fd = listen_bind(conf.kafka_host, conf.kafka_port,
+		    conf.kafka_listen, kbound, sizeof(kbound));
 	/* Bound here too, so a busy metrics port is reported right away. */
 	b.has_metrics = conf.metrics_listen[0] != '\0';
 	b.metrics_fd = -1;
@@ -340,6 +348,9 @@ main(int argc, char *argv[], char *envp[])
 	    conf.path, conf.data_dir, conf.workers, conf.workers == 1 ? "" : "s");
 	if (b.has_metrics)
 		log_info("metrics on http://%s/metrics", mbound);
+	if (b.kafka_fd != -1)
+		log_info("Kafka listener on %s, advertised as %s:%d", kbound,
+		    conf.kafka_adv_host, (int)conf.kafka_adv_port);
 
 	fault_trace_install("master");	/* tests only: FLUME_TEST_FSYNC_LOG */
 	if (recovery_run(&conf, &b.shm) == -1) {
@@ -349,7 +360,8 @@ main(int argc, char *argv[], char *envp[])
 	strlcpy(shmname, b.shm.name, sizeof(shmname));
 	/* Replace what an earlier master may have left in the region. */
 	auth_publish(&b.shm);
-	if (listen(b.listen_fd, SOMAXCONN) == -1) {
+	if (listen(b.listen_fd, SOMAXCONN) == -1 || (b.kafka_fd != -1 &&
+	    listen(b.kafka_fd, SOMAXCONN) == -1)) {
 		log_warn("cannot listen on %s", conf.listen);
 		shm_detach(&b.shm);
 		shm_unlink_name(shmname);
@@ -373,6 +385,8 @@ main(int argc, char *argv[], char *envp[])
 		close(b.eventfds[i]);
 	free(b.eventfds);
 	close(b.listen_fd);
+	if (b.kafka_fd != -1)
+		close(b.kafka_fd);
 	if (b.has_metrics)
 		close(b.metrics_fd);
 	live_fini();

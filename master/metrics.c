@@ -476,6 +476,8 @@ metrics_main(struct broker *b)
 	/* The broker's own socket is the workers' business. */
 	if (b->listen_fd >= 0)
 		close(b->listen_fd);
+	if (b->kafka_fd >= 0 && b->conf->kafka_listen[0] != '\0')
+		close(b->kafka_fd);
 
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
 	    MHD_USE_ERROR_LOG, 0, NULL, NULL, metrics_http, b,

@@ -26,6 +26,8 @@
 static inline size_t
 frame_header_len(const struct frame_reader *r)
 {
+	if (r->kind == FRAME_KAFKA)
+		return FRAME_KAFKA_HEADER;
 	return r->kind == FRAME_REQUEST ? FRAME_REQ_HEADER : FRAME_RESP_HEADER;
 }
 
@@ -182,7 +184,12 @@ frame_reader_next(struct frame_reader *r, struct frame *f)
 	if (r->len - r->start < FRAME_SIZE_LEN + (size_t)size)
 		return 0;
 	p = r->buf + r->start + FRAME_SIZE_LEN;
-	if (r->kind == FRAME_REQUEST) {
+	if (r->kind == FRAME_KAFKA) {
+		f->api_key = be16_get(p);
+		f->request_id = be32_get(p + 4);
+		/* The whole Kafka header stays in the payload. */
+		hdr = FRAME_SIZE_LEN;
+	} else if (r->kind == FRAME_REQUEST) {
 		f->api_key = be16_get(p);
 		f->request_id = be32_get(p + 2);
 	} else {

@@ -19,7 +19,14 @@
 #define FRAME_REQ_HEADER	10	/* size + api_key + request_id */
 #define FRAME_RESP_HEADER	8	/* size + request_id */
 
-enum frame_kind { FRAME_REQUEST, FRAME_RESPONSE };
+/*
+ * FRAME_KAFKA: a Kafka request, [size i32][api_key i16][api_version i16]
+ * [correlation_id i32][client_id nstr][body]; api_key and request_id
+ * (the correlation id) are filled in, the payload is everything after
+ * the size (the header included, for proto/kafka/kheader.h).
+ */
+enum frame_kind { FRAME_REQUEST, FRAME_RESPONSE, FRAME_KAFKA };
+#define FRAME_KAFKA_HEADER	14	/* size + the smallest header v1 */
 
 struct frame {
 	uint16_t	 api_key;	/* requests only */

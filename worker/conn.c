@@ -32,6 +32,7 @@
 #include "common/log.h"
 #include "worker/conn.h"
 #include "worker/handlers.h"
+#include "worker/kafka.h"
 #include "worker/limits.h"
 
 #define CONN_READ_ROUNDS	16	/* socket reads per turn, for fairness */
@@ -39,6 +40,52 @@
 #define CONN_SENDFILE_MAX	(1u << 30)
 #define CONN_OUT_KEEP		(1u << 20)	/* output buffer kept between bursts */
 #define CONN_ARENA_KEEP		(1u << 20)	/* arena kept between bursts */
+
+/*
+ * A connection speaks one protocol for its whole life: these pick the
+ * native handlers or the Kafka dispatch (worker/kafka.h) for it.
+ */
+static inline void
+conn_h_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	if (c->kafka)
+		kafka_exec(w, c, r);
+	else
+		handler_exec(w, c, r);
+}
+
+static inline void
+conn_h_poll(struct worker *w, struct conn *c, struct req *r)
+{
+	if (c->kafka)
+		kafka_poll(w, c, r);
+	else
+		handler_poll(w, c, r);
+}
+
+static inline void
+conn_h_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	if (c->kafka)
+		kafka_emit(w, c, r);
+	else
+		handler_emit(w, c, r);
+}
+
+static inline int
+conn_h_redecode(struct conn *c, struct req *r)
+{
+	return c->kafka ? kafka_redecode(c, r) : handler_redecode(c, r);
+}
+
+static inline void
+conn_h_release(struct conn *c, struct req *r)
+{
+	if (c->kafka)
+		kafka_release(r);
+	else
+		handler_release(r);
+}
 
 static inline struct req *
 conn_req(struct conn *c, uint32_t i)
@@ -111,7 +158,7 @@ conn_close(struct conn *c)
 	size_t j;
 
 	for (i = 0; i < c->nreq; i++)
-		handler_release(conn_req(c, i));
+		conn_h_release(c, conn_req(c, i));
 	for (j = c->chead; j < c->nchunks; j++)
 		if (c->chunks[j].fd >= 0)
 			close(c->chunks[j].fd);
@@ -351,7 +398,7 @@ conn_detach(struct conn *c)
 			memcpy(copy, r->payload, r->payload_len);
 		r->payload = copy;
 		r->detached = 1;
-		if (r->dec != NULL && handler_redecode(c, r) == -1)
+		if (r->dec != NULL && conn_h_redecode(c, r) == -1)
 			return -1;
 	}
 	return 0;
@@ -366,7 +413,7 @@ conn_execute(struct conn *c)
 	while (!c->dead && c->exec < c->nreq) {
 		r = conn_req(c, c->exec);
 		if (r->state == REQ_NEW || r->state == REQ_BLOCKED) {
-			handler_exec(c->w, c, r);
+			conn_h_exec(c->w, c, r);
 			if (r->state == REQ_BLOCKED)
 				return;
 		}
@@ -387,8 +434,8 @@ conn_emit(struct conn *c)
 		if (r->state != REQ_DONE)
 			break;
 		if (!r->noresp)
-			handler_emit(c->w, c, r);
-		handler_release(r);
+			conn_h_emit(c->w, c, r);
+		conn_h_release(c, r);
 		c->qhead = (c->qhead + 1) % c->qcap;
 		c->nreq--;
 		c->exec--;
@@ -626,7 +673,7 @@ conn_poll_parked(struct conn *c, int64_t now, int64_t *deadline, int *parked)
 	for (i = 0; i < c->nreq; i++) {
 		r = conn_req(c, i);
 		if (r->state == REQ_WAIT)
-			handler_poll(c->w, c, r);
+			conn_h_poll(c->w, c, r);
 	}
 	if (conn_run(c) == -1)
 		return -1;

@@ -85,6 +85,7 @@ struct conn {
 	int			 handshaken;	/* a HANDSHAKE was answered without error */
 	uint64_t		 ip_key;	/* per-address count held (shm/ipcount.h); 0 none */
 	struct auth_session	 auth;		/* who this client proved to be */
+	int			 kafka;		/* a Kafka client (worker/kafka.h) */
 };
 
 /* Take an accepted socket; NULL (socket closed) on failure. */

@@ -1151,3 +1151,73 @@ handler_emit(struct worker *w, struct conn *c, struct req *r)
 	frame_end(wb, start);
 	conn_out_commit(c);
 }
+
+/*
+ * ---- Shared with the Kafka listener (worker/kafka*.c) ----
+ *
+ * The Kafka handlers decode their own requests, translate them into the
+ * native decoded structs (r->dec) with r->api set to the native key, and
+ * run them here, so both protocols share one implementation of produce
+ * (ring append, backpressure, acks, dedup), fetch (long poll, sendfile),
+ * metadata (auto-create) and list offsets.  handler_poll() and
+ * handler_release() then serve them unchanged.
+ */
+void
+handler_exec_decoded(struct worker *w, struct conn *c, struct req *r)
+{
+	switch (r->api) {
+	case API_METADATA:
+		exec_metadata(w, c, r);
+		break;
+	case API_PRODUCE:
+		exec_produce(w, c, r);
+		break;
+	case API_FETCH:
+		exec_fetch(w, c, r);
+		break;
+	case API_LIST_OFFSETS:
+		exec_list_offsets(w, c, r);
+		break;
+	default:
+		req_done(r, ERR_UNSUPPORTED_API);
+		break;
+	}
+}
+
+int
+handler_produce_result(const struct req *r, int32_t i,
+    struct produce_result *out)
+{
+	const struct produce_req *q = r->dec;
+	const struct produce_st *st = r->st;
+
+	if (r->api != API_PRODUCE || st == NULL || st->res == NULL || i < 0 ||
+	    i >= q->count)
+		return -1;
+	*out = st->res[i];
+	return 0;
+}
+
+int
+handler_fetch_take(struct req *r, int32_t i, struct handler_fetch_part *out)
+{
+	const struct fetch_req *q = r->dec;
+	struct fetch_st *st = r->st;
+	struct fetch_slot *s;
+
+	if (r->api != API_FETCH || st == NULL || i < 0 || i >= q->count)
+		return -1;
+	s = &st->s[i];
+	out->error = s->error;
+	out->log_start = s->log_start;
+	out->hwm = s->hwm;
+	out->nrec = s->nrec;
+	out->p = s->p;
+	out->fd = s->fd;
+	out->pos = s->pos;
+	out->len = s->len;
+	/* The caller owns the descriptor from here. */
+	s->fd = -1;
+	s->len = 0;
+	return 0;
+}

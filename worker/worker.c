@@ -35,6 +35,7 @@
 #include "common/log.h"
 #include "worker/conn.h"
 #include "worker/handlers.h"
+#include "worker/kafka.h"
 #include "worker/limits.h"
 #include "worker/main.h"
 #include "worker/worker.h"
@@ -46,7 +47,7 @@
 static volatile sig_atomic_t worker_quit;
 
 /* epoll tags for the two non-connection descriptors. */
-static char tag_listen, tag_wake;
+static char tag_listen, tag_kafka, tag_wake;
 
 static void
 worker_sig(int sig)
@@ -137,19 +138,21 @@ peer_name(const struct sockaddr_storage *ss, char *buf, size_t size)
 		snprintf(buf, size, "unix");
 }
 
+/* Accept on the native (kafka 0) or the Kafka (kafka 1) listener. */
 static void
-worker_accept(struct worker *w)
+worker_accept(struct worker *w, int kafka)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	char peer[64];
 	struct conn *c;
 	uint64_t key;
-	int fd, one = 1, i;
+	int fd, lfd, one = 1, i;
 
-	for (i = 0; i < WORKER_ACCEPTS && w->listen_fd != -1; i++) {
+	lfd = kafka ? w->kafka_fd : w->listen_fd;
+	for (i = 0; i < WORKER_ACCEPTS && lfd != -1; i++) {
 		sl = sizeof(ss);
-		fd = accept4(w->listen_fd, (struct sockaddr *)&ss, &sl,
+		fd = accept4(lfd, (struct sockaddr *)&ss, &sl,
 		    SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd == -1) {
 			if (errno == EINTR || errno == ECONNABORTED)
@@ -193,9 +196,11 @@ worker_accept(struct worker *w)
 			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		c = conn_new(w, fd, peer);
 		limits_conn_release(w);
+		if (c != NULL && kafka)
+			kafka_conn_init(c);
 		if (c != NULL) {
 			c->ip_key = key;
-			log_debug("%s: connected", peer);
+			log_debug("%s: connected%s", peer, kafka ? " (Kafka)" : "");
 		} else
 			limits_ip_release(w, key);
 	}
@@ -254,6 +259,11 @@ worker_stop(struct worker *w)
 		close(w->listen_fd);
 		w->listen_fd = -1;
 	}
+	if (w->kafka_fd != -1) {
+		epoll_ctl(w->epfd, EPOLL_CTL_DEL, w->kafka_fd, NULL);
+		close(w->kafka_fd);
+		w->kafka_fd = -1;
+	}
 	log_info("shutting down, %u connections", w->nconns);
 	/* Idle connections close now; busy ones once answered. */
 	for (c = TAILQ_FIRST(&w->conns); c != NULL; c = next) {
@@ -296,6 +306,7 @@ worker_setup(struct worker *w, struct broker *b)
 	w->conf = b->conf;
 	w->me = &b->shm.children[b->slot];
 	w->listen_fd = b->listen_fd;
+	w->kafka_fd = b->conf->kafka_listen[0] != '\0' ? b->kafka_fd : -1;
 	w->wake_fd = b->eventfds[b->slot];
 	w->next_sweep = WORKER_NEVER;
 	w->now = clock_mono_ms();
@@ -310,6 +321,10 @@ worker_setup(struct worker *w, struct broker *b)
 	ev.data.ptr = &tag_listen;
 	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->listen_fd, &ev) == -1)
 		fatal("epoll_ctl listen");
+	ev.data.ptr = &tag_kafka;
+	if (w->kafka_fd != -1 &&
+	    epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->kafka_fd, &ev) == -1)
+		fatal("epoll_ctl kafka listen");
 	ev.events = EPOLLIN;
 	ev.data.ptr = &tag_wake;
 	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->wake_fd, &ev) == -1)
@@ -380,9 +395,11 @@ worker_main(struct broker *b)
 		}
 		w->now = clock_mono_ms();
 		for (i = 0; i < n; i++) {
-			if (evs[i].data.ptr == &tag_listen) {
+			if (evs[i].data.ptr == &tag_listen ||
+			    evs[i].data.ptr == &tag_kafka) {
 				if (!w->stopping)
-					worker_accept(w);
+					worker_accept(w,
+					    evs[i].data.ptr == &tag_kafka);
 			} else if (evs[i].data.ptr == &tag_wake) {
 				worker_drain_wake(w);
 			} else {

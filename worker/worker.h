@@ -28,6 +28,7 @@ struct worker {
 	struct shm_child	*me;		/* children[b->slot] */
 	int			 epfd;
 	int			 listen_fd;	/* -1 once shutdown began */
+	int			 kafka_fd;	/* the Kafka listener; -1 off or stopping */
 	int			 wake_fd;	/* eventfds[b->slot] */
 	TAILQ_HEAD(, conn)	 conns;		/* every open connection */
 	TAILQ_HEAD(, conn)	 busy;		/* connections holding requests */

@@ -543,6 +543,50 @@ test_cross_checks(void)
 	config_free(&c);
 }
 
+/* kafka_listen, kafka_advertised_listener and what Metadata will say. */
+static void
+test_kafka_listen(void)
+{
+	struct config	c;
+
+	CU_ASSERT_EQUAL(load(&c, ""), 0);
+	CU_ASSERT_STRING_EQUAL(c.kafka_listen, "");	/* off unless set */
+	config_free(&c);
+	CU_ASSERT_EQUAL(load(&c, "kafka_listen = 127.0.0.1:9092\n"), 0);
+	CU_ASSERT_STRING_EQUAL(c.kafka_host, "127.0.0.1");
+	CU_ASSERT_STRING_EQUAL(c.kafka_port, "9092");
+	CU_ASSERT_STRING_EQUAL(c.kafka_adv_host, "127.0.0.1");
+	CU_ASSERT_EQUAL(c.kafka_adv_port, 9092);
+	config_free(&c);
+	CU_ASSERT_EQUAL(load(&c, "kafka_listen = *:9092\n"
+	    "kafka_advertised_listener = kafka.example.org:19092\n"), 0);
+	CU_ASSERT_STRING_EQUAL(c.kafka_host, "0.0.0.0");
+	CU_ASSERT_STRING_EQUAL(c.kafka_adv_host, "kafka.example.org");
+	CU_ASSERT_EQUAL(c.kafka_adv_port, 19092);
+	config_free(&c);
+	CU_ASSERT_EQUAL(load(&c, "kafka_listen = 127.0.0.1:9092\n"
+	    "kafka_listen = off\n"), 0);
+	CU_ASSERT_STRING_EQUAL(c.kafka_listen, "");
+	config_free(&c);
+	/* No client may be told to connect to a wildcard or to port 0. */
+	expect_error("workers = 2\nkafka_listen = *:9092\n", 2,
+	    "kafka_listen *:9092 is not an address clients can connect to: "
+	    "set kafka_advertised_listener");
+	expect_error("kafka_listen = 0.0.0.0:9092\n", 1,
+	    "kafka_listen 0.0.0.0:9092 is not an address clients can connect "
+	    "to: set kafka_advertised_listener");
+	expect_error("kafka_listen = 127.0.0.1:0\n", 1,
+	    "kafka_listen 127.0.0.1:0 is not an address clients can connect "
+	    "to: set kafka_advertised_listener");
+	expect_error("kafka_listen = *:9092\n"
+	    "kafka_advertised_listener = 0.0.0.0:9092\n", 2,
+	    "bad value '0.0.0.0:9092' for kafka_advertised_listener: expected "
+	    "host:port that clients can connect to (not a wildcard, not port 0)");
+	expect_error("kafka_listen = 9092\n", 1,
+	    "bad value '9092' for kafka_listen: expected host:port or "
+	    "[ipv6-address]:port or off");
+}
+
 TEST_SUITE("config", setup, teardown,
 	{ "defaults", test_defaults },
 	{ "empty file is the defaults", test_empty_file_is_defaults },
@@ -559,4 +603,5 @@ TEST_SUITE("config", setup, teardown,
 	{ "missing file", test_missing_file },
 	{ "error truncated", test_error_truncated },
 	{ "topic sections", test_topic_sections },
-	{ "cross checks", test_cross_checks });
+	{ "cross checks", test_cross_checks },
+	{ "kafka_listen", test_kafka_listen });

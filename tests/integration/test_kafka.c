@@ -1,0 +1,1104 @@
+/*
+ * The Kafka listener with unmodified Kafka clients (Debian's kcat,
+ * python3-kafka and python3-confluent-kafka; tests/tools/kafka_clients.py
+ * drives the Python ones), raw Kafka frames for exact error codes, and
+ * bad input on the Kafka port.  The broker listens for Kafka on a free
+ * loopback port of its own.
+ */
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto/batch.h"
+#include "proto/bytes.h"
+#include "proto/kafka/kapi.h"
+#include "proto/kafka/kbuf.h"
+#include "proto/kafka/kheader.h"
+#include "proto/wire.h"
+#include "tests/harness.h"
+#include "tests/integration/support.h"
+
+#define PYTHON		"/usr/bin/python3"
+#define KCAT		"/usr/bin/kcat"
+#define CLIENTS		"tests/tools/kafka_clients.py"
+#define FIXTURES	"tests/fixtures/kafka_codec"
+#define BATCH_FIXTURE	"tests/fixtures/kafka_python_batch.bin"
+#define IDEM_MESSAGES	100000
+
+static struct flumed d;
+static int kport;
+static char kbroker[64];
+static pid_t workers_before[2];
+
+static int
+setup(void)
+{
+	char extra[512];
+
+	if ((kport = support_free_port()) <= 0)
+		return -1;
+	snprintf(kbroker, sizeof(kbroker), "127.0.0.1:%d", kport);
+	snprintf(extra, sizeof(extra), "partitions = 3\n"
+	    "kafka_listen = %s\nflush_interval_ms = 100ms\n"
+	    "max_message_bytes = 256K\n"
+	    "[topic t1]\npartitions = 1\n[topic t3]\npartitions = 3\n"
+	    "[topic t5]\npartitions = 1\n", kbroker);
+	if (flumed_start(&d, extra) != 0)
+		return -1;
+	workers_before[0] = flumed_child_pid(&d, "worker", 0);
+	workers_before[1] = flumed_child_pid(&d, "worker", 1);
+	return workers_before[0] > 0 && workers_before[1] > 0 ? 0 : -1;
+}
+
+static int
+teardown(void)
+{
+	flumed_cleanup(&d);
+	return 0;
+}
+
+/* A whole small file; NULL on failure. */
+static char *
+slurp(const char *path, size_t *len)
+{
+	char *buf;
+	FILE *f;
+	long sz;
+
+	if ((f = fopen(path, "rb")) == NULL)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 ||
+	    sz > (8 << 20) || fseek(f, 0, SEEK_SET) != 0 ||
+	    (buf = malloc((size_t)sz + 1)) == NULL) {
+		fclose(f);
+		return NULL;
+	}
+	if (fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	buf[sz] = '\0';
+	fclose(f);
+	if (len != NULL)
+		*len = (size_t)sz;
+	return buf;
+}
+
+/*
+ * Run path with argv, input on stdin; stdout in *out, stderr in *err
+ * (malloc'ed; either may be NULL).  Killed after timeout_ms.  The exit
+ * status, or -1.
+ */
+static int
+run_cmd(const char *path, const char *const argv[], const char *input,
+    char **out, char **err, int timeout_ms)
+{
+	char *dir, fin[600], fout[600], ferr[600];
+	long long deadline;
+	int status = -1, fd;
+	pid_t pid, r;
+	FILE *f;
+
+	dir = test_mkdtemp("kcmd");
+	snprintf(fin, sizeof(fin), "%s/in", dir);
+	snprintf(fout, sizeof(fout), "%s/out", dir);
+	snprintf(ferr, sizeof(ferr), "%s/err", dir);
+	if ((f = fopen(fin, "w")) == NULL)
+		return -1;
+	if (input != NULL)
+		fputs(input, f);
+	fclose(f);
+	fflush(stdout);
+	fflush(stderr);
+	if ((pid = fork()) == -1)
+		return -1;
+	if (pid == 0) {
+		if ((fd = open(fin, O_RDONLY)) != -1)
+			dup2(fd, STDIN_FILENO);
+		if ((fd = open(fout, O_WRONLY | O_CREAT | O_TRUNC, 0600)) != -1)
+			dup2(fd, STDOUT_FILENO);
+		if ((fd = open(ferr, O_WRONLY | O_CREAT | O_TRUNC, 0600)) != -1)
+			dup2(fd, STDERR_FILENO);
+		execv(path, (char *const *)argv);
+		_exit(127);
+	}
+	deadline = support_now_ms() + timeout_ms;
+	for (;;) {
+		if ((r = waitpid(pid, &status, WNOHANG)) == pid)
+			break;
+		if (r == -1 && errno != EINTR) {
+			status = -1;
+			break;
+		}
+		if (support_now_ms() >= deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			status = -1;
+			break;
+		}
+		usleep(5 * 1000);	/* polling the child's exit, bounded */
+	}
+	if (out != NULL)
+		*out = slurp(fout, NULL);
+	if (err != NULL)
+		*err = slurp(ferr, NULL);
+	test_rmtree(dir);
+	free(dir);
+	if (status == -1 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* kcat -b KAFKA args... NULL; exit status, output in *out (and *err). */
+static int
+kcat(const char *input, char **out, char **err, ...)
+{
+	const char *argv[24] = { "kcat", "-b", kbroker };
+	va_list ap;
+	int n = 3;
+
+	va_start(ap, err);
+	while (n < 23 && (argv[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	return run_cmd(KCAT, argv, input, out, err, 30000);
+}
+
+/* tests/tools/kafka_clients.py args...; exit status, stdout in *out. */
+static int
+clients(char **out, const char *a1, const char *a2, const char *a3,
+    const char *a4, int timeout_ms)
+{
+	const char *argv[] = { PYTHON, CLIENTS, a1, kbroker, a2, a3, a4, NULL };
+
+	return run_cmd(PYTHON, argv, NULL, out, NULL, timeout_ms);
+}
+
+static void
+test_kcat_lists_the_broker(void)
+{
+	char *out = NULL, want[128];
+
+	CU_ASSERT_EQUAL(kcat(NULL, &out, NULL, "-L", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	snprintf(want, sizeof(want), "  broker 0 at %s (controller)\n", kbroker);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, " 1 brokers:\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, want));
+	free(out);
+}
+
+static void
+test_kcat_produce_then_consume(void)
+{
+	char *out = NULL;
+
+	CU_ASSERT_EQUAL(kcat("a\nb\n", NULL, NULL, "-P", "-t", "t1", "-k", "k",
+	    NULL), 0);
+	CU_ASSERT_EQUAL(kcat(NULL, &out, NULL, "-C", "-t", "t1", "-o",
+	    "beginning", "-e", "-f", "%k=%s@%o\\n", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, "k=a@0\nk=b@1\n");
+	free(out);
+	/* The topic is listed now, led by node 0. */
+	CU_ASSERT_EQUAL(kcat(NULL, &out, NULL, "-L", "-t", "t1", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "  topic \"t1\" with 1 partitions:\n"
+	    "    partition 0, leader 0, replicas: 0, isrs: 0\n"));
+	free(out);
+}
+
+/* An offset past the end: OFFSET_OUT_OF_RANGE, and kcat resets to the end. */
+static void
+test_kcat_offset_past_the_end_resets(void)
+{
+	char *out = NULL, *err = NULL;
+
+	CU_ASSERT_EQUAL(kcat(NULL, &out, &err, "-C", "-t", "t1", "-p", "0",
+	    "-o", "100", "-e", "-f", "%s\\n", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+	CU_ASSERT_STRING_EQUAL(out, "");
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "offset reset (at offset 100"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "Offset out of range"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "Reached end of topic t1 [0] at "
+	    "offset 2"));
+	free(out);
+	free(err);
+}
+
+static void
+test_kcat_and_flume_tools_read_each_other(void)
+{
+	const char *consume[] = { "flume-consume", "-t", "t1", "-o", "beginning",
+	    "-e", "-f", "%k %v\\n", NULL };
+	const char *produce[] = { "flume-produce", "-t", "t2", "-k", "kk", NULL };
+	char *out = NULL;
+
+	CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 20000, consume), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, "k a\nk b\n");
+	free(out);
+	CU_ASSERT_EQUAL(run_tool(&d, "x\ny\n", NULL, 20000, produce), 0);
+	CU_ASSERT_EQUAL(kcat(NULL, &out, NULL, "-C", "-t", "t2", "-o",
+	    "beginning", "-e", "-f", "%k=%s\\n", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, "kk=x\nkk=y\n");
+	free(out);
+}
+
+static void
+test_kafka_python_keys_headers_acks_all(void)
+{
+	char *out = NULL;
+
+	CU_ASSERT_EQUAL(clients(&out, "kp", "kp", "50", NULL, 60000), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out,
+	    "kafka-python: 50 produced, 50 read, 0 differ, 3 partitions\n");
+	free(out);
+}
+
+static void
+test_confluent_offsets_for_times(void)
+{
+	char *out = NULL;
+
+	CU_ASSERT_EQUAL(clients(&out, "times", "tt", NULL, NULL, 60000), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, "offsets_for_times: 4 0 -1\n");
+	free(out);
+}
+
+/* The count kafka_clients.py idem wrote last; -1 if none yet. */
+static long
+idem_progress(const char *path)
+{
+	char *s = slurp(path, NULL);
+	long n = s != NULL ? strtol(s, NULL, 10) : -1;
+
+	free(s);
+	return n;
+}
+
+/* Wait (<= timeout_ms) until the producer acknowledged at least n. */
+static long
+idem_wait(const char *path, long n, int timeout_ms)
+{
+	long long deadline = support_now_ms() + timeout_ms;
+	long got;
+
+	while ((got = idem_progress(path)) < n &&
+	    support_now_ms() < deadline)
+		usleep(2 * 1000);	/* polling a condition, bounded */
+	return got;
+}
+
+/* Kill worker slot and wait (<= 10 s) until it is back under a new pid. */
+static void
+kill_worker(int slot)
+{
+	long long deadline;
+	pid_t old = flumed_child_pid(&d, "worker", slot), now = -1;
+
+	CU_ASSERT_FATAL(old > 0);
+	CU_ASSERT_EQUAL_FATAL(kill(old, SIGKILL), 0);
+	deadline = support_now_ms() + 10000;
+	while (support_now_ms() < deadline) {
+		now = flumed_child_pid(&d, "worker", slot);
+		if (now > 0 && now != old)
+			break;
+		usleep(10 * 1000);	/* polling a condition, bounded */
+	}
+	CU_ASSERT(now > 0 && now != old);
+	workers_before[slot] = now;
+}
+
+/*
+ * confluent-kafka's idempotent producer while a worker is killed twice
+ * under it: every message is read back exactly once.
+ */
+static void
+test_idempotent_producer_survives_worker_kills(void)
+{
+	const char *argv[] = { PYTHON, CLIENTS, "idem", kbroker, "idem",
+	    "100000", NULL, NULL };
+	char *dir, path[600], *out = NULL, want[160];
+	int kills = flumed_log_count(&d, "exited on signal 9");
+	long at1, at2;
+	pid_t pid;
+	int status = -1, fd;
+	long long deadline;
+
+	dir = test_mkdtemp("kidem");
+	snprintf(path, sizeof(path), "%s/progress", dir);
+	argv[6] = path;
+	fflush(stdout);
+	CU_ASSERT_FATAL((pid = fork()) != -1);
+	if (pid == 0) {
+		char o[640];
+
+		snprintf(o, sizeof(o), "%s/out", dir);
+		if ((fd = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0600)) != -1)
+			dup2(fd, STDOUT_FILENO);
+		if ((fd = open("/dev/null", O_WRONLY)) != -1)
+			dup2(fd, STDERR_FILENO);
+		execv(PYTHON, (char *const *)argv);
+		_exit(127);
+	}
+	at1 = idem_wait(path, 20000, 60000);
+	kill_worker(0);
+	at2 = idem_wait(path, 60000, 60000);
+	kill_worker(1);
+	deadline = support_now_ms() + 180000;
+	while (waitpid(pid, &status, WNOHANG) != pid) {
+		if (support_now_ms() >= deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			status = -1;
+			break;
+		}
+		usleep(10 * 1000);	/* polling the child's exit, bounded */
+	}
+	/* Both kills came while it was still producing. */
+	CU_ASSERT(at1 >= 20000 && at1 < IDEM_MESSAGES);
+	CU_ASSERT(at2 >= 60000 && at2 < IDEM_MESSAGES);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "exited on signal 9"), kills + 2);
+	CU_ASSERT(status != -1 && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 0);
+	snprintf(path, sizeof(path), "%s/out", dir);
+	out = slurp(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	snprintf(want, sizeof(want), "confluent-kafka idempotent: %d acked, "
+	    "0 unacked, 0 errors, %d distinct, 0 duplicates\n", IDEM_MESSAGES,
+	    IDEM_MESSAGES);
+	CU_ASSERT_STRING_EQUAL(out, want);
+	printf("\n  idempotent producer: workers killed at %ld and %ld acked\n",
+	    at1, at2);
+	free(out);
+	test_rmtree(dir);
+	free(dir);
+}
+
+/* ---- raw frames ---- */
+
+static int
+kconnect(void)
+{
+	struct flumed k = d;
+
+	k.port = kport;
+	return support_connect(&k);
+}
+
+/* Begin a request frame in wb; finish with kframe_end(). */
+static size_t
+kframe_begin(struct wbuf *wb, int16_t key, int16_t version, int32_t corr)
+{
+	struct kheader h;
+	size_t pos = wb->len;
+
+	memset(&h, 0, sizeof(h));
+	h.api_key = key;
+	h.api_version = version;
+	h.correlation_id = corr;
+	h.client_id = kstr_c("test_kafka");
+	wbuf_i32(wb, 0);
+	kheader_encode(wb, &h);
+	return pos;
+}
+
+static void
+kframe_end(struct wbuf *wb, size_t pos)
+{
+	wbuf_put_u32_at(wb, pos, (uint32_t)(wb->len - pos - 4));
+}
+
+/* Send wb, read one answer: 1 (body in *p, *n), 0 closed, -1 timeout. */
+static int
+kcall(int fd, const struct wbuf *wb, int32_t corr, uint8_t **p, size_t *n)
+{
+	uint32_t id = 0;
+	int rc;
+
+	if (support_send(fd, wb->buf, wb->len) == -1)
+		return 0;
+	rc = support_recv(fd, 10000, &id, p, n);
+	if (rc == 1)
+		CU_ASSERT_EQUAL(id, (uint32_t)corr);
+	return rc;
+}
+
+static void
+test_api_versions_v3_answered_in_v0_then_v0(void)
+{
+	static const int16_t want[][3] = { { 0, 3, 3 }, { 1, 4, 4 },
+	    { 2, 1, 1 }, { 3, 0, 4 }, { 18, 0, 2 }, { 22, 0, 1 } };
+	const char *files[] = { FIXTURES "/kcat-ApiVersions-v3.bin",
+	    FIXTURES "/kcat-ApiVersions-v0.bin" };
+	struct rbuf rb;
+	uint8_t *p = NULL;
+	size_t n = 0, flen;
+	char *frame;
+	int fd, i, k;
+	int32_t count;
+	uint32_t id;
+
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	for (i = 0; i < 2; i++) {
+		/* kcat's own first requests, captured (correlation ids 1, 2). */
+		frame = slurp(files[i], &flen);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(frame);
+		CU_ASSERT_EQUAL_FATAL(support_send(fd, frame, flen), 0);
+		free(frame);
+		CU_ASSERT_EQUAL_FATAL(support_recv(fd, 10000, &id, &p, &n), 1);
+		CU_ASSERT_EQUAL(id, (uint32_t)(i + 1));
+		rbuf_init(&rb, p, n);
+		CU_ASSERT_EQUAL(rbuf_i16(&rb), i == 0 ? KERR_UNSUPPORTED_VERSION :
+		    KERR_NONE);
+		count = rbuf_i32(&rb);
+		CU_ASSERT_EQUAL_FATAL(count, 6);
+		for (k = 0; k < count; k++) {
+			CU_ASSERT_EQUAL(rbuf_i16(&rb), want[k][0]);
+			CU_ASSERT_EQUAL(rbuf_i16(&rb), want[k][1]);
+			CU_ASSERT_EQUAL(rbuf_i16(&rb), want[k][2]);
+		}
+		/* A v0 body: nothing after the list. */
+		CU_ASSERT_EQUAL(rb.err, 0);
+		CU_ASSERT_EQUAL(rbuf_left(&rb), 0);
+		free(p);
+		p = NULL;
+	}
+	close(fd);
+}
+
+/* One Produce v3 to topic with (partition, records) parts. */
+static void
+produce_req(struct wbuf *wb, int32_t corr, const char *txn, int16_t acks,
+    const char *topic, int n, const int32_t *parts,
+    const uint8_t *const *recs, const size_t *lens)
+{
+	size_t pos;
+	int i;
+
+	pos = kframe_begin(wb, KAPI_PRODUCE, 3, corr);
+	kbuf_put_cstr(wb, txn);
+	wbuf_i16(wb, acks);
+	wbuf_i32(wb, 5000);
+	wbuf_i32(wb, 1);
+	kbuf_put_cstr(wb, topic);
+	wbuf_i32(wb, n);
+	for (i = 0; i < n; i++) {
+		wbuf_i32(wb, parts[i]);
+		wbuf_bytes(wb, recs[i], (int32_t)lens[i]);
+	}
+	kframe_end(wb, pos);
+}
+
+/* Check a Produce v3 answer for topic: per part (partition, error, offset). */
+static void
+check_produce_resp(const uint8_t *p, size_t n, const char *topic, int np,
+    const int32_t *parts, const int16_t *errs, const int64_t *offs)
+{
+	struct rbuf rb;
+	struct kstr name;
+	int i;
+
+	rbuf_init(&rb, p, n);
+	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), 1);
+	name = kbuf_str(&rb);
+	CU_ASSERT(kstr_eq(name, topic));
+	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), np);
+	for (i = 0; i < np; i++) {
+		CU_ASSERT_EQUAL(rbuf_i32(&rb), parts[i]);
+		CU_ASSERT_EQUAL(rbuf_i16(&rb), errs[i]);
+		CU_ASSERT_EQUAL(rbuf_i64(&rb), offs[i]);
+		CU_ASSERT_EQUAL(rbuf_i64(&rb), -1);	/* log append time */
+	}
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);		/* throttle */
+	CU_ASSERT_EQUAL(rb.err, 0);
+	CU_ASSERT_EQUAL(rbuf_left(&rb), 0);
+}
+
+/* Produce errors with Kafka's codes, per partition; nothing bad is stored. */
+static void
+test_produce_errors_per_partition(void)
+{
+	char path[600];
+	const char *consume[] = { "flume-consume", "-t", "t3", "-p", NULL,
+	    "-o", "beginning", "-e", "-f", "%o %v\\n", NULL };
+	uint8_t *good, *badcrc, *rebased, *big, *p = NULL;
+	size_t glen, n = 0, blen;
+	struct batch_builder bb;
+	const uint8_t *built;
+	static char value[300 * 1024];
+	struct wbuf wb;
+	char *out = NULL;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s", BATCH_FIXTURE);
+	good = (uint8_t *)slurp(path, &glen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(good);
+	CU_ASSERT_EQUAL_FATAL(glen, 218);
+	badcrc = malloc(glen);
+	rebased = malloc(glen);
+	CU_ASSERT_FATAL(badcrc != NULL && rebased != NULL);
+	memcpy(badcrc, good, glen);
+	badcrc[glen - 3] ^= 0x20;		/* under the CRC */
+	memcpy(rebased, good, glen);
+	batch_set_base_offset(rebased, 5);	/* not 0: INVALID_RECORD */
+	memset(value, 'v', sizeof(value));
+	batch_builder_init(&bb);
+	CU_ASSERT_EQUAL_FATAL(batch_builder_add(&bb, 1, NULL, -1, value,
+	    (int32_t)sizeof(value), NULL, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(batch_builder_close(&bb, &built, &blen), 0);
+	big = malloc(blen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+	memcpy(big, built, blen);
+	batch_builder_free(&bb);
+
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	wbuf_init(&wb);
+	{
+		const int32_t parts[] = { 0, 1, 2, 9, 1 };
+		const uint8_t *recs[] = { good, badcrc, rebased, good, big };
+		const size_t lens[] = { glen, glen, glen, glen, blen };
+		const int16_t errs[] = { KERR_NONE, KERR_CORRUPT_MESSAGE,
+		    KERR_INVALID_RECORD, KERR_UNKNOWN_TOPIC_OR_PARTITION,
+		    KERR_MESSAGE_TOO_LARGE };
+		const int64_t offs[] = { 0, -1, -1, -1, -1 };
+
+		produce_req(&wb, 7, NULL, -1, "t3", 5, parts, recs, lens);
+		CU_ASSERT_EQUAL_FATAL(kcall(fd, &wb, 7, &p, &n), 1);
+		check_produce_resp(p, n, "t3", 5, parts, errs, offs);
+		free(p);
+	}
+	{
+		/* acks 2 and a transactional id: every part refused. */
+		const int32_t parts[] = { 0 };
+		const uint8_t *recs[] = { good };
+		const size_t lens[] = { glen };
+		const int16_t e21[] = { KERR_INVALID_REQUIRED_ACKS };
+		const int16_t e53[] = {
+		    KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
+		const int64_t offs[] = { -1 };
+
+		wbuf_reset(&wb);
+		produce_req(&wb, 8, NULL, 2, "t3", 1, parts, recs, lens);
+		CU_ASSERT_EQUAL_FATAL(kcall(fd, &wb, 8, &p, &n), 1);
+		check_produce_resp(p, n, "t3", 1, parts, e21, offs);
+		free(p);
+		wbuf_reset(&wb);
+		produce_req(&wb, 9, "txn", 1, "t3", 1, parts, recs, lens);
+		CU_ASSERT_EQUAL_FATAL(kcall(fd, &wb, 9, &p, &n), 1);
+		check_produce_resp(p, n, "t3", 1, parts, e53, offs);
+		free(p);
+	}
+	close(fd);
+	/* Partition 0 holds the one good batch (6 records), 1 and 2 nothing. */
+	consume[4] = "0";
+	CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 20000, consume), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_EQUAL(strncmp(out, "0 value-1\n1 no key here\n", 24), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n5 "));
+	CU_ASSERT_PTR_NULL(strstr(out, "\n6 "));
+	free(out);
+	consume[4] = "1";
+	CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 20000, consume), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, "");
+	free(out);
+	consume[4] = "2";
+	CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 20000, consume), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, "");
+	free(out);
+	wbuf_free(&wb);
+	free(good);
+	free(badcrc);
+	free(rebased);
+	free(big);
+}
+
+/*
+ * Fetch v4 with max_bytes 1 still gets the whole batch holding the
+ * offset (Kafka's "at least one batch"), from offset 3 inside it; an
+ * offset past the end is OFFSET_OUT_OF_RANGE.
+ */
+static void
+test_fetch_whole_batch_and_out_of_range(void)
+{
+	struct rbuf rb;
+	struct wbuf wb;
+	const uint8_t *rec;
+	uint8_t *p = NULL;
+	size_t n = 0, pos;
+	int32_t rlen;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	wbuf_init(&wb);
+	pos = kframe_begin(&wb, KAPI_FETCH, 4, 11);
+	wbuf_i32(&wb, -1);		/* replica */
+	wbuf_i32(&wb, 100);		/* max wait */
+	wbuf_i32(&wb, 1);		/* min bytes */
+	wbuf_i32(&wb, 1);		/* max bytes */
+	wbuf_i8(&wb, 0);
+	wbuf_i32(&wb, 1);
+	kbuf_put_cstr(&wb, "t3");
+	wbuf_i32(&wb, 2);
+	wbuf_i32(&wb, 0);		/* partition 0 from offset 3 */
+	wbuf_i64(&wb, 3);
+	wbuf_i32(&wb, 1);
+	wbuf_i32(&wb, 1);		/* partition 1 (empty) from 7 */
+	wbuf_i64(&wb, 7);
+	wbuf_i32(&wb, 1);
+	kframe_end(&wb, pos);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &wb, 11, &p, &n), 1);
+	rbuf_init(&rb, p, n);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);	/* throttle */
+	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), 1);
+	CU_ASSERT(kstr_eq(kbuf_str(&rb), "t3"));
+	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), 2);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_NONE);
+	CU_ASSERT_EQUAL(rbuf_i64(&rb), 6);	/* high watermark */
+	CU_ASSERT_EQUAL(rbuf_i64(&rb), 6);	/* last stable offset */
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);	/* no aborted transactions */
+	rlen = rbuf_i32(&rb);
+	CU_ASSERT_EQUAL_FATAL(rlen, 218);
+	rec = rbuf_raw(&rb, (size_t)rlen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rec);
+	CU_ASSERT_EQUAL(batch_validate(rec, (size_t)rlen, NULL), BATCH_OK);
+	CU_ASSERT_EQUAL(be64_get(rec), 0);	/* the batch holding offset 3 */
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 1);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_OFFSET_OUT_OF_RANGE);
+	CU_ASSERT_EQUAL(rbuf_i64(&rb), -1);
+	CU_ASSERT_EQUAL(rbuf_i64(&rb), -1);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);	/* empty records */
+	CU_ASSERT_EQUAL(rb.err, 0);
+	CU_ASSERT_EQUAL(rbuf_left(&rb), 0);
+	free(p);
+	wbuf_free(&wb);
+	close(fd);
+}
+
+/* A one-record batch of producer pid, epoch, sequence seq; malloc'ed. */
+static uint8_t *
+idem_batch(int64_t pid, int16_t epoch, int32_t seq, const char *value,
+    size_t *len)
+{
+	struct batch_builder bb;
+	const uint8_t *out;
+	uint8_t *copy;
+
+	batch_builder_init(&bb);
+	batch_builder_set_producer(&bb, pid, epoch, seq);
+	CU_ASSERT_FATAL(batch_builder_add(&bb, 1700000000000LL, NULL, -1,
+	    value, (int32_t)strlen(value), NULL, 0) == 0);
+	CU_ASSERT_FATAL(batch_builder_close(&bb, &out, len) == 0);
+	copy = malloc(*len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
+	memcpy(copy, out, *len);
+	batch_builder_free(&bb);
+	return copy;
+}
+
+/* Produce one batch to t5 partition 0 and check (error, offset). */
+static void
+idem_send(int fd, int32_t corr, const uint8_t *b, size_t len, int16_t err,
+    int64_t off)
+{
+	const int32_t parts[] = { 0 };
+	const uint8_t *recs[] = { b };
+	const size_t lens[] = { len };
+	const int16_t errs[] = { err };
+	const int64_t offs[] = { off };
+	struct wbuf wb;
+	uint8_t *p = NULL;
+	size_t n = 0;
+
+	wbuf_init(&wb);
+	produce_req(&wb, corr, NULL, -1, "t5", 1, parts, recs, lens);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &wb, corr, &p, &n), 1);
+	check_produce_resp(p, n, "t5", 1, parts, errs, offs);
+	free(p);
+	wbuf_free(&wb);
+}
+
+/*
+ * InitProducerId and the producer table: a resend of the last batch is
+ * answered with its original offset (not stored twice), a sequence gap is
+ * OUT_OF_ORDER_SEQUENCE_NUMBER, an id never issued UNKNOWN_PRODUCER_ID,
+ * and a transactional id is refused.
+ */
+static void
+test_init_producer_id_and_dedup(void)
+{
+	const char *consume[] = { "flume-consume", "-t", "t5", "-p", "0",
+	    "-o", "beginning", "-e", "-f", "%o %v\\n", NULL };
+	struct rbuf rb;
+	struct wbuf wb;
+	uint8_t *p = NULL, *b0, *b1, *b3, *bx;
+	size_t n = 0, pos, l0, l1, l3, lx;
+	char *out = NULL;
+	int64_t pid;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	wbuf_init(&wb);
+	pos = kframe_begin(&wb, KAPI_INIT_PRODUCER_ID, 1, 51);
+	kbuf_put_cstr(&wb, NULL);
+	wbuf_i32(&wb, 60000);
+	kframe_end(&wb, pos);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &wb, 51, &p, &n), 1);
+	rbuf_init(&rb, p, n);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_NONE);
+	pid = rbuf_i64(&rb);
+	CU_ASSERT(pid >= 0);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), 0);	/* epoch */
+	CU_ASSERT_EQUAL(rbuf_left(&rb), 0);
+	free(p);
+
+	b0 = idem_batch(pid, 0, 0, "s0", &l0);
+	b1 = idem_batch(pid, 0, 1, "s1", &l1);
+	b3 = idem_batch(pid, 0, 3, "s3", &l3);
+	bx = idem_batch(pid + 1000000, 0, 0, "sx", &lx);
+	idem_send(fd, 52, b0, l0, KERR_NONE, 0);
+	idem_send(fd, 53, b1, l1, KERR_NONE, 1);
+	idem_send(fd, 54, b1, l1, KERR_NONE, 1);	/* resent: same offset */
+	idem_send(fd, 55, b3, l3, KERR_OUT_OF_ORDER_SEQUENCE_NUMBER, -1);
+	idem_send(fd, 56, bx, lx, KERR_UNKNOWN_PRODUCER_ID, -1);
+
+	wbuf_reset(&wb);
+	pos = kframe_begin(&wb, KAPI_INIT_PRODUCER_ID, 0, 57);
+	kbuf_put_cstr(&wb, "my-txn");
+	wbuf_i32(&wb, 60000);
+	kframe_end(&wb, pos);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &wb, 57, &p, &n), 1);
+	rbuf_init(&rb, p, n);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+	CU_ASSERT_EQUAL(rbuf_i64(&rb), -1);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), -1);
+	free(p);
+	close(fd);
+	CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 20000, consume), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, "0 s0\n1 s1\n");
+	free(out);
+	free(b0);
+	free(b1);
+	free(b3);
+	free(bx);
+	wbuf_free(&wb);
+}
+
+/*
+ * acks=0 gets no answer at all, yet is stored, and answers stay in
+ * request order: the next answer on the connection is the ApiVersions
+ * sent after it.
+ */
+static void
+test_acks_zero_is_not_answered(void)
+{
+	const char *consume[] = { "flume-consume", "-t", "t3", "-p", "2",
+	    "-o", "beginning", "-e", "-f", "%o %v\\n", NULL };
+	const int32_t parts[] = { 2 };
+	const uint8_t *recs[1];
+	size_t lens[1], glen, pos, n = 0;
+	uint8_t *good, *p = NULL;
+	struct wbuf wb;
+	char *out = NULL;
+	uint32_t id = 0;
+	int fd;
+
+	good = (uint8_t *)slurp(BATCH_FIXTURE, &glen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(good);
+	recs[0] = good;
+	lens[0] = glen;
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	wbuf_init(&wb);
+	produce_req(&wb, 31, NULL, 0, "t3", 1, parts, recs, lens);
+	pos = kframe_begin(&wb, KAPI_API_VERSIONS, 0, 32);
+	kframe_end(&wb, pos);
+	CU_ASSERT_EQUAL_FATAL(support_send(fd, wb.buf, wb.len), 0);
+	CU_ASSERT_EQUAL_FATAL(support_recv(fd, 10000, &id, &p, &n), 1);
+	CU_ASSERT_EQUAL(id, 32);
+	CU_ASSERT(n >= 2 && be16_get(p) == KERR_NONE);
+	free(p);
+	close(fd);
+	CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 20000, consume), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_EQUAL(strncmp(out, "0 value-1\n1 no key here\n", 24), 0);
+	free(out);
+	wbuf_free(&wb);
+	free(good);
+}
+
+/*
+ * A Fetch waiting on an empty partition (max_wait 20 s) is answered as
+ * soon as another client appends there, with the new batch.
+ */
+static void
+test_fetch_long_poll_woken_by_append(void)
+{
+	struct rbuf rb;
+	struct wbuf wb;
+	uint8_t *p = NULL;
+	size_t n = 0, pos;
+	long long t0, waited;
+	uint32_t id = 0;
+	int32_t rlen;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	wbuf_init(&wb);
+	pos = kframe_begin(&wb, KAPI_FETCH, 4, 41);
+	wbuf_i32(&wb, -1);
+	wbuf_i32(&wb, 20000);		/* max wait */
+	wbuf_i32(&wb, 1);		/* min bytes */
+	wbuf_i32(&wb, 1 << 20);
+	wbuf_i8(&wb, 0);
+	wbuf_i32(&wb, 1);
+	kbuf_put_cstr(&wb, "t1");
+	wbuf_i32(&wb, 1);
+	wbuf_i32(&wb, 0);
+	wbuf_i64(&wb, 2);		/* the end of t1 */
+	wbuf_i32(&wb, 1 << 20);
+	kframe_end(&wb, pos);
+	t0 = support_now_ms();
+	CU_ASSERT_EQUAL_FATAL(support_send(fd, wb.buf, wb.len), 0);
+	/* Parked: nothing comes back within 300 ms. */
+	CU_ASSERT_EQUAL(support_recv(fd, 300, &id, &p, &n), -1);
+	CU_ASSERT_EQUAL(kcat("c\n", NULL, NULL, "-P", "-t", "t1", "-k", "k",
+	    NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(support_recv(fd, 15000, &id, &p, &n), 1);
+	waited = support_now_ms() - t0;
+	CU_ASSERT(waited < 15000);
+	CU_ASSERT_EQUAL(id, 41);
+	rbuf_init(&rb, p, n);
+	rbuf_i32(&rb);
+	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), 1);
+	CU_ASSERT(kstr_eq(kbuf_str(&rb), "t1"));
+	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), 1);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_NONE);
+	CU_ASSERT_EQUAL(rbuf_i64(&rb), 3);
+	rbuf_i64(&rb);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+	rlen = rbuf_i32(&rb);
+	CU_ASSERT_FATAL(rlen >= BATCH_HEADER_SIZE);
+	/* kcat's batch, stored at offset 2. */
+	CU_ASSERT_EQUAL(be64_get(rbuf_raw(&rb, (size_t)rlen)), 2);
+	CU_ASSERT_EQUAL(rbuf_left(&rb), 0);
+	printf("\n  long-poll fetch answered %lld ms after it was sent\n",
+	    waited);
+	free(p);
+	wbuf_free(&wb);
+	close(fd);
+}
+
+/* Send bytes; the broker must close the connection (recv sees EOF). */
+static int
+expect_closed(const void *buf, size_t len)
+{
+	uint8_t *p = NULL;
+	size_t n = 0;
+	uint32_t id;
+	int fd, rc;
+
+	if ((fd = kconnect()) < 0)
+		return -1;
+	if (support_send(fd, buf, len) == -1) {
+		close(fd);
+		return 0;	/* closed while we were still sending */
+	}
+	rc = support_recv(fd, 10000, &id, &p, &n);
+	free(p);
+	close(fd);
+	return rc == 0 ? 0 : -1;
+}
+
+static void
+test_bad_input_closes_only_that_connection(void)
+{
+	static const uint8_t huge[] = { 0x7f, 0xff, 0xff, 0xff, 0, 3, 0, 1 };
+	static const uint8_t negative[] = { 0xff, 0xff, 0xff, 0xf0, 0, 3 };
+	static const uint8_t tiny[] = { 0, 0, 0, 5, 0, 3, 0, 1, 0 };
+	static const char *fx[] = { "00-Produce-v3", "01-Fetch-v4",
+	    "02-ListOffsets-v1", "07-Metadata-v4", "12-InitProducerId-v1" };
+	struct wbuf wb;
+	char path[600], *frame;
+	size_t flen, pos;
+	int i, before = flumed_log_count(&d, "closing connection");
+	int cases = 0;
+
+	CU_ASSERT_EQUAL(expect_closed(huge, sizeof(huge)), 0);
+	CU_ASSERT_EQUAL(expect_closed(negative, sizeof(negative)), 0);
+	CU_ASSERT_EQUAL(expect_closed(tiny, sizeof(tiny)), 0);
+	wbuf_init(&wb);
+	/* Keys and versions Flume does not speak. */
+	pos = kframe_begin(&wb, 4, 0, 1);	/* LeaderAndIsr */
+	kframe_end(&wb, pos);
+	CU_ASSERT_EQUAL(expect_closed(wb.buf, wb.len), 0);
+	cases++;
+	wbuf_reset(&wb);
+	pos = kframe_begin(&wb, KAPI_PRODUCE, 7, 2);
+	kframe_end(&wb, pos);
+	CU_ASSERT_EQUAL(expect_closed(wb.buf, wb.len), 0);
+	cases++;
+	wbuf_reset(&wb);
+	pos = kframe_begin(&wb, KAPI_JOIN_GROUP, 0, 3);	/* not served yet */
+	kframe_end(&wb, pos);
+	CU_ASSERT_EQUAL(expect_closed(wb.buf, wb.len), 0);
+	cases++;
+	/* kafka-python's requests with the last body byte cut off. */
+	for (i = 0; i < (int)(sizeof(fx) / sizeof(fx[0])); i++) {
+		snprintf(path, sizeof(path), "%s/%s.bin", FIXTURES, fx[i]);
+		frame = slurp(path, &flen);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(frame);
+		be32_put((uint8_t *)frame, (uint32_t)(flen - 5));
+		CU_ASSERT_EQUAL(expect_closed(frame, flen - 1), 0);
+		free(frame);
+		cases++;
+	}
+	/* One log line per closed connection (the size ones by conn.c). */
+	CU_ASSERT(flumed_wait_log(&d, "closing connection", before + cases,
+	    5000) >= before + cases);
+	CU_ASSERT(flumed_log_count(&d, "bad frame size") >= 3);
+	CU_ASSERT(flumed_log_count(&d, "is not supported") >= 3);
+	CU_ASSERT(flumed_log_count(&d, "malformed body") >= 5);
+	wbuf_free(&wb);
+}
+
+/* Many connections sending random bytes at the Kafka port. */
+static void
+test_random_bytes_flood(void)
+{
+	uint8_t buf[512];
+	int i, fd, closed = 0;
+
+	for (i = 0; i < 100; i++) {
+		test_fill_random(buf, sizeof(buf));
+		/* A size the broker accepts, so the header or body is random. */
+		be32_put(buf, (uint32_t)(sizeof(buf) - 4));
+		if ((fd = kconnect()) < 0)
+			continue;
+		if (support_send(fd, buf, sizeof(buf)) == 0) {
+			uint8_t *p = NULL;
+			size_t n = 0;
+			uint32_t id;
+
+			if (support_recv(fd, 10000, &id, &p, &n) == 0)
+				closed++;
+			free(p);
+		} else
+			closed++;
+		close(fd);
+	}
+	/* Random headers name no API Flume speaks (or a body that fails). */
+	CU_ASSERT_EQUAL(closed, 100);
+}
+
+static void
+test_workers_survived(void)
+{
+	char *out = NULL;
+
+	CU_ASSERT_EQUAL(flumed_child_pid(&d, "worker", 0), workers_before[0]);
+	CU_ASSERT_EQUAL(flumed_child_pid(&d, "worker", 1), workers_before[1]);
+	/* And the Kafka port still serves. */
+	CU_ASSERT_EQUAL(kcat(NULL, &out, NULL, "-C", "-t", "t1", "-o",
+	    "beginning", "-e", "-f", "%s\\n", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, "a\nb\nc\n");
+	free(out);
+}
+
+/* With an auth_file, only ApiVersions is answered on the Kafka port. */
+static void
+test_auth_file_refuses_all_but_api_versions(void)
+{
+	struct flumed a;
+	struct wbuf wb;
+	char extra[1024], *dir, users[600];
+	uint8_t *p = NULL;
+	size_t n = 0, pos;
+	int port, fd;
+	FILE *f;
+
+	dir = test_mkdtemp("kauth");
+	snprintf(users, sizeof(users), "%s/users", dir);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(users, "w"));
+	fprintf(f, "u:secret:produce,consume\n");
+	fclose(f);
+	port = support_free_port();
+	snprintf(extra, sizeof(extra), "auth_file = %s\n"
+	    "kafka_listen = 127.0.0.1:%d\n", users, port);
+	CU_ASSERT_EQUAL_FATAL(flumed_start(&a, extra), 0);
+	{
+		struct flumed k = a;
+
+		k.port = port;
+		CU_ASSERT_FATAL((fd = support_connect(&k)) >= 0);
+	}
+	wbuf_init(&wb);
+	pos = kframe_begin(&wb, KAPI_API_VERSIONS, 1, 21);
+	kframe_end(&wb, pos);
+	CU_ASSERT_EQUAL(kcall(fd, &wb, 21, &p, &n), 1);
+	CU_ASSERT(n >= 2 && be16_get(p) == KERR_NONE);
+	free(p);
+	p = NULL;
+	wbuf_reset(&wb);
+	pos = kframe_begin(&wb, KAPI_METADATA, 1, 22);
+	wbuf_i32(&wb, -1);
+	kframe_end(&wb, pos);
+	CU_ASSERT_EQUAL(kcall(fd, &wb, 22, &p, &n), 0);
+	free(p);
+	close(fd);
+	CU_ASSERT_EQUAL(flumed_wait_log(&a, "before authentication", 1, 5000),
+	    1);
+	wbuf_free(&wb);
+	flumed_cleanup(&a);
+	test_rmtree(dir);
+	free(dir);
+}
+
+TEST_SUITE("kafka", setup, teardown,
+    { "kcat -L lists the broker", test_kcat_lists_the_broker },
+    { "kcat produces, kcat consumes", test_kcat_produce_then_consume },
+    { "kcat -o 100 past the end resets",
+	test_kcat_offset_past_the_end_resets },
+    { "kcat and the flume tools read each other",
+	test_kcat_and_flume_tools_read_each_other },
+    { "kafka-python keys, headers, acks=all",
+	test_kafka_python_keys_headers_acks_all },
+    { "confluent-kafka offsets_for_times", test_confluent_offsets_for_times },
+    { "ApiVersions v3 answered in v0, then v0",
+	test_api_versions_v3_answered_in_v0_then_v0 },
+    { "Produce errors per partition", test_produce_errors_per_partition },
+    { "Fetch: a whole batch, out of range",
+	test_fetch_whole_batch_and_out_of_range },
+    { "acks=0 is not answered", test_acks_zero_is_not_answered },
+    { "InitProducerId and dedup", test_init_producer_id_and_dedup },
+    { "Fetch long poll woken by an append",
+	test_fetch_long_poll_woken_by_append },
+    { "bad input closes only that connection",
+	test_bad_input_closes_only_that_connection },
+    { "random bytes flood", test_random_bytes_flood },
+    { "workers survived the bad input", test_workers_survived },
+    { "idempotent producer survives two worker kills",
+	test_idempotent_producer_survives_worker_kills },
+    { "auth_file: only ApiVersions", test_auth_file_refuses_all_but_api_versions });

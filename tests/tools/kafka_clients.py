@@ -1,0 +1,144 @@
+#!/usr/bin/python3
+"""Real Kafka clients against Flume's Kafka listener, for
+tests/integration/test_kafka.c.  Each command prints one result line the
+test compares exactly, and exits 0 only when everything matched.
+
+    kafka_clients.py kp BROKER TOPIC N
+        kafka-python 2.0.2: a producer with keys and headers, acks=all;
+        a consumer (assign + seek_to_beginning) reads every value, key
+        and header back.
+    kafka_clients.py idem BROKER TOPIC N PROGRESS
+        confluent-kafka (librdkafka): an enable.idempotence=true producer
+        of N messages; every 1000 acknowledged it rewrites PROGRESS with
+        the count (the test kills workers meanwhile).  Then reads every
+        partition from the start: each message exactly once.
+    kafka_clients.py times BROKER TOPIC
+        confluent-kafka: 10 messages with timestamps T0 + 1000 i on
+        partition 0, then offsets_for_times for T0 + 3500, T0 and
+        T0 + 100000.
+
+Run with the Debian python3-kafka and python3-confluent-kafka packages."""
+
+import os
+import sys
+import time
+
+T0 = 1700000000000
+
+
+def kp(broker, topic, n):
+    from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+    p = KafkaProducer(bootstrap_servers=broker, acks="all",
+                      request_timeout_ms=10000)
+    want = {}
+    for i in range(n):
+        key = b"key-%d" % (i % 5)
+        value = b"value-%d" % i
+        headers = [("seq", b"%d" % i), ("empty", b"")]
+        p.send(topic, key=key, value=value, headers=headers).get(timeout=10)
+        want[value] = (key, headers)
+    p.close()
+    c = KafkaConsumer(bootstrap_servers=broker, enable_auto_commit=False,
+                      consumer_timeout_ms=3000)
+    parts = [TopicPartition(topic, q)
+             for q in sorted(c.partitions_for_topic(topic) or [])]
+    c.assign(parts)
+    c.seek_to_beginning(*parts)
+    got = {}
+    deadline = time.time() + 30
+    while len(got) < n and time.time() < deadline:
+        for m in c:
+            got[m.value] = (m.key, list(m.headers))
+            if len(got) == n:
+                break
+    c.close()
+    bad = [v for v in want if got.get(v) != want[v]]
+    print("kafka-python: %d produced, %d read, %d differ, %d partitions"
+          % (n, len(got), len(bad), len(parts)))
+    return 0 if not bad and len(got) == n else 1
+
+
+def progress(path, n):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("%d\n" % n)
+    os.rename(tmp, path)
+
+
+def idem(broker, topic, n, path):
+    from confluent_kafka import Consumer, Producer, TopicPartition
+    acked = [0]
+    errors = []
+
+    def cb(err, msg):
+        if err is not None:
+            errors.append(str(err))
+            return
+        acked[0] += 1
+        if acked[0] % 1000 == 0:
+            progress(path, acked[0])
+
+    p = Producer({"bootstrap.servers": broker, "enable.idempotence": True,
+                  "linger.ms": 2, "message.timeout.ms": 60000})
+    for i in range(n):
+        while True:
+            try:
+                p.produce(topic, value=b"%d" % i, key=b"%d" % (i % 11),
+                          on_delivery=cb)
+                break
+            except BufferError:
+                p.poll(0.05)
+        p.poll(0)
+    left = p.flush(60)
+    progress(path, acked[0])
+    meta = p.list_topics(topic, timeout=10).topics[topic].partitions
+    c = Consumer({"bootstrap.servers": broker, "group.id": "unused",
+                  "enable.auto.commit": False})
+    c.assign([TopicPartition(topic, q, 0) for q in sorted(meta)])
+    seen = {}
+    deadline = time.time() + 60
+    while len(seen) < n and time.time() < deadline:
+        for m in c.consume(1000, 1.0):
+            if m.error() is not None:
+                continue
+            v = int(m.value())
+            seen[v] = seen.get(v, 0) + 1
+    total = sum(seen.values())
+    c.close()
+    print("confluent-kafka idempotent: %d acked, %d unacked, %d errors, "
+          "%d distinct, %d duplicates" % (acked[0], left, len(errors),
+                                          len(seen), total - len(seen)))
+    ok = (acked[0] == n and left == 0 and not errors and len(seen) == n
+          and total == n)
+    return 0 if ok else 1
+
+
+def times(broker, topic):
+    from confluent_kafka import Consumer, Producer, TopicPartition
+    p = Producer({"bootstrap.servers": broker, "linger.ms": 0})
+    for i in range(10):
+        p.produce(topic, value=b"t%d" % i, partition=0, timestamp=T0 + 1000 * i)
+        p.flush(10)
+    c = Consumer({"bootstrap.servers": broker, "group.id": "unused"})
+    res = []
+    for t in (T0 + 3500, T0, T0 + 100000):
+        r = c.offsets_for_times([TopicPartition(topic, 0, t)], timeout=10)
+        res.append(r[0].offset)
+    c.close()
+    print("offsets_for_times: %s" % " ".join(str(o) for o in res))
+    return 0 if res == [4, 0, -1] else 1
+
+
+def main(argv):
+    if len(argv) == 5 and argv[1] == "kp":
+        return kp(argv[2], argv[3], int(argv[4]))
+    if len(argv) == 6 and argv[1] == "idem":
+        return idem(argv[2], argv[3], int(argv[4]), argv[5])
+    if len(argv) == 4 and argv[1] == "times":
+        return times(argv[2], argv[3])
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

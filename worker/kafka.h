@@ -1,0 +1,83 @@
+/*
+ * The Kafka listener's side of a worker: connections accepted on
+ * kafka_listen speak Kafka's protocol for their whole life (conn.c calls
+ * these instead of the native handlers).  Requests are dispatched by one
+ * table (worker/dispatch.h) over the Kafka codec (proto/kafka/); the
+ * data path maps onto the native operations of handlers.c, so both
+ * protocols share ring appends, acks, dedup, long-poll fetch and
+ * sendfile.  kafka.c has the framing, the table and the small APIs,
+ * kafka_data.c Produce, Fetch, ListOffsets and InitProducerId.
+ */
+#ifndef FLUME_WORKER_KAFKA_H
+#define FLUME_WORKER_KAFKA_H
+
+#include <stdint.h>
+
+#include "proto/kafka/kheader.h"
+#include "proto/kafka/kreq.h"
+#include "proto/msg.h"
+
+struct worker;
+struct conn;
+struct req;
+struct api_row;
+
+/* A connection accepted on the Kafka listener. */
+void	kafka_conn_init(struct conn *c);
+void	kafka_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_poll(struct worker *w, struct conn *c, struct req *r);
+void	kafka_emit(struct worker *w, struct conn *c, struct req *r);
+int	kafka_redecode(struct conn *c, struct req *r);
+void	kafka_release(struct req *r);
+
+/* ---- for kafka*.c ---- */
+
+/*
+ * r->dec of a Kafka request.  native comes first: a request run by
+ * handlers.c has r->api set to the native key and r->dec read as the
+ * native decoded struct.
+ */
+struct kafka_req {
+	union {
+		struct metadata_req	 metadata;
+		struct produce_req	 produce;
+		struct fetch_req	 fetch;
+		struct list_offsets_req	 list_offsets;
+	} native;
+	struct kheader		 h;
+	union kreq		 k;
+	const struct api_row	*row;
+	int16_t			 kerror;	/* a Kafka error for the whole request */
+	int			 no_native;	/* answered without handlers.c */
+	int16_t			*pre;		/* per Kafka part: an error found here */
+	void			*kst;		/* the API's own state */
+};
+
+/* The Kafka error code for a native one (proto/msg.h). */
+int16_t	kafka_error(int16_t flume_error);
+/* Decode r's body with the codec; 0, or -1 (the connection is closed). */
+int	kafka_decode_body(struct conn *c, struct req *r);
+/* Begin / end a response frame in c's output. */
+size_t	kafka_resp_begin(struct conn *c, struct req *r);
+void	kafka_resp_end(struct conn *c, size_t pos);
+
+int	kafka_produce_decode(struct conn *c, struct req *r);
+void	kafka_produce_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_produce_emit(struct worker *w, struct conn *c, struct req *r);
+int	kafka_fetch_decode(struct conn *c, struct req *r);
+void	kafka_fetch_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r);
+int	kafka_list_offsets_decode(struct conn *c, struct req *r);
+void	kafka_list_offsets_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_list_offsets_emit(struct worker *w, struct conn *c, struct req *r);
+/*
+ * kafka_time.c: the first offset of p whose timestamp is >= ts (-1, -1
+ * when there is none) and that record's timestamp; a flume error code.
+ */
+struct shm_partition;
+int16_t	kafka_offset_for_time(struct worker *w, struct shm_partition *p,
+	    int64_t ts, int64_t *off, int64_t *rts);
+void	kafka_init_pid_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_init_pid_emit(struct worker *w, struct conn *c, struct req *r);
+
+#endif

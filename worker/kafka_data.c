@@ -1,0 +1,457 @@
+/*
+ * The Kafka data path: Produce v3, Fetch v4, ListOffsets v1 and
+ * InitProducerId v0-1, mapped onto the native operations of handlers.c.
+ *
+ * A Kafka request is nested (topics, then partitions); the native one is
+ * a flat list of (topic, partition) parts in the same order, so Kafka
+ * part n (counting over all topics) is native part n, except for Produce
+ * parts refused here first (k->pre[n] != 0), which the native request
+ * leaves out.  Names and records point into the payload; when conn.c
+ * moves the payload, decode runs again and rebuilds the same mapping.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "proto/batch.h"
+#include "proto/bytes.h"
+#include "proto/kafka/kapi.h"
+#include "proto/kafka/kfetch.h"
+#include "proto/kafka/kproduce.h"
+#include "shm/producer.h"
+#include "shm/stats.h"
+#include "worker/conn.h"
+#include "worker/handlers.h"
+#include "worker/kafka.h"
+
+/* Parts over all topics of a nested request. */
+#define NPARTS(q, total) do {						\
+	int32_t t_;							\
+									\
+	(total) = 0;							\
+	for (t_ = 0; t_ < (q)->ntopics; t_++)				\
+		(total) += (q)->topics[t_].npart;			\
+} while (0)
+
+/* ---- Produce ---- */
+
+/*
+ * What Kafka's produce path refuses before the log is involved: exactly
+ * one RecordBatch v2 per partition, written with baseOffset 0.  The rest
+ * (CRC, counts, size, the sequence check) is the native produce's.
+ */
+static int16_t
+produce_precheck(const struct kproduce_req *q, struct kstr rec)
+{
+	if (q->transactional_id.len >= 0)
+		return KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+	if (rec.len < BATCH_HEADER_SIZE)
+		return KERR_CORRUPT_MESSAGE;
+	if ((int64_t)be32_get((const uint8_t *)rec.p + BATCH_OFF_LENGTH) +
+	    BATCH_LOG_OVERHEAD != rec.len)
+		return KERR_INVALID_RECORD;
+	if (be64_get((const uint8_t *)rec.p + BATCH_OFF_BASE_OFFSET) != 0)
+		return KERR_INVALID_RECORD;
+	return KERR_NONE;
+}
+
+int
+kafka_produce_decode(struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	const struct kproduce_req *q = &k->k.produce;
+	struct produce_req *n = &k->native.produce;
+	struct produce_part *pp;
+	int32_t i, j, total, m = 0;
+
+	if (kafka_decode_body(c, r) == -1)
+		return -1;
+	NPARTS(q, total);
+	memset(n, 0, sizeof(*n));
+	n->acks = (int8_t)q->acks;
+	n->timeout_ms = q->timeout_ms;
+	if (total == 0)
+		return 0;
+	k->pre = conn_alloc(c, (size_t)total * sizeof(*k->pre));
+	n->parts = conn_alloc(c, (size_t)total * sizeof(*n->parts));
+	if (k->pre == NULL || n->parts == NULL)
+		return -1;
+	total = 0;
+	for (i = 0; i < q->ntopics; i++) {
+		for (j = 0; j < q->topics[i].npart; j++, total++) {
+			k->pre[total] = q->acks != 0 && q->acks != 1 &&
+			    q->acks != -1 ? KERR_INVALID_REQUIRED_ACKS :
+			    produce_precheck(q, q->topics[i].parts[j].records);
+			if (k->pre[total] != KERR_NONE)
+				continue;
+			pp = &n->parts[m++];
+			pp->topic = q->topics[i].name.p;
+			pp->topic_len = (size_t)q->topics[i].name.len;
+			pp->partition = q->topics[i].parts[j].partition;
+			pp->records = (const uint8_t *)
+			    q->topics[i].parts[j].records.p;
+			pp->records_len = q->topics[i].parts[j].records.len;
+		}
+	}
+	n->count = m;
+	return 0;
+}
+
+void
+kafka_produce_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+
+	if (k->native.produce.count == 0) {
+		/* Nothing for the log: every part was refused here. */
+		k->no_native = 1;
+		r->noresp = k->k.produce.acks == 0;
+		r->state = REQ_DONE;
+		return;
+	}
+	r->api = API_PRODUCE;
+	handler_exec_decoded(w, c, r);
+}
+
+void
+kafka_produce_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	const struct kproduce_req *q = &k->k.produce;
+	struct kproduce_resp s;
+	struct kproduce_topic_resp *t;
+	struct kproduce_part_resp *pr;
+	struct produce_result res;
+	int32_t i, j, n = 0, m = 0;
+	size_t pos;
+
+	memset(&s, 0, sizeof(s));
+	s.ntopics = q->ntopics;
+	if (q->ntopics > 0 && (s.topics = conn_alloc(c, (size_t)q->ntopics *
+	    sizeof(*s.topics))) == NULL)
+		goto fail;
+	for (i = 0; i < q->ntopics; i++) {
+		t = &s.topics[i];
+		t->name = q->topics[i].name;
+		t->npart = q->topics[i].npart;
+		t->parts = NULL;
+		if (t->npart > 0 && (t->parts = conn_alloc(c, (size_t)t->npart *
+		    sizeof(*t->parts))) == NULL)
+			goto fail;
+		for (j = 0; j < t->npart; j++, n++) {
+			pr = &t->parts[j];
+			pr->partition = q->topics[i].parts[j].partition;
+			pr->base_offset = -1;
+			pr->log_append_time = -1;
+			if (k->pre[n] != KERR_NONE) {
+				pr->error = k->pre[n];
+				continue;
+			}
+			if (r->error != ERR_NONE ||
+			    handler_produce_result(r, m++, &res) == -1) {
+				pr->error = kafka_error(r->error != ERR_NONE ?
+				    r->error : ERR_UNKNOWN);
+				continue;
+			}
+			/* Counted by native code, as the native answers are. */
+			stats_error_count(w->me, res.error);
+			pr->error = kafka_error(res.error);
+			if (res.error == ERR_NONE)
+				pr->base_offset = res.base_offset;
+		}
+	}
+	pos = kafka_resp_begin(c, r);
+	kproduce_encode_resp(&c->out, 3, &s);
+	kafka_resp_end(c, pos);
+	return;
+fail:
+	log_warnx("%s: Kafka Produce answer: out of request memory, closing",
+	    c->peer);
+	c->dead = 1;
+}
+
+/* ---- InitProducerId ---- */
+
+/*
+ * A new producer id from the same table as the native INIT_PRODUCER, so
+ * Kafka's idempotent producers are deduplicated by the same check.
+ * Transactions are not supported: a transactional id is refused.
+ */
+void
+kafka_init_pid_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct kinit_pid_resp *s;
+	int64_t id;
+
+	r->state = REQ_DONE;
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL) {
+		c->dead = 1;
+		return;
+	}
+	memset(s, 0, sizeof(*s));
+	s->producer_id = -1;
+	s->producer_epoch = -1;
+	k->kst = s;
+	if (k->k.init_pid.transactional_id.len >= 0) {
+		log_info("%s: InitProducerId with a transactional id refused "
+		    "(Flume has no transactions)", c->peer);
+		s->error = KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+		return;
+	}
+	if ((id = producer_id_new(w->shm)) < 0) {
+		s->error = KERR_UNKNOWN_SERVER_ERROR;
+		return;
+	}
+	s->producer_id = id;
+	s->producer_epoch = 0;
+}
+
+void
+kafka_init_pid_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	size_t pos;
+
+	pos = kafka_resp_begin(c, r);
+	kinit_pid_encode_resp(&c->out, k->h.api_version, k->kst);
+	kafka_resp_end(c, pos);
+}
+
+/* ---- Fetch ---- */
+
+int
+kafka_fetch_decode(struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	const struct kfetch_req *q = &k->k.fetch;
+	struct fetch_req *n = &k->native.fetch;
+	struct fetch_part *fp;
+	int32_t i, j, total;
+
+	if (kafka_decode_body(c, r) == -1)
+		return -1;
+	NPARTS(q, total);
+	memset(n, 0, sizeof(*n));
+	n->max_wait_ms = q->max_wait_ms;
+	n->min_bytes = q->min_bytes;
+	n->max_bytes = q->max_bytes;
+	if (total > 0 && (n->parts = conn_alloc(c, (size_t)total *
+	    sizeof(*n->parts))) == NULL)
+		return -1;
+	total = 0;
+	for (i = 0; i < q->ntopics; i++) {
+		for (j = 0; j < q->topics[i].npart; j++) {
+			fp = &n->parts[total++];
+			fp->topic = q->topics[i].name.p;
+			fp->topic_len = (size_t)q->topics[i].name.len;
+			fp->partition = q->topics[i].parts[j].partition;
+			fp->offset = q->topics[i].parts[j].fetch_offset;
+			fp->max_bytes = q->topics[i].parts[j].max_bytes;
+		}
+	}
+	n->count = total;
+	return 0;
+}
+
+void
+kafka_fetch_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	r->api = API_FETCH;
+	handler_exec_decoded(w, c, r);
+}
+
+/*
+ * The answer, with each partition's batches sent from the segment file
+ * (sendfile) right after their length: the frame size is patched at the
+ * end, once every file range is known.
+ */
+void
+kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	const struct kfetch_req *q = &k->k.fetch;
+	struct handler_fetch_part hp;
+	struct kfetch_part_resp pr;
+	uint64_t files = 0, size;
+	int32_t i, j, n = 0;
+	size_t pos;
+
+	pos = kafka_resp_begin(c, r);
+	kfetch_resp_begin(&c->out, 0, q->ntopics);
+	for (i = 0; i < q->ntopics; i++) {
+		kfetch_resp_topic(&c->out, q->topics[i].name,
+		    q->topics[i].npart);
+		for (j = 0; j < q->topics[i].npart; j++, n++) {
+			memset(&pr, 0, sizeof(pr));
+			memset(&hp, 0, sizeof(hp));
+			hp.fd = -1;
+			pr.partition = q->topics[i].parts[j].partition;
+			if (r->error != ERR_NONE ||
+			    handler_fetch_take(r, n, &hp) == -1)
+				hp.error = r->error != ERR_NONE ? r->error :
+				    ERR_UNKNOWN;
+			stats_error_count(w->me, hp.error);
+			pr.error = kafka_error(hp.error);
+			pr.high_watermark = pr.last_stable_offset =
+			    hp.error == ERR_NONE ? hp.hwm : -1;
+			if (hp.len > INT32_MAX) {
+				close(hp.fd);
+				hp.fd = -1;
+				hp.len = 0;
+			}
+			kfetch_resp_part(&c->out, &pr, (int32_t)hp.len);
+			if (hp.fd < 0 || hp.len == 0) {
+				if (hp.fd >= 0)
+					close(hp.fd);
+				continue;
+			}
+			atomic_fetch_add_explicit(&hp.p->msgs_out,
+			    hp.nrec > 0 ? (uint64_t)hp.nrec : 0,
+			    memory_order_relaxed);
+			atomic_fetch_add_explicit(&hp.p->bytes_out, hp.len,
+			    memory_order_relaxed);
+			files += hp.len;
+			/* The output queue owns the descriptor from here. */
+			if (conn_out_file(c, hp.fd, hp.pos, hp.len) == -1)
+				return;
+		}
+	}
+	size = c->out.len - pos - KFRAME_SIZE_LEN + files;
+	if (c->out.err || size > INT32_MAX) {
+		c->dead = 1;
+		return;
+	}
+	wbuf_put_u32_at(&c->out, pos, (uint32_t)size);
+	conn_out_commit(c);
+}
+
+/* ---- ListOffsets ---- */
+
+int
+kafka_list_offsets_decode(struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	const struct klist_offsets_req *q = &k->k.list_offsets;
+	struct list_offsets_req *n = &k->native.list_offsets;
+	struct list_offsets_part *lp;
+	int32_t i, j, total;
+
+	if (kafka_decode_body(c, r) == -1)
+		return -1;
+	NPARTS(q, total);
+	memset(n, 0, sizeof(*n));
+	if (total > 0 && (n->parts = conn_alloc(c, (size_t)total *
+	    sizeof(*n->parts))) == NULL)
+		return -1;
+	total = 0;
+	for (i = 0; i < q->ntopics; i++) {
+		for (j = 0; j < q->topics[i].npart; j++) {
+			lp = &n->parts[total++];
+			lp->topic = q->topics[i].name.p;
+			lp->topic_len = (size_t)q->topics[i].name.len;
+			lp->partition = q->topics[i].parts[j].partition;
+			lp->which = q->topics[i].parts[j].timestamp;
+		}
+	}
+	n->count = total;
+	return 0;
+}
+
+/*
+ * -1 and -2 are the native LIST_OFFSETS; a time (which the native one
+ * refuses) is looked up here afterwards, in kafka_time.c.  k->kst holds
+ * the timestamps to answer with.
+ */
+void
+kafka_list_offsets_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	const struct list_offsets_req *q = &k->native.list_offsets;
+	struct list_offsets_resp *lr;
+	struct shm_partition *p;
+	int64_t *ts;
+	int32_t i;
+	int idx;
+
+	r->api = API_LIST_OFFSETS;
+	handler_exec_decoded(w, c, r);
+	if ((lr = r->st) == NULL || r->error != ERR_NONE || q->count == 0)
+		return;
+	if ((ts = conn_alloc(c, (size_t)q->count * sizeof(*ts))) == NULL) {
+		r->error = ERR_RESOURCE_LIMIT;
+		return;
+	}
+	k->kst = ts;
+	for (i = 0; i < q->count && i < lr->count; i++) {
+		ts[i] = -1;
+		if (q->parts[i].which < 0 ||
+		    lr->results[i].error != ERR_INVALID_REQUEST)
+			continue;
+		lr->results[i].offset = -1;
+		idx = shm_topic_find(w->shm, q->parts[i].topic,
+		    q->parts[i].topic_len);
+		p = idx < 0 ? NULL : shm_partition(w->shm, idx,
+		    q->parts[i].partition);
+		if (p == NULL) {
+			lr->results[i].error = ERR_UNKNOWN_TOPIC_OR_PARTITION;
+			continue;
+		}
+		lr->results[i].error = kafka_offset_for_time(w, p,
+		    q->parts[i].which, &lr->results[i].offset, &ts[i]);
+	}
+}
+
+void
+kafka_list_offsets_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	const struct klist_offsets_req *q = &k->k.list_offsets;
+	const struct list_offsets_resp *lr = r->st;
+	struct klist_offsets_resp s;
+	struct klist_offsets_topic_resp *t;
+	struct klist_offsets_part_resp *pr;
+	int32_t i, j, n = 0;
+	size_t pos;
+
+	memset(&s, 0, sizeof(s));
+	s.ntopics = q->ntopics;
+	if (q->ntopics > 0 && (s.topics = conn_alloc(c, (size_t)q->ntopics *
+	    sizeof(*s.topics))) == NULL)
+		goto fail;
+	for (i = 0; i < q->ntopics; i++) {
+		t = &s.topics[i];
+		t->name = q->topics[i].name;
+		t->npart = q->topics[i].npart;
+		t->parts = NULL;
+		if (t->npart > 0 && (t->parts = conn_alloc(c, (size_t)t->npart *
+		    sizeof(*t->parts))) == NULL)
+			goto fail;
+		for (j = 0; j < t->npart; j++, n++) {
+			pr = &t->parts[j];
+			pr->partition = q->topics[i].parts[j].partition;
+			pr->timestamp = -1;
+			pr->offset = -1;
+			if (r->error != ERR_NONE || lr == NULL ||
+			    n >= lr->count) {
+				pr->error = kafka_error(r->error != ERR_NONE ?
+				    r->error : ERR_UNKNOWN);
+				continue;
+			}
+			pr->error = kafka_error(lr->results[n].error);
+			pr->offset = lr->results[n].offset;
+			if (k->kst != NULL)
+				pr->timestamp = ((const int64_t *)k->kst)[n];
+		}
+	}
+	pos = kafka_resp_begin(c, r);
+	klist_offsets_encode_resp(&c->out, 1, &s);
+	kafka_resp_end(c, pos);
+	return;
+fail:
+	log_warnx("%s: Kafka ListOffsets answer: out of request memory, "
+	    "closing", c->peer);
+	c->dead = 1;
+}
