@@ -46,6 +46,7 @@
 
 static struct config	 conf;
 static struct broker	 tb;
+static char		*topdir;	/* the test's own: holds datadir */
 static char		*datadir;
 static char		 shmname[SHM_NAME_MAX];
 static int		 shm_made;
@@ -111,7 +112,14 @@ suite_setup(void)
 	socklen_t sl = sizeof(sin);
 	int one = 1;
 
-	datadir = test_mkdtemp("worker");
+	/*
+	 * data_dir one level down, so that what a bad topic name could reach
+	 * ("../x") is still the test's own directory.
+	 */
+	topdir = test_mkdtemp("worker");
+	if (topdir == NULL || asprintf(&datadir, "%s/data", topdir) == -1 ||
+	    mkdir(datadir, 0700) == -1)
+		return -1;
 	config_defaults(&conf);
 	strlcpy(conf.data_dir, datadir, sizeof(conf.data_dir));
 	conf.workers = 1;
@@ -175,7 +183,8 @@ suite_teardown(void)
 		shm_detach(&tb.shm);
 		shm_unlink_name(shmname);
 	}
-	test_rmtree(datadir);
+	test_rmtree(topdir);
+	free(topdir);
 	free(datadir);
 	config_free(&conf);
 	return 0;
