@@ -20,7 +20,7 @@
 
 #include "master/live.h"
 #include "common/log.h"
-#include "worker/auth.h"
+#include "common/authfile.h"
 
 #define LIVE_LIST_MAX	1024	/* bytes of key names per log line */
 

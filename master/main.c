@@ -41,7 +41,7 @@
 #include "master/recovery.h"
 #include "master/supervisor.h"
 #include "proto/version.h"
-#include "worker/auth.h"
+#include "common/authfile.h"
 
 #define DEFAULT_CONFIG	"flume.conf"
 /* How long to wait for the lock held by a dead master's dying children. */

@@ -34,6 +34,7 @@
 #include "worker/handlers.h"
 #include "worker/kafka.h"
 #include "worker/limits.h"
+#include "worker/native.h"
 
 #define CONN_READ_ROUNDS	16	/* socket reads per turn, for fairness */
 #define CONN_IOV		32
@@ -51,7 +52,7 @@ conn_h_exec(struct worker *w, struct conn *c, struct req *r)
 	if (c->kafka)
 		kafka_exec(w, c, r);
 	else
-		handler_exec(w, c, r);
+		native_exec(w, c, r);
 }
 
 static inline void
@@ -60,7 +61,7 @@ conn_h_poll(struct worker *w, struct conn *c, struct req *r)
 	if (c->kafka)
 		kafka_poll(w, c, r);
 	else
-		handler_poll(w, c, r);
+		native_poll(w, c, r);
 }
 
 static inline void
@@ -69,13 +70,13 @@ conn_h_emit(struct worker *w, struct conn *c, struct req *r)
 	if (c->kafka)
 		kafka_emit(w, c, r);
 	else
-		handler_emit(w, c, r);
+		native_emit(w, c, r);
 }
 
 static inline int
 conn_h_redecode(struct conn *c, struct req *r)
 {
-	return c->kafka ? kafka_redecode(c, r) : handler_redecode(c, r);
+	return c->kafka ? kafka_redecode(c, r) : native_redecode(c, r);
 }
 
 static inline void
@@ -84,7 +85,7 @@ conn_h_release(struct conn *c, struct req *r)
 	if (c->kafka)
 		kafka_release(r);
 	else
-		handler_release(r);
+		native_release(r);
 }
 
 static inline struct req *

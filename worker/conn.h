@@ -21,7 +21,7 @@
 
 #include "proto/frame.h"
 #include "proto/wire.h"
-#include "worker/auth.h"
+#include "worker/access.h"
 #include "worker/worker.h"
 
 /*

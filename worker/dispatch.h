@@ -10,7 +10,14 @@
  *   poll     re-check a WAIT or BLOCKED request; NULL: it never waits.
  *   emit     append the answer of a DONE request to the output.
  *   release  free what it holds outside the arena; NULL: nothing.
- *   perm     the AUTH_* bits a user needs for it; 0: any client.
+ *   perm     the AUTH_* bits (worker/auth.h) a user needs for it, on some
+ *            topic, or with API_PERM_ALL on every topic; 0: any
+ *            authenticated user (the handler checks per topic);
+ *            API_PERM_OPEN: answered before authentication too.
+ *   errbody  native only: what an error answer carries after its code
+ *            (so the api's own decoder reads it).
+ *
+ * Adding an API to a protocol is adding a row to its table.
  */
 #ifndef FLUME_WORKER_DISPATCH_H
 #define FLUME_WORKER_DISPATCH_H
@@ -22,6 +29,15 @@ struct worker;
 struct conn;
 struct req;
 
+#define API_PERM_OPEN	0x100u
+#define API_PERM_ALL	0x200u
+
+enum api_errbody {
+	ERRBODY_NONE = 0,	/* [error i16] */
+	ERRBODY_EMPTY,		/* [error i16][count i32 = 0] */
+	ERRBODY_HANDSHAKE,	/* [error i16][version i16][max_frame i32][broker str] */
+};
+
 struct api_row {
 	int16_t		 key;
 	int16_t		 min_version, max_version;
@@ -32,6 +48,7 @@ struct api_row {
 	void		(*poll)(struct worker *w, struct conn *c, struct req *r);
 	void		(*emit)(struct worker *w, struct conn *c, struct req *r);
 	void		(*release)(struct req *r);
+	enum api_errbody errbody;
 };
 
 /* The row of key in a table of n rows, or NULL. */

@@ -24,7 +24,7 @@
 #include "shm/group.h"
 #include "store/plog.h"
 #include "store/topic.h"
-#include "worker/auth.h"
+#include "worker/access.h"
 #include "worker/conn.h"
 #include "worker/group.h"
 #include "worker/handlers.h"
@@ -43,13 +43,6 @@ struct join_st {
 
 /* The (empty) state of a successful HEARTBEAT or LEAVE_GROUP; never written. */
 static struct group_error_resp wgroup_ok;
-
-int
-wgroup_is_api(uint16_t api)
-{
-	return (api >= API_JOIN_GROUP && api <= API_DESCRIBE_GROUP) ||
-	    api == API_GROUP_RESET;
-}
 
 static void
 wgroup_params(const struct worker *w, struct group_params *gp)

@@ -13,8 +13,6 @@ struct worker;
 struct conn;
 struct req;
 
-/* 1 for the APIs this module serves. */
-int	wgroup_is_api(uint16_t api);
 /* Decode r's payload into r->dec (again after a detach). 0 or -1. */
 int	wgroup_decode(struct conn *c, struct req *r);
 /* Execute r (decoded); leaves it DONE or WAIT. */

@@ -1,12 +1,14 @@
 /*
- * Native API handlers run by a worker.  Each request goes through
- * handler_exec() once (again after a BLOCKED state), may then wait
- * (handler_poll() re-checks it after every wake-up and at its deadline)
- * and is answered by handler_emit() when it reaches the head of its
- * connection's queue.  Decoded requests and per-request state live in the
+ * The operations both protocols share: handshake, metadata (with
+ * auto-create), create topic, produce (ring append, backpressure, acks,
+ * dedup), fetch (long poll, sendfile), list offsets and workers.  Each
+ * works on a decoded native request (r->dec) and leaves its answer in
+ * r->st; the native table (worker/native.c) and the Kafka table
+ * (worker/kafka*.c) decode into the same structs and encode the answers
+ * their own way.  Decoded requests and per-request state live in the
  * connection's arena; the only resources held outside it are duplicated
  * segment file descriptors of a finished FETCH, handed to the output
- * queue on emit or closed by handler_release().
+ * queue on emit or closed by handle_fetch_release().
  *
  * Shared memory is read with the ordering the writer publishes with:
  * visible_offset, durable_offset and log_start are acquire loads.
@@ -35,7 +37,7 @@
 #include "shm/ring.h"
 #include "store/plog.h"
 #include "store/topic.h"
-#include "worker/auth.h"
+#include "worker/access.h"
 #include "worker/conn.h"
 #include "worker/group.h"
 #include "worker/handlers.h"
@@ -113,59 +115,6 @@ req_done(struct req *r, int16_t error)
 	r->state = REQ_DONE;
 }
 
-/* Decode r's payload into r->dec; 0 or -1 (malformed, or no memory). */
-static int
-req_decode(struct conn *c, struct req *r)
-{
-	struct arena *a = &c->arena;
-	size_t sz;
-	int rc;
-
-	if (wgroup_is_api(r->api))
-		return wgroup_decode(c, r);
-	switch (r->api) {
-	case API_HANDSHAKE:	sz = sizeof(struct handshake_req); break;
-	case API_METADATA:	sz = sizeof(struct metadata_req); break;
-	case API_CREATE_TOPIC:	sz = sizeof(struct create_topic_req); break;
-	case API_PRODUCE:	sz = sizeof(struct produce_req); break;
-	case API_FETCH:		sz = sizeof(struct fetch_req); break;
-	case API_LIST_OFFSETS:	sz = sizeof(struct list_offsets_req); break;
-	default:		return 0;
-	}
-	if (r->dec == NULL && (r->dec = conn_alloc(c, sz)) == NULL)
-		return -1;
-	switch (r->api) {
-	case API_HANDSHAKE:
-		rc = msg_decode_handshake_req(r->payload, r->payload_len, r->dec);
-		break;
-	case API_METADATA:
-		rc = msg_decode_metadata_req(r->payload, r->payload_len, a, r->dec);
-		break;
-	case API_CREATE_TOPIC:
-		rc = msg_decode_create_topic_req(r->payload, r->payload_len, r->dec);
-		break;
-	case API_PRODUCE:
-		rc = msg_decode_produce_req(r->payload, r->payload_len, a, r->dec);
-		break;
-	case API_FETCH:
-		rc = msg_decode_fetch_req(r->payload, r->payload_len, a, r->dec);
-		break;
-	default:
-		rc = msg_decode_list_offsets_req(r->payload, r->payload_len, a,
-		    r->dec);
-		break;
-	}
-	/* Arena growth is accounted by conn_alloc only for r->dec itself. */
-	c->arena_bytes += r->payload_len;
-	return rc;
-}
-
-int
-handler_redecode(struct conn *c, struct req *r)
-{
-	return req_decode(c, r);
-}
-
 /* NUL-terminated copy of a wire name that passed topic_name_valid(). */
 static void
 name_copy(char *dst, const char *s, size_t len)
@@ -234,8 +183,8 @@ part_resolve(struct worker *w, const char *name, size_t len, int32_t partition,
 
 /* ---- HANDSHAKE ---- */
 
-static void
-exec_handshake(struct worker *w, struct conn *c, struct req *r)
+void
+handle_handshake(struct worker *w, struct conn *c, struct req *r)
 {
 	const struct handshake_req *q = r->dec;
 	struct handshake_resp *s;
@@ -289,8 +238,8 @@ topic_info_fill(struct worker *w, struct conn *c, int idx, struct topic_info *ti
 	return 0;
 }
 
-static void
-exec_metadata(struct worker *w, struct conn *c, struct req *r)
+void
+handle_metadata(struct worker *w, struct conn *c, struct req *r)
 {
 	const struct metadata_req *q = r->dec;
 	struct metadata_resp *s;
@@ -360,8 +309,8 @@ nomem:
 
 /* ---- CREATE_TOPIC ---- */
 
-static void
-exec_create_topic(struct worker *w, struct conn *c, struct req *r)
+void
+handle_create_topic(struct worker *w, struct conn *c, struct req *r)
 {
 	const struct create_topic_req *q = r->dec;
 	struct create_topic_resp *s;
@@ -482,8 +431,8 @@ produce_check(struct worker *w, struct conn *c, const struct produce_part *pp,
 }
 
 /* acks=all: every appended part durable?  Times out the rest. */
-static void
-produce_check_durable(struct worker *w, struct req *r)
+void
+handle_produce_poll(struct worker *w, struct req *r)
 {
 	const struct produce_req *q = r->dec;
 	struct produce_st *st = r->st;
@@ -508,8 +457,8 @@ produce_check_durable(struct worker *w, struct req *r)
 	r->state = waiting ? REQ_WAIT : REQ_DONE;
 }
 
-static void
-exec_produce(struct worker *w, struct conn *c, struct req *r)
+void
+handle_produce(struct worker *w, struct conn *c, struct req *r)
 {
 	const struct produce_req *q = r->dec;
 	struct produce_st *st = r->st;
@@ -590,7 +539,7 @@ exec_produce(struct worker *w, struct conn *c, struct req *r)
 	}
 	st->appended = 1;
 	if (q->acks == -1) {
-		produce_check_durable(w, r);
+		handle_produce_poll(w, r);
 		return;
 	}
 	r->state = REQ_DONE;
@@ -662,8 +611,8 @@ fetch_corrupt(struct worker *w, struct fetch_slot *s, const struct plog_slice *s
 	    (long long)sl->segment, (long long)sl->pos);
 }
 
-static void
-fetch_release(struct fetch_st *st)
+void
+fetch_st_release(struct fetch_st *st)
 {
 	int32_t i;
 
@@ -691,7 +640,7 @@ fetch_gather(struct worker *w, const struct fetch_req *q, struct fetch_st *st)
 	int64_t budget, limit;
 	int32_t i;
 
-	fetch_release(st);
+	fetch_st_release(st);
 	budget = q->max_bytes > 0 ? q->max_bytes : INT32_MAX;
 	for (i = 0; i < q->count; i++) {
 		fp = &q->parts[i];
@@ -778,12 +727,12 @@ fetch_decide(struct worker *w, struct req *r)
 		}
 	}
 	/* Hold no file descriptors while parked; gather again on wake. */
-	fetch_release(st);
+	fetch_st_release(st);
 	r->state = REQ_WAIT;
 }
 
-static void
-exec_fetch(struct worker *w, struct conn *c, struct req *r)
+void
+handle_fetch(struct worker *w, struct conn *c, struct req *r)
 {
 	const struct fetch_req *q = r->dec;
 	struct fetch_st *st;
@@ -822,8 +771,8 @@ nomem:
 
 /* ---- LIST_OFFSETS ---- */
 
-static void
-exec_list_offsets(struct worker *w, struct conn *c, struct req *r)
+void
+handle_list_offsets(struct worker *w, struct conn *c, struct req *r)
 {
 	const struct list_offsets_req *q = r->dec;
 	struct list_offsets_resp *s;
@@ -864,8 +813,8 @@ nomem:
 
 /* ---- WORKERS ---- */
 
-static void
-exec_workers(struct worker *w, struct conn *c, struct req *r)
+void
+handle_workers(struct worker *w, struct conn *c, struct req *r)
 {
 	struct workers_resp *s;
 	struct shm_child *ch;
@@ -903,139 +852,7 @@ nomem:
 }
 
 void
-handler_exec(struct worker *w, struct conn *c, struct req *r)
-{
-	if (r->state == REQ_NEW) {
-		if ((r->error = auth_gate(c, r->api)) != ERR_NONE) {
-			r->state = REQ_DONE;
-			return;
-		}
-		if (r->api != API_WORKERS && req_decode(c, r) == -1) {
-			req_done(r, ERR_INVALID_REQUEST);
-			return;
-		}
-	}
-	switch (r->api) {
-	case API_HANDSHAKE:
-		exec_handshake(w, c, r);
-		break;
-	case API_METADATA:
-		exec_metadata(w, c, r);
-		break;
-	case API_CREATE_TOPIC:
-		exec_create_topic(w, c, r);
-		break;
-	case API_PRODUCE:
-		exec_produce(w, c, r);
-		break;
-	case API_FETCH:
-		exec_fetch(w, c, r);
-		break;
-	case API_LIST_OFFSETS:
-		exec_list_offsets(w, c, r);
-		break;
-	case API_WORKERS:
-		exec_workers(w, c, r);
-		break;
-	case API_JOIN_GROUP:
-	case API_HEARTBEAT:
-	case API_LEAVE_GROUP:
-	case API_OFFSET_COMMIT:
-	case API_OFFSET_FETCH:
-	case API_GROUP_RESET:
-	case API_LIST_GROUPS:
-	case API_DESCRIBE_GROUP:
-		wgroup_exec(w, c, r);
-		break;
-	case API_INIT_PRODUCER:
-		produce_exec_init(w, c, r);
-		break;
-	case API_AUTH_BEGIN:
-	case API_AUTH_PROVE:
-		auth_exec(w, c, r);
-		break;
-	case API_STATS:
-		stats_handler_exec(w, c, r);
-		break;
-	default:
-		req_done(r, ERR_UNSUPPORTED_API);
-		break;
-	}
-}
-
-void
-handler_poll(struct worker *w, struct conn *c, struct req *r)
-{
-	const struct fetch_req *fq;
-	struct fetch_st *st;
-	int32_t i;
-	int moved = 0;
-
-	if (r->state != REQ_WAIT)
-		return;
-	if (wgroup_is_api(r->api)) {
-		wgroup_poll(w, c, r);
-		return;
-	}
-	if (r->api == API_PRODUCE) {
-		produce_check_durable(w, r);
-		return;
-	}
-	if (r->api != API_FETCH)
-		return;
-	fq = r->dec;
-	st = r->st;
-	for (i = 0; i < fq->count && !moved; i++) {
-		if (st->s[i].p != NULL && atomic_load_explicit(
-		    &st->s[i].p->visible_offset, memory_order_acquire) !=
-		    st->s[i].visible)
-			moved = 1;
-	}
-	if (moved || w->now >= r->deadline || w->stopping)
-		fetch_decide(w, r);
-}
-
-void
-handler_release(struct req *r)
-{
-	if (r->api == API_FETCH && r->st != NULL)
-		fetch_release(r->st);
-}
-
-/* An answer that is only an error, in the shape the api's decoder reads. */
-static void
-emit_error(struct worker *w, struct conn *c, struct req *r)
-{
-	struct wbuf *wb = &c->out;
-	size_t start;
-
-	start = frame_begin_response(wb, r->id);
-	wbuf_i16(wb, r->error);
-	switch (r->api) {
-	case API_HANDSHAKE:
-		wbuf_i16(wb, FLUME_PROTOCOL_VERSION);
-		wbuf_i32(wb, (int32_t)w->conf->max_request_bytes);
-		wbuf_str(wb, FLUME_BROKER_NAME, sizeof(FLUME_BROKER_NAME) - 1);
-		break;
-	case API_CREATE_TOPIC:
-		wbuf_i32(wb, 0);
-		break;
-	case API_METADATA:
-	case API_PRODUCE:
-	case API_FETCH:
-	case API_LIST_OFFSETS:
-	case API_WORKERS:
-		wbuf_i32(wb, 0);
-		break;
-	default:
-		break;
-	}
-	frame_end(wb, start);
-	conn_out_commit(c);
-}
-
-static void
-emit_fetch(struct worker *w, struct conn *c, struct req *r)
+handle_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 {
 	const struct fetch_req *q = r->dec;
 	struct fetch_st *st = r->st;
@@ -1088,100 +905,49 @@ emit_fetch(struct worker *w, struct conn *c, struct req *r)
 }
 
 void
-handler_emit(struct worker *w, struct conn *c, struct req *r)
+handle_produce_emit(struct worker *w, struct conn *c, struct req *r)
 {
-	struct wbuf *wb = &c->out;
+	const struct produce_st *pst = r->st;
 	struct produce_resp pr;
-	struct produce_st *pst;
 	size_t start;
+	int32_t i;
 
-	if (r->error != ERR_NONE || r->st == NULL) {
-		if (r->error == ERR_NONE)
-			r->error = ERR_UNKNOWN;
-		stats_error_count(w->me, r->error);
-		emit_error(w, c, r);
-		return;
-	}
-	if (wgroup_is_api(r->api)) {
-		wgroup_emit(w, c, r);
-		return;
-	}
-	if (r->api == API_FETCH) {
-		emit_fetch(w, c, r);
-		return;
-	}
-	if (r->api == API_AUTH_BEGIN || r->api == API_AUTH_PROVE) {
-		auth_emit(c, r);
-		return;
-	}
-	if (r->api == API_STATS) {
-		stats_handler_emit(w, c, r);
-		return;
-	}
-	start = frame_begin_response(wb, r->id);
-	switch (r->api) {
-	case API_HANDSHAKE:
-		msg_encode_handshake_resp(wb, r->st);
-		break;
-	case API_METADATA:
-		msg_encode_metadata_resp(wb, r->st);
-		break;
-	case API_CREATE_TOPIC:
-		msg_encode_create_topic_resp(wb, r->st);
-		break;
-	case API_PRODUCE:
-		pst = r->st;
-		pr.error = ERR_NONE;
-		pr.count = ((const struct produce_req *)r->dec)->count;
-		pr.results = pst->res;
-		for (int32_t i = 0; i < pr.count; i++)
-			stats_error_count(w->me, pr.results[i].error);
-		msg_encode_produce_resp(wb, &pr);
-		break;
-	case API_LIST_OFFSETS:
-		msg_encode_list_offsets_resp(wb, r->st);
-		break;
-	case API_WORKERS:
-		msg_encode_workers_resp(wb, r->st);
-		break;
-	case API_INIT_PRODUCER:
-		msg_encode_init_producer_resp(wb, r->st);
-		break;
-	}
-	frame_end(wb, start);
+	pr.error = ERR_NONE;
+	pr.count = ((const struct produce_req *)r->dec)->count;
+	pr.results = pst->res;
+	for (i = 0; i < pr.count; i++)
+		stats_error_count(w->me, pr.results[i].error);
+	start = frame_begin_response(&c->out, r->id);
+	msg_encode_produce_resp(&c->out, &pr);
+	frame_end(&c->out, start);
 	conn_out_commit(c);
 }
 
-/*
- * ---- Shared with the Kafka listener (worker/kafka*.c) ----
- *
- * The Kafka handlers decode their own requests, translate them into the
- * native decoded structs (r->dec) with r->api set to the native key, and
- * run them here, so both protocols share one implementation of produce
- * (ring append, backpressure, acks, dedup), fetch (long poll, sendfile),
- * metadata (auto-create) and list offsets.  handler_poll() and
- * handler_release() then serve them unchanged.
- */
 void
-handler_exec_decoded(struct worker *w, struct conn *c, struct req *r)
+handle_fetch_poll(struct worker *w, struct conn *c, struct req *r)
 {
-	switch (r->api) {
-	case API_METADATA:
-		exec_metadata(w, c, r);
-		break;
-	case API_PRODUCE:
-		exec_produce(w, c, r);
-		break;
-	case API_FETCH:
-		exec_fetch(w, c, r);
-		break;
-	case API_LIST_OFFSETS:
-		exec_list_offsets(w, c, r);
-		break;
-	default:
-		req_done(r, ERR_UNSUPPORTED_API);
-		break;
+	const struct fetch_req *fq = r->dec;
+	struct fetch_st *st = r->st;
+	int32_t i;
+	int moved = 0;
+
+	if (r->state != REQ_WAIT)
+		return;
+	for (i = 0; i < fq->count && !moved; i++) {
+		if (st->s[i].p != NULL && atomic_load_explicit(
+		    &st->s[i].p->visible_offset, memory_order_acquire) !=
+		    st->s[i].visible)
+			moved = 1;
 	}
+	if (moved || w->now >= r->deadline || w->stopping)
+		fetch_decide(w, r);
+}
+
+void
+handle_fetch_release(struct req *r)
+{
+	if (r->api == API_FETCH && r->st != NULL)
+		fetch_st_release(r->st);
 }
 
 int

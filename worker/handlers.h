@@ -20,25 +20,32 @@ struct shm_partition;
 /* Open the per-partition reader cache; 0 or -1. */
 int	handlers_init(struct worker *w);
 void	handlers_fini(struct worker *w);
-/* Execute r (state NEW or BLOCKED); leaves it DONE, WAIT or BLOCKED. */
-void	handler_exec(struct worker *w, struct conn *c, struct req *r);
-/* Re-check a BLOCKED or WAIT request's condition and deadline. */
-void	handler_poll(struct worker *w, struct conn *c, struct req *r);
-/* The payload moved (detached); decode it again from r->payload. 0 or -1. */
-int	handler_redecode(struct conn *c, struct req *r);
-/* Append r's response (DONE) to c's output. */
-void	handler_emit(struct worker *w, struct conn *c, struct req *r);
-/* Free what r holds outside the arena (file descriptors). */
-void	handler_release(struct req *r);
+/*
+ * The operations, on a decoded native request r->dec of r->api; each
+ * leaves r DONE (answer in r->st, or r->error), WAIT or BLOCKED, and is
+ * called again for a BLOCKED one.  The dispatch tables call them.
+ */
+void	handle_handshake(struct worker *w, struct conn *c, struct req *r);
+void	handle_metadata(struct worker *w, struct conn *c, struct req *r);
+void	handle_create_topic(struct worker *w, struct conn *c, struct req *r);
+void	handle_produce(struct worker *w, struct conn *c, struct req *r);
+void	handle_fetch(struct worker *w, struct conn *c, struct req *r);
+void	handle_list_offsets(struct worker *w, struct conn *c, struct req *r);
+void	handle_workers(struct worker *w, struct conn *c, struct req *r);
+/* acks=all: every appended part durable yet?  Times out the rest. */
+void	handle_produce_poll(struct worker *w, struct req *r);
+/* The native PRODUCE answer. */
+void	handle_produce_emit(struct worker *w, struct conn *c, struct req *r);
+/* A parked FETCH: data arrived, or its deadline passed? */
+void	handle_fetch_poll(struct worker *w, struct conn *c, struct req *r);
+/* The native FETCH answer, file ranges by sendfile. */
+void	handle_fetch_emit(struct worker *w, struct conn *c, struct req *r);
+/* Close a FETCH's file descriptors that were not handed on. */
+void	handle_fetch_release(struct req *r);
+
 /* The worker's cached reader of p's log; NULL (errno ENOENT: nothing stored). */
 struct plog_reader *handlers_reader(struct worker *w, struct shm_partition *p);
 
-/*
- * For the Kafka listener: execute r, whose r->dec is already a native
- * decoded request of r->api (METADATA, PRODUCE, FETCH, LIST_OFFSETS);
- * called again for a BLOCKED one, like handler_exec().
- */
-void	handler_exec_decoded(struct worker *w, struct conn *c, struct req *r);
 /* Part i of a finished PRODUCE; 0 or -1. */
 int	handler_produce_result(const struct req *r, int32_t i,
 	    struct produce_result *out);

@@ -4,7 +4,7 @@
  * would inflate further is refused (MESSAGE_TOO_LARGE) after inflating
  * no more than that.
  */
-#include "master/config.h"
+#include "common/config.h"
 #include "worker/inflate.h"
 
 #define INFLATE_FACTOR	16

@@ -24,11 +24,12 @@
 #include "proto/kafka/kheader.h"
 #include "proto/kafka/kmeta.h"
 #include "proto/kafka/kreq.h"
-#include "worker/auth.h"
+#include "worker/access.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
 #include "worker/handlers.h"
 #include "worker/kafka.h"
+#include "worker/native.h"
 
 #define KAFKA_CLUSTER_ID	"flume"
 #define KAFKA_NODE_ID		0
@@ -46,22 +47,22 @@ static void	metadata_emit(struct worker *, struct conn *, struct req *);
  */
 static const struct api_row kafka_rows[] = {
 	{ KAPI_PRODUCE, 3, 3, "Produce", AUTH_PRODUCE,
-	    kafka_produce_decode, kafka_produce_exec, handler_poll,
-	    kafka_produce_emit, NULL },
+	    kafka_produce_decode, kafka_produce_exec, native_poll,
+	    kafka_produce_emit, NULL, ERRBODY_NONE },
 	{ KAPI_FETCH, 4, 4, "Fetch", AUTH_CONSUME,
-	    kafka_fetch_decode, kafka_fetch_exec, handler_poll,
-	    kafka_fetch_emit, handler_release },
+	    kafka_fetch_decode, kafka_fetch_exec, native_poll,
+	    kafka_fetch_emit, native_release, ERRBODY_NONE },
 	{ KAPI_LIST_OFFSETS, 1, 1, "ListOffsets", AUTH_CONSUME,
 	    kafka_list_offsets_decode, kafka_list_offsets_exec, NULL,
-	    kafka_list_offsets_emit, NULL },
+	    kafka_list_offsets_emit, NULL, ERRBODY_NONE },
 	{ KAPI_METADATA, 0, 4, "Metadata", 0,
-	    metadata_decode, metadata_exec, NULL, metadata_emit, NULL },
-	{ KAPI_API_VERSIONS, 0, 2, "ApiVersions", 0,
+	    metadata_decode, metadata_exec, NULL, metadata_emit, NULL, ERRBODY_NONE },
+	{ KAPI_API_VERSIONS, 0, 2, "ApiVersions", API_PERM_OPEN,
 	    api_versions_decode, api_versions_exec, NULL, api_versions_emit,
-	    NULL },
+	    NULL, ERRBODY_NONE },
 	{ KAPI_INIT_PRODUCER_ID, 0, 1, "InitProducerId", AUTH_PRODUCE,
 	    kafka_decode_body, kafka_init_pid_exec, NULL, kafka_init_pid_emit,
-	    NULL },
+	    NULL, ERRBODY_NONE },
 };
 #define KAFKA_NROWS	(sizeof(kafka_rows) / sizeof(kafka_rows[0]))
 
@@ -344,7 +345,7 @@ metadata_exec(struct worker *w, struct conn *c, struct req *r)
 		return;
 	}
 	r->api = API_METADATA;
-	handler_exec_decoded(w, c, r);
+	native_exec_decoded(w, c, r);
 }
 
 static void

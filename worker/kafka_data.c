@@ -25,6 +25,7 @@
 #include "worker/conn.h"
 #include "worker/handlers.h"
 #include "worker/kafka.h"
+#include "worker/native.h"
 
 /* Parts over all topics of a nested request. */
 #define NPARTS(q, total) do {						\
@@ -112,7 +113,7 @@ kafka_produce_exec(struct worker *w, struct conn *c, struct req *r)
 		return;
 	}
 	r->api = API_PRODUCE;
-	handler_exec_decoded(w, c, r);
+	native_exec_decoded(w, c, r);
 }
 
 void
@@ -260,7 +261,7 @@ void
 kafka_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	r->api = API_FETCH;
-	handler_exec_decoded(w, c, r);
+	native_exec_decoded(w, c, r);
 }
 
 /*
@@ -377,7 +378,7 @@ kafka_list_offsets_exec(struct worker *w, struct conn *c, struct req *r)
 	int idx;
 
 	r->api = API_LIST_OFFSETS;
-	handler_exec_decoded(w, c, r);
+	native_exec_decoded(w, c, r);
 	if ((lr = r->st) == NULL || r->error != ERR_NONE || q->count == 0)
 		return;
 	if ((ts = conn_alloc(c, (size_t)q->count * sizeof(*ts))) == NULL) {

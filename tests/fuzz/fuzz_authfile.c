@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "worker/auth.h"
+#include "common/authfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

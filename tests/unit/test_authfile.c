@@ -11,7 +11,7 @@
 #include "proto/msg_auth.h"
 #include "proto/wire.h"
 #include "tests/harness.h"
-#include "worker/auth.h"
+#include "common/authfile.h"
 
 static int
 parse(const char *text, struct auth_table *t, char *err, size_t errlen)

@@ -1,0 +1,136 @@
+/*
+ * Access control of a worker's connections (see worker/access.h): what
+ * a connection may send before and after it authenticates, per API and
+ * per topic, and taking a reloaded auth_file into the open sessions.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/authfile.h"
+#include "common/log.h"
+#include "worker/access.h"
+#include "worker/conn.h"
+#include "worker/dispatch.h"
+#include "worker/worker.h"
+
+int
+auth_refresh(struct worker *w)
+{
+	struct auth_table t;
+	struct conn *c, *next;
+	const struct auth_user *u;
+	char err[256];
+	uint32_t gen;
+	int closed = 0, rc;
+
+	if ((rc = auth_table_take(w->shm, &t, &gen, err, sizeof(err))) == 0)
+		return 0;
+	if (rc == -1) {
+		log_warnx("published %s; keeping the current users", err);
+		return 0;
+	}
+	for (c = TAILQ_FIRST(&w->conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, entry);
+		if (c->auth.pending != NULL)
+			c->auth.pending = auth_find_in(&t, c->auth.pending->name,
+			    c->auth.pending->name_len);
+		if (c->auth.user == NULL)
+			continue;
+		u = auth_find_in(&t, c->auth.user->name, c->auth.user->name_len);
+		if (u == NULL) {
+			log_warnx("%s: user %s is no longer in the auth_file, "
+			    "closing", c->peer, c->auth.user->name);
+			conn_close(c);
+			closed++;
+			continue;
+		}
+		c->auth.user = u;
+	}
+	log_info("applied the reloaded auth_file (generation %u, %zu users, "
+	    "%d connection%s closed)", gen, t.nusers, closed,
+	    closed == 1 ? "" : "s");
+	auth_table_install(&t, gen);
+	return 1;
+}
+
+/* The name a connection goes by in the log. */
+static const char *
+auth_who(const struct conn *c)
+{
+	if (c->auth.user != NULL)
+		return c->auth.user->name;
+	return "(unauthenticated)";
+}
+
+static void
+auth_log_denial(struct conn *c, uint16_t api, const char *topic, size_t len)
+{
+	if (c->auth.denials++ >= AUTH_LOG_DENIALS) {
+		if (c->auth.denials == AUTH_LOG_DENIALS + 1)
+			log_warnx("%s: user %s: further denials on this "
+			    "connection are not logged", c->peer, auth_who(c));
+		return;
+	}
+	if (topic != NULL) {
+		if (len > TOPIC_NAME_MAX)
+			len = TOPIC_NAME_MAX;
+		log_warnx("%s: user %s: access denied: %s on topic %.*s",
+		    c->peer, auth_who(c), api_name(api), (int)len, topic);
+	} else
+		log_warnx("%s: user %s: access denied: %s", c->peer,
+		    auth_who(c), api_name(api));
+}
+
+int16_t
+auth_gate(struct conn *c, unsigned perm, uint16_t api)
+{
+	const struct auth_user *u = c->auth.user;
+	unsigned need = perm & (AUTH_PRODUCE | AUTH_CONSUME | AUTH_ADMIN);
+
+	if (!auth_enabled() || (perm & API_PERM_OPEN))
+		return ERR_NONE;
+	if (u == NULL) {
+		log_debug("%s: %s before authentication", c->peer, api_name(api));
+		return ERR_AUTH_REQUIRED;
+	}
+	if (need == 0 || auth_user_has(u, need, (perm & API_PERM_ALL) != 0))
+		return ERR_NONE;
+	auth_log_denial(c, api, NULL, 0);
+	return ERR_ACCESS_DENIED;
+}
+
+int16_t
+auth_topic(struct conn *c, unsigned perms, const char *topic, size_t len)
+{
+	const struct auth_user *u = c->auth.user;
+	uint16_t api;
+
+	if (!auth_enabled())
+		return ERR_NONE;
+	if (u != NULL && auth_user_may(u, perms, topic, len))
+		return ERR_NONE;
+	api = (perms & AUTH_ADMIN) ? API_CREATE_TOPIC :
+	    (perms & AUTH_PRODUCE) && !(perms & AUTH_CONSUME) ? API_PRODUCE :
+	    (perms & AUTH_CONSUME) && !(perms & AUTH_PRODUCE) ? API_FETCH :
+	    API_METADATA;
+	auth_log_denial(c, api, topic, len);
+	return ERR_ACCESS_DENIED;
+}
+
+int
+auth_may(const struct conn *c, unsigned perms, const char *topic, size_t len)
+{
+	if (!auth_enabled())
+		return 1;
+	return c->auth.user != NULL && auth_user_may(c->auth.user, perms, topic,
+	    len);
+}
+
+void
+auth_conn_init(struct conn *c)
+{
+	if (auth_enabled() && c->rd.max_size > AUTH_FRAME_MAX)
+		c->rd.max_size = AUTH_FRAME_MAX;
+}
+

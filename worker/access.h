@@ -1,0 +1,60 @@
+/*
+ * Access control of a worker's connections.  With a table of users
+ * loaded (common/authfile.h), a connection must first authenticate
+ * (native: AUTH_BEGIN and AUTH_PROVE, worker/auth.h); until then every
+ * request but those its table row marks open is answered with
+ * ERR_AUTH_REQUIRED; afterwards a request the user may not make gets
+ * ERR_ACCESS_DENIED (per entry where the request names topics).  Each
+ * denial is logged with the user's name (at most AUTH_LOG_DENIALS per
+ * connection); secrets never are.
+ */
+#ifndef FLUME_WORKER_ACCESS_H
+#define FLUME_WORKER_ACCESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/authfile.h"
+
+/* A connection's identity; all zero (calloc) = not authenticated. */
+struct auth_session {
+	const struct auth_user *user;		/* set by a successful AUTH_PROVE */
+	const struct auth_user *pending;	/* named by AUTH_BEGIN; NULL if unknown */
+	char		 claimed[AUTH_USER_MAX + 1]; /* printable name from AUTH_BEGIN */
+	uint8_t		 nonce[AUTH_NONCE_LEN];
+	uint8_t		 nonce_set;		/* an AUTH_BEGIN awaits its AUTH_PROVE */
+	uint32_t	 denials;		/* for AUTH_LOG_DENIALS */
+};
+
+struct worker;
+struct conn;
+
+/*
+ * Worker, every loop turn: take a newly published table; connections of
+ * users no longer in it are closed, the others keep going under their
+ * user's new permissions.  1 when a new table was applied, else 0.
+ */
+int	auth_refresh(struct worker *w);
+/*
+ * Worker, for a new connection: until it authenticates, frames larger
+ * than AUTH_FRAME_MAX are refused (the connection is closed), so an
+ * unauthenticated client cannot make the broker buffer max_request_bytes.
+ */
+void	auth_conn_init(struct conn *c);
+/*
+ * Worker: may c send a request of api, whose table row asks for perm
+ * (worker/dispatch.h), at all?  ERR_NONE, ERR_AUTH_REQUIRED or
+ * ERR_ACCESS_DENIED (logged).  Per-topic checks are the operations'.
+ */
+int16_t	auth_gate(struct conn *c, unsigned perm, uint16_t api);
+/*
+ * Worker: may c's user do one of perms (AUTH_* bits) on topic?
+ * ERR_NONE or ERR_ACCESS_DENIED (logged).  Always ERR_NONE without auth.
+ */
+int16_t	auth_topic(struct conn *c, unsigned perms, const char *topic,
+	    size_t len);
+/* Worker: the same as a yes (1) or no (0), without logging. */
+int	auth_may(const struct conn *c, unsigned perms, const char *topic,
+	    size_t len);
+
+#endif

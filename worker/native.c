@@ -1,0 +1,305 @@
+/*
+ * The native protocol's table: one row per API key (proto/msg.h), with
+ * its decoder, operation, wait check, answer, release, permission and
+ * error shape (worker/dispatch.h).  The operations themselves are shared
+ * with the Kafka listener (worker/handlers.c, group.c, produce_dedup.c,
+ * auth.c, stats.c); this file only binds them to native requests.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/frame.h"
+#include "proto/msg.h"
+#include "proto/version.h"
+#include "shm/stats.h"
+#include "worker/access.h"
+#include "worker/auth.h"
+#include "worker/conn.h"
+#include "worker/dispatch.h"
+#include "worker/group.h"
+#include "worker/handlers.h"
+#include "worker/native.h"
+#include "worker/produce_dedup.h"
+#include "worker/stats.h"
+#include "worker/worker.h"
+
+/* ---- decoders: r->payload into r->dec, in the connection's arena ---- */
+
+/*
+ * Allocate r->dec (once: a redecode reuses it) and account the payload's
+ * arena use; the decoder's 0 or -1.
+ */
+#define DECODE(c, r, type, call) do {					\
+	if ((r)->dec == NULL &&						\
+	    ((r)->dec = conn_alloc((c), sizeof(struct type))) == NULL)	\
+		return -1;						\
+	(c)->arena_bytes += (r)->payload_len;				\
+	return (call);							\
+} while (0)
+
+static int
+dec_handshake(struct conn *c, struct req *r)
+{
+	DECODE(c, r, handshake_req,
+	    msg_decode_handshake_req(r->payload, r->payload_len, r->dec));
+}
+
+static int
+dec_metadata(struct conn *c, struct req *r)
+{
+	DECODE(c, r, metadata_req, msg_decode_metadata_req(r->payload,
+	    r->payload_len, &c->arena, r->dec));
+}
+
+static int
+dec_create_topic(struct conn *c, struct req *r)
+{
+	DECODE(c, r, create_topic_req,
+	    msg_decode_create_topic_req(r->payload, r->payload_len, r->dec));
+}
+
+static int
+dec_produce(struct conn *c, struct req *r)
+{
+	DECODE(c, r, produce_req, msg_decode_produce_req(r->payload,
+	    r->payload_len, &c->arena, r->dec));
+}
+
+static int
+dec_fetch(struct conn *c, struct req *r)
+{
+	DECODE(c, r, fetch_req, msg_decode_fetch_req(r->payload,
+	    r->payload_len, &c->arena, r->dec));
+}
+
+static int
+dec_list_offsets(struct conn *c, struct req *r)
+{
+	DECODE(c, r, list_offsets_req, msg_decode_list_offsets_req(r->payload,
+	    r->payload_len, &c->arena, r->dec));
+}
+
+/* ---- waits ---- */
+
+static void
+poll_produce(struct worker *w, struct conn *c, struct req *r)
+{
+	handle_produce_poll(w, r);
+}
+
+/* ---- answers of a DONE request without error ---- */
+
+/* One frame holding what encode writes of r->st. */
+#define EMIT(c, r, call) do {						\
+	size_t start_ = frame_begin_response(&(c)->out, (r)->id);	\
+	call;								\
+	frame_end(&(c)->out, start_);					\
+	conn_out_commit(c);						\
+} while (0)
+
+static void
+emit_handshake(struct worker *w, struct conn *c, struct req *r)
+{
+	EMIT(c, r, msg_encode_handshake_resp(&c->out, r->st));
+}
+
+static void
+emit_metadata(struct worker *w, struct conn *c, struct req *r)
+{
+	EMIT(c, r, msg_encode_metadata_resp(&c->out, r->st));
+}
+
+static void
+emit_create_topic(struct worker *w, struct conn *c, struct req *r)
+{
+	EMIT(c, r, msg_encode_create_topic_resp(&c->out, r->st));
+}
+
+static void
+emit_list_offsets(struct worker *w, struct conn *c, struct req *r)
+{
+	EMIT(c, r, msg_encode_list_offsets_resp(&c->out, r->st));
+}
+
+static void
+emit_workers(struct worker *w, struct conn *c, struct req *r)
+{
+	EMIT(c, r, msg_encode_workers_resp(&c->out, r->st));
+}
+
+static void
+emit_init_producer(struct worker *w, struct conn *c, struct req *r)
+{
+	EMIT(c, r, msg_encode_init_producer_resp(&c->out, r->st));
+}
+
+static void
+emit_auth(struct worker *w, struct conn *c, struct req *r)
+{
+	auth_emit(c, r);
+}
+
+/* ---- the table, indexed by API key ---- */
+
+#define ROW(key, name, perm, dec, exec, poll, emit, rel, errbody)	\
+	[key] = { key, 0, 0, name, perm, dec, exec, poll, emit, rel, errbody }
+#define GROUP_ROW(key, name, perm)					\
+	ROW(key, name, perm, wgroup_decode, wgroup_exec, wgroup_poll,	\
+	    wgroup_emit, NULL, ERRBODY_NONE)
+
+static const struct api_row native_rows[] = {
+	ROW(API_HANDSHAKE, "HANDSHAKE", API_PERM_OPEN, dec_handshake,
+	    handle_handshake, NULL, emit_handshake, NULL, ERRBODY_HANDSHAKE),
+	/* METADATA and LIST_OFFSETS: checked per topic by the operation. */
+	ROW(API_METADATA, "METADATA", 0, dec_metadata, handle_metadata, NULL,
+	    emit_metadata, NULL, ERRBODY_EMPTY),
+	ROW(API_PRODUCE, "PRODUCE", AUTH_PRODUCE, dec_produce, handle_produce,
+	    poll_produce, handle_produce_emit, NULL, ERRBODY_EMPTY),
+	ROW(API_FETCH, "FETCH", AUTH_CONSUME, dec_fetch, handle_fetch,
+	    handle_fetch_poll, handle_fetch_emit, handle_fetch_release,
+	    ERRBODY_EMPTY),
+	ROW(API_LIST_OFFSETS, "LIST_OFFSETS", 0, dec_list_offsets,
+	    handle_list_offsets, NULL, emit_list_offsets, NULL, ERRBODY_EMPTY),
+	ROW(API_CREATE_TOPIC, "CREATE_TOPIC", AUTH_ADMIN, dec_create_topic,
+	    handle_create_topic, NULL, emit_create_topic, NULL, ERRBODY_EMPTY),
+	/* Broker-wide: only an admin of every topic. */
+	ROW(API_WORKERS, "WORKERS", AUTH_ADMIN | API_PERM_ALL, NULL,
+	    handle_workers, NULL, emit_workers, NULL, ERRBODY_EMPTY),
+	GROUP_ROW(API_JOIN_GROUP, "JOIN_GROUP", AUTH_CONSUME),
+	GROUP_ROW(API_HEARTBEAT, "HEARTBEAT", AUTH_CONSUME),
+	GROUP_ROW(API_LEAVE_GROUP, "LEAVE_GROUP", AUTH_CONSUME),
+	/* ... and per topic, by the group operations. */
+	GROUP_ROW(API_OFFSET_COMMIT, "OFFSET_COMMIT", AUTH_CONSUME),
+	GROUP_ROW(API_OFFSET_FETCH, "OFFSET_FETCH", AUTH_CONSUME),
+	GROUP_ROW(API_LIST_GROUPS, "LIST_GROUPS", AUTH_CONSUME),
+	GROUP_ROW(API_DESCRIBE_GROUP, "DESCRIBE_GROUP", AUTH_CONSUME),
+	GROUP_ROW(API_GROUP_RESET, "GROUP_RESET", AUTH_ADMIN),
+	/* Decodes its own request. */
+	ROW(API_INIT_PRODUCER, "INIT_PRODUCER", AUTH_PRODUCE, NULL,
+	    produce_exec_init, NULL, emit_init_producer, NULL, ERRBODY_NONE),
+	ROW(API_AUTH_BEGIN, "AUTH_BEGIN", API_PERM_OPEN, NULL, auth_exec, NULL,
+	    emit_auth, NULL, ERRBODY_NONE),
+	ROW(API_AUTH_PROVE, "AUTH_PROVE", API_PERM_OPEN, NULL, auth_exec, NULL,
+	    emit_auth, NULL, ERRBODY_NONE),
+	ROW(API_STATS, "STATS", AUTH_ADMIN | API_PERM_ALL, NULL,
+	    stats_handler_exec, NULL, stats_handler_emit, NULL, ERRBODY_NONE),
+};
+#define NATIVE_NROWS	(sizeof(native_rows) / sizeof(native_rows[0]))
+
+/* The row of api, or NULL for a key no row serves (reserved or unknown). */
+static const struct api_row *
+native_row(uint16_t api)
+{
+	if (api >= NATIVE_NROWS || native_rows[api].exec == NULL)
+		return NULL;
+	return &native_rows[api];
+}
+
+/* ---- the entry points conn.c calls for a native connection ---- */
+
+void
+native_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct api_row *row = native_row(r->api);
+
+	if (row == NULL) {
+		/* Known or not, nothing is answered before authentication. */
+		r->error = auth_gate(c, 0, r->api);
+		if (r->error == ERR_NONE)
+			r->error = ERR_UNSUPPORTED_API;
+		r->state = REQ_DONE;
+		return;
+	}
+	if (r->state == REQ_NEW) {
+		if ((r->error = auth_gate(c, row->perm, r->api)) != ERR_NONE) {
+			r->state = REQ_DONE;
+			return;
+		}
+		if (row->decode != NULL && row->decode(c, r) == -1) {
+			r->error = ERR_INVALID_REQUEST;
+			r->state = REQ_DONE;
+			return;
+		}
+	}
+	row->exec(w, c, r);
+}
+
+void
+native_exec_decoded(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct api_row *row = native_row(r->api);
+
+	if (row == NULL) {
+		r->error = ERR_UNSUPPORTED_API;
+		r->state = REQ_DONE;
+		return;
+	}
+	row->exec(w, c, r);
+}
+
+void
+native_poll(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct api_row *row = native_row(r->api);
+
+	if (r->state == REQ_WAIT && row != NULL && row->poll != NULL)
+		row->poll(w, c, r);
+}
+
+int
+native_redecode(struct conn *c, struct req *r)
+{
+	const struct api_row *row = native_row(r->api);
+
+	return row == NULL || row->decode == NULL ? 0 : row->decode(c, r);
+}
+
+void
+native_release(struct req *r)
+{
+	const struct api_row *row = native_row(r->api);
+
+	if (row != NULL && row->release != NULL)
+		row->release(r);
+}
+
+/* An answer that is only an error, in the shape the api's decoder reads. */
+static void
+emit_error(struct worker *w, struct conn *c, struct req *r,
+    enum api_errbody body)
+{
+	struct wbuf *wb = &c->out;
+	size_t start;
+
+	start = frame_begin_response(wb, r->id);
+	wbuf_i16(wb, r->error);
+	switch (body) {
+	case ERRBODY_HANDSHAKE:
+		wbuf_i16(wb, FLUME_PROTOCOL_VERSION);
+		wbuf_i32(wb, (int32_t)w->conf->max_request_bytes);
+		wbuf_str(wb, FLUME_BROKER_NAME, sizeof(FLUME_BROKER_NAME) - 1);
+		break;
+	case ERRBODY_EMPTY:
+		wbuf_i32(wb, 0);
+		break;
+	case ERRBODY_NONE:
+		break;
+	}
+	frame_end(wb, start);
+	conn_out_commit(c);
+}
+
+void
+native_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct api_row *row = native_row(r->api);
+
+	if (row == NULL || r->error != ERR_NONE || r->st == NULL) {
+		if (r->error == ERR_NONE)
+			r->error = ERR_UNKNOWN;
+		stats_error_count(w->me, r->error);
+		emit_error(w, c, r, row != NULL ? row->errbody : ERRBODY_NONE);
+		return;
+	}
+	row->emit(w, c, r);
+}
