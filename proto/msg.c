@@ -21,19 +21,6 @@
 #include "proto/msg_codec.h"
 #include "proto/wire.h"
 
-/* Smallest wire size of one array element, for rbuf_count(). */
-#define MIN_STR			2			/* [u16 len] */
-#define MIN_BYTES		4			/* [i32 len] */
-#define MIN_METADATA_TOPIC	(2 + MIN_STR + 4)	/* error, name, count */
-#define MIN_PARTITION_INFO	(4 + 8 + 8 + 8)
-#define MIN_PRODUCE_PART	(MIN_STR + 4 + MIN_BYTES)
-#define MIN_PRODUCE_RESULT	(2 + 8 + 8)
-#define MIN_FETCH_PART		(MIN_STR + 4 + 8 + 4)
-#define MIN_FETCH_RESULT	(2 + 8 + 8 + MIN_BYTES)
-#define MIN_LIST_OFFSETS_PART	(MIN_STR + 4 + 8)
-#define MIN_LIST_OFFSETS_RESULT	(2 + 8)
-#define MIN_CHILD_INFO		(4 + 1 + 4 + 8 + 4)
-
 static const char *const error_names[ERR_MAX] = {
 	[ERR_NONE] = "no error",
 	[ERR_UNKNOWN] = "unknown broker error",

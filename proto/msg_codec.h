@@ -23,4 +23,37 @@ int	 msg_done(const struct rbuf *rb);
  */
 int	 msg_error_only(const uint8_t *p, size_t len, int16_t *error);
 
+/*
+ * The smallest wire size of one array element of each message, for
+ * rbuf_count() (an element count the bytes left cannot hold is refused
+ * before anything is allocated).  One place for every codec.
+ */
+#define MIN_STR			2			/* [u16 len] */
+#define MIN_BYTES		4			/* [i32 len] */
+#define MIN_ERROR		2			/* [error i16] */
+#define MIN_TP			(MIN_STR + 4)		/* topic, partition */
+/* msg.c */
+#define MIN_METADATA_TOPIC	(2 + MIN_STR + 4)	/* error, name, count */
+#define MIN_PARTITION_INFO	(4 + 8 + 8 + 8)
+#define MIN_PRODUCE_PART	(MIN_STR + 4 + MIN_BYTES)
+#define MIN_PRODUCE_RESULT	(2 + 8 + 8)
+#define MIN_FETCH_PART		(MIN_STR + 4 + 8 + 4)
+#define MIN_FETCH_RESULT	(2 + 8 + 8 + MIN_BYTES)
+#define MIN_LIST_OFFSETS_PART	(MIN_STR + 4 + 8)
+#define MIN_LIST_OFFSETS_RESULT	(2 + 8)
+#define MIN_CHILD_INFO		(4 + 1 + 4 + 8 + 4)
+/* msg_group.c */
+#define MIN_COMMIT_PART		(MIN_STR + 4 + 8)
+#define MIN_OFFSET_FETCH_RESULT	(MIN_STR + 4 + 2 + 8)
+#define MIN_LISTING		(MIN_STR + 1 + 4 + 4)
+#define MIN_MEMBER_DESC		(MIN_STR + MIN_STR + 4 + 4)
+#define MIN_OFFSET_DESC		(MIN_STR + 4 + 8 + 8)
+#define MIN_RESET_RESULT	(4 + 2 + 8)
+/* msg_stats.c */
+#define MIN_STATS_CHILD		(4 + 1 + 4 + 4 + 7 * 8)
+#define MIN_STATS_PARTITION	(2 + 4 + 10 * 8 + 4 + 8)
+#define MIN_STATS_BUCKET	(8 + 8)
+#define MIN_STATS_ERROR		(2 + 8)
+#define MIN_STATS_LAG		(2 + 2 + 4 + 8 + 8)
+
 #endif

@@ -16,15 +16,6 @@
 #include "proto/msg_codec.h"
 #include "proto/wire.h"
 
-#define MIN_STR			2
-#define MIN_TP			(MIN_STR + 4)			/* topic, partition */
-#define MIN_COMMIT_PART		(MIN_STR + 4 + 8)
-#define MIN_FETCH_RESULT	(MIN_STR + 4 + 2 + 8)
-#define MIN_LISTING		(MIN_STR + 1 + 4 + 4)
-#define MIN_MEMBER_DESC		(MIN_STR + MIN_STR + 4 + 4)
-#define MIN_OFFSET_DESC		(MIN_STR + 4 + 8 + 8)
-#define MIN_RESET_RESULT	(4 + 2 + 8)
-
 static void
 tp_encode(struct wbuf *wb, int32_t n, const struct group_tp *tp)
 {
@@ -260,7 +251,7 @@ msg_decode_offset_commit_resp(const uint8_t *p, size_t len, struct arena *a,
 		return 0;
 	rbuf_init(&rb, p, len);
 	m->error = rbuf_i16(&rb);
-	m->count = rbuf_count(&rb, 2);
+	m->count = rbuf_count(&rb, MIN_ERROR);
 	if (rb.err)
 		return -1;
 	m->errors = msg_array(a, m->count, sizeof(*m->errors), &fail);
@@ -325,7 +316,7 @@ msg_decode_offset_fetch_resp(const uint8_t *p, size_t len, struct arena *a,
 		return 0;
 	rbuf_init(&rb, p, len);
 	m->error = rbuf_i16(&rb);
-	m->count = rbuf_count(&rb, MIN_FETCH_RESULT);
+	m->count = rbuf_count(&rb, MIN_OFFSET_FETCH_RESULT);
 	if (rb.err)
 		return -1;
 	m->results = msg_array(a, m->count, sizeof(*m->results), &fail);

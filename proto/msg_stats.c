@@ -12,12 +12,6 @@
 #include "proto/msg_codec.h"
 #include "proto/wire.h"
 
-#define MIN_STATS_CHILD		(4 + 1 + 4 + 4 + 7 * 8)
-#define MIN_STATS_PARTITION	(2 + 4 + 10 * 8 + 4 + 8)
-#define MIN_STATS_BUCKET	(8 + 8)
-#define MIN_STATS_ERROR		(2 + 8)
-#define MIN_STATS_LAG		(2 + 2 + 4 + 8 + 8)
-
 void
 msg_encode_stats_resp(struct wbuf *wb, const struct stats_resp *m)
 {
