@@ -41,6 +41,7 @@
 #include "master/recovery.h"
 #include "master/supervisor.h"
 #include "proto/version.h"
+#include "store/file.h"
 #include "common/authfile.h"
 
 #define DEFAULT_CONFIG	"flume.conf"
@@ -74,29 +75,6 @@ die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
-}
-
-/* mkdir -p with mode for every directory it creates. */
-static int
-mkdir_p(const char *path, mode_t mode)
-{
-	char	buf[PATH_MAX], *s;
-
-	if (strlcpy(buf, path, sizeof(buf)) >= sizeof(buf)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	for (s = buf + 1; *s != '\0'; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(buf, mode) == -1 && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	if (mkdir(buf, mode) == -1 && errno != EEXIST)
-		return -1;
-	return 0;
 }
 
 static void
@@ -314,7 +292,7 @@ main(int argc, char *argv[], char *envp[])
 		conf.log_level = LOG_LVL_DEBUG;
 
 	signal(SIGPIPE, SIG_IGN);
-	if (mkdir_p(conf.data_dir, 0700) == -1)
+	if (store_mkdir_p(conf.data_dir, 0700) == -1)
 		die("cannot create data directory %s: %s", conf.data_dir,
 		    strerror(errno));
 	/* Absolute from here on: daemon(3) changes to /. */

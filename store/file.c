@@ -119,8 +119,8 @@ fail:
  * fails the directory is removed again, so a retry creates it anew and
  * syncs again instead of finding it (EEXIST) and skipping the sync.
  */
-int
-store_mkdir(const char *path)
+static int
+store_mkdir_mode(const char *path, mode_t mode)
 {
 	char parent[PATH_MAX];
 	int saved;
@@ -129,7 +129,7 @@ store_mkdir(const char *path)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (mkdir(path, 0755) == -1)
+	if (mkdir(path, mode) == -1)
 		return errno == EEXIST ? 0 : -1;
 	memcpy(parent, path, strlen(path) + 1);
 	if (store_dir_sync(dirname(parent)) == 0)
@@ -138,6 +138,34 @@ store_mkdir(const char *path)
 	(void)rmdir(path);
 	errno = saved;
 	return -1;
+}
+
+int
+store_mkdir(const char *path)
+{
+	return store_mkdir_mode(path, 0755);
+}
+
+int
+store_mkdir_p(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX], *p;
+	size_t n;
+
+	if ((n = strlen(path)) == 0 || n >= sizeof(buf)) {
+		errno = n == 0 ? ENOENT : ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, path, n + 1);
+	for (p = buf + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (store_mkdir_mode(buf, mode) == -1)
+			return -1;
+		*p = '/';
+	}
+	return store_mkdir_mode(buf, mode);
 }
 
 /*

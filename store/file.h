@@ -5,6 +5,8 @@
 #ifndef FLUME_STORE_FILE_H
 #define FLUME_STORE_FILE_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 
 /*
@@ -35,6 +37,8 @@ int	store_dir_names(const char *dir,
  * directory whose parent could not be synced is removed again.  0 or -1.
  */
 int	store_mkdir(const char *path);
+/* mkdir -p: every directory it creates gets mode and is synced into its parent. */
+int	store_mkdir_p(const char *path, mode_t mode);
 /* fsync a directory (its entries) through store_io.fdatasync. 0 or -1. */
 int	store_dir_sync(const char *dir);
 

@@ -112,33 +112,6 @@ idx_due(const struct plog *l, int have_entry, uint64_t last_pos, uint64_t pos)
 	return !have_entry || pos - last_pos >= l->cfg.index_interval_bytes;
 }
 
-/*
- * mkdir -p where every directory created is synced into its parent
- * (store_mkdir): a partition directory must survive a power loss as
- * soon as its first acks=all answer can.
- */
-static int
-mkdir_p(const char *path)
-{
-	char buf[4096], *p;
-	size_t n;
-
-	if ((n = strlen(path)) == 0 || n >= sizeof(buf)) {
-		errno = n == 0 ? ENOENT : ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(buf, path, n + 1);
-	for (p = buf + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (store_mkdir(buf) == -1)
-			return -1;
-		*p = '/';
-	}
-	return store_mkdir(buf);
-}
-
 static void
 seg_close_fds(struct seg *sg)
 {
@@ -594,7 +567,7 @@ plog_open(struct plog **lp, const char *dir, const struct plog_config *cfg,
 		errno = EINVAL;
 		return -1;
 	}
-	if (mkdir_p(dir) == -1)
+	if (store_mkdir_p(dir, 0755) == -1)
 		return -1;
 	if ((l = calloc(1, sizeof(*l))) == NULL)
 		return -1;

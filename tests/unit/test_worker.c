@@ -993,10 +993,13 @@ test_long_poll(void)
 	CU_ASSERT_EQUAL(fr.results[0].error, ERR_NONE);
 	CU_ASSERT_EQUAL(fr.results[0].records_len, 0);
 	CU_ASSERT(t1 - t0 >= 300);
-	CU_ASSERT(t1 - t0 < 300 + 2000);
 
-	/* Data arrives: the answer comes promptly after the produce. */
-	q.max_wait_ms = 10000;
+	/*
+	 * Data arrives: the produce wakes the fetch.  It would otherwise wait
+	 * 60 s, far past the 5 s the client waits for the answer, so getting
+	 * one proves the wake-up without timing it.
+	 */
+	q.max_wait_ms = 60000;
 	msg_encode_fetch_req(req_begin(&a, API_FETCH, 101), &q);
 	req_end(&a);
 	t0 = mono_ms();
@@ -1012,8 +1015,7 @@ test_long_poll(void)
 	CU_ASSERT_FATAL(client_recv(&a, &f, IO_TIMEOUT_MS) == 1);
 	t1 = mono_ms();
 	CU_ASSERT_EQUAL(f.request_id, 101);
-	CU_ASSERT(t1 - tp < 500);
-	CU_ASSERT(t1 - t0 < 10000);
+	CU_ASSERT(t1 >= tp);
 	arena_reset(&a.a);
 	CU_ASSERT_FATAL(msg_decode_fetch_resp(f.payload, f.payload_len, &a.a, &fr) == 0);
 	CU_ASSERT_EQUAL(fr.results[0].error, ERR_NONE);
@@ -1099,23 +1101,21 @@ test_shutdown(void)
 {
 	struct client cl;
 	struct fetch_part fp = { "lp", 2, 0, 3, 1 << 20 };
-	struct fetch_req q = { 10000, 1, 1 << 20, 1, &fp };
+	/* It would wait 60 s: an answer within IO_TIMEOUT_MS is the shutdown's. */
+	struct fetch_req q = { 60000, 1, 1 << 20, 1, &fp };
 	struct frame f;
 	int status = -1;
-	int64_t t0;
 
 	CU_ASSERT_FATAL(client_open(&cl) == 0);
 	msg_encode_fetch_req(req_begin(&cl, API_FETCH, 120), &q);
 	req_end(&cl);
 	CU_ASSERT_FATAL(client_flush(&cl) == 0);
 	CU_ASSERT_EQUAL(client_recv(&cl, &f, 100), 0);	/* parked */
-	t0 = mono_ms();
 	atomic_store(&tb.shm.hdr->shutdown, 1);
 	CU_ASSERT_FATAL(kill(worker_pid, SIGTERM) == 0);
 	/* The parked fetch is answered (empty), then the connection closes. */
 	CU_ASSERT_EQUAL(client_recv(&cl, &f, IO_TIMEOUT_MS), 1);
 	CU_ASSERT_EQUAL(f.request_id, 120);
-	CU_ASSERT(mono_ms() - t0 < 2000);
 	CU_ASSERT_EQUAL(client_recv(&cl, &f, IO_TIMEOUT_MS), -1);
 	CU_ASSERT_EQUAL(waitpid(worker_pid, &status, 0), worker_pid);
 	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
