@@ -356,6 +356,28 @@ flume_client_conf_init(struct flume_client_conf *conf)
 	conf->secret_file = NULL;
 }
 
+/*
+ * The first connect failed.  A broker that refuses or does not answer is
+ * reported at once; a connection that was accepted and then broken (the
+ * worker that took it was killed, and the master respawns it) is tried
+ * again like a reconnect.  0 or -1.
+ */
+static int
+client_open_again(struct flume_client *c)
+{
+	int i, delay = c->conf.reconnect_backoff_ms;
+
+	for (i = 0; i < c->conf.reconnect_attempts; i++) {
+		if (errno != ECONNRESET && errno != EPIPE && errno != ECONNABORTED)
+			return -1;
+		client_sleep_ms(delay);
+		delay = delay * 2 > 1000 ? 1000 : delay * 2;
+		if (client_open(c) == 0)
+			return 0;
+	}
+	return -1;
+}
+
 struct flume_client *
 flume_connect_conf(const char *host_port, const struct flume_client_conf *conf)
 {
@@ -387,7 +409,7 @@ flume_connect_conf(const char *host_port, const struct flume_client_conf *conf)
 	c->next_id = 1;
 	frame_reader_init(&c->rd, FRAME_RESPONSE, CLIENT_MAX_RESPONSE);
 	wbuf_init(&c->out);
-	if (client_open(c) == -1) {
+	if (client_open(c) == -1 && client_open_again(c) == -1) {
 		saved = errno;
 		snprintf(connect_err, sizeof(connect_err), "%s", c->err);
 		flume_close(c);

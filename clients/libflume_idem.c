@@ -19,8 +19,13 @@ flume_init_producer(struct flume_client *c, int64_t *producer_id, int16_t *epoch
 
 	req.producer_id = *producer_id < 0 ? -1 : *producer_id;
 	req.producer_epoch = *producer_id < 0 ? -1 : *epoch;
-	if (client_call(c, API_INIT_PRODUCER, &req, c->conf.request_timeout_ms, 0,
-	    &s) == -1)
+	/*
+	 * A new id may be asked for again after a lost connection (the first
+	 * answer's id is then simply never used); an epoch bump may not, since
+	 * a second one would find this producer's old epoch fenced.
+	 */
+	if (client_call(c, API_INIT_PRODUCER, &req, c->conf.request_timeout_ms,
+	    req.producer_id < 0, &s) == -1)
 		return -1;
 	rc = msg_decode_init_producer_resp(s.buf, s.len, &resp);
 	free(s.buf);

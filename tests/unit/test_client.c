@@ -417,6 +417,8 @@ fake_other(struct fake *f, const struct frame *fr, struct arena *a,
 	struct child_info ch[2] = { { 0, 0, 4242, 61000, 1 },
 	    { 1, 1, 4243, 3723000, 0 } };
 	struct workers_resp wr = { 0, 2, ch };
+	/* A new producer id per request, so a resend shows in the answer. */
+	struct init_producer_resp ip = { 0, 100 + f->api_seen, 0 };
 	struct fake_topic *t;
 	int32_t i;
 
@@ -464,6 +466,9 @@ fake_other(struct fake *f, const struct frame *fr, struct arena *a,
 		break;
 	case API_WORKERS:
 		msg_encode_workers_resp(out, &wr);
+		break;
+	case API_INIT_PRODUCER:
+		msg_encode_init_producer_resp(out, &ip);
 		break;
 	default:
 		wbuf_i16(out, ERR_UNSUPPORTED_API);
@@ -1189,6 +1194,66 @@ test_call_resend(void)
 	fake_stop(f);
 }
 
+/*
+ * A worker killed while it holds a new connection (the master respawns
+ * it): the first connect is tried again, not failed.  A broker that
+ * refuses is still reported at once (test_connect_refused).
+ */
+static void
+test_connect_reset(void)
+{
+	struct fake *f = fake_start();
+	struct flume_client *c;
+
+	f->drop_api = API_HANDSHAKE;
+	f->drop_api_at = 1;
+	fake_run(f);
+	c = fake_connect(f);
+	CU_ASSERT_PTR_NOT_NULL(c);
+	CU_ASSERT_EQUAL(f->api_seen, 2);
+	CU_ASSERT_EQUAL(f->accepts, 2);
+	if (c != NULL)
+		flume_close(c);
+	fake_stop(f);
+}
+
+/*
+ * INIT_PRODUCER for a new id is sent again after a lost connection (the
+ * first id is simply never used); an epoch bump is not, since a second
+ * bump would find the producer's old epoch fenced.
+ */
+static void
+test_init_producer_resend(void)
+{
+	struct fake *f = fake_start();
+	struct flume_client *c;
+	int64_t pid = -1;
+	int16_t epoch = -1;
+
+	f->drop_api = API_INIT_PRODUCER;
+	f->drop_api_at = 1;
+	fake_run(f);
+	c = fake_connect(f);
+	CU_ASSERT_EQUAL(flume_init_producer(c, &pid, &epoch), 0);
+	CU_ASSERT_EQUAL(pid, 102);	/* the second request's answer */
+	CU_ASSERT_EQUAL(epoch, 0);
+	CU_ASSERT_EQUAL(f->api_seen, 2);
+	flume_close(c);
+	fake_stop(f);
+
+	f = fake_start();
+	f->drop_api = API_INIT_PRODUCER;
+	f->drop_api_at = 1;
+	fake_run(f);
+	c = fake_connect(f);
+	pid = 7;
+	epoch = 3;
+	CU_ASSERT_EQUAL(flume_init_producer(c, &pid, &epoch), -1);
+	CU_ASSERT_EQUAL(f->api_seen, 1);
+	flume_close(c);
+	fake_stop(f);
+}
+
 TEST_SUITE("client", NULL, NULL,
 	{ "fnv1a32 exact values", test_fnv1a },
 	{ "partition for key", test_partition_for_key },
@@ -1199,6 +1264,10 @@ TEST_SUITE("client", NULL, NULL,
 	{ "connect refused", test_connect_refused },
 	{ "admin calls", test_admin },
 	{ "idempotent calls resent once", test_call_resend },
+	{ "a first connect reset by a dying worker is tried again",
+	    test_connect_reset },
+	{ "INIT_PRODUCER for a new id resent once, an epoch bump not",
+	    test_init_producer_resend },
 	{ "pipelined produce", test_produce_pipelined },
 	{ "keyed and keyless produce", test_produce_keys },
 	{ "produce retry after disconnect", test_produce_retry },
