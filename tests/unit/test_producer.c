@@ -19,25 +19,17 @@
 #include "shm/shm.h"
 #include "store/plog.h"
 #include "tests/harness.h"
+#include "tests/unit/fixture_shm.h"
 
 #define R	(64 * 1024)
 
-static char		 shm_name[SHM_NAME_MAX];
 static struct shm	 s;
 static struct shm_partition *p;
 
 static int
-setup(void)
-{
-	snprintf(shm_name, sizeof(shm_name), "/flume-test-producer-%ld",
-	    (long)getpid());
-	return 0;
-}
-
-static int
 teardown(void)
 {
-	shm_unlink_name(shm_name);
+	shm_unlink_name(fixture_shm_name());
 	return 0;
 }
 
@@ -49,17 +41,7 @@ region(void)
 		.ring_size = R
 	};
 
-	CU_ASSERT_EQUAL_FATAL(shm_create(&s, shm_name, &lim), 0);
-	CU_ASSERT_EQUAL_FATAL(shm_topic_create(&s, "t", 1, 2, NULL), 0);
-	p = shm_partition(&s, 0, 0);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-}
-
-static void
-region_done(void)
-{
-	shm_detach(&s);
-	shm_unlink_name(shm_name);
+	fixture_region(&s, &lim, 2, &p);
 }
 
 /* A batch of n records numbered seq.. by producer pid/epoch (malloc'ed). */
@@ -234,7 +216,7 @@ test_append_resend_gap(void)
 	/* A new epoch starts at 0 too. */
 	CU_ASSERT_EQUAL(send_batch(pid, 2, 1, 1, &base, &next, &dup),
 	    PRODUCER_OUT_OF_ORDER);
-	region_done();
+	fixture_region_done(&s);
 }
 
 static void
@@ -285,7 +267,7 @@ test_history_and_slots(void)
 	CU_ASSERT_EQUAL(send_batch(ids[PRODUCER_SLOTS], 0, 0, 1, &base,
 	    &next, &dup), 0);
 	CU_ASSERT_EQUAL(dup, 1);
-	region_done();
+	fixture_region_done(&s);
 }
 
 /*
@@ -347,7 +329,7 @@ test_owner_dead(void)
 	CU_ASSERT_EQUAL(send_batch(pid, 0, 0, 3, &base, &next, &dup), 0);
 	CU_ASSERT_EQUAL(dup, 1);
 	CU_ASSERT_EQUAL(base, 0);
-	region_done();
+	fixture_region_done(&s);
 
 	/* Published (tail stored) then died: the resend is a duplicate. */
 	region();
@@ -364,7 +346,7 @@ test_owner_dead(void)
 	CU_ASSERT_EQUAL(send_batch(pid, 0, 5, 1, &base, &next, &dup), 0);
 	CU_ASSERT_EQUAL(dup, 0);
 	CU_ASSERT_EQUAL(base, 5);
-	region_done();
+	fixture_region_done(&s);
 }
 
 static void
@@ -411,13 +393,13 @@ test_rebuild_from_log(void)
 	CU_ASSERT_EQUAL(send_batch(pid, 2, 6, 1, &base, &next, &dup), 0);
 	CU_ASSERT_EQUAL(dup, 0);
 	CU_ASSERT_EQUAL(base, 8);
-	region_done();
+	fixture_region_done(&s);
 	plog_close(l);
 	test_rmtree(dir);
 	free(dir);
 }
 
-TEST_SUITE("producer", setup, teardown,
+TEST_SUITE("producer", NULL, teardown,
     { "what a produce claims", test_seq_of },
     { "append, resend, gap, fencing", test_append_resend_gap },
     { "history and slot limits", test_history_and_slots },

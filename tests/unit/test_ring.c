@@ -18,24 +18,17 @@
 #include "shm/ring.h"
 #include "shm/shm.h"
 #include "tests/harness.h"
+#include "tests/unit/fixture_shm.h"
 
 #define R	1024	/* ring size of most cases: small, so wraps are easy to place */
 
-static char		 shm_name[SHM_NAME_MAX];
 static struct shm	 s;
 static struct shm_partition *p;
 
 static int
-setup(void)
-{
-	snprintf(shm_name, sizeof(shm_name), "/flume-test-ring-%ld", (long)getpid());
-	return 0;
-}
-
-static int
 teardown(void)
 {
-	shm_unlink_name(shm_name);
+	shm_unlink_name(fixture_shm_name());
 	return 0;
 }
 
@@ -48,17 +41,7 @@ region(uint64_t ring_size)
 		.ring_size = ring_size
 	};
 
-	CU_ASSERT_EQUAL_FATAL(shm_create(&s, shm_name, &lim), 0);
-	CU_ASSERT_EQUAL_FATAL(shm_topic_create(&s, "t", 1, 1, NULL), 0);
-	p = shm_partition(&s, 0, 0);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-}
-
-static void
-region_done(void)
-{
-	shm_detach(&s);
-	shm_unlink_name(shm_name);
+	fixture_region(&s, &lim, 1, &p);
 }
 
 /*
@@ -194,7 +177,7 @@ test_append_peek_release(void)
 	free(ab);
 	free(a);
 	free(b);
-	region_done();
+	fixture_region_done(&s);
 }
 
 /* Append one batch of size bytes and check its offsets. */
@@ -250,7 +233,7 @@ test_wrap_marker(void)
 	CU_ASSERT_EQUAL(head_now(), tail_now());
 	CU_ASSERT_EQUAL(ring_damaged(&s, p), 0);
 	free(big);
-	region_done();
+	fixture_region_done(&s);
 }
 
 static void
@@ -288,7 +271,7 @@ test_wrap_slack(void)
 	free(b);
 
 	/* Exactly at the end: the next batch starts at 0 with nothing skipped. */
-	region_done();
+	fixture_region_done(&s);
 	region(R);
 	for (i = 0; i < 4; i++)
 		append_sized(200, i);
@@ -297,7 +280,7 @@ test_wrap_slack(void)
 	ring_release(&s, p, R);
 	append_sized(100, 5);
 	CU_ASSERT_EQUAL(tail_now(), R + 100);
-	region_done();
+	fixture_region_done(&s);
 }
 
 static void
@@ -371,7 +354,7 @@ test_full_and_limits(void)
 	CU_ASSERT_EQUAL(ring_append(&s, p, b200, 40, &base, &next), -1);
 	CU_ASSERT_EQUAL(errno, EINVAL);
 	CU_ASSERT_EQUAL(p->next_offset, 6);
-	region_done();
+	fixture_region_done(&s);
 
 	/*
 	 * Exactly half always fits once the ring drains, wherever head and
@@ -393,7 +376,7 @@ test_full_and_limits(void)
 		CU_ASSERT_EQUAL(n, R / 2);
 		if (n == R / 2)
 			assert_batch(data, half, R / 2, 2);
-		region_done();
+		fixture_region_done(&s);
 		free(b);
 	}
 	free(half);
@@ -433,7 +416,7 @@ test_damaged(void)
 	CU_ASSERT_EQUAL(ring_append(&s, p, b, 200, &base, &next), -1);
 	CU_ASSERT_EQUAL(errno, EPROTO);
 	free(b);
-	region_done();
+	fixture_region_done(&s);
 }
 
 /*
@@ -537,7 +520,7 @@ test_owner_dead(void)
 	CU_ASSERT_EQUAL(next, 11);
 	free(three);
 	free(b);
-	region_done();
+	fixture_region_done(&s);
 }
 
 #define MP_BATCHES	30000	/* per producer, a multiple of 3 */
@@ -667,10 +650,10 @@ test_multi_process(void)
 	CU_ASSERT_EQUAL(atomic_load(&p->msgs_in), 2 * MP_RECORDS);
 	/* The ring wrapped many times. */
 	CU_ASSERT(tail_now() > 20 * MP_RING);
-	region_done();
+	fixture_region_done(&s);
 }
 
-TEST_SUITE("ring", setup, teardown,
+TEST_SUITE("ring", NULL, teardown,
 	{ "append_peek_release", test_append_peek_release },
 	{ "wrap_marker", test_wrap_marker },
 	{ "wrap_slack", test_wrap_slack },

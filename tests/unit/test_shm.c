@@ -16,8 +16,8 @@
 #include "shm/producer.h"
 #include "shm/shm.h"
 #include "tests/harness.h"
+#include "tests/unit/fixture_shm.h"
 
-static char	shm_name[SHM_NAME_MAX];
 static char	*tmpdir;
 
 static const struct shm_limits small = {
@@ -27,7 +27,6 @@ static const struct shm_limits small = {
 static int
 setup(void)
 {
-	snprintf(shm_name, sizeof(shm_name), "/flume-test-shm-%ld", (long)getpid());
 	tmpdir = test_mkdtemp("shm");
 	return 0;
 }
@@ -35,7 +34,7 @@ setup(void)
 static int
 teardown(void)
 {
-	shm_unlink_name(shm_name);
+	shm_unlink_name(fixture_shm_name());
 	test_rmtree(tmpdir);
 	free(tmpdir);
 	return 0;
@@ -79,7 +78,7 @@ test_layout(void)
 	size_t size = shm_layout_size(&small);
 	size_t rings_off;
 
-	CU_ASSERT_EQUAL_FATAL(shm_create(&s, shm_name, &small), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, fixture_shm_name(), &small), 0);
 	CU_ASSERT_EQUAL(s.size, size);
 	CU_ASSERT_EQUAL(s.hdr->layout_size, size);
 	CU_ASSERT_PTR_EQUAL(s.hdr, s.base);
@@ -130,7 +129,7 @@ test_layout(void)
 	errno = 0;
 	bad = small;
 	bad.child_slots = 0;
-	CU_ASSERT_EQUAL(shm_create(&s, shm_name, &bad), -1);
+	CU_ASSERT_EQUAL(shm_create(&s, fixture_shm_name(), &bad), -1);
 	CU_ASSERT_EQUAL(errno, EINVAL);
 }
 
@@ -141,16 +140,16 @@ test_create_attach(void)
 	uint32_t gen;
 	int idx;
 
-	shm_unlink_name(shm_name);
-	CU_ASSERT_EQUAL_FATAL(shm_create(&a, shm_name, &small), 0);
+	shm_unlink_name(fixture_shm_name());
+	CU_ASSERT_EQUAL_FATAL(shm_create(&a, fixture_shm_name(), &small), 0);
 	CU_ASSERT_EQUAL(a.hdr->generation, 1);
 	gen = a.hdr->generation;
 	CU_ASSERT_EQUAL(shm_topic_create(&a, "orders", 6, 2, &idx), 0);
 	a.parts[1].next_offset = 1234;
 	a.rings[3 * 4096 - 1] = 0x5a;
 
-	CU_ASSERT_EQUAL_FATAL(shm_attach(&b, shm_name), 0);
-	CU_ASSERT_STRING_EQUAL(b.name, shm_name);
+	CU_ASSERT_EQUAL_FATAL(shm_attach(&b, fixture_shm_name()), 0);
+	CU_ASSERT_STRING_EQUAL(b.name, fixture_shm_name());
 	CU_ASSERT_EQUAL(b.size, a.size);
 	CU_ASSERT_EQUAL(memcmp(&b.hdr->limits, &small, sizeof(small)), 0);
 	CU_ASSERT_EQUAL((uint8_t *)b.parts - (uint8_t *)b.base,
@@ -168,15 +167,15 @@ test_create_attach(void)
 	shm_detach(&a);
 
 	/* A new region of the same name replaces it, one generation on. */
-	CU_ASSERT_EQUAL_FATAL(shm_create(&a, shm_name, &small), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_create(&a, fixture_shm_name(), &small), 0);
 	CU_ASSERT_EQUAL(a.hdr->generation, gen + 1);
 	CU_ASSERT_EQUAL(shm_topic_find(&a, "orders", 6), -1);
 	CU_ASSERT_EQUAL(a.parts[1].next_offset, 0);
 	shm_detach(&a);
 
-	CU_ASSERT_EQUAL(shm_unlink_name(shm_name), 0);
+	CU_ASSERT_EQUAL(shm_unlink_name(fixture_shm_name()), 0);
 	errno = 0;
-	CU_ASSERT_EQUAL(shm_attach(&b, shm_name), -1);
+	CU_ASSERT_EQUAL(shm_attach(&b, fixture_shm_name()), -1);
 	CU_ASSERT_EQUAL(errno, ENOENT);
 }
 
@@ -187,13 +186,13 @@ attach_refused(void (*damage)(struct shm *, int fd))
 	struct shm a, b;
 	int fd;
 
-	CU_ASSERT_EQUAL_FATAL(shm_create(&a, shm_name, &small), 0);
-	fd = shm_open(shm_name, O_RDWR, 0);
+	CU_ASSERT_EQUAL_FATAL(shm_create(&a, fixture_shm_name(), &small), 0);
+	fd = shm_open(fixture_shm_name(), O_RDWR, 0);
 	CU_ASSERT_FATAL(fd != -1);
 	damage(&a, fd);
 	close(fd);
 	errno = 0;
-	CU_ASSERT_EQUAL(shm_attach(&b, shm_name), -1);
+	CU_ASSERT_EQUAL(shm_attach(&b, fixture_shm_name()), -1);
 	CU_ASSERT_EQUAL(errno, EPROTO);
 	CU_ASSERT_PTR_NULL(b.base);
 	shm_detach(&a);
@@ -268,7 +267,7 @@ test_topics(void)
 	struct shm_partition *p;
 	int idx = -5;
 
-	CU_ASSERT_EQUAL_FATAL(shm_create(&s, shm_name, &small), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, fixture_shm_name(), &small), 0);
 	CU_ASSERT_EQUAL(shm_topic_find(&s, "orders", 6), -1);
 	CU_ASSERT_EQUAL(shm_topic_create(&s, "orders", 6, 3, &idx), 0);
 	CU_ASSERT_EQUAL(idx, 0);
@@ -329,7 +328,7 @@ test_topics(void)
 	shm_detach(&s);
 
 	/* Topic table full while partition slots remain. */
-	CU_ASSERT_EQUAL_FATAL(shm_create(&s, shm_name, &small), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, fixture_shm_name(), &small), 0);
 	CU_ASSERT_EQUAL(shm_topic_create(&s, "a", 1, 1, NULL), 0);
 	CU_ASSERT_EQUAL(shm_topic_create(&s, "b", 1, 1, NULL), 1);
 	CU_ASSERT_EQUAL(shm_topic_create(&s, "c", 1, 1, NULL), 2);
@@ -352,7 +351,7 @@ test_topic_crash(void)
 	struct shm s;
 	struct shm_topic *t;
 
-	CU_ASSERT_EQUAL_FATAL(shm_create(&s, shm_name, &small), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, fixture_shm_name(), &small), 0);
 	CU_ASSERT_EQUAL(shm_topic_create(&s, "a", 1, 1, NULL), 0);
 
 	/* Died before READY: the half-filled entry is reused. */
@@ -396,7 +395,7 @@ test_dir_lock_owner_dead(void)
 	pid_t pid;
 	int st;
 
-	CU_ASSERT_EQUAL_FATAL(shm_create(&s, shm_name, &small), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, fixture_shm_name(), &small), 0);
 	pid = fork();
 	CU_ASSERT_FATAL(pid != -1);
 	if (pid == 0) {
@@ -426,7 +425,7 @@ test_authpub(void)
 	uint32_t gen = 0, seq;
 	size_t len = 0;
 
-	CU_ASSERT_EQUAL_FATAL(shm_create(&s, shm_name, &small), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, fixture_shm_name(), &small), 0);
 	CU_ASSERT_EQUAL(authpub_publish(&s, "a:x:consume\n", 12), 1);
 	CU_ASSERT_EQUAL(authpub_read(&s, buf, &len, &gen), 1);
 	CU_ASSERT_EQUAL(gen, 1);
@@ -446,7 +445,7 @@ test_authpub(void)
 	CU_ASSERT_EQUAL(authpub_read(&s, buf, &len, &gen), 0);
 	CU_ASSERT_EQUAL(len, 0);
 	shm_detach(&s);
-	shm_unlink_name(shm_name);
+	shm_unlink_name(fixture_shm_name());
 }
 
 TEST_SUITE("shm", setup, teardown,

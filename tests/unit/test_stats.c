@@ -22,13 +22,12 @@
 #include "common/stats.h"
 #include "shm/stats.h"
 #include "tests/harness.h"
+#include "tests/unit/fixture_shm.h"
 
-static char shm_name[SHM_NAME_MAX];
 
 static int
 setup(void)
 {
-	snprintf(shm_name, sizeof(shm_name), "/flume-test-stats-%ld", (long)getpid());
 	log_init(0, LOG_LVL_WARN, "test");
 	return 0;
 }
@@ -36,7 +35,7 @@ setup(void)
 static int
 teardown(void)
 {
-	shm_unlink_name(shm_name);
+	shm_unlink_name(fixture_shm_name());
 	return 0;
 }
 
@@ -230,7 +229,7 @@ test_collect(void)
 	struct arena a;
 	int idx = -1, i;
 
-	CU_ASSERT_EQUAL_FATAL(shm_create(&s, shm_name, &lim), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, fixture_shm_name(), &lim), 0);
 	CU_ASSERT_EQUAL_FATAL(shm_topic_create(&s, "clicks", 6, 2, &idx), 0);
 	p = shm_partition(&s, idx, 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
@@ -299,7 +298,7 @@ test_collect(void)
 	CU_ASSERT_EQUAL(st.nlags, 0);
 	arena_free(&a);
 	shm_detach(&s);
-	shm_unlink_name(shm_name);
+	shm_unlink_name(fixture_shm_name());
 }
 
 static void
@@ -436,7 +435,7 @@ test_live_seqlock(void)
 	struct config master, child;
 	struct shm s;
 
-	CU_ASSERT_EQUAL_FATAL(shm_create(&s, shm_name, &lim), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, fixture_shm_name(), &lim), 0);
 	config_defaults(&master);
 	config_defaults(&child);
 	/* Nothing published yet: nothing to apply. */
@@ -485,7 +484,7 @@ test_live_seqlock(void)
 	config_free(&master);
 	config_free(&child);
 	shm_detach(&s);
-	shm_unlink_name(shm_name);
+	shm_unlink_name(fixture_shm_name());
 }
 
 /* The reload column: exactly these keys, all numbers, all fit the live block. */
