@@ -76,7 +76,7 @@ kbench_parse(int argc, char *argv[], struct kbench_opts *o, char *err,
 	argv++;
 	optind = 0;	/* glibc: start over, so a test may parse twice */
 	opterr = 0;
-	while ((ch = getopt(argc, argv, "+a:B:b:c:g:hJl:m:n:s:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "+:a:B:b:c:g:hJl:m:n:s:t:")) != -1) {
 		if (ch == 'h')
 			return KBENCH_HELP;
 		if (ch == '?' || ch == ':') {
