@@ -42,6 +42,7 @@
 #define KB_SAMPLE		8	/* produce: latency of every 8th message */
 #define KB_POLL_MS		100
 #define KB_BATCH		1024	/* consume: messages taken per call */
+#define KB_QUEUE_KB		32768	/* produce: libflume's buffer_bytes */
 #define KB_STALL_NS		(30ull * 1000000000u)	/* no progress: give up */
 #define KB_PROBE_MS		5000	/* the ApiVersions probe */
 #define KB_EXIT_NO_GROUPS	3
@@ -167,7 +168,7 @@ producer_main(void *arg)
 	struct kb *k = t->k;
 	rd_kafka_conf_t *conf;
 	rd_kafka_t *rk = NULL;
-	char num[32], e[256];
+	char num[32], qkb[32], e[256];
 	uint64_t i, t0;
 
 	if ((conf = kconf_new(k, t->err, sizeof(t->err))) == NULL)
@@ -176,11 +177,15 @@ producer_main(void *arg)
 	rd_kafka_conf_set_opaque(conf, t);
 	snprintf(num, sizeof(num), "%d", k->o.acks);
 	/*
-	 * librdkafka's own queue limit (100000 messages), as flume-bench
-	 * keeps libflume's buffer: a deeper queue measured no faster, only
-	 * later.
+	 * librdkafka's own queue limit of 100000 messages (a deeper queue
+	 * measured no faster, only later), and at most KB_QUEUE_KB of
+	 * them unsent, as libflume's default buffer_bytes: without it a
+	 * run of 10 KB values queues 1 GB and its latency is the queue's.
 	 */
+	snprintf(qkb, sizeof(qkb), "%d", KB_QUEUE_KB);
 	if (kconf_set(conf, "acks", num, t->err, sizeof(t->err)) == -1 ||
+	    kconf_set(conf, "queue.buffering.max.kbytes", qkb, t->err,
+	    sizeof(t->err)) == -1 ||
 	    kconf_set(conf, "enable.idempotence", "false", t->err,
 	    sizeof(t->err)) == -1)
 		goto wait_conf;
