@@ -493,7 +493,7 @@ group_main(void *arg)
 	int64_t *next;
 	int *touched;
 	long long inbatch = 0;
-	int rc;
+	int rc, end;
 
 	next = calloc((size_t)b->partitions, sizeof(*next));
 	touched = calloc((size_t)b->partitions, sizeof(*touched));
@@ -527,16 +527,17 @@ group_main(void *arg)
 			inbatch++;
 		}
 		/*
-		 * A batch is -m messages, or what came before a poll found
-		 * nothing.  (flume_group_buffered() does not end one: it stays
-		 * 1 up to the poll that fetches the next response.)
+		 * A batch is -m messages, or what came before the member
+		 * reached the end of its partitions or a poll found nothing.
+		 * (flume_group_buffered() does not end one: it stays 1 up to
+		 * the poll that fetches the next response.)
 		 */
-		if ((rc == 0 || inbatch >= b->gbatch) &&
-		    group_commit_batch(t, g, next, touched) == -1) {
+		end = rc == 0 || inbatch >= b->gbatch || flume_group_at_end(g);
+		if (end && group_commit_batch(t, g, next, touched) == -1) {
 			bthread_fail(t, "commit");
 			goto out;
 		}
-		if (rc == 0 || inbatch >= b->gbatch)
+		if (end)
 			inbatch = 0;
 		if (rc == 0 && now_ns() - atomic_load(&b->gmoved_ns) >
 		    GROUP_STALL_NS) {
