@@ -285,6 +285,9 @@ kconsumer_new(struct kthread *t, const char *group)
 	if (kconf_set(conf, "enable.auto.commit", "false", t->err,
 	    sizeof(t->err)) == -1 || kconf_set(conf, "auto.offset.reset",
 	    "earliest", t->err, sizeof(t->err)) == -1 ||
+	    /* A partition's end is an event: the bench knows it is done. */
+	    kconf_set(conf, "enable.partition.eof", "true", t->err,
+	    sizeof(t->err)) == -1 ||
 	    (group != NULL && kconf_set(conf, "group.id", group, t->err,
 	    sizeof(t->err)) == -1)) {
 		rd_kafka_conf_destroy(conf);
@@ -476,7 +479,7 @@ group_main(void *arg)
 	rd_kafka_resp_err_t e;
 	rd_kafka_t *rk = NULL;
 	int64_t *next;
-	int *touched;
+	int *touched, end;
 	long long inbatch = 0;
 
 	next = calloc((size_t)k->partitions, sizeof(*next));
@@ -512,12 +515,17 @@ group_main(void *arg)
 		    t->err[0] == '\0')
 			snprintf(t->err, sizeof(t->err), "poll: %s",
 			    rd_kafka_message_errstr(m));
+		/*
+		 * A batch is -m messages, or what came before a partition's
+		 * end (enable.partition.eof) or a poll that found nothing.
+		 */
+		end = m == NULL || inbatch >= k->o.commit_every ||
+		    m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF;
 		if (m != NULL)
 			rd_kafka_message_destroy(m);
-		if ((m == NULL || inbatch >= k->o.commit_every) &&
-		    group_commit_batch(t, rk, next, touched) == -1)
+		if (end && group_commit_batch(t, rk, next, touched) == -1)
 			goto stop;
-		if (m == NULL || inbatch >= k->o.commit_every)
+		if (end)
 			inbatch = 0;
 		if (m == NULL && now_ns() - atomic_load(&k->gmoved_ns) >
 		    KB_STALL_NS) {
