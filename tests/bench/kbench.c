@@ -5,8 +5,9 @@
  * side in the same format (clients/bench_stats.c renders both).
  *
  *   produce  COUNT messages of SIZE bytes, as fast as librdkafka batches
- *            them (-l linger.ms, -B batch.size, -a acks); rate and the
- *            delivery latency of every eighth message
+ *            them (-l linger.ms, -B batch.size, -a acks); rate, the
+ *            delivery latency of every eighth message and the bytes sent
+ *            per message (librdkafka's statistics, tx_bytes)
  *   sync     one message per request: linger 0, one request in flight,
  *            each delivery report awaited before the next message
  *   consume  the topic from the beginning, partitions assigned by hand
@@ -43,6 +44,8 @@
 #define KB_POLL_MS		100
 #define KB_BATCH		1024	/* consume: messages taken per call */
 #define KB_QUEUE_KB		32768	/* produce: libflume's buffer_bytes */
+#define KB_STATS_MS		50	/* produce: statistics interval */
+#define KB_STATS_WAIT_MS	2000
 #define KB_STALL_NS		(30ull * 1000000000u)	/* no progress: give up */
 #define KB_PROBE_MS		5000	/* the ApiVersions probe */
 #define KB_EXIT_NO_GROUPS	3
@@ -67,6 +70,11 @@ struct kthread {
 	uint64_t	*sent_ns;	/* produce, sync: by message number / KB_SAMPLE */
 	uint64_t	 msgs, bytes, failed;
 	_Atomic uint64_t delivered;
+	/* produce, sync: librdkafka's tx_bytes, from its statistics */
+	int64_t		 tx_bytes;
+	unsigned	 stats_seen;
+	int64_t		 wire;		/* bytes sent in the run, -1: unknown */
+	uint64_t	 end_ns;	/* when the last report came, 0: not yet */
 	int		 ok;
 	char		 err[300];
 };
@@ -135,6 +143,39 @@ on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
 }
 
 /*
+ * librdkafka's statistics (every KB_STATS_MS, served by rd_kafka_poll()
+ * on the producing thread): keep the bytes sent to brokers, the
+ * top-level "tx_bytes" (a broker's own counter is "txbytes").
+ */
+static int
+on_stats(rd_kafka_t *rk, char *json, size_t len, void *opaque)
+{
+	struct kthread *t = opaque;
+	const char *p = strstr(json, "\"tx_bytes\":");
+
+	if (p != NULL) {
+		t->tx_bytes = strtoll(p + strlen("\"tx_bytes\":"), NULL, 10);
+		t->stats_seen++;
+	}
+	return 0;	/* librdkafka frees json */
+}
+
+/*
+ * Bytes sent so far, from statistics taken after this call (at most
+ * KB_STATS_WAIT_MS); -1 when none came.
+ */
+static int64_t
+ktx_bytes(struct kthread *t, rd_kafka_t *rk)
+{
+	unsigned seen = t->stats_seen;
+	uint64_t deadline = now_ns() + KB_STATS_WAIT_MS * 1000000ull;
+
+	while (t->stats_seen - seen < 2 && now_ns() < deadline)
+		rd_kafka_poll(rk, KB_STATS_MS);
+	return t->stats_seen - seen >= 2 ? t->tx_bytes : -1;
+}
+
+/*
  * Queue message number i (0: the warm-up one), waiting while
  * librdkafka's queue is full.  0 or -1.
  */
@@ -170,11 +211,17 @@ producer_main(void *arg)
 	rd_kafka_t *rk = NULL;
 	char num[32], qkb[32], e[256];
 	uint64_t i, t0;
+	int64_t w0 = -1, tx;
 
 	if ((conf = kconf_new(k, t->err, sizeof(t->err))) == NULL)
 		goto wait;
 	rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
+	rd_kafka_conf_set_stats_cb(conf, on_stats);
 	rd_kafka_conf_set_opaque(conf, t);
+	snprintf(num, sizeof(num), "%d", KB_STATS_MS);
+	if (kconf_set(conf, "statistics.interval.ms", num, t->err,
+	    sizeof(t->err)) == -1)
+		goto wait_conf;
 	snprintf(num, sizeof(num), "%d", k->o.acks);
 	/*
 	 * librdkafka's own queue limit of 100000 messages (a deeper queue
@@ -233,6 +280,11 @@ producer_main(void *arg)
 		goto wait;
 	}
 	atomic_store(&t->delivered, 0);
+	/*
+	 * The wire figure counts from here (a statistics callback after
+	 * the warm-up, taken before the clock starts).
+	 */
+	w0 = ktx_bytes(t, rk);
 	t->ok = 1;
 	goto wait;
 wait_conf:
@@ -264,6 +316,10 @@ wait:
 	t->msgs = atomic_load(&t->delivered);
 	t->bytes = t->msgs * k->o.size;
 	t->ok = t->failed == 0 && t->msgs == k->o.count;
+	/* The clock stops here; the statistics' wait is outside it. */
+	t->end_ns = now_ns();
+	if (w0 >= 0 && (tx = ktx_bytes(t, rk)) >= w0)
+		t->wire = tx - w0;
 out:
 	if (rk != NULL) {
 		rd_kafka_flush(rk, 10000);
@@ -752,6 +808,7 @@ kb_run(struct kb *k)
 	for (i = 0; i < nthreads; i++) {
 		ts[i].k = k;
 		ts[i].idx = i;
+		ts[i].wire = -1;
 		bench_hist_init(&ts[i].hist);
 		if (pthread_create(&tids[i], NULL, fn, &ts[i]) != 0) {
 			/* Those started wait at a barrier that cannot complete. */
@@ -796,6 +853,11 @@ kb_run(struct kb *k)
 	}
 	if (k->o.mode == KB_CONSUME && r.msgs != k->total)
 		rc = 1;
+	if ((k->o.mode == KB_PRODUCE || k->o.mode == KB_SYNC) &&
+	    ts[0].end_ns > t0) {
+		t1 = ts[0].end_ns;
+		r.wire_bytes = ts[0].wire;
+	}
 	r.seconds = (double)(t1 - t0) / 1e9;
 	if ((k->o.mode == KB_PRODUCE || k->o.mode == KB_SYNC) && k->o.acks != 0)
 		r.lat = all;

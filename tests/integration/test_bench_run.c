@@ -83,6 +83,16 @@ jnum(const char *json, const char *key)
 	return strtoll(p + strlen(pat), NULL, 10);
 }
 
+/* bytes_on_wire_per_msg of a JSON line; -1 when absent. */
+static double
+wire_per_msg(const char *json)
+{
+	const char *p = strstr(json, "\"bytes_on_wire_per_msg\":");
+
+	return p == NULL ? -1 : strtod(p + strlen("\"bytes_on_wire_per_msg\":"),
+	    NULL);
+}
+
 /* Sum of the topic's end offsets over its partitions (all start at 0). */
 static long long
 log_end(const char *topic, int32_t partitions)
@@ -186,11 +196,14 @@ test_kafka_produce_sync_consume(void)
 	CU_ASSERT_EQUAL(jnum(out, "bytes"), 500000);
 	CU_ASSERT_EQUAL(jnum(out, "failed"), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"p99_us\":"));
+	/* Every message's 100 value bytes went over the wire, and more. */
+	CU_ASSERT(wire_per_msg(out) > 100.0);
 	CU_ASSERT_EQUAL(log_end("k1", 1), 5001);	/* and the warm-up one */
 
 	snprintf(args, sizeof(args), "sync -J -b %s -t k1 -n 50 -a all", kbroker);
 	CU_ASSERT_EQUAL_FATAL(bench(out, sizeof(out), "flume-kbench", args), 0);
 	CU_ASSERT_EQUAL(jnum(out, "msgs"), 50);
+	CU_ASSERT(wire_per_msg(out) > 100.0);
 	CU_ASSERT_EQUAL(log_end("k1", 1), 5052);
 
 	snprintf(args, sizeof(args), "consume -J -b %s -t k1", kbroker);
