@@ -21,7 +21,6 @@
  * serve consumer groups (group only, found out by an ApiVersions
  * request before anything waits for an assignment).
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
@@ -615,24 +614,25 @@ static int
 kprobe_connect(const char *broker, char *err, size_t errlen)
 {
 	struct addrinfo hints, *res = NULL, *ai;
-	char host[256];
-	const char *colon = strrchr(broker, ':'), *end;
+	char first[300], *colon;
 	int fd = -1, rc;
 
-	end = strchr(broker, ',');
-	if (colon == NULL || (end != NULL && colon > end) ||
-	    (size_t)(colon - broker) >= sizeof(host)) {
-		snprintf(err, errlen, "%s: not host:port", broker);
+	/* The first of a comma-separated list, split at its last colon. */
+	if (strlen(broker) >= sizeof(first)) {
+		snprintf(err, errlen, "broker address too long");
 		return -1;
 	}
-	memcpy(host, broker, (size_t)(colon - broker));
-	host[colon - broker] = '\0';
-	snprintf(err, errlen, "%s", colon + 1);
-	if (end != NULL)
-		err[end - colon - 1] = '\0';
+	memcpy(first, broker, strlen(broker) + 1);
+	first[strcspn(first, ",")] = '\0';
+	if ((colon = strrchr(first, ':')) == NULL || colon == first ||
+	    colon[1] == '\0') {
+		snprintf(err, errlen, "%.200s: not host:port", first);
+		return -1;
+	}
+	*colon = '\0';
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_socktype = SOCK_STREAM;
-	if ((rc = getaddrinfo(host, err, &hints, &res)) != 0) {
+	if ((rc = getaddrinfo(first, colon + 1, &hints, &res)) != 0) {
 		snprintf(err, errlen, "%s: %s", broker, gai_strerror(rc));
 		return -1;
 	}
