@@ -160,6 +160,11 @@ bench_json(char *buf, size_t len, const struct bench_result *r)
 	if (r->wire_bytes >= 0 && r->msgs > 0)
 		BENCH_PUT(",\"bytes_on_wire_per_msg\":%.2f",
 		    (double)r->wire_bytes / (double)r->msgs);
+	if (r->commits > 0)
+		BENCH_PUT(",\"commits\":%llu,\"msgs_per_commit\":%.1f,"
+		    "\"redelivered\":%llu", (unsigned long long)r->commits,
+		    (double)r->msgs / (double)r->commits,
+		    (unsigned long long)r->redelivered);
 	BENCH_PUT("}\n");
 	return (int)off;
 }
@@ -183,5 +188,10 @@ bench_summary(char *buf, size_t len, const struct bench_result *r)
 	if (r->wire_bytes >= 0 && r->msgs > 0)
 		BENCH_PUT("bytes on the wire per message: %.2f\n",
 		    (double)r->wire_bytes / (double)r->msgs);
+	if (r->commits > 0)
+		BENCH_PUT("commits: %llu (%.1f messages each), redelivered "
+		    "after a rebalance: %llu\n", (unsigned long long)r->commits,
+		    (double)r->msgs / (double)r->commits,
+		    (unsigned long long)r->redelivered);
 	return (int)off;
 }

@@ -55,6 +55,8 @@ struct bench_result {
 	double		 seconds;	/* wall time of the run */
 	uint64_t	 failed;	/* messages reported failed */
 	int64_t		 wire_bytes;	/* bytes written to the broker, -1: not measured */
+	uint64_t	 commits;	/* group: offset commits made, 0: not a group run */
+	uint64_t	 redelivered;	/* group: messages handed out again after a rebalance */
 	const struct bench_hist *lat;	/* NULL: no latency figures */
 };
 
@@ -65,7 +67,8 @@ double	bench_mb_per_sec(const struct bench_result *r);
  * Render r as one JSON object on one line, ending in a newline, into
  * buf[0..len): keys mode, msgs, bytes, seconds, failed, msgs_per_sec,
  * mb_per_sec, then (with lat) p50_us, p99_us, p999_us, max_us, avg_us,
- * then (with wire_bytes >= 0 and msgs > 0) bytes_on_wire_per_msg.  The
+ * then (with wire_bytes >= 0 and msgs > 0) bytes_on_wire_per_msg, then
+ * (with commits > 0) commits, msgs_per_commit and redelivered.  The
  * snprintf convention: the length it needed, which is >= len when cut.
  */
 int	bench_json(char *buf, size_t len, const struct bench_result *r);

@@ -8,6 +8,9 @@
  *   e2e      produce and consume at once; the end-to-end latency of each
  *            message (its send time travels in its first 8 value bytes)
  *   sync     one message per request, waiting for each acknowledgement
+ *   group    a consumer group of -c members reads the topic to its end,
+ *            marking and committing what it processed after every batch
+ *            of -m messages (1000: what the peers' group reads take)
  *
  * Each connection (-c) is its own thread with its own client, so threads
  * share nothing but counters read by the progress line.  A progress line
@@ -37,8 +40,13 @@
 /* produce: the acknowledgement latency of every this many messages. */
 #define PRODUCE_SAMPLE		8
 #define E2E_WINDOW_BYTES	(512 * 1024)
+/* group: a member's poll timeout, so it sees the run end promptly. */
+#define GROUP_POLL_MS		100
+#define GROUP_BATCH		1000	/* -m default */
+/* group: no commit moved the group for this long: give up. */
+#define GROUP_STALL_NS		(30ull * 1000000000u)
 
-enum bench_mode { MODE_PRODUCE, MODE_CONSUME, MODE_E2E, MODE_SYNC };
+enum bench_mode { MODE_PRODUCE, MODE_CONSUME, MODE_E2E, MODE_SYNC, MODE_GROUP };
 
 struct bench {
 	enum bench_mode	 mode;
@@ -67,6 +75,22 @@ struct bench {
 	pthread_cond_t	 e2e_cv;
 	_Atomic uint64_t failed;
 	_Atomic int	 stop;		/* a thread failed: everyone stops */
+	/*
+	 * group: per partition the log's start and end when the run began,
+	 * and the highest offset committed so far; the run ends when the
+	 * commits cover every message (gcommitted == gtotal), which is the
+	 * count of distinct messages however often a rebalance handed one
+	 * out again.
+	 */
+	const char	*group;
+	long long	 gbatch;	/* messages per commit */
+	int64_t		*gstart, *gend;
+	_Atomic int64_t	*gdone;
+	uint64_t	 gtotal;
+	_Atomic uint64_t gcommitted;
+	_Atomic uint64_t gcommits;
+	_Atomic uint64_t gend_ns;	/* when gcommitted reached gtotal */
+	_Atomic uint64_t gmoved_ns;	/* when a commit last moved the group */
 };
 
 /* One connection's thread. */
@@ -105,6 +129,9 @@ usage(FILE *f)
 	    "                   [-n count] [-P partitions] [-s size] "
 	    "[-W window_bytes]\n"
 	    "                   [-z gzip|snappy|lz4|zstd|none]\n"
+	    "       flume-bench group -t topic [-J] [-b host:port] "
+	    "[-c members] [-g group]\n"
+	    "                   [-m messages_per_commit]\n"
 	    "       flume-bench -h | --help | -V | --version\n");
 }
 
@@ -389,6 +416,190 @@ out:
 	return NULL;
 }
 
+/*
+ * group: raise the group's committed offset of partition p to next (a
+ * commit of this member just stored it) and count the messages that
+ * newly covers.  Another member may have committed further already.
+ */
+static void
+group_advance(struct bench *b, int32_t p, int64_t next)
+{
+	int64_t old = atomic_load(&b->gdone[p]);
+	uint64_t total, now;
+
+	if (next > b->gend[p])
+		next = b->gend[p];	/* nothing past the end was produced */
+	while (old < next &&
+	    !atomic_compare_exchange_weak(&b->gdone[p], &old, next))
+		;
+	if (old >= next)
+		return;
+	now = now_ns();
+	atomic_store(&b->gmoved_ns, now);
+	total = atomic_fetch_add(&b->gcommitted, (uint64_t)(next - old)) +
+	    (uint64_t)(next - old);
+	if (total >= b->gtotal)
+		atomic_store(&b->gend_ns, now);
+}
+
+/*
+ * group: mark every partition this batch touched up to what was
+ * processed and commit, as a consumer that finished a batch does.  A
+ * commit refused because a rebalance began is no failure: the member
+ * rejoins in its next poll and the new owner reads on from the last
+ * commit.
+ */
+static int
+group_commit_batch(struct bthread *t, struct flume_group *g, int64_t *next,
+    int *touched)
+{
+	struct bench *b = t->b;
+	int32_t p;
+	int any = 0;
+
+	for (p = 0; p < b->partitions; p++) {
+		if (!touched[p])
+			continue;
+		if (flume_group_mark(g, b->topic, p, next[p]) == 0)
+			any = 1;
+		else if (errno != ENOENT)
+			return -1;
+	}
+	if (!any)
+		goto done;
+	if (flume_group_commit(g) == -1) {
+		if (errno == EAGAIN)
+			goto done;
+		return -1;
+	}
+	atomic_fetch_add(&b->gcommits, 1);
+	for (p = 0; p < b->partitions; p++)
+		if (touched[p])
+			group_advance(b, p, next[p]);
+done:
+	memset(touched, 0, (size_t)b->partitions * sizeof(*touched));
+	return 0;
+}
+
+/* group: one member; the clock runs from before its join. */
+static void *
+group_main(void *arg)
+{
+	struct bthread *t = arg;
+	struct bench *b = t->b;
+	struct flume_group_conf gc;
+	struct flume_group *g = NULL;
+	struct flume_message m;
+	int64_t *next;
+	int *touched;
+	long long inbatch = 0;
+	int rc, end;
+
+	next = calloc((size_t)b->partitions, sizeof(*next));
+	touched = calloc((size_t)b->partitions, sizeof(*touched));
+	if (next == NULL || touched == NULL)
+		snprintf(t->err, sizeof(t->err), "out of memory");
+	else
+		t->ok = 1;
+	pthread_barrier_wait(&b->start);
+	if (!t->ok || atomic_load(&b->stop))
+		goto out;
+	t->ok = 0;
+	flume_group_conf_init(&gc);
+	gc.start_offset = FLUME_OFFSET_BEGINNING;
+	gc.auto_commit_ms = 0;		/* every commit is the batch's own */
+	if ((g = flume_group_join(t->c, b->group, &b->topic, 1, &gc)) == NULL) {
+		bthread_fail(t, "join");
+		goto out;
+	}
+	while (!atomic_load_explicit(&b->stop, memory_order_relaxed) &&
+	    atomic_load(&b->gcommitted) < b->gtotal) {
+		if ((rc = flume_group_poll(g, &m, GROUP_POLL_MS)) == -1) {
+			bthread_fail(t, "poll");
+			goto out;
+		}
+		if (rc == 1 && m.partition >= 0 && m.partition < b->partitions) {
+			t->msgs++;
+			if (m.value_len > 0)
+				t->bytes += (uint64_t)m.value_len;
+			next[m.partition] = m.offset + 1;
+			touched[m.partition] = 1;
+			inbatch++;
+		}
+		/*
+		 * A batch is -m messages, or what came before the member
+		 * reached the end of its partitions or a poll found nothing.
+		 * (flume_group_buffered() does not end one: it stays 1 up to
+		 * the poll that fetches the next response.)
+		 */
+		end = rc == 0 || inbatch >= b->gbatch || flume_group_at_end(g);
+		if (end && group_commit_batch(t, g, next, touched) == -1) {
+			bthread_fail(t, "commit");
+			goto out;
+		}
+		if (end)
+			inbatch = 0;
+		if (rc == 0 && now_ns() - atomic_load(&b->gmoved_ns) >
+		    GROUP_STALL_NS) {
+			snprintf(t->err, sizeof(t->err), "group: no commit "
+			    "moved for %llu s", GROUP_STALL_NS / 1000000000u);
+			atomic_store(&b->stop, 1);
+			goto out;
+		}
+	}
+	t->ok = 1;
+out:
+	if (g != NULL && flume_group_close(g) == -1 && t->ok)
+		bthread_fail(t, "leave");
+	free(next);
+	free(touched);
+	return NULL;
+}
+
+/*
+ * group: where every partition starts and ends now; the run reads all
+ * of it.  0 or -1.
+ */
+static int
+group_prepare(struct bench *b)
+{
+	struct flume_client *c;
+	int32_t p;
+	int rc = -1;
+
+	b->gstart = calloc((size_t)b->partitions, sizeof(*b->gstart));
+	b->gend = calloc((size_t)b->partitions, sizeof(*b->gend));
+	b->gdone = calloc((size_t)b->partitions, sizeof(*b->gdone));
+	if (b->gstart == NULL || b->gend == NULL || b->gdone == NULL) {
+		fprintf(stderr, "flume-bench: out of memory\n");
+		return -1;
+	}
+	if ((c = flume_connect(b->broker)) == NULL) {
+		fprintf(stderr, "flume-bench: %s\n", flume_errstr(NULL));
+		return -1;
+	}
+	for (p = 0; p < b->partitions; p++) {
+		if (flume_list_offset(c, b->topic, p, FLUME_OFFSET_BEGINNING,
+		    &b->gstart[p]) == -1 || flume_list_offset(c, b->topic, p,
+		    FLUME_OFFSET_END, &b->gend[p]) == -1) {
+			fprintf(stderr, "flume-bench: %s/%d: %s\n", b->topic,
+			    (int)p, flume_errstr(c));
+			goto done;
+		}
+		atomic_init(&b->gdone[p], b->gstart[p]);
+		b->gtotal += (uint64_t)(b->gend[p] - b->gstart[p]);
+	}
+	if (b->gtotal == 0) {
+		fprintf(stderr, "flume-bench: %s is empty: produce to it first\n",
+		    b->topic);
+		goto done;
+	}
+	rc = 0;
+done:
+	flume_close(c);
+	return rc;
+}
+
 /* Create the topic with -P partitions (or find it); its partition count. */
 static int
 bench_topic(struct bench *b, int32_t want)
@@ -407,7 +618,8 @@ bench_topic(struct bench *b, int32_t want)
 		fprintf(stderr, "flume-bench: %s\n", flume_errstr(c));
 		goto done;
 	}
-	if (flume_metadata(c, &b->topic, 1, b->mode != MODE_CONSUME, &md) == -1 ||
+	if (flume_metadata(c, &b->topic, 1, b->mode != MODE_CONSUME &&
+	    b->mode != MODE_GROUP, &md) == -1 ||
 	    md->topic_count != 1 || md->topics[0].error != 0) {
 		fprintf(stderr, "flume-bench: %s: %s\n", b->topic,
 		    md != NULL && md->topic_count == 1 ?
@@ -483,8 +695,9 @@ bench_run(struct bench *b)
 		}
 	}
 	for (i = 0; i < nthreads; i++) {
-		if (pthread_create(&tids[i], NULL, (b->mode == MODE_CONSUME ||
-		    ts[i].consumer) ? consumer_main : producer_main, &ts[i]) != 0) {
+		if (pthread_create(&tids[i], NULL, b->mode == MODE_GROUP ?
+		    group_main : (b->mode == MODE_CONSUME || ts[i].consumer) ?
+		    consumer_main : producer_main, &ts[i]) != 0) {
 			/* Those started wait at a barrier that cannot complete. */
 			fprintf(stderr, "flume-bench: cannot start %d threads\n",
 			    nthreads);
@@ -493,6 +706,7 @@ bench_run(struct bench *b)
 	}
 	pthread_barrier_wait(&b->start);
 	t0 = last_t = now_ns();
+	atomic_store(&b->gmoved_ns, t0);
 	/* Progress once a second until every thread is done. */
 	for (i = 0; i < nthreads; i++) {
 		while (tty && pthread_tryjoin_np(tids[i], NULL) == EBUSY) {
@@ -524,7 +738,8 @@ bench_run(struct bench *b)
 			r.msgs += ts[i].msgs;
 			r.bytes += ts[i].bytes;
 		}
-		if (!ts[i].consumer && b->mode != MODE_CONSUME) {
+		if (!ts[i].consumer && b->mode != MODE_CONSUME &&
+		    b->mode != MODE_GROUP) {
 			if (r.wire_bytes < 0)
 				r.wire_bytes = 0;
 			r.wire_bytes += (int64_t)ts[i].wire;
@@ -532,8 +747,21 @@ bench_run(struct bench *b)
 		bench_hist_merge(all, &ts[i].hist);
 	}
 	r.failed = atomic_load(&b->failed);
+	if (b->mode == MODE_GROUP) {
+		/* Distinct messages, timed to the commit that covered the last. */
+		if (atomic_load(&b->gend_ns) > t0)
+			t1 = atomic_load(&b->gend_ns);
+		r.commits = atomic_load(&b->gcommits);
+		if (r.msgs > atomic_load(&b->gcommitted))
+			r.redelivered = r.msgs - atomic_load(&b->gcommitted);
+		r.msgs = atomic_load(&b->gcommitted);
+		if (r.msgs + r.redelivered > 0)
+			r.bytes = (uint64_t)((double)r.bytes * (double)r.msgs /
+			    (double)(r.msgs + r.redelivered));
+	}
 	r.seconds = (double)(t1 - t0) / 1e9;
-	if (b->mode != MODE_CONSUME && !(b->acks == 0 && b->mode != MODE_E2E))
+	if (b->mode != MODE_CONSUME && b->mode != MODE_GROUP &&
+	    !(b->acks == 0 && b->mode != MODE_E2E))
 		r.lat = all;
 	if (b->json)
 		bench_json(out, sizeof(out), &r);
@@ -544,7 +772,8 @@ bench_run(struct bench *b)
 	for (i = 0; i < nthreads; i++)
 		if (!ts[i].ok)
 			rc = 1;
-	if (r.failed > 0 || (b->mode != MODE_CONSUME && r.msgs < b->count))
+	if (r.failed > 0 || (b->mode != MODE_CONSUME && b->mode != MODE_GROUP &&
+	    r.msgs < b->count) || (b->mode == MODE_GROUP && r.msgs != b->gtotal))
 		rc = 1;
 done:
 	for (i = 0; ts != NULL && i < nthreads; i++) {
@@ -569,6 +798,7 @@ main(int argc, char *argv[])
 	struct bench b;
 	long long v;
 	const char *bopt = NULL;
+	char gname[64];
 	int ch, rc;
 	int32_t want = 0;
 	size_t i;
@@ -583,6 +813,7 @@ main(int argc, char *argv[])
 	b.buffer_bytes = -1;
 	b.window_bytes = E2E_WINDOW_BYTES;
 	b.acks = 1;
+	b.gbatch = GROUP_BATCH;
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -605,13 +836,15 @@ main(int argc, char *argv[])
 	else if (strcmp(argv[1], "sync") == 0) {
 		b.mode = MODE_SYNC;
 		b.count = 10000;
-	} else {
+	} else if (strcmp(argv[1], "group") == 0)
+		b.mode = MODE_GROUP;
+	else {
 		usage(stderr);
 		return 2;
 	}
 	argc--;
 	argv++;
-	while ((ch = getopt(argc, argv, "a:B:b:c:hJl:M:n:P:s:t:W:z:")) != -1) {
+	while ((ch = getopt(argc, argv, "a:B:b:c:g:hJl:M:m:n:P:s:t:W:z:")) != -1) {
 		switch (ch) {
 		case 'a':
 			if (flume_tool_parse_acks(optarg, &b.acks) == -1) {
@@ -632,6 +865,11 @@ main(int argc, char *argv[])
 				goto bad;
 			b.conns = (int)v;
 			break;
+		case 'g':
+			if (optarg[0] == '\0')
+				goto bad;
+			b.group = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -647,6 +885,11 @@ main(int argc, char *argv[])
 			if (flume_tool_parse_long(optarg, 1024, 1LL << 34, &v) == -1)
 				goto bad;
 			b.buffer_bytes = v;
+			break;
+		case 'm':
+			if (flume_tool_parse_long(optarg, 1, 1 << 24, &v) == -1)
+				goto bad;
+			b.gbatch = v;
 			break;
 		case 'n':
 			if (flume_tool_parse_long(optarg, 1, 1LL << 40, &v) == -1)
@@ -690,7 +933,18 @@ main(int argc, char *argv[])
 		    "time travels in the value)\n");
 		return 2;
 	}
-	if ((uint64_t)b.conns > b.count && b.mode != MODE_CONSUME)
+	if (b.group != NULL && b.mode != MODE_GROUP) {
+		fprintf(stderr, "flume-bench: -g is for group\n");
+		return 2;
+	}
+	if (b.mode == MODE_GROUP && b.group == NULL) {
+		/* A new group each run, so it reads from the beginning. */
+		snprintf(gname, sizeof(gname), "flume-bench-%ld",
+		    (long)getpid());
+		b.group = gname;
+	}
+	if ((uint64_t)b.conns > b.count && b.mode != MODE_CONSUME &&
+	    b.mode != MODE_GROUP)
 		b.conns = (int)b.count;
 	b.broker = flume_tool_broker(bopt);
 	if ((b.value = malloc(b.size > 0 ? b.size : 1)) == NULL) {
@@ -710,7 +964,13 @@ main(int argc, char *argv[])
 	}
 	if (b.mode == MODE_CONSUME && b.conns > b.partitions)
 		b.conns = b.partitions;
-	rc = bench_run(&b);
+	if (b.mode == MODE_GROUP && group_prepare(&b) == -1)
+		rc = 1;
+	else
+		rc = bench_run(&b);
+	free(b.gstart);
+	free(b.gend);
+	free(b.gdone);
 	free(b.value);
 	return rc;
 bad:

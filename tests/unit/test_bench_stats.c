@@ -198,7 +198,40 @@ test_summary(void)
 	free(h);
 }
 
+/* group: commits and redeliveries, and nothing of them for other modes. */
+static void
+test_group_result(void)
+{
+	struct bench_result r;
+	char buf[512];
+	int n;
+
+	memset(&r, 0, sizeof(r));
+	r.mode = "group";
+	r.msgs = 3000;
+	r.bytes = 300000;
+	r.seconds = 1.5;
+	r.wire_bytes = -1;
+	r.commits = 4;
+	r.redelivered = 17;
+	n = bench_json(buf, sizeof(buf), &r);
+	CU_ASSERT_STRING_EQUAL(buf, "{\"mode\":\"group\",\"msgs\":3000,"
+	    "\"bytes\":300000,\"seconds\":1.500,\"failed\":0,"
+	    "\"msgs_per_sec\":2000.0,\"mb_per_sec\":0.19,\"commits\":4,"
+	    "\"msgs_per_commit\":750.0,\"redelivered\":17}\n");
+	CU_ASSERT_EQUAL(n, (int)strlen(buf));
+	bench_summary(buf, sizeof(buf), &r);
+	CU_ASSERT_STRING_EQUAL(buf,
+	    "group: 3000 messages (0 failed) in 1.500 s: 2000.0 msgs/s, 0.19 MB/s\n"
+	    "commits: 4 (750.0 messages each), redelivered after a rebalance: 17\n");
+	r.commits = 0;
+	bench_summary(buf, sizeof(buf), &r);
+	CU_ASSERT_STRING_EQUAL(buf,
+	    "group: 3000 messages (0 failed) in 1.500 s: 2000.0 msgs/s, 0.19 MB/s\n");
+}
+
 TEST_SUITE("bench_stats", NULL, NULL,
+    { "group result", test_group_result },
     { "bucket exact range", test_bucket_exact_range },
     { "bucket bounds", test_bucket_bounds },
     { "relative error", test_relative_error },
