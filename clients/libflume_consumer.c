@@ -249,7 +249,20 @@ flume_consumer_at_end(const struct flume_consumer *k)
 int
 flume_consumer_buffered(const struct flume_consumer *k)
 {
-	return k->have;
+	int32_t i;
+
+	if (!k->have)
+		return 0;
+	/* More records of this batch, more batches of this partition ... */
+	if ((k->in_batch && k->it.remaining > 0) ||
+	    (k->rp != NULL && k->rp < k->rend))
+		return 1;
+	/* ... or a later partition of the answer with records (or an error). */
+	for (i = k->ri + 1; i < k->fr.count; i++)
+		if (k->fr.results[i].records_len > 0 ||
+		    k->fr.results[i].error != ERR_NONE)
+			return 1;
+	return 0;
 }
 
 int64_t

@@ -1001,8 +1001,12 @@ test_consume(void)
 	CU_ASSERT_EQUAL_FATAL(flume_consumer_poll(k, &m, 1000), 1);
 	CU_ASSERT_EQUAL(m.offset, 3);
 	CU_ASSERT_EQUAL(memcmp(m.value, "v10", 3), 0);
+	/* Offset 4 is in the same answer: the next poll needs no round trip. */
+	CU_ASSERT_EQUAL(flume_consumer_buffered(k), 1);
 	CU_ASSERT_EQUAL_FATAL(flume_consumer_poll(k, &m, 1000), 1);
 	CU_ASSERT_EQUAL(m.offset, 4);
+	/* ... and that was the answer's last record: flush output now. */
+	CU_ASSERT_EQUAL(flume_consumer_buffered(k), 0);
 	CU_ASSERT_EQUAL(flume_consumer_at_end(k), 1);
 	flume_consumer_free(k);
 
