@@ -44,6 +44,7 @@ struct plog_corrupt_range {
 struct plog_recovery {
 	uint64_t	truncated_bytes;	/* dropped from the last segment's tail */
 	int		index_rebuilt;		/* an index was missing or damaged */
+	int		timeindex_rebuilt;	/* a time index was, and was rebuilt */
 	int		segments;		/* segment files found */
 	int		ncorrupt;		/* corrupt ranges kept (all of them) */
 	struct plog_corrupt_range corrupt[PLOG_CORRUPT_MAX];	/* the first ones */
