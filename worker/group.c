@@ -28,6 +28,7 @@
 #include "worker/conn.h"
 #include "worker/group.h"
 #include "worker/handlers.h"
+#include "worker/timelookup.h"
 #include "worker/worker.h"
 
 #define WGROUP_POLL_MS	1000	/* a lost wake-up costs a parked JOIN at most this */
@@ -678,8 +679,8 @@ static int16_t
 reset_target(struct worker *w, struct shm_partition *p,
     const struct group_reset_req *q, int64_t *offset)
 {
-	struct plog_reader *rd;
-	int64_t start, end;
+	int64_t start, end, found;
+	int16_t err;
 
 	start = atomic_load_explicit(&p->log_start, memory_order_acquire);
 	end = __atomic_load_n(&p->next_offset, __ATOMIC_ACQUIRE);
@@ -698,18 +699,12 @@ reset_target(struct worker *w, struct shm_partition *p,
 		/* Only what is in the files: the ring's tail is the newest. */
 		end = atomic_load_explicit(&p->visible_offset,
 		    memory_order_acquire);
-		if ((rd = handlers_reader(w, p)) == NULL) {
-			if (errno != ENOENT)
-				return ERR_STORAGE;
+		if ((err = timelookup_offset(w, p, q->value, offset,
+		    &found)) != ERR_NONE)
+			return err;
+		/* No record that new: the end, where new ones will come. */
+		if (*offset == -1)
 			*offset = end;
-			return ERR_NONE;
-		}
-		if (plog_reader_offset_for_time(rd, q->value, end, offset) == -1) {
-			log_warn("group reset: time lookup");
-			return ERR_STORAGE;
-		}
-		if (*offset < start)
-			*offset = start;
 		return ERR_NONE;
 	default:
 		return ERR_INVALID_REQUEST;
