@@ -42,6 +42,7 @@
 #include "worker/inflate.h"
 #include "worker/produce_dedup.h"
 #include "worker/stats.h"
+#include "worker/timelookup.h"
 #include "shm/stats.h"
 #include "proto/version.h"
 
@@ -828,6 +829,7 @@ exec_list_offsets(struct worker *w, struct conn *c, struct req *r)
 	const struct list_offsets_req *q = r->dec;
 	struct list_offsets_resp *s;
 	struct shm_partition *p;
+	int64_t ts;
 	int32_t i;
 
 	if ((s = conn_alloc(c, sizeof(*s))) == NULL)
@@ -852,6 +854,9 @@ exec_list_offsets(struct worker *w, struct conn *c, struct req *r)
 			    memory_order_acquire);
 		else if (q->parts[i].which == OFFSET_LATEST)
 			s->results[i].offset = part_end(p);
+		else if (q->parts[i].which >= 0)	/* a timestamp, ms */
+			s->results[i].error = timelookup_offset(w, p,
+			    q->parts[i].which, &s->results[i].offset, &ts);
 		else
 			s->results[i].error = ERR_INVALID_REQUEST;
 	}
