@@ -356,6 +356,8 @@ batch_iter_init_z(struct batch_iter *it, const uint8_t *buf, size_t len,
 	it->base_offset = h.base_offset;
 	it->first_timestamp = h.first_timestamp;
 	it->remaining = h.records_count;
+	it->log_append = (h.attributes & BATCH_ATTR_LOG_APPEND_TIME) != 0;
+	it->max_timestamp = h.max_timestamp;
 	return BATCH_OK;
 }
 
@@ -372,7 +374,8 @@ batch_iter_next(struct batch_iter *it, struct record *r)
 	}
 	it->remaining--;
 	r->offset = it->base_offset + raw.offset_delta;
-	r->timestamp = ts_add(it->first_timestamp, raw.ts_delta);
+	r->timestamp = it->log_append ? it->max_timestamp :
+	    ts_add(it->first_timestamp, raw.ts_delta);
 	r->key = raw.key;
 	r->key_len = raw.key_len;
 	r->value = raw.value;

@@ -40,7 +40,6 @@
 #define BATCH_MAGIC		2
 
 /* Attribute bits. */
-#define BATCH_ATTR_COMPRESSION		0x07	/* codec, proto/compress.h */
 #define BATCH_ATTR_LOG_APPEND_TIME	0x08	/* timestamps are the broker's */
 
 /* Field offsets inside the header. */
@@ -157,7 +156,8 @@ struct record_header {
 /* One record; pointers into the batch, valid as long as the batch is. */
 struct record {
 	int64_t		 offset;	/* baseOffset + offsetDelta */
-	int64_t		 timestamp;	/* firstTimestamp + timestampDelta */
+	int64_t		 timestamp;	/* firstTimestamp + timestampDelta, or
+					   maxTimestamp in a LogAppendTime batch */
 	const uint8_t	*key;
 	int32_t		 key_len;	/* -1 = null key */
 	const uint8_t	*value;
@@ -172,6 +172,8 @@ struct batch_iter {
 	int64_t		 base_offset;
 	int64_t		 first_timestamp;
 	int32_t		 remaining;
+	int		 log_append;	/* every record's time is max_timestamp */
+	int64_t		 max_timestamp;
 };
 
 /*

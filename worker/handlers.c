@@ -452,6 +452,38 @@ records_validate(const struct config *conf, const uint8_t *p, size_t len)
 	return ERR_NONE;
 }
 
+/*
+ * message_timestamp_type = log_append: every batch of records gets the
+ * broker's time as its maxTimestamp and the LogAppendTime attribute bit,
+ * and a new CRC-32C, before it reaches the ring (the batches were just
+ * validated, so their lengths hold).  The records' own deltas stay as
+ * the producer wrote them; readers take maxTimestamp as every record's.
+ */
+static void
+produce_stamp(const struct config *conf, const struct produce_part *pp)
+{
+	const struct topic_config *t;
+	char name[TOPIC_NAME_MAX + 1];
+	uint8_t *p = (uint8_t *)(uintptr_t)pp->records;
+	size_t off = 0, total, len = (size_t)pp->records_len;
+	int64_t now;
+
+	if (pp->topic_len > TOPIC_NAME_MAX)
+		return;
+	memcpy(name, pp->topic, pp->topic_len);
+	name[pp->topic_len] = '\0';
+	t = config_topic(conf, name);
+	if (!(t != NULL ? t->log.log_append_time : conf->log.log_append_time))
+		return;
+	now = clock_real_ms();
+	while (off < len) {
+		total = BATCH_LOG_OVERHEAD +
+		    (size_t)be32_get(p + off + BATCH_OFF_LENGTH);
+		batch_set_log_append_time(p + off, total, now);
+		off += total;
+	}
+}
+
 static int16_t
 produce_check(struct worker *w, struct conn *c, const struct produce_part *pp,
     struct shm_partition **out)
@@ -470,6 +502,7 @@ produce_check(struct worker *w, struct conn *c, const struct produce_part *pp,
 	if ((err = records_validate(w->conf, pp->records,
 	    (size_t)pp->records_len)) != ERR_NONE)
 		return err;
+	produce_stamp(w->conf, pp);
 	/*
 	 * A resend of batches the partition has is answered with their
 	 * offsets even now (for acks=all once they are durable): refusing
