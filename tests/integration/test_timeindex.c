@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clients/flume.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
 
@@ -188,6 +189,33 @@ check_times(void)
 	expect_at("@2023-11-14T22:13:20Z", 0);
 }
 
+/* flume-admin group reset --to-time, in ms and as ISO 8601. */
+static void
+check_group_reset(void)
+{
+	static const char *const at[] = { "1700000012345",
+	    "@2023-11-14T22:13:32.345Z", "@2023-11-14T22:15:00Z" };
+	static const long long want[] = { 1235, 1235, 10000 };
+	struct flume_client *c;
+	int64_t off;
+	char *out = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		const char *argv[] = { "flume-admin", "group", "G", "reset",
+		    "-t", "ti", "-p", "0", "--to-time", at[i], NULL };
+
+		CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 15000, argv), 0);
+		free(out);
+		off = -2;
+		CU_ASSERT_PTR_NOT_NULL_FATAL(c = flume_connect(d.broker));
+		CU_ASSERT_EQUAL(flume_committed_offset(c, "G", "ti", 0, &off),
+		    0);
+		flume_close(c);
+		CU_ASSERT_EQUAL(off, want[i]);
+	}
+}
+
 static int
 count_files(const char *dir, const char *ext, int64_t below)
 {
@@ -250,6 +278,7 @@ test_offsets_for_times(void)
 	CU_ASSERT(flumed_log_count(&d, "ti/0: rebuilt the time index") == 1);
 	CU_ASSERT_EQUAL(count_files(dir, ".timeindex", INT64_MAX), nseg);
 	check_times();
+	check_group_reset();
 }
 
 /* -o -1h and friends, against timestamps relative to now. */
