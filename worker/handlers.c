@@ -435,7 +435,7 @@ records_validate(const struct config *conf, const uint8_t *p, size_t len)
 		total = BATCH_LOG_OVERHEAD + (size_t)blen;
 		rc = batch_validate_z(p + off, total, NULL, z);
 		if (rc == BATCH_ETOOBIG || rc == BATCH_EINFLATE ||
-		    rc == BATCH_ENOMEM)
+		    rc == BATCH_ENOMEM || rc == BATCH_ECOMPRESSION)
 			log_warnx("produce: compressed batch refused: %s "
 			    "(inflate limit %zu bytes)", batch_strerror(rc),
 			    z->limit);

@@ -480,6 +480,32 @@ test_compressed_kafka(void)
 }
 
 /*
+ * Kafka's error codes for compressed batches the native validation
+ * refuses, from raw Produce v3 requests: a zstd bomb (1 GiB of zeros)
+ * MESSAGE_TOO_LARGE (10), gzip that does not inflate CORRUPT_MESSAGE (2),
+ * codec 5 UNSUPPORTED_COMPRESSION_TYPE (76); each logged once; none took
+ * an offset, so the plain batch after them is offset 0.
+ */
+static void
+test_kafka_compression_errors(void)
+{
+	char args[256], *out = NULL;
+	int n0 = flumed_log_count(&d, "compressed batch refused");
+
+	snprintf(args, sizeof(args), "kerrors %s kz", kbroker);
+	CU_ASSERT_EQUAL_FATAL(py(&out, args), 0);
+	CU_ASSERT_STRING_EQUAL(out, "errors: 10 2 76, then 0 at 0\n");
+	free(out);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "compressed batch refused"),
+	    n0 + 3);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "batch inflates past the limit"),
+	    1);
+	out = consume("kz", "beginning", NULL);
+	CU_ASSERT_STRING_EQUAL(out, "0 ok\n");
+	free(out);
+}
+
+/*
  * message_timestamp_type = log_append: producers say 1000, the log says
  * when the broker took the batch, and both clients check the CRC the
  * broker wrote (confluent-kafka with check.crcs).
@@ -533,4 +559,6 @@ TEST_SUITE("timeindex", setup, teardown,
     { "-o -1h", test_relative },
     { "retention by the max timestamp", test_retention_by_age },
     { "compressed batches from Kafka clients", test_compressed_kafka },
+    { "Kafka errors for bad compressed batches",
+	test_kafka_compression_errors },
     { "message_timestamp_type = log_append", test_log_append });

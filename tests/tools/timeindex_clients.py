@@ -24,6 +24,12 @@ only when the clients themselves saw no error.
         timestamp type and timestamp of each as kafka-python and
         confluent-kafka read them.
 
+    timeindex_clients.py kerrors BROKER TOPIC
+        Raw Kafka Produce v3 requests to partition 0, one batch each: a
+        zstd bomb (1 GiB of zeros in 32 KiB), gzip bytes that do not
+        inflate, an unknown codec (5), then a plain batch: the error
+        codes, and the plain batch's base offset.
+
 Run with the Debian python3-kafka and python3-confluent-kafka packages."""
 
 import sys
@@ -160,7 +166,96 @@ def stamps(broker, topic, n):
     return 0
 
 
+def crc32c(data):
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    c = 0xFFFFFFFF
+    for b in data:
+        c = table[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+def raw_batch(attributes, count, records):
+    import struct
+    after_crc = struct.pack(">hiqqqhii", attributes, count - 1, 0, 0, -1,
+                            -1, -1, count) + records
+    body = struct.pack(">iB", -1, 2) + struct.pack(">I", crc32c(after_crc)) \
+        + after_crc
+    return struct.pack(">qi", 0, len(body)) + body
+
+
+def zstd_bomb(blocks):
+    import struct
+    z = struct.pack("<I", 0xFD2FB528) + bytes([0xC0, 7 << 3]) + \
+        struct.pack("<Q", blocks << 17)
+    for i in range(blocks):
+        bh = (1 if i + 1 == blocks else 0) | (1 << 1) | (131072 << 3)
+        z += bytes([bh & 0xFF, (bh >> 8) & 0xFF, (bh >> 16) & 0xFF, 0])
+    return z
+
+
+def plain_record(value):
+    # length, attributes, timestampDelta, offsetDelta, key -1, value,
+    # no headers (zigzag varints, all small)
+    def zz(n):
+        n = (n << 1) ^ (n >> 63)
+        out = b""
+        while n >= 0x80:
+            out += bytes([(n & 0x7F) | 0x80])
+            n >>= 7
+        return out + bytes([n])
+    rec = b"\x00" + zz(0) + zz(0) + zz(-1) + zz(len(value)) + value + zz(0)
+    return zz(len(rec)) + rec
+
+
+def kerrors(broker, topic):
+    import socket
+    import struct
+    host, port = broker.rsplit(":", 1)
+    s = socket.create_connection((host, int(port)), timeout=30)
+
+    def produce(corr, batch):
+        t = topic.encode()
+        body = struct.pack(">hhi", -1, 1, 10000) + struct.pack(">i", 1) + \
+            struct.pack(">h", len(t)) + t + struct.pack(">ii", 1, 0) + \
+            struct.pack(">i", len(batch)) + batch
+        hdr = struct.pack(">hhi", 0, 3, corr) + struct.pack(">h", 4) + b"test"
+        s.sendall(struct.pack(">i", len(hdr) + len(body)) + hdr + body)
+        n = struct.unpack(">i", recv_all(s, 4))[0]
+        r = recv_all(s, n)
+        tl = struct.unpack(">h", r[8:10])[0]
+        p = 10 + tl + 4
+        _part, err, base = struct.unpack(">ihq", r[p:p + 14])
+        return err, base
+
+    res = []
+    res.append(produce(1, raw_batch(4, 1000000, zstd_bomb(8192)))[0])
+    res.append(produce(2, raw_batch(1, 1, b"this is not gzip"))[0])
+    res.append(produce(3, raw_batch(5, 1, plain_record(b"v"))))
+    err, base = produce(4, raw_batch(0, 1, plain_record(b"ok")))
+    print("errors: %d %d %d, then %d at %d" % (res[0], res[1], res[2][0],
+                                               err, base))
+    s.close()
+    return 0
+
+
+def recv_all(s, n):
+    buf = b""
+    while len(buf) < n:
+        chunk = s.recv(n - len(buf))
+        if not chunk:
+            raise EOFError("closed")
+        buf += chunk
+    return buf
+
+
 def main(argv):
+    if len(argv) == 4 and argv[1] == "kerrors":
+        return kerrors(argv[2], argv[3])
     if len(argv) == 7 and argv[1] == "produce":
         return produce(argv[2], argv[3], int(argv[4]), int(argv[5]),
                        int(argv[6]))
