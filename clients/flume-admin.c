@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clients/flume.h"
@@ -26,7 +27,7 @@ usage(FILE *f)
 	    "       flume-admin [-b host:port] group name reset -t topic "
 	    "[-p partition]\n"
 	    "                   --to-offset N | --to-earliest | --to-latest | "
-	    "--to-time ms\n"
+	    "--to-time ms|@time|-age\n"
 	    "       flume-admin [-b host:port] stats\n"
 	    "       flume-admin -h | --help | -V | --version\n"
 	    "options: --secret-file file (before the command; default "
@@ -280,6 +281,24 @@ reset_parse(int argc, char *argv[], struct reset_args *ra)
 				return -1;
 			}
 			ra->partition = (int32_t)ll;
+			i++;
+		} else if (strcmp(a, "--to-time") == 0 && v != NULL &&
+		    (v[0] == '@' || v[0] == '-')) {
+			/* The forms of flume-consume -o: @ISO-8601, -1h. */
+			struct timespec rt;
+			int64_t ts;
+
+			clock_gettime(CLOCK_REALTIME, &rt);
+			if (flume_tool_parse_time(v, (int64_t)rt.tv_sec * 1000 +
+			    rt.tv_nsec / 1000000, &ts) == -1) {
+				fprintf(stderr, "flume-admin: --to-time: bad "
+				    "time %s (ms, @2026-12-01T14:00:00Z or "
+				    "-1h)\n", v);
+				return -1;
+			}
+			ra->mode = FLUME_RESET_TO_TIME;
+			ra->value = ts;
+			modes++;
 			i++;
 		} else if ((strcmp(a, "--to-offset") == 0 ||
 		    strcmp(a, "--to-time") == 0) && v != NULL) {

@@ -32,13 +32,48 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: flume-consume [-b host:port] -t topic [-p partition] "
-	    "[-o beginning|end|offset]\n"
+	    "[-o beginning|end|offset|@time|-age]\n"
 	    "                     [-e] [-n count] [-f format] "
 	    "[--secret-file file]\n"
 	    "       flume-consume [-b host:port] -g group -t topic "
 	    "[-o beginning|end] [-C commit_ms]\n"
 	    "                     [-s session_ms] [-e] [-n count] [-f format]\n"
 	    "       flume-consume -h | --help | -V | --version\n");
+}
+
+/*
+ * -o @T: each partition (or the one asked for) from its first offset whose
+ * record timestamp is >= at_ms, or from its end when none is that new.
+ */
+static int
+subscribe_at(struct flume_client *c, struct flume_consumer *k,
+    const char *topic, int32_t partition, int64_t at_ms)
+{
+	struct flume_metadata *md;
+	int64_t off;
+	int32_t p, n;
+
+	if (flume_metadata(c, &topic, 1, 0, &md) == -1)
+		return -1;
+	n = md->topic_count == 1 && md->topics[0].error == 0 ?
+	    md->topics[0].partition_count : 0;
+	flume_metadata_free(md);
+	if (n <= 0)		/* the subscribe says why */
+		return flume_consumer_subscribe(k, topic, partition,
+		    FLUME_OFFSET_END);
+	for (p = 0; p < n; p++) {
+		if (partition != FLUME_PARTITION_ANY && p != partition)
+			continue;
+		if (flume_list_offset_for_time(c, topic, p, at_ms, &off) == -1)
+			return -1;
+		if (flume_consumer_subscribe(k, topic, p, off >= 0 ? off :
+		    FLUME_OFFSET_END) == -1)
+			return -1;
+	}
+	if (partition != FLUME_PARTITION_ANY && partition >= n)
+		return flume_consumer_subscribe(k, topic, partition,
+		    FLUME_OFFSET_END);	/* out of range: its error */
+	return 0;
 }
 
 static long long
@@ -284,7 +319,8 @@ main(int argc, char *argv[])
 	struct flume_group_conf gconf;
 	char ferr[128];
 	long long ll, count = -1;
-	int64_t offset = FLUME_OFFSET_END;
+	int64_t offset = FLUME_OFFSET_END, at_ms = -1;
+	struct timespec rt;
 	int32_t partition = FLUME_PARTITION_ANY;
 	int ch, eflag = 0, status = 0;
 
@@ -342,9 +378,22 @@ main(int argc, char *argv[])
 			}
 			break;
 		case 'o':
-			if (flume_tool_parse_offset(optarg, &offset) == -1) {
+			clock_gettime(CLOCK_REALTIME, &rt);
+			if (optarg[0] == '@' || optarg[0] == '-') {
+				if (flume_tool_parse_time(optarg,
+				    (int64_t)rt.tv_sec * 1000 +
+				    rt.tv_nsec / 1000000, &at_ms) == -1) {
+					fprintf(stderr, "flume-consume: -o: bad "
+					    "time %s (@epoch_ms, @2026-12-01T14:00"
+					    ":00Z, or -30s, -15m, -1h, -2d)\n",
+					    optarg);
+					return 2;
+				}
+				offset = FLUME_OFFSET_END;
+			} else if (flume_tool_parse_offset(optarg, &offset) == -1) {
 				fprintf(stderr, "flume-consume: -o must be "
-				    "beginning, end or an offset, not %s\n", optarg);
+				    "beginning, end, an offset or a time, not "
+				    "%s\n", optarg);
 				return 2;
 			}
 			break;
@@ -375,7 +424,8 @@ main(int argc, char *argv[])
 		usage(stderr);
 		return 2;
 	}
-	if (group != NULL && (partition != FLUME_PARTITION_ANY || offset >= 0)) {
+	if (group != NULL && (partition != FLUME_PARTITION_ANY || offset >= 0 ||
+	    at_ms >= 0)) {
 		fprintf(stderr, "flume-consume: with -g the group assigns the "
 		    "partitions: no -p, and -o is beginning or end\n");
 		return 2;
@@ -404,7 +454,8 @@ main(int argc, char *argv[])
 		flume_close(c);
 		return 1;
 	}
-	if (flume_consumer_subscribe(k, topic, partition, offset) == -1) {
+	if ((at_ms >= 0 ? subscribe_at(c, k, topic, partition, at_ms) :
+	    flume_consumer_subscribe(k, topic, partition, offset)) == -1) {
 		fprintf(stderr, "flume-consume: %s\n", flume_errstr(c));
 		status = 1;
 	} else {

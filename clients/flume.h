@@ -128,6 +128,13 @@ int	flume_create_topic(struct flume_client *c, const char *topic,
 /* The earliest (FLUME_OFFSET_BEGINNING) or latest (FLUME_OFFSET_END) offset. */
 int	flume_list_offset(struct flume_client *c, const char *topic,
 	    int32_t partition, int64_t which, int64_t *offset);
+/*
+ * The first offset whose record timestamp (ms since the epoch, >= 0) is
+ * at or after ts_ms, as Kafka's ListOffsets answers it; -1 when no record
+ * is that new (start at FLUME_OFFSET_END to wait for one).
+ */
+int	flume_list_offset_for_time(struct flume_client *c, const char *topic,
+	    int32_t partition, int64_t ts_ms, int64_t *offset);
 
 struct flume_worker_info {
 	int32_t		 slot;

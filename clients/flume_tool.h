@@ -36,6 +36,13 @@ const char *flume_tool_broker(const char *opt);
 int	flume_tool_parse_acks(const char *s, int *acks);
 /* "beginning", "end" or a non-negative offset; 0 or -1 (EINVAL). */
 int	flume_tool_parse_offset(const char *s, int64_t *offset);
+/*
+ * A point in time into ms since the epoch: "@1764597600000" (epoch ms),
+ * "@2026-12-01T14:00:00Z" or with a zone offset ("+01:00", "-0500") and
+ * optional fractions of a second, or relative to now_ms: "-30s", "-15m",
+ * "-1h", "-2d" (also "ms").  0, or -1 (EINVAL) for anything else.
+ */
+int	flume_tool_parse_time(const char *s, int64_t now_ms, int64_t *ts);
 /* A decimal integer in [min, max] with nothing after it; 0 or -1 (EINVAL). */
 int	flume_tool_parse_long(const char *s, long long min, long long max,
 	    long long *out);

@@ -1076,6 +1076,24 @@ flume_list_offset(struct flume_client *c, const char *topic, int32_t partition,
 	return client_list_offsets(c, &part, 1, offset);
 }
 
+int
+flume_list_offset_for_time(struct flume_client *c, const char *topic,
+    int32_t partition, int64_t ts_ms, int64_t *offset)
+{
+	struct list_offsets_part part;
+
+	if (ts_ms < 0) {
+		errno = EINVAL;
+		client_seterr(c, "list offset for time: negative timestamp");
+		return -1;
+	}
+	part.topic = topic;
+	part.topic_len = strlen(topic);
+	part.partition = partition;
+	part.which = ts_ms;		/* which >= 0: a timestamp */
+	return client_list_offsets(c, &part, 1, offset);
+}
+
 /* ---- WORKERS ---- */
 
 int

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "clients/flume_tool.h"
 #include "proto/version.h"
@@ -74,6 +75,121 @@ flume_tool_parse_offset(const char *s, int64_t *offset)
 	else
 		return -1;
 	return 0;
+}
+
+/* n decimal digits at *p into *v, advancing *p; 0 or -1. */
+static int
+digits(const char **p, int n, int *v)
+{
+	int i;
+
+	*v = 0;
+	for (i = 0; i < n; i++, (*p)++) {
+		if (**p < '0' || **p > '9')
+			return -1;
+		*v = *v * 10 + (**p - '0');
+	}
+	return 0;
+}
+
+/* ISO 8601 date and time with a zone into ms since the epoch; 0 or -1. */
+static int
+parse_iso8601(const char *s, int64_t *ts)
+{
+	struct tm tm;
+	const char *p = s;
+	int y, mo, d, h, mi, sec = 0, zh = 0, zm = 0, ms = 0, sign = 0, n;
+	time_t t;
+
+	if (digits(&p, 4, &y) == -1 || *p++ != '-' ||
+	    digits(&p, 2, &mo) == -1 || *p++ != '-' ||
+	    digits(&p, 2, &d) == -1 || (*p != 'T' && *p != 't') ||
+	    (p++, digits(&p, 2, &h)) == -1 || *p++ != ':' ||
+	    digits(&p, 2, &mi) == -1)
+		return -1;
+	if (*p == ':') {
+		p++;
+		if (digits(&p, 2, &sec) == -1)
+			return -1;
+		if (*p == '.' || *p == ',') {
+			/* Milliseconds: the first three digits count. */
+			for (p++, n = 0; *p >= '0' && *p <= '9'; p++, n++)
+				if (n < 3)
+					ms = ms * 10 + (*p - '0');
+			if (n == 0)
+				return -1;
+			for (; n < 3; n++)
+				ms *= 10;
+		}
+	}
+	if (*p == 'Z' || *p == 'z')
+		p++;
+	else if (*p == '+' || *p == '-') {
+		sign = *p++ == '-' ? -1 : 1;
+		if (digits(&p, 2, &zh) == -1)
+			return -1;
+		if (*p == ':')
+			p++;
+		if (digits(&p, 2, &zm) == -1)
+			return -1;
+	} else
+		return -1;	/* a zone is required: whose 14:00? */
+	if (*p != '\0' || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 ||
+	    mi > 59 || sec > 60 || zh > 23 || zm > 59)
+		return -1;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	if ((t = timegm(&tm)) == (time_t)-1 || tm.tm_mday != d)
+		return -1;	/* also 2026-02-30, which timegm moves on */
+	t -= (time_t)sign * (zh * 3600 + zm * 60);
+	if (t < 0)
+		return -1;
+	*ts = (int64_t)t * 1000 + ms;
+	return 0;
+}
+
+int
+flume_tool_parse_time(const char *s, int64_t now_ms, int64_t *ts)
+{
+	static const struct { const char *unit; int64_t ms; } units[] = {
+		{ "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
+		{ "d", 86400000 },
+	};
+	const char *p;
+	long long v;
+	size_t i;
+	char *end;
+
+	errno = 0;
+	if (s[0] == '@') {
+		if (strchr(s, '-') == NULL && strchr(s, 'T') == NULL)
+			return flume_tool_parse_long(s + 1, 0, INT64_MAX, &v) ==
+			    -1 ? -1 : (*ts = v, 0);
+		if (parse_iso8601(s + 1, ts) == 0)
+			return 0;
+		errno = EINVAL;
+		return -1;
+	}
+	if (s[0] == '-' && s[1] >= '0' && s[1] <= '9') {
+		v = strtoll(s + 1, &end, 10);
+		p = end;
+		for (i = 0; errno == 0 && i < sizeof(units) / sizeof(units[0]);
+		    i++) {
+			if (strcmp(p, units[i].unit) != 0)
+				continue;
+			if (v > now_ms / units[i].ms)
+				break;		/* before the epoch */
+			*ts = now_ms - (int64_t)v * units[i].ms;
+			return 0;
+		}
+	}
+	errno = EINVAL;
+	return -1;
 }
 
 int

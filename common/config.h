@@ -19,6 +19,7 @@ struct log_settings {
 	uint32_t	index_interval_bytes;	/* bytes between index entries */
 	int64_t		retention_bytes;	/* -1 = unlimited */
 	int64_t		retention_ms;		/* -1 = unlimited */
+	int		log_append_time;	/* message_timestamp_type = log_append */
 };
 
 struct topic_config {

@@ -47,6 +47,7 @@ enum conf_type {
 	CT_STRING,
 	CT_LISTEN,
 	CT_LOGLEVEL,
+	CT_TSTYPE,		/* message_timestamp_type: create | log_append */
 };
 
 struct conf_key {
@@ -81,6 +82,8 @@ static const struct conf_key conf_keys[] = {
 	    CF(log.retention_bytes), TF(log.retention_bytes), RELOAD },
 	{ "retention_ms", CT_DURATION, 0, 36500 * DAY, 1, "7d",
 	    CF(log.retention_ms), TF(log.retention_ms), RELOAD },
+	{ "message_timestamp_type", CT_TSTYPE, 0, 0, 0, "create",
+	    CF(log.log_append_time), TF(log.log_append_time), RESTART },
 	{ "flush_interval_ms", CT_DURATION, 0, DAY, 1, "1s",
 	    CF(flush_interval_ms), NOTOPIC, RELOAD },
 	{ "flush_messages", CT_INT, 1, INT32_MAX, 1, "-1",
@@ -131,7 +134,8 @@ static const struct conf_key conf_keys[] = {
 #define NKEYS	(sizeof(conf_keys) / sizeof(conf_keys[0]))
 
 static const char topic_keys_help[] =
-    "partitions, segment_bytes, index_interval_bytes, retention_bytes, retention_ms";
+    "partitions, segment_bytes, index_interval_bytes, retention_bytes, retention_ms, "
+    "message_timestamp_type";
 
 /* One parse in progress: where errors go and which line set each key. */
 struct conf_parse {
@@ -434,6 +438,8 @@ conf_expected(enum conf_type t)
 		return "host:port or [ipv6-address]:port";
 	case CT_LOGLEVEL:
 		return "error, warn, info or debug";
+	case CT_TSTYPE:
+		return "create or log_append";
 	case CT_STRING:
 		break;
 	}
@@ -491,6 +497,20 @@ conf_set(struct conf_parse *p, const struct conf_key *k, void *base, size_t off,
 		return 0;
 	case CT_LOGLEVEL:
 		if ((b = log_level_parse(value)) == -1)
+			return conf_error(p, p->lineno,
+			    "bad value '%s' for %s: expected %s", value, k->name,
+			    conf_expected(k->type));
+		conf_store_num((char *)base + off, k->width, b);
+		return 0;
+	case CT_TSTYPE:
+		/* Kafka's names too: CreateTime, LogAppendTime. */
+		if (strcasecmp(value, "create") == 0 ||
+		    strcasecmp(value, "CreateTime") == 0)
+			b = 0;
+		else if (strcasecmp(value, "log_append") == 0 ||
+		    strcasecmp(value, "LogAppendTime") == 0)
+			b = 1;
+		else
 			return conf_error(p, p->lineno,
 			    "bad value '%s' for %s: expected %s", value, k->name,
 			    conf_expected(k->type));
@@ -892,7 +912,8 @@ config_diff(const struct config *a, const struct config *b,
 		    ta->log.segment_bytes == tb->log.segment_bytes &&
 		    ta->log.index_interval_bytes == tb->log.index_interval_bytes &&
 		    ta->log.retention_bytes == tb->log.retention_bytes &&
-		    ta->log.retention_ms == tb->log.retention_ms)
+		    ta->log.retention_ms == tb->log.retention_ms &&
+		    ta->log.log_append_time == tb->log.log_append_time)
 			continue;
 		snprintf(name, sizeof(name), "[topic %s]",
 		    ta != NULL ? ta->name : tb->name);

@@ -114,6 +114,8 @@ recovery_partition(const struct config *conf, struct shm *shm, int idx,
 	recovery_log_corrupt(dir, topic, part, &rec);
 	if (rec.index_rebuilt)
 		log_info("%s/%d: rebuilt the index", topic, part);
+	if (rec.timeindex_rebuilt)
+		log_info("%s/%d: rebuilt the time index", topic, part);
 	/*
 	 * Everything below end is declared durable next, so it must be: a
 	 * master or writer killed between a write and its fdatasync left

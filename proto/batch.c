@@ -290,6 +290,18 @@ batch_set_base_offset(uint8_t *buf, int64_t base_offset)
 	be64_put(buf + BATCH_OFF_BASE_OFFSET, (uint64_t)base_offset);
 }
 
+void
+batch_set_log_append_time(uint8_t *buf, size_t len, int64_t ts)
+{
+	uint16_t attr = be16_get(buf + BATCH_OFF_ATTRIBUTES);
+
+	be16_put(buf + BATCH_OFF_ATTRIBUTES,
+	    (uint16_t)(attr | BATCH_ATTR_LOG_APPEND_TIME));
+	be64_put(buf + BATCH_OFF_MAX_TS, (uint64_t)ts);
+	be32_put(buf + BATCH_OFF_CRC, crc32c(0, buf + BATCH_OFF_ATTRIBUTES,
+	    len - BATCH_OFF_ATTRIBUTES));
+}
+
 int64_t
 batch_base_offset(const uint8_t *buf)
 {
@@ -344,6 +356,8 @@ batch_iter_init_z(struct batch_iter *it, const uint8_t *buf, size_t len,
 	it->base_offset = h.base_offset;
 	it->first_timestamp = h.first_timestamp;
 	it->remaining = h.records_count;
+	it->log_append = (h.attributes & BATCH_ATTR_LOG_APPEND_TIME) != 0;
+	it->max_timestamp = h.max_timestamp;
 	return BATCH_OK;
 }
 
@@ -360,7 +374,8 @@ batch_iter_next(struct batch_iter *it, struct record *r)
 	}
 	it->remaining--;
 	r->offset = it->base_offset + raw.offset_delta;
-	r->timestamp = ts_add(it->first_timestamp, raw.ts_delta);
+	r->timestamp = it->log_append ? it->max_timestamp :
+	    ts_add(it->first_timestamp, raw.ts_delta);
 	r->key = raw.key;
 	r->key_len = raw.key_len;
 	r->value = raw.value;

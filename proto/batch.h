@@ -39,6 +39,9 @@
 #define BATCH_LOG_OVERHEAD	12	/* baseOffset + batchLength */
 #define BATCH_MAGIC		2
 
+/* Attribute bits. */
+#define BATCH_ATTR_LOG_APPEND_TIME	0x08	/* timestamps are the broker's */
+
 /* Field offsets inside the header. */
 #define BATCH_OFF_BASE_OFFSET	0
 #define BATCH_OFF_LENGTH	8
@@ -130,6 +133,14 @@ int	batch_check_crc(const uint8_t *buf, size_t len);
 const char *batch_strerror(int err);
 
 void	batch_set_base_offset(uint8_t *buf, int64_t base_offset);
+/*
+ * LogAppendTime: set the timestamp-type attribute bit and maxTimestamp of
+ * the whole batch buf[0..len) to ts and recompute its CRC-32C (the one
+ * edit of CRC-covered bytes the broker makes).  Kafka leaves
+ * firstTimestamp and the records' deltas as they came; readers take
+ * maxTimestamp as every record's time.
+ */
+void	batch_set_log_append_time(uint8_t *buf, size_t len, int64_t ts);
 int64_t	batch_base_offset(const uint8_t *buf);
 /* Offset of the last record: baseOffset + lastOffsetDelta. */
 int64_t	batch_last_offset(const uint8_t *buf);
@@ -145,7 +156,8 @@ struct record_header {
 /* One record; pointers into the batch, valid as long as the batch is. */
 struct record {
 	int64_t		 offset;	/* baseOffset + offsetDelta */
-	int64_t		 timestamp;	/* firstTimestamp + timestampDelta */
+	int64_t		 timestamp;	/* firstTimestamp + timestampDelta, or
+					   maxTimestamp in a LogAppendTime batch */
 	const uint8_t	*key;
 	int32_t		 key_len;	/* -1 = null key */
 	const uint8_t	*value;
@@ -160,6 +172,8 @@ struct batch_iter {
 	int64_t		 base_offset;
 	int64_t		 first_timestamp;
 	int32_t		 remaining;
+	int		 log_append;	/* every record's time is max_timestamp */
+	int64_t		 max_timestamp;
 };
 
 /*

@@ -44,6 +44,7 @@
 #include "store/io.h"
 #include "store/plog.h"
 #include "store/segment.h"
+#include "store/timeindex.h"
 
 /* Appended bytes of a segment between two early writeback requests. */
 #define PLOG_WRITEBACK_BYTES	(4U << 20)
@@ -57,6 +58,11 @@ struct seg {
 	uint64_t	size;		/* log bytes */
 	uint64_t	idx_size;	/* index bytes */
 	uint64_t	last_idx_pos;	/* position of the newest index entry */
+	int		tidx_fd;	/* the time index (timeindex.h) */
+	uint64_t	tidx_size;	/* its bytes */
+	int64_t		tidx_last_ts;	/* timestamp of its newest entry */
+	int64_t		max_ts;		/* largest maxTimestamp in the segment */
+	int64_t		last_base;	/* baseOffset of its last batch; -1 none */
 	int		dirty;		/* written since the last fdatasync */
 	uint64_t	wb_pos;		/* log bytes handed to writeback */
 };
@@ -72,6 +78,8 @@ struct plog {
 	int		 broken;	/* an undo failed: errno, refuse appends */
 	uint8_t		*ibuf;		/* pending index entries of one append */
 	size_t		 ibuf_cap;
+	uint8_t		*tbuf;		/* the time index entries beside them */
+	size_t		 tbuf_cap;
 };
 
 /* One index entry decoded. */
@@ -119,7 +127,9 @@ seg_close_fds(struct seg *sg)
 		close(sg->log_fd);
 	if (sg->idx_fd != -1)
 		close(sg->idx_fd);
-	sg->log_fd = sg->idx_fd = -1;
+	if (sg->tidx_fd != -1)
+		close(sg->tidx_fd);
+	sg->log_fd = sg->idx_fd = sg->tidx_fd = -1;
 }
 
 static int
@@ -441,6 +451,118 @@ out:
 	return rc;
 }
 
+/*
+ * Make the time index agree with the (final) offset index of sg: keep the
+ * leading entries whose offsets match the offset index's, then scan batch
+ * headers from the last of them to the end of the segment, writing an
+ * entry at every batch the offset index names (a corrupt range is
+ * stepped over as a read does: to the next offset index entry, which
+ * recovery put at the batch after the damage).  A closed segment gets its
+ * final entry.  Normally only the tail after the newest entry is read;
+ * a missing or damaged file is rebuilt by a scan of the whole segment.
+ */
+static int
+seg_sync_timeindex(struct plog *l, struct seg *sg, int closed,
+    struct plog_recovery *rec)
+{
+	struct idx_list il = { NULL, 0, 0 };
+	struct tidx_entry *tv = NULL, *nv = NULL;
+	struct hdr_cursor *c = NULL;
+	struct batch_header h;
+	uint8_t *buf = NULL;
+	size_t tn = 0, m = 0, j = 0, nn = 0, i;
+	uint64_t pos = 0;
+	int64_t at = sg->base, run = TIDX_NONE;
+	int r, skip = 0, rc = -1;
+
+	(void)l;
+	sg->max_ts = sg->tidx_last_ts = TIDX_NONE;
+	sg->last_base = -1;
+	if ((r = idx_load(sg->idx_fd, sg->size, sg->size, &il)) == -1)
+		goto out;
+	if ((r = tidx_load(sg->tidx_fd, &tv, &tn)) == -1)
+		goto out;
+	while (m < tn && m < il.n && tv[m].rel == il.v[m].rel)
+		m++;
+	if ((nv = reallocarray(NULL, il.n + 1, sizeof(*nv))) == NULL ||
+	    (c = malloc(sizeof(*c))) == NULL)
+		goto out;
+	for (i = 0; i < m; i++)
+		nv[nn++] = tv[i];
+	if (m > 0) {
+		/* Its batch is in the entry already; the scan goes on after. */
+		run = tv[m - 1].ts;
+		pos = il.v[m - 1].pos;
+		at = sg->base + il.v[m - 1].rel;
+		j = m;
+		skip = 1;
+	}
+	hdr_cursor_init(c, sg->log_fd, sg->size);
+	while (pos < sg->size) {
+		if ((r = hdr_cursor_get(c, pos, &h)) == -1)
+			goto out;
+		if (r == 0 || h.base_offset != at) {
+			while (j < il.n && il.v[j].pos <= pos)
+				j++;
+			if (j == il.n)
+				break;
+			pos = il.v[j].pos;
+			at = sg->base + il.v[j].rel;
+			continue;
+		}
+		if (!skip && h.max_timestamp > run)
+			run = h.max_timestamp;
+		if (!skip && j < il.n && il.v[j].pos == pos) {
+			nv[nn].ts = run;
+			nv[nn].rel = il.v[j].rel;
+			nn++;
+			j++;
+		}
+		skip = 0;
+		sg->last_base = h.base_offset;
+		at = h.base_offset + h.last_offset_delta + 1;
+		pos += batch_total_size(&h);
+	}
+	if (closed && sg->last_base >= 0 && nn > 0 && run > nv[nn - 1].ts &&
+	    (uint32_t)(sg->last_base - sg->base) > nv[nn - 1].rel) {
+		nv[nn].ts = run;
+		nv[nn].rel = (uint32_t)(sg->last_base - sg->base);
+		nn++;
+	}
+	sg->max_ts = run;
+	sg->tidx_last_ts = nn > 0 ? nv[nn - 1].ts : TIDX_NONE;
+	sg->tidx_size = nn * TIDX_ENTRY;
+	for (i = 0; i < nn && i < tn; i++)
+		if (nv[i].ts != tv[i].ts || nv[i].rel != tv[i].rel)
+			break;
+	if (i == nn && nn == tn) {
+		rc = 0;
+		goto out;
+	}
+	/*
+	 * Missing, damaged, or wrong before its last entry: more than the
+	 * tail a killed writer had not written yet (or a final entry of a
+	 * segment that is the active one again after a failed roll).
+	 */
+	if ((tn == 0 && sg->size > 0) || i + 1 < tn)
+		rec->timeindex_rebuilt = 1;
+	if ((buf = reallocarray(NULL, nn > 0 ? nn : 1, TIDX_ENTRY)) == NULL)
+		goto out;
+	for (i = 0; i < nn; i++)
+		tidx_put(buf + i * TIDX_ENTRY, nv[i].ts, nv[i].rel);
+	if (ftruncate(sg->tidx_fd, 0) == -1 ||
+	    seg_write_all(sg->tidx_fd, buf, nn * TIDX_ENTRY) == -1)
+		goto out;
+	rc = 0;
+out:
+	free(buf);
+	free(c);
+	free(nv);
+	free(tv);
+	free(il.v);
+	return rc;
+}
+
 /* Open one existing segment's files; the last one is recovered. */
 static int
 seg_load(struct plog *l, int64_t base, int last, struct plog_recovery *rec)
@@ -453,7 +575,7 @@ seg_load(struct plog *l, int64_t base, int last, struct plog_recovery *rec)
 
 	memset(&sg, 0, sizeof(sg));
 	sg.base = base;
-	sg.log_fd = sg.idx_fd = -1;
+	sg.log_fd = sg.idx_fd = sg.tidx_fd = -1;
 	if (seg_path(path, sizeof(path), l->dir, base, "log") == -1 ||
 	    (sg.log_fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC)) == -1 ||
 	    fstat(sg.log_fd, &st) == -1)
@@ -461,6 +583,10 @@ seg_load(struct plog *l, int64_t base, int last, struct plog_recovery *rec)
 	sg.size = (uint64_t)st.st_size;
 	if (seg_path(path, sizeof(path), l->dir, base, "index") == -1 ||
 	    (sg.idx_fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC,
+	    0644)) == -1)
+		goto fail;
+	if (seg_path(path, sizeof(path), l->dir, base, "timeindex") == -1 ||
+	    (sg.tidx_fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC,
 	    0644)) == -1)
 		goto fail;
 
@@ -479,6 +605,9 @@ seg_load(struct plog *l, int64_t base, int last, struct plog_recovery *rec)
 				goto fail;
 		}
 	}
+	/* After the offset index, which it follows. */
+	if (seg_sync_timeindex(l, &sg, !last, rec) == -1)
+		goto fail;
 	/* What is already in the file is the kernel's business. */
 	sg.wb_pos = sg.size - sg.size % PLOG_WRITEBACK_ALIGN;
 	if (plog_push_seg(l, &sg) == -1)
@@ -505,7 +634,9 @@ seg_create(struct plog *l, int64_t base)
 
 	memset(&sg, 0, sizeof(sg));
 	sg.base = base;
-	sg.log_fd = sg.idx_fd = -1;
+	sg.log_fd = sg.idx_fd = sg.tidx_fd = -1;
+	sg.max_ts = sg.tidx_last_ts = TIDX_NONE;
+	sg.last_base = -1;
 	/*
 	 * O_TRUNC: a file with this name can only be left over from a roll
 	 * that failed and could not be undone; it holds nothing we kept.
@@ -516,6 +647,10 @@ seg_create(struct plog *l, int64_t base)
 		goto fail;
 	if (seg_path(path, sizeof(path), l->dir, base, "index") == -1 ||
 	    (sg.idx_fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_TRUNC |
+	    O_CLOEXEC, 0644)) == -1)
+		goto fail;
+	if (seg_path(path, sizeof(path), l->dir, base, "timeindex") == -1 ||
+	    (sg.tidx_fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_TRUNC |
 	    O_CLOEXEC, 0644)) == -1)
 		goto fail;
 	if (plog_push_seg(l, &sg) == -1)
@@ -545,6 +680,8 @@ seg_remove(struct plog *l, struct seg *sg)
 	if (seg_path(path, sizeof(path), l->dir, sg->base, "log") == 0)
 		unlink(path);
 	if (seg_path(path, sizeof(path), l->dir, sg->base, "index") == 0)
+		unlink(path);
+	if (seg_path(path, sizeof(path), l->dir, sg->base, "timeindex") == 0)
 		unlink(path);
 	seg_close_fds(sg);
 	l->dir_dirty = 1;
@@ -613,6 +750,7 @@ plog_close(struct plog *l)
 	free(l->segs);
 	free(l->dir);
 	free(l->ibuf);
+	free(l->tbuf);
 	free(l);
 }
 
@@ -680,7 +818,31 @@ plog_flush_run(struct plog *l, struct seg *sg, const uint8_t *from, size_t len,
 		if (seg_write_all(sg->idx_fd, l->ibuf, nidx * SEG_INDEX_ENTRY) == -1)
 			return -1;
 		sg->idx_size += nidx * SEG_INDEX_ENTRY;
+		/* After the offset index: recovery follows that one. */
+		if (seg_write_all(sg->tidx_fd, l->tbuf, nidx * TIDX_ENTRY) == -1)
+			return -1;
+		sg->tidx_size += nidx * TIDX_ENTRY;
 	}
+	return 0;
+}
+
+/*
+ * A segment that stops being the active one gets a final time index entry
+ * when its last batches raised its max timestamp, so the last entry of a
+ * closed segment is its max (what time lookups and retention read).
+ */
+static int
+plog_close_timeindex(struct seg *sg)
+{
+	uint8_t e[TIDX_ENTRY];
+
+	if (sg->last_base < 0 || sg->max_ts <= sg->tidx_last_ts)
+		return 0;
+	tidx_put(e, sg->max_ts, (uint32_t)(sg->last_base - sg->base));
+	if (seg_write_all(sg->tidx_fd, e, sizeof(e)) == -1)
+		return -1;
+	sg->tidx_size += TIDX_ENTRY;
+	sg->tidx_last_ts = sg->max_ts;
 	return 0;
 }
 
@@ -696,6 +858,10 @@ ibuf_reserve(struct plog *l, size_t nentries)
 		return -1;
 	l->ibuf = nb;
 	l->ibuf_cap = need;
+	if ((nb = realloc(l->tbuf, nentries * TIDX_ENTRY)) == NULL)
+		return -1;
+	l->tbuf = nb;
+	l->tbuf_cap = nentries * TIDX_ENTRY;
 	return 0;
 }
 
@@ -732,8 +898,8 @@ plog_append_batches(struct plog *l, uint8_t *batches, size_t len, int keep,
 	struct batch_header h;
 	struct seg *sg;
 	size_t pos, run, tot, nbatches, nidx;
-	uint64_t at_pos, size0, idx0, lastidx0;
-	int64_t off, next0, rel_last;
+	uint64_t at_pos, size0, idx0, lastidx0, tidx0;
+	int64_t off, next0, rel_last, maxts0, tlast0, lastb0;
 	int nsegs0, saved;
 
 	if (l->broken) {
@@ -752,6 +918,10 @@ plog_append_batches(struct plog *l, uint8_t *batches, size_t len, int keep,
 	size0 = sg->size;
 	idx0 = sg->idx_size;
 	lastidx0 = sg->last_idx_pos;
+	tidx0 = sg->tidx_size;
+	maxts0 = sg->max_ts;
+	tlast0 = sg->tidx_last_ts;
+	lastb0 = sg->last_base;
 	next0 = l->next_offset;
 
 	off = l->next_offset;
@@ -768,7 +938,8 @@ plog_append_batches(struct plog *l, uint8_t *batches, size_t len, int keep,
 		rel_last = off + h.last_offset_delta - sg->base;
 		if (at_pos > 0 && (at_pos + tot > l->cfg.segment_bytes ||
 		    at_pos >= SEG_POS_MAX || rel_last > (int64_t)SEG_REL_MAX)) {
-			if (plog_flush_run(l, sg, batches + run, pos - run, nidx) == -1)
+			if (plog_flush_run(l, sg, batches + run, pos - run, nidx) == -1 ||
+			    plog_close_timeindex(sg) == -1)
 				goto undo;
 			if (seg_create(l, off) == -1)
 				goto undo;
@@ -779,12 +950,18 @@ plog_append_batches(struct plog *l, uint8_t *batches, size_t len, int keep,
 		}
 		if (!keep)
 			batch_set_base_offset(batches + pos, off);
+		if (h.max_timestamp > sg->max_ts)
+			sg->max_ts = h.max_timestamp;
+		sg->last_base = off;
 		if (idx_due(l, sg->idx_size > 0 || nidx > 0, sg->last_idx_pos,
 		    at_pos)) {
 			be32_put(l->ibuf + nidx * SEG_INDEX_ENTRY,
 			    (uint32_t)(off - sg->base));
 			be32_put(l->ibuf + nidx * SEG_INDEX_ENTRY + 4,
 			    (uint32_t)at_pos);
+			tidx_put(l->tbuf + nidx * TIDX_ENTRY, sg->max_ts,
+			    (uint32_t)(off - sg->base));
+			sg->tidx_last_ts = sg->max_ts;
 			sg->last_idx_pos = at_pos;
 			nidx++;
 		}
@@ -804,11 +981,16 @@ undo:
 		seg_remove(l, &l->segs[--l->nsegs]);
 	sg = &l->segs[nsegs0 - 1];
 	if (ftruncate(sg->log_fd, (off_t)size0) == -1 ||
-	    ftruncate(sg->idx_fd, (off_t)idx0) == -1)
+	    ftruncate(sg->idx_fd, (off_t)idx0) == -1 ||
+	    ftruncate(sg->tidx_fd, (off_t)tidx0) == -1)
 		l->broken = errno;
 	sg->size = size0;
 	sg->idx_size = idx0;
 	sg->last_idx_pos = lastidx0;
+	sg->tidx_size = tidx0;
+	sg->max_ts = maxts0;
+	sg->tidx_last_ts = tlast0;
+	sg->last_base = lastb0;
 	l->next_offset = next0;
 	errno = saved;
 	return -1;
@@ -993,10 +1175,18 @@ plog_retain(struct plog *l, int64_t now_ms, int *deleted)
 		    total > (uint64_t)l->cfg.retention_bytes;
 		expired = 0;
 		if (!old && l->cfg.retention_ms >= 0) {
-			if (fstat(l->segs[0].log_fd, &st) == -1)
-				return -1;
-			mtime_ms = (int64_t)st.st_mtim.tv_sec * 1000 +
-			    st.st_mtim.tv_nsec / 1000000;
+			/*
+			 * Its newest record's time, as the time index keeps
+			 * it; the file time only for a segment whose batches
+			 * carry no timestamps.
+			 */
+			mtime_ms = l->segs[0].max_ts;
+			if (mtime_ms < 0) {
+				if (fstat(l->segs[0].log_fd, &st) == -1)
+					return -1;
+				mtime_ms = (int64_t)st.st_mtim.tv_sec * 1000 +
+				    st.st_mtim.tv_nsec / 1000000;
+			}
 			expired = now_ms - mtime_ms > l->cfg.retention_ms;
 		}
 		if (!old && !expired)

@@ -44,6 +44,7 @@ struct plog_corrupt_range {
 struct plog_recovery {
 	uint64_t	truncated_bytes;	/* dropped from the last segment's tail */
 	int		index_rebuilt;		/* an index was missing or damaged */
+	int		timeindex_rebuilt;	/* a time index was, and was rebuilt */
 	int		segments;		/* segment files found */
 	int		ncorrupt;		/* corrupt ranges kept (all of them) */
 	struct plog_corrupt_range corrupt[PLOG_CORRUPT_MAX];	/* the first ones */
@@ -145,11 +146,17 @@ void	plog_reader_close(struct plog_reader *r);
 int	plog_reader_read(struct plog_reader *r, int64_t offset, int64_t visible_end,
 	    size_t max_bytes, struct plog_slice *s);
 /*
- * The first offset of a batch whose maxTimestamp is >= ts_ms, into *offset
- * (visible_end when there is none), looking only below visible_end.  A
- * scan of batch headers from the oldest segment for now; a time index
- * can replace it behind this call.  0 or -1.
+ * The first offset whose record timestamp is >= ts_ms, looking only below
+ * visible_end, as Kafka's ListOffsets answers: the first batch whose
+ * maxTimestamp is >= ts_ms, and within it the first record whose own
+ * timestamp is (CreateTime records of one batch need not be in order; a
+ * LogAppendTime batch's records all have its maxTimestamp).  *offset and
+ * *found_ts (that record's timestamp) are -1 when no record reaches
+ * ts_ms.  Found through the time indexes (store/timeindex.h).  0 or -1.
  */
+int	plog_reader_time_lookup(struct plog_reader *r, int64_t ts_ms,
+	    int64_t visible_end, int64_t *offset, int64_t *found_ts);
+/* The same, with *offset = visible_end when nothing reaches ts_ms. */
 int	plog_reader_offset_for_time(struct plog_reader *r, int64_t ts_ms,
 	    int64_t visible_end, int64_t *offset);
 

@@ -16,13 +16,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proto/compress.h"
 #include "store/plog.h"
 #include "store/segment.h"
+#include "store/timeindex.h"
 
 struct rseg {
 	int64_t		base;
 	int		log_fd;
 	int		idx_fd;		/* -1 until the index file exists */
+	int		tidx_fd;	/* -1 until a time lookup opens it */
 };
 
 /* Corrupt ranges already reported, so each is logged once per reader. */
@@ -57,7 +60,9 @@ rseg_close(struct rseg *rs)
 		close(rs->log_fd);
 	if (rs->idx_fd != -1)
 		close(rs->idx_fd);
-	rs->log_fd = rs->idx_fd = -1;
+	if (rs->tidx_fd != -1)
+		close(rs->tidx_fd);
+	rs->log_fd = rs->idx_fd = rs->tidx_fd = -1;
 }
 
 static int
@@ -99,7 +104,7 @@ reader_rescan(struct plog_reader *r)
 		struct rseg *rs = &nv[cnt];
 
 		rs->base = bases[i];
-		rs->log_fd = rs->idx_fd = -1;
+		rs->log_fd = rs->idx_fd = rs->tidx_fd = -1;
 		/* Both lists are sorted: walk the old one alongside. */
 		while (j < r->nsegs && r->segs[j].base < bases[i])
 			j++;
@@ -107,6 +112,7 @@ reader_rescan(struct plog_reader *r)
 		    !fd_unlinked(r->segs[j].log_fd)) {
 			*rs = r->segs[j];
 			r->segs[j].log_fd = r->segs[j].idx_fd = -1;
+			r->segs[j].tidx_fd = -1;
 		} else {
 			if (seg_path(path, sizeof(path), r->dir, bases[i],
 			    "log") == -1)
@@ -255,55 +261,218 @@ plog_reader_read(struct plog_reader *r, int64_t offset, int64_t visible_end,
 	return -1;
 }
 
+/* Open rs's time index if it is not yet; 0 or -1 (no such file). */
+static int
+rseg_open_timeindex(const struct plog_reader *r, struct rseg *rs)
+{
+	char path[4096];
+
+	if (rs->tidx_fd != -1)
+		return 0;
+	if (seg_path(path, sizeof(path), r->dir, rs->base, "timeindex") == -1)
+		return -1;
+	rs->tidx_fd = open(path, O_RDONLY | O_CLOEXEC);
+	return rs->tidx_fd == -1 ? -1 : 0;
+}
+
 /*
- * A forward scan of batch headers, oldest segment first.  A segment whose
- * headers stop continuing the offsets (damage) is left at that point and
- * the search goes on with the next one; what the damage hides cannot be
- * the answer anyway, it cannot be read.
+ * The max timestamp of closed segment rs: the last entry of its time
+ * index, or (no index, or a torn one: a broker that has not recovered it
+ * yet) a scan of its batch headers.  Otherwise the index is trusted: the
+ * writer's start-up recovery made it agree with the log.  0 or -1.
  */
+static int
+rseg_max_ts(const struct plog_reader *r, struct rseg *rs, struct hdr_cursor *c,
+    int64_t *max)
+{
+	struct tidx_entry e;
+	struct batch_header h;
+	struct stat st;
+	uint64_t pos = 0;
+	int64_t at = rs->base;
+	int rc;
+
+	*max = TIDX_NONE;
+	/* A torn file lost its last entry, the max: scan instead. */
+	if (rseg_open_timeindex(r, rs) == 0 && fstat(rs->tidx_fd, &st) == 0 &&
+	    st.st_size % TIDX_ENTRY == 0 &&
+	    (rc = tidx_last(rs->tidx_fd, &e)) != 0) {
+		if (rc == -1)
+			return -1;
+		*max = e.ts;
+		return 0;
+	}
+	if (fstat(rs->log_fd, &st) == -1)
+		return -1;
+	hdr_cursor_init(c, rs->log_fd, (uint64_t)st.st_size);
+	for (;;) {
+		if ((rc = hdr_cursor_get(c, pos, &h)) == -1)
+			return -1;
+		if (rc == 0 || h.base_offset != at)
+			return 0;
+		if (h.max_timestamp > *max)
+			*max = h.max_timestamp;
+		at = h.base_offset + h.last_offset_delta + 1;
+		pos += batch_total_size(&h);
+	}
+}
+
+/*
+ * The batch of len bytes at pos of fd has maxTimestamp >= ts: the offset
+ * of its first record whose timestamp is >= ts.  A LogAppendTime batch's
+ * records all carry its maxTimestamp; a compressed one is inflated (never
+ * past COMPRESS_LIMIT_MAX).  A batch that cannot be read record by record
+ * answers with its base offset.  0 or -1 (I/O).
+ */
+static int
+batch_first_at(int fd, off_t pos, size_t len, const struct batch_header *bh,
+    int64_t ts, int64_t *off, int64_t *rts)
+{
+	struct compress_buf z;
+	struct batch_iter it;
+	struct record rec;
+	uint8_t *buf;
+	ssize_t got;
+	int rc;
+
+	*off = bh->base_offset;
+	*rts = bh->max_timestamp;
+	if (bh->attributes & BATCH_ATTR_LOG_APPEND_TIME)
+		return 0;
+	if ((buf = malloc(len)) == NULL)
+		return -1;
+	if ((got = seg_pread_full(fd, buf, len, pos)) != (ssize_t)len) {
+		free(buf);
+		return -1;
+	}
+	compress_buf_init(&z, COMPRESS_LIMIT_MAX);
+	if (batch_validate_z(buf, len, NULL, &z) == BATCH_OK &&
+	    batch_iter_init_z(&it, buf, len, &z) == BATCH_OK) {
+		while ((rc = batch_iter_next(&it, &rec)) == 1) {
+			if (rec.timestamp >= ts) {
+				*off = rec.offset;
+				*rts = rec.timestamp;
+				break;
+			}
+		}
+	}
+	compress_buf_free(&z);
+	free(buf);
+	return 0;
+}
+
+/*
+ * Binary search over the segments by their max timestamps (kept as a
+ * running maximum, so the search is exact even when CreateTime goes back
+ * and forth between segments), then over that segment's time index, then
+ * a forward scan of batch headers from the entry before the one that
+ * reaches ts: at most about index_interval_bytes of headers.  The active
+ * (last) segment's max is not in its index yet; it is the answer when no
+ * closed segment reaches ts.
+ */
+int
+plog_reader_time_lookup(struct plog_reader *r, int64_t ts_ms,
+    int64_t visible_end, int64_t *offset, int64_t *found_ts)
+{
+	struct hdr_cursor *c;
+	struct tidx_entry prev, e;
+	struct batch_header h;
+	struct plog_slice sl;
+	int64_t *pm = NULL, m, from;
+	size_t n, i, lo, hi, mid, done;
+	int rc;
+
+	*offset = -1;
+	*found_ts = -1;
+	if (reader_rescan(r) == -1)
+		return -1;
+	for (n = 0; n < r->nsegs && r->segs[n].base < visible_end; n++)
+		;
+	if (n == 0)
+		return 0;
+	if ((c = malloc(sizeof(*c))) == NULL ||
+	    (pm = reallocarray(NULL, n, sizeof(*pm))) == NULL)
+		goto fail;
+	m = TIDX_NONE;
+	for (i = 0; i + 1 < n; i++) {
+		if (rseg_max_ts(r, &r->segs[i], c, &pm[i]) == -1)
+			goto fail;
+		if (pm[i] < m)
+			pm[i] = m;
+		m = pm[i];
+	}
+	pm[n - 1] = INT64_MAX;
+	lo = 0;
+	hi = n - 1;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (pm[mid] >= ts_ms)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	from = r->segs[lo].base;
+	if (rseg_open_timeindex(r, &r->segs[lo]) == 0) {
+		if (tidx_find(r->segs[lo].tidx_fd, ts_ms, &prev, &e) == -1)
+			goto fail;
+		from += prev.rel;
+	}
+	/* Batch headers from there; reads step over damage. */
+	while (from < visible_end) {
+		if (plog_reader_read(r, from, visible_end, SEG_CURSOR_WINDOW,
+		    &sl) == -1) {
+			if (errno == EBADMSG && sl.next_offset > from) {
+				from = sl.next_offset;
+				continue;
+			}
+			if (errno == ERANGE)
+				break;		/* retention took it meanwhile */
+			goto fail;
+		}
+		if (sl.len == 0)
+			break;
+		hdr_cursor_init(c, sl.fd, (uint64_t)sl.pos + sl.len);
+		for (done = 0; done < sl.len; done += batch_total_size(&h)) {
+			if ((rc = hdr_cursor_get(c, (uint64_t)sl.pos + done,
+			    &h)) == -1)
+				goto fail;
+			if (rc == 0)
+				break;
+			if (h.max_timestamp < ts_ms ||
+			    h.base_offset + h.last_offset_delta < from)
+				continue;
+			if (batch_first_at(sl.fd, sl.pos + (off_t)done,
+			    batch_total_size(&h), &h, ts_ms, offset,
+			    found_ts) == -1)
+				goto fail;
+			if (*offset < from)
+				*offset = from;
+			free(pm);
+			free(c);
+			return 0;
+		}
+		if (sl.next_offset <= from)
+			break;		/* no progress: never loop */
+		from = sl.next_offset;
+	}
+	free(pm);
+	free(c);
+	return 0;
+fail:
+	free(pm);
+	free(c);
+	return -1;
+}
+
 int
 plog_reader_offset_for_time(struct plog_reader *r, int64_t ts_ms,
     int64_t visible_end, int64_t *offset)
 {
-	struct hdr_cursor *c;
-	struct batch_header h;
-	struct stat st;
-	uint64_t pos;
-	int64_t at;
-	size_t i;
-	int rc;
+	int64_t found;
 
-	*offset = visible_end;
-	if (reader_rescan(r) == -1)
+	if (plog_reader_time_lookup(r, ts_ms, visible_end, offset, &found) == -1)
 		return -1;
-	if ((c = malloc(sizeof(*c))) == NULL)
-		return -1;
-	for (i = 0; i < r->nsegs; i++) {
-		if (r->segs[i].base >= visible_end)
-			break;
-		if (fstat(r->segs[i].log_fd, &st) == -1)
-			goto fail;
-		hdr_cursor_init(c, r->segs[i].log_fd, (uint64_t)st.st_size);
-		pos = 0;
-		at = r->segs[i].base;
-		while (at < visible_end) {
-			if ((rc = hdr_cursor_get(c, pos, &h)) == -1)
-				goto fail;
-			if (rc == 0 || h.base_offset != at ||
-			    h.base_offset + h.last_offset_delta >= visible_end)
-				break;
-			if (h.max_timestamp >= ts_ms) {
-				*offset = h.base_offset;
-				free(c);
-				return 0;
-			}
-			at = h.base_offset + h.last_offset_delta + 1;
-			pos += batch_total_size(&h);
-		}
-	}
-	free(c);
+	if (*offset == -1)
+		*offset = visible_end;
 	return 0;
-fail:
-	free(c);
-	return -1;
 }

@@ -7,7 +7,7 @@
  * topic and member tables only while the lock is held: they are copied
  * into the connection's arena.
  *
- * A JOIN_GROUP whose rebalance is not complete is parked: handler_poll()
+ * A JOIN_GROUP whose rebalance is not complete is parked: native_poll()
  * re-checks it after every wake-up, and at the latest every
  * WGROUP_POLL_MS or at the rebalance deadline.  Whoever changes a group's
  * state or generation wakes every worker that parked requests, so a
@@ -28,6 +28,7 @@
 #include "worker/conn.h"
 #include "worker/group.h"
 #include "worker/handlers.h"
+#include "worker/timelookup.h"
 #include "worker/worker.h"
 
 #define WGROUP_POLL_MS	1000	/* a lost wake-up costs a parked JOIN at most this */
@@ -368,7 +369,7 @@ exec_member_op(struct worker *w, struct req *r, const char *group,
 		r->error = group_heartbeat(w->shm, g, id, id_len, generation,
 		    w->now, &gp);
 	wgroup_unlock(w, g, s0, g0);
-	/* handler_emit() takes a NULL r->st for a failure. */
+	/* native_emit() takes a NULL r->st for a failure. */
 	if (r->error == ERR_NONE)
 		r->st = &wgroup_ok;
 	r->state = REQ_DONE;
@@ -671,8 +672,8 @@ static int16_t
 reset_target(struct worker *w, struct shm_partition *p,
     const struct group_reset_req *q, int64_t *offset)
 {
-	struct plog_reader *rd;
-	int64_t start, end;
+	int64_t start, end, found;
+	int16_t err;
 
 	start = atomic_load_explicit(&p->log_start, memory_order_acquire);
 	end = __atomic_load_n(&p->next_offset, __ATOMIC_ACQUIRE);
@@ -691,18 +692,12 @@ reset_target(struct worker *w, struct shm_partition *p,
 		/* Only what is in the files: the ring's tail is the newest. */
 		end = atomic_load_explicit(&p->visible_offset,
 		    memory_order_acquire);
-		if ((rd = handlers_reader(w, p)) == NULL) {
-			if (errno != ENOENT)
-				return ERR_STORAGE;
+		if ((err = timelookup_offset(w, p, q->value, offset,
+		    &found)) != ERR_NONE)
+			return err;
+		/* No record that new: the end, where new ones will come. */
+		if (*offset == -1)
 			*offset = end;
-			return ERR_NONE;
-		}
-		if (plog_reader_offset_for_time(rd, q->value, end, offset) == -1) {
-			log_warn("group reset: time lookup");
-			return ERR_STORAGE;
-		}
-		if (*offset < start)
-			*offset = start;
 		return ERR_NONE;
 	default:
 		return ERR_INVALID_REQUEST;

@@ -44,6 +44,7 @@
 #include "worker/inflate.h"
 #include "worker/produce_dedup.h"
 #include "worker/stats.h"
+#include "worker/timelookup.h"
 #include "shm/stats.h"
 #include "proto/version.h"
 
@@ -383,7 +384,7 @@ records_validate(const struct config *conf, const uint8_t *p, size_t len)
 		total = BATCH_LOG_OVERHEAD + (size_t)blen;
 		rc = batch_validate_z(p + off, total, NULL, z);
 		if (rc == BATCH_ETOOBIG || rc == BATCH_EINFLATE ||
-		    rc == BATCH_ENOMEM)
+		    rc == BATCH_ENOMEM || rc == BATCH_ECOMPRESSION)
 			log_warnx("produce: compressed batch refused: %s "
 			    "(inflate limit %zu bytes)", batch_strerror(rc),
 			    z->limit);
@@ -398,6 +399,38 @@ records_validate(const struct config *conf, const uint8_t *p, size_t len)
 		off += total;
 	}
 	return ERR_NONE;
+}
+
+/*
+ * message_timestamp_type = log_append: every batch of records gets the
+ * broker's time as its maxTimestamp and the LogAppendTime attribute bit,
+ * and a new CRC-32C, before it reaches the ring (the batches were just
+ * validated, so their lengths hold).  The records' own deltas stay as
+ * the producer wrote them; readers take maxTimestamp as every record's.
+ */
+static void
+produce_stamp(const struct config *conf, const struct produce_part *pp)
+{
+	const struct topic_config *t;
+	char name[TOPIC_NAME_MAX + 1];
+	uint8_t *p = (uint8_t *)(uintptr_t)pp->records;
+	size_t off = 0, total, len = (size_t)pp->records_len;
+	int64_t now;
+
+	if (pp->topic_len > TOPIC_NAME_MAX)
+		return;
+	memcpy(name, pp->topic, pp->topic_len);
+	name[pp->topic_len] = '\0';
+	t = config_topic(conf, name);
+	if (!(t != NULL ? t->log.log_append_time : conf->log.log_append_time))
+		return;
+	now = clock_real_ms();
+	while (off < len) {
+		total = BATCH_LOG_OVERHEAD +
+		    (size_t)be32_get(p + off + BATCH_OFF_LENGTH);
+		batch_set_log_append_time(p + off, total, now);
+		off += total;
+	}
 }
 
 static int16_t
@@ -418,6 +451,7 @@ produce_check(struct worker *w, struct conn *c, const struct produce_part *pp,
 	if ((err = records_validate(w->conf, pp->records,
 	    (size_t)pp->records_len)) != ERR_NONE)
 		return err;
+	produce_stamp(w->conf, pp);
 	/*
 	 * A resend of batches the partition has is answered with their
 	 * offsets even now (for acks=all once they are durable): refusing
@@ -777,6 +811,7 @@ handle_list_offsets(struct worker *w, struct conn *c, struct req *r)
 	const struct list_offsets_req *q = r->dec;
 	struct list_offsets_resp *s;
 	struct shm_partition *p;
+	int64_t ts;
 	int32_t i;
 
 	if ((s = conn_alloc(c, sizeof(*s))) == NULL)
@@ -801,6 +836,9 @@ handle_list_offsets(struct worker *w, struct conn *c, struct req *r)
 			    memory_order_acquire);
 		else if (q->parts[i].which == OFFSET_LATEST)
 			s->results[i].offset = part_end(p);
+		else if (q->parts[i].which >= 0)	/* a timestamp, ms */
+			s->results[i].error = timelookup_offset(w, p,
+			    q->parts[i].which, &s->results[i].offset, &ts);
 		else
 			s->results[i].error = ERR_INVALID_REQUEST;
 	}

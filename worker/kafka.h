@@ -70,13 +70,6 @@ void	kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r);
 int	kafka_list_offsets_decode(struct conn *c, struct req *r);
 void	kafka_list_offsets_exec(struct worker *w, struct conn *c, struct req *r);
 void	kafka_list_offsets_emit(struct worker *w, struct conn *c, struct req *r);
-/*
- * kafka_time.c: the first offset of p whose timestamp is >= ts (-1, -1
- * when there is none) and that record's timestamp; a flume error code.
- */
-struct shm_partition;
-int16_t	kafka_offset_for_time(struct worker *w, struct shm_partition *p,
-	    int64_t ts, int64_t *off, int64_t *rts);
 void	kafka_init_pid_exec(struct worker *w, struct conn *c, struct req *r);
 void	kafka_init_pid_emit(struct worker *w, struct conn *c, struct req *r);
 

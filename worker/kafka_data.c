@@ -26,6 +26,7 @@
 #include "worker/handlers.h"
 #include "worker/kafka.h"
 #include "worker/native.h"
+#include "worker/timelookup.h"
 
 /* Parts over all topics of a nested request. */
 #define NPARTS(q, total) do {						\
@@ -400,7 +401,7 @@ kafka_list_offsets_exec(struct worker *w, struct conn *c, struct req *r)
 			lr->results[i].error = ERR_UNKNOWN_TOPIC_OR_PARTITION;
 			continue;
 		}
-		lr->results[i].error = kafka_offset_for_time(w, p,
+		lr->results[i].error = timelookup_offset(w, p,
 		    q->parts[i].which, &lr->results[i].offset, &ts[i]);
 	}
 }

@@ -150,6 +150,47 @@ test_parse(void)
 	CU_ASSERT_EQUAL(flume_tool_parse_offset("-3", &off), -1);
 	CU_ASSERT_EQUAL(flume_tool_parse_offset("4x", &off), -1);
 
+	/* -o @T and -o -age (flume-consume). */
+	CU_ASSERT_EQUAL(flume_tool_parse_time("@1700000000000", 0, &off), 0);
+	CU_ASSERT_EQUAL(off, 1700000000000LL);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("@2023-11-14T22:13:20Z", 0,
+	    &off), 0);
+	CU_ASSERT_EQUAL(off, 1700000000000LL);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("@2023-11-14T22:13:20.5Z", 0,
+	    &off), 0);
+	CU_ASSERT_EQUAL(off, 1700000000500LL);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("@2023-11-14T23:43:20.123456+01:30",
+	    0, &off), 0);
+	CU_ASSERT_EQUAL(off, 1700000000123LL);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("@2023-11-14T17:13-0500", 0,
+	    &off), 0);
+	CU_ASSERT_EQUAL(off, 1700000000000LL - 20000);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("-1h", 1700000000000LL, &off), 0);
+	CU_ASSERT_EQUAL(off, 1700000000000LL - 3600000);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("-30m", 1700000000000LL, &off), 0);
+	CU_ASSERT_EQUAL(off, 1700000000000LL - 1800000);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("-2d", 1700000000000LL, &off), 0);
+	CU_ASSERT_EQUAL(off, 1700000000000LL - 172800000);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("-15s", 1000000, &off), 0);
+	CU_ASSERT_EQUAL(off, 1000000 - 15000);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("-250ms", 1000, &off), 0);
+	CU_ASSERT_EQUAL(off, 750);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("-2d", 1000, &off), -1);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("-1w", 1000, &off), -1);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("-h", 1000, &off), -1);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("@", 0, &off), -1);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("@-5", 0, &off), -1);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("@12x", 0, &off), -1);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("@2026-12-01T14:00:00", 0,
+	    &off), -1);		/* no zone */
+	CU_ASSERT_EQUAL(flume_tool_parse_time("@2026-02-30T14:00:00Z", 0,
+	    &off), -1);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("@2026-12-01T24:00:00Z", 0,
+	    &off), -1);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("@2026-12-01T14:00:00Zjunk", 0,
+	    &off), -1);
+	CU_ASSERT_EQUAL(flume_tool_parse_time("1700000000000", 0, &off), -1);
+
 	CU_ASSERT_EQUAL(flume_tool_parse_long("7", 0, 10, &v), 0);
 	CU_ASSERT_EQUAL(v, 7);
 	CU_ASSERT_EQUAL(flume_tool_parse_long("11", 0, 10, &v), -1);

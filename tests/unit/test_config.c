@@ -402,7 +402,10 @@ test_error_messages(void)
 	expect_error("[topic orders]\nworkers = 2\n", 2,
 	    "key 'workers' is not allowed in a [topic] section (expected one of "
 	    "partitions, segment_bytes, index_interval_bytes, retention_bytes, "
-	    "retention_ms)");
+	    "retention_ms, message_timestamp_type)");
+	expect_error("[topic orders]\nmessage_timestamp_type = broker\n", 2,
+	    "bad value 'broker' for message_timestamp_type: expected create "
+	    "or log_append");
 	expect_error("[topic orders]\n\n[topic orders]\n", 3,
 	    "duplicate section [topic orders] (first at line 1)");
 	expect_error("[topic a/b]\n", 1, "invalid topic name 'a/b': expected 1 "

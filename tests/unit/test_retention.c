@@ -1,6 +1,8 @@
 /*
- * Retention: whole oldest segments go by total size and by age (file
- * mtime, set with utimensat rather than waited for); the active segment
+ * Retention: whole oldest segments go by total size and by age (the
+ * segment's max timestamp from its time index; the file mtime, set with
+ * utimensat rather than waited for, for batches without timestamps); the
+ * active segment
  * never goes; the start offset moves to the next segment's base, and
  * reads below it are ERANGE for the writer and for a reader that still
  * holds the deleted files open.
@@ -22,9 +24,12 @@
 
 #define NSEG_MAX	64
 
-/* Forty appends of one 3-record batch, ~1000-byte segments. */
+/*
+ * Forty appends of one 3-record batch, ~1000-byte segments.  Batch i's
+ * records have timestamp ts[i], or i when ts is NULL.
+ */
 static struct plog *
-make_log(const char *dir, struct plog_config *cfg)
+make_log_ts(const char *dir, struct plog_config *cfg, const int64_t *ts)
 {
 	struct batch_builder b;
 	struct plog *l;
@@ -40,7 +45,8 @@ make_log(const char *dir, struct plog_config *cfg)
 		batch_builder_reset(&b);
 		for (j = 0; j < 3; j++) {
 			memset(val, 'a' + (i + j) % 26, sizeof(val));
-			CU_ASSERT_FATAL(batch_builder_add(&b, i, "k", 1, val,
+			CU_ASSERT_FATAL(batch_builder_add(&b, ts != NULL ?
+			    ts[i] : i, "k", 1, val,
 			    (int32_t)sizeof(val), NULL, 0) == 0);
 		}
 		CU_ASSERT_FATAL(batch_builder_close(&b, &out, &outlen) == 0);
@@ -56,6 +62,12 @@ make_log(const char *dir, struct plog_config *cfg)
 	return l;
 }
 
+static struct plog *
+make_log(const char *dir, struct plog_config *cfg)
+{
+	return make_log_ts(dir, cfg, NULL);
+}
+
 /* Bases and sizes of the segment logs on disk, ascending. */
 static int
 segments_on_disk(const char *dir, int64_t *bases, off_t *sizes)
@@ -63,7 +75,7 @@ segments_on_disk(const char *dir, int64_t *bases, off_t *sizes)
 	struct dirent **ents;
 	struct stat st;
 	char path[4096];
-	int n, i, cnt = 0, idx = 0;
+	int n, i, cnt = 0, idx = 0, tidx = 0;
 
 	n = scandir(dir, &ents, NULL, alphasort);
 	CU_ASSERT_FATAL(n >= 0);
@@ -78,11 +90,15 @@ segments_on_disk(const char *dir, int64_t *bases, off_t *sizes)
 			sizes[cnt++] = st.st_size;
 		} else if (len == 26 && strcmp(ents[i]->d_name + 20, ".index") == 0)
 			idx++;
+		else if (len == 30 && strcmp(ents[i]->d_name + 20,
+		    ".timeindex") == 0)
+			tidx++;
 		free(ents[i]);
 	}
 	free(ents);
-	/* No index outlives its log. */
+	/* No index outlives its log, and every log has both. */
 	CU_ASSERT(idx == cnt);
+	CU_ASSERT(tidx == cnt);
 	return cnt;
 }
 
@@ -177,18 +193,87 @@ test_by_size(void)
 	free(dir);
 }
 
+/*
+ * By the time index: segment k holds the batches whose first offset lies
+ * in [bases[k], bases[k+1]); its max timestamp is what its last batch
+ * carries.  The layout is learnt from a first log (timestamps do not
+ * change batch sizes), then a second one gets the timestamps.
+ */
 static void
 test_by_age(void)
 {
 	struct plog_config cfg = { 1000, 4096, -1, 3600 * 1000 };
+	struct plog_recovery rec;
+	struct plog *l;
+	int64_t bases[NSEG_MAX], bases2[NSEG_MAX], ts[40], now = now_ms();
+	off_t sizes[NSEG_MAX];
+	int n, i, k, deleted;
+	char *dir = test_mkdtemp("retagets");
+
+	l = make_log(dir, &cfg);
+	n = segments_on_disk(dir, bases, sizes);
+	plog_close(l);
+	test_rmtree(dir);
+	CU_ASSERT_FATAL(n > 5);
+	/* The oldest three two hours old, the fourth exactly one, new after. */
+	for (i = 0; i < 40; i++) {
+		for (k = 0; k + 1 < n && bases[k + 1] <= 3 * i; k++)
+			;
+		ts[i] = k < 3 ? now - 7200 * 1000 - (3 - k) * 1000 :
+		    k == 3 ? now - 3600 * 1000 : now - 1000;
+	}
+	l = make_log_ts(dir, &cfg, ts);
+	CU_ASSERT_FATAL(segments_on_disk(dir, bases2, sizes) == n);
+	CU_ASSERT_FATAL(memcmp(bases, bases2, (size_t)n * sizeof(*bases)) == 0);
+	/* File times say nothing: every file is new. */
+	CU_ASSERT_FATAL(plog_retain(l, now, &deleted) == 0);
+	CU_ASSERT(deleted == 3);
+	CU_ASSERT(plog_start_offset(l) == bases[3]);
+	CU_ASSERT_FATAL(plog_retain(l, now, &deleted) == 0);
+	CU_ASSERT(deleted == 0);
+	plog_close(l);
+
+	/* The max timestamps survive a restart, time indexes deleted too. */
+	for (i = 3; i < n; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/%020lld.timeindex", dir,
+		    (long long)bases[i]);
+		CU_ASSERT_FATAL(unlink(path) == 0);
+	}
+	CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, &rec) == 0);
+	CU_ASSERT(rec.timeindex_rebuilt == 1);
+	CU_ASSERT_FATAL(plog_retain(l, now, &deleted) == 0);
+	CU_ASSERT(deleted == 0);
+	/* One millisecond later the fourth is older than an hour. */
+	CU_ASSERT_FATAL(plog_retain(l, now + 1, &deleted) == 0);
+	CU_ASSERT(deleted == 1);
+	CU_ASSERT(plog_start_offset(l) == bases[4]);
+	/* In two hours all but the active one. */
+	CU_ASSERT_FATAL(plog_retain(l, now + 7200 * 1000, &deleted) == 0);
+	CU_ASSERT(deleted == n - 5);
+	CU_ASSERT(plog_start_offset(l) == bases[n - 1]);
+	CU_ASSERT(segments_on_disk(dir, bases2, sizes) == 1);
+	plog_close(l);
+	test_rmtree(dir);
+	free(dir);
+}
+
+/* Batches without timestamps (-1): the file time decides. */
+static void
+test_by_age_mtime(void)
+{
+	struct plog_config cfg = { 1000, 4096, -1, 3600 * 1000 };
 	struct plog_slice s;
 	struct plog *l;
-	int64_t bases[NSEG_MAX], now = now_ms();
+	int64_t bases[NSEG_MAX], ts[40], now = now_ms();
 	off_t sizes[NSEG_MAX];
 	int n, i, deleted;
 	char *dir = test_mkdtemp("retage");
 
-	l = make_log(dir, &cfg);
+	for (i = 0; i < 40; i++)
+		ts[i] = -1;
+	l = make_log_ts(dir, &cfg, ts);
 	n = segments_on_disk(dir, bases, sizes);
 	/* The oldest three are two hours old, the fourth exactly one. */
 	for (i = 0; i < n; i++)
@@ -264,4 +349,5 @@ test_active_kept(void)
 TEST_SUITE("retention", NULL, NULL,
     { "by size", test_by_size },
     { "by age", test_by_age },
+    { "by age, no timestamps", test_by_age_mtime },
     { "active segment kept", test_active_kept });
