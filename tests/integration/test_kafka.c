@@ -303,6 +303,19 @@ idem_wait(const char *path, long n, int timeout_ms)
 	return got;
 }
 
+/* Let the idempotent client go on past message n (PATH.goN, see kafka_clients.py). */
+static void
+idem_go(const char *path, long n)
+{
+	char go[700];
+	int fd;
+
+	snprintf(go, sizeof(go), "%s.go%ld", path, n);
+	fd = open(go, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CU_ASSERT_FATAL(fd != -1);
+	close(fd);
+}
+
 /* Kill worker slot and wait (<= 10 s) until it is back under a new pid. */
 static void
 kill_worker(int slot)
@@ -355,10 +368,16 @@ test_idempotent_producer_survives_worker_kills(void)
 		execv(PYTHON, (char *const *)argv);
 		_exit(127);
 	}
+	/*
+	 * Kill while it produces; the client then holds at 3/10 and 7/10 sent
+	 * until told the kill is done (idem_go), so both land mid-run.
+	 */
 	at1 = idem_wait(path, 20000, 60000);
 	kill_worker(0);
+	idem_go(path, IDEM_MESSAGES * 3 / 10);
 	at2 = idem_wait(path, 60000, 60000);
 	kill_worker(1);
+	idem_go(path, IDEM_MESSAGES * 7 / 10);
 	deadline = support_now_ms() + 180000;
 	while (waitpid(pid, &status, WNOHANG) != pid) {
 		if (support_now_ms() >= deadline) {
