@@ -22,6 +22,7 @@
 
 #include <sodium.h>
 
+#include "proto/msg.h"
 #include "proto/msg_auth.h"
 #include "proto/wire.h"
 #include "shm/shm.h"
@@ -600,4 +601,32 @@ flumed_requests_taken(const struct flumed *d)
 			n += atomic_load(&s.children[i].requests);
 	shm_detach(&s);
 	return n;
+}
+
+int
+support_handshake(int fd, uint32_t id, int timeout_ms)
+{
+	struct handshake_req q = { 1, "tests", 5 };
+	struct wbuf wb;
+	int rc;
+
+	wbuf_init(&wb);
+	msg_encode_handshake_req(&wb, &q);
+	rc = support_call(fd, API_HANDSHAKE, id, &wb, timeout_ms, NULL, NULL);
+	wbuf_free(&wb);
+	return rc;
+}
+
+int
+support_connect_served(const struct flumed *d, int timeout_ms)
+{
+	int fd;
+
+	if ((fd = support_connect(d)) == -1)
+		return -1;
+	if (support_handshake(fd, 1, timeout_ms) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }

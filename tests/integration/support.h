@@ -85,6 +85,14 @@ int	 support_request(int fd, uint16_t api, uint32_t id, const void *payload, siz
  */
 int	 support_call(int fd, uint16_t api, uint32_t id, const struct wbuf *wb,
 	    int timeout_ms, uint8_t **payload, size_t *plen);
+/*
+ * HANDSHAKE on fd (request id id, within timeout_ms): 0 when answered
+ * without error, -1000 when the broker closed the connection, else the
+ * error code or -2000 (no answer in time).
+ */
+int	 support_handshake(int fd, uint32_t id, int timeout_ms);
+/* A connection the daemon serves (connected, handshaken): its fd, or -1. */
+int	 support_connect_served(const struct flumed *d, int timeout_ms);
 /* Requests the daemon's workers have taken in so far (their shm counters). */
 uint64_t flumed_requests_taken(const struct flumed *d);
 /*

@@ -92,31 +92,13 @@ connect_from(const char *src)
 	return fd;
 }
 
-/*
- * HANDSHAKE on fd: 0 when answered without error, -1000 when the broker
- * closed the connection, else the error or -2000 (no answer in time).
- */
-static int
-handshake(int fd, uint32_t id)
-{
-	struct handshake_req q = { 1, "connlimits", 10 };
-	struct wbuf wb;
-	int rc;
-
-	wbuf_init(&wb);
-	msg_encode_handshake_req(&wb, &q);
-	rc = support_call(fd, API_HANDSHAKE, id, &wb, 5000, NULL, NULL);
-	wbuf_free(&wb);
-	return rc;
-}
-
 /* A connection from src that the broker serves: its fd, or -1. */
 static int
 served_from(const char *src)
 {
 	int fd = connect_from(src);
 
-	if (fd != -1 && handshake(fd, 1) != 0) {
+	if (fd != -1 && support_handshake(fd, 1, 5000) != 0) {
 		close(fd);
 		fd = -1;
 	}
@@ -248,7 +230,7 @@ test_per_ip_limit(void)
 		close(fd);
 	/* The five are still served. */
 	for (i = 0; i < LIMIT; i++)
-		CU_ASSERT_EQUAL(handshake(fds[i], 3), 0);
+		CU_ASSERT_EQUAL(support_handshake(fds[i], 3, 5000), 0);
 
 	/* Closing one frees its place (once the worker saw the close). */
 	close(fds[0]);
@@ -280,7 +262,7 @@ test_per_ip_limit(void)
 	CU_ASSERT_EQUAL(flumed_wait_log(&d, needle, 1, 10000), 1);
 	alive = 0;
 	for (i = 0; i < LIMIT; i++) {
-		if (handshake(fds[i], 5) == 0) {
+		if (support_handshake(fds[i], 5, 5000) == 0) {
 			alive++;
 		} else {
 			close(fds[i]);
@@ -343,7 +325,7 @@ test_handshake_timeout(void)
 	CU_ASSERT_EQUAL(flumed_log_count(&d, "no HANDSHAKE within "
 	    "handshake_timeout_ms (700 ms), closing"), 2);
 	/* The handshaken one is still served. */
-	CU_ASSERT_EQUAL(handshake(fds[0], 3), 0);
+	CU_ASSERT_EQUAL(support_handshake(fds[0], 3, 5000), 0);
 	/* A normal client (libflume) gets in again. */
 	ok = 0;
 	if ((c = flume_connect(d.broker)) != NULL) {

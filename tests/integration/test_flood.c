@@ -77,24 +77,11 @@ rss_kib(pid_t pid, long *hwm, long *rss)
 }
 
 
+/* A connection the broker serves (handshaken): its fd, or -1. */
 static int
 open_served(void)
 {
-	struct wbuf wb;
-	int fd, r;
-
-	if ((fd = support_connect(&d)) == -1)
-		return -1;
-	wbuf_init(&wb);
-	wbuf_i16(&wb, 1);
-	wbuf_str(&wb, "flood", 5);
-	r = support_call(fd, API_HANDSHAKE, 1, &wb, 10000, NULL, NULL);
-	wbuf_free(&wb);
-	if (r != 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return support_connect_served(&d, 10000);
 }
 
 

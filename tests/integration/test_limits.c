@@ -39,25 +39,11 @@ stop_broker(void)
 	flumed_cleanup(&d);
 }
 
-/* A connection the broker took on (it answered a HANDSHAKE), or -1. */
+/* A connection the broker serves (handshaken): its fd, or -1. */
 static int
 open_served(void)
 {
-	struct wbuf wb;
-	int fd, r;
-
-	if ((fd = support_connect(&d)) == -1)
-		return -1;
-	wbuf_init(&wb);
-	wbuf_i16(&wb, 1);
-	wbuf_str(&wb, "limits", 6);
-	r = support_call(fd, API_HANDSHAKE, 1, &wb, 5000, NULL, NULL);
-	wbuf_free(&wb);
-	if (r != 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return support_connect_served(&d, 5000);
 }
 
 /* Poll (<= 10 s) until a connection is served again; it, or -1. */
