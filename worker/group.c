@@ -51,12 +51,13 @@ wgroup_is_api(uint16_t api)
 	    api == API_GROUP_RESET;
 }
 
-static void
+void
 wgroup_params(const struct worker *w, struct group_params *gp)
 {
 	gp->rebalance_timeout_ms = w->conf->group_rebalance_timeout_ms;
 	gp->min_session_ms = (int32_t)w->conf->group_min_session_timeout_ms;
 	gp->max_session_ms = (int32_t)w->conf->group_max_session_timeout_ms;
+	gp->initial_delay_ms = w->conf->group_initial_rebalance_delay_ms;
 }
 
 int
@@ -136,7 +137,7 @@ wgroup_strdup(struct conn *c, const char *s, size_t len)
  * Wake every other worker that parked requests: a group's state or
  * generation changed, and one of them may hold a JOIN waiting for it.
  */
-static void
+void
 wgroup_wake_all(struct worker *w)
 {
 	int slot, n = broker_writer_slot(w->b);
@@ -153,8 +154,7 @@ wgroup_wake_all(struct worker *w)
 	}
 }
 
-/* Lock group gidx; the group or NULL (error answered). */
-static struct shm_group *
+struct shm_group *
 wgroup_lock(struct worker *w, int gidx, const struct group_params *gp,
     uint32_t *state0, uint32_t *gen0)
 {
@@ -175,7 +175,7 @@ wgroup_lock(struct worker *w, int gidx, const struct group_params *gp,
 	return g;
 }
 
-static void
+void
 wgroup_unlock(struct worker *w, struct shm_group *g, uint32_t state0,
     uint32_t gen0)
 {
@@ -186,8 +186,7 @@ wgroup_unlock(struct worker *w, struct shm_group *g, uint32_t state0,
 		wgroup_wake_all(w);
 }
 
-/* The (topic, partition) of a partition slot, names copied to the arena. */
-static int
+int
 wgroup_slot_tp(struct worker *w, struct conn *c, uint32_t slot,
     struct group_tp *tp)
 {
@@ -381,8 +380,7 @@ exec_member_op(struct worker *w, struct req *r, const char *group,
 	r->state = REQ_DONE;
 }
 
-/* Topic and partition to a partition slot; a flume error code. */
-static int16_t
+int16_t
 wgroup_part(struct worker *w, const char *topic, size_t len, int32_t partition,
     uint32_t *slot)
 {
