@@ -29,6 +29,7 @@
 #include "worker/dispatch.h"
 #include "worker/handlers.h"
 #include "worker/kafka.h"
+#include "worker/kafka_admin.h"
 #include "worker/kafka_group.h"
 
 #define KAFKA_CLUSTER_ID	"flume"
@@ -92,6 +93,10 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_DESCRIBE_GROUPS, 0, 1, "DescribeGroups", AUTH_CONSUME,
 	    kafka_decode_body, kafka_describe_groups_exec, NULL,
 	    kafka_describe_groups_emit, NULL },
+	/* Topic administration: worker/kafka_admin.c. */
+	{ KAPI_CREATE_TOPICS, 0, 2, "CreateTopics", AUTH_ADMIN,
+	    kafka_decode_body, kafka_create_topics_exec, NULL,
+	    kafka_create_topics_emit, NULL },
 };
 #define KAFKA_NROWS	(sizeof(kafka_rows) / sizeof(kafka_rows[0]))
 

@@ -582,6 +582,29 @@ test_worker_killed_during_rebalance(void)
 	CU_ASSERT_EQUAL(stop(&m[1]), 0);
 }
 
+static void
+test_kafka_python_admin_creates_and_lists(void)
+{
+	const char *argv[] = { PYTHON, GROUPS_PY, "create", kbroker, "adm",
+	    NULL };
+	char *out = NULL;
+
+	CU_ASSERT_EQUAL(run(PYTHON, argv, NULL, &out, 60000), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_EQUAL(strncmp(out, "created True\n"
+	    "again TopicAlreadyExistsError\n"
+	    "rf3 InvalidReplicationFactorError\n"
+	    "zero InvalidPartitionsError\n"
+	    "validate_only False\n"
+	    "partitions [0, 1, 2]\n"
+	    "groups [", 154), 0);
+	/* Kafka groups, and the native one of the test above. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "('kpgroup', 'consumer')"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "('mixed', 'flume')"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "describe kpgroup Empty consumer  0\n"));
+	free(out);
+}
+
 TEST_SUITE("kafka_groups", setup, teardown,
     { "two kcat -G members split 4 partitions; a rerun prints nothing", test_kcat_members_split_then_rerun_prints_nothing },
     { "kill -9 of a member moves its partitions within the session", test_kcat_member_killed_moves_partitions },
@@ -590,4 +613,5 @@ TEST_SUITE("kafka_groups", setup, teardown,
     { "a kcat and a confluent-kafka member rebalance", test_kcat_and_confluent_rebalance },
     { "flume-admin group shows a Kafka group's lag and members", test_flume_admin_shows_kafka_group_lag },
     { "a Kafka member of a native group is refused", test_native_member_refuses_kafka_member },
-    { "workers killed during a rebalance: it settles, nothing skipped", test_worker_killed_during_rebalance });
+    { "workers killed during a rebalance: it settles, nothing skipped", test_worker_killed_during_rebalance },
+    { "kafka-python's KafkaAdminClient creates topics and lists groups", test_kafka_python_admin_creates_and_lists });

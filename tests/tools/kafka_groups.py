@@ -17,11 +17,11 @@ the test compares exactly, and exits 0 only when it ran to the end.
         assignment and "PARTITION VALUE" for every message (flushed),
         consumes for SECONDS or until SIGTERM, then closes (committing
         and leaving the group) and prints "closed".
-    kafka_groups.py admin BROKER TOPIC
+    kafka_groups.py create BROKER TOPIC
         kafka-python KafkaAdminClient: create TOPIC (3 partitions), see it
-        listed, the errors of a second create, of replication factor 3
-        and of 0 partitions, a validate_only create that creates
-        nothing, then delete TOPIC and see it gone.
+        listed with 3 partitions, the errors of a second create, of
+        replication factor 3 and of 0 partitions, and a validate_only
+        create that creates nothing; list and describe the groups.
 
 Run with the Debian python3-kafka and python3-confluent-kafka packages."""
 
@@ -110,8 +110,8 @@ def member(broker, topic, group, seconds, heartbeat_ms):
     return 0
 
 
-def admin(broker, topic):
-    from kafka import KafkaAdminClient
+def create(broker, topic):
+    from kafka import KafkaAdminClient, KafkaConsumer
     from kafka.admin import NewTopic
     from kafka.errors import (InvalidPartitionsError,
                               InvalidReplicationFactorError,
@@ -130,10 +130,16 @@ def admin(broker, topic):
             print(what, "accepted")
         except exc as e:
             print(what, type(e).__name__)
-    a.create_topics([NewTopic(topic + "-dry", 2, -1)], validate_only=True)
+    a.create_topics([NewTopic(topic + "-dry", 2, 1)], validate_only=True)
     print("validate_only", topic + "-dry" in a.list_topics())
-    a.delete_topics([topic])
-    print("deleted", topic not in a.list_topics())
+    c = KafkaConsumer(bootstrap_servers=broker)
+    print("partitions", sorted(c.partitions_for_topic(topic)))
+    c.close()
+    groups = sorted(a.list_consumer_groups())
+    print("groups", groups)
+    for g in a.describe_consumer_groups([gid for (gid, _) in groups]):
+        print("describe", g.group, g.state, g.protocol_type, g.protocol,
+              len(g.members))
     a.close()
     return 0
 
@@ -145,8 +151,8 @@ def main(argv):
     if len(argv) in (6, 7) and argv[1] == "member":
         return member(argv[2], argv[3], argv[4], float(argv[5]),
                       int(argv[6]) if len(argv) == 7 else 500)
-    if len(argv) == 4 and argv[1] == "admin":
-        return admin(argv[2], argv[3])
+    if len(argv) == 4 and argv[1] == "create":
+        return create(argv[2], argv[3])
     print(__doc__, file=sys.stderr)
     return 2
 
