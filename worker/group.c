@@ -28,6 +28,7 @@
 #include "worker/conn.h"
 #include "worker/group.h"
 #include "worker/handlers.h"
+#include "worker/kafka_group.h"
 #include "worker/worker.h"
 
 #define WGROUP_POLL_MS	1000	/* a lost wake-up costs a parked JOIN at most this */
@@ -635,6 +636,22 @@ exec_describe(struct worker *w, struct conn *c, struct req *r)
 		n = group_assignment(w->shm, g, (int)i, slots, used);
 		if (n > used)
 			n = used;
+		if (g->kind == GROUP_KIND_KAFKA) {
+			/* The leader's assignment, when it is the consumer protocol's. */
+			if (md->member_id == NULL || md->client_id == NULL ||
+			    (used > 0 && (md->parts = conn_alloc(c, used *
+			    sizeof(*md->parts))) == NULL)) {
+				err = ERR_RESOURCE_LIMIT;
+				break;
+			}
+			if (g->state == GROUP_STABLE && m->assign_len <=
+			    w->shm->hdr->limits.member_meta &&
+			    g->ptype_len == 8 && memcmp(g->ptype, "consumer", 8) == 0)
+				md->count = kafka_assignment_parts(w,
+				    group_assign(w->shm, g, i), m->assign_len,
+				    md->parts, (int32_t)used);
+			continue;
+		}
 		if (md->member_id == NULL || md->client_id == NULL ||
 		    (n > 0 && (md->parts = conn_alloc(c, n *
 		    sizeof(*md->parts))) == NULL)) {

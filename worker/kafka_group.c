@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kgroup.h"
+#include "proto/wire.h"
 #include "shm/group.h"
 #include "shm/kgroup.h"
 #include "store/topic.h"
@@ -561,4 +562,39 @@ kafka_member_op_emit(struct worker *w, struct conn *c, struct req *r)
 	pos = kafka_resp_begin(c, r);
 	kgroup_error_encode_resp(&c->out, k->h.api_version, &st->resp.err);
 	kafka_resp_end(c, pos);
+}
+
+/* ---- for flume-admin (worker/group.c) ---- */
+
+int32_t
+kafka_assignment_parts(struct worker *w, const uint8_t *p, size_t len,
+    struct group_tp *parts, int32_t cap)
+{
+	const struct shm_topic *t;
+	const char *name;
+	struct rbuf rb;
+	size_t nlen;
+	int32_t nt, np, i, j, part, n = 0;
+	int idx;
+
+	rbuf_init(&rb, p, len);
+	(void)rbuf_i16(&rb);	/* the consumer protocol's version */
+	nt = rbuf_count(&rb, 6);
+	for (i = 0; i < nt && !rb.err; i++) {
+		name = rbuf_str(&rb, &nlen);
+		np = rbuf_count(&rb, 4);
+		idx = rb.err ? -1 : shm_topic_find(w->shm, name, nlen);
+		for (j = 0; j < np && !rb.err; j++) {
+			part = rbuf_i32(&rb);
+			if (idx < 0 || rb.err || n >= cap)
+				continue;
+			t = &w->shm->topics[idx];
+			/* Topic entries never change once published. */
+			parts[n].topic = t->name;
+			parts[n].topic_len = t->name_len;
+			parts[n].partition = part;
+			n++;
+		}
+	}
+	return n;
 }

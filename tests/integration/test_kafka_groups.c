@@ -475,7 +475,7 @@ test_flume_admin_shows_kafka_group_lag(void)
 	CU_ASSERT_EQUAL(rows, 4);
 	CU_ASSERT_EQUAL(lag, 7);
 	free(out);
-	/* A live Kafka member is listed with its client id. */
+	/* A live Kafka member: its client id and its assignment. */
 	{
 		struct member k;
 
@@ -484,6 +484,7 @@ test_flume_admin_shows_kafka_group_lag(void)
 		out = admin_group("g1");
 		CU_ASSERT_PTR_NOT_NULL(strstr(out, "state stable\n"));
 		CU_ASSERT_PTR_NOT_NULL(strstr(out, " rdkafka "));
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, " t4/0,t4/1,t4/2,t4/3\n"));
 		free(out);
 		CU_ASSERT_EQUAL(stop(&k), 0);
 	}
