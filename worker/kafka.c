@@ -97,6 +97,9 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_CREATE_TOPICS, 0, 2, "CreateTopics", AUTH_ADMIN,
 	    kafka_decode_body, kafka_create_topics_exec, NULL,
 	    kafka_create_topics_emit, NULL },
+	{ KAPI_DELETE_TOPICS, 0, 1, "DeleteTopics", AUTH_ADMIN,
+	    kafka_decode_body, kafka_delete_topics_exec, NULL,
+	    kafka_delete_topics_emit, NULL },
 };
 #define KAFKA_NROWS	(sizeof(kafka_rows) / sizeof(kafka_rows[0]))
 

@@ -1,6 +1,8 @@
 /*
- * Kafka topic administration in a worker: CreateTopics v0-2 (and
- * DeleteTopics, once topics can be deleted).
+ * Kafka topic administration in a worker: CreateTopics v0-2, and
+ * DeleteTopics v0-1, answered TOPIC_DELETION_DISABLED for every topic
+ * that exists (Flume cannot delete a topic yet; Kafka answers the same
+ * with delete.topic.enable=false).
  *
  * A topic is created as the native CREATE_TOPIC creates it (the shared
  * topic directory; the writer makes its files).  One broker holds one
@@ -147,5 +149,51 @@ kafka_create_topics_emit(struct worker *w, struct conn *c, struct req *r)
 	(void)w;
 	pos = kafka_resp_begin(c, r);
 	kcreate_topics_encode_resp(&c->out, k->h.api_version, k->kst);
+	kafka_resp_end(c, pos);
+}
+
+void
+kafka_delete_topics_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	const struct kdelete_topics_req *q = &k->k.delete_topics;
+	struct ktopic_errors_resp *s;
+	struct ktopic_error *e = NULL;
+	int32_t i;
+
+	r->state = REQ_DONE;
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL || (q->ntopics > 0 &&
+	    (e = conn_alloc(c, (size_t)q->ntopics * sizeof(*e))) == NULL)) {
+		c->dead = 1;
+		return;
+	}
+	memset(s, 0, sizeof(*s));
+	s->ntopics = q->ntopics > 0 ? q->ntopics : 0;
+	s->topics = e;
+	k->kst = s;
+	for (i = 0; i < s->ntopics; i++) {
+		e[i].name = q->topics[i];
+		e[i].message = kstr_c(NULL);
+		if (q->topics[i].len <= 0 || shm_topic_find(w->shm,
+		    q->topics[i].p, (size_t)q->topics[i].len) < 0)
+			e[i].error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
+		else {
+			e[i].error = KERR_TOPIC_DELETION_DISABLED;
+			log_info("%s: Kafka DeleteTopics of %.*s refused: "
+			    "topics cannot be deleted yet", c->peer,
+			    (int)q->topics[i].len, q->topics[i].p);
+		}
+	}
+}
+
+void
+kafka_delete_topics_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	size_t pos;
+
+	(void)w;
+	pos = kafka_resp_begin(c, r);
+	kdelete_topics_encode_resp(&c->out, k->h.api_version, k->kst);
 	kafka_resp_end(c, pos);
 }
