@@ -475,6 +475,30 @@ test_flume_admin_shows_kafka_group_lag(void)
 	CU_ASSERT_EQUAL(rows, 4);
 	CU_ASSERT_EQUAL(lag, 7);
 	free(out);
+	/* The stats snapshot (what the metrics export) has the same lag. */
+	{
+		const char *argv[] = { "flume-admin", "stats", NULL };
+		char g[64], topic[64];
+
+		out = NULL;
+		CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 10000, argv), 0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+		lag = rows = 0;
+		save = NULL;
+		line = strstr(out, "\nGROUP LAG\n");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+		for (line = strtok_r(line, "\n", &save); line != NULL;
+		    line = strtok_r(NULL, "\n", &save))
+			if (sscanf(line, "%63s %63s %d %lld %lld", g, topic,
+			    &part, &committed, &l) == 5 &&
+			    strcmp(g, "g1") == 0 && strcmp(topic, "t4") == 0) {
+				rows++;
+				lag += (int)l;
+			}
+		CU_ASSERT_EQUAL(rows, 4);
+		CU_ASSERT_EQUAL(lag, 7);
+		free(out);
+	}
 	/* A live Kafka member: its client id and its assignment. */
 	{
 		struct member k;
@@ -613,7 +637,7 @@ TEST_SUITE("kafka_groups", setup, teardown,
     { "kafka-python group reads, commits, resumes after a restart", test_kafka_python_group_resumes_after_restart },
     { "confluent-kafka group reads, commits, resumes after a restart", test_confluent_group_resumes_after_restart },
     { "a kcat and a confluent-kafka member rebalance", test_kcat_and_confluent_rebalance },
-    { "flume-admin group shows a Kafka group's lag and members", test_flume_admin_shows_kafka_group_lag },
+    { "flume-admin group and stats show a Kafka group's lag and members", test_flume_admin_shows_kafka_group_lag },
     { "a Kafka member of a native group is refused", test_native_member_refuses_kafka_member },
     { "workers killed during a rebalance: it settles, nothing skipped", test_worker_killed_during_rebalance },
     { "kafka-python's KafkaAdminClient creates topics and lists groups", test_kafka_python_admin_creates_and_lists });
