@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proto/kafka/kapi.h"
+#include "proto/wire.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
 
@@ -631,6 +633,103 @@ test_kafka_python_admin_creates_and_lists(void)
 	free(out);
 }
 
+/* A raw Kafka request: header v1 (client id "raw"), then body. */
+static void
+kraw(struct wbuf *wb, int16_t key, int16_t version, int32_t corr,
+    const struct wbuf *body)
+{
+	wbuf_reset(wb);
+	wbuf_i32(wb, (int32_t)(2 + 2 + 4 + 2 + 3 + body->len));
+	wbuf_i16(wb, key);
+	wbuf_i16(wb, version);
+	wbuf_i32(wb, corr);
+	wbuf_str(wb, "raw", 3);
+	wbuf_raw(wb, body->buf, body->len);
+}
+
+/* Send a raw request, read its answer; the first i16 of the body, or -1000. */
+static int
+kraw_call(int fd, int16_t key, int16_t version, int32_t corr,
+    const struct wbuf *body, int skip)
+{
+	struct wbuf wb;
+	struct rbuf rb;
+	uint8_t *p = NULL;
+	size_t n = 0;
+	uint32_t id = 0;
+	int rc = -1000;
+
+	wbuf_init(&wb);
+	kraw(&wb, key, version, corr, body);
+	if (support_send(fd, wb.buf, wb.len) == 0 &&
+	    support_recv(fd, 10000, &id, &p, &n) == 1 && id == (uint32_t)corr) {
+		rbuf_init(&rb, p, n);
+		(void)rbuf_raw(&rb, (size_t)skip);	/* throttle_time_ms */
+		rc = rbuf_i16(&rb);
+		if (rb.err)
+			rc = -1000;
+	}
+	free(p);
+	wbuf_free(&wb);
+	return rc;
+}
+
+/* A JoinGroup v1 body: group, session, rebalance 10 s, member, one protocol. */
+static void
+join_body(struct wbuf *b, const char *group, int32_t session,
+    const char *member, size_t meta_len)
+{
+	static uint8_t meta[8192];
+
+	wbuf_reset(b);
+	wbuf_str(b, group, strlen(group));
+	wbuf_i32(b, session);
+	wbuf_i32(b, 10000);
+	wbuf_str(b, member, strlen(member));
+	wbuf_str(b, "consumer", 8);
+	wbuf_i32(b, 1);
+	wbuf_str(b, "range", 5);
+	wbuf_bytes(b, meta, (int32_t)meta_len);
+}
+
+static void
+test_wire_errors(void)
+{
+	struct flumed k = d;
+	struct wbuf b;
+	int fd, before = flumed_log_count(&d, "exceed max_group_member_metadata");
+
+	k.port = kport;
+	CU_ASSERT_FATAL((fd = support_connect(&k)) >= 0);
+	wbuf_init(&b);
+	/* 4K of metadata space per member (the default); more is refused. */
+	join_body(&b, "wire", 10000, "", 4096);
+	CU_ASSERT_EQUAL(kraw_call(fd, KAPI_JOIN_GROUP, 1, 1, &b, 0),
+	    KERR_MESSAGE_TOO_LARGE);
+	CU_ASSERT_EQUAL(flumed_wait_log(&d, "exceed max_group_member_metadata",
+	    before + 1, 5000), before + 1);
+	join_body(&b, "wire", 999, "", 10);	/* below group_min_session_timeout_ms */
+	CU_ASSERT_EQUAL(kraw_call(fd, KAPI_JOIN_GROUP, 1, 2, &b, 0),
+	    KERR_INVALID_SESSION_TIMEOUT);
+	join_body(&b, "wire", 10000, "nobody-0123", 10);
+	CU_ASSERT_EQUAL(kraw_call(fd, KAPI_JOIN_GROUP, 1, 3, &b, 0),
+	    KERR_UNKNOWN_MEMBER_ID);
+	/* Heartbeat v1 of an unknown member: throttle, then the error. */
+	wbuf_reset(&b);
+	wbuf_str(&b, "wire", 4);
+	wbuf_i32(&b, 1);
+	wbuf_str(&b, "nobody-0123", 11);
+	CU_ASSERT_EQUAL(kraw_call(fd, KAPI_HEARTBEAT, 1, 4, &b, 4),
+	    KERR_UNKNOWN_MEMBER_ID);
+	/* The connection is still good: FindCoordinator answers. */
+	wbuf_reset(&b);
+	wbuf_str(&b, "wire", 4);
+	CU_ASSERT_EQUAL(kraw_call(fd, KAPI_FIND_COORDINATOR, 0, 5, &b, 0),
+	    KERR_NONE);
+	wbuf_free(&b);
+	close(fd);
+}
+
 TEST_SUITE("kafka_groups", setup, teardown,
     { "two kcat -G members split 4 partitions; a rerun prints nothing", test_kcat_members_split_then_rerun_prints_nothing },
     { "kill -9 of a member moves its partitions within the session", test_kcat_member_killed_moves_partitions },
@@ -640,4 +739,5 @@ TEST_SUITE("kafka_groups", setup, teardown,
     { "flume-admin group and stats show a Kafka group's lag and members", test_flume_admin_shows_kafka_group_lag },
     { "a Kafka member of a native group is refused", test_native_member_refuses_kafka_member },
     { "workers killed during a rebalance: it settles, nothing skipped", test_worker_killed_during_rebalance },
-    { "kafka-python's KafkaAdminClient creates topics and lists groups", test_kafka_python_admin_creates_and_lists });
+    { "kafka-python's KafkaAdminClient creates topics and lists groups", test_kafka_python_admin_creates_and_lists },
+    { "raw frames: 10 (metadata over the bound, logged), 25, 26", test_wire_errors });
