@@ -86,7 +86,7 @@ proto_rank(const struct shm *s, struct shm_group *g, uint32_t i,
 
 	for (k = 0; k < m->nprotocols; k++)
 		if (proto_at(s, g, i, k, &n, &nl, &meta, &ml) == 0 &&
-		    nl == len && memcmp(n, name, len) == 0)
+		    nl == len && (len == 0 || memcmp(n, name, len) == 0))
 			return (int)k;
 	return -1;
 }
@@ -347,7 +347,8 @@ store_protocols(struct shm *s, struct shm_group *g, uint32_t i,
 
 		p[off] = (uint8_t)(q->name_len >> 8);
 		p[off + 1] = (uint8_t)q->name_len;
-		memcpy(p + off + 2, q->name, q->name_len);
+		if (q->name_len > 0)
+			memcpy(p + off + 2, q->name, q->name_len);
 		off += 2 + q->name_len;
 		p[off] = (uint8_t)(q->meta_len >> 24);
 		p[off + 1] = (uint8_t)(q->meta_len >> 16);
@@ -377,7 +378,7 @@ protocols_match(const struct shm *s, struct shm_group *g, uint32_t i,
 	for (k = 0; k < in->nprotos; k++)
 		if (proto_at(s, g, i, k, &name, &nl, &meta, &ml) == -1 ||
 		    nl != in->protos[k].name_len ||
-		    memcmp(name, in->protos[k].name, nl) != 0 ||
+		    (nl > 0 && memcmp(name, in->protos[k].name, nl) != 0) ||
 		    ml != in->protos[k].meta_len ||
 		    (ml > 0 && memcmp(meta, in->protos[k].meta, ml) != 0))
 			return 0;
@@ -482,12 +483,15 @@ kgroup_join(struct shm *s, struct shm_group *g, const struct kgroup_join_in *in,
 	member_touch(m, in, now);
 	if ((err = store_protocols(s, g, i, in)) != KERR_NONE)
 		return err;
+	/* A null client id (or host) comes as NULL with length 0. */
 	memset(m->client, 0, sizeof(m->client));
-	memcpy(m->client, in->client_id, in->client_id_len);
+	if (in->client_id_len > 0)
+		memcpy(m->client, in->client_id, in->client_id_len);
 	m->client_len = (uint16_t)in->client_id_len;
 	m->host_len = (uint16_t)(in->host_len > MEMBER_HOST_MAX ?
 	    MEMBER_HOST_MAX : in->host_len);
-	memcpy(m->host, in->host, m->host_len);
+	if (m->host_len > 0)
+		memcpy(m->host, in->host, m->host_len);
 	m->host[m->host_len] = '\0';
 	memset(m->id, 0, sizeof(m->id));
 	m->id_len = (uint16_t)group_member_id_make(s, g, in->client_id,
