@@ -390,6 +390,7 @@ unsigned flume_group_assignments(const struct flume_group *g);
 #define FLUME_GROUP_EMPTY		0
 #define FLUME_GROUP_REBALANCING		1
 #define FLUME_GROUP_STABLE		2
+#define FLUME_GROUP_AWAITING_SYNC	3	/* a Kafka group between JoinGroup and SyncGroup */
 
 /* "empty", "rebalancing", "stable" (or "unknown"). */
 const char *flume_group_state_name(int state);

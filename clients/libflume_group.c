@@ -693,6 +693,8 @@ flume_group_state_name(int state)
 		return "rebalancing";
 	case FLUME_GROUP_STABLE:
 		return "stable";
+	case FLUME_GROUP_AWAITING_SYNC:
+		return "awaiting-sync";
 	default:
 		return "unknown";
 	}

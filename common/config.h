@@ -57,6 +57,8 @@ struct config {
 	int64_t		 retention_check_ms;	/* how often the writer applies retention */
 	uint32_t	 max_groups;		/* consumer groups in shared memory */
 	uint32_t	 max_group_members;	/* members per group */
+	uint32_t	 max_group_member_metadata;	/* Kafka member metadata / assignment bytes */
+	int64_t		 group_initial_rebalance_delay_ms;	/* a new Kafka group waits for more members */
 	int64_t		 group_min_session_timeout_ms;	/* bounds of a member's session */
 	int64_t		 group_max_session_timeout_ms;
 	int64_t		 group_rebalance_timeout_ms;	/* wait this long for members to rejoin */

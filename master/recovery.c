@@ -245,6 +245,7 @@ recovery_run(const struct config *conf, struct shm *shm)
 	lim.ring_size = conf->ring_size;
 	lim.max_groups = conf->max_groups;
 	lim.max_group_members = conf->max_group_members;
+	lim.member_meta = conf->max_group_member_metadata;
 	/*
 	 * Per-address counts: a worker holds at most max_connections_total
 	 * connections, so at most that many addresses; twice as many entries

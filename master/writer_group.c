@@ -63,6 +63,7 @@ wg_params(const struct config *conf, struct group_params *gp)
 	gp->rebalance_timeout_ms = conf->group_rebalance_timeout_ms;
 	gp->min_session_ms = (int32_t)conf->group_min_session_timeout_ms;
 	gp->max_session_ms = (int32_t)conf->group_max_session_timeout_ms;
+	gp->initial_delay_ms = conf->group_initial_rebalance_delay_ms;
 }
 
 /*
@@ -260,9 +261,12 @@ wg_tick(struct writer_groups *wg, int64_t now)
 			due = g->rebalance_deadline;
 		for (j = 0; j < wg->s->hdr->limits.max_group_members; j++) {
 			m = group_member_at(wg->s, g, j);
+			/* Members waiting in a join phase are not expired. */
 			if (atomic_load_explicit(&m->state, memory_order_relaxed) !=
 			    MEMBER_ACTIVE || (g->state == GROUP_REBALANCING &&
-			    m->joined_gen == g->generation))
+			    (g->kind == GROUP_KIND_KAFKA ?
+			    (m->kflags & KMEMBER_JOINING) != 0 :
+			    m->joined_gen == g->generation)))
 				continue;
 			t = m->last_seen_ms + m->session_timeout_ms + 1;
 			if (t < due)

@@ -51,6 +51,7 @@ static const char *const error_names[ERR_MAX] = {
 	[ERR_AUTH_REQUIRED] = "authentication required",
 	[ERR_PRODUCER_FENCED] = "unknown producer id or stale producer epoch",
 	[ERR_GROUP_NOT_EMPTY] = "the group has active members",
+	[ERR_GROUP_KIND] = "the group has members of the other protocol (native or kafka)",
 };
 
 static const char *const api_names[API_MAX] = {

@@ -78,7 +78,8 @@ enum flume_error {
 	ERR_AUTH_REQUIRED = 26,		/* authenticate before anything else */
 	ERR_PRODUCER_FENCED = 27,	/* unknown producer id or stale epoch */
 	ERR_GROUP_NOT_EMPTY = 28,	/* needs a group without members */
-	ERR_MAX = 29
+	ERR_GROUP_KIND = 29,		/* a Kafka group joined natively, or the reverse */
+	ERR_MAX = 30
 };
 
 const char	*flume_strerror(int err);	/* "unknown topic or partition" */
@@ -189,7 +190,7 @@ int	msg_decode_workers_resp(const uint8_t *p, size_t len, struct arena *a, struc
 
 /* Group states as carried by LIST_GROUPS and DESCRIBE_GROUP. */
 enum group_wire_state { GROUP_WIRE_EMPTY = 0, GROUP_WIRE_REBALANCING = 1,
-	GROUP_WIRE_STABLE = 2 };
+	GROUP_WIRE_STABLE = 2, GROUP_WIRE_AWAITING_SYNC = 3 /* Kafka groups */ };
 
 /* One (topic, partition) pair, e.g. of an assignment. */
 struct group_tp { const char *topic; size_t topic_len; int32_t partition; };

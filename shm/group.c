@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "shm/group.h"
+#include "shm/kgroup.h"
 #include "shm/shm.h"
 
 #define GROUP_ALIGN		64
@@ -33,13 +34,16 @@ align64(size_t v)
 static size_t
 group_stride(const struct shm_limits *lim)
 {
-	size_t m, o, n;
+	size_t m, o, k, n;
 
 	if (__builtin_mul_overflow((size_t)lim->max_group_members,
 	    sizeof(struct shm_member), &m) ||
 	    __builtin_mul_overflow((size_t)lim->max_partitions, sizeof(int64_t), &o) ||
+	    __builtin_mul_overflow((size_t)lim->max_group_members,
+	    2 * (size_t)lim->member_meta, &k) ||
 	    __builtin_add_overflow(sizeof(struct shm_group), m, &n) ||
-	    __builtin_add_overflow(n, o, &n) || n > SIZE_MAX - GROUP_ALIGN)
+	    __builtin_add_overflow(n, o, &n) ||
+	    __builtin_add_overflow(n, k, &n) || n > SIZE_MAX - GROUP_ALIGN)
 		return SIZE_MAX;
 	return align64(n);
 }
@@ -139,6 +143,25 @@ group_offsets(const struct shm *s, struct shm_group *g)
 	    (size_t)s->hdr->limits.max_group_members * sizeof(struct shm_member));
 }
 
+uint8_t *
+group_meta(const struct shm *s, struct shm_group *g, uint32_t i)
+{
+	const struct shm_limits *lim = &s->hdr->limits;
+
+	if (i >= lim->max_group_members || lim->member_meta == 0)
+		return NULL;
+	return (uint8_t *)(group_offsets(s, g) + lim->max_partitions) +
+	    (size_t)i * 2 * lim->member_meta;
+}
+
+uint8_t *
+group_assign(const struct shm *s, struct shm_group *g, uint32_t i)
+{
+	uint8_t *p = group_meta(s, g, i);
+
+	return p == NULL ? NULL : p + s->hdr->limits.member_meta;
+}
+
 int64_t
 group_offset_get(const struct shm *s, struct shm_group *g, uint32_t slot)
 {
@@ -231,6 +254,10 @@ group_create(struct shm *s, const char *name, size_t len)
 	g->generation = 0;
 	g->rebalance_deadline = 0;
 	g->ntopics = 0;
+	g->kind = GROUP_KIND_NONE;
+	g->leader = -1;
+	g->initial = 0;
+	g->ptype_len = g->proto_len = 0;
 	atomic_store_explicit(&g->commit_seq, 0, memory_order_relaxed);
 	memset(group_member_at(s, g, 0), 0,
 	    (size_t)s->hdr->limits.max_group_members * sizeof(struct shm_member));
@@ -353,6 +380,8 @@ group_tick(struct shm *s, struct shm_group *g, int64_t now,
 	uint32_t i, k, state0 = g->state, gen0 = g->generation;
 	int removed = 0, all;
 
+	if (g->kind == GROUP_KIND_KAFKA)
+		return kgroup_tick(s, g, now, gp);
 	for (i = 0; i < s->hdr->limits.max_group_members; i++) {
 		m = group_member_at(s, g, i);
 		if (atomic_load_explicit(&m->state, memory_order_relaxed) !=
@@ -420,9 +449,8 @@ member_topics_differ(const struct shm_member *m, const uint32_t *topics,
 	return 0;
 }
 
-/* "<client id, sanitised>-<16 hex digits>", unique in g. */
-static size_t
-member_id_make(const struct shm *s, struct shm_group *g, const char *client,
+size_t
+group_member_id_make(const struct shm *s, struct shm_group *g, const char *client,
     size_t clen, char *out)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -469,6 +497,16 @@ group_join(struct shm *s, struct shm_group *g, const struct group_join_in *in,
 	if (in->ntopics == 0 || in->ntopics > GROUP_TOPICS_MAX ||
 	    in->client_id_len > CLIENT_ID_MAX)
 		return ERR_INVALID_REQUEST;
+	if (g->kind == GROUP_KIND_KAFKA) {
+		(void)group_tick(s, g, now, gp);
+		if (group_member_count(s, g) > 0)
+			return ERR_GROUP_KIND;
+		/* Empty: it becomes native, in a state the native machine knows. */
+		g->kind = GROUP_KIND_NATIVE;
+		g->state = GROUP_EMPTY;
+		g->leader = -1;
+	}
+	g->kind = GROUP_KIND_NATIVE;
 	if (in->member_id_len > 0) {
 		if ((idx = group_member_find(s, g, in->member_id,
 		    in->member_id_len)) == -1) {
@@ -516,9 +554,12 @@ group_join(struct shm *s, struct shm_group *g, const struct group_join_in *in,
 	memcpy(m->topics, in->topics, in->ntopics * sizeof(uint32_t));
 	memset(m->client, 0, sizeof(m->client));
 	memcpy(m->client, in->client_id, in->client_id_len);
+	m->host_len = 0;
+	m->kflags = 0;
+	m->meta_len = m->assign_len = 0;
 	m->client_len = (uint16_t)in->client_id_len;
 	memset(m->id, 0, sizeof(m->id));
-	m->id_len = (uint16_t)member_id_make(s, g, in->client_id,
+	m->id_len = (uint16_t)group_member_id_make(s, g, in->client_id,
 	    in->client_id_len, m->id);
 	atomic_store_explicit(&m->state, MEMBER_ACTIVE, memory_order_release);
 	*member = (int)i;
@@ -611,6 +652,10 @@ group_repair(struct shm *s, struct shm_group *g, int64_t now,
 	uint32_t i, j;
 	int bad;
 
+	if (g->kind == GROUP_KIND_KAFKA) {
+		kgroup_repair(s, g, now, gp);
+		return;
+	}
 	for (i = 0; i < s->hdr->limits.max_group_members; i++) {
 		m = group_member_at(s, g, i);
 		if (atomic_load_explicit(&m->state, memory_order_relaxed) ==

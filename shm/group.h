@@ -46,11 +46,23 @@
 
 enum group_state {
 	GROUP_EMPTY = GROUP_WIRE_EMPTY,
-	GROUP_REBALANCING = GROUP_WIRE_REBALANCING,
-	GROUP_STABLE = GROUP_WIRE_STABLE
+	GROUP_REBALANCING = GROUP_WIRE_REBALANCING,	/* Kafka: PreparingRebalance */
+	GROUP_STABLE = GROUP_WIRE_STABLE,
+	GROUP_AWAITING_SYNC = GROUP_WIRE_AWAITING_SYNC	/* Kafka only (shm/kgroup.h) */
 };
 
 enum { MEMBER_FREE = 0, MEMBER_ACTIVE = 1 };
+
+/*
+ * Who a group belongs to.  A group takes the kind of its first member
+ * while it has none; a member of the other kind is refused while it has
+ * members (ERR_GROUP_KIND).
+ */
+enum { GROUP_KIND_NONE = 0, GROUP_KIND_NATIVE = 1, GROUP_KIND_KAFKA = 2 };
+
+#define MEMBER_HOST_MAX		63	/* the client's address as the worker saw it */
+#define KGROUP_PROTO_MAX	64	/* a Kafka protocol type or protocol name */
+#define KMEMBER_JOINING		0x1	/* Kafka: rejoined the rebalance being prepared */
 
 struct shm_member {
 	_Atomic uint32_t	state;		/* MEMBER_*, published last */
@@ -63,6 +75,14 @@ struct shm_member {
 	uint32_t		topics[GROUP_TOPICS_MAX];	/* topic indexes */
 	char			id[MEMBER_ID_MAX + 1];
 	char			client[CLIENT_ID_MAX + 1];
+	uint16_t		host_len;
+	char			host[MEMBER_HOST_MAX + 1];
+	/* Kafka members (shm/kgroup.h); their bytes are in group_meta(). */
+	uint32_t		kflags;		/* KMEMBER_* */
+	int32_t			rebalance_timeout_ms;
+	uint32_t		nprotocols;
+	uint32_t		meta_len;	/* protocols, encoded, in the metadata space */
+	uint32_t		assign_len;	/* the leader's assignment for it */
 };
 
 struct group_topic {
@@ -81,6 +101,15 @@ struct shm_group {
 	uint32_t		ntopics;	/* the subscription of the generation */
 	struct group_topic	topics[GROUP_TOPICS_MAX];
 	_Atomic uint64_t	commit_seq;	/* bumped by every commit (the writer saves) */
+	uint32_t		kind;		/* GROUP_KIND_* */
+	/* Kafka groups (shm/kgroup.h). */
+	int32_t			leader;		/* member index, -1: none */
+	uint32_t		initial;	/* the first rebalance of an empty group */
+	int64_t			rebalance_start;	/* CLOCK_MONOTONIC ms */
+	uint16_t		ptype_len;
+	char			ptype[KGROUP_PROTO_MAX + 1];	/* protocol type, "consumer" */
+	uint16_t		proto_len;
+	char			proto[KGROUP_PROTO_MAX + 1];	/* of the generation */
 };
 
 struct shm_group_dir {
@@ -93,6 +122,7 @@ struct group_params {
 	int64_t		rebalance_timeout_ms;
 	int32_t		min_session_ms;
 	int32_t		max_session_ms;
+	int64_t		initial_delay_ms;	/* Kafka: a new group's first rebalance */
 };
 
 /* Bytes of the group table for these limits (0 when max_groups is 0). */
@@ -104,6 +134,13 @@ uint32_t group_count(const struct shm *s);
 /* Group i (published or not), NULL when i is outside the table. */
 struct shm_group *group_at(const struct shm *s, uint32_t i);
 struct shm_member *group_member_at(const struct shm *s, struct shm_group *g, uint32_t i);
+
+/*
+ * Member i's Kafka bytes: its protocols (metadata) and its assignment,
+ * member_meta bytes each; NULL when the table has no such space.
+ */
+uint8_t	*group_meta(const struct shm *s, struct shm_group *g, uint32_t i);
+uint8_t	*group_assign(const struct shm *s, struct shm_group *g, uint32_t i);
 
 /* Index of a published group of that name, or -1 (lock-free). */
 int	group_find(struct shm *s, const char *name, size_t len);
@@ -120,6 +157,9 @@ void	group_unlock(struct shm_group *g);
 
 /* ---- locked ---- */
 
+/* "<client id, sanitised>-<16 hex digits>" into out (MEMBER_ID_MAX + 1), unique in g. */
+size_t	group_member_id_make(const struct shm *s, struct shm_group *g,
+	    const char *client, size_t clen, char *out);
 /* Member index of id, or -1. */
 int	group_member_find(const struct shm *s, struct shm_group *g,
 	    const char *id, size_t len);

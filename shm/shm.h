@@ -47,7 +47,7 @@
 #include "proto/role.h"
 
 #define SHM_MAGIC		0x314d48534d554c46ULL	/* "FLUMSHM1" */
-#define SHM_LAYOUT_VERSION	4
+#define SHM_LAYOUT_VERSION	5
 #define SHM_NAME_MAX		64
 
 struct shm_authpub;
@@ -60,7 +60,7 @@ struct shm_limits {
 	uint32_t	max_groups;		/* consumer groups (shm/group.h); 0: none */
 	uint32_t	max_group_members;	/* member slots per group */
 	uint32_t	ip_slots;		/* per-address counts per child slot (shm/ipcount.h) */
-	uint32_t	pad0;
+	uint32_t	member_meta;		/* bytes of Kafka metadata, and of assignment, per member */
 };
 
 /*

@@ -28,6 +28,7 @@
 #include "worker/conn.h"
 #include "worker/group.h"
 #include "worker/handlers.h"
+#include "worker/kafka_group.h"
 #include "worker/timelookup.h"
 #include "worker/worker.h"
 
@@ -45,12 +46,13 @@ struct join_st {
 /* The (empty) state of a successful HEARTBEAT or LEAVE_GROUP; never written. */
 static struct group_error_resp wgroup_ok;
 
-static void
+void
 wgroup_params(const struct worker *w, struct group_params *gp)
 {
 	gp->rebalance_timeout_ms = w->conf->group_rebalance_timeout_ms;
 	gp->min_session_ms = (int32_t)w->conf->group_min_session_timeout_ms;
 	gp->max_session_ms = (int32_t)w->conf->group_max_session_timeout_ms;
+	gp->initial_delay_ms = w->conf->group_initial_rebalance_delay_ms;
 }
 
 int
@@ -130,7 +132,7 @@ wgroup_strdup(struct conn *c, const char *s, size_t len)
  * Wake every other worker that parked requests: a group's state or
  * generation changed, and one of them may hold a JOIN waiting for it.
  */
-static void
+void
 wgroup_wake_all(struct worker *w)
 {
 	int slot, n = broker_writer_slot(w->b);
@@ -147,8 +149,7 @@ wgroup_wake_all(struct worker *w)
 	}
 }
 
-/* Lock group gidx; the group or NULL (error answered). */
-static struct shm_group *
+struct shm_group *
 wgroup_lock(struct worker *w, int gidx, const struct group_params *gp,
     uint32_t *state0, uint32_t *gen0)
 {
@@ -169,7 +170,7 @@ wgroup_lock(struct worker *w, int gidx, const struct group_params *gp,
 	return g;
 }
 
-static void
+void
 wgroup_unlock(struct worker *w, struct shm_group *g, uint32_t state0,
     uint32_t gen0)
 {
@@ -180,8 +181,7 @@ wgroup_unlock(struct worker *w, struct shm_group *g, uint32_t state0,
 		wgroup_wake_all(w);
 }
 
-/* The (topic, partition) of a partition slot, names copied to the arena. */
-static int
+int
 wgroup_slot_tp(struct worker *w, struct conn *c, uint32_t slot,
     struct group_tp *tp)
 {
@@ -375,8 +375,7 @@ exec_member_op(struct worker *w, struct req *r, const char *group,
 	r->state = REQ_DONE;
 }
 
-/* Topic and partition to a partition slot; a flume error code. */
-static int16_t
+int16_t
 wgroup_part(struct worker *w, const char *topic, size_t len, int32_t partition,
     uint32_t *slot)
 {
@@ -631,6 +630,22 @@ exec_describe(struct worker *w, struct conn *c, struct req *r)
 		n = group_assignment(w->shm, g, (int)i, slots, used);
 		if (n > used)
 			n = used;
+		if (g->kind == GROUP_KIND_KAFKA) {
+			/* The leader's assignment, when it is the consumer protocol's. */
+			if (md->member_id == NULL || md->client_id == NULL ||
+			    (used > 0 && (md->parts = conn_alloc(c, used *
+			    sizeof(*md->parts))) == NULL)) {
+				err = ERR_RESOURCE_LIMIT;
+				break;
+			}
+			if (g->state == GROUP_STABLE && m->assign_len <=
+			    w->shm->hdr->limits.member_meta &&
+			    g->ptype_len == 8 && memcmp(g->ptype, "consumer", 8) == 0)
+				md->count = kafka_assignment_parts(w,
+				    group_assign(w->shm, g, i), m->assign_len,
+				    md->parts, (int32_t)used);
+			continue;
+		}
 		if (md->member_id == NULL || md->client_id == NULL ||
 		    (n > 0 && (md->parts = conn_alloc(c, n *
 		    sizeof(*md->parts))) == NULL)) {

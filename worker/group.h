@@ -7,6 +7,7 @@
 #ifndef FLUME_WORKER_GROUP_H
 #define FLUME_WORKER_GROUP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct worker;
@@ -21,5 +22,30 @@ void	wgroup_exec(struct worker *w, struct conn *c, struct req *r);
 void	wgroup_poll(struct worker *w, struct conn *c, struct req *r);
 /* Append r's response (error or not) to c's output. */
 void	wgroup_emit(struct worker *w, struct conn *c, struct req *r);
+
+/* ---- shared with the Kafka group APIs (worker/kafka_group.c) ---- */
+
+struct group_params;
+struct shm_group;
+struct group_tp;
+
+void	wgroup_params(const struct worker *w, struct group_params *gp);
+/*
+ * Wake every other worker that parked requests: a group's state or
+ * generation changed, and one of them may hold a request waiting for it.
+ */
+void	wgroup_wake_all(struct worker *w);
+/* Lock group gidx (logging a repair); NULL on failure. */
+struct shm_group *wgroup_lock(struct worker *w, int gidx,
+	    const struct group_params *gp, uint32_t *state0, uint32_t *gen0);
+/* Unlock; wake the other workers if the state or generation moved. */
+void	wgroup_unlock(struct worker *w, struct shm_group *g, uint32_t state0,
+	    uint32_t gen0);
+/* The (topic, partition) of a partition slot; 0 or -1. */
+int	wgroup_slot_tp(struct worker *w, struct conn *c, uint32_t slot,
+	    struct group_tp *tp);
+/* Topic and partition to a partition slot; a flume error code. */
+int16_t	wgroup_part(struct worker *w, const char *topic, size_t len,
+	    int32_t partition, uint32_t *slot);
 
 #endif

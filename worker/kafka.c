@@ -29,6 +29,8 @@
 #include "worker/dispatch.h"
 #include "worker/handlers.h"
 #include "worker/kafka.h"
+#include "worker/kafka_admin.h"
+#include "worker/kafka_group.h"
 #include "worker/native.h"
 
 #define KAFKA_CLUSTER_ID	"flume"
@@ -63,6 +65,42 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_INIT_PRODUCER_ID, 0, 1, "InitProducerId", AUTH_PRODUCE,
 	    kafka_decode_body, kafka_init_pid_exec, NULL, kafka_init_pid_emit,
 	    NULL, ERRBODY_NONE },
+	/* Groups: worker/kafka_group.c. */
+	{ KAPI_FIND_COORDINATOR, 0, 0, "FindCoordinator", 0,
+	    kafka_decode_body, kafka_find_coord_exec, NULL,
+	    kafka_find_coord_emit, NULL, ERRBODY_NONE },
+	{ KAPI_JOIN_GROUP, 0, 2, "JoinGroup", AUTH_CONSUME,
+	    kafka_decode_body, kafka_join_exec, kafka_group_poll,
+	    kafka_join_emit, NULL, ERRBODY_NONE },
+	{ KAPI_SYNC_GROUP, 0, 1, "SyncGroup", AUTH_CONSUME,
+	    kafka_decode_body, kafka_sync_exec, kafka_group_poll,
+	    kafka_sync_emit, NULL, ERRBODY_NONE },
+	{ KAPI_HEARTBEAT, 0, 1, "Heartbeat", AUTH_CONSUME,
+	    kafka_decode_body, kafka_member_op_exec, NULL,
+	    kafka_member_op_emit, NULL, ERRBODY_NONE },
+	{ KAPI_LEAVE_GROUP, 0, 1, "LeaveGroup", AUTH_CONSUME,
+	    kafka_decode_body, kafka_member_op_exec, NULL,
+	    kafka_member_op_emit, NULL, ERRBODY_NONE },
+	/* Committed offsets and listings: worker/kafka_offset.c. */
+	{ KAPI_OFFSET_COMMIT, 0, 2, "OffsetCommit", AUTH_CONSUME,
+	    kafka_decode_body, kafka_commit_exec, NULL, kafka_commit_emit,
+	    NULL, ERRBODY_NONE },
+	{ KAPI_OFFSET_FETCH, 0, 1, "OffsetFetch", AUTH_CONSUME,
+	    kafka_decode_body, kafka_offset_fetch_exec, NULL,
+	    kafka_offset_fetch_emit, NULL, ERRBODY_NONE },
+	{ KAPI_LIST_GROUPS, 0, 1, "ListGroups", AUTH_CONSUME,
+	    kafka_decode_body, kafka_list_groups_exec, NULL,
+	    kafka_list_groups_emit, NULL, ERRBODY_NONE },
+	{ KAPI_DESCRIBE_GROUPS, 0, 1, "DescribeGroups", AUTH_CONSUME,
+	    kafka_decode_body, kafka_describe_groups_exec, NULL,
+	    kafka_describe_groups_emit, NULL, ERRBODY_NONE },
+	/* Topic administration: worker/kafka_admin.c. */
+	{ KAPI_CREATE_TOPICS, 0, 2, "CreateTopics", AUTH_ADMIN,
+	    kafka_decode_body, kafka_create_topics_exec, NULL,
+	    kafka_create_topics_emit, NULL, ERRBODY_NONE },
+	{ KAPI_DELETE_TOPICS, 0, 1, "DeleteTopics", AUTH_ADMIN,
+	    kafka_decode_body, kafka_delete_topics_exec, NULL,
+	    kafka_delete_topics_emit, NULL, ERRBODY_NONE },
 };
 #define KAFKA_NROWS	(sizeof(kafka_rows) / sizeof(kafka_rows[0]))
 

@@ -1,0 +1,689 @@
+/*
+ * Kafka's classic group coordinator (see shm/kgroup.h for the states).
+ * Called by workers (the Kafka group APIs, worker/kafka_group.c) and,
+ * through group_tick(), by the writer, which expires silent members and
+ * ends rebalances whose time is up even when nobody asks.
+ */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "proto/kafka/kapi.h"
+#include "shm/group.h"
+#include "shm/kgroup.h"
+
+static int
+active(const struct shm_member *m)
+{
+	return atomic_load_explicit(&m->state, memory_order_relaxed) ==
+	    MEMBER_ACTIVE;
+}
+
+static uint32_t
+nmembers(const struct shm *s)
+{
+	return s->hdr->limits.max_group_members;
+}
+
+static uint16_t
+get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t
+get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * Protocol k of member i: name and metadata, read back from its space
+ * and checked against meta_len (a repaired slot is trusted no further).
+ */
+static int
+proto_at(const struct shm *s, struct shm_group *g, uint32_t i, uint32_t k,
+    const char **name, size_t *nlen, const uint8_t **meta, size_t *mlen)
+{
+	struct shm_member *m = group_member_at(s, g, i);
+	const uint8_t *p = group_meta(s, g, i);
+	size_t off = 0, n, l, end;
+	uint32_t j;
+
+	if (m == NULL || p == NULL || k >= m->nprotocols)
+		return -1;
+	end = m->meta_len <= s->hdr->limits.member_meta ? m->meta_len : 0;
+	for (j = 0; ; j++) {
+		if (end - off < 2)
+			return -1;
+		n = get16(p + off);
+		if (end - off - 2 < n + 4)
+			return -1;
+		l = get32(p + off + 2 + n);
+		if (end - off - 6 - n < l)
+			return -1;
+		if (j == k) {
+			*name = (const char *)p + off + 2;
+			*nlen = n;
+			*meta = p + off + 6 + n;
+			*mlen = l;
+			return 0;
+		}
+		off += 6 + n + l;
+	}
+}
+
+/* Does member i support protocol name?  Its rank in its list, or -1. */
+static int
+proto_rank(const struct shm *s, struct shm_group *g, uint32_t i,
+    const char *name, size_t len)
+{
+	struct shm_member *m = group_member_at(s, g, i);
+	const uint8_t *meta;
+	const char *n;
+	size_t nl, ml;
+	uint32_t k;
+
+	for (k = 0; k < m->nprotocols; k++)
+		if (proto_at(s, g, i, k, &n, &nl, &meta, &ml) == 0 &&
+		    nl == len && (len == 0 || memcmp(n, name, len) == 0))
+			return (int)k;
+	return -1;
+}
+
+/* Is protocol (name) supported by every active member but skip? */
+static int
+proto_common(const struct shm *s, struct shm_group *g, const char *name,
+    size_t len, int skip)
+{
+	uint32_t i;
+
+	for (i = 0; i < nmembers(s); i++)
+		if ((int)i != skip && active(group_member_at(s, g, i)) &&
+		    proto_rank(s, g, i, name, len) == -1)
+			return 0;
+	return 1;
+}
+
+static uint32_t
+count_active(const struct shm *s, struct shm_group *g)
+{
+	return group_member_count(s, g);
+}
+
+/* The group's rebalance timeout: the largest of its members'. */
+static int64_t
+rebalance_timeout(const struct shm *s, struct shm_group *g,
+    const struct group_params *gp)
+{
+	struct shm_member *m;
+	int64_t t = 0;
+	uint32_t i;
+
+	for (i = 0; i < nmembers(s); i++) {
+		m = group_member_at(s, g, i);
+		if (active(m) && m->rebalance_timeout_ms > t)
+			t = m->rebalance_timeout_ms;
+	}
+	return t > 0 ? t : gp->rebalance_timeout_ms;
+}
+
+/* Enter REBALANCING (unless there already): every member must rejoin. */
+static void
+prepare(struct shm *s, struct shm_group *g, int64_t now,
+    const struct group_params *gp)
+{
+	uint32_t i;
+
+	if (g->state == GROUP_REBALANCING)
+		return;
+	for (i = 0; i < nmembers(s); i++)
+		group_member_at(s, g, i)->kflags &= ~(uint32_t)KMEMBER_JOINING;
+	if (g->state == GROUP_EMPTY && count_active(s, g) <= 1) {
+		/* A new group: wait a little for the others to arrive. */
+		g->initial = 1;
+		g->rebalance_start = now;
+		g->rebalance_deadline = now + (gp->initial_delay_ms <
+		    rebalance_timeout(s, g, gp) ? gp->initial_delay_ms :
+		    rebalance_timeout(s, g, gp));
+	} else {
+		g->initial = 0;
+		g->rebalance_start = now;
+		g->rebalance_deadline = now + rebalance_timeout(s, g, gp);
+	}
+	g->state = GROUP_REBALANCING;
+}
+
+/*
+ * The protocol every member supports with the most first-choice votes
+ * (each member votes for the first of its own that all support).  0, or
+ * -1 when there is none.
+ */
+static int
+select_protocol(struct shm *s, struct shm_group *g)
+{
+	const char *name, *best = NULL;
+	const uint8_t *meta;
+	size_t nl, ml, bestlen = 0;
+	uint32_t i, j, k, votes, bestvotes = 0;
+	int rank;
+
+	for (i = 0; i < nmembers(s); i++) {
+		if (!active(group_member_at(s, g, i)))
+			continue;
+		for (k = 0; proto_at(s, g, i, k, &name, &nl, &meta, &ml) == 0; k++) {
+			if (nl > KGROUP_PROTO_MAX ||
+			    !proto_common(s, g, name, nl, -1))
+				continue;
+			votes = 0;
+			for (j = 0; j < nmembers(s); j++) {
+				const char *n2;
+				size_t l2, m2;
+				const uint8_t *md;
+				uint32_t q;
+
+				if (!active(group_member_at(s, g, j)))
+					continue;
+				rank = proto_rank(s, g, j, name, nl);
+				/* j's first choice among the common ones */
+				for (q = 0; proto_at(s, g, j, q, &n2, &l2, &md,
+				    &m2) == 0 && (int)q < rank; q++)
+					if (proto_common(s, g, n2, l2, -1))
+						break;
+				if ((int)q == rank)
+					votes++;
+			}
+			if (best == NULL || votes > bestvotes) {
+				best = name;
+				bestlen = nl;
+				bestvotes = votes;
+			}
+		}
+	}
+	if (best == NULL)
+		return -1;
+	memcpy(g->proto, best, bestlen);
+	g->proto[bestlen] = '\0';
+	g->proto_len = (uint16_t)bestlen;
+	return 0;
+}
+
+/* The join phase is over: who rejoined forms generation + 1. */
+static void
+complete(struct shm *s, struct shm_group *g, int64_t now)
+{
+	struct shm_member *m;
+	uint32_t i;
+
+	for (i = 0; i < nmembers(s); i++) {
+		m = group_member_at(s, g, i);
+		if (active(m) && !(m->kflags & KMEMBER_JOINING))
+			atomic_store_explicit(&m->state, MEMBER_FREE,
+			    memory_order_release);
+	}
+	g->generation++;
+	g->initial = 0;
+	if (count_active(s, g) == 0 || select_protocol(s, g) == -1) {
+		/* Nobody left (or, after a repair, nothing in common). */
+		for (i = 0; i < nmembers(s); i++)
+			atomic_store_explicit(&group_member_at(s, g, i)->state,
+			    MEMBER_FREE, memory_order_release);
+		g->leader = -1;
+		g->proto_len = 0;
+		g->state = GROUP_EMPTY;
+		return;
+	}
+	if (g->leader < 0 || (uint32_t)g->leader >= nmembers(s) ||
+	    !active(group_member_at(s, g, (uint32_t)g->leader))) {
+		g->leader = -1;
+		for (i = 0; i < nmembers(s) && g->leader < 0; i++)
+			if (active(group_member_at(s, g, i)))
+				g->leader = (int32_t)i;
+	}
+	for (i = 0; i < nmembers(s); i++) {
+		m = group_member_at(s, g, i);
+		if (!active(m))
+			continue;
+		m->joined_gen = g->generation;
+		m->kflags &= ~(uint32_t)KMEMBER_JOINING;
+		m->last_seen_ms = now;
+		m->assign_len = 0;
+	}
+	g->state = GROUP_AWAITING_SYNC;
+}
+
+static void
+member_remove(struct shm *s, struct shm_group *g, uint32_t i, int64_t now,
+    const struct group_params *gp)
+{
+	atomic_store_explicit(&group_member_at(s, g, i)->state, MEMBER_FREE,
+	    memory_order_release);
+	if ((int32_t)i == g->leader)
+		g->leader = -1;
+	if (g->state == GROUP_STABLE || g->state == GROUP_AWAITING_SYNC)
+		prepare(s, g, now, gp);
+}
+
+int
+kgroup_tick(struct shm *s, struct shm_group *g, int64_t now,
+    const struct group_params *gp)
+{
+	struct shm_member *m;
+	uint32_t i, state0 = g->state, gen0 = g->generation;
+	int all;
+
+	for (i = 0; i < nmembers(s); i++) {
+		m = group_member_at(s, g, i);
+		if (!active(m))
+			continue;
+		/* Waiting in the join phase it rejoined: not silent. */
+		if (g->state == GROUP_REBALANCING && (m->kflags & KMEMBER_JOINING))
+			continue;
+		if (now - m->last_seen_ms > m->session_timeout_ms)
+			member_remove(s, g, i, now, gp);
+	}
+	if (g->state == GROUP_REBALANCING) {
+		all = !g->initial;
+		for (i = 0; all && i < nmembers(s); i++) {
+			m = group_member_at(s, g, i);
+			if (active(m) && !(m->kflags & KMEMBER_JOINING))
+				all = 0;
+		}
+		if (all || now >= g->rebalance_deadline)
+			complete(s, g, now);
+	}
+	return g->state != state0 || g->generation != gen0;
+}
+
+void
+kgroup_repair(struct shm *s, struct shm_group *g, int64_t now,
+    const struct group_params *gp)
+{
+	struct shm_member *m;
+	uint32_t i, max = s->hdr->limits.member_meta;
+
+	for (i = 0; i < nmembers(s); i++) {
+		m = group_member_at(s, g, i);
+		if (atomic_load_explicit(&m->state, memory_order_relaxed) ==
+		    MEMBER_FREE)
+			continue;
+		if (!active(m) || m->id_len == 0 || m->id_len > MEMBER_ID_MAX ||
+		    m->client_len > CLIENT_ID_MAX ||
+		    m->host_len > MEMBER_HOST_MAX || m->meta_len > max ||
+		    m->assign_len > max || m->session_timeout_ms <= 0)
+			atomic_store_explicit(&m->state, MEMBER_FREE,
+			    memory_order_release);
+	}
+	if (g->ptype_len > KGROUP_PROTO_MAX)
+		g->ptype_len = 0;
+	if (g->proto_len > KGROUP_PROTO_MAX)
+		g->proto_len = 0;
+	if (g->state == GROUP_EMPTY && count_active(s, g) == 0)
+		return;
+	g->state = GROUP_STABLE;	/* so that prepare() starts a new round */
+	prepare(s, g, now, gp);
+}
+
+/* Store in's protocols in member i's space; a Kafka error code. */
+static int16_t
+store_protocols(struct shm *s, struct shm_group *g, uint32_t i,
+    const struct kgroup_join_in *in)
+{
+	struct shm_member *m = group_member_at(s, g, i);
+	uint8_t *p = group_meta(s, g, i);
+	size_t need = 0, off = 0;
+	uint32_t k;
+
+	for (k = 0; k < in->nprotos; k++) {
+		if (in->protos[k].name_len > KGROUP_PROTO_MAX ||
+		    in->protos[k].meta_len > UINT32_MAX)
+			return KERR_INVALID_REQUEST;
+		need += 6 + in->protos[k].name_len + in->protos[k].meta_len;
+	}
+	if (p == NULL || need > s->hdr->limits.member_meta)
+		return KERR_MESSAGE_TOO_LARGE;
+	for (k = 0; k < in->nprotos; k++) {
+		const struct kgroup_proto *q = &in->protos[k];
+
+		p[off] = (uint8_t)(q->name_len >> 8);
+		p[off + 1] = (uint8_t)q->name_len;
+		if (q->name_len > 0)
+			memcpy(p + off + 2, q->name, q->name_len);
+		off += 2 + q->name_len;
+		p[off] = (uint8_t)(q->meta_len >> 24);
+		p[off + 1] = (uint8_t)(q->meta_len >> 16);
+		p[off + 2] = (uint8_t)(q->meta_len >> 8);
+		p[off + 3] = (uint8_t)q->meta_len;
+		if (q->meta_len > 0)
+			memcpy(p + off + 4, q->meta, q->meta_len);
+		off += 4 + q->meta_len;
+	}
+	m->meta_len = (uint32_t)off;
+	m->nprotocols = in->nprotos;
+	return KERR_NONE;
+}
+
+/* Are member i's stored protocols exactly in's? */
+static int
+protocols_match(const struct shm *s, struct shm_group *g, uint32_t i,
+    const struct kgroup_join_in *in)
+{
+	const uint8_t *meta;
+	const char *name;
+	size_t nl, ml;
+	uint32_t k;
+
+	if (group_member_at(s, g, i)->nprotocols != in->nprotos)
+		return 0;
+	for (k = 0; k < in->nprotos; k++)
+		if (proto_at(s, g, i, k, &name, &nl, &meta, &ml) == -1 ||
+		    nl != in->protos[k].name_len ||
+		    (nl > 0 && memcmp(name, in->protos[k].name, nl) != 0) ||
+		    ml != in->protos[k].meta_len ||
+		    (ml > 0 && memcmp(meta, in->protos[k].meta, ml) != 0))
+			return 0;
+	return 1;
+}
+
+/* Does the group (but member skip) support one of in's protocols? */
+static int
+supports(const struct shm *s, struct shm_group *g,
+    const struct kgroup_join_in *in, int skip)
+{
+	uint32_t k, i, others = 0;
+
+	for (i = 0; i < nmembers(s); i++)
+		if ((int)i != skip && active(group_member_at(s, g, i)))
+			others++;
+	if (others == 0)
+		return 1;
+	if (g->ptype_len != in->ptype_len ||
+	    memcmp(g->ptype, in->ptype, in->ptype_len) != 0)
+		return 0;
+	for (k = 0; k < in->nprotos; k++)
+		if (proto_common(s, g, in->protos[k].name,
+		    in->protos[k].name_len, skip))
+			return 1;
+	return 0;
+}
+
+static void
+member_touch(struct shm_member *m, const struct kgroup_join_in *in,
+    int64_t now)
+{
+	m->session_timeout_ms = in->session_timeout_ms;
+	m->rebalance_timeout_ms = in->rebalance_timeout_ms;
+	m->last_seen_ms = now;
+}
+
+int16_t
+kgroup_join(struct shm *s, struct shm_group *g, const struct kgroup_join_in *in,
+    int64_t now, const struct group_params *gp, int *member, int *ready)
+{
+	struct shm_member *m;
+	uint32_t i;
+	int16_t err;
+	int idx = -1;
+
+	*ready = 0;
+	if (in->session_timeout_ms < gp->min_session_ms ||
+	    in->session_timeout_ms > gp->max_session_ms)
+		return KERR_INVALID_SESSION_TIMEOUT;
+	if (in->nprotos == 0 || in->ptype_len == 0 ||
+	    in->ptype_len > KGROUP_PROTO_MAX ||
+	    in->client_id_len > CLIENT_ID_MAX)
+		return KERR_INCONSISTENT_GROUP_PROTOCOL;
+	if (g->kind != GROUP_KIND_KAFKA) {
+		(void)group_tick(s, g, now, gp);
+		if (group_member_count(s, g) > 0)
+			return KERR_INCONSISTENT_GROUP_PROTOCOL;
+		/* No members: it becomes a Kafka group, still EMPTY. */
+		g->state = GROUP_EMPTY;
+		g->leader = -1;
+		g->initial = 0;
+		g->kind = GROUP_KIND_KAFKA;
+	}
+	(void)kgroup_tick(s, g, now, gp);
+	if (in->member_id_len > 0 && (idx = group_member_find(s, g,
+	    in->member_id, in->member_id_len)) == -1)
+		return KERR_UNKNOWN_MEMBER_ID;
+	if (!supports(s, g, in, idx))
+		return KERR_INCONSISTENT_GROUP_PROTOCOL;
+	if (idx >= 0) {
+		m = group_member_at(s, g, (uint32_t)idx);
+		*member = idx;
+		member_touch(m, in, now);
+		if ((g->state == GROUP_AWAITING_SYNC || (g->state ==
+		    GROUP_STABLE && idx != g->leader)) &&
+		    protocols_match(s, g, (uint32_t)idx, in)) {
+			/* Nothing changed: the current generation again. */
+			*ready = 1;
+			return KERR_NONE;
+		}
+		if (!protocols_match(s, g, (uint32_t)idx, in) &&
+		    (err = store_protocols(s, g, (uint32_t)idx, in)) != KERR_NONE)
+			return err;
+		prepare(s, g, now, gp);
+		m->kflags |= KMEMBER_JOINING;
+		(void)kgroup_tick(s, g, now, gp);
+		return KERR_NONE;
+	}
+
+	/* A new member. */
+	for (i = 0; i < nmembers(s); i++)
+		if (!active(group_member_at(s, g, i)))
+			break;
+	if (i == nmembers(s))
+		return KERR_POLICY_VIOLATION;	/* max_group_members */
+	m = group_member_at(s, g, i);
+	m->kflags = 0;
+	m->joined_gen = 0;
+	m->ntopics = 0;
+	m->assign_len = 0;
+	member_touch(m, in, now);
+	if ((err = store_protocols(s, g, i, in)) != KERR_NONE)
+		return err;
+	/* A null client id (or host) comes as NULL with length 0. */
+	memset(m->client, 0, sizeof(m->client));
+	if (in->client_id_len > 0)
+		memcpy(m->client, in->client_id, in->client_id_len);
+	m->client_len = (uint16_t)in->client_id_len;
+	m->host_len = (uint16_t)(in->host_len > MEMBER_HOST_MAX ?
+	    MEMBER_HOST_MAX : in->host_len);
+	if (m->host_len > 0)
+		memcpy(m->host, in->host, m->host_len);
+	m->host[m->host_len] = '\0';
+	memset(m->id, 0, sizeof(m->id));
+	m->id_len = (uint16_t)group_member_id_make(s, g, in->client_id,
+	    in->client_id_len, m->id);
+	if (count_active(s, g) == 0) {
+		memcpy(g->ptype, in->ptype, in->ptype_len);
+		g->ptype[in->ptype_len] = '\0';
+		g->ptype_len = (uint16_t)in->ptype_len;
+	}
+	prepare(s, g, now, gp);
+	m->kflags = KMEMBER_JOINING;
+	atomic_store_explicit(&m->state, MEMBER_ACTIVE, memory_order_release);
+	if (g->initial) {
+		/* Members keep arriving: wait once more, within the timeout. */
+		int64_t end = g->rebalance_start + rebalance_timeout(s, g, gp);
+
+		g->rebalance_deadline = now + gp->initial_delay_ms < end ?
+		    now + gp->initial_delay_ms : end;
+	}
+	*member = (int)i;
+	(void)kgroup_tick(s, g, now, gp);
+	return KERR_NONE;
+}
+
+int
+kgroup_join_ready(struct shm *s, struct shm_group *g, int member,
+    const char *id, size_t len, uint32_t wait_gen, int64_t now,
+    const struct group_params *gp)
+{
+	struct shm_member *m;
+
+	(void)group_tick(s, g, now, gp);
+	m = member >= 0 ? group_member_at(s, g, (uint32_t)member) : NULL;
+	if (g->kind != GROUP_KIND_KAFKA || m == NULL || !active(m) ||
+	    m->id_len != len || memcmp(m->id, id, len) != 0)
+		return -1;
+	if (g->state == GROUP_REBALANCING && !(m->kflags & KMEMBER_JOINING)) {
+		/* A round forced while we waited (a repair): join it. */
+		m->kflags |= KMEMBER_JOINING;
+		m->last_seen_ms = now;
+		(void)group_tick(s, g, now, gp);
+	}
+	return g->generation != wait_gen && m->joined_gen == g->generation &&
+	    !(m->kflags & KMEMBER_JOINING) ? 1 : 0;
+}
+
+int
+kgroup_member_metadata(const struct shm *s, struct shm_group *g, uint32_t i,
+    const uint8_t **meta, size_t *len)
+{
+	const char *name;
+	size_t nl;
+	uint32_t k;
+
+	for (k = 0; proto_at(s, g, i, k, &name, &nl, meta, len) == 0; k++)
+		if (nl == g->proto_len && memcmp(name, g->proto, nl) == 0)
+			return 0;
+	return -1;
+}
+
+/* The member (index) of id in the generation, checks as Kafka's. */
+static int16_t
+member_check(struct shm *s, struct shm_group *g, const char *id, size_t len,
+    int32_t generation, int *idx)
+{
+	if (g->kind != GROUP_KIND_KAFKA)
+		return group_member_count(s, g) > 0 ?
+		    KERR_INCONSISTENT_GROUP_PROTOCOL : KERR_UNKNOWN_MEMBER_ID;
+	if (g->state == GROUP_EMPTY ||
+	    (*idx = group_member_find(s, g, id, len)) == -1)
+		return KERR_UNKNOWN_MEMBER_ID;
+	if ((uint32_t)generation != g->generation)
+		return KERR_ILLEGAL_GENERATION;
+	return KERR_NONE;
+}
+
+int16_t
+kgroup_sync(struct shm *s, struct shm_group *g, const char *id, size_t len,
+    int32_t generation, const struct kgroup_assign_in *a, uint32_t na,
+    int64_t now, const struct group_params *gp, int *member, int *ready)
+{
+	struct shm_member *m;
+	uint32_t i, k;
+	int16_t err;
+	int idx = -1, j;
+
+	*ready = 0;
+	(void)group_tick(s, g, now, gp);
+	if ((err = member_check(s, g, id, len, generation, &idx)) != KERR_NONE)
+		return err;
+	*member = idx;
+	group_member_at(s, g, (uint32_t)idx)->last_seen_ms = now;
+	if (g->state == GROUP_REBALANCING)
+		return KERR_REBALANCE_IN_PROGRESS;
+	if (g->state == GROUP_STABLE) {
+		*ready = 1;
+		return KERR_NONE;
+	}
+	if (idx != g->leader)
+		return KERR_NONE;	/* waits for the leader's */
+	for (k = 0; k < na; k++)
+		if (a[k].len > s->hdr->limits.member_meta) {
+			/* Refused whole; everyone rejoins and the leader retries. */
+			prepare(s, g, now, gp);
+			return KERR_MESSAGE_TOO_LARGE;
+		}
+	for (i = 0; i < nmembers(s); i++)
+		group_member_at(s, g, i)->assign_len = 0;
+	for (k = 0; k < na; k++) {
+		if ((j = group_member_find(s, g, a[k].member_id,
+		    a[k].member_id_len)) == -1)
+			continue;
+		m = group_member_at(s, g, (uint32_t)j);
+		if (a[k].len > 0)
+			memcpy(group_assign(s, g, (uint32_t)j), a[k].data, a[k].len);
+		m->assign_len = (uint32_t)a[k].len;
+	}
+	/* Published last: a crash before this leaves AWAITING_SYNC (repaired). */
+	g->state = GROUP_STABLE;
+	*ready = 1;
+	return KERR_NONE;
+}
+
+int
+kgroup_sync_ready(struct shm *s, struct shm_group *g, int member,
+    const char *id, size_t len, int32_t generation, int64_t now,
+    const struct group_params *gp, int16_t *err)
+{
+	struct shm_member *m;
+
+	(void)group_tick(s, g, now, gp);
+	m = member >= 0 ? group_member_at(s, g, (uint32_t)member) : NULL;
+	if (g->kind != GROUP_KIND_KAFKA || m == NULL || !active(m) ||
+	    m->id_len != len || memcmp(m->id, id, len) != 0) {
+		*err = KERR_UNKNOWN_MEMBER_ID;
+		return -1;
+	}
+	if ((uint32_t)generation != g->generation ||
+	    g->state == GROUP_REBALANCING) {
+		*err = KERR_REBALANCE_IN_PROGRESS;
+		return -1;
+	}
+	*err = KERR_NONE;
+	return g->state == GROUP_STABLE ? 1 : 0;
+}
+
+int16_t
+kgroup_heartbeat(struct shm *s, struct shm_group *g, const char *id,
+    size_t len, int32_t generation, int64_t now, const struct group_params *gp)
+{
+	int16_t err;
+	int idx = -1;
+
+	(void)group_tick(s, g, now, gp);
+	if ((err = member_check(s, g, id, len, generation, &idx)) != KERR_NONE)
+		return err;
+	group_member_at(s, g, (uint32_t)idx)->last_seen_ms = now;
+	return g->state == GROUP_STABLE ? KERR_NONE : KERR_REBALANCE_IN_PROGRESS;
+}
+
+int16_t
+kgroup_leave(struct shm *s, struct shm_group *g, const char *id, size_t len,
+    int64_t now, const struct group_params *gp)
+{
+	int idx;
+
+	(void)group_tick(s, g, now, gp);
+	if (g->kind != GROUP_KIND_KAFKA ||
+	    (idx = group_member_find(s, g, id, len)) == -1)
+		return KERR_UNKNOWN_MEMBER_ID;
+	member_remove(s, g, (uint32_t)idx, now, gp);
+	(void)group_tick(s, g, now, gp);
+	return KERR_NONE;
+}
+
+int16_t
+kgroup_commit_check(struct shm *s, struct shm_group *g, const char *id,
+    size_t len, int32_t generation, int64_t now, const struct group_params *gp)
+{
+	int16_t err;
+	int idx = -1;
+
+	(void)group_tick(s, g, now, gp);
+	if (generation < 0 && len == 0 && group_member_count(s, g) == 0) {
+		if (g->kind == GROUP_KIND_NONE)
+			g->kind = GROUP_KIND_KAFKA;
+		return KERR_NONE;
+	}
+	if (g->kind == GROUP_KIND_KAFKA && g->state == GROUP_AWAITING_SYNC)
+		return KERR_REBALANCE_IN_PROGRESS;
+	if ((err = member_check(s, g, id, len, generation, &idx)) != KERR_NONE)
+		return err;
+	group_member_at(s, g, (uint32_t)idx)->last_seen_ms = now;
+	return KERR_NONE;
+}

@@ -1,0 +1,199 @@
+/*
+ * Kafka topic administration in a worker: CreateTopics v0-2, and
+ * DeleteTopics v0-1, answered TOPIC_DELETION_DISABLED for every topic
+ * that exists (Flume cannot delete a topic yet; Kafka answers the same
+ * with delete.topic.enable=false).
+ *
+ * A topic is created as the native CREATE_TOPIC creates it (the shared
+ * topic directory; the writer makes its files).  One broker holds one
+ * copy: a replication factor other than 1 or -1 (the default) is
+ * INVALID_REPLICATION_FACTOR, a manual assignment must name broker 0
+ * once per partition (INVALID_REPLICA_ASSIGNMENT otherwise).  Topic
+ * settings live in flume.conf ([topic NAME] sections), so a request
+ * carrying configs is INVALID_CONFIG rather than silently ignored.
+ * validate_only runs every check and creates nothing; timeout_ms is
+ * moot, creation being immediate.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "common/config.h"
+#include "common/log.h"
+#include "proto/kafka/kadmin.h"
+#include "proto/kafka/kapi.h"
+#include "shm/shm.h"
+#include "store/topic.h"
+#include "worker/auth.h"
+#include "worker/conn.h"
+#include "worker/kafka.h"
+#include "worker/kafka_admin.h"
+#include "worker/worker.h"
+
+/* Check one topic of a CreateTopics; its partition count in *n. */
+static int16_t
+create_check(struct worker *w, struct conn *c, const struct kcreate_topic *t,
+    int32_t *n, const char **why)
+{
+	char name[TOPIC_NAME_MAX + 1];
+	int32_t i;
+	int16_t err;
+
+	*why = NULL;
+	if (t->name.len <= 0 || t->name.len > TOPIC_NAME_MAX ||
+	    !topic_name_valid(t->name.p, (size_t)t->name.len)) {
+		*why = "invalid topic name";
+		return KERR_INVALID_TOPIC_EXCEPTION;
+	}
+	if ((err = kafka_error(auth_topic(c, AUTH_ADMIN, t->name.p,
+	    (size_t)t->name.len))) != KERR_NONE)
+		return err;
+	if (shm_topic_find(w->shm, t->name.p, (size_t)t->name.len) >= 0) {
+		*why = "topic already exists";
+		return KERR_TOPIC_ALREADY_EXISTS;
+	}
+	if (t->nassign > 0) {
+		if (t->num_partitions != -1 || t->replication_factor != -1) {
+			*why = "give either an assignment or partitions and "
+			    "replication factor";
+			return KERR_INVALID_REQUEST;
+		}
+		for (i = 0; i < t->nassign; i++)
+			if (t->assign[i].partition != i ||
+			    t->assign[i].nbrokers != 1 ||
+			    t->assign[i].brokers[0] != 0) {
+				*why = "one broker (0) holds every partition";
+				return KERR_INVALID_REPLICA_ASSIGNMENT;
+			}
+		*n = t->nassign;
+	} else {
+		if (t->replication_factor != 1 && t->replication_factor != -1) {
+			*why = "replication factor must be 1 (one broker)";
+			return KERR_INVALID_REPLICATION_FACTOR;
+		}
+		memcpy(name, t->name.p, (size_t)t->name.len);
+		name[t->name.len] = '\0';
+		*n = t->num_partitions == -1 ?
+		    config_topic_partitions(w->conf, name) : t->num_partitions;
+	}
+	if (*n < 1 || (uint32_t)*n > w->conf->max_partitions) {
+		*why = "partitions must be 1 to max_partitions";
+		return KERR_INVALID_PARTITIONS;
+	}
+	if (t->nconfigs > 0) {
+		*why = "topic settings are set in flume.conf";
+		return KERR_INVALID_CONFIG;
+	}
+	return KERR_NONE;
+}
+
+void
+kafka_create_topics_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	const struct kcreate_topics_req *q = &k->k.create_topics;
+	struct ktopic_errors_resp *s;
+	struct ktopic_error *e = NULL;
+	const char *why;
+	int32_t i, n = 0;
+	int idx, created = 0;
+
+	r->state = REQ_DONE;
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL || (q->ntopics > 0 &&
+	    (e = conn_alloc(c, (size_t)q->ntopics * sizeof(*e))) == NULL)) {
+		c->dead = 1;
+		return;
+	}
+	memset(s, 0, sizeof(*s));
+	s->ntopics = q->ntopics > 0 ? q->ntopics : 0;
+	s->topics = e;
+	k->kst = s;
+	for (i = 0; i < s->ntopics; i++) {
+		const struct kcreate_topic *t = &q->topics[i];
+
+		e[i].name = t->name;
+		e[i].error = create_check(w, c, t, &n, &why);
+		e[i].message = kstr_c(why);	/* NULL: a null message */
+		if (e[i].error != KERR_NONE || q->validate_only)
+			continue;
+		if (shm_topic_create(w->shm, t->name.p, (size_t)t->name.len, n,
+		    &idx) == -1) {
+			if (errno == EEXIST) {
+				e[i].error = KERR_TOPIC_ALREADY_EXISTS;
+				e[i].message = kstr_c("topic already exists");
+			} else if (errno == ENOSPC) {
+				e[i].error = KERR_POLICY_VIOLATION;
+				e[i].message = kstr_c("no room: raise max_topics "
+				    "or max_partitions");
+			} else {
+				log_warn("create topic %.*s", (int)t->name.len,
+				    t->name.p);
+				e[i].error = KERR_UNKNOWN_SERVER_ERROR;
+			}
+			continue;
+		}
+		log_info("created topic %.*s with %d partitions (Kafka "
+		    "CreateTopics from %s)", (int)t->name.len, t->name.p,
+		    (int)n, c->peer);
+		created = 1;
+	}
+	if (created)
+		worker_wake_writer(w, 1);
+}
+
+void
+kafka_create_topics_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	size_t pos;
+
+	(void)w;
+	pos = kafka_resp_begin(c, r);
+	kcreate_topics_encode_resp(&c->out, k->h.api_version, k->kst);
+	kafka_resp_end(c, pos);
+}
+
+void
+kafka_delete_topics_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	const struct kdelete_topics_req *q = &k->k.delete_topics;
+	struct ktopic_errors_resp *s;
+	struct ktopic_error *e = NULL;
+	int32_t i;
+
+	r->state = REQ_DONE;
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL || (q->ntopics > 0 &&
+	    (e = conn_alloc(c, (size_t)q->ntopics * sizeof(*e))) == NULL)) {
+		c->dead = 1;
+		return;
+	}
+	memset(s, 0, sizeof(*s));
+	s->ntopics = q->ntopics > 0 ? q->ntopics : 0;
+	s->topics = e;
+	k->kst = s;
+	for (i = 0; i < s->ntopics; i++) {
+		e[i].name = q->topics[i];
+		e[i].message = kstr_c(NULL);
+		if (q->topics[i].len <= 0 || shm_topic_find(w->shm,
+		    q->topics[i].p, (size_t)q->topics[i].len) < 0)
+			e[i].error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
+		else {
+			e[i].error = KERR_TOPIC_DELETION_DISABLED;
+			log_info("%s: Kafka DeleteTopics of %.*s refused: "
+			    "topics cannot be deleted yet", c->peer,
+			    (int)q->topics[i].len, q->topics[i].p);
+		}
+	}
+}
+
+void
+kafka_delete_topics_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	size_t pos;
+
+	(void)w;
+	pos = kafka_resp_begin(c, r);
+	kdelete_topics_encode_resp(&c->out, k->h.api_version, k->kst);
+	kafka_resp_end(c, pos);
+}

@@ -1,0 +1,22 @@
+/*
+ * Kafka topic administration, rows of the Kafka table (worker/kafka.c):
+ * CreateTopics and DeleteTopics in kafka_admin.c.
+ */
+#ifndef FLUME_WORKER_KAFKA_ADMIN_H
+#define FLUME_WORKER_KAFKA_ADMIN_H
+
+struct worker;
+struct conn;
+struct req;
+
+void	kafka_create_topics_exec(struct worker *w, struct conn *c,
+	    struct req *r);
+void	kafka_create_topics_emit(struct worker *w, struct conn *c,
+	    struct req *r);
+
+void	kafka_delete_topics_exec(struct worker *w, struct conn *c,
+	    struct req *r);
+void	kafka_delete_topics_emit(struct worker *w, struct conn *c,
+	    struct req *r);
+
+#endif

@@ -1,0 +1,600 @@
+/*
+ * The Kafka group coordinator APIs of a worker: FindCoordinator,
+ * JoinGroup, SyncGroup, Heartbeat and LeaveGroup over the shared groups
+ * table (the state machine is shm/kgroup.c).  As for native groups
+ * (worker/group.c), each request takes the group's robust lock for a
+ * few loads and stores and copies what its answer needs into the
+ * connection's arena before unlocking.
+ *
+ * A JoinGroup waiting for the rebalance and a follower's SyncGroup
+ * waiting for the leader's are parked (REQ_WAIT) and re-checked after
+ * every wake-up, at the latest every KGROUP_POLL_MS or at the rebalance
+ * deadline; whoever moves a group's state or generation (a worker, or
+ * the writer's expiry) wakes every worker that parked requests.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "proto/kafka/kapi.h"
+#include "proto/kafka/kgroup.h"
+#include "proto/wire.h"
+#include "shm/group.h"
+#include "shm/kgroup.h"
+#include "store/topic.h"
+#include "worker/conn.h"
+#include "worker/dispatch.h"
+#include "worker/group.h"
+#include "worker/kafka.h"
+#include "worker/kafka_group.h"
+#include "worker/worker.h"
+
+#define KGROUP_POLL_MS	1000	/* a lost wake-up costs a parked request at most this */
+
+/* Per-request state of a JoinGroup or SyncGroup. */
+struct kg_st {
+	int			 gidx;
+	int			 member;
+	uint32_t		 wait_gen;
+	int32_t			 generation;	/* SyncGroup */
+	char			 id[MEMBER_ID_MAX + 1];
+	size_t			 id_len;
+	union {
+		struct kjoin_resp	 join;
+		struct ksync_resp	 sync;
+		struct kgroup_error_resp err;
+	} resp;
+};
+
+/* A copy in the arena as a kstr (len 0 on a full arena: caller checks p). */
+static struct kstr
+kg_dup(struct conn *c, const void *s, size_t len)
+{
+	struct kstr k = { NULL, 0 };
+	char *p;
+
+	if ((p = conn_alloc(c, len + 1)) == NULL)
+		return k;
+	if (len > 0)
+		memcpy(p, s, len);
+	p[len] = '\0';
+	k.p = p;
+	k.len = (int32_t)len;
+	return k;
+}
+
+static struct kg_st *
+kg_st_new(struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct kg_st *st;
+
+	if ((st = conn_alloc(c, sizeof(*st))) == NULL)
+		return NULL;
+	memset(st, 0, sizeof(*st));
+	st->gidx = -1;
+	st->member = -1;
+	k->kst = st;
+	return st;
+}
+
+/* Group index of a Kafka group id, created when create; -1 with *err. */
+static int
+kg_group(struct worker *w, struct kstr id, int create, int16_t *err)
+{
+	int gidx;
+
+	if (w->shm->hdr->limits.max_groups == 0) {
+		*err = KERR_COORDINATOR_NOT_AVAILABLE;
+		return -1;
+	}
+	if (id.len <= 0 || !group_name_valid(id.p, (size_t)id.len)) {
+		*err = KERR_INVALID_GROUP_ID;
+		return -1;
+	}
+	gidx = create ? group_create(w->shm, id.p, (size_t)id.len) :
+	    group_find(w->shm, id.p, (size_t)id.len);
+	if (gidx < 0)
+		*err = !create ? KERR_UNKNOWN_MEMBER_ID : errno == ENOSPC ?
+		    KERR_COORDINATOR_NOT_AVAILABLE : KERR_INVALID_GROUP_ID;
+	if (gidx < 0 && create && errno == ENOSPC)
+		log_warnx("group %.*s: no room (max_groups %u)", (int)id.len,
+		    id.p, w->shm->hdr->limits.max_groups);
+	return gidx;
+}
+
+/* ---- FindCoordinator ---- */
+
+void
+kafka_find_coord_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct kfind_coord_resp *s;
+
+	r->state = REQ_DONE;
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL) {
+		c->dead = 1;
+		return;
+	}
+	memset(s, 0, sizeof(*s));
+	/* One broker: it coordinates every group. */
+	s->error = w->shm->hdr->limits.max_groups == 0 ?
+	    KERR_COORDINATOR_NOT_AVAILABLE : KERR_NONE;
+	s->node_id = 0;
+	s->host = kstr_c(w->conf->kafka_adv_host);
+	s->port = w->conf->kafka_adv_port;
+	k->kst = s;
+}
+
+void
+kafka_find_coord_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	size_t pos;
+
+	(void)w;
+	pos = kafka_resp_begin(c, r);
+	kfind_coord_encode_resp(&c->out, k->h.api_version, k->kst);
+	kafka_resp_end(c, pos);
+}
+
+/* ---- JoinGroup ---- */
+
+static void
+join_fail(struct kg_st *st, struct req *r, int16_t err)
+{
+	memset(&st->resp.join, 0, sizeof(st->resp.join));
+	st->resp.join.error = err;
+	st->resp.join.generation_id = -1;
+	st->resp.join.protocol_name = kstr_c("");
+	st->resp.join.leader = kstr_c("");
+	st->resp.join.member_id.p = st->id;
+	st->resp.join.member_id.len = (int32_t)st->id_len;
+	r->state = REQ_DONE;
+}
+
+/* Under the lock: the answer for the current generation. */
+static int16_t
+join_answer(struct worker *w, struct conn *c, struct shm_group *g,
+    struct kg_st *st)
+{
+	struct kjoin_resp *s = &st->resp.join;
+	struct kgroup_blob *mb;
+	struct shm_member *m;
+	const uint8_t *meta;
+	uint32_t i, n = 0, max = w->shm->hdr->limits.max_group_members;
+	size_t ml;
+
+	memset(s, 0, sizeof(*s));
+	s->generation_id = (int32_t)g->generation;
+	s->protocol_name = kg_dup(c, g->proto, g->proto_len);
+	s->member_id.p = st->id;
+	s->member_id.len = (int32_t)st->id_len;
+	m = g->leader >= 0 ? group_member_at(w->shm, g, (uint32_t)g->leader) :
+	    NULL;
+	s->leader = m != NULL ? kg_dup(c, m->id, m->id_len) : kstr_c("");
+	if (s->protocol_name.p == NULL || s->leader.p == NULL)
+		return KERR_UNKNOWN_SERVER_ERROR;
+	if (st->member != g->leader)
+		return KERR_NONE;
+	/* The leader alone gets every member's subscription. */
+	if ((mb = conn_alloc(c, max * sizeof(*mb))) == NULL)
+		return KERR_UNKNOWN_SERVER_ERROR;
+	for (i = 0; i < max; i++) {
+		m = group_member_at(w->shm, g, i);
+		if (atomic_load_explicit(&m->state, memory_order_relaxed) !=
+		    MEMBER_ACTIVE || m->joined_gen != g->generation)
+			continue;
+		if (kgroup_member_metadata(w->shm, g, i, &meta, &ml) == -1)
+			ml = 0;
+		mb[n].name = kg_dup(c, m->id, m->id_len);
+		mb[n].data = kg_dup(c, meta, ml);
+		if (mb[n].name.p == NULL || mb[n].data.p == NULL)
+			return KERR_UNKNOWN_SERVER_ERROR;
+		n++;
+	}
+	s->nmembers = (int32_t)n;
+	s->members = mb;
+	return KERR_NONE;
+}
+
+static void
+join_check(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct kg_st *st = k->kst;
+	struct group_params gp;
+	struct shm_group *g;
+	uint32_t s0, g0;
+	int16_t err;
+	int ready;
+
+	wgroup_params(w, &gp);
+	if ((g = wgroup_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
+		join_fail(st, r, KERR_COORDINATOR_NOT_AVAILABLE);
+		return;
+	}
+	ready = kgroup_join_ready(w->shm, g, st->member, st->id, st->id_len,
+	    st->wait_gen, w->now, &gp);
+	if (ready == 1) {
+		if ((err = join_answer(w, c, g, st)) != KERR_NONE)
+			join_fail(st, r, err);
+		r->state = REQ_DONE;
+	} else if (ready == -1)
+		join_fail(st, r, KERR_UNKNOWN_MEMBER_ID);
+	else if (w->stopping)
+		join_fail(st, r, KERR_NOT_COORDINATOR);	/* it asks again */
+	else {
+		r->state = REQ_WAIT;
+		r->deadline = w->now + KGROUP_POLL_MS;
+		if (g->state == GROUP_REBALANCING &&
+		    g->rebalance_deadline > w->now &&
+		    g->rebalance_deadline < r->deadline)
+			r->deadline = g->rebalance_deadline;
+	}
+	wgroup_unlock(w, g, s0, g0);
+}
+
+/* The address part of "host:port". */
+static size_t
+peer_host_len(const char *peer)
+{
+	const char *colon = strrchr(peer, ':');
+
+	return colon != NULL ? (size_t)(colon - peer) : strlen(peer);
+}
+
+void
+kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	const struct kjoin_req *q = &k->k.join;
+	struct kgroup_proto *protos;
+	struct kgroup_join_in in;
+	struct group_params gp;
+	struct shm_group *g;
+	struct shm_member *m;
+	struct kg_st *st;
+	uint32_t s0, g0;
+	int32_t i;
+	int16_t err = KERR_NONE;
+	int ready = 0;
+
+	if (r->state == REQ_WAIT) {
+		join_check(w, c, r);
+		return;
+	}
+	if ((st = kg_st_new(c, r)) == NULL) {
+		c->dead = 1;
+		r->noresp = 1;
+		r->state = REQ_DONE;
+		return;
+	}
+	if (q->member_id.len > MEMBER_ID_MAX) {
+		join_fail(st, r, KERR_UNKNOWN_MEMBER_ID);
+		return;
+	}
+	if (q->member_id.len > 0) {
+		memcpy(st->id, q->member_id.p, (size_t)q->member_id.len);
+		st->id_len = (size_t)q->member_id.len;
+	}
+	if ((st->gidx = kg_group(w, q->group_id, 1, &err)) < 0) {
+		join_fail(st, r, err);
+		return;
+	}
+	if (q->nprotocols <= 0 || (protos = conn_alloc(c,
+	    (size_t)q->nprotocols * sizeof(*protos))) == NULL) {
+		join_fail(st, r, KERR_INCONSISTENT_GROUP_PROTOCOL);
+		return;
+	}
+	for (i = 0; i < q->nprotocols; i++) {
+		protos[i].name = q->protocols[i].name.p;
+		protos[i].name_len = q->protocols[i].name.len > 0 ?
+		    (size_t)q->protocols[i].name.len : 0;
+		protos[i].meta = (const uint8_t *)q->protocols[i].data.p;
+		protos[i].meta_len = q->protocols[i].data.len > 0 ?
+		    (size_t)q->protocols[i].data.len : 0;
+	}
+	memset(&in, 0, sizeof(in));
+	in.member_id = st->id;
+	in.member_id_len = st->id_len;
+	in.client_id = k->h.client_id.p;
+	in.client_id_len = k->h.client_id.len > 0 ?
+	    (size_t)k->h.client_id.len : 0;
+	if (in.client_id_len > CLIENT_ID_MAX)
+		in.client_id_len = CLIENT_ID_MAX;
+	in.host = c->peer;
+	in.host_len = peer_host_len(c->peer);
+	in.session_timeout_ms = q->session_timeout_ms;
+	in.rebalance_timeout_ms = q->rebalance_timeout_ms;
+	in.ptype = q->protocol_type.p;
+	in.ptype_len = q->protocol_type.len > 0 ?
+	    (size_t)q->protocol_type.len : 0;
+	in.protos = protos;
+	in.nprotos = (uint32_t)q->nprotocols;
+	wgroup_params(w, &gp);
+	if ((g = wgroup_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
+		join_fail(st, r, KERR_COORDINATOR_NOT_AVAILABLE);
+		return;
+	}
+	st->wait_gen = g->generation;
+	err = kgroup_join(w->shm, g, &in, w->now, &gp, &st->member, &ready);
+	if (err == KERR_NONE) {
+		m = group_member_at(w->shm, g, (uint32_t)st->member);
+		st->id_len = m->id_len;
+		memcpy(st->id, m->id, m->id_len);
+		st->id[st->id_len] = '\0';
+		if (ready && (err = join_answer(w, c, g, st)) == KERR_NONE)
+			r->state = REQ_DONE;
+	}
+	wgroup_unlock(w, g, s0, g0);
+	if (err == KERR_MESSAGE_TOO_LARGE)
+		log_warnx("%s: group %.*s: JoinGroup refused, its protocols "
+		    "exceed max_group_member_metadata (%u bytes)", c->peer,
+		    (int)q->group_id.len, q->group_id.p,
+		    w->shm->hdr->limits.member_meta);
+	if (err != KERR_NONE) {
+		join_fail(st, r, err);
+		return;
+	}
+	if (!ready)
+		join_check(w, c, r);
+}
+
+void
+kafka_group_poll(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+
+	if (r->state != REQ_WAIT || k->kst == NULL)
+		return;
+	if (k->row->key == KAPI_JOIN_GROUP)
+		join_check(w, c, r);
+	else if (k->row->key == KAPI_SYNC_GROUP)
+		kafka_sync_exec(w, c, r);
+}
+
+void
+kafka_join_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct kg_st *st = k->kst;
+	size_t pos;
+
+	(void)w;
+	if (st == NULL) {
+		c->dead = 1;
+		return;
+	}
+	pos = kafka_resp_begin(c, r);
+	kjoin_encode_resp(&c->out, k->h.api_version, &st->resp.join);
+	kafka_resp_end(c, pos);
+}
+
+/* ---- SyncGroup ---- */
+
+static void
+sync_done(struct kg_st *st, struct req *r, int16_t err)
+{
+	memset(&st->resp.sync, 0, sizeof(st->resp.sync));
+	st->resp.sync.error = err;
+	st->resp.sync.assignment = kstr_c("");
+	r->state = REQ_DONE;
+}
+
+/* Under the lock: the member's assignment into the answer. */
+static void
+sync_answer(struct worker *w, struct conn *c, struct shm_group *g,
+    struct kg_st *st, struct req *r)
+{
+	struct shm_member *m = group_member_at(w->shm, g, (uint32_t)st->member);
+	size_t n = m->assign_len <= w->shm->hdr->limits.member_meta ?
+	    m->assign_len : 0;
+
+	sync_done(st, r, KERR_NONE);
+	st->resp.sync.assignment = kg_dup(c, group_assign(w->shm, g,
+	    (uint32_t)st->member), n);
+	if (st->resp.sync.assignment.p == NULL)
+		sync_done(st, r, KERR_UNKNOWN_SERVER_ERROR);
+}
+
+void
+kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	const struct ksync_req *q = &k->k.sync;
+	struct kgroup_assign_in *a = NULL;
+	struct group_params gp;
+	struct shm_group *g;
+	struct kg_st *st = k->kst;
+	uint32_t s0, g0;
+	int32_t i;
+	int16_t err = KERR_NONE;
+	int ready = 0, rc;
+
+	wgroup_params(w, &gp);
+	if (r->state == REQ_WAIT && st != NULL) {
+		if ((g = wgroup_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
+			sync_done(st, r, KERR_COORDINATOR_NOT_AVAILABLE);
+			return;
+		}
+		rc = kgroup_sync_ready(w->shm, g, st->member, st->id,
+		    st->id_len, st->generation, w->now, &gp, &err);
+		if (rc == 1)
+			sync_answer(w, c, g, st, r);
+		else if (rc == -1)
+			sync_done(st, r, err);
+		else if (w->stopping)
+			sync_done(st, r, KERR_NOT_COORDINATOR);
+		else
+			r->deadline = w->now + KGROUP_POLL_MS;
+		wgroup_unlock(w, g, s0, g0);
+		return;
+	}
+	if ((st = kg_st_new(c, r)) == NULL) {
+		c->dead = 1;
+		r->noresp = 1;
+		r->state = REQ_DONE;
+		return;
+	}
+	if (q->member_id.len <= 0 || q->member_id.len > MEMBER_ID_MAX) {
+		sync_done(st, r, KERR_UNKNOWN_MEMBER_ID);
+		return;
+	}
+	memcpy(st->id, q->member_id.p, (size_t)q->member_id.len);
+	st->id_len = (size_t)q->member_id.len;
+	st->generation = q->generation_id;
+	if ((st->gidx = kg_group(w, q->group_id, 0, &err)) < 0) {
+		sync_done(st, r, err);
+		return;
+	}
+	if (q->nassign > 0 && (a = conn_alloc(c, (size_t)q->nassign *
+	    sizeof(*a))) == NULL) {
+		sync_done(st, r, KERR_UNKNOWN_SERVER_ERROR);
+		return;
+	}
+	for (i = 0; i < q->nassign; i++) {
+		a[i].member_id = q->assign[i].name.p;
+		a[i].member_id_len = q->assign[i].name.len > 0 ?
+		    (size_t)q->assign[i].name.len : 0;
+		a[i].data = (const uint8_t *)q->assign[i].data.p;
+		a[i].len = q->assign[i].data.len > 0 ?
+		    (size_t)q->assign[i].data.len : 0;
+	}
+	if ((g = wgroup_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
+		sync_done(st, r, KERR_COORDINATOR_NOT_AVAILABLE);
+		return;
+	}
+	err = kgroup_sync(w->shm, g, st->id, st->id_len, st->generation, a,
+	    q->nassign > 0 ? (uint32_t)q->nassign : 0, w->now, &gp,
+	    &st->member, &ready);
+	if (err != KERR_NONE)
+		sync_done(st, r, err);
+	else if (ready)
+		sync_answer(w, c, g, st, r);
+	else {
+		r->state = REQ_WAIT;
+		r->deadline = w->now + KGROUP_POLL_MS;
+	}
+	wgroup_unlock(w, g, s0, g0);
+	if (err == KERR_MESSAGE_TOO_LARGE)
+		log_warnx("%s: group %.*s: SyncGroup refused, an assignment "
+		    "exceeds max_group_member_metadata (%u bytes)", c->peer,
+		    (int)q->group_id.len, q->group_id.p,
+		    w->shm->hdr->limits.member_meta);
+}
+
+void
+kafka_sync_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct kg_st *st = k->kst;
+	size_t pos;
+
+	(void)w;
+	if (st == NULL) {
+		c->dead = 1;
+		return;
+	}
+	pos = kafka_resp_begin(c, r);
+	ksync_encode_resp(&c->out, k->h.api_version, &st->resp.sync);
+	kafka_resp_end(c, pos);
+}
+
+/* ---- Heartbeat and LeaveGroup ---- */
+
+void
+kafka_member_op_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct group_params gp;
+	struct shm_group *g;
+	struct kg_st *st;
+	struct kstr group, id;
+	uint32_t s0, g0;
+	int16_t err = KERR_NONE;
+	int leave = k->row->key == KAPI_LEAVE_GROUP;
+
+	if ((st = kg_st_new(c, r)) == NULL) {
+		c->dead = 1;
+		r->noresp = 1;
+		r->state = REQ_DONE;
+		return;
+	}
+	r->state = REQ_DONE;
+	group = leave ? k->k.leave.group_id : k->k.heartbeat.group_id;
+	id = leave ? k->k.leave.member_id : k->k.heartbeat.member_id;
+	if (id.len <= 0 || id.len > MEMBER_ID_MAX) {
+		st->resp.err.error = KERR_UNKNOWN_MEMBER_ID;
+		return;
+	}
+	if ((st->gidx = kg_group(w, group, 0, &err)) < 0) {
+		st->resp.err.error = err;
+		return;
+	}
+	wgroup_params(w, &gp);
+	if ((g = wgroup_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
+		st->resp.err.error = KERR_COORDINATOR_NOT_AVAILABLE;
+		return;
+	}
+	if (leave)
+		err = kgroup_leave(w->shm, g, id.p, (size_t)id.len, w->now, &gp);
+	else
+		err = kgroup_heartbeat(w->shm, g, id.p, (size_t)id.len,
+		    k->k.heartbeat.generation_id, w->now, &gp);
+	wgroup_unlock(w, g, s0, g0);
+	st->resp.err.error = err;
+}
+
+void
+kafka_member_op_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct kg_st *st = k->kst;
+	size_t pos;
+
+	(void)w;
+	if (st == NULL) {
+		c->dead = 1;
+		return;
+	}
+	pos = kafka_resp_begin(c, r);
+	kgroup_error_encode_resp(&c->out, k->h.api_version, &st->resp.err);
+	kafka_resp_end(c, pos);
+}
+
+/* ---- for flume-admin (worker/group.c) ---- */
+
+int32_t
+kafka_assignment_parts(struct worker *w, const uint8_t *p, size_t len,
+    struct group_tp *parts, int32_t cap)
+{
+	const struct shm_topic *t;
+	const char *name;
+	struct rbuf rb;
+	size_t nlen;
+	int32_t nt, np, i, j, part, n = 0;
+	int idx;
+
+	rbuf_init(&rb, p, len);
+	(void)rbuf_i16(&rb);	/* the consumer protocol's version */
+	nt = rbuf_count(&rb, 6);
+	for (i = 0; i < nt && !rb.err; i++) {
+		name = rbuf_str(&rb, &nlen);
+		np = rbuf_count(&rb, 4);
+		idx = rb.err ? -1 : shm_topic_find(w->shm, name, nlen);
+		for (j = 0; j < np && !rb.err; j++) {
+			part = rbuf_i32(&rb);
+			if (idx < 0 || rb.err || n >= cap)
+				continue;
+			t = &w->shm->topics[idx];
+			/* Topic entries never change once published. */
+			parts[n].topic = t->name;
+			parts[n].topic_len = t->name_len;
+			parts[n].partition = part;
+			n++;
+		}
+	}
+	return n;
+}

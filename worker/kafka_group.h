@@ -1,0 +1,49 @@
+/*
+ * The Kafka group APIs of a worker, rows of the Kafka table
+ * (worker/kafka.c): the coordinator (kafka_group.c: FindCoordinator,
+ * JoinGroup, SyncGroup, Heartbeat, LeaveGroup) and the committed offsets
+ * and group listings (kafka_offset.c: OffsetCommit, OffsetFetch,
+ * ListGroups, DescribeGroups).  Every one decodes with
+ * kafka_decode_body() and answers Kafka's error codes.
+ */
+#ifndef FLUME_WORKER_KAFKA_GROUP_H
+#define FLUME_WORKER_KAFKA_GROUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct worker;
+struct conn;
+struct req;
+
+void	kafka_find_coord_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_find_coord_emit(struct worker *w, struct conn *c, struct req *r);
+void	kafka_join_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_join_emit(struct worker *w, struct conn *c, struct req *r);
+void	kafka_sync_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_sync_emit(struct worker *w, struct conn *c, struct req *r);
+/* Heartbeat and LeaveGroup (by the row's key). */
+void	kafka_member_op_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_member_op_emit(struct worker *w, struct conn *c, struct req *r);
+void	kafka_commit_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_commit_emit(struct worker *w, struct conn *c, struct req *r);
+void	kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_offset_fetch_emit(struct worker *w, struct conn *c, struct req *r);
+void	kafka_list_groups_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_list_groups_emit(struct worker *w, struct conn *c, struct req *r);
+void	kafka_describe_groups_exec(struct worker *w, struct conn *c,
+	    struct req *r);
+void	kafka_describe_groups_emit(struct worker *w, struct conn *c,
+	    struct req *r);
+/*
+ * The partitions a Kafka member's assignment names, when it is Kafka's
+ * consumer protocol (version, [topic, [partition]], user data): at most
+ * cap into parts, topics that do not exist skipped; how many.
+ */
+struct group_tp;
+int32_t	kafka_assignment_parts(struct worker *w, const uint8_t *p, size_t len,
+	    struct group_tp *parts, int32_t cap);
+/* Re-check a parked JoinGroup or SyncGroup. */
+void	kafka_group_poll(struct worker *w, struct conn *c, struct req *r);
+
+#endif
