@@ -478,6 +478,10 @@ metrics_main(struct broker *b)
 		close(b->listen_fd);
 	if (b->kafka_fd >= 0 && b->conf->kafka_listen[0] != '\0')
 		close(b->kafka_fd);
+	if (b->tls_fd >= 0)
+		close(b->tls_fd);
+	if (b->kafka_tls_fd >= 0)
+		close(b->kafka_tls_fd);
 
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
 	    MHD_USE_ERROR_LOG, 0, NULL, NULL, metrics_http, b,

@@ -370,8 +370,11 @@ metadata_emit(struct worker *w, struct conn *c, struct req *r)
 	memset(&s, 0, sizeof(s));
 	memset(&b, 0, sizeof(b));
 	b.node_id = KAFKA_NODE_ID;
-	b.host = kstr_c(w->conf->kafka_adv_host);
-	b.port = w->conf->kafka_adv_port;
+	/* A TLS client is sent to the TLS listener, a plaintext one not. */
+	b.host = kstr_c(c->tls != NULL ? w->conf->kafka_tls_adv_host :
+	    w->conf->kafka_adv_host);
+	b.port = c->tls != NULL ? w->conf->kafka_tls_adv_port :
+	    w->conf->kafka_adv_port;
 	b.rack.len = -1;
 	s.nbrokers = 1;
 	s.brokers = &b;
