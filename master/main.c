@@ -302,6 +302,16 @@ main(int argc, char *argv[], char *envp[])
 	}
 	if (warn[0] != '\0')
 		fprintf(stderr, "flume-master: warning: %s\n", warn);
+	/* A bad certificate or key is reported here (and by -n). */
+	if (tlsctx_wanted(&conf)) {
+		SSL_CTX *ctx;
+
+		if ((ctx = tlsctx_new(&conf, err, sizeof(err))) == NULL) {
+			fprintf(stderr, "%s\n", err);
+			exit(1);
+		}
+		SSL_CTX_free(ctx);
+	}
 	if (check) {
 		fprintf(stderr, "%s: configuration OK\n", path);
 		auth_unload();
@@ -326,14 +336,6 @@ main(int argc, char *argv[], char *envp[])
 	strlcpy(conf.data_dir, real, sizeof(conf.data_dir));
 	pfh = lock_data_dir(conf.data_dir);
 
-	/* A bad certificate or key is reported here, before anything runs. */
-	if (tlsctx_wanted(&conf)) {
-		SSL_CTX *ctx;
-
-		if ((ctx = tlsctx_new(&conf, err, sizeof(err))) == NULL)
-			die("%s", err);
-		SSL_CTX_free(ctx);
-	}
 	/* listen = off: TLS only, or Kafka only. */
 	b.listen_fd = -1;
 	strlcpy(bound, "off", sizeof(bound));
