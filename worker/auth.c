@@ -452,6 +452,20 @@ auth_refresh(struct worker *w)
 	return 1;
 }
 
+const struct auth_user *
+auth_user_find(const char *name, size_t len)
+{
+	return auth_on ? auth_find_in(&auth_tab, name, len) : NULL;
+}
+
+void
+auth_session_login(struct conn *c, const struct auth_user *u, const char *how)
+{
+	c->auth.user = u;
+	c->rd.max_size = c->w->conf->max_request_bytes;
+	log_info("%s: authenticated as user %s (%s)", c->peer, u->name, how);
+}
+
 int
 auth_enabled(void)
 {

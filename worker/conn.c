@@ -181,6 +181,7 @@ conn_close(struct conn *c)
 	if (c->in_ready)
 		TAILQ_REMOVE(&w->ready, c, ready_entry);
 	tls_free(c->tls);
+	kafka_sasl_free(c);
 	TAILQ_REMOVE(&w->conns, c, entry);
 	w->nconns--;
 	atomic_fetch_sub_explicit(&w->me->connections, 1, memory_order_relaxed);

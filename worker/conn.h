@@ -87,6 +87,7 @@ struct conn {
 	struct auth_session	 auth;		/* who this client proved to be */
 	int			 kafka;		/* a Kafka client (worker/kafka.h) */
 	struct tls		*tls;		/* came in on a TLS listener; NULL plaintext */
+	struct kafka_sasl	*sasl;		/* a Kafka SASL exchange (kafka_sasl.c) */
 	TAILQ_ENTRY(conn)	 ready_entry;	/* on w->ready: TLS input buffered */
 	int			 in_ready;
 };

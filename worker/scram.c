@@ -132,12 +132,17 @@ scram_server_final(struct scram_server *s, const uint8_t *password,
 	int rc = -1;
 
 	md = scram_md(s->mech, &dlen);
-	/* The channel binding repeats our gs2 header; the nonce is ours. */
+	/*
+	 * The channel binding repeats our gs2 header.  The nonce must end
+	 * with ours, as Kafka checks it: librdkafka sends its own part
+	 * twice (client nonce, then the whole server nonce), and the proof
+	 * covers what it sent.
+	 */
 	sodium_bin2base64(cb, sizeof(cb), (const uint8_t *)s->gs2, 3,
 	    sodium_base64_VARIANT_ORIGINAL);
 	if (f->cbind_len != strlen(cb) || memcmp(f->cbind, cb, f->cbind_len) ||
-	    f->nonce_len != s->nonce_len ||
-	    memcmp(f->nonce, s->nonce, s->nonce_len) != 0)
+	    f->nonce_len < s->nonce_len || memcmp(f->nonce + f->nonce_len -
+	    s->nonce_len, s->nonce, s->nonce_len) != 0)
 		return -1;
 	if (sodium_base642bin(proof, sizeof(proof), f->proof, f->proof_len,
 	    NULL, &n, NULL, sodium_base64_VARIANT_ORIGINAL) != 0 || n != dlen)

@@ -242,7 +242,11 @@ tls_write(struct tls *t, const void *buf, size_t len)
 		return (ssize_t)n;
 	}
 	t->want = 0;
-	n = (size_t)tls_fail(t, 0, "write");
+	if ((n = (size_t)tls_fail(t, 0, "write")) == 0) {
+		/* The peer's close_notify: nothing more can be sent. */
+		errno = ECONNRESET;
+		n = (size_t)-1;
+	}
 	t->want_w = t->want;
 	return (ssize_t)n;
 }
@@ -259,7 +263,10 @@ tls_sendfile(struct tls *t, int fd, off_t pos, size_t len)
 			return n;
 		}
 		t->want = 0;
-		n = tls_fail(t, -1, "sendfile");
+		if ((n = tls_fail(t, -1, "sendfile")) == 0) {
+			errno = ECONNRESET;
+			n = -1;
+		}
 		t->want_w = t->want;
 		return n;
 	}
