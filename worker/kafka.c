@@ -204,7 +204,7 @@ kafka_exec(struct worker *w, struct conn *c, struct req *r)
 	    k->row->key != KAPI_API_VERSIONS &&
 	    k->row->key != KAPI_SASL_HANDSHAKE &&
 	    k->row->key != KAPI_SASL_AUTHENTICATE) {
-		kafka_refuse(c, r, " before SASL authentication");
+		kafka_refuse(c, r, " before authentication (SASL first)");
 		k->row = NULL;
 		return;
 	}
