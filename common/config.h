@@ -68,6 +68,7 @@ struct config {
 	int64_t		 group_rebalance_timeout_ms;	/* wait this long for members to rejoin */
 	int		 log_level;
 	char		 metrics_listen[300];	/* "host:port" of /metrics; "" = off */
+	int		 metrics_tls;		/* HTTPS with tls_cert_file, tls_key_file */
 	char		 metrics_host[256];
 	char		 metrics_port[16];
 	/* The Kafka listener (worker/kafka*.c); kafka_listen "" = off. */

@@ -18,7 +18,8 @@
 int
 tlsctx_wanted(const struct config *c)
 {
-	return c->listen_tls[0] != '\0' || c->kafka_listen_tls[0] != '\0';
+	return c->listen_tls[0] != '\0' || c->kafka_listen_tls[0] != '\0' ||
+	    (c->metrics_tls && c->metrics_listen[0] != '\0');
 }
 
 const char *

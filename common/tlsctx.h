@@ -22,7 +22,7 @@
  * than its owner and group is refused.
  */
 SSL_CTX	*tlsctx_new(const struct config *c, char *err, size_t errlen);
-/* Whether any listener needs a context. */
+/* Whether any listener needs the certificate (metrics_tls included). */
 int	 tlsctx_wanted(const struct config *c);
 /* The first error on OpenSSL's queue as text (and the queue cleared). */
 const char *tlsctx_error(char *buf, size_t len);

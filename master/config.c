@@ -125,6 +125,7 @@ static const struct conf_key conf_keys[] = {
 	    CF(group_rebalance_timeout_ms), NOTOPIC, RESTART },
 	{ "log_level", CT_LOGLEVEL, 0, 0, 0, "info", CF(log_level), NOTOPIC, RELOAD },
 	{ "metrics_listen", CT_LISTEN, 0, 0, 0, NULL, CF(metrics_listen), NOTOPIC, RESTART },
+	{ "metrics_tls", CT_BOOL, 0, 1, 0, "no", CF(metrics_tls), NOTOPIC, RESTART },
 	{ "kafka_listen", CT_LISTEN, 0, 0, 0, NULL, CF(kafka_listen), NOTOPIC, RESTART },
 	{ "kafka_advertised_listener", CT_LISTEN, 0, 0, 0, NULL,
 	    CF(kafka_advertised), NOTOPIC, RESTART },
@@ -791,6 +792,10 @@ conf_crosscheck(struct conf_parse *p, struct config *c, const int *tlines)
 		return conf_error(p, conf_line2(p, "listen_tls",
 		    "kafka_listen_tls"), "a TLS listener needs tls_cert_file "
 		    "and tls_key_file");
+	if (c->metrics_tls && (c->tls_cert_file[0] == '\0' ||
+	    c->tls_key_file[0] == '\0'))
+		return conf_error(p, conf_line(p, "metrics_tls"),
+		    "metrics_tls needs tls_cert_file and tls_key_file");
 	if (c->tls_client_auth != TLS_CLIENT_NONE && c->tls_ca_file[0] == '\0')
 		return conf_error(p, conf_line(p, "tls_client_auth"),
 		    "tls_client_auth needs tls_ca_file (the CAs that sign "

@@ -373,7 +373,8 @@ main(int argc, char *argv[], char *envp[])
 	log_info("starting: config %s, data directory %s, %d worker%s",
 	    conf.path, conf.data_dir, conf.workers, conf.workers == 1 ? "" : "s");
 	if (b.has_metrics)
-		log_info("metrics on http://%s/metrics", mbound);
+		log_info("metrics on %s://%s/metrics", conf.metrics_tls ?
+		    "https" : "http", mbound);
 	if (b.kafka_fd != -1)
 		log_info("Kafka listener on %s, advertised as %s:%d", kbound,
 		    conf.kafka_adv_host, (int)conf.kafka_adv_port);

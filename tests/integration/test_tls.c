@@ -611,6 +611,49 @@ test_sighup_reloads_the_certificate(void)
 	free(other);
 }
 
+/* metrics_tls: /metrics over HTTPS with the same certificate. */
+static void
+test_metrics_over_https(void)
+{
+	static const char prog[] =
+	    "import ssl, sys, urllib.request\n"
+	    "ctx = ssl.create_default_context(cafile=sys.argv[1])\n"
+	    "r = urllib.request.urlopen('https://' + sys.argv[2] + '/metrics',\n"
+	    "    context=ctx, timeout=10)\n"
+	    "b = r.read().decode()\n"
+	    "print(r.status, 'flume_worker_connections_accepted_total' in b)\n";
+	static const char plain[] =
+	    "import sys, urllib.request\n"
+	    "try:\n"
+	    "    urllib.request.urlopen('http://' + sys.argv[1] + '/metrics',\n"
+	    "        timeout=10).read()\n"
+	    "    print('answered')\n"
+	    "except Exception:\n"
+	    "    print('refused')\n";
+	struct flumed m;
+	char extra[2048], addr[64], *out = NULL;
+	int port = support_free_port();
+
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+	snprintf(extra, sizeof(extra), "metrics_listen = %s\nmetrics_tls = yes\n"
+	    "tls_cert_file = %s\ntls_key_file = %s\n", addr, srv_cert,
+	    srv_key);
+	CU_ASSERT_EQUAL_FATAL(flumed_start(&m, extra), 0);
+	CU_ASSERT(flumed_wait_log(&m, "serving metrics on https://", 1,
+	    10000) == 1);
+	CU_ASSERT_EQUAL(cmd(PYTHON, NULL, &out, NULL, "-c", prog, ca, addr,
+	    NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, "200 True\n");
+	free(out);
+	CU_ASSERT_EQUAL(cmd(PYTHON, NULL, &out, NULL, "-c", plain, addr, NULL),
+	    0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, "refused\n");
+	free(out);
+	flumed_cleanup(&m);
+}
+
 TEST_SUITE("tls", setup, teardown,
     { "openssl s_client sees TLS 1.2+ and the certificate",
 	test_s_client_sees_tls_and_the_certificate },
@@ -630,4 +673,5 @@ TEST_SUITE("tls", setup, teardown,
     { "mutual TLS, TLS only", test_mutual_tls_only },
     { "a key file others may read is refused",
 	test_key_readable_by_others_is_refused },
-    { "SIGHUP reloads the certificate", test_sighup_reloads_the_certificate });
+    { "SIGHUP reloads the certificate", test_sighup_reloads_the_certificate },
+    { "metrics over HTTPS", test_metrics_over_https });
