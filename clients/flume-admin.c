@@ -30,8 +30,8 @@ usage(FILE *f)
 	    "--to-time ms|@time|-age\n"
 	    "       flume-admin [-b host:port] stats\n"
 	    "       flume-admin -h | --help | -V | --version\n"
-	    "options: --secret-file file (before the command; default "
-	    "$FLUME_SECRET_FILE)\n");
+	    "options (before the command): --secret-file file (default "
+	    "$FLUME_SECRET_FILE)\n%s", flume_tool_tls_usage);
 }
 
 static int
@@ -379,6 +379,12 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case FLUME_TOOL_OPT_SECRET:
 			secret = optarg;
+			break;
+		case FLUME_TOOL_OPT_TLS:
+		case FLUME_TOOL_OPT_CA:
+		case FLUME_TOOL_OPT_CERT:
+		case FLUME_TOOL_OPT_KEY:
+			(void)flume_tool_tls_opt(ch, optarg);
 			break;
 		case 'b':
 			broker = optarg;

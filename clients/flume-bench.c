@@ -609,7 +609,7 @@ bench_topic(struct bench *b, int32_t want)
 	int32_t created;
 	int rc = -1;
 
-	if ((c = flume_connect(b->broker)) == NULL) {
+	if ((c = flume_tool_connect(b->broker, NULL)) == NULL) {
 		fprintf(stderr, "flume-bench: %s\n", flume_errstr(NULL));
 		return -1;
 	}
@@ -689,7 +689,7 @@ bench_run(struct bench *b)
 		ts[i].n = per + (i == 0 ? b->count % (uint64_t)b->conns : 0);
 		bench_hist_init(&ts[i].hist);
 		/* Connect here, so a dead broker is reported once, plainly. */
-		if ((ts[i].c = flume_connect(b->broker)) == NULL) {
+		if ((ts[i].c = flume_tool_connect(b->broker, NULL)) == NULL) {
 			fprintf(stderr, "flume-bench: %s\n", flume_errstr(NULL));
 			goto done;
 		}

@@ -38,7 +38,8 @@ usage(FILE *f)
 	    "       flume-consume [-b host:port] -g group -t topic "
 	    "[-o beginning|end] [-C commit_ms]\n"
 	    "                     [-s session_ms] [-e] [-n count] [-f format]\n"
-	    "       flume-consume -h | --help | -V | --version\n");
+	    "       flume-consume -h | --help | -V | --version\n%s",
+	    flume_tool_tls_usage);
 }
 
 /*
@@ -331,6 +332,12 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case FLUME_TOOL_OPT_SECRET:
 			secret = optarg;
+			break;
+		case FLUME_TOOL_OPT_TLS:
+		case FLUME_TOOL_OPT_CA:
+		case FLUME_TOOL_OPT_CERT:
+		case FLUME_TOOL_OPT_KEY:
+			(void)flume_tool_tls_opt(ch, optarg);
 			break;
 		case 'b':
 			broker = optarg;

@@ -101,7 +101,8 @@ usage(FILE *f)
 	    "                     [-a 0|1|all] [-z gzip|snappy|lz4|zstd|none] "
 	    "[-v]\n"
 	    "                     [--secret-file file] [message ...]\n"
-	    "       flume-produce -h | --help | -V | --version\n");
+	    "       flume-produce -h | --help | -V | --version\n%s",
+	    flume_tool_tls_usage);
 }
 
 static const char *
@@ -220,6 +221,12 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case FLUME_TOOL_OPT_SECRET:
 			secret = optarg;
+			break;
+		case FLUME_TOOL_OPT_TLS:
+		case FLUME_TOOL_OPT_CA:
+		case FLUME_TOOL_OPT_CERT:
+		case FLUME_TOOL_OPT_KEY:
+			(void)flume_tool_tls_opt(ch, optarg);
 			break;
 		case 'a':
 			if (flume_tool_parse_acks(optarg, &acks) == -1) {

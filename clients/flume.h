@@ -73,6 +73,26 @@ struct flume_client *flume_connect_conf(const char *host_port,
 	    const struct flume_client_conf *conf);
 void	flume_close(struct flume_client *c);
 
+/*
+ * TLS to a broker's listen_tls: the broker's certificate is verified
+ * against ca_file (NULL: the system's trusted CAs) and must name the host
+ * of host_port (its IP address for a numeric one).  cert_file and
+ * key_file (PEM) present a client certificate, for tls_client_auth.
+ */
+struct flume_tls_conf {
+	const char	*ca_file;
+	const char	*cert_file;
+	const char	*key_file;
+};
+
+/* Fill *tls with the defaults (all NULL). */
+void	flume_tls_conf_init(struct flume_tls_conf *tls);
+/* flume_connect_conf() over TLS (tls NULL: as flume_connect_conf). */
+struct flume_client *flume_connect_tls(const char *host_port,
+	    const struct flume_client_conf *conf, const struct flume_tls_conf *tls);
+/* Whether c speaks TLS, and the protocol version ("TLSv1.3") once connected. */
+const char *flume_client_tls_version(const struct flume_client *c);
+
 /* The last failure on c, or the calling thread's last connect failure when c is NULL. */
 const char *flume_errstr(const struct flume_client *c);
 /* The broker error code (proto/msg.h enum flume_error) of the last failure, 0 if none. */

@@ -18,7 +18,22 @@
  * --help ('h') and --version ('V'), which every tool answers.
  */
 #define FLUME_TOOL_OPT_SECRET	0x100
+/* --tls, --ca-file, --cert, --key: see flume_tool_tls_opt(). */
+#define FLUME_TOOL_OPT_TLS	0x101
+#define FLUME_TOOL_OPT_CA	0x102
+#define FLUME_TOOL_OPT_CERT	0x103
+#define FLUME_TOOL_OPT_KEY	0x104
 extern const struct option flume_tool_longopts[];
+/*
+ * Take a TLS option (getopt_long value ch, its argument arg) for the next
+ * flume_tool_connect(): 1 if ch was one, else 0.  Without --tls,
+ * FLUME_TLS=1 (or yes) turns TLS on; FLUME_CA_FILE, FLUME_CERT_FILE and
+ * FLUME_KEY_FILE stand for the files not given; a CA, certificate or key
+ * file given implies --tls.
+ */
+int	flume_tool_tls_opt(int ch, const char *arg);
+/* The usage lines of the TLS options, for the tools' --help. */
+extern const char flume_tool_tls_usage[];
 /* Print "prog VERSION" on stdout (-V, --version). */
 void	flume_tool_version(const char *prog);
 /* The secret file: opt (--secret-file) if given, else $FLUME_SECRET_FILE, else NULL. */

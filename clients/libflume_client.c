@@ -324,6 +324,15 @@ client_open(struct flume_client *c)
 	c->fd = fd;
 	frame_reader_free(&c->rd);
 	frame_reader_init(&c->rd, FRAME_RESPONSE, CLIENT_MAX_RESPONSE);
+	if (c->tls != NULL &&
+	    client_tls_start(c, host, c->conf.connect_timeout_ms) == -1) {
+		rc = errno;
+		client_tls_stop(c->tls);
+		close(c->fd);
+		c->fd = -1;
+		errno = rc;
+		return -1;
+	}
 	if (client_handshake(c) == -1) {
 		rc = errno;
 		client_disconnect(c, rc);
@@ -378,8 +387,27 @@ client_open_again(struct flume_client *c)
 	return -1;
 }
 
+void
+flume_tls_conf_init(struct flume_tls_conf *tls)
+{
+	memset(tls, 0, sizeof(*tls));
+}
+
 struct flume_client *
 flume_connect_conf(const char *host_port, const struct flume_client_conf *conf)
+{
+	return flume_connect_tls(host_port, conf, NULL);
+}
+
+const char *
+flume_client_tls_version(const struct flume_client *c)
+{
+	return c->tls != NULL ? client_tls_version(c->tls) : "";
+}
+
+struct flume_client *
+flume_connect_tls(const char *host_port, const struct flume_client_conf *conf,
+    const struct flume_tls_conf *tls)
 {
 	struct flume_client *c;
 	int saved;
@@ -409,7 +437,8 @@ flume_connect_conf(const char *host_port, const struct flume_client_conf *conf)
 	c->next_id = 1;
 	frame_reader_init(&c->rd, FRAME_RESPONSE, CLIENT_MAX_RESPONSE);
 	wbuf_init(&c->out);
-	if (client_open(c) == -1 && client_open_again(c) == -1) {
+	if ((tls != NULL && (c->tls = client_tls_new(c, tls)) == NULL) ||
+	    (client_open(c) == -1 && client_open_again(c) == -1)) {
 		saved = errno;
 		snprintf(connect_err, sizeof(connect_err), "%s", c->err);
 		flume_close(c);
@@ -431,6 +460,7 @@ flume_close(struct flume_client *c)
 	if (c == NULL)
 		return;
 	client_disconnect(c, ECONNABORTED);
+	client_tls_free(c->tls);
 	frame_reader_free(&c->rd);
 	wbuf_free(&c->out);
 	free(c->waits);
@@ -612,6 +642,7 @@ client_disconnect(struct flume_client *c, int err)
 	struct client_wait w;
 
 	if (c->fd != -1) {
+		client_tls_stop(c->tls);
 		close(c->fd);
 		c->fd = -1;
 	}
@@ -668,8 +699,11 @@ client_flush_out(struct flume_client *c)
 	ssize_t n;
 
 	while (c->out_off < c->out.len) {
-		n = send(c->fd, c->out.buf + c->out_off, c->out.len - c->out_off,
-		    MSG_NOSIGNAL);
+		c->tls_want = 0;
+		n = c->tls != NULL ? client_tls_write(c->tls,
+		    c->out.buf + c->out_off, c->out.len - c->out_off,
+		    &c->tls_want) : send(c->fd, c->out.buf + c->out_off,
+		    c->out.len - c->out_off, MSG_NOSIGNAL);
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;
@@ -701,7 +735,9 @@ client_read_in(struct flume_client *c)
 			errno = ENOMEM;
 			return -1;
 		}
-		n = recv(c->fd, space, room, 0);
+		c->tls_want = 0;
+		n = c->tls != NULL ? client_tls_read(c->tls, space, room,
+		    &c->tls_want) : recv(c->fd, space, room, 0);
 		if (n == 0) {
 			client_disconnect(c, ECONNRESET);
 			errno = ECONNRESET;
@@ -729,7 +765,8 @@ client_read_in(struct flume_client *c)
 		}
 		if (c->wait_len == 0 && frame_reader_pending(&c->rd) == 0)
 			return 0;
-		if ((size_t)n < room)
+		/* A TLS read returns one record: read until EAGAIN. */
+		if ((size_t)n < room && c->tls == NULL)
 			return 0;
 	}
 	return 0;
@@ -748,6 +785,9 @@ client_pump(struct flume_client *c, int timeout_ms)
 	/* Write first: the request we wait for may still be in out. */
 	if (client_unsent(c) > 0 && client_flush_out(c) == -1)
 		goto lost;
+	/* Records OpenSSL already decrypted raise no poll event. */
+	if (c->tls != NULL && c->wait_len > 0 && client_tls_pending(c->tls) > 0)
+		return client_read_in(c);
 	pfd.fd = c->fd;
 	pfd.events = 0;
 	pfd.revents = 0;
@@ -757,6 +797,8 @@ client_pump(struct flume_client *c, int timeout_ms)
 		pfd.events |= POLLIN;
 	if (pfd.events == 0)
 		return 0;
+	if (c->tls != NULL)
+		pfd.events |= c->tls_want;	/* a read may need to write */
 	n = poll(&pfd, 1, timeout_ms);
 	if (n == -1)
 		return errno == EINTR ? 0 : -1;

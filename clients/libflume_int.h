@@ -10,6 +10,8 @@
 #ifndef FLUME_CLIENTS_LIBFLUME_INT_H
 #define FLUME_CLIENTS_LIBFLUME_INT_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +41,8 @@ struct flume_client {
 	char		*host_port;
 	struct flume_client_conf conf;
 	int		 fd;		/* -1 when disconnected */
+	struct client_tls *tls;		/* NULL: plaintext (libflume_tls.c) */
+	short		 tls_want;	/* poll event a blocked TLS call waits for */
 	uint32_t	 next_id;
 	int32_t		 max_frame;	/* from the handshake */
 	char		 broker_name[64]; /* from the handshake, NUL-terminated */
@@ -56,6 +60,24 @@ struct flume_client {
 	int32_t		 bad_partition;
 	int64_t		 bad_first, bad_next;
 };
+
+/*
+ * TLS (libflume_tls.c): the context from a struct flume_tls_conf, a
+ * session per connection, whose handshake client_tls_start() finishes
+ * within timeout_ms.  read and write are recv(2) and send(2) (-1 EAGAIN
+ * when they would block, with the event they wait for in *want).
+ */
+struct client_tls;
+struct client_tls *client_tls_new(struct flume_client *c,
+	    const struct flume_tls_conf *t);
+void	client_tls_free(struct client_tls *t);
+int	client_tls_start(struct flume_client *c, const char *host, int timeout_ms);
+void	client_tls_stop(struct client_tls *t);
+ssize_t	client_tls_read(struct client_tls *t, void *buf, size_t len, short *want);
+ssize_t	client_tls_write(struct client_tls *t, const void *buf, size_t len,
+	    short *want);
+size_t	client_tls_pending(const struct client_tls *t);
+const char *client_tls_version(const struct client_tls *t);
 
 /* Set the client's error string (printf-style); keeps errno. */
 void	client_seterr(struct flume_client *c, const char *fmt, ...)

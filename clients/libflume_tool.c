@@ -380,6 +380,10 @@ flume_tool_uptime(char *buf, size_t len, int64_t ms)
 
 const struct option flume_tool_longopts[] = {
 	{ "secret-file", required_argument, NULL, FLUME_TOOL_OPT_SECRET },
+	{ "tls", no_argument, NULL, FLUME_TOOL_OPT_TLS },
+	{ "ca-file", required_argument, NULL, FLUME_TOOL_OPT_CA },
+	{ "cert", required_argument, NULL, FLUME_TOOL_OPT_CERT },
+	{ "key", required_argument, NULL, FLUME_TOOL_OPT_KEY },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -397,14 +401,70 @@ flume_tool_secret_file(const char *opt)
 	return NULL;
 }
 
+const char flume_tool_tls_usage[] =
+    "  --tls                TLS to the broker's listen_tls (env FLUME_TLS=1)\n"
+    "  --ca-file file       trust the CAs in file (FLUME_CA_FILE; default: "
+    "the system's)\n"
+    "  --cert file --key file  client certificate for mutual TLS "
+    "(FLUME_CERT_FILE,\n"
+    "                       FLUME_KEY_FILE)\n";
+
+/* The TLS options seen so far; the environment fills the rest. */
+static struct {
+	int		 on;
+	const char	*ca, *cert, *key;
+} tool_tls;
+
+int
+flume_tool_tls_opt(int ch, const char *arg)
+{
+	switch (ch) {
+	case FLUME_TOOL_OPT_TLS:
+		tool_tls.on = 1;
+		return 1;
+	case FLUME_TOOL_OPT_CA:
+		tool_tls.ca = arg;
+		tool_tls.on = 1;
+		return 1;
+	case FLUME_TOOL_OPT_CERT:
+		tool_tls.cert = arg;
+		tool_tls.on = 1;
+		return 1;
+	case FLUME_TOOL_OPT_KEY:
+		tool_tls.key = arg;
+		tool_tls.on = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static const char *
+tool_env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && *v != '\0' ? v : NULL;
+}
+
 struct flume_client *
 flume_tool_connect(const char *broker, const char *secret_opt)
 {
 	struct flume_client_conf conf;
+	struct flume_tls_conf tls;
+	const char *on = tool_env("FLUME_TLS");
 
 	flume_client_conf_init(&conf);
 	conf.secret_file = flume_tool_secret_file(secret_opt);
-	return flume_connect_conf(broker, &conf);
+	if (!tool_tls.on && (on == NULL || (strcmp(on, "1") != 0 &&
+	    strcmp(on, "yes") != 0)))
+		return flume_connect_conf(broker, &conf);
+	flume_tls_conf_init(&tls);
+	tls.ca_file = tool_tls.ca != NULL ? tool_tls.ca : tool_env("FLUME_CA_FILE");
+	tls.cert_file = tool_tls.cert != NULL ? tool_tls.cert :
+	    tool_env("FLUME_CERT_FILE");
+	tls.key_file = tool_tls.key != NULL ? tool_tls.key :
+	    tool_env("FLUME_KEY_FILE");
+	return flume_connect_tls(broker, &conf, &tls);
 }
 
 void

@@ -15,8 +15,10 @@
 struct broker {
 	struct config		*conf;		/* this process's own: reloads change it */
 	struct shm		 shm;
-	int			 listen_fd;
+	int			 listen_fd;	/* native plaintext, or -1 (listen off) */
 	int			 kafka_fd;	/* the Kafka listener, or -1 (kafka_listen off) */
+	int			 tls_fd;	/* native TLS, or -1 (listen_tls off) */
+	int			 kafka_tls_fd;	/* Kafka TLS, or -1 (kafka_listen_tls off) */
 	int			*eventfds;	/* [child_slots]; eventfds[slot] wakes that child */
 	int			 nslots;
 	int			 slot;		/* this child's slot */

@@ -28,6 +28,13 @@ struct topic_config {
 	struct log_settings log;			/* filled with the effective values */
 };
 
+/* tls_client_auth: whether a TLS client must show a certificate. */
+enum tls_client_auth {
+	TLS_CLIENT_NONE = 0,	/* never asked for */
+	TLS_CLIENT_REQUEST,	/* asked for; checked when shown */
+	TLS_CLIENT_REQUIRE	/* a connection without a valid one fails */
+};
+
 struct config {
 	char		 path[PATH_MAX];	/* the file it was read from */
 	char		 listen[300];		/* "host:port" as written */
@@ -64,6 +71,7 @@ struct config {
 	int64_t		 group_rebalance_timeout_ms;	/* wait this long for members to rejoin */
 	int		 log_level;
 	char		 metrics_listen[300];	/* "host:port" of /metrics; "" = off */
+	int		 metrics_tls;		/* HTTPS with tls_cert_file, tls_key_file */
 	char		 metrics_host[256];
 	char		 metrics_port[16];
 	/* The Kafka listener (worker/kafka*.c); kafka_listen "" = off. */
@@ -74,6 +82,23 @@ struct config {
 	char		 kafka_advertised[300];
 	char		 kafka_adv_host[256];
 	int32_t		 kafka_adv_port;
+	/*
+	 * TLS (common/tlsctx.h): listen_tls (native) and kafka_listen_tls
+	 * beside the plaintext listeners, "" = off; any listener may be off.
+	 */
+	char		 listen_tls[300];
+	char		 listen_tls_host[256];
+	char		 listen_tls_port[16];
+	char		 kafka_listen_tls[300];
+	char		 kafka_tls_host[256];
+	char		 kafka_tls_port[16];
+	/* What Metadata returns on a TLS connection (kafka_adv_* otherwise). */
+	char		 kafka_tls_adv_host[256];
+	int32_t		 kafka_tls_adv_port;
+	char		 tls_cert_file[PATH_MAX];	/* PEM chain; "" = none */
+	char		 tls_key_file[PATH_MAX];	/* PEM private key */
+	char		 tls_ca_file[PATH_MAX];		/* CAs for client certificates */
+	int		 tls_client_auth;	/* enum tls_client_auth */
 	struct topic_config *topics;		/* [topic NAME] sections */
 	size_t		 ntopics;
 };

@@ -48,6 +48,7 @@ enum conf_type {
 	CT_LISTEN,
 	CT_LOGLEVEL,
 	CT_TSTYPE,		/* message_timestamp_type: create | log_append */
+	CT_CLIENTAUTH,		/* none, request or require */
 };
 
 struct conf_key {
@@ -131,9 +132,19 @@ static const struct conf_key conf_keys[] = {
 	    CF(group_rebalance_timeout_ms), NOTOPIC, RESTART },
 	{ "log_level", CT_LOGLEVEL, 0, 0, 0, "info", CF(log_level), NOTOPIC, RELOAD },
 	{ "metrics_listen", CT_LISTEN, 0, 0, 0, NULL, CF(metrics_listen), NOTOPIC, RESTART },
+	{ "metrics_tls", CT_BOOL, 0, 1, 0, "no", CF(metrics_tls), NOTOPIC, RESTART },
 	{ "kafka_listen", CT_LISTEN, 0, 0, 0, NULL, CF(kafka_listen), NOTOPIC, RESTART },
 	{ "kafka_advertised_listener", CT_LISTEN, 0, 0, 0, NULL,
 	    CF(kafka_advertised), NOTOPIC, RESTART },
+	{ "listen_tls", CT_LISTEN, 0, 0, 0, NULL, CF(listen_tls), NOTOPIC, RESTART },
+	{ "kafka_listen_tls", CT_LISTEN, 0, 0, 0, NULL, CF(kafka_listen_tls),
+	    NOTOPIC, RESTART },
+	/* Certificates are read again on SIGHUP (common/tlsctx.h), by path. */
+	{ "tls_cert_file", CT_STRING, 0, 0, 0, NULL, CF(tls_cert_file), NOTOPIC, RESTART },
+	{ "tls_key_file", CT_STRING, 0, 0, 0, NULL, CF(tls_key_file), NOTOPIC, RESTART },
+	{ "tls_ca_file", CT_STRING, 0, 0, 0, NULL, CF(tls_ca_file), NOTOPIC, RESTART },
+	{ "tls_client_auth", CT_CLIENTAUTH, 0, 0, 0, "none", CF(tls_client_auth),
+	    NOTOPIC, RESTART },
 };
 #define NKEYS	(sizeof(conf_keys) / sizeof(conf_keys[0]))
 
@@ -323,7 +334,8 @@ conf_store_num(void *field, size_t width, int64_t v)
 }
 
 /* Which host:port key conf_set_listen() sets. */
-enum conf_listen { CL_MAIN, CL_METRICS, CL_KAFKA, CL_KAFKA_ADV };
+enum conf_listen { CL_MAIN, CL_METRICS, CL_KAFKA, CL_KAFKA_ADV, CL_TLS,
+	CL_KAFKA_TLS };
 
 static int
 conf_listen_which(const struct conf_key *k)
@@ -334,7 +346,40 @@ conf_listen_which(const struct conf_key *k)
 		return CL_KAFKA;
 	if (k->off == offsetof(struct config, kafka_advertised))
 		return CL_KAFKA_ADV;
+	if (k->off == offsetof(struct config, listen_tls))
+		return CL_TLS;
+	if (k->off == offsetof(struct config, kafka_listen_tls))
+		return CL_KAFKA_TLS;
 	return CL_MAIN;
+}
+
+/* The three fields ("host:port", host, port) a listener key fills. */
+struct conf_addr {
+	char	*text, *host, *port;
+	size_t	 textlen, hostlen, portlen;
+};
+
+#define CONF_ADDR(t, h, p)	\
+	(struct conf_addr){ (t), (h), (p), sizeof(t), sizeof(h), sizeof(p) }
+
+static struct conf_addr
+conf_addr_of(struct config *c, int which)
+{
+	switch (which) {
+	case CL_METRICS:
+		return CONF_ADDR(c->metrics_listen, c->metrics_host,
+		    c->metrics_port);
+	case CL_KAFKA:
+		return CONF_ADDR(c->kafka_listen, c->kafka_host, c->kafka_port);
+	case CL_TLS:
+		return CONF_ADDR(c->listen_tls, c->listen_tls_host,
+		    c->listen_tls_port);
+	case CL_KAFKA_TLS:
+		return CONF_ADDR(c->kafka_listen_tls, c->kafka_tls_host,
+		    c->kafka_tls_port);
+	default:
+		return CONF_ADDR(c->listen, c->listen_host, c->listen_port);
+	}
 }
 
 /* A wildcard address, which no client can be told to connect to. */
@@ -357,6 +402,7 @@ conf_set_listen(struct config *c, int which, const char *v)
 	const char	*port, *end;
 	size_t		 hlen;
 	struct in6_addr	 a6;
+	struct conf_addr a;
 	long		 n;
 	char		*ep;
 
@@ -403,26 +449,11 @@ conf_set_listen(struct config *c, int which, const char *v)
 		c->kafka_adv_port = (int32_t)n;
 		return 0;
 	}
-	if (which == CL_KAFKA) {
-		if (strlcpy(c->kafka_listen, v, sizeof(c->kafka_listen)) >=
-		    sizeof(c->kafka_listen))
-			return -1;
-		strlcpy(c->kafka_host, host, sizeof(c->kafka_host));
-		snprintf(c->kafka_port, sizeof(c->kafka_port), "%ld", n);
-		return 0;
-	}
-	if (which == CL_METRICS) {
-		if (strlcpy(c->metrics_listen, v, sizeof(c->metrics_listen)) >=
-		    sizeof(c->metrics_listen))
-			return -1;
-		strlcpy(c->metrics_host, host, sizeof(c->metrics_host));
-		snprintf(c->metrics_port, sizeof(c->metrics_port), "%ld", n);
-		return 0;
-	}
-	if (strlcpy(c->listen, v, sizeof(c->listen)) >= sizeof(c->listen))
+	a = conf_addr_of(c, which);
+	if (strlcpy(a.text, v, a.textlen) >= a.textlen)
 		return -1;
-	strlcpy(c->listen_host, host, sizeof(c->listen_host));
-	snprintf(c->listen_port, sizeof(c->listen_port), "%ld", n);
+	strlcpy(a.host, host, a.hostlen);
+	snprintf(a.port, a.portlen, "%ld", n);
 	return 0;
 }
 
@@ -444,6 +475,8 @@ conf_expected(enum conf_type t)
 		return "error, warn, info or debug";
 	case CT_TSTYPE:
 		return "create or log_append";
+	case CT_CLIENTAUTH:
+		return "none, request or require";
 	case CT_STRING:
 		break;
 	}
@@ -476,19 +509,16 @@ conf_set(struct conf_parse *p, const struct conf_key *k, void *base, size_t off,
 	case CT_LISTEN:
 		b = conf_listen_which(k);
 		/*
-		 * metrics_listen = off (or no) disables the metrics child,
-		 * kafka_listen = off the Kafka listener.
+		 * Any listener may be off (or no): metrics_listen disables
+		 * the metrics child, listen the plaintext native listener
+		 * (so a broker may serve TLS only), and so on.  Whether one
+		 * client listener is left is conf_crosscheck()'s question.
 		 */
-		if ((b == CL_METRICS || b == CL_KAFKA) &&
-		    (strcasecmp(value, "off") == 0 ||
+		if (b != CL_KAFKA_ADV && (strcasecmp(value, "off") == 0 ||
 		    strcasecmp(value, "no") == 0)) {
-			if (b == CL_METRICS) {
-				c->metrics_listen[0] = '\0';
-				c->metrics_host[0] = c->metrics_port[0] = '\0';
-			} else {
-				c->kafka_listen[0] = '\0';
-				c->kafka_host[0] = c->kafka_port[0] = '\0';
-			}
+			struct conf_addr a = conf_addr_of(c, b);
+
+			a.text[0] = a.host[0] = a.port[0] = '\0';
 			return 0;
 		}
 		if (conf_set_listen(c, b, value) == -1)
@@ -497,7 +527,20 @@ conf_set(struct conf_parse *p, const struct conf_key *k, void *base, size_t off,
 			    b == CL_KAFKA_ADV ? "host:port that clients can "
 			    "connect to (not a wildcard, not port 0)" :
 			    conf_expected(k->type),
-			    b == CL_METRICS || b == CL_KAFKA ? " or off" : "");
+			    b != CL_KAFKA_ADV ? " or off" : "");
+		return 0;
+	case CT_CLIENTAUTH:
+		if (strcmp(value, "none") == 0)
+			b = TLS_CLIENT_NONE;
+		else if (strcmp(value, "request") == 0)
+			b = TLS_CLIENT_REQUEST;
+		else if (strcmp(value, "require") == 0)
+			b = TLS_CLIENT_REQUIRE;
+		else
+			return conf_error(p, p->lineno,
+			    "bad value '%s' for %s: expected %s", value, k->name,
+			    conf_expected(k->type));
+		conf_store_num((char *)base + off, k->width, b);
 		return 0;
 	case CT_LOGLEVEL:
 		if ((b = log_level_parse(value)) == -1)
@@ -743,6 +786,44 @@ conf_crosscheck(struct conf_parse *p, struct config *c, const int *tlines)
 		    sizeof(c->kafka_adv_host));
 		c->kafka_adv_port = (int32_t)strtol(c->kafka_port, NULL, 10);
 	}
+	if (c->kafka_listen_tls[0] != '\0') {
+		/*
+		 * A TLS client is sent back to the TLS port: on the
+		 * advertised host when one is set, else where it listens.
+		 */
+		if (c->kafka_advertised[0] != '\0')
+			strlcpy(c->kafka_tls_adv_host, c->kafka_adv_host,
+			    sizeof(c->kafka_tls_adv_host));
+		else if (conf_host_wildcard(c->kafka_tls_host) ||
+		    strcmp(c->kafka_tls_port, "0") == 0)
+			return conf_error(p, conf_line(p, "kafka_listen_tls"),
+			    "kafka_listen_tls %s is not an address clients can "
+			    "connect to: set kafka_advertised_listener",
+			    c->kafka_listen_tls);
+		else
+			strlcpy(c->kafka_tls_adv_host, c->kafka_tls_host,
+			    sizeof(c->kafka_tls_adv_host));
+		c->kafka_tls_adv_port = (int32_t)strtol(c->kafka_tls_port,
+		    NULL, 10);
+	}
+	if (c->listen[0] == '\0' && c->listen_tls[0] == '\0' &&
+	    c->kafka_listen[0] == '\0' && c->kafka_listen_tls[0] == '\0')
+		return conf_error(p, conf_line(p, "listen"),
+		    "every listener is off: set listen, listen_tls, "
+		    "kafka_listen or kafka_listen_tls");
+	if ((c->listen_tls[0] != '\0' || c->kafka_listen_tls[0] != '\0') &&
+	    (c->tls_cert_file[0] == '\0' || c->tls_key_file[0] == '\0'))
+		return conf_error(p, conf_line2(p, "listen_tls",
+		    "kafka_listen_tls"), "a TLS listener needs tls_cert_file "
+		    "and tls_key_file");
+	if (c->metrics_tls && (c->tls_cert_file[0] == '\0' ||
+	    c->tls_key_file[0] == '\0'))
+		return conf_error(p, conf_line(p, "metrics_tls"),
+		    "metrics_tls needs tls_cert_file and tls_key_file");
+	if (c->tls_client_auth != TLS_CLIENT_NONE && c->tls_ca_file[0] == '\0')
+		return conf_error(p, conf_line(p, "tls_client_auth"),
+		    "tls_client_auth needs tls_ca_file (the CAs that sign "
+		    "client certificates)");
 	if (c->ntopics > c->max_topics)
 		return conf_error(p, tlines[c->max_topics],
 		    "too many [topic] sections: max_topics is %u", c->max_topics);

@@ -21,6 +21,7 @@
 #include "master/live.h"
 #include "common/log.h"
 #include "common/authfile.h"
+#include "common/tlsctx.h"
 
 #define LIVE_LIST_MAX	1024	/* bytes of key names per log line */
 
@@ -134,7 +135,7 @@ live_reload(struct broker *b)
 	struct config nc, *conf = b->conf;
 	struct live_diff d;
 	char err[PATH_MAX + 512], warn[PATH_MAX + 128];
-	int slot, level, flevel, users;
+	int slot, level, flevel, users, tls;
 
 	log_info("SIGHUP: reloading %s", conf->path);
 	if (config_load(&nc, conf->path, err, sizeof(err)) == -1) {
@@ -156,6 +157,24 @@ live_reload(struct broker *b)
 	if (d.nrestart > 0)
 		log_warnx("reload: changed settings that need a restart of "
 		    "flume-master to take effect: %s", d.restart);
+	/*
+	 * The certificates, by the paths the broker started with: checked
+	 * here, so one line says whether the workers will take them; they
+	 * build their own contexts when the generation moves.
+	 */
+	tls = 0;
+	if (tlsctx_wanted(conf)) {
+		SSL_CTX *ctx;
+
+		if ((ctx = tlsctx_new(conf, err, sizeof(err))) == NULL)
+			log_warnx("reload: %s; keeping the current certificate",
+			    err);
+		else {
+			SSL_CTX_free(ctx);
+			tls = 1;
+			log_info("reload: TLS certificate read again");
+		}
+	}
 	if (d.napplied > 0) {
 		/* A log level the file did not change stays (it may be -v's). */
 		level = conf->log_level;
@@ -168,7 +187,8 @@ live_reload(struct broker *b)
 		}
 		log_setlevel(conf->log_level);
 		live_publish(&b->shm, conf);
-	}
+	} else if (tls)
+		live_publish(&b->shm, conf);	/* a new generation: reload */
 	/* The users and their permissions: the file the broker started with. */
 	users = auth_reload(&b->shm, conf->auth_file, err, sizeof(err), warn,
 	    sizeof(warn));
@@ -180,7 +200,7 @@ live_reload(struct broker *b)
 			log_warnx("%s", warn);
 		log_info("reload: read %s again", conf->auth_file);
 	}
-	if (d.napplied > 0 || users == 1)
+	if (d.napplied > 0 || users == 1 || tls)
 		for (slot = 0; slot < b->nslots; slot++)
 			broker_wake(b, slot);
 	config_free(&nc);

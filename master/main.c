@@ -37,6 +37,7 @@
 #include "master/fault.h"
 #include "master/live.h"
 #include "common/log.h"
+#include "common/tlsctx.h"
 #include "master/metrics.h"
 #include "master/recovery.h"
 #include "master/supervisor.h"
@@ -234,6 +235,8 @@ main(int argc, char *argv[], char *envp[])
 	char		 real[PATH_MAX], shmname[SHM_NAME_MAX];
 	char		 mbound[INET6_ADDRSTRLEN + 16];
 	char		 kbound[INET6_ADDRSTRLEN + 16];
+	char		 tbound[INET6_ADDRSTRLEN + 16];
+	char		 ktbound[INET6_ADDRSTRLEN + 16];
 	const char	*path = DEFAULT_CONFIG;
 	int		 ch, daemonize = 0, check = 0, verbose = 0, i;
 	int		 status, unlink_ok = 0;
@@ -277,6 +280,16 @@ main(int argc, char *argv[], char *envp[])
 	}
 	if (warn[0] != '\0')
 		fprintf(stderr, "flume-master: warning: %s\n", warn);
+	/* A bad certificate or key is reported here (and by -n). */
+	if (tlsctx_wanted(&conf)) {
+		SSL_CTX *ctx;
+
+		if ((ctx = tlsctx_new(&conf, err, sizeof(err))) == NULL) {
+			fprintf(stderr, "%s\n", err);
+			exit(1);
+		}
+		SSL_CTX_free(ctx);
+	}
 	if (check) {
 		fprintf(stderr, "%s: configuration OK\n", path);
 		auth_unload();
@@ -301,8 +314,21 @@ main(int argc, char *argv[], char *envp[])
 	strlcpy(conf.data_dir, real, sizeof(conf.data_dir));
 	pfh = lock_data_dir(conf.data_dir);
 
-	b.listen_fd = listen_bind(conf.listen_host, conf.listen_port,
-	    conf.listen, bound, sizeof(bound));
+	/* listen = off: TLS only, or Kafka only. */
+	b.listen_fd = -1;
+	strlcpy(bound, "off", sizeof(bound));
+	if (conf.listen[0] != '\0')
+		b.listen_fd = listen_bind(conf.listen_host, conf.listen_port,
+		    conf.listen, bound, sizeof(bound));
+	b.tls_fd = b.kafka_tls_fd = -1;
+	if (conf.listen_tls[0] != '\0')
+		b.tls_fd = listen_bind(conf.listen_tls_host,
+		    conf.listen_tls_port, conf.listen_tls, tbound,
+		    sizeof(tbound));
+	if (conf.kafka_listen_tls[0] != '\0')
+		b.kafka_tls_fd = listen_bind(conf.kafka_tls_host,
+		    conf.kafka_tls_port, conf.kafka_listen_tls, ktbound,
+		    sizeof(ktbound));
 	/* The Kafka listener: bound before fork too, every worker accepts. */
 	b.kafka_fd = -1;
 	if (conf.kafka_listen[0] != '\0')
@@ -325,10 +351,17 @@ main(int argc, char *argv[], char *envp[])
 	log_info("starting: config %s, data directory %s, %d worker%s",
 	    conf.path, conf.data_dir, conf.workers, conf.workers == 1 ? "" : "s");
 	if (b.has_metrics)
-		log_info("metrics on http://%s/metrics", mbound);
+		log_info("metrics on %s://%s/metrics", conf.metrics_tls ?
+		    "https" : "http", mbound);
 	if (b.kafka_fd != -1)
 		log_info("Kafka listener on %s, advertised as %s:%d", kbound,
 		    conf.kafka_adv_host, (int)conf.kafka_adv_port);
+	if (b.tls_fd != -1)
+		log_info("TLS listener on %s", tbound);
+	if (b.kafka_tls_fd != -1)
+		log_info("Kafka TLS listener on %s, advertised as %s:%d",
+		    ktbound, conf.kafka_tls_adv_host,
+		    (int)conf.kafka_tls_adv_port);
 
 	fault_trace_install("master");	/* tests only: FLUME_TEST_FSYNC_LOG */
 	if (recovery_run(&conf, &b.shm) == -1) {
@@ -338,9 +371,11 @@ main(int argc, char *argv[], char *envp[])
 	strlcpy(shmname, b.shm.name, sizeof(shmname));
 	/* Replace what an earlier master may have left in the region. */
 	auth_publish(&b.shm);
-	if (listen(b.listen_fd, SOMAXCONN) == -1 || (b.kafka_fd != -1 &&
-	    listen(b.kafka_fd, SOMAXCONN) == -1)) {
-		log_warn("cannot listen on %s", conf.listen);
+	if ((b.listen_fd != -1 && listen(b.listen_fd, SOMAXCONN) == -1) ||
+	    (b.kafka_fd != -1 && listen(b.kafka_fd, SOMAXCONN) == -1) ||
+	    (b.tls_fd != -1 && listen(b.tls_fd, SOMAXCONN) == -1) ||
+	    (b.kafka_tls_fd != -1 && listen(b.kafka_tls_fd, SOMAXCONN) == -1)) {
+		log_warn("cannot listen");
 		shm_detach(&b.shm);
 		shm_unlink_name(shmname);
 		pidfile_remove(pfh);
@@ -362,9 +397,14 @@ main(int argc, char *argv[], char *envp[])
 	for (i = 0; i < b.nslots; i++)
 		close(b.eventfds[i]);
 	free(b.eventfds);
-	close(b.listen_fd);
+	if (b.listen_fd != -1)
+		close(b.listen_fd);
 	if (b.kafka_fd != -1)
 		close(b.kafka_fd);
+	if (b.tls_fd != -1)
+		close(b.tls_fd);
+	if (b.kafka_tls_fd != -1)
+		close(b.kafka_tls_fd);
 	if (b.has_metrics)
 		close(b.metrics_fd);
 	live_fini();

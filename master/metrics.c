@@ -33,6 +33,7 @@
 
 #include <bsd/unistd.h>
 #include <microhttpd.h>
+#include <sodium.h>
 
 #include "common/broker.h"
 #include "common/child.h"
@@ -461,6 +462,32 @@ metrics_http(void *cls, struct MHD_Connection *conn, const char *url,
 	return rc;
 }
 
+/* A whole PEM file, NUL-terminated (what libmicrohttpd takes); NULL on error. */
+static char *
+metrics_slurp(const char *path)
+{
+	FILE *f;
+	char *buf;
+	long sz;
+
+	if ((f = fopen(path, "r")) == NULL)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 ||
+	    sz > (1L << 20) || fseek(f, 0, SEEK_SET) != 0 ||
+	    (buf = malloc((size_t)sz + 1)) == NULL) {
+		fclose(f);
+		return NULL;
+	}
+	if (fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	buf[sz] = '\0';
+	fclose(f);
+	return buf;
+}
+
 void
 metrics_main(struct broker *b)
 {
@@ -471,6 +498,7 @@ metrics_main(struct broker *b)
 	sigset_t waitmask;
 	uint64_t count;
 	int master = b->shm.hdr->master_pid;
+	char *cert = NULL, *key = NULL;
 
 	child_start(b, "metrics", metrics_on_signal, &waitmask);
 	/* The broker's own socket is the workers' business. */
@@ -478,21 +506,54 @@ metrics_main(struct broker *b)
 		close(b->listen_fd);
 	if (b->kafka_fd >= 0 && b->conf->kafka_listen[0] != '\0')
 		close(b->kafka_fd);
+	if (b->tls_fd >= 0)
+		close(b->tls_fd);
+	if (b->kafka_tls_fd >= 0)
+		close(b->kafka_tls_fd);
 
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
-	    MHD_USE_ERROR_LOG, 0, NULL, NULL, metrics_http, b,
-	    MHD_OPTION_EXTERNAL_LOGGER, metrics_mhd_log, NULL,
-	    MHD_OPTION_LISTEN_SOCKET, b->metrics_fd,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_CONN_LIMIT,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_CONN_TIMEOUT_S,
-	    MHD_OPTION_END);
+	if (b->conf->metrics_tls) {
+		/*
+		 * HTTPS (libmicrohttpd over GnuTLS) with the listeners'
+		 * certificate, read once: a new one needs a restart here.
+		 */
+		if ((cert = metrics_slurp(b->conf->tls_cert_file)) == NULL ||
+		    (key = metrics_slurp(b->conf->tls_key_file)) == NULL) {
+			log_warn("metrics: cannot read %s",
+			    cert == NULL ? b->conf->tls_cert_file :
+			    b->conf->tls_key_file);
+			exit(EXIT_NO_RESPAWN);
+		}
+		d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
+		    MHD_USE_POLL | MHD_USE_ERROR_LOG | MHD_USE_TLS, 0, NULL, NULL,
+		    metrics_http, b,
+		    MHD_OPTION_EXTERNAL_LOGGER, metrics_mhd_log, NULL,
+		    MHD_OPTION_LISTEN_SOCKET, b->metrics_fd,
+		    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_CONN_LIMIT,
+		    MHD_OPTION_CONNECTION_TIMEOUT,
+		    (unsigned int)METRICS_CONN_TIMEOUT_S,
+		    MHD_OPTION_HTTPS_MEM_CERT, cert,
+		    MHD_OPTION_HTTPS_MEM_KEY, key,
+		    MHD_OPTION_HTTPS_PRIORITIES,
+		    "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
+		    MHD_OPTION_END);
+	} else
+		d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
+		    MHD_USE_POLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+		    metrics_http, b,
+		    MHD_OPTION_EXTERNAL_LOGGER, metrics_mhd_log, NULL,
+		    MHD_OPTION_LISTEN_SOCKET, b->metrics_fd,
+		    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_CONN_LIMIT,
+		    MHD_OPTION_CONNECTION_TIMEOUT,
+		    (unsigned int)METRICS_CONN_TIMEOUT_S,
+		    MHD_OPTION_END);
 	if (d == NULL) {
 		log_warnx("cannot start the HTTP server on %s",
 		    b->conf->metrics_listen);
 		exit(1);
 	}
 	child_active(b);
-	log_info("serving metrics on http://%s/metrics", b->conf->metrics_listen);
+	log_info("serving metrics on %s://%s/metrics",
+	    b->conf->metrics_tls ? "https" : "http", b->conf->metrics_listen);
 
 	pfd.fd = b->eventfds[b->slot];
 	pfd.events = POLLIN;
@@ -504,6 +565,11 @@ metrics_main(struct broker *b)
 			break;
 	}
 	MHD_stop_daemon(d);
+	free(cert);
+	if (key != NULL) {
+		sodium_memzero(key, strlen(key));
+		free(key);
+	}
 	atomic_store(&me->state, CHILD_ASSIGNED);
 	log_info("stopped");
 	exit(0);

@@ -134,3 +134,17 @@ auth_conn_init(struct conn *c)
 		c->rd.max_size = AUTH_FRAME_MAX;
 }
 
+const struct auth_user *
+auth_user_find(const char *name, size_t len)
+{
+	return auth_enabled() ? auth_find_in(auth_table_current(), name, len) :
+	    NULL;
+}
+
+void
+auth_session_login(struct conn *c, const struct auth_user *u, const char *how)
+{
+	c->auth.user = u;
+	c->rd.max_size = c->w->conf->max_request_bytes;
+	log_info("%s: authenticated as user %s (%s)", c->peer, u->name, how);
+}

@@ -56,5 +56,13 @@ int16_t	auth_topic(struct conn *c, unsigned perms, const char *topic,
 /* Worker: the same as a yes (1) or no (0), without logging. */
 int	auth_may(const struct conn *c, unsigned perms, const char *topic,
 	    size_t len);
+/* Worker: the user named name[0..len) in the current table, or NULL. */
+const struct auth_user *auth_user_find(const char *name, size_t len);
+/*
+ * Worker: c proved to be u some other way (Kafka SASL, worker/kafka_sasl.c):
+ * the same session and frame limit as after AUTH_PROVE; logged with how.
+ */
+void	auth_session_login(struct conn *c, const struct auth_user *u,
+	    const char *how);
 
 #endif

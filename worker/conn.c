@@ -35,6 +35,7 @@
 #include "worker/kafka.h"
 #include "worker/limits.h"
 #include "worker/native.h"
+#include "worker/tls.h"
 
 #define CONN_READ_ROUNDS	16	/* socket reads per turn, for fairness */
 #define CONN_IOV		32
@@ -92,6 +93,19 @@ static inline struct req *
 conn_req(struct conn *c, uint32_t i)
 {
 	return &c->q[(c->qhead + i) % c->qcap];
+}
+
+/*
+ * How long a TLS handshake may take: request_timeout_ms, as for a frame
+ * that stalls halfway, or handshake_timeout_ms when that is shorter.
+ */
+static int64_t
+conn_tls_timeout(const struct config *conf)
+{
+	if (conf->handshake_timeout_ms > 0 &&
+	    conf->handshake_timeout_ms < conf->request_timeout_ms)
+		return conf->handshake_timeout_ms;
+	return conf->request_timeout_ms;
 }
 
 static size_t
@@ -165,6 +179,10 @@ conn_close(struct conn *c)
 			close(c->chunks[j].fd);
 	if (c->in_busy)
 		TAILQ_REMOVE(&w->busy, c, busy_entry);
+	if (c->in_ready)
+		TAILQ_REMOVE(&w->ready, c, ready_entry);
+	tls_free(c->tls);
+	kafka_sasl_free(c);
 	TAILQ_REMOVE(&w->conns, c, entry);
 	w->nconns--;
 	atomic_fetch_sub_explicit(&w->me->connections, 1, memory_order_relaxed);
@@ -176,6 +194,18 @@ conn_close(struct conn *c)
 	free(c->chunks);
 	free(c->q);
 	free(c);
+}
+
+int
+conn_tls_start(struct conn *c)
+{
+	if ((c->tls = tls_new(c->fd, c->peer)) == NULL) {
+		log_warnx("%s: cannot start TLS, closing", c->peer);
+		conn_close(c);
+		return -1;
+	}
+	worker_sweep_before(c->w, c->w->now + conn_tls_timeout(c->w->conf));
+	return 0;
 }
 
 void *
@@ -272,9 +302,27 @@ conn_flush(struct conn *c)
 	int niov;
 
 	conn_out_commit(c);
+	if (c->tls != NULL && !tls_handshake_done(c->tls))
+		return;
 	while (!c->dead && c->chead < c->nchunks) {
 		ch = &c->chunks[c->chead];
-		if (ch->fd < 0) {
+		if (c->tls != NULL) {
+			/* One record source at a time; kTLS or not is tls.c's. */
+			if (ch->fd < 0)
+				n = tls_write(c->tls, c->out.buf + ch->pos,
+				    ch->len);
+			else {
+				k = ch->len < CONN_SENDFILE_MAX ? ch->len :
+				    CONN_SENDFILE_MAX;
+				if ((n = tls_sendfile(c->tls, ch->fd, ch->pos,
+				    k)) == 0) {
+					log_warnx("%s: segment ended early, "
+					    "closing", c->peer);
+					c->dead = 1;
+					return;
+				}
+			}
+		} else if (ch->fd < 0) {
 			niov = 0;
 			for (j = c->chead; j < c->nchunks && niov < CONN_IOV &&
 			    c->chunks[j].fd < 0; j++) {
@@ -299,7 +347,8 @@ conn_flush(struct conn *c)
 			if (errno == EINTR)
 				continue;
 			if (errno != EAGAIN && errno != EWOULDBLOCK) {
-				if (errno != EPIPE && errno != ECONNRESET)
+				if (errno != EPIPE && errno != ECONNRESET &&
+				    errno != EPROTO)
 					log_warn("%s: write", c->peer);
 				c->dead = 1;
 			}
@@ -515,7 +564,8 @@ conn_read(struct conn *c)
 		return 0;
 	}
 	for (;;) {
-		n = read(c->fd, p, room);
+		n = c->tls != NULL ? tls_read(c->tls, p, room) :
+		    read(c->fd, p, room);
 		if (n > 0)
 			break;
 		if (n == 0) {
@@ -525,7 +575,7 @@ conn_read(struct conn *c)
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK) {
-			if (errno != ECONNRESET)
+			if (errno != ECONNRESET && errno != EPROTO)
 				log_warn("%s: read", c->peer);
 			c->dead = 1;
 		}
@@ -535,7 +585,8 @@ conn_read(struct conn *c)
 	atomic_fetch_add_explicit(&c->w->me->bytes_in, (uint64_t)n,
 	    memory_order_relaxed);
 	c->last_active = c->w->now;
-	return (size_t)n == room ? 2 : 1;
+	/* A TLS read returns one record: a short one says nothing. */
+	return (size_t)n == room || c->tls != NULL ? 2 : 1;
 }
 
 void
@@ -544,6 +595,22 @@ conn_on_event(struct conn *c, uint32_t events)
 	if (events & (EPOLLERR | EPOLLHUP)) {
 		c->dead = 1;
 		return;
+	}
+	if (c->tls != NULL) {
+		switch (tls_handshake(c->tls)) {
+		case -1:
+			atomic_fetch_add_explicit(&c->w->me->protocol_errors, 1,
+			    memory_order_relaxed);
+			c->dead = 1;
+			return;
+		case 0:
+			return;
+		}
+		/*
+		 * Any event may be the one a TLS read waited for (a read can
+		 * need to write), and the handshake may have brought data.
+		 */
+		events |= EPOLLIN;
 	}
 	if (events & EPOLLIN) {
 		int i, rc;
@@ -569,10 +636,16 @@ conn_update_events(struct conn *c)
 	struct epoll_event ev;
 	uint32_t want = 0;
 
-	if (conn_may_read(c))
-		want |= EPOLLIN;
-	if (c->chead < c->nchunks)
-		want |= EPOLLOUT;
+	if (c->tls != NULL && !tls_handshake_done(c->tls))
+		want = tls_events(c->tls);
+	else {
+		if (conn_may_read(c))
+			want |= EPOLLIN;
+		if (c->chead < c->nchunks)
+			want |= EPOLLOUT;
+		if (c->tls != NULL)
+			want |= tls_events(c->tls);
+	}
 	if (want == c->events)
 		return;
 	memset(&ev, 0, sizeof(ev));
@@ -611,6 +684,12 @@ conn_run(struct conn *c)
 		conn_close(c);
 		return -1;
 	}
+	/* Input OpenSSL already holds raises no event: the loop comes back. */
+	if (c->tls != NULL && !c->in_ready && tls_pending(c->tls) > 0 &&
+	    conn_may_read(c)) {
+		TAILQ_INSERT_TAIL(&w->ready, c, ready_entry);
+		c->in_ready = 1;
+	}
 	return 0;
 }
 
@@ -620,6 +699,18 @@ conn_check_timeouts(struct conn *c, int64_t now, int64_t *deadline)
 	const struct config *conf = c->w->conf;
 	int64_t t;
 
+	if (c->tls != NULL && !tls_handshake_done(c->tls)) {
+		t = c->opened + conn_tls_timeout(conf);
+		if (now >= t) {
+			log_warnx("%s: TLS handshake not completed in %lld ms, "
+			    "closing", c->peer,
+			    (long long)conn_tls_timeout(conf));
+			conn_close(c);
+			return -1;
+		}
+		if (t < *deadline)
+			*deadline = t;
+	}
 	/*
 	 * A connection that has not said who it is (HANDSHAKE, or with an
 	 * auth_file a successful AUTH_PROVE) soon holds no slot any more:

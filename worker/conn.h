@@ -86,11 +86,17 @@ struct conn {
 	uint64_t		 ip_key;	/* per-address count held (shm/ipcount.h); 0 none */
 	struct auth_session	 auth;		/* who this client proved to be */
 	int			 kafka;		/* a Kafka client (worker/kafka.h) */
+	struct tls		*tls;		/* came in on a TLS listener; NULL plaintext */
+	struct kafka_sasl	*sasl;		/* a Kafka SASL exchange (kafka_sasl.c) */
+	TAILQ_ENTRY(conn)	 ready_entry;	/* on w->ready: TLS input buffered */
+	int			 in_ready;
 };
 
 /* Take an accepted socket; NULL (socket closed) on failure. */
 struct conn *conn_new(struct worker *w, int fd, const char *peer);
 void	conn_close(struct conn *c);
+/* Speak TLS on c (a TLS listener's); -1 (c closed) on failure. */
+int	conn_tls_start(struct conn *c);
 /* Socket events from epoll. */
 void	conn_on_event(struct conn *c, uint32_t events);
 /*

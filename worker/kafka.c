@@ -12,8 +12,9 @@
  * and the list, as Kafka does, so librdkafka retries v0 on the same
  * connection.  Answers leave in request order (conn.c).
  *
- * With an auth_file, a Kafka client cannot authenticate yet (SASL comes
- * later): every request but ApiVersions closes its connection.
+ * With an auth_file, a Kafka client must authenticate with SASL first
+ * (worker/kafka_sasl.c): every request but ApiVersions, SaslHandshake
+ * and SaslAuthenticate before that closes its connection.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -101,6 +102,12 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_DELETE_TOPICS, 0, 1, "DeleteTopics", AUTH_ADMIN,
 	    kafka_decode_body, kafka_delete_topics_exec, NULL,
 	    kafka_delete_topics_emit, NULL, ERRBODY_NONE },
+	{ KAPI_SASL_HANDSHAKE, 0, 1, "SaslHandshake", 0,
+	    kafka_sasl_handshake_decode, kafka_sasl_handshake_exec, NULL,
+	    kafka_sasl_handshake_emit, NULL, ERRBODY_NONE },
+	{ KAPI_SASL_AUTHENTICATE, 0, 0, "SaslAuthenticate", 0,
+	    kafka_sasl_auth_decode, kafka_sasl_auth_exec, NULL,
+	    kafka_sasl_auth_emit, NULL, ERRBODY_NONE },
 };
 #define KAFKA_NROWS	(sizeof(kafka_rows) / sizeof(kafka_rows[0]))
 
@@ -199,6 +206,20 @@ kafka_exec(struct worker *w, struct conn *c, struct req *r)
 	}
 	memset(k, 0, sizeof(*k));
 	r->dec = k;
+	/* After SaslHandshake v0 the frames are bare SASL messages. */
+	if ((k->row = kafka_sasl_raw_row(c)) != NULL) {
+		if (k->row->decode(c, r) == -1) {
+			log_warnx("%s: request memory exhausted, closing",
+			    c->peer);
+			c->dead = 1;
+			r->noresp = 1;
+			r->state = REQ_DONE;
+			k->row = NULL;
+			return;
+		}
+		k->row->exec(w, c, r);
+		return;
+	}
 	if (kheader_decode(&k->h, r->payload, r->payload_len) == -1) {
 		kafka_refuse(c, r, ": bad header");
 		return;
@@ -218,9 +239,11 @@ kafka_exec(struct worker *w, struct conn *c, struct req *r)
 		k->row = NULL;
 		return;
 	}
-	if (auth_enabled() && k->row->key != KAPI_API_VERSIONS) {
-		kafka_refuse(c, r, " before authentication (the Kafka "
-		    "listener has no SASL yet)");
+	if (auth_enabled() && c->auth.user == NULL &&
+	    k->row->key != KAPI_API_VERSIONS &&
+	    k->row->key != KAPI_SASL_HANDSHAKE &&
+	    k->row->key != KAPI_SASL_AUTHENTICATE) {
+		kafka_refuse(c, r, " before authentication (SASL first)");
 		k->row = NULL;
 		return;
 	}
@@ -262,6 +285,8 @@ kafka_redecode(struct conn *c, struct req *r)
 
 	if (k == NULL || k->row == NULL)
 		return 0;
+	if (k->row->key == -1)		/* a bare SASL message */
+		return k->row->decode(c, r);
 	if (kheader_decode(&k->h, r->payload, r->payload_len) == -1)
 		return -1;
 	if (k->kerror == KERR_UNSUPPORTED_VERSION &&
@@ -409,8 +434,11 @@ metadata_emit(struct worker *w, struct conn *c, struct req *r)
 	memset(&s, 0, sizeof(s));
 	memset(&b, 0, sizeof(b));
 	b.node_id = KAFKA_NODE_ID;
-	b.host = kstr_c(w->conf->kafka_adv_host);
-	b.port = w->conf->kafka_adv_port;
+	/* A TLS client is sent to the TLS listener, a plaintext one not. */
+	b.host = kstr_c(c->tls != NULL ? w->conf->kafka_tls_adv_host :
+	    w->conf->kafka_adv_host);
+	b.port = c->tls != NULL ? w->conf->kafka_tls_adv_port :
+	    w->conf->kafka_adv_port;
 	b.rack.len = -1;
 	s.nbrokers = 1;
 	s.brokers = &b;

@@ -70,6 +70,17 @@ void	kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r);
 int	kafka_list_offsets_decode(struct conn *c, struct req *r);
 void	kafka_list_offsets_exec(struct worker *w, struct conn *c, struct req *r);
 void	kafka_list_offsets_emit(struct worker *w, struct conn *c, struct req *r);
+/* kafka_sasl.c: SaslHandshake, SaslAuthenticate and the bare messages of v0. */
+int	kafka_sasl_handshake_decode(struct conn *c, struct req *r);
+void	kafka_sasl_handshake_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_sasl_handshake_emit(struct worker *w, struct conn *c, struct req *r);
+int	kafka_sasl_auth_decode(struct conn *c, struct req *r);
+void	kafka_sasl_auth_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_sasl_auth_emit(struct worker *w, struct conn *c, struct req *r);
+/* The row of the next frame when it is a bare SASL message, else NULL. */
+const struct api_row *kafka_sasl_raw_row(const struct conn *c);
+/* conn.c, closing: the exchange's state. */
+void	kafka_sasl_free(struct conn *c);
 void	kafka_init_pid_exec(struct worker *w, struct conn *c, struct req *r);
 void	kafka_init_pid_emit(struct worker *w, struct conn *c, struct req *r);
 

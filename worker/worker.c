@@ -38,6 +38,7 @@
 #include "worker/kafka.h"
 #include "worker/limits.h"
 #include "worker/main.h"
+#include "worker/tls.h"
 #include "worker/worker.h"
 
 #define WORKER_EVENTS		128
@@ -46,8 +47,11 @@
 
 static volatile sig_atomic_t worker_quit;
 
-/* epoll tags for the two non-connection descriptors. */
-static char tag_listen, tag_kafka, tag_wake;
+/* epoll tags for the non-connection descriptors. */
+static char tag_listen, tag_kafka, tag_tls, tag_kafka_tls, tag_wake;
+
+/* What each listener speaks; the index is worker_accept's argument. */
+enum { LISTEN_NATIVE, LISTEN_KAFKA, LISTEN_TLS, LISTEN_KAFKA_TLS };
 
 static void
 worker_sig(int sig)
@@ -138,10 +142,27 @@ peer_name(const struct sockaddr_storage *ss, char *buf, size_t size)
 		snprintf(buf, size, "unix");
 }
 
-/* Accept on the native (kafka 0) or the Kafka (kafka 1) listener. */
-static void
-worker_accept(struct worker *w, int kafka)
+static int *
+worker_listen_fd(struct worker *w, int which)
 {
+	switch (which) {
+	case LISTEN_KAFKA:
+		return &w->kafka_fd;
+	case LISTEN_TLS:
+		return &w->tls_fd;
+	case LISTEN_KAFKA_TLS:
+		return &w->kafka_tls_fd;
+	default:
+		return &w->listen_fd;
+	}
+}
+
+/* Accept on one listener (LISTEN_*). */
+static void
+worker_accept(struct worker *w, int which)
+{
+	int kafka = which == LISTEN_KAFKA || which == LISTEN_KAFKA_TLS;
+	int tls = which == LISTEN_TLS || which == LISTEN_KAFKA_TLS;
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	char peer[64];
@@ -149,7 +170,7 @@ worker_accept(struct worker *w, int kafka)
 	uint64_t key;
 	int fd, lfd, one = 1, i;
 
-	lfd = kafka ? w->kafka_fd : w->listen_fd;
+	lfd = *worker_listen_fd(w, which);
 	for (i = 0; i < WORKER_ACCEPTS && lfd != -1; i++) {
 		sl = sizeof(ss);
 		fd = accept4(lfd, (struct sockaddr *)&ss, &sl,
@@ -200,9 +221,31 @@ worker_accept(struct worker *w, int kafka)
 			kafka_conn_init(c);
 		if (c != NULL) {
 			c->ip_key = key;
-			log_debug("%s: connected%s", peer, kafka ? " (Kafka)" : "");
+			if (tls && conn_tls_start(c) == -1)
+				continue;	/* closed, the address released */
+			log_debug("%s: connected%s%s", peer,
+			    kafka ? " (Kafka)" : "", tls ? " (TLS)" : "");
 		} else
 			limits_ip_release(w, key);
+	}
+}
+
+/*
+ * Connections whose input OpenSSL holds decrypted (a record larger than
+ * the room the frame reader offered): read them as if the socket said
+ * so.  Each is taken off the list first, so one turn reads each once.
+ */
+static void
+worker_run_ready(struct worker *w)
+{
+	struct conn *c;
+	int n = (int)w->nconns;
+
+	while ((c = TAILQ_FIRST(&w->ready)) != NULL && n-- > 0) {
+		TAILQ_REMOVE(&w->ready, c, ready_entry);
+		c->in_ready = 0;
+		conn_on_event(c, EPOLLIN);
+		conn_run(c);
 	}
 }
 
@@ -252,17 +295,17 @@ worker_stop(struct worker *w)
 {
 	struct conn *c, *next;
 
+	int which, *fd;
+
 	w->stopping = 1;
 	w->stop_deadline = w->now + WORKER_STOP_GRACE;
-	if (w->listen_fd != -1) {
-		epoll_ctl(w->epfd, EPOLL_CTL_DEL, w->listen_fd, NULL);
-		close(w->listen_fd);
-		w->listen_fd = -1;
-	}
-	if (w->kafka_fd != -1) {
-		epoll_ctl(w->epfd, EPOLL_CTL_DEL, w->kafka_fd, NULL);
-		close(w->kafka_fd);
-		w->kafka_fd = -1;
+	for (which = LISTEN_NATIVE; which <= LISTEN_KAFKA_TLS; which++) {
+		fd = worker_listen_fd(w, which);
+		if (*fd != -1) {
+			epoll_ctl(w->epfd, EPOLL_CTL_DEL, *fd, NULL);
+			close(*fd);
+			*fd = -1;
+		}
 	}
 	log_info("shutting down, %u connections", w->nconns);
 	/* Idle connections close now; busy ones once answered. */
@@ -281,6 +324,7 @@ worker_exit(struct worker *w)
 		conn_close(c);
 	worker_wake_flush(w);
 	handlers_fini(w);
+	tls_fini();
 	close(w->epfd);
 	atomic_store(&w->me->wake_wanted, 0);
 	atomic_store(&w->me->state, CHILD_ASSIGNED);
@@ -305,26 +349,42 @@ worker_setup(struct worker *w, struct broker *b)
 	w->shm = &b->shm;
 	w->conf = b->conf;
 	w->me = &b->shm.children[b->slot];
-	w->listen_fd = b->listen_fd;
+	w->listen_fd = b->conf->listen[0] != '\0' ? b->listen_fd : -1;
 	w->kafka_fd = b->conf->kafka_listen[0] != '\0' ? b->kafka_fd : -1;
+	w->tls_fd = b->conf->listen_tls[0] != '\0' ? b->tls_fd : -1;
+	w->kafka_tls_fd = b->conf->kafka_listen_tls[0] != '\0' ?
+	    b->kafka_tls_fd : -1;
 	w->wake_fd = b->eventfds[b->slot];
 	w->next_sweep = WORKER_NEVER;
 	w->now = clock_mono_ms();
 	TAILQ_INIT(&w->conns);
 	TAILQ_INIT(&w->busy);
+	TAILQ_INIT(&w->ready);
 	if (handlers_init(w) == -1)
 		fatal("reader cache");
+	/* The master checked the files: a failure now is a changed file. */
+	if (tls_init(w->conf) == -1)
+		exit(EXIT_NO_RESPAWN);
 	if ((w->epfd = epoll_create1(EPOLL_CLOEXEC)) == -1)
 		fatal("epoll_create1");
 	memset(&ev, 0, sizeof(ev));
 	ev.events = EPOLLIN | EPOLLEXCLUSIVE;
 	ev.data.ptr = &tag_listen;
-	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->listen_fd, &ev) == -1)
+	if (w->listen_fd != -1 &&
+	    epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->listen_fd, &ev) == -1)
 		fatal("epoll_ctl listen");
 	ev.data.ptr = &tag_kafka;
 	if (w->kafka_fd != -1 &&
 	    epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->kafka_fd, &ev) == -1)
 		fatal("epoll_ctl kafka listen");
+	ev.data.ptr = &tag_tls;
+	if (w->tls_fd != -1 &&
+	    epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->tls_fd, &ev) == -1)
+		fatal("epoll_ctl TLS listen");
+	ev.data.ptr = &tag_kafka_tls;
+	if (w->kafka_tls_fd != -1 &&
+	    epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->kafka_tls_fd, &ev) == -1)
+		fatal("epoll_ctl Kafka TLS listen");
 	ev.events = EPOLLIN;
 	ev.data.ptr = &tag_wake;
 	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->wake_fd, &ev) == -1)
@@ -347,8 +407,11 @@ worker_main(struct broker *b)
 	for (;;) {
 		w->now = clock_mono_ms();
 		/* SIGHUP: new timeouts take effect at the next sweep, now. */
-		if (live_refresh(w->shm, w->b->conf) == 1)
+		if (live_refresh(w->shm, w->b->conf) == 1) {
 			worker_sweep_before(w, w->now);
+			/* ... and the certificates, for new connections. */
+			tls_reload(w->conf);
+		}
 		/* SIGHUP: the auth_file again; removed users' sessions close. */
 		(void)auth_refresh(w);
 		if (!w->stopping && (worker_quit ||
@@ -383,6 +446,8 @@ worker_main(struct broker *b)
 			if (timeout > INT32_MAX)
 				timeout = INT32_MAX;
 		}
+		if (!TAILQ_EMPTY(&w->ready))
+			timeout = 0;
 		if ((lazy = worker_wake_flush(w)) != WORKER_NEVER &&
 		    (timeout < 0 || lazy - w->now < timeout))
 			timeout = lazy > w->now ? lazy - w->now : 0;
@@ -395,11 +460,15 @@ worker_main(struct broker *b)
 		}
 		w->now = clock_mono_ms();
 		for (i = 0; i < n; i++) {
-			if (evs[i].data.ptr == &tag_listen ||
-			    evs[i].data.ptr == &tag_kafka) {
+			void *tag = evs[i].data.ptr;
+
+			if (tag == &tag_listen || tag == &tag_kafka ||
+			    tag == &tag_tls || tag == &tag_kafka_tls) {
 				if (!w->stopping)
-					worker_accept(w,
-					    evs[i].data.ptr == &tag_kafka);
+					worker_accept(w, tag == &tag_kafka ?
+					    LISTEN_KAFKA : tag == &tag_tls ?
+					    LISTEN_TLS : tag == &tag_kafka_tls ?
+					    LISTEN_KAFKA_TLS : LISTEN_NATIVE);
 			} else if (evs[i].data.ptr == &tag_wake) {
 				worker_drain_wake(w);
 			} else {
@@ -409,5 +478,6 @@ worker_main(struct broker *b)
 				conn_run(c);
 			}
 		}
+		worker_run_ready(w);
 	}
 }

@@ -29,9 +29,12 @@ struct worker {
 	int			 epfd;
 	int			 listen_fd;	/* -1 once shutdown began */
 	int			 kafka_fd;	/* the Kafka listener; -1 off or stopping */
+	int			 tls_fd;	/* listen_tls; -1 off or stopping */
+	int			 kafka_tls_fd;	/* kafka_listen_tls; -1 off or stopping */
 	int			 wake_fd;	/* eventfds[b->slot] */
 	TAILQ_HEAD(, conn)	 conns;		/* every open connection */
 	TAILQ_HEAD(, conn)	 busy;		/* connections holding requests */
+	TAILQ_HEAD(, conn)	 ready;		/* TLS input buffered, no event due */
 	uint32_t		 nconns;
 	struct plog_reader	**readers;	/* [max_partitions], opened lazily */
 	uint32_t		 nreaders;

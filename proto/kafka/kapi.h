@@ -24,11 +24,13 @@ enum kapi_key {
 	KAPI_SYNC_GROUP		= 14,
 	KAPI_DESCRIBE_GROUPS	= 15,
 	KAPI_LIST_GROUPS	= 16,
+	KAPI_SASL_HANDSHAKE	= 17,	/* worker/kafka_sasl.c, codec ksasl.h */
 	KAPI_API_VERSIONS	= 18,
 	KAPI_CREATE_TOPICS	= 19,
 	KAPI_DELETE_TOPICS	= 20,
 	KAPI_INIT_PRODUCER_ID	= 22,
-	KAPI_KEY_MAX		= 23	/* one past the highest key above */
+	KAPI_SASL_AUTHENTICATE	= 36,
+	KAPI_KEY_MAX		= 37	/* one past the highest key above */
 };
 
 /* Kafka error codes (org.apache.kafka.common.protocol.Errors). */
@@ -59,6 +61,7 @@ enum kerr {
 	KERR_GROUP_AUTHORIZATION_FAILED		= 30,
 	KERR_CLUSTER_AUTHORIZATION_FAILED	= 31,
 	KERR_INVALID_TIMESTAMP			= 32,
+	KERR_UNSUPPORTED_SASL_MECHANISM		= 33,
 	KERR_ILLEGAL_SASL_STATE			= 34,
 	KERR_UNSUPPORTED_VERSION		= 35,
 	KERR_TOPIC_ALREADY_EXISTS		= 36,

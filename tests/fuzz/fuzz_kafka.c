@@ -10,7 +10,10 @@
  * string and byte array of the decoded request is read (ASan checks that
  * each lies inside the frame) and every count must be one the frame can
  * hold.  A second pass decodes the same body under every other key, so a
- * body meant for one API is also thrown at all the others.
+ * body meant for one API is also thrown at all the others, and a third
+ * through the SASL decoders (proto/kafka/ksasl.h): SaslHandshake,
+ * SaslAuthenticate and, on the whole frame as a bare SASL message, the
+ * SCRAM and PLAIN parsers.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,6 +23,7 @@
 #include "proto/kafka/kbuf.h"
 #include "proto/kafka/kheader.h"
 #include "proto/kafka/kreq.h"
+#include "proto/kafka/ksasl.h"
 #include "proto/wire.h"
 
 static const uint8_t *fz_lo, *fz_hi;
@@ -48,6 +52,41 @@ count(int32_t n, size_t len)
 {
 	if (n < -1 || (n > 0 && (size_t)n > len))
 		abort();
+}
+
+/* Every SASL decoder on body[0..len); what they return lies inside it. */
+static void
+sasl(const uint8_t *body, size_t len)
+{
+	struct ksasl_scram_first f;
+	struct ksasl_scram_final fin;
+	struct kstr s;
+	const char *u, *p;
+	size_t ul, pl;
+
+	fz_lo = body;
+	fz_hi = body + len;
+	if (ksasl_handshake_decode(body, len, &s) == 0)
+		touch(s);
+	if (ksasl_authenticate_decode(body, len, &s) == 0)
+		touch(s);
+	if (ksasl_scram_first_parse((const char *)body, len, &f) == 0) {
+		if (f.user_len > KSASL_USER_MAX || f.user[f.user_len] != '\0')
+			abort();
+		touch((struct kstr){ f.nonce, (int32_t)f.nonce_len });
+		touch((struct kstr){ f.bare, (int32_t)f.bare_len });
+	}
+	if (ksasl_scram_final_parse((const char *)body, len, &fin) == 0) {
+		touch((struct kstr){ fin.cbind, (int32_t)fin.cbind_len });
+		touch((struct kstr){ fin.nonce, (int32_t)fin.nonce_len });
+		touch((struct kstr){ fin.proof, (int32_t)fin.proof_len });
+		touch((struct kstr){ fin.without_proof,
+		    (int32_t)fin.without_proof_len });
+	}
+	if (ksasl_plain_parse((const char *)body, len, &u, &ul, &p, &pl) == 0) {
+		touch((struct kstr){ u, (int32_t)ul });
+		touch((struct kstr){ p, (int32_t)pl });
+	}
 }
 
 static void
@@ -203,7 +242,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				walk(&r, kapi_versions[i].key, blen);
 		}
 		arena_free(&a);
+		sasl(copy + h.body_off, blen);
 	}
+	sasl(copy, n);
 	free(copy);
 	return 0;
 }

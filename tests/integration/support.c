@@ -128,7 +128,7 @@ spawn_master(struct flumed *d)
 			d->pid = 0;
 			return -1;
 		}
-		if (port_accepts(d->port))
+		if (port_accepts(d->wait_port > 0 ? d->wait_port : d->port))
 			return 0;
 		usleep(10 * 1000);	/* polling a condition, bounded above */
 	}
@@ -138,7 +138,14 @@ spawn_master(struct flumed *d)
 int
 flumed_start(struct flumed *d, const char *extra)
 {
+	return flumed_start_on(d, extra, 0);
+}
+
+int
+flumed_start_on(struct flumed *d, const char *extra, int wait_port)
+{
 	memset(d, 0, sizeof(*d));
+	d->wait_port = wait_port;
 	d->dir = test_mkdtemp("flumed");
 	d->extra = extra != NULL ? strdup(extra) : NULL;
 	d->port = support_free_port();
@@ -629,4 +636,97 @@ support_connect_served(const struct flumed *d, int timeout_ms)
 		return -1;
 	}
 	return fd;
+}
+
+/* A whole small file (at most 8 MiB), NUL terminated; NULL on failure. */
+static char *
+support_slurp(const char *path)
+{
+	char *buf;
+	FILE *f;
+	long sz;
+
+	if ((f = fopen(path, "rb")) == NULL)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 ||
+	    sz > (8 << 20) || fseek(f, 0, SEEK_SET) != 0 ||
+	    (buf = malloc((size_t)sz + 1)) == NULL) {
+		fclose(f);
+		return NULL;
+	}
+	if (fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	buf[sz] = '\0';
+	fclose(f);
+	return buf;
+}
+
+int
+support_run_cmd(const char *path, const char *const argv[], const char *input,
+    char **out, char **err, int timeout_ms)
+{
+	char *dir, fin[600], fout[600], ferr[600];
+	long long deadline;
+	int status = -1, fd;
+	pid_t pid, r;
+	FILE *f;
+
+	if ((dir = test_mkdtemp("cmd")) == NULL)
+		return -1;
+	snprintf(fin, sizeof(fin), "%s/in", dir);
+	snprintf(fout, sizeof(fout), "%s/out", dir);
+	snprintf(ferr, sizeof(ferr), "%s/err", dir);
+	if ((f = fopen(fin, "w")) == NULL) {
+		test_rmtree(dir);
+		free(dir);
+		return -1;
+	}
+	if (input != NULL)
+		fputs(input, f);
+	fclose(f);
+	fflush(stdout);
+	fflush(stderr);
+	if ((pid = fork()) == -1) {
+		test_rmtree(dir);
+		free(dir);
+		return -1;
+	}
+	if (pid == 0) {
+		if ((fd = open(fin, O_RDONLY)) != -1)
+			dup2(fd, STDIN_FILENO);
+		if ((fd = open(fout, O_WRONLY | O_CREAT | O_TRUNC, 0600)) != -1)
+			dup2(fd, STDOUT_FILENO);
+		if ((fd = open(ferr, O_WRONLY | O_CREAT | O_TRUNC, 0600)) != -1)
+			dup2(fd, STDERR_FILENO);
+		execv(path, (char *const *)argv);
+		_exit(127);
+	}
+	deadline = support_now_ms() + timeout_ms;
+	for (;;) {
+		if ((r = waitpid(pid, &status, WNOHANG)) == pid)
+			break;
+		if (r == -1 && errno != EINTR) {
+			status = -1;
+			break;
+		}
+		if (support_now_ms() >= deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			status = -1;
+			break;
+		}
+		usleep(5 * 1000);	/* polling the child's exit, bounded */
+	}
+	if (out != NULL)
+		*out = support_slurp(fout);
+	if (err != NULL)
+		*err = support_slurp(ferr);
+	test_rmtree(dir);
+	free(dir);
+	if (status == -1 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }

@@ -21,6 +21,7 @@ struct flumed {
 	char	 data[512];
 	char	 log[512];
 	char	*extra;		/* config lines appended to flume.conf */
+	int	 wait_port;	/* started once this accepts; 0: port */
 };
 
 /* Directory of the programs under test ($FLUME_BIN, else ./bin). */
@@ -35,6 +36,11 @@ long long support_now_ms(void);
  * until it accepts connections.  0 or -1.
  */
 int	 flumed_start(struct flumed *d, const char *extra);
+/*
+ * flumed_start(), but started once wait_port accepts, for a broker whose
+ * extra lines turn the plaintext listener off (listen = off).
+ */
+int	 flumed_start_on(struct flumed *d, const char *extra, int wait_port);
 /* Start again on the same directory and port (after a stop or a kill). */
 int	 flumed_restart(struct flumed *d);
 /* SIGTERM the master and wait (<= 15 s); returns its exit status or -1. */
@@ -57,6 +63,14 @@ int	 flumed_wait_log(const struct flumed *d, const char *needle, int n,
  */
 int	 run_tool(const struct flumed *d, const char *input, char **out,
 	    int timeout_ms, const char *const argv[]);
+
+/*
+ * Run path (any program) with argv, input (may be NULL) on stdin; stdout
+ * in *out and stderr in *err (malloc'ed, NUL terminated; either may be
+ * NULL).  Killed after timeout_ms.  The exit status, or -1.
+ */
+int	 support_run_cmd(const char *path, const char *const argv[],
+	    const char *input, char **out, char **err, int timeout_ms);
 
 /* Pid of a worker (role "worker") or the writer in `slot`, per flume-admin workers. */
 pid_t	 flumed_child_pid(const struct flumed *d, const char *role, int slot);

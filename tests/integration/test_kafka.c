@@ -465,7 +465,9 @@ test_api_versions_v3_answered_in_v0_then_v0(void)
 	    /* groups and admin (test_kafka_groups.c) */
 	    { 10, 0, 0 }, { 11, 0, 2 }, { 14, 0, 1 }, { 12, 0, 1 },
 	    { 13, 0, 1 }, { 8, 0, 2 }, { 9, 0, 1 }, { 16, 0, 1 },
-	    { 15, 0, 1 }, { 19, 0, 2 }, { 20, 0, 1 } };
+	    { 15, 0, 1 }, { 19, 0, 2 }, { 20, 0, 1 },
+	    /* SASL (test_sasl.c) */
+	    { 17, 0, 1 }, { 36, 0, 0 } };
 	const char *files[] = { FIXTURES "/kcat-ApiVersions-v3.bin",
 	    FIXTURES "/kcat-ApiVersions-v0.bin" };
 	struct rbuf rb;
@@ -489,7 +491,7 @@ test_api_versions_v3_answered_in_v0_then_v0(void)
 		CU_ASSERT_EQUAL(rbuf_i16(&rb), i == 0 ? KERR_UNSUPPORTED_VERSION :
 		    KERR_NONE);
 		count = rbuf_i32(&rb);
-		CU_ASSERT_EQUAL_FATAL(count, 17);
+		CU_ASSERT_EQUAL_FATAL(count, 19);
 		for (k = 0; k < count; k++) {
 			CU_ASSERT_EQUAL(rbuf_i16(&rb), want[k][0]);
 			CU_ASSERT_EQUAL(rbuf_i16(&rb), want[k][1]);
@@ -1050,7 +1052,7 @@ test_workers_survived(void)
 	free(out);
 }
 
-/* With an auth_file, only ApiVersions is answered on the Kafka port. */
+/* With an auth_file, nothing but ApiVersions and SASL before SASL. */
 static void
 test_auth_file_refuses_all_but_api_versions(void)
 {

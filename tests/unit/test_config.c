@@ -302,7 +302,7 @@ test_listen(void)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(text, sizeof(text), "\nlisten = %s\n", bad[i]);
 		snprintf(msg, sizeof(msg), "bad value '%s' for listen: expected "
-		    "host:port or [ipv6-address]:port", bad[i]);
+		    "host:port or [ipv6-address]:port or off", bad[i]);
 		expect_error(text, 2, msg);
 	}
 }
@@ -590,6 +590,52 @@ test_kafka_listen(void)
 	    "[ipv6-address]:port or off");
 }
 
+/* The TLS listeners and certificates; listen = off (TLS only). */
+static void
+test_tls(void)
+{
+	struct config	c;
+
+	CU_ASSERT_EQUAL(load(&c, ""), 0);
+	CU_ASSERT_STRING_EQUAL(c.listen_tls, "");	/* off unless set */
+	CU_ASSERT_STRING_EQUAL(c.kafka_listen_tls, "");
+	CU_ASSERT_EQUAL(c.tls_client_auth, TLS_CLIENT_NONE);
+	config_free(&c);
+	CU_ASSERT_EQUAL(load(&c, "listen = off\nlisten_tls = 127.0.0.1:9193\n"
+	    "kafka_listen_tls = 127.0.0.1:9093\ntls_cert_file = /c.pem\n"
+	    "tls_key_file = /k.pem\ntls_ca_file = /ca.pem\n"
+	    "tls_client_auth = require\n"), 0);
+	CU_ASSERT_STRING_EQUAL(c.listen, "");
+	CU_ASSERT_STRING_EQUAL(c.listen_tls_host, "127.0.0.1");
+	CU_ASSERT_STRING_EQUAL(c.listen_tls_port, "9193");
+	CU_ASSERT_STRING_EQUAL(c.kafka_tls_port, "9093");
+	CU_ASSERT_STRING_EQUAL(c.kafka_tls_adv_host, "127.0.0.1");
+	CU_ASSERT_EQUAL(c.kafka_tls_adv_port, 9093);
+	CU_ASSERT_STRING_EQUAL(c.tls_cert_file, "/c.pem");
+	CU_ASSERT_EQUAL(c.tls_client_auth, TLS_CLIENT_REQUIRE);
+	config_free(&c);
+	/* The advertised host with the TLS port, for TLS clients. */
+	CU_ASSERT_EQUAL(load(&c, "kafka_listen = *:9092\n"
+	    "kafka_listen_tls = *:9093\n"
+	    "kafka_advertised_listener = kafka.example.org:19092\n"
+	    "tls_cert_file = /c.pem\ntls_key_file = /k.pem\n"), 0);
+	CU_ASSERT_STRING_EQUAL(c.kafka_tls_adv_host, "kafka.example.org");
+	CU_ASSERT_EQUAL(c.kafka_tls_adv_port, 9093);
+	config_free(&c);
+	expect_error("listen = off\n", 1, "every listener is off: set listen, "
+	    "listen_tls, kafka_listen or kafka_listen_tls");
+	expect_error("listen_tls = 127.0.0.1:9193\n", 1,
+	    "a TLS listener needs tls_cert_file and tls_key_file");
+	expect_error("tls_client_auth = maybe\n", 1, "bad value 'maybe' for "
+	    "tls_client_auth: expected none, request or require");
+	expect_error("tls_client_auth = request\n", 1,
+	    "tls_client_auth needs tls_ca_file (the CAs that sign client "
+	    "certificates)");
+	expect_error("kafka_listen_tls = *:9093\ntls_cert_file = /c\n"
+	    "tls_key_file = /k\n", 1, "kafka_listen_tls *:9093 is not an "
+	    "address clients can connect to: set kafka_advertised_listener");
+}
+
 TEST_SUITE("config", setup, teardown,
 	{ "defaults", test_defaults },
 	{ "empty file is the defaults", test_empty_file_is_defaults },
@@ -607,4 +653,5 @@ TEST_SUITE("config", setup, teardown,
 	{ "error truncated", test_error_truncated },
 	{ "topic sections", test_topic_sections },
 	{ "cross checks", test_cross_checks },
-	{ "kafka_listen", test_kafka_listen });
+	{ "kafka_listen", test_kafka_listen },
+	{ "tls", test_tls });

@@ -1,0 +1,384 @@
+/*
+ * SASL on the Kafka listener: SaslHandshake v0-1 and SaslAuthenticate v0
+ * with SCRAM-SHA-256, SCRAM-SHA-512 (worker/scram.h) and PLAIN, against
+ * the users of the auth_file (worker/auth.h).  With an auth_file, kafka.c
+ * lets nothing but ApiVersions and these through before a success; then
+ * the user's per-topic permissions apply to the data requests as they do
+ * on the native protocol.
+ *
+ * After SaslHandshake v1 each SASL message comes in a SaslAuthenticate
+ * request (librdkafka); after v0 the client sends the bare messages,
+ * each framed by an i32 size, and gets the answers framed the same way
+ * (kafka-python), so kafka.c hands such frames to sasl_raw_row.  A
+ * failure is answered (SASL_AUTHENTICATION_FAILED, or for v0 nothing),
+ * logged once and closes the connection.
+ *
+ * PLAIN sends the secret itself, so it is offered only on a TLS
+ * connection or from a loopback address.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "common/log.h"
+#include "proto/kafka/kapi.h"
+#include "proto/kafka/ksasl.h"
+#include "worker/access.h"
+#include "worker/conn.h"
+#include "worker/dispatch.h"
+#include "worker/kafka.h"
+#include "worker/scram.h"
+
+enum sasl_mech { SASL_NONE = 0, SASL_PLAIN, SASL_SCRAM256, SASL_SCRAM512 };
+enum sasl_step { STEP_FIRST = 0, STEP_FINAL, STEP_DONE };
+
+/* A connection's SASL exchange (c->sasl), from SaslHandshake on. */
+struct kafka_sasl {
+	int			 mech;		/* enum sasl_mech */
+	int			 raw;		/* after v0: bare messages */
+	int			 step;		/* enum sasl_step */
+	char			 user[KSASL_USER_MAX + 1];
+	size_t			 user_len;
+	struct scram_server	 scram;
+};
+
+/* One SASL request: its message in, the answer out (arena memory). */
+struct sasl_rq {
+	struct kstr	 mech;		/* SaslHandshake */
+	struct kstr	 in;		/* SaslAuthenticate, or a bare message */
+	int16_t		 err;
+	const char	*msg;
+	const uint8_t	*out;
+	size_t		 outlen;
+};
+
+static const char *const sasl_names[] = { "", "PLAIN", "SCRAM-SHA-256",
+	"SCRAM-SHA-512" };
+
+static int	sasl_raw_decode(struct conn *, struct req *);
+static void	sasl_raw_exec(struct worker *, struct conn *, struct req *);
+static void	sasl_raw_emit(struct worker *, struct conn *, struct req *);
+
+static const struct api_row sasl_raw_row = {
+	-1, 0, 0, "SASL message", 0,
+	sasl_raw_decode, sasl_raw_exec, NULL, sasl_raw_emit, NULL, ERRBODY_NONE
+};
+
+void
+kafka_sasl_free(struct conn *c)
+{
+	if (c->sasl != NULL) {
+		sodium_memzero(c->sasl, sizeof(*c->sasl));
+		free(c->sasl);
+		c->sasl = NULL;
+	}
+}
+
+const struct api_row *
+kafka_sasl_raw_row(const struct conn *c)
+{
+	return c->sasl != NULL && c->sasl->raw && c->sasl->step != STEP_DONE ?
+	    &sasl_raw_row : NULL;
+}
+
+/* PLAIN is for connections nobody can read: TLS or loopback. */
+static int
+sasl_plain_allowed(const struct conn *c)
+{
+	return c->tls != NULL || strncmp(c->peer, "127.", 4) == 0 ||
+	    strncmp(c->peer, "[::1]:", 6) == 0;
+}
+
+static struct sasl_rq *
+sasl_rq(struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+
+	if (k->kst == NULL && (k->kst = conn_alloc(c, sizeof(struct sasl_rq)))
+	    != NULL)
+		memset(k->kst, 0, sizeof(struct sasl_rq));
+	return k->kst;
+}
+
+/* ---- SaslHandshake ---- */
+
+int
+kafka_sasl_handshake_decode(struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct sasl_rq *q;
+
+	if ((q = sasl_rq(c, r)) == NULL)
+		return -1;
+	return ksasl_handshake_decode(r->payload + k->h.body_off,
+	    r->payload_len - k->h.body_off, &q->mech);
+}
+
+void
+kafka_sasl_handshake_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct sasl_rq *q = k->kst;
+	int m;
+
+	r->state = REQ_DONE;
+	if (!auth_enabled()) {
+		q->err = KERR_UNSUPPORTED_SASL_MECHANISM;
+		log_warnx("%s: Kafka SaslHandshake, but there is no auth_file "
+		    "(no users to authenticate)", c->peer);
+		return;
+	}
+	if (c->auth.user != NULL || c->sasl != NULL) {
+		q->err = KERR_ILLEGAL_SASL_STATE;
+		log_warnx("%s: Kafka SaslHandshake again, closing", c->peer);
+		c->eof = 1;
+		return;
+	}
+	for (m = SASL_PLAIN; m <= SASL_SCRAM512; m++)
+		if (kstr_eq(q->mech, sasl_names[m]))
+			break;
+	if (m > SASL_SCRAM512 || (m == SASL_PLAIN && !sasl_plain_allowed(c))) {
+		q->err = KERR_UNSUPPORTED_SASL_MECHANISM;
+		log_warnx("%s: Kafka SASL mechanism %.*s is not offered%s",
+		    c->peer, q->mech.len > 64 ? 64 : (int)q->mech.len,
+		    q->mech.p, m == SASL_PLAIN ? " here (PLAIN only over TLS "
+		    "or loopback)" : "");
+		return;
+	}
+	if ((c->sasl = calloc(1, sizeof(*c->sasl))) == NULL) {
+		log_warn("%s: SASL", c->peer);
+		c->dead = 1;
+		r->noresp = 1;
+		return;
+	}
+	c->sasl->mech = m;
+	c->sasl->raw = k->h.api_version == 0;
+}
+
+void
+kafka_sasl_handshake_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct sasl_rq *q = k->kst;
+	const char *mechs[3] = { "SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN" };
+	size_t pos;
+	int n = 0;
+
+	if (auth_enabled())
+		n = sasl_plain_allowed(c) ? 3 : 2;
+	pos = kafka_resp_begin(c, r);
+	ksasl_handshake_encode_resp(&c->out, q->err, mechs, n);
+	kafka_resp_end(c, pos);
+}
+
+/* ---- the exchange ---- */
+
+static void
+sasl_fail(struct conn *c, struct sasl_rq *q, const char *why)
+{
+	struct kafka_sasl *s = c->sasl;
+	char name[KSASL_USER_MAX + 1];
+	size_t i;
+
+	/* The name as the client sent it, printable. */
+	for (i = 0; i < s->user_len; i++)
+		name[i] = s->user[i] >= 0x20 && s->user[i] < 0x7f ? s->user[i] :
+		    '?';
+	name[i] = '\0';
+	log_warnx("%s: Kafka SASL %s authentication failed for user %s: %s, "
+	    "closing", c->peer, sasl_names[s->mech], i > 0 ? name : "(none)",
+	    why);
+	q->err = KERR_SASL_AUTHENTICATION_FAILED;
+	q->msg = "Authentication failed: invalid credentials";
+	q->out = NULL;
+	q->outlen = 0;
+	s->step = STEP_DONE;
+	c->eof = 1;	/* closed once the answer is out */
+}
+
+/* The user name the client claims (looked up again at the proof). */
+static void
+sasl_set_user(struct kafka_sasl *s, const char *p, size_t len)
+{
+	if (len > KSASL_USER_MAX)
+		len = KSASL_USER_MAX;
+	memcpy(s->user, p, len);
+	s->user[len] = '\0';
+	s->user_len = len;
+}
+
+static void
+sasl_plain(struct conn *c, struct sasl_rq *q)
+{
+	struct kafka_sasl *s = c->sasl;
+	const struct auth_user *u;
+	const char *user, *pass;
+	size_t ul, pl;
+
+	if (ksasl_plain_parse(q->in.p, (size_t)q->in.len, &user, &ul, &pass,
+	    &pl) == -1) {
+		sasl_fail(c, q, "malformed PLAIN message");
+		return;
+	}
+	sasl_set_user(s, user, ul);
+	u = auth_user_find(user, ul);
+	/* Unequal lengths already differ; equal ones compare in constant time. */
+	if (u == NULL || u->secret_len != pl ||
+	    sodium_memcmp(u->secret, pass, pl) != 0) {
+		sasl_fail(c, q, u == NULL ? "no such user" : "wrong password");
+		return;
+	}
+	s->step = STEP_DONE;
+	auth_session_login(c, u, "SASL PLAIN");
+}
+
+static void
+sasl_scram(struct conn *c, struct sasl_rq *q)
+{
+	struct kafka_sasl *s = c->sasl;
+	struct ksasl_scram_first f;
+	struct ksasl_scram_final fin;
+	const struct auth_user *u;
+	uint8_t salt[SCRAM_SALT_LEN];
+	char snonce[2 * SCRAM_SNONCE_LEN + 1], *out;
+	int mech = s->mech == SASL_SCRAM512 ? SCRAM_SHA512 : SCRAM_SHA256;
+
+	if (s->step == STEP_FIRST) {
+		if (ksasl_scram_first_parse(q->in.p, (size_t)q->in.len,
+		    &f) == -1) {
+			sasl_fail(c, q, "malformed client-first message");
+			return;
+		}
+		sasl_set_user(s, f.user, f.user_len);
+		/* An unknown user gets a salt too, and fails at the proof. */
+		scram_salt(f.user, f.user_len, salt);
+		scram_nonce(snonce);
+		if (scram_server_first(&s->scram, mech, q->in.p,
+		    (size_t)q->in.len, &f, snonce, salt, sizeof(salt),
+		    SCRAM_ITERATIONS) == -1) {
+			sasl_fail(c, q, "client-first message too long");
+			return;
+		}
+		q->out = (const uint8_t *)s->scram.auth + s->scram.auth_len -
+		    s->scram.first_len;
+		q->outlen = s->scram.first_len;
+		s->step = STEP_FINAL;
+		return;
+	}
+	if (ksasl_scram_final_parse(q->in.p, (size_t)q->in.len, &fin) == -1) {
+		sasl_fail(c, q, "malformed client-final message");
+		return;
+	}
+	if ((out = conn_alloc(c, 256)) == NULL) {
+		sasl_fail(c, q, "out of memory");
+		return;
+	}
+	u = auth_user_find(s->user, s->user_len);
+	scram_salt(s->user, s->user_len, salt);
+	if (u == NULL || scram_server_final(&s->scram, u->secret,
+	    u->secret_len, salt, sizeof(salt), SCRAM_ITERATIONS, &fin, out,
+	    256) == -1) {
+		sasl_fail(c, q, u == NULL ? "no such user" :
+		    "wrong password (or proof)");
+		return;
+	}
+	q->out = (const uint8_t *)out;
+	q->outlen = strlen(out);
+	s->step = STEP_DONE;
+	auth_session_login(c, u, mech == SCRAM_SHA512 ? "SASL SCRAM-SHA-512" :
+	    "SASL SCRAM-SHA-256");
+}
+
+static void
+sasl_step(struct conn *c, struct sasl_rq *q)
+{
+	if (c->sasl == NULL || c->sasl->step == STEP_DONE) {
+		log_warnx("%s: Kafka SaslAuthenticate %s, closing", c->peer,
+		    c->sasl == NULL ? "before SaslHandshake" :
+		    "after the exchange ended");
+		q->err = KERR_ILLEGAL_SASL_STATE;
+		q->msg = "no SASL exchange in progress";
+		c->eof = 1;
+		return;
+	}
+	if (c->sasl->mech == SASL_PLAIN)
+		sasl_plain(c, q);
+	else
+		sasl_scram(c, q);
+}
+
+/* ---- SaslAuthenticate ---- */
+
+int
+kafka_sasl_auth_decode(struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct sasl_rq *q;
+
+	if ((q = sasl_rq(c, r)) == NULL)
+		return -1;
+	return ksasl_authenticate_decode(r->payload + k->h.body_off,
+	    r->payload_len - k->h.body_off, &q->in);
+}
+
+void
+kafka_sasl_auth_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+
+	sasl_step(c, k->kst);
+	r->state = REQ_DONE;
+}
+
+void
+kafka_sasl_auth_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct sasl_rq *q = k->kst;
+	size_t pos;
+
+	pos = kafka_resp_begin(c, r);
+	ksasl_authenticate_encode_resp(&c->out, q->err, q->msg, q->out,
+	    q->outlen);
+	kafka_resp_end(c, pos);
+}
+
+/* ---- bare messages, after SaslHandshake v0 ---- */
+
+static int
+sasl_raw_decode(struct conn *c, struct req *r)
+{
+	struct sasl_rq *q;
+
+	if ((q = sasl_rq(c, r)) == NULL)
+		return -1;
+	q->in.p = (const char *)r->payload;
+	q->in.len = (int32_t)r->payload_len;
+	return 0;
+}
+
+static void
+sasl_raw_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct sasl_rq *q = k->kst;
+
+	sasl_step(c, q);
+	r->state = REQ_DONE;
+	/* v0 has no error field: a failure is the closed connection. */
+	if (q->err != KERR_NONE)
+		r->noresp = 1;
+}
+
+static void
+sasl_raw_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct sasl_rq *q = k->kst;
+
+	wbuf_i32(&c->out, (int32_t)q->outlen);
+	if (q->outlen > 0)
+		wbuf_raw(&c->out, q->out, q->outlen);
+	conn_out_commit(c);
+}

@@ -1,0 +1,60 @@
+/*
+ * The server side of SCRAM-SHA-256 and SCRAM-SHA-512 (RFC 5802, 7677)
+ * over OpenSSL's PBKDF2 and HMAC.
+ *
+ * The auth_file holds secrets, not SCRAM credentials: the salted
+ * password is derived from the user's secret at each authentication,
+ * with SCRAM_ITERATIONS rounds and a salt derived from the user name
+ * (scram_salt()), so the same user always gets the same salt and
+ * nothing else needs storing.  Clients authenticate with the secret as
+ * their password.
+ */
+#ifndef FLUME_WORKER_SCRAM_H
+#define FLUME_WORKER_SCRAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/kafka/ksasl.h"
+
+enum scram_mech { SCRAM_SHA256 = 1, SCRAM_SHA512 = 2 };
+
+#define SCRAM_ITERATIONS	4096
+#define SCRAM_SALT_LEN		16
+#define SCRAM_KEY_MAX		64	/* SHA-512 */
+#define SCRAM_SNONCE_LEN	24	/* random bytes of the server's nonce */
+#define SCRAM_MSG_MAX		4096	/* a server message, and AuthMessage's prefix */
+
+struct scram_server {
+	int		 mech;
+	char		 nonce[KSASL_NONCE_MAX + 2 * SCRAM_SNONCE_LEN + 1];
+	size_t		 nonce_len;		/* client's + server's */
+	char		 gs2[4];		/* "n,," or "y,," */
+	/* client-first-message-bare "," server-first-message */
+	char		 auth[2 * SCRAM_MSG_MAX];
+	size_t		 auth_len;
+	size_t		 first_len;		/* the server-first part's length */
+};
+
+/* The salt of user: SHA-256 of a fixed label and the name, cut short. */
+void	scram_salt(const char *user, size_t len, uint8_t salt[SCRAM_SALT_LEN]);
+/*
+ * Answer a client-first message: the server-first message is
+ * s->auth + s->auth_len - s->first_len (s->first_len bytes).  snonce is
+ * the server's nonce part (printable, no ','); 0 or -1.
+ */
+int	scram_server_first(struct scram_server *s, int mech, const char *msg,
+	    size_t len, const struct ksasl_scram_first *f, const char *snonce,
+	    const uint8_t *salt, size_t saltlen, int iterations);
+/*
+ * Check a client-final message against password: 0 with the
+ * server-final message ("v=...", NUL-terminated) in out, or -1 (a wrong
+ * proof, nonce or channel binding; out untouched).
+ */
+int	scram_server_final(struct scram_server *s, const uint8_t *password,
+	    size_t plen, const uint8_t *salt, size_t saltlen, int iterations,
+	    const struct ksasl_scram_final *f, char *out, size_t outlen);
+/* A fresh server nonce part, base64 of SCRAM_SNONCE_LEN random bytes. */
+void	scram_nonce(char out[2 * SCRAM_SNONCE_LEN + 1]);
+
+#endif
