@@ -366,25 +366,25 @@ flume_client_conf_init(struct flume_client_conf *conf)
 }
 
 /*
- * The first connect failed.  A broker that refuses or does not answer is
- * reported at once; a connection that was accepted and then broken (the
- * worker that took it was killed, and the master respawns it) is tried
- * again like a reconnect.  0 or -1.
+ * The first connect failed.  A broker that refuses, does not answer or
+ * answers something (a TLS port, a wrong protocol) is reported at once;
+ * a plaintext connection that was accepted and then broken before a
+ * single byte came back (the worker that took it was killed; the master
+ * respawns it, and another worker takes the next connection) is tried
+ * once more.  0 or -1.
  */
 static int
-client_open_again(struct flume_client *c)
+client_open_again(struct flume_client *c, uint64_t in0)
 {
-	int i, delay = c->conf.reconnect_backoff_ms;
-
-	for (i = 0; i < c->conf.reconnect_attempts; i++) {
-		if (errno != ECONNRESET && errno != EPIPE && errno != ECONNABORTED)
-			return -1;
-		client_sleep_ms(delay);
-		delay = delay * 2 > 1000 ? 1000 : delay * 2;
-		if (client_open(c) == 0)
-			return 0;
-	}
-	return -1;
+	/*
+	 * Once: a plaintext client at a TLS port looks the same (reset,
+	 * nothing answered), and must fail fast, not after every backoff.
+	 */
+	if (c->tls != NULL || c->bytes_in != in0 ||
+	    (errno != ECONNRESET && errno != EPIPE && errno != ECONNABORTED))
+		return -1;
+	client_sleep_ms(c->conf.reconnect_backoff_ms);
+	return client_open(c);
 }
 
 void
@@ -438,7 +438,7 @@ flume_connect_tls(const char *host_port, const struct flume_client_conf *conf,
 	frame_reader_init(&c->rd, FRAME_RESPONSE, CLIENT_MAX_RESPONSE);
 	wbuf_init(&c->out);
 	if ((tls != NULL && (c->tls = client_tls_new(c, tls)) == NULL) ||
-	    (client_open(c) == -1 && client_open_again(c) == -1)) {
+	    (client_open(c) == -1 && client_open_again(c, 0) == -1)) {
 		saved = errno;
 		snprintf(connect_err, sizeof(connect_err), "%s", c->err);
 		flume_close(c);

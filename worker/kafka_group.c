@@ -122,8 +122,11 @@ kafka_find_coord_exec(struct worker *w, struct conn *c, struct req *r)
 	s->error = w->shm->hdr->limits.max_groups == 0 ?
 	    KERR_COORDINATOR_NOT_AVAILABLE : KERR_NONE;
 	s->node_id = 0;
-	s->host = kstr_c(w->conf->kafka_adv_host);
-	s->port = w->conf->kafka_adv_port;
+	/* The listener the client came in on, as Metadata does. */
+	s->host = kstr_c(c->tls != NULL ? w->conf->kafka_tls_adv_host :
+	    w->conf->kafka_adv_host);
+	s->port = c->tls != NULL ? w->conf->kafka_tls_adv_port :
+	    w->conf->kafka_adv_port;
 	k->kst = s;
 }
 

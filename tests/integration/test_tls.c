@@ -280,8 +280,12 @@ test_refusals_are_logged_once_each(void)
 	CU_ASSERT_EQUAL(tool(NULL, NULL, &err, "flume-produce", "-b", tbroker,
 	    "-t", "n1", "x", NULL), 1);
 	free(err);
+	/*
+	 * Two lines: libflume tries a first connect that was reset before any
+	 * answer once more (a killed worker looks the same), then gives up.
+	 */
 	CU_ASSERT_EQUAL(flumed_wait_log(&d, "wrong version number",
-	    pt_before + 1, 5000), pt_before + 1);
+	    pt_before + 2, 5000), pt_before + 2);
 	/* Nothing of it was stored. */
 	CU_ASSERT_EQUAL(tool(NULL, &err, NULL, "flume-consume", "-b", d.broker,
 	    "-t", "n1", "-o", "beginning", "-e", NULL), 0);
