@@ -593,6 +593,15 @@ void
 conn_on_event(struct conn *c, uint32_t events)
 {
 	if (events & (EPOLLERR | EPOLLHUP)) {
+		/*
+		 * A client that refuses our certificate sends its alert and
+		 * may reset at once (unread bytes of our flight): read the
+		 * alert still queued, so the reason is logged, then close.
+		 */
+		if (c->tls != NULL && !tls_handshake_done(c->tls) &&
+		    tls_handshake(c->tls) == -1)
+			atomic_fetch_add_explicit(&c->w->me->protocol_errors, 1,
+			    memory_order_relaxed);
 		c->dead = 1;
 		return;
 	}
