@@ -32,8 +32,7 @@
 #include "clients/tools/mirror.h"
 #include "proto/version.h"
 
-/* How often positions are committed (and progress drawn). */
-#define COMMIT_MS	500
+/* How often progress is drawn. */
 #define PROGRESS_MS	1000
 
 static volatile sig_atomic_t stop;
@@ -62,6 +61,8 @@ usage(FILE *f)
 	    "      --groups      translate these groups' committed offsets to "
 	    "the target\n"
 	    "  -t, --timeout     broker timeout in ms (default 10000)\n"
+	    "  -c, --commit-interval  ms between commits of the position "
+	    "(default 500)\n"
 	    "  -X                librdkafka property for both sides, or "
 	    "source./target. only\n"
 	    "  -q, --quiet       no progress and no notes on stderr\n"
@@ -717,7 +718,7 @@ mirror_run(struct mirror *m, rd_kafka_t *src, rd_kafka_t *tgt)
 			rd_kafka_message_destroy(rm);
 		}
 		now = mirror_now_ms();
-		if (now - last_commit >= COMMIT_MS) {
+		if (now - last_commit >= m->commit_ms) {
 			positions_commit(m, src, 1);
 			last_commit = now;
 		}
@@ -810,6 +811,7 @@ main(int argc, char *argv[])
 		{ "group", required_argument, NULL, 'g' },
 		{ "groups", required_argument, NULL, OPT_GROUPS },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "commit-interval", required_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -828,7 +830,8 @@ main(int argc, char *argv[])
 	memset(&m, 0, sizeof(m));
 	m.group = "flume-mirror";
 	m.timeout_ms = 10000;
-	while ((ch = getopt_long(argc, argv, "s:d:rg:t:X:qvhV", longopts,
+	m.commit_ms = 500;
+	while ((ch = getopt_long(argc, argv, "s:d:rg:t:c:X:qvhV", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 's':
@@ -858,6 +861,16 @@ main(int argc, char *argv[])
 				return 2;
 			}
 			m.timeout_ms = (int)l;
+			break;
+		case 'c':
+			errno = 0;
+			l = strtol(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || l < 10 || l > 3600000) {
+				fprintf(stderr, "flume-mirror: -c %s: expected "
+				    "milliseconds from 10 to 3600000\n", optarg);
+				return 2;
+			}
+			m.commit_ms = (int)l;
 			break;
 		case 'X':
 			if (prop_add(&m, optarg) == -1)

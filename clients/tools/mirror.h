@@ -63,6 +63,7 @@ struct mirror {
 	int		 quiet;
 	int		 verbose;
 	int		 timeout_ms;
+	int		 commit_ms;	/* -c: between commits of the position */
 	struct mirror_prop *props;
 	size_t		 nprops;
 	struct mirror_topic *topics;
