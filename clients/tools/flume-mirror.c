@@ -556,7 +556,12 @@ positions_commit(struct mirror *m, rd_kafka_t *src, int async)
 	for (i = 0; i < m->nparts; i++) {
 		struct mirror_part *mp = &m->parts[i];
 
-		if (mp->acked_next <= mp->committed)
+		/*
+		 * The last commit is sync and says every position moved this
+		 * run again, in case an async one before it failed.
+		 */
+		if (async ? mp->acked_next <= mp->committed :
+		    mp->acked_next <= mp->start)
 			continue;
 		rd_kafka_topic_partition_list_add(l, mp->topic->name,
 		    mp->partition)->offset = mp->acked_next;

@@ -240,6 +240,25 @@ done:
 	return rc;
 }
 
+/* Add name to the list unless it is there (a name and a regex may both say it). */
+static int
+name_add(char ***names, size_t *n, const char *name)
+{
+	char **v;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (strcmp((*names)[i], name) == 0)
+			return 0;
+	if ((v = reallocarray(*names, *n + 1, sizeof(*v))) == NULL)
+		return -1;
+	*names = v;
+	if ((v[*n] = strdup(name)) == NULL)
+		return -1;
+	(*n)++;
+	return 0;
+}
+
 /* Groups on the source whose names match re (not the mirror's own); -1 on error. */
 static int
 groups_match(struct mirror *m, const char *re_src, char ***names, size_t *n)
@@ -248,7 +267,6 @@ groups_match(struct mirror *m, const char *re_src, char ***names, size_t *n)
 	rd_kafka_resp_err_t e;
 	rd_kafka_t *rk;
 	regex_t re;
-	char **v;
 	int i, rc = 0;
 
 	if (regcomp(&re, re_src, REG_EXTENDED | REG_NOSUB) != 0) {
@@ -271,14 +289,8 @@ groups_match(struct mirror *m, const char *re_src, char ***names, size_t *n)
 			if (strcmp(g, m->group) == 0 ||
 			    regexec(&re, g, 0, NULL, 0) != 0)
 				continue;
-			if ((v = reallocarray(*names, *n + 1, sizeof(*v))) == NULL ||
-			    (v[*n] = strdup(g)) == NULL)
+			if (name_add(names, n, g) == -1)
 				rc = -1;
-			if (v != NULL) {
-				*names = v;
-				if (rc == 0)
-					(*n)++;
-			}
 		}
 		rd_kafka_group_list_destroy(gl);
 	}
@@ -303,12 +315,10 @@ mirror_translate_groups(struct mirror *m)
 				rc = -1;
 			continue;
 		}
-		if ((names = reallocarray(names, n + 1, sizeof(*names))) == NULL ||
-		    (names[n] = strdup(item)) == NULL) {
+		if (name_add(&names, &n, item) == -1) {
 			rc = -1;
 			break;
 		}
-		n++;
 	}
 	for (i = 0; i < n; i++) {
 		if (group_translate(m, names[i]) == -1)
