@@ -49,8 +49,9 @@ usage(FILE *f)
 	fprintf(f, "usage: flume-mirror -s host:port -d host:port [-r] [--once] "
 	    "[--group name]\n"
 	    "                    [--groups g1,g2,^regex] [-t timeout_ms] "
-	    "[-X [source.|target.]key=value]\n"
-	    "                    [-q] [-v] topic ...\n"
+	    "[-c commit_ms]\n"
+	    "                    [-X [source.|target.]key=value] [-q] [-v] "
+	    "topic ...\n"
 	    "       flume-mirror -h | --help | -V | --version\n"
 	    "  -s, --source      source bootstrap servers\n"
 	    "  -d, --target      target bootstrap servers\n"
@@ -891,14 +892,16 @@ main(int argc, char *argv[])
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("flume-mirror %s (librdkafka %s)\n", FLUME_VERSION,
-			    rd_kafka_version_str());
+			printf("flume-mirror %s\n", FLUME_VERSION);
 			return 0;
 		default:
 			usage(stderr);
 			return 2;
 		}
 	}
+	if (m.verbose)
+		fprintf(stderr, "flume-mirror %s, librdkafka %s\n",
+		    FLUME_VERSION, rd_kafka_version_str());
 	if (m.source == NULL || m.target == NULL || optind == argc ||
 	    *m.group == '\0') {
 		fprintf(stderr, "flume-mirror: a source (-s), a target (-d) and "

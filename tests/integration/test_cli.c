@@ -17,7 +17,7 @@
 
 static const char *const programs[] = {
 	"flume-master", "flume-produce", "flume-consume", "flume-admin",
-	"flume-bench", "flume-kbench",
+	"flume-bench", "flume-kbench", "flume-mirror",
 };
 #define NPROGRAMS	(sizeof(programs) / sizeof(programs[0]))
 

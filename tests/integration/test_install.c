@@ -107,7 +107,7 @@ test_install_build_run(void)
 	int i;
 	static const char *const files[] = {
 		"bin/flume-master", "bin/flume-admin", "bin/flume-produce",
-		"bin/flume-consume", "include/flume.h", "lib/libflume.a",
+		"bin/flume-consume", "bin/flume-mirror", "include/flume.h", "lib/libflume.a",
 		"lib/libflume.so", "lib/libflume.so.1", "lib/libflume.so.1.0.0",
 		"lib/pkgconfig/libflume.pc",
 		"lib/systemd/system/flume-master.service",
@@ -115,6 +115,7 @@ test_install_build_run(void)
 		"share/doc/flume/flume.conf.example",
 		"share/man/man8/flume-master.8", "share/man/man5/flume.conf.5",
 		"share/man/man1/flume-admin.1", "share/man/man7/flume-protocol.7",
+		"share/man/man1/flume-mirror.1",
 	};
 
 	CU_ASSERT_EQUAL_FATAL(sh("timeout 300 make -s --no-print-directory install "
