@@ -662,9 +662,10 @@ record_copy(struct mirror *m, rd_kafka_t *tgt, const rd_kafka_message_t *rm)
 	mm->src = rm->offset;
 	if (rd_kafka_message_headers(rm, &h) == RD_KAFKA_RESP_ERR_NO_ERROR)
 		hc = rd_kafka_headers_copy(h);
+	/* A LogAppendTime is kept too: it becomes the target's CreateTime. */
 	ts = rd_kafka_message_timestamp(rm, &tst);
-	if (tst != RD_KAFKA_TIMESTAMP_CREATE_TIME)
-		ts = 0;		/* LogAppendTime is the target's to give */
+	if (tst == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE || ts < 0)
+		ts = 0;		/* librdkafka's "now" */
 	for (tries = 0; ; tries++) {
 		e = rd_kafka_producev(tgt,
 		    RD_KAFKA_V_TOPIC(mp->topic->name),
@@ -733,8 +734,12 @@ mirror_run(struct mirror *m, rd_kafka_t *src, rd_kafka_t *tgt)
 		if (m->once && now - last_check >= 50) {
 			last_check = now;
 			if (once_done(m, src))
-				break;
+				return m->failed ? -1 : 0;
 		}
+	}
+	if (m->once && !m->failed) {
+		mirror_warn("stopped before the end offsets at start");
+		return -1;
 	}
 	return m->failed ? -1 : 0;
 }
