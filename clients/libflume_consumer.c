@@ -515,8 +515,7 @@ int
 flume_consumer_poll(struct flume_consumer *k, struct flume_message *m,
     int timeout_ms)
 {
-	int64_t deadline = client_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
-	int64_t left;
+	int64_t deadline = 0, left;
 	int rc, wait, rounds;
 
 	if (k->nparts == 0) {
@@ -524,11 +523,19 @@ flume_consumer_poll(struct flume_consumer *k, struct flume_message *m,
 		errno = EINVAL;
 		return -1;
 	}
-	/* Bounded: every round either long-polls or uses up a response. */
+	/*
+	 * Bounded: every round either long-polls or uses up a response.
+	 * The clock is read only once the buffer is empty: a buffered
+	 * message is handed out without it.
+	 */
 	for (rounds = 0; ; rounds++) {
 		if ((rc = cons_next(k, m)) != 0)
 			return rc;
-		left = deadline - client_now_ms();
+		if (rounds == 0) {
+			left = timeout_ms > 0 ? timeout_ms : 0;
+			deadline = client_now_ms() + left;
+		} else
+			left = deadline - client_now_ms();
 		if (rounds > 0 && left <= 0)
 			return 0;
 		wait = k->conf.max_wait_ms;

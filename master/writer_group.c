@@ -4,7 +4,11 @@
  * Saving: every commit bumps its group's commit_seq after storing the
  * offsets, so the writer reads the sequence first and the offsets after
  * it; a commit racing with the save bumps the sequence again and is
- * saved by the next cycle.  A group is saved as one file, replaced
+ * saved by a later cycle.  A group is saved at most every WG_SAVE_MS
+ * (writer_group.h): a consumer committing every batch would otherwise
+ * cost the writer two fsyncs and a rename per commit, while shared
+ * memory already carries the offsets through any process crash.
+ * Shutdown saves at once.  A group is saved as one file, replaced
  * atomically (store/offsets.c); a failed save is logged once and retried
  * with a backoff, the offsets staying in shared memory meanwhile.
  *
@@ -33,6 +37,7 @@ struct wg_slot {
 	uint64_t	saved_seq;	/* commit_seq of the last save */
 	int		error;		/* errno of the last failed save, 0 if none */
 	int64_t		retry_ms;
+	int64_t		next_save_ms;	/* no save before this (WG_SAVE_MS) */
 };
 
 struct writer_groups {
@@ -42,7 +47,7 @@ struct writer_groups {
 	char			 dir[PATH_MAX];
 	struct wg_slot		*slots;		/* [max_groups] */
 	int64_t			 next_tick;
-	int64_t			 next_retry;
+	int64_t			 next_save;	/* nearest deferred save or retry */
 };
 
 static int
@@ -189,7 +194,10 @@ wg_wake_workers(struct writer_groups *wg)
 			broker_wake(wg->b, slot);
 }
 
-/* Save what changed; with force, ignore backoffs.  -1 if a save failed. */
+/*
+ * Save what changed and is due; with force, ignore WG_SAVE_MS and
+ * backoffs.  -1 if a save failed.
+ */
 static int
 wg_save_changed(struct writer_groups *wg, int64_t now, int force)
 {
@@ -200,7 +208,7 @@ wg_save_changed(struct writer_groups *wg, int64_t now, int force)
 	uint64_t seq;
 	int rc = 0;
 
-	wg->next_retry = INT64_MAX;
+	wg->next_save = INT64_MAX;
 	for (i = 0; i < n; i++) {
 		g = group_at(wg->s, i);
 		sl = &wg->slots[i];
@@ -208,9 +216,14 @@ wg_save_changed(struct writer_groups *wg, int64_t now, int force)
 		if (seq == sl->saved_seq || group_name_get(g, name) == -1)
 			continue;
 		if (!force && sl->error != 0 && now < sl->retry_ms) {
-			if (sl->retry_ms < wg->next_retry)
-				wg->next_retry = sl->retry_ms;
+			if (sl->retry_ms < wg->next_save)
+				wg->next_save = sl->retry_ms;
 			rc = -1;
+			continue;
+		}
+		if (!force && now < sl->next_save_ms) {
+			if (sl->next_save_ms < wg->next_save)
+				wg->next_save = sl->next_save_ms;
 			continue;
 		}
 		if (group_save(wg->s, g, wg->dir, name) == -1) {
@@ -219,8 +232,8 @@ wg_save_changed(struct writer_groups *wg, int64_t now, int force)
 				    "retrying", name);
 			sl->error = errno;
 			sl->retry_ms = now + WG_RETRY_MS;
-			if (sl->retry_ms < wg->next_retry)
-				wg->next_retry = sl->retry_ms;
+			if (sl->retry_ms < wg->next_save)
+				wg->next_save = sl->retry_ms;
 			rc = -1;
 			continue;
 		}
@@ -228,6 +241,7 @@ wg_save_changed(struct writer_groups *wg, int64_t now, int force)
 			log_info("group %s: committed offsets saved again", name);
 		sl->error = 0;
 		sl->saved_seq = seq;
+		sl->next_save_ms = now + WG_SAVE_MS;
 	}
 	return rc;
 }
@@ -297,7 +311,7 @@ writer_groups_due(const struct writer_groups *wg)
 	if (wg == NULL || group_count(wg->s) == 0)
 		return INT64_MAX;
 	t = wg->next_tick;
-	return wg->next_retry < t ? wg->next_retry : t;
+	return wg->next_save < t ? wg->next_save : t;
 }
 
 int

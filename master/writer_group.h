@@ -15,6 +15,13 @@
 #include "shm/shm.h"
 
 #define OFFSETS_DIR	"__consumer_offsets"
+/*
+ * A group's committed offsets are saved at most this often (its first
+ * commit after a quiet spell at once): a save is two fsyncs and a
+ * rename, and a consumer commits many times a second.  Until then they
+ * live in shared memory, which outlives every process but the machine.
+ */
+#define WG_SAVE_MS	100
 
 struct writer_groups;
 

@@ -16,6 +16,10 @@
  * or while the arena holds more than max_buffered_bytes, so one client
  * can neither exhaust memory nor starve the others: a connection holds
  * at most about max_request_bytes of input, its arena and its output.
+ * It also stops while the request to execute next is blocked (ring
+ * full): nothing behind it can run, and reading on would only copy it
+ * into the arena (a whole large batch, into fresh pages, each time the
+ * writer falls behind); the socket buffer holds what follows instead.
  */
 #include <sys/epoll.h>
 #include <sys/sendfile.h>
@@ -395,10 +399,23 @@ conn_may_parse(const struct conn *c)
 	    !(c->arena_bytes > c->w->conf->max_buffered_bytes && c->nreq > 0);
 }
 
+/* Is the next request to execute blocked with its payload in the reader? */
+static int
+conn_blocked(const struct conn *c)
+{
+	const struct req *r;
+
+	if (c->exec >= c->nreq)
+		return 0;
+	r = &c->q[(c->qhead + c->exec) % c->qcap];
+	return r->state == REQ_BLOCKED && !r->detached;
+}
+
 static int
 conn_may_read(const struct conn *c)
 {
-	return conn_may_parse(c) && !c->eof && !c->w->stopping;
+	return conn_may_parse(c) && !conn_blocked(c) && !c->eof &&
+	    !c->w->stopping;
 }
 
 static int

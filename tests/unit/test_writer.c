@@ -7,6 +7,7 @@
  * writer skipping what is already on disk, wake-ups, shutdown drain.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,11 +24,14 @@
 #include "master/config.h"
 #include "common/log.h"
 #include "master/writer.h"
+#include "master/writer_group.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "shm/group.h"
 #include "shm/ring.h"
 #include "shm/shm.h"
 #include "store/io.h"
+#include "store/offsets.h"
 #include "store/plog.h"
 #include "store/topic.h"
 #include "tests/harness.h"
@@ -70,7 +74,7 @@ start(void)
 {
 	struct shm_limits lim = {
 		.child_slots = NSLOTS, .max_topics = 4, .max_partitions = 8,
-		.ring_size = 64 * 1024
+		.ring_size = 64 * 1024, .max_groups = 2, .max_group_members = 2
 	};
 	int i;
 
@@ -818,6 +822,66 @@ test_process(void)
 	finish();
 }
 
+/* The committed offset of group name for topic/partition in its file, or -1. */
+static int64_t
+saved_offset(const char *name, const char *t, int32_t part)
+{
+	struct offset_entry *e;
+	char odir[PATH_MAX];
+	size_t n, i;
+	int64_t off = -1;
+
+	snprintf(odir, sizeof(odir), "%s/%s", dir, OFFSETS_DIR);
+	if (offsets_load(odir, name, &e, &n) == -1)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (strcmp(e[i].topic, t) == 0 && e[i].partition == part)
+			off = e[i].offset;
+	free(e);
+	return off;
+}
+
+/*
+ * Committed offsets: a group's first commit is saved by the next cycle,
+ * later ones at most every WG_SAVE_MS (the writer's timeout says when),
+ * and shutdown saves whatever is left at once.
+ */
+static void
+test_group_save(void)
+{
+	struct writer *w;
+	struct shm_group *g;
+	uint32_t slot;
+	int t, gi;
+
+	start();
+	t = topic("gs", 2);
+	slot = (uint32_t)(shm_partition(&b.shm, t, 1) - b.shm.parts);
+	gi = group_create(&b.shm, "billing", strlen("billing"));
+	CU_ASSERT_FATAL(gi >= 0);
+	g = group_at(&b.shm, (uint32_t)gi);
+	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 1000), 0);
+	group_offset_set(&b.shm, g, slot, 5);
+	(void)writer_cycle(w, 1000);
+	CU_ASSERT_EQUAL(saved_offset("billing", "gs", 1), 5);
+	group_offset_set(&b.shm, g, slot, 9);
+	(void)writer_cycle(w, 1000 + WG_SAVE_MS / 2);
+	CU_ASSERT_EQUAL(saved_offset("billing", "gs", 1), 5);
+	CU_ASSERT_EQUAL(writer_timeout(w, 1000 + WG_SAVE_MS / 2),
+	    WG_SAVE_MS - WG_SAVE_MS / 2);
+	(void)writer_cycle(w, 1000 + WG_SAVE_MS - 1);
+	CU_ASSERT_EQUAL(saved_offset("billing", "gs", 1), 5);
+	(void)writer_cycle(w, 1000 + WG_SAVE_MS);
+	CU_ASSERT_EQUAL(saved_offset("billing", "gs", 1), 9);
+	/* Nothing changed: no save is due. */
+	CU_ASSERT(writer_timeout(w, 1000 + WG_SAVE_MS) > WG_SAVE_MS);
+	group_offset_set(&b.shm, g, slot, 12);
+	CU_ASSERT_EQUAL(writer_finish(w, 1000 + WG_SAVE_MS + 1), 0);
+	CU_ASSERT_EQUAL(saved_offset("billing", "gs", 1), 12);
+	writer_close(w);
+	finish();
+}
+
 TEST_SUITE("writer", setup, teardown,
 	{ "drain_region", test_drain_region },
 	{ "drain_region_damaged", test_drain_region_damaged },
@@ -828,6 +892,7 @@ TEST_SUITE("writer", setup, teardown,
 	{ "dead_producer", test_dead_producer },
 	{ "wake", test_wake },
 	{ "finish", test_finish },
+	{ "group_save", test_group_save },
 	{ "damaged_ring", test_damaged_ring },
 	{ "retention", test_retention },
 	{ "process", test_process });
