@@ -22,6 +22,7 @@
 
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "proto/compress.h"
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kbuf.h"
 #include "proto/kafka/kheader.h"
@@ -921,6 +922,101 @@ test_librdkafka_data_requests(void)
 	arena_free(&a);
 }
 
+/*
+ * The same requests once the broker lists Produce 0-7, Fetch 4-10 and
+ * ListOffsets 1-2: kcat -z lz4 producing two records with key k to t1
+ * and consuming them, captured the same way.  librdkafka now sends the
+ * highest versions, and the batch is lz4-compressed.
+ */
+static void
+test_librdkafka_later_requests(void)
+{
+	struct kheader h;
+	struct arena a;
+	union kreq r;
+	struct batch_header bh;
+	const struct kproduce_part *pp;
+	const struct kfetch_part *fp;
+	struct compress_buf z;
+	struct batch_iter it;
+	struct record rec;
+	uint8_t *buf;
+	int32_t i, j;
+
+	arena_init(&a, 1u << 16);
+	buf = load_capture("librdkafka-Produce-v7.bin", &h, &r, &a);
+	CU_ASSERT_EQUAL(h.api_key, KAPI_PRODUCE);
+	CU_ASSERT_EQUAL(h.api_version, 7);
+	STR(h.client_id, "rdkafka");
+	NUL(r.produce.transactional_id);
+	CU_ASSERT_EQUAL(r.produce.acks, -1);
+	CU_ASSERT_EQUAL(r.produce.timeout_ms, 30000);
+	CU_ASSERT_EQUAL_FATAL(r.produce.ntopics, 1);
+	STR(r.produce.topics[0].name, "t1");
+	CU_ASSERT_EQUAL_FATAL(r.produce.topics[0].npart, 1);
+	pp = &r.produce.topics[0].parts[0];
+	CU_ASSERT_EQUAL(pp->partition, 0);
+	CU_ASSERT_EQUAL(pp->records.len, 111);
+	compress_buf_init(&z, 1u << 20);
+	CU_ASSERT_EQUAL_FATAL(batch_validate_z((const uint8_t *)pp->records.p,
+	    (size_t)pp->records.len, &bh, &z), BATCH_OK);
+	CU_ASSERT_EQUAL(bh.attributes & BATCH_COMPRESSION_MASK, 3);	/* lz4 */
+	CU_ASSERT_EQUAL(bh.base_offset, 0);
+	CU_ASSERT_EQUAL_FATAL(bh.records_count, 2);
+	CU_ASSERT_EQUAL_FATAL(batch_iter_init_z(&it, (const uint8_t *)
+	    pp->records.p, (size_t)pp->records.len, &z), 0);
+	/* "k" -> 86 x 'a', then "k" -> 92 x 'b'. */
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL_FATAL(batch_iter_next(&it, &rec), 1);
+		CU_ASSERT_EQUAL(rec.offset, i);
+		CU_ASSERT(rec.key_len == 1 && rec.key[0] == 'k');
+		CU_ASSERT_EQUAL_FATAL(rec.value_len, i == 0 ? 86 : 92);
+		for (j = 0; j < rec.value_len; j++)
+			CU_ASSERT_EQUAL(rec.value[j], i == 0 ? 'a' : 'b');
+	}
+	CU_ASSERT_EQUAL(batch_iter_next(&it, &rec), 0);
+	compress_buf_free(&z);
+	free(buf);
+
+	arena_reset(&a);
+	buf = load_capture("librdkafka-Fetch-v10.bin", &h, &r, &a);
+	CU_ASSERT_EQUAL(h.api_key, KAPI_FETCH);
+	CU_ASSERT_EQUAL(h.api_version, 10);
+	CU_ASSERT_EQUAL(r.fetch.replica_id, -1);
+	CU_ASSERT_EQUAL(r.fetch.max_wait_ms, 500);
+	CU_ASSERT_EQUAL(r.fetch.min_bytes, 1);
+	CU_ASSERT_EQUAL(r.fetch.max_bytes, 52428800);
+	CU_ASSERT_EQUAL(r.fetch.isolation_level, 1);	/* read_committed */
+	CU_ASSERT_EQUAL(r.fetch.session_id, 0);		/* no session */
+	CU_ASSERT_EQUAL(r.fetch.session_epoch, -1);
+	CU_ASSERT_EQUAL_FATAL(r.fetch.ntopics, 1);
+	STR(r.fetch.topics[0].name, "t1");
+	CU_ASSERT_EQUAL_FATAL(r.fetch.topics[0].npart, 1);
+	fp = &r.fetch.topics[0].parts[0];
+	CU_ASSERT_EQUAL(fp->partition, 0);
+	CU_ASSERT_EQUAL(fp->leader_epoch, -1);
+	CU_ASSERT_EQUAL(fp->fetch_offset, 0);
+	CU_ASSERT_EQUAL(fp->log_start_offset, -1);
+	CU_ASSERT_EQUAL(fp->max_bytes, 1048576);
+	CU_ASSERT_EQUAL(r.fetch.nforgotten, 0);
+	free(buf);
+
+	arena_reset(&a);
+	buf = load_capture("librdkafka-ListOffsets-v2.bin", &h, &r, &a);
+	CU_ASSERT_EQUAL(h.api_key, KAPI_LIST_OFFSETS);
+	CU_ASSERT_EQUAL(h.api_version, 2);
+	CU_ASSERT_EQUAL(r.list_offsets.replica_id, -1);
+	CU_ASSERT_EQUAL(r.list_offsets.isolation_level, 1);
+	CU_ASSERT_EQUAL_FATAL(r.list_offsets.ntopics, 1);
+	STR(r.list_offsets.topics[0].name, "t1");
+	CU_ASSERT_EQUAL_FATAL(r.list_offsets.topics[0].npart, 1);
+	CU_ASSERT_EQUAL(r.list_offsets.topics[0].parts[0].partition, 0);
+	CU_ASSERT_EQUAL(r.list_offsets.topics[0].parts[0].timestamp,
+	    KLIST_OFFSETS_EARLIEST);
+	free(buf);
+	arena_free(&a);
+}
+
 /* Hostile counts and lengths: refused before anything is sized by them. */
 static void
 test_hostile_counts_and_lengths(void)
@@ -1452,6 +1548,8 @@ TEST_SUITE("kafka_codec", setup, NULL,
     { "admin requests", test_admin_requests },
     { "kcat's first requests", test_kcat_first_requests },
     { "librdkafka's data requests", test_librdkafka_data_requests },
+    { "librdkafka's Produce v7, Fetch v10, ListOffsets v2",
+	test_librdkafka_later_requests },
     { "hostile counts and lengths", test_hostile_counts_and_lengths },
     { "version table", test_version_table },
     { "kafka-python reads data responses",
