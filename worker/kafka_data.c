@@ -278,7 +278,25 @@ kafka_fetch_decode(struct conn *c, struct req *r)
 void
 kafka_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 {
+	struct kafka_req *k = r->dec;
+	const struct kfetch_req *q = &k->k.fetch;
+
 	r->api = API_FETCH;
+	/*
+	 * Flume makes no fetch sessions, so a request that continues one
+	 * (kfetch.h) was never answered by this broker: refused whole, as
+	 * Kafka refuses an unknown session, and the client starts over
+	 * with a full fetch.
+	 */
+	if (q->session_id != 0 || q->session_epoch > 0) {
+		log_info("%s: Kafka Fetch v%d with fetch session %d epoch %d "
+		    "refused (Flume keeps no fetch sessions)", c->peer,
+		    (int)k->h.api_version, (int)q->session_id,
+		    (int)q->session_epoch);
+		k->no_native = 1;
+		r->state = REQ_DONE;
+		return;
+	}
 	native_exec_decoded(w, c, r);
 }
 
@@ -299,7 +317,14 @@ kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 	size_t pos;
 
 	pos = kafka_resp_begin(c, r);
-	kfetch_resp_begin(&c->out, k->h.api_version, 0, q->ntopics);
+	if (k->no_native) {
+		kfetch_resp_begin(&c->out, k->h.api_version, 0,
+		    q->session_id != 0 ? KERR_FETCH_SESSION_ID_NOT_FOUND :
+		    KERR_INVALID_FETCH_SESSION_EPOCH, 0);
+		kafka_resp_end(c, pos);
+		return;
+	}
+	kfetch_resp_begin(&c->out, k->h.api_version, 0, KERR_NONE, q->ntopics);
 	for (i = 0; i < q->ntopics; i++) {
 		kfetch_resp_topic(&c->out, q->topics[i].name,
 		    q->topics[i].npart);

@@ -69,11 +69,11 @@ kfetch_decode_req(struct kfetch_req *r, int16_t version,
 
 void
 kfetch_resp_begin(struct wbuf *wb, int16_t version, int32_t throttle_ms,
-    int32_t ntopics)
+    int16_t error, int32_t ntopics)
 {
 	wbuf_i32(wb, throttle_ms);
 	if (version >= 7) {
-		wbuf_i16(wb, 0);	/* error: none */
+		wbuf_i16(wb, error);
 		wbuf_i32(wb, 0);	/* session_id: no session */
 	}
 	wbuf_i32(wb, ntopics);
@@ -109,7 +109,7 @@ kfetch_encode_resp(struct wbuf *wb, int16_t version,
 	const struct kfetch_part_resp *pr;
 	int32_t i, j;
 
-	kfetch_resp_begin(wb, version, r->throttle_ms, r->ntopics);
+	kfetch_resp_begin(wb, version, r->throttle_ms, r->error, r->ntopics);
 	for (i = 0; i < r->ntopics; i++) {
 		t = &r->topics[i];
 		kfetch_resp_topic(wb, t->name, t->npart);

@@ -18,7 +18,9 @@
  *
  * Flume has no fetch sessions (KIP-227): every answer is a full one
  * with session_id 0, which tells the client no session was made, so the
- * session fields and the forgotten topics of a request are ignored.  A
+ * forgotten topics of a request are ignored.  Only a request that
+ * refers to a session (a non-zero session_id, or epoch > 0 without one)
+ * is refused, with the top-level error and no topics.  A
  * single node has one leader epoch and no replicas to fence, so the
  * current_leader_epoch is not checked either.
  *
@@ -87,6 +89,7 @@ struct kfetch_topic_resp {
 
 struct kfetch_resp {
 	int32_t			 throttle_ms;
+	int16_t			 error;			/* v7+ */
 	int32_t			 ntopics;
 	struct kfetch_topic_resp *topics;
 };
@@ -137,10 +140,10 @@ void	kfetch_encode_resp(struct wbuf *wb, int16_t version,
 	    const struct kfetch_resp *r);
 /*
  * The pieces: begin, then per topic a topic, then per partition a part.
- * begin writes a v7+ answer's error 0 and session_id 0 (no session).
+ * begin writes a v7+ answer's error and session_id 0 (no session).
  */
 void	kfetch_resp_begin(struct wbuf *wb, int16_t version,
-	    int32_t throttle_ms, int32_t ntopics);
+	    int32_t throttle_ms, int16_t error, int32_t ntopics);
 void	kfetch_resp_topic(struct wbuf *wb, struct kstr name, int32_t npart);
 /* Everything of a partition up to and including the records length. */
 void	kfetch_resp_part(struct wbuf *wb, int16_t version,

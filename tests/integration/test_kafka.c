@@ -908,6 +908,82 @@ test_produce_v0_v7_fetch_v10(void)
 	close(fd);
 }
 
+/* A Fetch v10 of t7/0 with (session id, epoch); the answer's error. */
+static int16_t
+fetch_session(int fd, int32_t corr, int32_t session, int32_t epoch)
+{
+	struct rbuf rb;
+	struct wbuf wb;
+	uint8_t *p = NULL;
+	size_t n = 0, pos;
+	int16_t err = -1;
+
+	wbuf_init(&wb);
+	pos = kframe_begin(&wb, KAPI_FETCH, 10, corr);
+	wbuf_i32(&wb, -1);
+	wbuf_i32(&wb, 0);		/* max wait: answer at once */
+	wbuf_i32(&wb, 0);
+	wbuf_i32(&wb, 1 << 20);
+	wbuf_i8(&wb, 0);
+	wbuf_i32(&wb, session);
+	wbuf_i32(&wb, epoch);
+	wbuf_i32(&wb, 1);
+	kbuf_put_cstr(&wb, "t7");
+	wbuf_i32(&wb, 1);
+	wbuf_i32(&wb, 0);
+	wbuf_i32(&wb, -1);
+	wbuf_i64(&wb, 2);		/* the end: no records */
+	wbuf_i64(&wb, -1);
+	wbuf_i32(&wb, 1 << 20);
+	wbuf_i32(&wb, 0);		/* no forgotten topics */
+	kframe_end(&wb, pos);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &wb, corr, &p, &n), 1);
+	rbuf_init(&rb, p, n);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);		/* throttle */
+	err = rbuf_i16(&rb);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);		/* session id */
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), err == KERR_NONE ? 1 : 0);
+	if (err == KERR_NONE) {
+		CU_ASSERT(kstr_eq(kbuf_str(&rb), "t7"));
+		CU_ASSERT_EQUAL(rbuf_i32(&rb), 1);
+		CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+		CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_NONE);
+		CU_ASSERT_EQUAL(rbuf_i64(&rb), 2);
+		CU_ASSERT_EQUAL(rbuf_i64(&rb), 2);
+		CU_ASSERT_EQUAL(rbuf_i64(&rb), 0);
+		CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+		CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);	/* no records */
+	}
+	CU_ASSERT_EQUAL(rb.err, 0);
+	CU_ASSERT_EQUAL(rbuf_left(&rb), 0);
+	free(p);
+	wbuf_free(&wb);
+	return err;
+}
+
+/*
+ * Fetch sessions: Flume makes none, so one that a client claims is
+ * FETCH_SESSION_ID_NOT_FOUND, an epoch without one
+ * INVALID_FETCH_SESSION_EPOCH, each logged once; asking for a new one
+ * (epoch 0) is a full fetch, as is the next request on the connection.
+ */
+static void
+test_fetch_sessions_refused(void)
+{
+	int fd, logs = flumed_log_count(&d, "keeps no fetch sessions");
+
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	CU_ASSERT_EQUAL(fetch_session(fd, 71, 12345, 3),
+	    KERR_FETCH_SESSION_ID_NOT_FOUND);
+	CU_ASSERT_EQUAL(fetch_session(fd, 72, 0, 1),
+	    KERR_INVALID_FETCH_SESSION_EPOCH);
+	CU_ASSERT_EQUAL(fetch_session(fd, 73, 0, 0), KERR_NONE);
+	CU_ASSERT_EQUAL(fetch_session(fd, 74, 0, -1), KERR_NONE);
+	CU_ASSERT(flumed_wait_log(&d, "keeps no fetch sessions", logs + 2,
+	    5000) == logs + 2);
+	close(fd);
+}
+
 /*
  * InitProducerId and the producer table: a resend of the last batch is
  * answered with its original offset (not stored twice), a sequence gap is
@@ -1269,6 +1345,7 @@ TEST_SUITE("kafka", setup, teardown,
 	test_fetch_long_poll_woken_by_append },
     { "Produce v0, v2, v7 and Fetch v10 on the wire",
 	test_produce_v0_v7_fetch_v10 },
+    { "Fetch sessions refused", test_fetch_sessions_refused },
     { "bad input closes only that connection",
 	test_bad_input_closes_only_that_connection },
     { "random bytes flood", test_random_bytes_flood },

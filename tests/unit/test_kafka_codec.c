@@ -1203,7 +1203,8 @@ test_kafka_python_reads_data_responses(void)
 		{ 0, KERR_NONE, 10, 10, 2, { "\x01\x02\x03", 3 } },
 		{ 1, KERR_OFFSET_OUT_OF_RANGE, 4, 4, 0, { NULL, -1 } } };
 	struct kfetch_topic_resp ft[] = { { { "t1", 2 }, 2, fp } };
-	struct kfetch_resp fr = { 7, 1, ft };
+	struct kfetch_resp fr = { 7, 0, 1, ft };
+	struct kfetch_resp fe = { 0, KERR_FETCH_SESSION_ID_NOT_FOUND, 0, NULL };
 	struct klist_offsets_part_resp lp[] = {
 		{ 0, KERR_NONE, -1, 1234 },
 		{ 9, KERR_UNKNOWN_TOPIC_OR_PARTITION, -1, -1 } };
@@ -1290,6 +1291,11 @@ test_kafka_python_reads_data_responses(void)
 		kfetch_encode_resp(&wb, (int16_t)v, &fr);
 		PY_EXPECT("Fetch", v, &wb, want);
 	}
+	/* A refused session: the top-level error, no topics. */
+	wbuf_reset(&wb);
+	kfetch_encode_resp(&wb, 10, &fe);
+	PY_EXPECT("Fetch", 10, &wb, "{\"throttle_time_ms\":0,"
+	    "\"error_code\":70,\"session_id\":0,\"topics\":[]}");
 	lr.throttle_ms = 3;
 	wbuf_reset(&wb);
 	klist_offsets_encode_resp(&wb, 2, &lr);
