@@ -49,13 +49,13 @@ static void	metadata_emit(struct worker *, struct conn *, struct req *);
  * (proto/kafka/kapi.c), and what ApiVersions advertises.
  */
 static const struct api_row kafka_rows[] = {
-	{ KAPI_PRODUCE, 3, 3, "Produce", AUTH_PRODUCE,
+	{ KAPI_PRODUCE, 0, 7, "Produce", AUTH_PRODUCE,
 	    kafka_produce_decode, kafka_produce_exec, native_poll,
 	    kafka_produce_emit, NULL, ERRBODY_NONE },
-	{ KAPI_FETCH, 4, 4, "Fetch", AUTH_CONSUME,
+	{ KAPI_FETCH, 4, 10, "Fetch", AUTH_CONSUME,
 	    kafka_fetch_decode, kafka_fetch_exec, native_poll,
 	    kafka_fetch_emit, native_release, ERRBODY_NONE },
-	{ KAPI_LIST_OFFSETS, 1, 1, "ListOffsets", AUTH_CONSUME,
+	{ KAPI_LIST_OFFSETS, 1, 2, "ListOffsets", AUTH_CONSUME,
 	    kafka_list_offsets_decode, kafka_list_offsets_exec, NULL,
 	    kafka_list_offsets_emit, NULL, ERRBODY_NONE },
 	{ KAPI_METADATA, 0, 4, "Metadata", 0,

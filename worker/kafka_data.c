@@ -1,5 +1,5 @@
 /*
- * The Kafka data path: Produce v3, Fetch v4, ListOffsets v1 and
+ * The Kafka data path: Produce v0-7, Fetch v4-10, ListOffsets v1-2 and
  * InitProducerId v0-1, mapped onto the native operations of handlers.c.
  *
  * A Kafka request is nested (topics, then partitions); the native one is
@@ -42,13 +42,20 @@
 /*
  * What Kafka's produce path refuses before the log is involved: exactly
  * one RecordBatch v2 per partition, written with baseOffset 0.  The rest
- * (CRC, counts, size, the sequence check) is the native produce's.
+ * (CRC, counts, size, the sequence check) is the native produce's.  A
+ * v0-2 request may carry a v0/v1 message set (its magic byte is where a
+ * batch's is), which Flume cannot store: UNSUPPORTED_FOR_MESSAGE_FORMAT,
+ * as a Kafka broker pinned to message format v2 answers.
  */
 static int16_t
-produce_precheck(const struct kproduce_req *q, struct kstr rec)
+produce_precheck(const struct kproduce_req *q, int16_t version,
+    struct kstr rec)
 {
 	if (q->transactional_id.len >= 0)
 		return KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+	if (version < 3 && rec.len > BATCH_OFF_MAGIC &&
+	    ((const uint8_t *)rec.p)[BATCH_OFF_MAGIC] != 2)
+		return KERR_UNSUPPORTED_FOR_MESSAGE_FORMAT;
 	if (rec.len < BATCH_HEADER_SIZE)
 		return KERR_CORRUPT_MESSAGE;
 	if ((int64_t)be32_get((const uint8_t *)rec.p + BATCH_OFF_LENGTH) +
@@ -85,7 +92,8 @@ kafka_produce_decode(struct conn *c, struct req *r)
 		for (j = 0; j < q->topics[i].npart; j++, total++) {
 			k->pre[total] = q->acks != 0 && q->acks != 1 &&
 			    q->acks != -1 ? KERR_INVALID_REQUIRED_ACKS :
-			    produce_precheck(q, q->topics[i].parts[j].records);
+			    produce_precheck(q, k->h.api_version,
+			    q->topics[i].parts[j].records);
 			if (k->pre[total] != KERR_NONE)
 				continue;
 			pp = &n->parts[m++];
@@ -126,7 +134,7 @@ kafka_produce_emit(struct worker *w, struct conn *c, struct req *r)
 	struct kproduce_topic_resp *t;
 	struct kproduce_part_resp *pr;
 	struct produce_result res;
-	int32_t i, j, n = 0, m = 0;
+	int32_t i, j, n = 0, m = 0, old = 0;
 	size_t pos;
 
 	memset(&s, 0, sizeof(s));
@@ -147,8 +155,11 @@ kafka_produce_emit(struct worker *w, struct conn *c, struct req *r)
 			pr->partition = q->topics[i].parts[j].partition;
 			pr->base_offset = -1;
 			pr->log_append_time = -1;
+			pr->log_start_offset = -1;
 			if (k->pre[n] != KERR_NONE) {
 				pr->error = k->pre[n];
+				old += pr->error ==
+				    KERR_UNSUPPORTED_FOR_MESSAGE_FORMAT;
 				continue;
 			}
 			if (r->error != ERR_NONE ||
@@ -160,12 +171,18 @@ kafka_produce_emit(struct worker *w, struct conn *c, struct req *r)
 			/* Counted by native code, as the native answers are. */
 			stats_error_count(w->me, res.error);
 			pr->error = kafka_error(res.error);
-			if (res.error == ERR_NONE)
+			if (res.error == ERR_NONE) {
 				pr->base_offset = res.base_offset;
+				pr->log_start_offset = res.log_start;
+			}
 		}
 	}
+	if (old > 0)
+		log_info("%s: Kafka Produce v%d with %d old-format (magic 0/1) "
+		    "message sets refused", c->peer, (int)k->h.api_version,
+		    (int)old);
 	pos = kafka_resp_begin(c, r);
-	kproduce_encode_resp(&c->out, 3, &s);
+	kproduce_encode_resp(&c->out, k->h.api_version, &s);
 	kafka_resp_end(c, pos);
 	return;
 fail:
@@ -261,7 +278,25 @@ kafka_fetch_decode(struct conn *c, struct req *r)
 void
 kafka_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 {
+	struct kafka_req *k = r->dec;
+	const struct kfetch_req *q = &k->k.fetch;
+
 	r->api = API_FETCH;
+	/*
+	 * Flume makes no fetch sessions, so a request that continues one
+	 * (kfetch.h) was never answered by this broker: refused whole, as
+	 * Kafka refuses an unknown session, and the client starts over
+	 * with a full fetch.
+	 */
+	if (q->session_id != 0 || q->session_epoch > 0) {
+		log_info("%s: Kafka Fetch v%d with fetch session %d epoch %d "
+		    "refused (Flume keeps no fetch sessions)", c->peer,
+		    (int)k->h.api_version, (int)q->session_id,
+		    (int)q->session_epoch);
+		k->no_native = 1;
+		r->state = REQ_DONE;
+		return;
+	}
 	native_exec_decoded(w, c, r);
 }
 
@@ -282,7 +317,14 @@ kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 	size_t pos;
 
 	pos = kafka_resp_begin(c, r);
-	kfetch_resp_begin(&c->out, 0, q->ntopics);
+	if (k->no_native) {
+		kfetch_resp_begin(&c->out, k->h.api_version, 0,
+		    q->session_id != 0 ? KERR_FETCH_SESSION_ID_NOT_FOUND :
+		    KERR_INVALID_FETCH_SESSION_EPOCH, 0);
+		kafka_resp_end(c, pos);
+		return;
+	}
+	kfetch_resp_begin(&c->out, k->h.api_version, 0, KERR_NONE, q->ntopics);
 	for (i = 0; i < q->ntopics; i++) {
 		kfetch_resp_topic(&c->out, q->topics[i].name,
 		    q->topics[i].npart);
@@ -299,12 +341,15 @@ kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 			pr.error = kafka_error(hp.error);
 			pr.high_watermark = pr.last_stable_offset =
 			    hp.error == ERR_NONE ? hp.hwm : -1;
+			pr.log_start_offset = hp.error == ERR_NONE ?
+			    hp.log_start : -1;
 			if (hp.len > INT32_MAX) {
 				close(hp.fd);
 				hp.fd = -1;
 				hp.len = 0;
 			}
-			kfetch_resp_part(&c->out, &pr, (int32_t)hp.len);
+			kfetch_resp_part(&c->out, k->h.api_version, &pr,
+			    (int32_t)hp.len);
 			if (hp.fd < 0 || hp.len == 0) {
 				if (hp.fd >= 0)
 					close(hp.fd);
@@ -449,7 +494,7 @@ kafka_list_offsets_emit(struct worker *w, struct conn *c, struct req *r)
 		}
 	}
 	pos = kafka_resp_begin(c, r);
-	klist_offsets_encode_resp(&c->out, 1, &s);
+	klist_offsets_encode_resp(&c->out, k->h.api_version, &s);
 	kafka_resp_end(c, pos);
 	return;
 fail:

@@ -9,9 +9,9 @@
 #include "proto/kafka/kapi.h"
 
 const struct kapi_version kapi_versions[] = {
-	{ KAPI_PRODUCE,		3, 3, "Produce" },
-	{ KAPI_FETCH,		4, 4, "Fetch" },
-	{ KAPI_LIST_OFFSETS,	1, 1, "ListOffsets" },
+	{ KAPI_PRODUCE,		0, 7, "Produce" },	/* v0-2: kproduce.h */
+	{ KAPI_FETCH,		4, 10, "Fetch" },
+	{ KAPI_LIST_OFFSETS,	1, 2, "ListOffsets" },
 	{ KAPI_METADATA,	0, 4, "Metadata" },
 	{ KAPI_OFFSET_COMMIT,	0, 2, "OffsetCommit" },
 	{ KAPI_OFFSET_FETCH,	0, 1, "OffsetFetch" },

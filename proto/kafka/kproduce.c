@@ -1,5 +1,5 @@
 /*
- * Produce v3 and InitProducerId v0-1 codecs (layouts in kproduce.h).
+ * Produce v0-7 and InitProducerId v0-1 codecs (layouts in kproduce.h).
  * The record bytes are not looked at here: proto/batch.c validates them.
  */
 #include <stdint.h>
@@ -22,10 +22,13 @@ kproduce_decode_req(struct kproduce_req *r, int16_t version,
 	int32_t i, j;
 
 	memset(r, 0, sizeof(*r));
-	if (version != 3)
+	if (version < 0 || version > 7)
 		return -1;
 	rbuf_init(&rb, p, len);
-	r->transactional_id = kbuf_nstr(&rb);
+	if (version >= 3)
+		r->transactional_id = kbuf_nstr(&rb);
+	else
+		r->transactional_id.len = -1;
 	r->acks = rbuf_i16(&rb);
 	r->timeout_ms = rbuf_i32(&rb);
 	r->ntopics = kbuf_count(&rb, TOPIC_MIN, 0);
@@ -51,7 +54,6 @@ kproduce_encode_resp(struct wbuf *wb, int16_t version,
 	const struct kproduce_part_resp *pr;
 	int32_t i, j;
 
-	(void)version;
 	wbuf_i32(wb, r->ntopics);
 	for (i = 0; i < r->ntopics; i++) {
 		t = &r->topics[i];
@@ -62,10 +64,14 @@ kproduce_encode_resp(struct wbuf *wb, int16_t version,
 			wbuf_i32(wb, pr->partition);
 			wbuf_i16(wb, pr->error);
 			wbuf_i64(wb, pr->base_offset);
-			wbuf_i64(wb, pr->log_append_time);
+			if (version >= 2)
+				wbuf_i64(wb, pr->log_append_time);
+			if (version >= 5)
+				wbuf_i64(wb, pr->log_start_offset);
 		}
 	}
-	wbuf_i32(wb, r->throttle_ms);
+	if (version >= 1)
+		wbuf_i32(wb, r->throttle_ms);
 }
 
 int

@@ -1,12 +1,19 @@
 /*
- * Produce v3 and InitProducerId v0-1.
+ * Produce v0-7 and InitProducerId v0-1.
  *
- * Produce v3 request:
- *   transactional_id nstr, acks i16, timeout_ms i32,
+ * Produce request:
+ *   v3+ transactional_id nstr, acks i16, timeout_ms i32,
  *   topics [name str, partitions [partition i32, records nbytes]]
- * Produce v3 response:
+ *   (v4-7 are v3's layout; they tell a broker what the client can take)
+ * Produce response:
  *   topics [name str, partitions [partition i32, error i16,
- *   base_offset i64, log_append_time i64]], throttle_time_ms i32
+ *   base_offset i64, v2+ log_append_time i64, v5+ log_start_offset i64]],
+ *   v1+ throttle_time_ms i32
+ *
+ * v0-2 exist only because librdkafka 2.0.2 compresses with gzip, snappy
+ * or lz4 only when the broker's Produce range reaches down to v0; it
+ * then sends v3+ anyway.  A v0-2 request carrying a v0/v1 message set
+ * is refused per partition (the worker's check), not decoded here.
  * InitProducerId v0-1 request (v1 differs only in what it may return):
  *   transactional_id nstr, transaction_timeout_ms i32
  * InitProducerId v0-1 response:
@@ -33,7 +40,7 @@ struct kproduce_topic {
 };
 
 struct kproduce_req {
-	struct kstr		 transactional_id;
+	struct kstr		 transactional_id;	/* v0-2: null */
 	int16_t			 acks;
 	int32_t			 timeout_ms;
 	int32_t			 ntopics;
@@ -45,6 +52,7 @@ struct kproduce_part_resp {
 	int16_t		 error;
 	int64_t		 base_offset;
 	int64_t		 log_append_time;	/* -1: CreateTime is used */
+	int64_t		 log_start_offset;	/* v5+ */
 };
 
 struct kproduce_topic_resp {

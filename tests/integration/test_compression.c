@@ -5,7 +5,11 @@
  * kafka-python compressed stored byte for byte and read back; and zip
  * bombs (1 GiB of zstd in 32 KiB, with and without a declared size)
  * refused with MESSAGE_TOO_LARGE while the workers' peak RSS stays
- * within a bound, storing nothing.
+ * within a bound, storing nothing.  Through the Kafka listener,
+ * confluent-kafka producers and kcat -z with each codec: librdkafka
+ * compresses only when ApiVersions lists the Produce and Fetch versions
+ * it wants, so the codec must reach the disk, and the records come back
+ * exactly through flume-consume, confluent-kafka and kcat.
  *
  * The broker runs with max_message_bytes = 256K, so it inflates a batch
  * to at most 16 x 256K = 4 MiB.
@@ -30,8 +34,13 @@
 
 #define INFLATE_LIMIT	(16 * 256 * 1024)
 #define NLINES		300
+#define NKAFKA		200
+#define PYTHON		"/usr/bin/python3"
+#define KCAT		"/usr/bin/kcat"
+#define CLIENTS		"tests/tools/kafka_clients.py"
 
 static struct flumed d;
+static char kbroker[64];
 
 /* Little-endian, as zstd frames are. */
 static void
@@ -46,8 +55,15 @@ le_put(uint8_t *p, uint64_t v, int n)
 static int
 setup(void)
 {
-	return flumed_start(&d, "max_message_bytes = 256K\n"
-	    "partitions = 1") == 0 ? 0 : -1;
+	char extra[256];
+	int port;
+
+	if ((port = support_free_port()) <= 0)
+		return -1;
+	snprintf(kbroker, sizeof(kbroker), "127.0.0.1:%d", port);
+	snprintf(extra, sizeof(extra), "max_message_bytes = 256K\n"
+	    "partitions = 1\nkafka_listen = %s\n", kbroker);
+	return flumed_start(&d, extra) == 0 ? 0 : -1;
 }
 
 static int
@@ -181,6 +197,108 @@ test_produce_each_codec(void)
 		else
 			CU_ASSERT(seglen < plain_size / 2);	/* compressed */
 		free(seg);
+	}
+	free(input);
+	free(want);
+}
+
+/* The records the Kafka clients send, as "%o %k|%v\n" lines. */
+static char *
+kafka_lines(void)
+{
+	size_t cap = NKAFKA * 96, n = 0;
+	char *s = malloc(cap);
+	int i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	s[0] = '\0';
+	for (i = 0; i < NKAFKA; i++)
+		n += (size_t)snprintf(s + n, cap - n, "%d key-%d|record %d: "
+		    "the quick brown fox jumps over the lazy dog\n", i, i % 7,
+		    i);
+	return s;
+}
+
+/* The codec's batches on disk hold exactly the NKAFKA records. */
+static void
+check_stored(const char *topic, int codec, const char *want)
+{
+	uint8_t *seg;
+	size_t seglen;
+	char *out;
+	int nb;
+
+	seg = segment(topic, &seglen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(seg);
+	CU_ASSERT_EQUAL(segment_records(seg, seglen, codec, &nb), NKAFKA);
+	CU_ASSERT(nb >= 1);
+	free(seg);
+	out = consume(topic);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, want);
+	free(out);
+}
+
+static void
+test_confluent_each_codec(void)
+{
+	static const char *names[] = { "gzip", "snappy", "lz4", "zstd" };
+	char topic[32], n[16], want_line[128], *out, *want = kafka_lines();
+	const char *argv[] = { PYTHON, CLIENTS, "codec", kbroker, topic, NULL,
+	    n, NULL };
+	int i;
+
+	snprintf(n, sizeof(n), "%d", NKAFKA);
+	for (i = 0; i < 4; i++) {
+		snprintf(topic, sizeof(topic), "ck-%s", names[i]);
+		create_topic(topic);
+		argv[5] = names[i];
+		out = NULL;
+		CU_ASSERT_EQUAL(support_run_cmd(PYTHON, argv, NULL, &out, NULL,
+		    90000), 0);
+		snprintf(want_line, sizeof(want_line), "confluent-kafka %s: "
+		    "0 unacked, 0 errors, %d read, 0 differ\n", names[i],
+		    NKAFKA);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+		CU_ASSERT_STRING_EQUAL(out, want_line);
+		free(out);
+		check_stored(topic, i + 1, want);
+	}
+	free(want);
+}
+
+static void
+test_kcat_each_codec(void)
+{
+	static const char *names[] = { "gzip", "snappy", "lz4", "zstd" };
+	char topic[32], *input, *want = kafka_lines(), *out;
+	const char *pargv[] = { "kcat", "-b", kbroker, "-P", "-t", topic,
+	    "-p", "0", "-K", ":", "-z", NULL, "-X", "enable.idempotence=true",
+	    NULL };
+	const char *cargv[] = { "kcat", "-b", kbroker, "-C", "-t", topic,
+	    "-p", "0", "-o", "beginning", "-e", "-q", "-f", "%o %k|%s\n",
+	    NULL };
+	size_t cap = NKAFKA * 96, n;
+	int i, j;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(input = malloc(cap));
+	for (i = 0; i < 4; i++) {
+		snprintf(topic, sizeof(topic), "kc-%s", names[i]);
+		create_topic(topic);
+		pargv[11] = names[i];
+		for (j = 0, n = 0; j < NKAFKA; j++)
+			n += (size_t)snprintf(input + n, cap - n, "key-%d:"
+			    "record %d: the quick brown fox jumps over the "
+			    "lazy dog\n", j % 7, j);
+		CU_ASSERT_EQUAL(support_run_cmd(KCAT, pargv, input, NULL, NULL,
+		    30000), 0);
+		check_stored(topic, i + 1, want);
+		out = NULL;
+		CU_ASSERT_EQUAL(support_run_cmd(KCAT, cargv, NULL, &out, NULL,
+		    30000), 0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+		CU_ASSERT_STRING_EQUAL(out, want);
+		free(out);
 	}
 	free(input);
 	free(want);
@@ -446,4 +564,7 @@ TEST_SUITE("compression", setup, teardown,
     { "flume-produce -z each codec, read back exactly", test_produce_each_codec },
     { "kafka-python's compressed batches stored and read",
 	test_kafka_python_batches },
-    { "zip bombs refused, workers do not grow", test_zip_bomb });
+    { "zip bombs refused, workers do not grow", test_zip_bomb },
+    { "confluent-kafka compression.type each codec, stored and read",
+	test_confluent_each_codec },
+    { "kcat -z each codec, stored and read", test_kcat_each_codec });

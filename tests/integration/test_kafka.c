@@ -50,7 +50,8 @@ setup(void)
 	    "kafka_listen = %s\nflush_interval_ms = 100ms\n"
 	    "max_message_bytes = 256K\n"
 	    "[topic t1]\npartitions = 1\n[topic t3]\npartitions = 3\n"
-	    "[topic t5]\npartitions = 1\n", kbroker);
+	    "[topic t5]\npartitions = 1\n[topic t7]\npartitions = 1\n",
+	    kbroker);
 	if (flumed_start(&d, extra) != 0)
 		return -1;
 	workers_before[0] = flumed_child_pid(&d, "worker", 0);
@@ -460,8 +461,8 @@ kcall(int fd, const struct wbuf *wb, int32_t corr, uint8_t **p, size_t *n)
 static void
 test_api_versions_v3_answered_in_v0_then_v0(void)
 {
-	static const int16_t want[][3] = { { 0, 3, 3 }, { 1, 4, 4 },
-	    { 2, 1, 1 }, { 3, 0, 4 }, { 18, 0, 2 }, { 22, 0, 1 },
+	static const int16_t want[][3] = { { 0, 0, 7 }, { 1, 4, 10 },
+	    { 2, 1, 2 }, { 3, 0, 4 }, { 18, 0, 2 }, { 22, 0, 1 },
 	    /* groups and admin (test_kafka_groups.c) */
 	    { 10, 0, 0 }, { 11, 0, 2 }, { 14, 0, 1 }, { 12, 0, 1 },
 	    { 13, 0, 1 }, { 8, 0, 2 }, { 9, 0, 1 }, { 16, 0, 1 },
@@ -761,6 +762,228 @@ idem_send(int fd, int32_t corr, const uint8_t *b, size_t len, int16_t err,
 	wbuf_free(&wb);
 }
 
+/* One Produce of version v (acks=all) of records to t7/0; the answer. */
+static void
+produce_v(int fd, int16_t v, int32_t corr, const uint8_t *rec, size_t len,
+    uint8_t **p, size_t *n)
+{
+	struct wbuf wb;
+	size_t pos;
+
+	wbuf_init(&wb);
+	pos = kframe_begin(&wb, KAPI_PRODUCE, v, corr);
+	if (v >= 3)
+		kbuf_put_cstr(&wb, NULL);
+	wbuf_i16(&wb, -1);
+	wbuf_i32(&wb, 5000);
+	wbuf_i32(&wb, 1);
+	kbuf_put_cstr(&wb, "t7");
+	wbuf_i32(&wb, 1);
+	wbuf_i32(&wb, 0);
+	wbuf_bytes(&wb, rec, (int32_t)len);
+	kframe_end(&wb, pos);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &wb, corr, p, n), 1);
+	wbuf_free(&wb);
+}
+
+/*
+ * The versions librdkafka needs to compress (kproduce.h, kfetch.h), byte
+ * by byte: Produce v2 refuses an old (magic 1) message set, v0 and v7
+ * store batches and answer with their own layouts, and a Fetch v10 with
+ * session fields and forgotten topics gets a full answer, session 0.
+ */
+static void
+test_produce_v0_v7_fetch_v10(void)
+{
+	uint8_t old[8 + 4 + 4 + 1 + 1 + 8 + 4 + 4 + 1], *b0, *b1, *p = NULL;
+	const uint8_t *rec;
+	struct rbuf rb;
+	struct wbuf wb;
+	size_t n = 0, l0, l1, pos;
+	int fd, logs = flumed_log_count(&d, "old-format");
+
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	/* A magic 1 message: offset, size, crc, magic, attributes, ts, key, value. */
+	memset(old, 0, sizeof(old));
+	be32_put(old + 8, (uint32_t)(sizeof(old) - 12));
+	old[16] = 1;
+	be32_put(old + 26, 0xffffffffu);
+	be32_put(old + 30, 1);
+	old[34] = 'x';
+	produce_v(fd, 2, 61, old, sizeof(old), &p, &n);
+	rbuf_init(&rb, p, n);
+	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), 1);
+	CU_ASSERT(kstr_eq(kbuf_str(&rb), "t7"));
+	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), 1);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_UNSUPPORTED_FOR_MESSAGE_FORMAT);
+	CU_ASSERT_EQUAL(rbuf_i64(&rb), -1);		/* base offset */
+	CU_ASSERT_EQUAL(rbuf_i64(&rb), -1);		/* log append time */
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);		/* throttle */
+	CU_ASSERT_EQUAL(rb.err, 0);
+	CU_ASSERT_EQUAL(rbuf_left(&rb), 0);
+	free(p);
+	CU_ASSERT(flumed_wait_log(&d, "old-format", logs + 1, 5000) ==
+	    logs + 1);
+
+	b0 = idem_batch(-1, -1, -1, "v0", &l0);
+	produce_v(fd, 0, 62, b0, l0, &p, &n);
+	rbuf_init(&rb, p, n);				/* v0: no more */
+	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), 1);
+	CU_ASSERT(kstr_eq(kbuf_str(&rb), "t7"));
+	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), 1);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_NONE);
+	CU_ASSERT_EQUAL(rbuf_i64(&rb), 0);
+	CU_ASSERT_EQUAL(rb.err, 0);
+	CU_ASSERT_EQUAL(rbuf_left(&rb), 0);
+	free(p);
+
+	b1 = idem_batch(-1, -1, -1, "v7", &l1);
+	produce_v(fd, 7, 63, b1, l1, &p, &n);
+	rbuf_init(&rb, p, n);
+	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), 1);
+	CU_ASSERT(kstr_eq(kbuf_str(&rb), "t7"));
+	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), 1);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_NONE);
+	CU_ASSERT_EQUAL(rbuf_i64(&rb), 1);		/* base offset */
+	CU_ASSERT_EQUAL(rbuf_i64(&rb), -1);		/* log append time */
+	CU_ASSERT_EQUAL(rbuf_i64(&rb), 0);		/* log start offset */
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);		/* throttle */
+	CU_ASSERT_EQUAL(rb.err, 0);
+	CU_ASSERT_EQUAL(rbuf_left(&rb), 0);
+	free(p);
+
+	wbuf_init(&wb);
+	pos = kframe_begin(&wb, KAPI_FETCH, 10, 64);
+	wbuf_i32(&wb, -1);		/* replica */
+	wbuf_i32(&wb, 100);		/* max wait */
+	wbuf_i32(&wb, 1);		/* min bytes */
+	wbuf_i32(&wb, 1 << 20);		/* max bytes */
+	wbuf_i8(&wb, 0);		/* read uncommitted */
+	wbuf_i32(&wb, 0);		/* session id: none */
+	wbuf_i32(&wb, -1);		/* session epoch: final */
+	wbuf_i32(&wb, 1);
+	kbuf_put_cstr(&wb, "t7");
+	wbuf_i32(&wb, 1);
+	wbuf_i32(&wb, 0);		/* partition */
+	wbuf_i32(&wb, -1);		/* current leader epoch */
+	wbuf_i64(&wb, 0);		/* fetch offset */
+	wbuf_i64(&wb, -1);		/* log start offset */
+	wbuf_i32(&wb, 1 << 20);
+	wbuf_i32(&wb, 1);		/* forgotten: "t1" [2] */
+	kbuf_put_cstr(&wb, "t1");
+	wbuf_i32(&wb, 1);
+	wbuf_i32(&wb, 2);
+	kframe_end(&wb, pos);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &wb, 64, &p, &n), 1);
+	rbuf_init(&rb, p, n);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);	/* throttle */
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_NONE);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);	/* session id: none made */
+	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), 1);
+	CU_ASSERT(kstr_eq(kbuf_str(&rb), "t7"));
+	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), 1);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_NONE);
+	CU_ASSERT_EQUAL(rbuf_i64(&rb), 2);	/* high watermark */
+	CU_ASSERT_EQUAL(rbuf_i64(&rb), 2);	/* last stable offset */
+	CU_ASSERT_EQUAL(rbuf_i64(&rb), 0);	/* log start offset */
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);	/* no aborted transactions */
+	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), (int32_t)(l0 + l1));
+	rec = rbuf_raw(&rb, l0 + l1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rec);
+	/* Both batches as sent, with the offsets the log gave them. */
+	CU_ASSERT_EQUAL(be64_get(rec), 0);
+	CU_ASSERT(memcmp(rec + 8, b0 + 8, l0 - 8) == 0);
+	CU_ASSERT_EQUAL(be64_get(rec + l0), 1);
+	CU_ASSERT(memcmp(rec + l0 + 8, b1 + 8, l1 - 8) == 0);
+	CU_ASSERT_EQUAL(rb.err, 0);
+	CU_ASSERT_EQUAL(rbuf_left(&rb), 0);
+	free(p);
+	free(b0);
+	free(b1);
+	wbuf_free(&wb);
+	close(fd);
+}
+
+/* A Fetch v10 of t7/0 with (session id, epoch); the answer's error. */
+static int16_t
+fetch_session(int fd, int32_t corr, int32_t session, int32_t epoch)
+{
+	struct rbuf rb;
+	struct wbuf wb;
+	uint8_t *p = NULL;
+	size_t n = 0, pos;
+	int16_t err = -1;
+
+	wbuf_init(&wb);
+	pos = kframe_begin(&wb, KAPI_FETCH, 10, corr);
+	wbuf_i32(&wb, -1);
+	wbuf_i32(&wb, 0);		/* max wait: answer at once */
+	wbuf_i32(&wb, 0);
+	wbuf_i32(&wb, 1 << 20);
+	wbuf_i8(&wb, 0);
+	wbuf_i32(&wb, session);
+	wbuf_i32(&wb, epoch);
+	wbuf_i32(&wb, 1);
+	kbuf_put_cstr(&wb, "t7");
+	wbuf_i32(&wb, 1);
+	wbuf_i32(&wb, 0);
+	wbuf_i32(&wb, -1);
+	wbuf_i64(&wb, 2);		/* the end: no records */
+	wbuf_i64(&wb, -1);
+	wbuf_i32(&wb, 1 << 20);
+	wbuf_i32(&wb, 0);		/* no forgotten topics */
+	kframe_end(&wb, pos);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &wb, corr, &p, &n), 1);
+	rbuf_init(&rb, p, n);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);		/* throttle */
+	err = rbuf_i16(&rb);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);		/* session id */
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), err == KERR_NONE ? 1 : 0);
+	if (err == KERR_NONE) {
+		CU_ASSERT(kstr_eq(kbuf_str(&rb), "t7"));
+		CU_ASSERT_EQUAL(rbuf_i32(&rb), 1);
+		CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+		CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_NONE);
+		CU_ASSERT_EQUAL(rbuf_i64(&rb), 2);
+		CU_ASSERT_EQUAL(rbuf_i64(&rb), 2);
+		CU_ASSERT_EQUAL(rbuf_i64(&rb), 0);
+		CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+		CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);	/* no records */
+	}
+	CU_ASSERT_EQUAL(rb.err, 0);
+	CU_ASSERT_EQUAL(rbuf_left(&rb), 0);
+	free(p);
+	wbuf_free(&wb);
+	return err;
+}
+
+/*
+ * Fetch sessions: Flume makes none, so one that a client claims is
+ * FETCH_SESSION_ID_NOT_FOUND, an epoch without one
+ * INVALID_FETCH_SESSION_EPOCH, each logged once; asking for a new one
+ * (epoch 0) is a full fetch, as is the next request on the connection.
+ */
+static void
+test_fetch_sessions_refused(void)
+{
+	int fd, logs = flumed_log_count(&d, "keeps no fetch sessions");
+
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	CU_ASSERT_EQUAL(fetch_session(fd, 71, 12345, 3),
+	    KERR_FETCH_SESSION_ID_NOT_FOUND);
+	CU_ASSERT_EQUAL(fetch_session(fd, 72, 0, 1),
+	    KERR_INVALID_FETCH_SESSION_EPOCH);
+	CU_ASSERT_EQUAL(fetch_session(fd, 73, 0, 0), KERR_NONE);
+	CU_ASSERT_EQUAL(fetch_session(fd, 74, 0, -1), KERR_NONE);
+	CU_ASSERT(flumed_wait_log(&d, "keeps no fetch sessions", logs + 2,
+	    5000) == logs + 2);
+	close(fd);
+}
+
 /*
  * InitProducerId and the producer table: a resend of the last batch is
  * answered with its original offset (not stored twice), a sequence gap is
@@ -980,7 +1203,7 @@ test_bad_input_closes_only_that_connection(void)
 	CU_ASSERT_EQUAL(expect_closed(wb.buf, wb.len), 0);
 	cases++;
 	wbuf_reset(&wb);
-	pos = kframe_begin(&wb, KAPI_PRODUCE, 7, 2);
+	pos = kframe_begin(&wb, KAPI_PRODUCE, 8, 2);
 	kframe_end(&wb, pos);
 	CU_ASSERT_EQUAL(expect_closed(wb.buf, wb.len), 0);
 	cases++;
@@ -1120,6 +1343,9 @@ TEST_SUITE("kafka", setup, teardown,
     { "InitProducerId and dedup", test_init_producer_id_and_dedup },
     { "Fetch long poll woken by an append",
 	test_fetch_long_poll_woken_by_append },
+    { "Produce v0, v2, v7 and Fetch v10 on the wire",
+	test_produce_v0_v7_fetch_v10 },
+    { "Fetch sessions refused", test_fetch_sessions_refused },
     { "bad input closes only that connection",
 	test_bad_input_closes_only_that_connection },
     { "random bytes flood", test_random_bytes_flood },

@@ -16,6 +16,11 @@ test compares exactly, and exits 0 only when everything matched.
         confluent-kafka: 10 messages with timestamps T0 + 1000 i on
         partition 0, then offsets_for_times for T0 + 3500, T0 and
         T0 + 100000.
+    kafka_clients.py codec BROKER TOPIC CODEC N
+        confluent-kafka: an idempotent producer with compression.type
+        CODEC sends N keyed records to partition 0; a consumer reads
+        partition 0 from the start and compares every offset, key and
+        value with what was sent.
 
 Run with the Debian python3-kafka and python3-confluent-kafka packages."""
 
@@ -138,6 +143,43 @@ def times(broker, topic):
     return 0 if res == [4, 0, -1] else 1
 
 
+def codec_value(i):
+    return b"record %d: the quick brown fox jumps over the lazy dog" % i
+
+
+def codec(broker, topic, name, n):
+    from confluent_kafka import Consumer, Producer, TopicPartition
+    errors = []
+
+    def cb(err, msg):
+        if err is not None:
+            errors.append(str(err))
+
+    p = Producer({"bootstrap.servers": broker, "enable.idempotence": True,
+                  "compression.type": name, "linger.ms": 20,
+                  "message.timeout.ms": 30000})
+    for i in range(n):
+        p.produce(topic, value=codec_value(i), key=b"key-%d" % (i % 7),
+                  partition=0, on_delivery=cb)
+        p.poll(0)
+    left = p.flush(30)
+    c = Consumer({"bootstrap.servers": broker, "group.id": "unused",
+                  "enable.auto.commit": False})
+    c.assign([TopicPartition(topic, 0, 0)])
+    got = []
+    deadline = time.time() + 30
+    while len(got) < n and time.time() < deadline:
+        for m in c.consume(1000, 1.0):
+            if m.error() is None:
+                got.append((m.offset(), m.key(), m.value()))
+    c.close()
+    want = [(i, b"key-%d" % (i % 7), codec_value(i)) for i in range(n)]
+    bad = sum(1 for i in range(n) if i >= len(got) or got[i] != want[i])
+    print("confluent-kafka %s: %d unacked, %d errors, %d read, %d differ"
+          % (name, left, len(errors), len(got), bad))
+    return 0 if left == 0 and not errors and got == want else 1
+
+
 def main(argv):
     if len(argv) == 5 and argv[1] == "kp":
         return kp(argv[2], argv[3], int(argv[4]))
@@ -145,6 +187,8 @@ def main(argv):
         return idem(argv[2], argv[3], int(argv[4]), argv[5])
     if len(argv) == 4 and argv[1] == "times":
         return times(argv[2], argv[3])
+    if len(argv) == 6 and argv[1] == "codec":
+        return codec(argv[2], argv[3], argv[4], int(argv[5]))
     print(__doc__, file=sys.stderr)
     return 2
 

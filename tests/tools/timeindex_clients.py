@@ -90,14 +90,11 @@ def codecs(broker, topic, n):
     from kafka import KafkaConsumer, KafkaProducer, TopicPartition
     want = []
     for codec in ("gzip", "snappy", "lz4", "zstd"):
-        # kafka-python refuses zstd unless it believes the broker is Kafka
-        # 2.1 (Produce v7); Flume speaks Produce v3, which carries zstd
-        # batches all the same, so its sender is told to speak v3.
+        # kafka-python refuses zstd unless it is told the broker is Kafka
+        # 2.1; it then sends Produce v7, which Flume speaks.
         extra = {"api_version": (2, 1, 0)} if codec == "zstd" else {}
         kp = KafkaProducer(bootstrap_servers=broker, compression_type=codec,
                            acks=1, linger_ms=50, **extra)
-        if codec == "zstd":
-            kp._sender.config["api_version"] = (0, 11, 0)
         futs = []
         for i in range(n):
             v = b"%s-%d-" % (codec.encode(), i) + PAD

@@ -22,6 +22,7 @@
 
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "proto/compress.h"
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kbuf.h"
 #include "proto/kafka/kheader.h"
@@ -78,6 +79,20 @@ static const struct {
 	{ "34-ListGroups-v1.bin", KAPI_LIST_GROUPS, 1 },
 	{ "35-DescribeGroups-v0.bin", KAPI_DESCRIBE_GROUPS, 0 },
 	{ "36-DescribeGroups-v1.bin", KAPI_DESCRIBE_GROUPS, 1 },
+	{ "37-Produce-v0.bin", KAPI_PRODUCE, 0 },
+	{ "38-Produce-v1.bin", KAPI_PRODUCE, 1 },
+	{ "39-Produce-v2.bin", KAPI_PRODUCE, 2 },
+	{ "40-Produce-v4.bin", KAPI_PRODUCE, 4 },
+	{ "41-Produce-v5.bin", KAPI_PRODUCE, 5 },
+	{ "42-Produce-v6.bin", KAPI_PRODUCE, 6 },
+	{ "43-Produce-v7.bin", KAPI_PRODUCE, 7 },
+	{ "44-Fetch-v5.bin", KAPI_FETCH, 5 },
+	{ "45-Fetch-v6.bin", KAPI_FETCH, 6 },
+	{ "46-Fetch-v7.bin", KAPI_FETCH, 7 },
+	{ "47-Fetch-v8.bin", KAPI_FETCH, 8 },
+	{ "48-Fetch-v9.bin", KAPI_FETCH, 9 },
+	{ "49-Fetch-v10.bin", KAPI_FETCH, 10 },
+	{ "50-ListOffsets-v2.bin", KAPI_LIST_OFFSETS, 2 },
 };
 #define NFIXTURES	((int)(sizeof(fixtures) / sizeof(fixtures[0])))
 
@@ -186,7 +201,7 @@ test_every_fixture_and_its_truncations(void)
 	size_t n;
 	int i, seen[KAPI_KEY_MAX] = { 0 };
 
-	CU_ASSERT_EQUAL(NFIXTURES, 37);
+	CU_ASSERT_EQUAL(NFIXTURES, 51);
 	for (i = 0; i < NFIXTURES; i++) {
 		fx_load(&f, i);
 		seen[f.h.api_key]++;
@@ -208,7 +223,7 @@ test_every_fixture_and_its_truncations(void)
 		CU_ASSERT_EQUAL(kreq_decode(&r, f.h.api_key, f.h.api_version,
 		    copy, f.blen + 1, &a), -1);
 		/* The same body under a version the table does not list. */
-		CU_ASSERT_EQUAL(kreq_decode(&r, f.h.api_key, 9, copy, f.blen,
+		CU_ASSERT_EQUAL(kreq_decode(&r, f.h.api_key, 11, copy, f.blen,
 		    &a), -1);
 		free(copy);
 		arena_free(&a);
@@ -304,6 +319,194 @@ test_fetch_v4_list_offsets_v1(void)
 	CU_ASSERT_EQUAL(l->topics[0].parts[2].partition, 2);
 	CU_ASSERT_EQUAL(l->topics[0].parts[2].timestamp, 1700000000000LL);
 	fx_free(&f);
+}
+
+/* Produce v0-2 and v4-7, Fetch v5-10 and ListOffsets v2 (fixtures 37-50). */
+static void
+test_later_data_versions(void)
+{
+	static const uint8_t forgot[] = {
+	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* replica..max */
+	    0,						/* isolation */
+	    0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,		/* session 0, -1 */
+	    0, 0, 0, 0,					/* no topics */
+	    0, 0, 0, 1, 0, 3, 'o', 'l', 'd',		/* forgotten "old" */
+	    0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2 };		/* [1, 2] */
+	struct kproduce_req *p;
+	struct kfetch_req *q;
+	struct klist_offsets_req *l;
+	struct arena a;
+	union kreq r;
+	struct fx f;
+	uint8_t *batch;
+	size_t n, blen;
+	char path[1200];
+
+	snprintf(path, sizeof(path), "%s/%s", srcdir, BATCH_FIXTURE);
+	batch = slurp(path, &blen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(batch);
+	fx_load(&f, 37);			/* Produce v0 */
+	p = &f.r.produce;
+	NUL(p->transactional_id);
+	CU_ASSERT_EQUAL(p->acks, 1);
+	CU_ASSERT_EQUAL(p->timeout_ms, 1000);
+	CU_ASSERT_EQUAL_FATAL(p->ntopics, 1);
+	STR(p->topics[0].name, "t1");
+	CU_ASSERT_EQUAL_FATAL(p->topics[0].npart, 1);
+	CU_ASSERT_EQUAL(p->topics[0].parts[0].partition, 0);
+	BYTES(p->topics[0].parts[0].records, batch, (int32_t)blen);
+	fx_free(&f);
+	fx_load(&f, 38);			/* Produce v1 */
+	p = &f.r.produce;
+	NUL(p->transactional_id);
+	CU_ASSERT_EQUAL(p->acks, 0);
+	CU_ASSERT_EQUAL(p->timeout_ms, 2000);
+	CU_ASSERT_EQUAL_FATAL(p->ntopics, 1);
+	STR(p->topics[0].name, "a");
+	CU_ASSERT_EQUAL_FATAL(p->topics[0].npart, 1);
+	CU_ASSERT_EQUAL(p->topics[0].parts[0].partition, 1);
+	CU_ASSERT_EQUAL(p->topics[0].parts[0].records.len, 0);
+	fx_free(&f);
+	fx_load(&f, 39);			/* Produce v2 */
+	CU_ASSERT_EQUAL(f.r.produce.acks, -1);
+	CU_ASSERT_EQUAL(f.r.produce.timeout_ms, 3000);
+	CU_ASSERT_EQUAL(f.r.produce.ntopics, 0);
+	fx_free(&f);
+	fx_load(&f, 40);			/* Produce v4 */
+	p = &f.r.produce;
+	NUL(p->transactional_id);
+	CU_ASSERT_EQUAL(p->acks, 1);
+	CU_ASSERT_EQUAL(p->timeout_ms, 4000);
+	CU_ASSERT_EQUAL_FATAL(p->ntopics, 1);
+	CU_ASSERT_EQUAL_FATAL(p->topics[0].npart, 1);
+	BYTES(p->topics[0].parts[0].records, batch, (int32_t)blen);
+	fx_free(&f);
+	fx_load(&f, 41);			/* Produce v5 */
+	p = &f.r.produce;
+	STR(p->transactional_id, "txn");
+	CU_ASSERT_EQUAL(p->timeout_ms, 5000);
+	CU_ASSERT_EQUAL_FATAL(p->ntopics, 1);
+	STR(p->topics[0].name, "b");
+	CU_ASSERT_EQUAL_FATAL(p->topics[0].npart, 1);
+	CU_ASSERT_EQUAL(p->topics[0].parts[0].partition, 2);
+	NUL(p->topics[0].parts[0].records);
+	fx_free(&f);
+	fx_load(&f, 42);			/* Produce v6 */
+	p = &f.r.produce;
+	CU_ASSERT_EQUAL(p->timeout_ms, 6000);
+	CU_ASSERT_EQUAL_FATAL(p->ntopics, 1);
+	CU_ASSERT_EQUAL_FATAL(p->topics[0].npart, 2);
+	CU_ASSERT_EQUAL(p->topics[0].parts[1].partition, 1);
+	BYTES(p->topics[0].parts[1].records, batch, (int32_t)blen);
+	fx_free(&f);
+	fx_load(&f, 43);			/* Produce v7 */
+	p = &f.r.produce;
+	NUL(p->transactional_id);
+	CU_ASSERT_EQUAL(p->acks, -1);
+	CU_ASSERT_EQUAL(p->timeout_ms, 7000);
+	CU_ASSERT_EQUAL_FATAL(p->ntopics, 1);
+	BYTES(p->topics[0].parts[0].records, batch, (int32_t)blen);
+	fx_free(&f);
+
+	fx_load(&f, 44);			/* Fetch v5 */
+	q = &f.r.fetch;
+	CU_ASSERT_EQUAL(q->max_wait_ms, 500);
+	CU_ASSERT_EQUAL(q->max_bytes, 1000);
+	CU_ASSERT_EQUAL(q->session_id, 0);
+	CU_ASSERT_EQUAL(q->session_epoch, -1);
+	CU_ASSERT_EQUAL_FATAL(q->ntopics, 1);
+	CU_ASSERT_EQUAL_FATAL(q->topics[0].npart, 1);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].partition, 0);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].leader_epoch, -1);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].fetch_offset, 42);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].log_start_offset, 3);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].max_bytes, 1048576);
+	fx_free(&f);
+	fx_load(&f, 45);			/* Fetch v6 */
+	q = &f.r.fetch;
+	CU_ASSERT_EQUAL(q->max_wait_ms, 600);
+	CU_ASSERT_EQUAL(q->min_bytes, 2);
+	CU_ASSERT_EQUAL(q->isolation_level, 1);
+	CU_ASSERT_EQUAL_FATAL(q->ntopics, 2);
+	CU_ASSERT_EQUAL_FATAL(q->topics[0].npart, 1);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].partition, 1);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].fetch_offset, 43);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].log_start_offset, -1);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].max_bytes, 65536);
+	STR(q->topics[1].name, "u");
+	CU_ASSERT_EQUAL(q->topics[1].npart, 0);
+	fx_free(&f);
+	fx_load(&f, 46);			/* Fetch v7 */
+	q = &f.r.fetch;
+	CU_ASSERT_EQUAL(q->max_bytes, 3000);
+	CU_ASSERT_EQUAL(q->session_id, 0);
+	CU_ASSERT_EQUAL(q->session_epoch, 0);
+	CU_ASSERT_EQUAL_FATAL(q->ntopics, 1);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].fetch_offset, 44);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].max_bytes, 100);
+	CU_ASSERT_EQUAL(q->nforgotten, 0);
+	fx_free(&f);
+	fx_load(&f, 47);			/* Fetch v8 */
+	q = &f.r.fetch;
+	CU_ASSERT_EQUAL(q->max_wait_ms, 800);
+	CU_ASSERT_EQUAL(q->isolation_level, 1);
+	CU_ASSERT_EQUAL(q->session_id, 12345);
+	CU_ASSERT_EQUAL(q->session_epoch, 3);
+	CU_ASSERT_EQUAL(q->ntopics, 0);
+	fx_free(&f);
+	fx_load(&f, 48);			/* Fetch v9 */
+	q = &f.r.fetch;
+	CU_ASSERT_EQUAL(q->session_epoch, -1);
+	CU_ASSERT_EQUAL_FATAL(q->ntopics, 1);
+	CU_ASSERT_EQUAL_FATAL(q->topics[0].npart, 1);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].partition, 0);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].leader_epoch, 5);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].fetch_offset, 45);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].log_start_offset, -1);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].max_bytes, 200);
+	fx_free(&f);
+	fx_load(&f, 49);			/* Fetch v10 */
+	q = &f.r.fetch;
+	CU_ASSERT_EQUAL(q->max_bytes, 6000);
+	CU_ASSERT_EQUAL_FATAL(q->ntopics, 1);
+	CU_ASSERT_EQUAL_FATAL(q->topics[0].npart, 2);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].partition, 2);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].leader_epoch, -1);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].fetch_offset, 46);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].log_start_offset, 0);
+	CU_ASSERT_EQUAL(q->topics[0].parts[0].max_bytes, 300);
+	CU_ASSERT_EQUAL(q->topics[0].parts[1].partition, 3);
+	CU_ASSERT_EQUAL(q->topics[0].parts[1].leader_epoch, 7);
+	CU_ASSERT_EQUAL(q->topics[0].parts[1].fetch_offset, 47);
+	CU_ASSERT_EQUAL(q->topics[0].parts[1].log_start_offset, 1);
+	CU_ASSERT_EQUAL(q->topics[0].parts[1].max_bytes, 400);
+	fx_free(&f);
+
+	fx_load(&f, 50);			/* ListOffsets v2 */
+	l = &f.r.list_offsets;
+	CU_ASSERT_EQUAL(l->replica_id, -1);
+	CU_ASSERT_EQUAL(l->isolation_level, 1);
+	CU_ASSERT_EQUAL_FATAL(l->ntopics, 1);
+	CU_ASSERT_EQUAL_FATAL(l->topics[0].npart, 2);
+	CU_ASSERT_EQUAL(l->topics[0].parts[0].timestamp, KLIST_OFFSETS_LATEST);
+	CU_ASSERT_EQUAL(l->topics[0].parts[1].partition, 1);
+	CU_ASSERT_EQUAL(l->topics[0].parts[1].timestamp, 1700000000000LL);
+	fx_free(&f);
+
+	/* Forgotten topics (v7+), which kafka-python cannot encode. */
+	arena_init(&a, 1u << 16);
+	CU_ASSERT_EQUAL(kreq_decode(&r, KAPI_FETCH, 7, forgot, sizeof(forgot),
+	    &a), 0);
+	CU_ASSERT_EQUAL(r.fetch.ntopics, 0);
+	CU_ASSERT_EQUAL(r.fetch.nforgotten, 2);
+	for (n = 0; n < sizeof(forgot); n++)
+		CU_ASSERT_EQUAL(kreq_decode(&r, KAPI_FETCH, 7, forgot, n, &a),
+		    -1);
+	/* Under v6 the session fields are taken as topics: no parse. */
+	CU_ASSERT_EQUAL(kreq_decode(&r, KAPI_FETCH, 6, forgot, sizeof(forgot),
+	    &a), -1);
+	arena_free(&a);
+	free(batch);
 }
 
 static void
@@ -719,6 +922,101 @@ test_librdkafka_data_requests(void)
 	arena_free(&a);
 }
 
+/*
+ * The same requests once the broker lists Produce 0-7, Fetch 4-10 and
+ * ListOffsets 1-2: kcat -z lz4 producing two records with key k to t1
+ * and consuming them, captured the same way.  librdkafka now sends the
+ * highest versions, and the batch is lz4-compressed.
+ */
+static void
+test_librdkafka_later_requests(void)
+{
+	struct kheader h;
+	struct arena a;
+	union kreq r;
+	struct batch_header bh;
+	const struct kproduce_part *pp;
+	const struct kfetch_part *fp;
+	struct compress_buf z;
+	struct batch_iter it;
+	struct record rec;
+	uint8_t *buf;
+	int32_t i, j;
+
+	arena_init(&a, 1u << 16);
+	buf = load_capture("librdkafka-Produce-v7.bin", &h, &r, &a);
+	CU_ASSERT_EQUAL(h.api_key, KAPI_PRODUCE);
+	CU_ASSERT_EQUAL(h.api_version, 7);
+	STR(h.client_id, "rdkafka");
+	NUL(r.produce.transactional_id);
+	CU_ASSERT_EQUAL(r.produce.acks, -1);
+	CU_ASSERT_EQUAL(r.produce.timeout_ms, 30000);
+	CU_ASSERT_EQUAL_FATAL(r.produce.ntopics, 1);
+	STR(r.produce.topics[0].name, "t1");
+	CU_ASSERT_EQUAL_FATAL(r.produce.topics[0].npart, 1);
+	pp = &r.produce.topics[0].parts[0];
+	CU_ASSERT_EQUAL(pp->partition, 0);
+	CU_ASSERT_EQUAL(pp->records.len, 111);
+	compress_buf_init(&z, 1u << 20);
+	CU_ASSERT_EQUAL_FATAL(batch_validate_z((const uint8_t *)pp->records.p,
+	    (size_t)pp->records.len, &bh, &z), BATCH_OK);
+	CU_ASSERT_EQUAL(bh.attributes & BATCH_COMPRESSION_MASK, 3);	/* lz4 */
+	CU_ASSERT_EQUAL(bh.base_offset, 0);
+	CU_ASSERT_EQUAL_FATAL(bh.records_count, 2);
+	CU_ASSERT_EQUAL_FATAL(batch_iter_init_z(&it, (const uint8_t *)
+	    pp->records.p, (size_t)pp->records.len, &z), 0);
+	/* "k" -> 86 x 'a', then "k" -> 92 x 'b'. */
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL_FATAL(batch_iter_next(&it, &rec), 1);
+		CU_ASSERT_EQUAL(rec.offset, i);
+		CU_ASSERT(rec.key_len == 1 && rec.key[0] == 'k');
+		CU_ASSERT_EQUAL_FATAL(rec.value_len, i == 0 ? 86 : 92);
+		for (j = 0; j < rec.value_len; j++)
+			CU_ASSERT_EQUAL(rec.value[j], i == 0 ? 'a' : 'b');
+	}
+	CU_ASSERT_EQUAL(batch_iter_next(&it, &rec), 0);
+	compress_buf_free(&z);
+	free(buf);
+
+	arena_reset(&a);
+	buf = load_capture("librdkafka-Fetch-v10.bin", &h, &r, &a);
+	CU_ASSERT_EQUAL(h.api_key, KAPI_FETCH);
+	CU_ASSERT_EQUAL(h.api_version, 10);
+	CU_ASSERT_EQUAL(r.fetch.replica_id, -1);
+	CU_ASSERT_EQUAL(r.fetch.max_wait_ms, 500);
+	CU_ASSERT_EQUAL(r.fetch.min_bytes, 1);
+	CU_ASSERT_EQUAL(r.fetch.max_bytes, 52428800);
+	CU_ASSERT_EQUAL(r.fetch.isolation_level, 1);	/* read_committed */
+	CU_ASSERT_EQUAL(r.fetch.session_id, 0);		/* no session */
+	CU_ASSERT_EQUAL(r.fetch.session_epoch, -1);
+	CU_ASSERT_EQUAL_FATAL(r.fetch.ntopics, 1);
+	STR(r.fetch.topics[0].name, "t1");
+	CU_ASSERT_EQUAL_FATAL(r.fetch.topics[0].npart, 1);
+	fp = &r.fetch.topics[0].parts[0];
+	CU_ASSERT_EQUAL(fp->partition, 0);
+	CU_ASSERT_EQUAL(fp->leader_epoch, -1);
+	CU_ASSERT_EQUAL(fp->fetch_offset, 0);
+	CU_ASSERT_EQUAL(fp->log_start_offset, -1);
+	CU_ASSERT_EQUAL(fp->max_bytes, 1048576);
+	CU_ASSERT_EQUAL(r.fetch.nforgotten, 0);
+	free(buf);
+
+	arena_reset(&a);
+	buf = load_capture("librdkafka-ListOffsets-v2.bin", &h, &r, &a);
+	CU_ASSERT_EQUAL(h.api_key, KAPI_LIST_OFFSETS);
+	CU_ASSERT_EQUAL(h.api_version, 2);
+	CU_ASSERT_EQUAL(r.list_offsets.replica_id, -1);
+	CU_ASSERT_EQUAL(r.list_offsets.isolation_level, 1);
+	CU_ASSERT_EQUAL_FATAL(r.list_offsets.ntopics, 1);
+	STR(r.list_offsets.topics[0].name, "t1");
+	CU_ASSERT_EQUAL_FATAL(r.list_offsets.topics[0].npart, 1);
+	CU_ASSERT_EQUAL(r.list_offsets.topics[0].parts[0].partition, 0);
+	CU_ASSERT_EQUAL(r.list_offsets.topics[0].parts[0].timestamp,
+	    KLIST_OFFSETS_EARLIEST);
+	free(buf);
+	arena_free(&a);
+}
+
 /* Hostile counts and lengths: refused before anything is sized by them. */
 static void
 test_hostile_counts_and_lengths(void)
@@ -800,7 +1098,7 @@ test_version_table(void)
 {
 	/* DESIGN.md section 7, exactly. */
 	static const int16_t want[][3] = {
-		{ 0, 3, 3 }, { 1, 4, 4 }, { 2, 1, 1 }, { 3, 0, 4 },
+		{ 0, 0, 7 }, { 1, 4, 10 }, { 2, 1, 2 }, { 3, 0, 4 },
 		{ 8, 0, 2 }, { 9, 0, 1 }, { 10, 0, 0 }, { 11, 0, 2 },
 		{ 12, 0, 1 }, { 13, 0, 1 }, { 14, 0, 1 }, { 15, 0, 1 },
 		{ 16, 0, 1 }, { 18, 0, 2 }, { 19, 0, 2 }, { 20, 0, 1 },
@@ -896,20 +1194,22 @@ test_kafka_python_reads_data_responses(void)
 	char out[256];
 	int32_t replicas[] = { 0 }, isr[] = { 0 };
 	struct kproduce_part_resp pp[] = {
-		{ 0, KERR_NONE, 42, -1 }, { 5, KERR_CORRUPT_MESSAGE, -1, -1 } };
+		{ 0, KERR_NONE, 42, -1, 7 },
+		{ 5, KERR_CORRUPT_MESSAGE, -1, -1, -1 } };
 	struct kproduce_topic_resp pt[] = {
 		{ { "t1", 2 }, 2, pp }, { { "x", 1 }, 0, NULL } };
 	struct kproduce_resp pr = { 2, pt, 0 };
 	struct kfetch_part_resp fp[] = {
-		{ 0, KERR_NONE, 10, 10, { "\x01\x02\x03", 3 } },
-		{ 1, KERR_OFFSET_OUT_OF_RANGE, 4, 4, { NULL, -1 } } };
+		{ 0, KERR_NONE, 10, 10, 2, { "\x01\x02\x03", 3 } },
+		{ 1, KERR_OFFSET_OUT_OF_RANGE, 4, 4, 0, { NULL, -1 } } };
 	struct kfetch_topic_resp ft[] = { { { "t1", 2 }, 2, fp } };
-	struct kfetch_resp fr = { 7, 1, ft };
+	struct kfetch_resp fr = { 7, 0, 1, ft };
+	struct kfetch_resp fe = { 0, KERR_FETCH_SESSION_ID_NOT_FOUND, 0, NULL };
 	struct klist_offsets_part_resp lp[] = {
 		{ 0, KERR_NONE, -1, 1234 },
 		{ 9, KERR_UNKNOWN_TOPIC_OR_PARTITION, -1, -1 } };
 	struct klist_offsets_topic_resp lt[] = { { { "t1", 2 }, 2, lp } };
-	struct klist_offsets_resp lr = { 1, lt };
+	struct klist_offsets_resp lr = { 0, 1, lt };
 	struct kmetadata_broker mb[] = {
 		{ 0, { "127.0.0.1", 9 }, 19092, { NULL, -1 } } };
 	struct kmetadata_part mp[] = {
@@ -940,6 +1240,72 @@ test_kafka_python_reads_data_responses(void)
 	/* ... and one byte long. */
 	wb.len += 2;
 	CU_ASSERT_EQUAL(py_decode("Produce", 3, &wb, out, sizeof(out)), 1);
+
+	/* v0: no timestamp, no throttle; v2: timestamp; v5+: log start. */
+	wbuf_reset(&wb);
+	kproduce_encode_resp(&wb, 0, &pr);
+	PY_EXPECT("Produce", 0, &wb,
+	    "{\"topics\":[{\"topic\":\"t1\",\"partitions\":["
+	    "{\"partition\":0,\"error_code\":0,\"offset\":42},"
+	    "{\"partition\":5,\"error_code\":2,\"offset\":-1}"
+	    "]},{\"topic\":\"x\",\"partitions\":[]}]}");
+	wbuf_reset(&wb);
+	kproduce_encode_resp(&wb, 1, &pr);
+	PY_EXPECT("Produce", 1, &wb,
+	    "{\"topics\":[{\"topic\":\"t1\",\"partitions\":["
+	    "{\"partition\":0,\"error_code\":0,\"offset\":42},"
+	    "{\"partition\":5,\"error_code\":2,\"offset\":-1}"
+	    "]},{\"topic\":\"x\",\"partitions\":[]}],"
+	    "\"throttle_time_ms\":0}");
+	for (v = 2; v <= 7; v++) {
+		char want[1024];
+
+		snprintf(want, sizeof(want),
+		    "{\"topics\":[{\"topic\":\"t1\",\"partitions\":["
+		    "{\"partition\":0,\"error_code\":0,\"offset\":42,"
+		    "\"timestamp\":-1%s},"
+		    "{\"partition\":5,\"error_code\":2,\"offset\":-1,"
+		    "\"timestamp\":-1%s}"
+		    "]},{\"topic\":\"x\",\"partitions\":[]}],"
+		    "\"throttle_time_ms\":0}",
+		    v >= 5 ? ",\"log_start_offset\":7" : "",
+		    v >= 5 ? ",\"log_start_offset\":-1" : "");
+		wbuf_reset(&wb);
+		kproduce_encode_resp(&wb, (int16_t)v, &pr);
+		PY_EXPECT("Produce", v, &wb, want);
+	}
+	for (v = 5; v <= 10; v++) {
+		char want[1024];
+
+		snprintf(want, sizeof(want), "{\"throttle_time_ms\":7,%s"
+		    "\"topics\":[{\"topics\":\"t1\","
+		    "\"partitions\":[{\"partition\":0,\"error_code\":0,"
+		    "\"highwater_offset\":10,\"last_stable_offset\":10,"
+		    "\"log_start_offset\":2,"
+		    "\"aborted_transactions\":[],\"message_set\":\"010203\"},"
+		    "{\"partition\":1,\"error_code\":1,\"highwater_offset\":4,"
+		    "\"last_stable_offset\":4,\"log_start_offset\":0,"
+		    "\"aborted_transactions\":[],\"message_set\":null}]}]}",
+		    v >= 7 ? "\"error_code\":0,\"session_id\":0," : "");
+		wbuf_reset(&wb);
+		kfetch_encode_resp(&wb, (int16_t)v, &fr);
+		PY_EXPECT("Fetch", v, &wb, want);
+	}
+	/* A refused session: the top-level error, no topics. */
+	wbuf_reset(&wb);
+	kfetch_encode_resp(&wb, 10, &fe);
+	PY_EXPECT("Fetch", 10, &wb, "{\"throttle_time_ms\":0,"
+	    "\"error_code\":70,\"session_id\":0,\"topics\":[]}");
+	lr.throttle_ms = 3;
+	wbuf_reset(&wb);
+	klist_offsets_encode_resp(&wb, 2, &lr);
+	PY_EXPECT("ListOffsets", 2, &wb,
+	    "{\"throttle_time_ms\":3,\"topics\":[{\"topic\":\"t1\","
+	    "\"partitions\":["
+	    "{\"partition\":0,\"error_code\":0,\"timestamp\":-1,\"offset\":1234},"
+	    "{\"partition\":9,\"error_code\":3,\"timestamp\":-1,\"offset\":-1}"
+	    "]}]}");
+	lr.throttle_ms = 0;
 
 	wbuf_reset(&wb);
 	kfetch_encode_resp(&wb, 4, &fr);
@@ -1179,6 +1545,8 @@ TEST_SUITE("kafka_codec", setup, NULL,
 	test_every_fixture_and_its_truncations },
     { "Produce v3", test_produce_v3 },
     { "Fetch v4, ListOffsets v1", test_fetch_v4_list_offsets_v1 },
+    { "Produce v0-7, Fetch v5-10, ListOffsets v2",
+	test_later_data_versions },
     { "Metadata, ApiVersions, InitProducerId",
 	test_metadata_api_versions_init_pid },
     { "group requests", test_group_requests },
@@ -1186,6 +1554,8 @@ TEST_SUITE("kafka_codec", setup, NULL,
     { "admin requests", test_admin_requests },
     { "kcat's first requests", test_kcat_first_requests },
     { "librdkafka's data requests", test_librdkafka_data_requests },
+    { "librdkafka's Produce v7, Fetch v10, ListOffsets v2",
+	test_librdkafka_later_requests },
     { "hostile counts and lengths", test_hostile_counts_and_lengths },
     { "version table", test_version_table },
     { "kafka-python reads data responses",
