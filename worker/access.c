@@ -12,6 +12,7 @@
 #include "worker/access.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
+#include "worker/tls.h"
 #include "worker/worker.h"
 
 int
@@ -110,7 +111,10 @@ auth_topic(struct conn *c, unsigned perms, const char *topic, size_t len)
 		return ERR_NONE;
 	if (u != NULL && auth_user_may(u, perms, topic, len))
 		return ERR_NONE;
-	api = (perms & AUTH_ADMIN) ? API_CREATE_TOPIC :
+	/* Any of the three is what a metadata lookup asks for. */
+	api = (perms & (AUTH_PRODUCE | AUTH_CONSUME | AUTH_ADMIN)) ==
+	    (AUTH_PRODUCE | AUTH_CONSUME | AUTH_ADMIN) ? API_METADATA :
+	    (perms & AUTH_ADMIN) ? API_CREATE_TOPIC :
 	    (perms & AUTH_PRODUCE) && !(perms & AUTH_CONSUME) ? API_PRODUCE :
 	    (perms & AUTH_CONSUME) && !(perms & AUTH_PRODUCE) ? API_FETCH :
 	    API_METADATA;
@@ -147,4 +151,42 @@ auth_session_login(struct conn *c, const struct auth_user *u, const char *how)
 	c->auth.user = u;
 	c->rd.max_size = c->w->conf->max_request_bytes;
 	log_info("%s: authenticated as user %s (%s)", c->peer, u->name, how);
+}
+
+void
+auth_session_cert(struct conn *c)
+{
+	const struct auth_user *u;
+	const char *cn;
+
+	if (c->auth.cert_checked)
+		return;
+	c->auth.cert_checked = 1;
+	if (!auth_enabled() || !c->w->conf->tls_cert_user || c->tls == NULL ||
+	    c->auth.user != NULL)
+		return;
+	/* No certificate (tls_client_auth = request): SASL or AUTH as ever. */
+	if ((cn = tls_peer_cn(c->tls))[0] == '\0')
+		return;
+	/* NULL only if a reload removed the user since the handshake. */
+	if ((u = auth_user_find(cn, strlen(cn))) == NULL)
+		return;
+	auth_session_login(c, u, "TLS client certificate");
+	c->auth.by_cert = 1;
+}
+
+int
+auth_session_again(struct conn *c, const struct auth_user *u,
+    const char *how)
+{
+	const struct auth_user *cur = c->auth.user;
+
+	if (cur == NULL)
+		return 1;
+	if (c->auth.by_cert && strcmp(cur->name, u->name) == 0)
+		return 1;
+	log_warnx("%s: %s as user %s, but the connection is user %s%s, "
+	    "closing", c->peer, how, u->name, cur->name, c->auth.by_cert ?
+	    " by its TLS client certificate" : "");
+	return 0;
 }

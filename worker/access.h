@@ -24,6 +24,8 @@ struct auth_session {
 	uint8_t		 nonce[AUTH_NONCE_LEN];
 	uint8_t		 nonce_set;		/* an AUTH_BEGIN awaits its AUTH_PROVE */
 	uint32_t	 denials;		/* for AUTH_LOG_DENIALS */
+	uint8_t		 by_cert;		/* user named by the TLS client certificate */
+	uint8_t		 cert_checked;		/* auth_session_cert ran */
 };
 
 struct worker;
@@ -63,6 +65,20 @@ const struct auth_user *auth_user_find(const char *name, size_t len);
  * the same session and frame limit as after AUTH_PROVE; logged with how.
  */
 void	auth_session_login(struct conn *c, const struct auth_user *u,
+	    const char *how);
+/*
+ * Worker, once a TLS handshake is done (later calls return at once):
+ * with tls_cert_user, a verified client certificate whose CN is a user
+ * logs c in as that user (worker/tls.c has refused any other CN).  The
+ * connection may still authenticate with SASL or AUTH_BEGIN/AUTH_PROVE,
+ * but only as that same user.
+ */
+void	auth_session_cert(struct conn *c);
+/*
+ * Worker: may c, already logged in, authenticate again as u?  Only when
+ * its certificate named it u; otherwise logged, and 0.
+ */
+int	auth_session_again(struct conn *c, const struct auth_user *u,
 	    const char *how);
 
 #endif
