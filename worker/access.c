@@ -64,15 +64,24 @@ auth_who(const struct conn *c)
 	return "(unauthenticated)";
 }
 
-static void
-auth_log_denial(struct conn *c, uint16_t api, const char *topic, size_t len)
+/* Whether this denial is still logged (AUTH_LOG_DENIALS a connection). */
+static int
+auth_log_more(struct conn *c)
 {
 	if (c->auth.denials++ >= AUTH_LOG_DENIALS) {
 		if (c->auth.denials == AUTH_LOG_DENIALS + 1)
 			log_warnx("%s: user %s: further denials on this "
 			    "connection are not logged", c->peer, auth_who(c));
-		return;
+		return 0;
 	}
+	return 1;
+}
+
+static void
+auth_log_denial(struct conn *c, uint16_t api, const char *topic, size_t len)
+{
+	if (!auth_log_more(c))
+		return;
 	if (topic != NULL) {
 		if (len > TOPIC_NAME_MAX)
 			len = TOPIC_NAME_MAX;
@@ -119,6 +128,51 @@ auth_topic(struct conn *c, unsigned perms, const char *topic, size_t len)
 	    (perms & AUTH_CONSUME) && !(perms & AUTH_PRODUCE) ? API_FETCH :
 	    API_METADATA;
 	auth_log_denial(c, api, topic, len);
+	return ERR_ACCESS_DENIED;
+}
+
+/* A name from the wire, at most max bytes of it, for the log. */
+static int
+auth_name_len(size_t len, size_t max)
+{
+	return (int)(len > max ? max : len);
+}
+
+int16_t
+auth_group(struct conn *c, const char *api, const char *group, size_t glen)
+{
+	const struct auth_user *u = c->auth.user;
+
+	if (!auth_enabled())
+		return ERR_NONE;
+	if (u != NULL && auth_user_has(u, AUTH_CONSUME, 0))
+		return ERR_NONE;
+	if (auth_log_more(c))
+		log_warnx("%s: user %s: access denied: %s on group %.*s (the "
+		    "user may consume no topic)", c->peer, auth_who(c), api,
+		    auth_name_len(glen, GROUP_NAME_MAX), group);
+	return ERR_ACCESS_DENIED;
+}
+
+int16_t
+auth_group_topic(struct conn *c, const char *group, size_t glen,
+    const char *topic, size_t tlen)
+{
+	if (!auth_enabled())
+		return ERR_NONE;
+	if (topic != NULL && auth_may(c, AUTH_CONSUME, topic, tlen))
+		return ERR_NONE;
+	if (!auth_log_more(c))
+		return ERR_ACCESS_DENIED;
+	if (topic == NULL)
+		log_warnx("%s: user %s: access denied: JoinGroup on group %.*s: "
+		    "its consumer subscription cannot be read", c->peer,
+		    auth_who(c), auth_name_len(glen, GROUP_NAME_MAX), group);
+	else
+		log_warnx("%s: user %s: access denied: JoinGroup on group %.*s "
+		    "subscribes to topic %.*s", c->peer, auth_who(c),
+		    auth_name_len(glen, GROUP_NAME_MAX), group,
+		    auth_name_len(tlen, TOPIC_NAME_MAX), topic);
 	return ERR_ACCESS_DENIED;
 }
 
