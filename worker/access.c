@@ -138,6 +138,13 @@ auth_name_len(size_t len, size_t max)
 	return (int)(len > max ? max : len);
 }
 
+/* An absent (null) name from the wire as "". */
+static const char *
+auth_name(const char *p, size_t len)
+{
+	return p != NULL && len > 0 ? p : "";
+}
+
 int16_t
 auth_group(struct conn *c, const char *api, const char *group, size_t glen)
 {
@@ -150,7 +157,7 @@ auth_group(struct conn *c, const char *api, const char *group, size_t glen)
 	if (auth_log_more(c))
 		log_warnx("%s: user %s: access denied: %s on group %.*s (the "
 		    "user may consume no topic)", c->peer, auth_who(c), api,
-		    auth_name_len(glen, GROUP_NAME_MAX), group);
+		    auth_name_len(glen, GROUP_NAME_MAX), auth_name(group, glen));
 	return ERR_ACCESS_DENIED;
 }
 
@@ -167,12 +174,13 @@ auth_group_topic(struct conn *c, const char *group, size_t glen,
 	if (topic == NULL)
 		log_warnx("%s: user %s: access denied: JoinGroup on group %.*s: "
 		    "its consumer subscription cannot be read", c->peer,
-		    auth_who(c), auth_name_len(glen, GROUP_NAME_MAX), group);
+		    auth_who(c), auth_name_len(glen, GROUP_NAME_MAX),
+		    auth_name(group, glen));
 	else
 		log_warnx("%s: user %s: access denied: JoinGroup on group %.*s "
 		    "subscribes to topic %.*s", c->peer, auth_who(c),
-		    auth_name_len(glen, GROUP_NAME_MAX), group,
-		    auth_name_len(tlen, TOPIC_NAME_MAX), topic);
+		    auth_name_len(glen, GROUP_NAME_MAX), auth_name(group, glen),
+		    auth_name_len(tlen, TOPIC_NAME_MAX), auth_name(topic, tlen));
 	return ERR_ACCESS_DENIED;
 }
 
