@@ -99,6 +99,7 @@ struct config {
 	char		 tls_key_file[PATH_MAX];	/* PEM private key */
 	char		 tls_ca_file[PATH_MAX];		/* CAs for client certificates */
 	int		 tls_client_auth;	/* enum tls_client_auth */
+	int		 tls_cert_user;		/* a client certificate's CN logs in */
 	struct topic_config *topics;		/* [topic NAME] sections */
 	size_t		 ntopics;
 };

@@ -145,6 +145,8 @@ static const struct conf_key conf_keys[] = {
 	{ "tls_ca_file", CT_STRING, 0, 0, 0, NULL, CF(tls_ca_file), NOTOPIC, RESTART },
 	{ "tls_client_auth", CT_CLIENTAUTH, 0, 0, 0, "none", CF(tls_client_auth),
 	    NOTOPIC, RESTART },
+	{ "tls_cert_user", CT_BOOL, 0, 1, 0, "no", CF(tls_cert_user), NOTOPIC,
+	    RESTART },
 };
 #define NKEYS	(sizeof(conf_keys) / sizeof(conf_keys[0]))
 
@@ -824,6 +826,12 @@ conf_crosscheck(struct conf_parse *p, struct config *c, const int *tlines)
 		return conf_error(p, conf_line(p, "tls_client_auth"),
 		    "tls_client_auth needs tls_ca_file (the CAs that sign "
 		    "client certificates)");
+	/* The CN names a user: without users or certificates it names none. */
+	if (c->tls_cert_user && (c->tls_client_auth == TLS_CLIENT_NONE ||
+	    c->auth_file[0] == '\0'))
+		return conf_error(p, conf_line(p, "tls_cert_user"),
+		    "tls_cert_user needs tls_client_auth request or require "
+		    "and an auth_file");
 	if (c->ntopics > c->max_topics)
 		return conf_error(p, tlines[c->max_topics],
 		    "too many [topic] sections: max_topics is %u", c->max_topics);

@@ -12,6 +12,7 @@
 #include "worker/access.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
+#include "worker/tls.h"
 #include "worker/worker.h"
 
 int
@@ -63,15 +64,24 @@ auth_who(const struct conn *c)
 	return "(unauthenticated)";
 }
 
-static void
-auth_log_denial(struct conn *c, uint16_t api, const char *topic, size_t len)
+/* Whether this denial is still logged (AUTH_LOG_DENIALS a connection). */
+static int
+auth_log_more(struct conn *c)
 {
 	if (c->auth.denials++ >= AUTH_LOG_DENIALS) {
 		if (c->auth.denials == AUTH_LOG_DENIALS + 1)
 			log_warnx("%s: user %s: further denials on this "
 			    "connection are not logged", c->peer, auth_who(c));
-		return;
+		return 0;
 	}
+	return 1;
+}
+
+static void
+auth_log_denial(struct conn *c, uint16_t api, const char *topic, size_t len)
+{
+	if (!auth_log_more(c))
+		return;
 	if (topic != NULL) {
 		if (len > TOPIC_NAME_MAX)
 			len = TOPIC_NAME_MAX;
@@ -110,11 +120,67 @@ auth_topic(struct conn *c, unsigned perms, const char *topic, size_t len)
 		return ERR_NONE;
 	if (u != NULL && auth_user_may(u, perms, topic, len))
 		return ERR_NONE;
-	api = (perms & AUTH_ADMIN) ? API_CREATE_TOPIC :
+	/* Any of the three is what a metadata lookup asks for. */
+	api = (perms & (AUTH_PRODUCE | AUTH_CONSUME | AUTH_ADMIN)) ==
+	    (AUTH_PRODUCE | AUTH_CONSUME | AUTH_ADMIN) ? API_METADATA :
+	    (perms & AUTH_ADMIN) ? API_CREATE_TOPIC :
 	    (perms & AUTH_PRODUCE) && !(perms & AUTH_CONSUME) ? API_PRODUCE :
 	    (perms & AUTH_CONSUME) && !(perms & AUTH_PRODUCE) ? API_FETCH :
 	    API_METADATA;
 	auth_log_denial(c, api, topic, len);
+	return ERR_ACCESS_DENIED;
+}
+
+/* A name from the wire, at most max bytes of it, for the log. */
+static int
+auth_name_len(size_t len, size_t max)
+{
+	return (int)(len > max ? max : len);
+}
+
+/* An absent (null) name from the wire as "". */
+static const char *
+auth_name(const char *p, size_t len)
+{
+	return p != NULL && len > 0 ? p : "";
+}
+
+int16_t
+auth_group(struct conn *c, const char *api, const char *group, size_t glen)
+{
+	const struct auth_user *u = c->auth.user;
+
+	if (!auth_enabled())
+		return ERR_NONE;
+	if (u != NULL && auth_user_has(u, AUTH_CONSUME, 0))
+		return ERR_NONE;
+	if (auth_log_more(c))
+		log_warnx("%s: user %s: access denied: %s on group %.*s (the "
+		    "user may consume no topic)", c->peer, auth_who(c), api,
+		    auth_name_len(glen, GROUP_NAME_MAX), auth_name(group, glen));
+	return ERR_ACCESS_DENIED;
+}
+
+int16_t
+auth_group_topic(struct conn *c, const char *group, size_t glen,
+    const char *topic, size_t tlen)
+{
+	if (!auth_enabled())
+		return ERR_NONE;
+	if (topic != NULL && auth_may(c, AUTH_CONSUME, topic, tlen))
+		return ERR_NONE;
+	if (!auth_log_more(c))
+		return ERR_ACCESS_DENIED;
+	if (topic == NULL)
+		log_warnx("%s: user %s: access denied: JoinGroup on group %.*s: "
+		    "its consumer subscription cannot be read", c->peer,
+		    auth_who(c), auth_name_len(glen, GROUP_NAME_MAX),
+		    auth_name(group, glen));
+	else
+		log_warnx("%s: user %s: access denied: JoinGroup on group %.*s "
+		    "subscribes to topic %.*s", c->peer, auth_who(c),
+		    auth_name_len(glen, GROUP_NAME_MAX), auth_name(group, glen),
+		    auth_name_len(tlen, TOPIC_NAME_MAX), auth_name(topic, tlen));
 	return ERR_ACCESS_DENIED;
 }
 
@@ -147,4 +213,42 @@ auth_session_login(struct conn *c, const struct auth_user *u, const char *how)
 	c->auth.user = u;
 	c->rd.max_size = c->w->conf->max_request_bytes;
 	log_info("%s: authenticated as user %s (%s)", c->peer, u->name, how);
+}
+
+void
+auth_session_cert(struct conn *c)
+{
+	const struct auth_user *u;
+	const char *cn;
+
+	if (c->auth.cert_checked)
+		return;
+	c->auth.cert_checked = 1;
+	if (!auth_enabled() || !c->w->conf->tls_cert_user || c->tls == NULL ||
+	    c->auth.user != NULL)
+		return;
+	/* No certificate (tls_client_auth = request): SASL or AUTH as ever. */
+	if ((cn = tls_peer_cn(c->tls))[0] == '\0')
+		return;
+	/* NULL only if a reload removed the user since the handshake. */
+	if ((u = auth_user_find(cn, strlen(cn))) == NULL)
+		return;
+	auth_session_login(c, u, "TLS client certificate");
+	c->auth.by_cert = 1;
+}
+
+int
+auth_session_again(struct conn *c, const struct auth_user *u,
+    const char *how)
+{
+	const struct auth_user *cur = c->auth.user;
+
+	if (cur == NULL)
+		return 1;
+	if (c->auth.by_cert && strcmp(cur->name, u->name) == 0)
+		return 1;
+	log_warnx("%s: %s as user %s, but the connection is user %s%s, "
+	    "closing", c->peer, how, u->name, cur->name, c->auth.by_cert ?
+	    " by its TLS client certificate" : "");
+	return 0;
 }

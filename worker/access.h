@@ -24,6 +24,8 @@ struct auth_session {
 	uint8_t		 nonce[AUTH_NONCE_LEN];
 	uint8_t		 nonce_set;		/* an AUTH_BEGIN awaits its AUTH_PROVE */
 	uint32_t	 denials;		/* for AUTH_LOG_DENIALS */
+	uint8_t		 by_cert;		/* user named by the TLS client certificate */
+	uint8_t		 cert_checked;		/* auth_session_cert ran */
 };
 
 struct worker;
@@ -56,6 +58,22 @@ int16_t	auth_topic(struct conn *c, unsigned perms, const char *topic,
 /* Worker: the same as a yes (1) or no (0), without logging. */
 int	auth_may(const struct conn *c, unsigned perms, const char *topic,
 	    size_t len);
+/*
+ * Worker: may c's user make the Kafka group request api (its name, for
+ * the log) on group?  The auth_file has no group permissions: a user
+ * who may consume some topic may use groups; what a consumer group
+ * reads is checked per topic (auth_group_topic, and at each fetch and
+ * offset commit).  ERR_NONE or ERR_ACCESS_DENIED (logged).
+ */
+int16_t	auth_group(struct conn *c, const char *api, const char *group,
+	    size_t glen);
+/*
+ * Worker: a JoinGroup of group subscribes to topic (from the consumer
+ * protocol's metadata); may c's user consume it?  topic NULL: the
+ * subscription could not be read.  ERR_NONE or ERR_ACCESS_DENIED (logged).
+ */
+int16_t	auth_group_topic(struct conn *c, const char *group, size_t glen,
+	    const char *topic, size_t tlen);
 /* Worker: the user named name[0..len) in the current table, or NULL. */
 const struct auth_user *auth_user_find(const char *name, size_t len);
 /*
@@ -63,6 +81,20 @@ const struct auth_user *auth_user_find(const char *name, size_t len);
  * the same session and frame limit as after AUTH_PROVE; logged with how.
  */
 void	auth_session_login(struct conn *c, const struct auth_user *u,
+	    const char *how);
+/*
+ * Worker, once a TLS handshake is done (later calls return at once):
+ * with tls_cert_user, a verified client certificate whose CN is a user
+ * logs c in as that user (worker/tls.c has refused any other CN).  The
+ * connection may still authenticate with SASL or AUTH_BEGIN/AUTH_PROVE,
+ * but only as that same user.
+ */
+void	auth_session_cert(struct conn *c);
+/*
+ * Worker: may c, already logged in, authenticate again as u?  Only when
+ * its certificate named it u; otherwise logged, and 0.
+ */
+int	auth_session_again(struct conn *c, const struct auth_user *u,
 	    const char *how);
 
 #endif

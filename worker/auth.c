@@ -37,8 +37,9 @@ auth_exec_begin(struct conn *c, struct req *r)
 	struct auth_session *as = &c->auth;
 	size_t i, n;
 
+	/* Logged in by a certificate: AUTH may confirm it (access.h). */
 	if (msg_decode_auth_begin_req(r->payload, r->payload_len, &q) == -1 ||
-	    as->user != NULL) {
+	    (as->user != NULL && !as->by_cert)) {
 		auth_done(r, ERR_INVALID_REQUEST);
 		return;
 	}
@@ -76,7 +77,7 @@ auth_exec_prove(struct conn *c, struct req *r)
 	int ok;
 
 	if (msg_decode_auth_prove_req(r->payload, r->payload_len, &q) == -1 ||
-	    as->user != NULL) {
+	    (as->user != NULL && !as->by_cert)) {
 		auth_done(r, ERR_INVALID_REQUEST);
 		return;
 	}
@@ -104,6 +105,11 @@ auth_exec_prove(struct conn *c, struct req *r)
 	if (!ok) {
 		log_warnx("%s: authentication failed for user %s%s, closing",
 		    c->peer, as->claimed, u == NULL ? " (no such user)" : "");
+		auth_done(r, ERR_AUTH_FAILED);
+		c->eof = 1;
+		return;
+	}
+	if (!auth_session_again(c, u, "AUTH_PROVE")) {
 		auth_done(r, ERR_AUTH_FAILED);
 		c->eof = 1;
 		return;

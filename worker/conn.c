@@ -632,6 +632,7 @@ conn_on_event(struct conn *c, uint32_t events)
 		case 0:
 			return;
 		}
+		auth_session_cert(c);
 		/*
 		 * Any event may be the one a TLS read waited for (a read can
 		 * need to write), and the handshake may have brought data.

@@ -11,6 +11,15 @@
  * every wake-up, at the latest every KGROUP_POLL_MS or at the rebalance
  * deadline; whoever moves a group's state or generation (a worker, or
  * the writer's expiry) wakes every worker that parked requests.
+ *
+ * With an auth_file, every group request needs a user who may consume
+ * some topic (worker/access.h), else GROUP_AUTHORIZATION_FAILED; a
+ * JoinGroup of protocol type "consumer" must moreover subscribe only to
+ * topics the user may consume, read from each protocol's metadata
+ * (i16 version, [string] topics, ...), else the same error and the
+ * group is not touched.  Other protocol types carry opaque metadata:
+ * for them the first rule alone applies; their members still read only
+ * what each fetch allows.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -23,6 +32,7 @@
 #include "shm/group.h"
 #include "shm/kgroup.h"
 #include "store/topic.h"
+#include "worker/access.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
 #include "worker/group.h"
@@ -104,6 +114,48 @@ kg_group(struct worker *w, struct kstr id, int create, int16_t *err)
 	return gidx;
 }
 
+/* GROUP_AUTHORIZATION_FAILED unless c's user may use groups at all. */
+static int16_t
+kg_authorize(struct conn *c, const char *api, struct kstr group)
+{
+	return auth_group(c, api, group.p, group.len > 0 ?
+	    (size_t)group.len : 0) == ERR_NONE ? KERR_NONE :
+	    KERR_GROUP_AUTHORIZATION_FAILED;
+}
+
+/* kg_authorize, and a consumer's subscriptions name only its topics. */
+static int16_t
+kg_authorize_join(struct conn *c, const struct kjoin_req *q)
+{
+	struct rbuf rb;
+	const char *name;
+	size_t glen = q->group_id.len > 0 ? (size_t)q->group_id.len : 0, nlen;
+	int32_t i, j, nt;
+	int16_t err;
+
+	if ((err = kg_authorize(c, "JoinGroup", q->group_id)) != KERR_NONE ||
+	    !auth_enabled() || !kstr_eq(q->protocol_type, "consumer"))
+		return err;
+	for (i = 0; i < q->nprotocols; i++) {
+		rbuf_init(&rb, (const uint8_t *)q->protocols[i].data.p,
+		    q->protocols[i].data.len > 0 ?
+		    (size_t)q->protocols[i].data.len : 0);
+		(void)rbuf_i16(&rb);	/* the consumer protocol's version */
+		nt = rbuf_count(&rb, 2);
+		for (j = 0; j < nt && !rb.err; j++) {
+			name = rbuf_str(&rb, &nlen);
+			if (!rb.err && auth_group_topic(c, q->group_id.p, glen,
+			    name, nlen) != ERR_NONE)
+				return KERR_GROUP_AUTHORIZATION_FAILED;
+		}
+		if (rb.err) {
+			(void)auth_group_topic(c, q->group_id.p, glen, NULL, 0);
+			return KERR_GROUP_AUTHORIZATION_FAILED;
+		}
+	}
+	return KERR_NONE;
+}
+
 /* ---- FindCoordinator ---- */
 
 void
@@ -120,7 +172,8 @@ kafka_find_coord_exec(struct worker *w, struct conn *c, struct req *r)
 	memset(s, 0, sizeof(*s));
 	/* One broker: it coordinates every group. */
 	s->error = w->shm->hdr->limits.max_groups == 0 ?
-	    KERR_COORDINATOR_NOT_AVAILABLE : KERR_NONE;
+	    KERR_COORDINATOR_NOT_AVAILABLE : kg_authorize(c, "FindCoordinator",
+	    k->k.find_coord.group_id);
 	s->node_id = 0;
 	/* The listener the client came in on, as Metadata does. */
 	s->host = kstr_c(c->tls != NULL ? w->conf->kafka_tls_adv_host :
@@ -282,6 +335,11 @@ kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 		memcpy(st->id, q->member_id.p, (size_t)q->member_id.len);
 		st->id_len = (size_t)q->member_id.len;
 	}
+	/* Before the group exists: a refused join creates nothing. */
+	if ((err = kg_authorize_join(c, q)) != KERR_NONE) {
+		join_fail(st, r, err);
+		return;
+	}
 	if ((st->gidx = kg_group(w, q->group_id, 1, &err)) < 0) {
 		join_fail(st, r, err);
 		return;
@@ -441,6 +499,10 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 		r->state = REQ_DONE;
 		return;
 	}
+	if ((err = kg_authorize(c, "SyncGroup", q->group_id)) != KERR_NONE) {
+		sync_done(st, r, err);
+		return;
+	}
 	if (q->member_id.len <= 0 || q->member_id.len > MEMBER_ID_MAX) {
 		sync_done(st, r, KERR_UNKNOWN_MEMBER_ID);
 		return;
@@ -528,6 +590,9 @@ kafka_member_op_exec(struct worker *w, struct conn *c, struct req *r)
 	r->state = REQ_DONE;
 	group = leave ? k->k.leave.group_id : k->k.heartbeat.group_id;
 	id = leave ? k->k.leave.member_id : k->k.heartbeat.member_id;
+	if ((st->resp.err.error = kg_authorize(c, leave ? "LeaveGroup" :
+	    "Heartbeat", group)) != KERR_NONE)
+		return;
 	if (id.len <= 0 || id.len > MEMBER_ID_MAX) {
 		st->resp.err.error = KERR_UNKNOWN_MEMBER_ID;
 		return;

@@ -19,6 +19,7 @@
 #include "shm/group.h"
 #include "shm/kgroup.h"
 #include "store/topic.h"
+#include "worker/access.h"
 #include "worker/auth.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
@@ -55,6 +56,9 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 	k->kst = s;
 	if (w->shm->hdr->limits.max_groups == 0)
 		err = KERR_COORDINATOR_NOT_AVAILABLE;
+	else if (auth_group(c, "OffsetCommit", q->group_id.p,
+	    q->group_id.len > 0 ? (size_t)q->group_id.len : 0) != ERR_NONE)
+		err = KERR_GROUP_AUTHORIZATION_FAILED;	/* in every partition */
 	else if (q->group_id.len <= 0 ||
 	    !group_name_valid(q->group_id.p, (size_t)q->group_id.len))
 		err = KERR_INVALID_GROUP_ID;
@@ -150,7 +154,10 @@ kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 	s->ntopics = q->ntopics > 0 ? q->ntopics : 0;
 	s->topics = q->ntopics > 0 ? tr : NULL;
 	k->kst = s;
-	if (q->group_id.len <= 0 ||
+	if (auth_group(c, "OffsetFetch", q->group_id.p, q->group_id.len > 0 ?
+	    (size_t)q->group_id.len : 0) != ERR_NONE)
+		err = KERR_GROUP_AUTHORIZATION_FAILED;	/* in every partition */
+	else if (q->group_id.len <= 0 ||
 	    !group_name_valid(q->group_id.p, (size_t)q->group_id.len))
 		err = KERR_INVALID_GROUP_ID;
 	else if ((gidx = group_find(w->shm, q->group_id.p,
@@ -266,6 +273,10 @@ kafka_list_groups_exec(struct worker *w, struct conn *c, struct req *r)
 	memset(s, 0, sizeof(*s));
 	s->groups = e;
 	k->kst = s;
+	if (auth_group(c, "ListGroups", "", 0) != ERR_NONE) {
+		s->error = KERR_GROUP_AUTHORIZATION_FAILED;
+		return;
+	}
 	wgroup_params(w, &gp);
 	for (i = 0; i < n; i++) {
 		g = group_at(w->shm, i);
@@ -381,6 +392,11 @@ kafka_describe_groups_exec(struct worker *w, struct conn *c, struct req *r)
 		if (q->groups[i].len <= 0 || !group_name_valid(q->groups[i].p,
 		    (size_t)q->groups[i].len)) {
 			d[i].error = KERR_INVALID_GROUP_ID;
+			continue;
+		}
+		if (auth_group(c, "DescribeGroups", q->groups[i].p,
+		    (size_t)q->groups[i].len) != ERR_NONE) {
+			d[i].error = KERR_GROUP_AUTHORIZATION_FAILED;
 			continue;
 		}
 		if ((gidx = group_find(w->shm, q->groups[i].p,

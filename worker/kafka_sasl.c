@@ -129,7 +129,8 @@ kafka_sasl_handshake_exec(struct worker *w, struct conn *c, struct req *r)
 		    "(no users to authenticate)", c->peer);
 		return;
 	}
-	if (c->auth.user != NULL || c->sasl != NULL) {
+	/* Logged in by a certificate: SASL may confirm it (access.h). */
+	if ((c->auth.user != NULL && !c->auth.by_cert) || c->sasl != NULL) {
 		q->err = KERR_ILLEGAL_SASL_STATE;
 		log_warnx("%s: Kafka SaslHandshake again, closing", c->peer);
 		c->eof = 1;
@@ -197,6 +198,19 @@ sasl_fail(struct conn *c, struct sasl_rq *q, const char *why)
 	c->eof = 1;	/* closed once the answer is out */
 }
 
+/* As sasl_fail, for a reason auth_session_again has logged already. */
+static void
+sasl_refuse(struct conn *c, struct sasl_rq *q)
+{
+	q->err = KERR_SASL_AUTHENTICATION_FAILED;
+	q->msg = "Authentication failed: the TLS client certificate names "
+	    "another user";
+	q->out = NULL;
+	q->outlen = 0;
+	c->sasl->step = STEP_DONE;
+	c->eof = 1;
+}
+
 /* The user name the client claims (looked up again at the proof). */
 static void
 sasl_set_user(struct kafka_sasl *s, const char *p, size_t len)
@@ -227,6 +241,10 @@ sasl_plain(struct conn *c, struct sasl_rq *q)
 	if (u == NULL || u->secret_len != pl ||
 	    sodium_memcmp(u->secret, pass, pl) != 0) {
 		sasl_fail(c, q, u == NULL ? "no such user" : "wrong password");
+		return;
+	}
+	if (!auth_session_again(c, u, "Kafka SASL PLAIN")) {
+		sasl_refuse(c, q);
 		return;
 	}
 	s->step = STEP_DONE;
@@ -281,6 +299,11 @@ sasl_scram(struct conn *c, struct sasl_rq *q)
 	    256) == -1) {
 		sasl_fail(c, q, u == NULL ? "no such user" :
 		    "wrong password (or proof)");
+		return;
+	}
+	if (!auth_session_again(c, u, mech == SCRAM_SHA512 ?
+	    "Kafka SASL SCRAM-SHA-512" : "Kafka SASL SCRAM-SHA-256")) {
+		sasl_refuse(c, q);
 		return;
 	}
 	q->out = (const uint8_t *)out;

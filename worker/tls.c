@@ -11,10 +11,17 @@
  * buffer per worker and written with SSL_write().  A write that would
  * block is retried from the same file position, which holds the same
  * bytes: segments are append-only.
+ *
+ * With tls_cert_user, a verified client certificate's CN must name a
+ * user of the auth_file (worker/access.h logs the connection in as that
+ * user): one that does not is refused in the handshake itself, with a
+ * bad_certificate alert, so the client learns it from its TLS library
+ * as it does of any other certificate it may not use.
  */
 #include <sys/epoll.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,6 +31,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include "common/authfile.h"
 #include "common/log.h"
 #include "common/tlsctx.h"
 #include "worker/tls.h"
@@ -37,11 +45,13 @@ struct tls {
 	uint32_t	 want;		/* events the last blocked call needs */
 	uint32_t	 want_r, want_w; /* ... the last blocked read, write */
 	char		 cn[128];
+	char		 refused[160];	/* why tls_verify_user said no */
 };
 
 static SSL_CTX *tls_ctx;
 static uint8_t *tls_fbuf;
 static int tls_ktls_logged;
+static int tls_cert_user;
 
 int
 tls_init(const struct config *c)
@@ -50,6 +60,7 @@ tls_init(const struct config *c)
 
 	if (!tlsctx_wanted(c))
 		return 0;
+	tls_cert_user = c->tls_cert_user;
 	if ((tls_ctx = tlsctx_new(c, err, sizeof(err))) == NULL) {
 		log_warnx("%s", err);
 		return -1;
@@ -83,6 +94,40 @@ tls_fini(void)
 	tls_fbuf = NULL;
 }
 
+/*
+ * OpenSSL's verify callback with tls_cert_user: a certificate chain the
+ * CA vouches for is still refused when its leaf's CN names no user.
+ */
+static int
+tls_verify_user(int ok, X509_STORE_CTX *x)
+{
+	SSL *ssl;
+	struct tls *t;
+	X509 *cert;
+	char cn[AUTH_USER_MAX + 2];
+	int n;
+
+	if (!ok || X509_STORE_CTX_get_error_depth(x) != 0)
+		return ok;
+	ssl = X509_STORE_CTX_get_ex_data(x, SSL_get_ex_data_X509_STORE_CTX_idx());
+	if (ssl == NULL || (t = SSL_get_app_data(ssl)) == NULL ||
+	    (cert = X509_STORE_CTX_get_current_cert(x)) == NULL)
+		return 0;
+	n = X509_NAME_get_text_by_NID(X509_get_subject_name(cert),
+	    NID_commonName, cn, sizeof(cn));
+	/* No CN, a NUL inside it, or longer than any user name: no user. */
+	if (n <= 0 || (size_t)n != strlen(cn) || n > AUTH_USER_MAX)
+		snprintf(t->refused, sizeof(t->refused), "client certificate "
+		    "has no CN that could name a user");
+	else if (auth_find_in(auth_table_current(), cn, (size_t)n) == NULL)
+		snprintf(t->refused, sizeof(t->refused), "client certificate "
+		    "CN %s is not a user in the auth_file", cn);
+	else
+		return 1;
+	X509_STORE_CTX_set_error(x, X509_V_ERR_CERT_REJECTED);
+	return 0;
+}
+
 struct tls *
 tls_new(int fd, const char *peer)
 {
@@ -97,6 +142,11 @@ tls_new(int fd, const char *peer)
 		return NULL;
 	}
 	SSL_set_accept_state(t->ssl);
+	if (tls_cert_user) {
+		SSL_set_app_data(t->ssl, t);
+		SSL_set_verify(t->ssl, SSL_get_verify_mode(t->ssl),
+		    tls_verify_user);
+	}
 	t->peer = peer;
 	t->want = EPOLLIN;
 	return t;
@@ -146,8 +196,14 @@ tls_fail(struct tls *t, int rc, const char *what)
 		}
 		return -1;	/* errno from the socket */
 	default:
-		log_warnx("%s: TLS %s failed: %s, closing", t->peer, what,
-		    tlsctx_error(e, sizeof(e)));
+		if (t->refused[0] != '\0') {
+			/* Our own reason, not OpenSSL's "verify failed". */
+			log_warnx("%s: TLS %s refused: %s, closing", t->peer,
+			    what, t->refused);
+			ERR_clear_error();
+		} else
+			log_warnx("%s: TLS %s failed: %s, closing", t->peer,
+			    what, tlsctx_error(e, sizeof(e)));
 		errno = EPROTO;
 		return -1;
 	}

@@ -15,6 +15,11 @@
  *   group    -c members of one consumer group subscribe, read the topic
  *            to its end and commit what they processed every -m messages
  *
+ * FLUME_TLS=1 (as the flume-* tools read it) makes the connections
+ * security.protocol=SSL, trusting FLUME_CA_FILE when set (else the
+ * system's CAs), for the TLS rows on kafka_listen_tls; group mode's
+ * ApiVersions probe is plaintext, so it is for produce, sync and consume.
+ *
  * A separate program so that only it links librdkafka; not installed.
  * It never fails on speed: exit 0 when every message was delivered (or
  * read), 1 when not, 2 on a usage error, 3 when the broker does not
@@ -109,18 +114,33 @@ klog(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
 		fprintf(stderr, "flume-kbench: %s: %s\n", fac, buf);
 }
 
+/* FLUME_TLS is 1 or yes, as libflume_tool.c reads it. */
+static int
+kbench_tls(void)
+{
+	const char *on = getenv("FLUME_TLS");
+
+	return on != NULL && (strcmp(on, "1") == 0 || strcmp(on, "yes") == 0);
+}
+
 static rd_kafka_conf_t *
 kconf_new(const struct kb *k, char *err, size_t errlen)
 {
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	const char *ca = getenv("FLUME_CA_FILE");
 
 	rd_kafka_conf_set_log_cb(conf, klog);
 	if (kconf_set(conf, "bootstrap.servers", k->o.broker, err, errlen) == -1 ||
-	    kconf_set(conf, "client.id", "flume-kbench", err, errlen) == -1) {
-		rd_kafka_conf_destroy(conf);
-		return NULL;
-	}
+	    kconf_set(conf, "client.id", "flume-kbench", err, errlen) == -1)
+		goto fail;
+	if (kbench_tls() && (kconf_set(conf, "security.protocol", "SSL", err,
+	    errlen) == -1 || (ca != NULL && ca[0] != '\0' && kconf_set(conf,
+	    "ssl.ca.location", ca, err, errlen) == -1)))
+		goto fail;
 	return conf;
+fail:
+	rd_kafka_conf_destroy(conf);
+	return NULL;
 }
 
 /* Delivery report: count it, and its latency when it was a sampled one. */
@@ -899,6 +919,12 @@ main(int argc, char *argv[])
 		return 0;
 	default:
 		fprintf(stderr, "flume-kbench: %s\n%s", err, kbench_usage);
+		free(k);
+		return 2;
+	}
+	if (k->o.mode == KB_GROUP && kbench_tls()) {
+		fprintf(stderr, "flume-kbench: group: FLUME_TLS is not "
+		    "supported (its probe is plaintext)\n");
 		free(k);
 		return 2;
 	}

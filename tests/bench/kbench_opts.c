@@ -20,7 +20,9 @@ const char kbench_usage[] =
     "       flume-kbench group -t topic [-J] [-b host:port] [-c members] "
     "[-g group]\n"
     "                    [-m messages_per_commit]\n"
-    "       flume-kbench -h | --help | -V | --version\n";
+    "       flume-kbench -h | --help | -V | --version\n"
+    "environment: FLUME_KAFKA_BROKER, FLUME_TLS=1 (SSL; not for group) "
+    "and FLUME_CA_FILE\n";
 
 /* Which options each mode takes. */
 static const struct {

@@ -6,6 +6,10 @@
  * authenticating are refused with the client's usual error and one
  * broker line each; a consume-only user gets TOPIC_AUTHORIZATION_FAILED
  * for a produce; raw frames check the exact error codes (33, 34, 58).
+ * kafka-python and confluent-kafka as a user who may consume only the
+ * topics under in.: no produce, no group on out.t, a group on in.t;
+ * raw group requests get GROUP_AUTHORIZATION_FAILED (30) and
+ * TOPIC_AUTHORIZATION_FAILED (29) where the user may not.
  */
 #include <sys/socket.h>
 
@@ -29,6 +33,7 @@
 #define KCAT		"/usr/bin/kcat"
 #define PYTHON		"/usr/bin/python3"
 #define KAFKA_TLS	"tests/tools/kafka_tls.py"
+#define KAFKA_AUTHZ	"tests/tools/kafka_authz.py"
 
 static struct flumed d;
 static char *dir;
@@ -56,7 +61,9 @@ setup(void)
 	if ((f = fopen(users, "w")) == NULL)
 		return -1;
 	fprintf(f, "alice:alice-pw:produce,consume,admin\n"
-	    "bob:bob-pw:consume\n");
+	    "bob:bob-pw:consume\n"
+	    "carol:carol-pw:consume=in.\n"
+	    "dave:dave-pw:produce\n");
 	fclose(f);
 	if ((f = fopen(secret, "w")) == NULL)
 		return -1;
@@ -73,7 +80,8 @@ setup(void)
 	    "tls_cert_file = %s/server.pem\ntls_key_file = %s/server.key\n"
 	    "[topic s1]\npartitions = 1\n[topic s2]\npartitions = 1\n"
 	    "[topic kp]\npartitions = 1\n[topic ck]\npartitions = 1\n"
-	    "[topic pl]\npartitions = 1\n",
+	    "[topic pl]\npartitions = 1\n"
+	    "[topic in.t]\npartitions = 1\n[topic out.t]\npartitions = 1\n",
 	    users, kbroker, ktbroker, dir, dir);
 	if (flumed_start(&d, extra) != 0)
 		return -1;
@@ -250,6 +258,82 @@ test_python_clients_scram_over_tls(void)
 	    "PLAIN)") >= 1);
 }
 
+/* kafka_authz.py mode as user:pass, args... NULL; its one line in *out. */
+static int
+authz(char **out, const char *mode, const char *user, const char *pass, ...)
+{
+	const char *argv[16];
+	va_list ap;
+	int n = 0;
+
+	argv[n++] = PYTHON;
+	argv[n++] = KAFKA_AUTHZ;
+	argv[n++] = mode;
+	argv[n++] = ktbroker;
+	argv[n++] = ca;
+	argv[n++] = user;
+	argv[n++] = pass;
+	va_start(ap, pass);
+	while (n < 15 && (argv[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	return support_run_cmd(PYTHON, argv, NULL, out, NULL, 90000);
+}
+
+/*
+ * carol may consume in.* only: both clients fail to produce, fail to
+ * join a group subscribed to out.t, and join one on in.t and read it.
+ */
+static void
+test_consume_only_user_groups(void)
+{
+	static const char *const want[][2] = {
+		{ "kp-produce", "kp produce TopicAuthorizationFailedError\n" },
+		{ "ck-produce", "ck produce TOPIC_AUTHORIZATION_FAILED\n" },
+	};
+	char *out = NULL;
+	size_t i;
+	int before;
+
+	CU_ASSERT_EQUAL(kcat("i1\ni2\n", NULL, NULL, "SCRAM-SHA-256", "alice",
+	    "alice-pw", "-P", "-t", "in.t", "-p", "0", NULL), 0);
+	CU_ASSERT_EQUAL(kcat("o1\n", NULL, NULL, "SCRAM-SHA-256", "alice",
+	    "alice-pw", "-P", "-t", "out.t", "-p", "0", NULL), 0);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		CU_ASSERT_EQUAL(authz(&out, want[i][0], "carol", "carol-pw",
+		    "in.t", NULL), 0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+		CU_ASSERT_STRING_EQUAL(out, want[i][1]);
+		free(out);
+	}
+	before = flumed_log_count(&d, "user carol: access denied: JoinGroup on "
+	    "group ga subscribes to topic out.t");
+	CU_ASSERT_EQUAL(authz(&out, "kp-group", "carol", "carol-pw", "out.t",
+	    "ga", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, "kp group GroupAuthorizationFailedError\n");
+	free(out);
+	CU_ASSERT(flumed_wait_log(&d, "user carol: access denied: JoinGroup on "
+	    "group ga subscribes to topic out.t", before + 1, 5000) >=
+	    before + 1);
+	CU_ASSERT_EQUAL(authz(&out, "ck-group", "carol", "carol-pw", "out.t",
+	    "gb", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, "ck group TOPIC_AUTHORIZATION_FAILED\n");
+	free(out);
+	CU_ASSERT_EQUAL(authz(&out, "kp-group", "carol", "carol-pw", "in.t",
+	    "gc", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, "kp group ok i1,i2\n");
+	free(out);
+	CU_ASSERT_EQUAL(authz(&out, "ck-group", "carol", "carol-pw", "in.t",
+	    "gd", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, "ck group ok i1,i2\n");
+	free(out);
+}
+
 static int
 kconnect(int port)
 {
@@ -374,6 +458,180 @@ test_raw_error_codes(void)
 }
 
 /* Random SASL messages after a good handshake, v0 and v1. */
+/* Log in on the plaintext Kafka port with PLAIN (loopback); 0 or -1. */
+static int
+kplain(int fd, const char *user, const char *pass)
+{
+	static const uint8_t plain[] = { 0, 5, 'P', 'L', 'A', 'I', 'N' };
+	uint8_t msg[256], *p = NULL;
+	size_t n = 0, ul = strlen(user), pl = strlen(pass);
+	int rc;
+
+	if (ksend(fd, KAPI_SASL_HANDSHAKE, 1, 100, plain, sizeof(plain)) != 0 ||
+	    kerror(fd, 100, &p, &n) != 0)
+		return -1;
+	free(p);
+	be32_put(msg, (uint32_t)(2 + ul + pl));
+	msg[4] = 0;
+	memcpy(msg + 5, user, ul);
+	msg[5 + ul] = 0;
+	memcpy(msg + 6 + ul, pass, pl);
+	if (ksend(fd, KAPI_SASL_AUTHENTICATE, 0, 101, msg, 6 + ul + pl) != 0)
+		return -1;
+	rc = kerror(fd, 101, &p, &n);
+	free(p);
+	return rc == 0 ? 0 : -1;
+}
+
+/* Append a Kafka string to b at *n. */
+static void
+kput_str(uint8_t *b, size_t *n, const char *str)
+{
+	size_t len = strlen(str);
+
+	be16_put(b + *n, (uint16_t)len);
+	memcpy(b + *n + 2, str, len);
+	*n += 2 + len;
+}
+
+/* A JoinGroup v0 body of group, type "consumer", one protocol's metadata. */
+static size_t
+kjoin_body(uint8_t *b, const char *group, const uint8_t *meta, size_t mlen)
+{
+	size_t n = 0;
+
+	kput_str(b, &n, group);
+	be32_put(b + n, 10000);		/* session timeout */
+	n += 4;
+	kput_str(b, &n, "");		/* member id */
+	kput_str(b, &n, "consumer");
+	be32_put(b + n, 1);
+	n += 4;
+	kput_str(b, &n, "range");
+	be32_put(b + n, (uint32_t)mlen);
+	memcpy(b + n + 4, meta, mlen);
+	return n + 4 + mlen;
+}
+
+/* An OffsetFetch v1 body: group, topic, partition 0. */
+static size_t
+koffset_fetch_body(uint8_t *b, const char *group, const char *topic)
+{
+	size_t n = 0;
+
+	kput_str(b, &n, group);
+	be32_put(b + n, 1);
+	n += 4;
+	kput_str(b, &n, topic);
+	be32_put(b + n, 1);
+	be32_put(b + n + 4, 0);
+	return n + 8;
+}
+
+/* The error of the only partition of an OffsetFetch v1 answer, or -1. */
+static int
+koffset_fetch_error(const uint8_t *p, size_t n)
+{
+	size_t tl;
+
+	if (n < 6 || be32_get(p) != 1)
+		return -1;
+	tl = be16_get(p + 4);
+	if (n < 6 + tl + 4 + 4 + 8 + 2 + 2 || be32_get(p + 6 + tl) != 1)
+		return -1;
+	/* partition, offset, metadata "" then the error. */
+	return (int16_t)be16_get(p + 6 + tl + 4 + 4 + 8 + 2);
+}
+
+/*
+ * Raw group requests: a subscription outside carol's prefix, one that
+ * cannot be read, her offsets per topic, and dave, who may consume
+ * nothing, on every group API: exact error codes, one line each.
+ */
+static void
+test_raw_group_authorization(void)
+{
+	static const uint8_t out_meta[] = { 0, 0, 0, 0, 0, 1, 0, 5, 'o', 'u',
+	    't', '.', 't', 0, 0, 0, 0 };
+	static const uint8_t bad_meta[] = { 0 };
+	uint8_t b[512], *p = NULL;
+	uint32_t id;
+	size_t n = 0, bl;
+	int fd, before;
+
+	CU_ASSERT_FATAL((fd = kconnect(kport)) >= 0);
+	CU_ASSERT_FATAL(kplain(fd, "carol", "carol-pw") == 0);
+	before = flumed_log_count(&d, "user carol: access denied: JoinGroup on "
+	    "group graw subscribes to topic out.t");
+	bl = kjoin_body(b, "graw", out_meta, sizeof(out_meta));
+	CU_ASSERT_EQUAL(ksend(fd, KAPI_JOIN_GROUP, 0, 1, b, bl), 0);
+	CU_ASSERT_EQUAL(kerror(fd, 1, &p, &n), KERR_GROUP_AUTHORIZATION_FAILED);
+	free(p);
+	CU_ASSERT_EQUAL(flumed_wait_log(&d, "user carol: access denied: "
+	    "JoinGroup on group graw subscribes to topic out.t", before + 1,
+	    5000), before + 1);
+	before = flumed_log_count(&d, "JoinGroup on group graw: its consumer "
+	    "subscription cannot be read");
+	bl = kjoin_body(b, "graw", bad_meta, sizeof(bad_meta));
+	CU_ASSERT_EQUAL(ksend(fd, KAPI_JOIN_GROUP, 0, 2, b, bl), 0);
+	CU_ASSERT_EQUAL(kerror(fd, 2, &p, &n), KERR_GROUP_AUTHORIZATION_FAILED);
+	free(p);
+	CU_ASSERT_EQUAL(flumed_wait_log(&d, "JoinGroup on group graw: its "
+	    "consumer subscription cannot be read", before + 1, 5000),
+	    before + 1);
+	/* Refused joins made no group: DescribeGroups says Dead, no error. */
+	be32_put(b, 1);
+	n = 4;
+	kput_str(b, &n, "graw");
+	CU_ASSERT_EQUAL(ksend(fd, KAPI_DESCRIBE_GROUPS, 0, 3, b, n), 0);
+	/* kerror reads the first half of the i32 group count. */
+	CU_ASSERT_EQUAL(kerror(fd, 3, &p, &n), 0);
+	if (n >= 4 + 2 + 2 + 4 + 2 + 4)
+		CU_ASSERT_EQUAL(memcmp(p, "\0\0\0\1\0\0\0\4graw\0\4Dead",
+		    4 + 2 + 6 + 6), 0);
+	free(p);
+	/* OffsetFetch v1: 29 for out.t, none for in.t. */
+	bl = koffset_fetch_body(b, "graw", "out.t");
+	CU_ASSERT_EQUAL(ksend(fd, KAPI_OFFSET_FETCH, 1, 4, b, bl), 0);
+	CU_ASSERT_EQUAL(support_recv(fd, 10000, &id, &p, &n), 1);
+	CU_ASSERT_EQUAL(koffset_fetch_error(p, n),
+	    KERR_TOPIC_AUTHORIZATION_FAILED);
+	free(p);
+	bl = koffset_fetch_body(b, "graw", "in.t");
+	CU_ASSERT_EQUAL(ksend(fd, KAPI_OFFSET_FETCH, 1, 5, b, bl), 0);
+	CU_ASSERT_EQUAL(support_recv(fd, 10000, &id, &p, &n), 1);
+	CU_ASSERT_EQUAL(koffset_fetch_error(p, n), 0);
+	free(p);
+	close(fd);
+	/* dave may consume nothing: 30 from every group API. */
+	CU_ASSERT_FATAL((fd = kconnect(kport)) >= 0);
+	CU_ASSERT_FATAL(kplain(fd, "dave", "dave-pw") == 0);
+	before = flumed_log_count(&d, "user dave: access denied: ");
+	n = 0;
+	kput_str(b, &n, "gdave");
+	CU_ASSERT_EQUAL(ksend(fd, KAPI_FIND_COORDINATOR, 0, 6, b, n), 0);
+	CU_ASSERT_EQUAL(kerror(fd, 6, &p, &bl), KERR_GROUP_AUTHORIZATION_FAILED);
+	free(p);
+	be32_put(b + n, 1);		/* generation */
+	n += 4;
+	kput_str(b, &n, "m");
+	CU_ASSERT_EQUAL(ksend(fd, KAPI_HEARTBEAT, 0, 7, b, n), 0);
+	CU_ASSERT_EQUAL(kerror(fd, 7, &p, &bl), KERR_GROUP_AUTHORIZATION_FAILED);
+	free(p);
+	bl = kjoin_body(b, "gdave", out_meta, sizeof(out_meta));
+	CU_ASSERT_EQUAL(ksend(fd, KAPI_JOIN_GROUP, 0, 8, b, bl), 0);
+	CU_ASSERT_EQUAL(kerror(fd, 8, &p, &bl), KERR_GROUP_AUTHORIZATION_FAILED);
+	free(p);
+	CU_ASSERT_EQUAL(ksend(fd, KAPI_LIST_GROUPS, 0, 9, b, 0), 0);
+	CU_ASSERT_EQUAL(kerror(fd, 9, &p, &bl), KERR_GROUP_AUTHORIZATION_FAILED);
+	free(p);
+	CU_ASSERT_EQUAL(flumed_wait_log(&d, "user dave: access denied: ",
+	    before + 4, 5000), before + 4);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "user dave: access denied: "
+	    "Heartbeat on group gdave (the user may consume no topic)"), 1);
+	close(fd);
+}
+
 static void
 test_random_sasl_messages(void)
 {
@@ -434,5 +692,8 @@ TEST_SUITE("sasl", setup, teardown,
 	test_python_clients_scram_over_tls },
     { "raw frames: 33, 34, 58, before authentication",
 	test_raw_error_codes },
+    { "a consume-only user: groups on its topics only",
+	test_consume_only_user_groups },
+    { "raw group requests: 30 and 29", test_raw_group_authorization },
     { "random SASL messages", test_random_sasl_messages },
     { "workers survived", test_workers_survived });

@@ -631,6 +631,12 @@ test_tls(void)
 	expect_error("tls_client_auth = request\n", 1,
 	    "tls_client_auth needs tls_ca_file (the CAs that sign client "
 	    "certificates)");
+	expect_error("tls_ca_file = /ca\ntls_cert_user = yes\n", 2,
+	    "tls_cert_user needs tls_client_auth request or require and an "
+	    "auth_file");
+	expect_error("tls_ca_file = /ca\ntls_client_auth = require\n"
+	    "tls_cert_user = yes\n", 3, "tls_cert_user needs tls_client_auth "
+	    "request or require and an auth_file");
 	expect_error("kafka_listen_tls = *:9093\ntls_cert_file = /c\n"
 	    "tls_key_file = /k\n", 1, "kafka_listen_tls *:9093 is not an "
 	    "address clients can connect to: set kafka_advertised_listener");
