@@ -21,7 +21,10 @@
 #include <unistd.h>
 
 #include "clients/flume.h"
+#include "proto/bytes.h"
+#include "proto/kafka/kapi.h"
 #include "proto/msg.h"
+#include "proto/wire.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
 
@@ -428,7 +431,157 @@ test_delete_crash_recovery(void)
 	flumed_cleanup(&c);
 }
 
+/* Native DELETE_TOPIC of topic as user; the answer's error code. */
+static int
+native_delete(const struct flumed *b, const char *user, const char *pw,
+    const char *topic)
+{
+	struct wbuf wb;
+	int fd, rc;
+
+	if ((fd = support_connect(b)) == -1)
+		return -3000;
+	if (support_handshake(fd, 1, 5000) != 0 ||
+	    support_auth(fd, user, pw) != 0) {
+		close(fd);
+		return -4000;
+	}
+	wbuf_init(&wb);
+	wbuf_str(&wb, topic, strlen(topic));
+	wbuf_i32(&wb, 10000);
+	rc = support_call(fd, API_DELETE_TOPIC, 2, &wb, 15000, NULL, NULL);
+	wbuf_free(&wb);
+	close(fd);
+	return rc;
+}
+
+/* One raw Kafka request on fd (client id "t"); 0 or -1. */
+static int
+ksend(int fd, int16_t key, int16_t ver, int32_t corr, const uint8_t *body,
+    size_t blen)
+{
+	uint8_t buf[512];
+	size_t n = 4;
+
+	if (blen > sizeof(buf) - 15)
+		return -1;
+	be16_put(buf + n, (uint16_t)key);
+	be16_put(buf + n + 2, (uint16_t)ver);
+	be32_put(buf + n + 4, (uint32_t)corr);
+	be16_put(buf + n + 8, 1);
+	buf[n + 10] = 't';
+	n += 11;
+	memcpy(buf + n, body, blen);
+	n += blen;
+	be32_put(buf, (uint32_t)(n - 4));
+	return support_send(fd, buf, n);
+}
+
+/*
+ * Kafka DeleteTopics v1 of topic as user (SASL PLAIN, which the broker
+ * offers on loopback): that topic's error code, or < -1000 on failure.
+ */
+static int
+kafka_delete(int port, const char *user, const char *pw, const char *topic)
+{
+	struct flumed k;
+	uint8_t body[256], *p = NULL;
+	size_t n = 0, tl = strlen(topic), ul = strlen(user), pl = strlen(pw);
+	uint32_t id;
+	int fd, rc = -5000;
+
+	memset(&k, 0, sizeof(k));
+	k.port = port;
+	if ((fd = support_connect(&k)) == -1)
+		return -3000;
+	/* SaslHandshake v1 "PLAIN". */
+	be16_put(body, 5);
+	memcpy(body + 2, "PLAIN", 5);
+	if (ksend(fd, KAPI_SASL_HANDSHAKE, 1, 1, body, 7) != 0 ||
+	    support_recv(fd, 10000, &id, &p, &n) != 1 || n < 2 ||
+	    be16_get(p) != 0)
+		goto out;
+	free(p);
+	p = NULL;
+	/* SaslAuthenticate v0: bytes "\0user\0password". */
+	be32_put(body, (uint32_t)(2 + ul + pl));
+	body[4] = 0;
+	memcpy(body + 5, user, ul);
+	body[5 + ul] = 0;
+	memcpy(body + 6 + ul, pw, pl);
+	if (ksend(fd, KAPI_SASL_AUTHENTICATE, 0, 2, body, 6 + ul + pl) != 0 ||
+	    support_recv(fd, 10000, &id, &p, &n) != 1 || n < 2 ||
+	    be16_get(p) != 0)
+		goto out;
+	free(p);
+	p = NULL;
+	/* DeleteTopics v1: [topic], timeout_ms. */
+	be32_put(body, 1);
+	be16_put(body + 4, (uint16_t)tl);
+	memcpy(body + 6, topic, tl);
+	be32_put(body + 6 + tl, 10000);
+	if (ksend(fd, KAPI_DELETE_TOPICS, 1, 3, body, 10 + tl) != 0 ||
+	    support_recv(fd, 15000, &id, &p, &n) != 1 || id != 3)
+		goto out;
+	/* throttle i32, count i32 (1), name str, error i16 */
+	if (n == 4 + 4 + 2 + tl + 2 && be32_get(p + 4) == 1 &&
+	    memcmp(p + 10, topic, tl) == 0)
+		rc = (int16_t)be16_get(p + 10 + tl);
+out:
+	free(p);
+	close(fd);
+	return rc;
+}
+
+/*
+ * With an auth_file, deleting needs admin on the topic (the permission
+ * that creates it): a consume-only user is refused on both protocols
+ * (ACCESS_DENIED, Kafka TOPIC_AUTHORIZATION_FAILED 29) and the topic
+ * stays; an admin deletes it (0), and again finds none (3).
+ */
+static void
+test_delete_needs_admin(void)
+{
+	struct flumed a;
+	char *dir, users[600], extra[1024], *out = NULL;
+	int kp;
+	FILE *f;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir = test_mkdtemp("delauth"));
+	snprintf(users, sizeof(users), "%s/users", dir);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(users, "w"));
+	fprintf(f, "alice:alice-pw:produce,consume,admin\nbob:bob-pw:consume\n");
+	fclose(f);
+	chmod(users, 0600);
+	CU_ASSERT_FATAL((kp = support_free_port()) > 0);
+	snprintf(extra, sizeof(extra), "auth_file = %s\nkafka_listen = "
+	    "127.0.0.1:%d\nauto_create_topics = false\n[topic a1]\n"
+	    "partitions = 1\n[topic a2]\npartitions = 1\n", users, kp);
+	CU_ASSERT_FATAL(flumed_start(&a, extra) == 0);
+
+	CU_ASSERT_EQUAL(native_delete(&a, "bob", "bob-pw", "a1"),
+	    ERR_ACCESS_DENIED);
+	CU_ASSERT_EQUAL(kafka_delete(kp, "bob", "bob-pw", "a2"),
+	    KERR_TOPIC_AUTHORIZATION_FAILED);
+	CU_ASSERT_TRUE(exists(a.data, "a1"));
+	CU_ASSERT_TRUE(exists(a.data, "a2"));
+
+	CU_ASSERT_EQUAL(native_delete(&a, "alice", "alice-pw", "a1"), ERR_NONE);
+	CU_ASSERT_EQUAL(kafka_delete(kp, "alice", "alice-pw", "a2"), KERR_NONE);
+	CU_ASSERT_EQUAL(kafka_delete(kp, "alice", "alice-pw", "a2"),
+	    KERR_UNKNOWN_TOPIC_OR_PARTITION);
+	CU_ASSERT_EQUAL(native_delete(&a, "alice", "alice-pw", "a1"),
+	    ERR_UNKNOWN_TOPIC_OR_PARTITION);
+	CU_ASSERT_FALSE(exists(a.data, "a1"));
+	CU_ASSERT_FALSE(exists(a.data, "a2"));
+	free(out);
+	flumed_cleanup(&a);
+	test_rmtree(dir);
+	free(dir);
+}
+
 TEST_SUITE("delete", setup, teardown,
+	{ "with auth_file: admin permission deletes", test_delete_needs_admin },
 	{ "delete keeps other topics, recreate starts at 0",
 	    test_delete_keeps_others },
 	{ "unknown and invalid names", test_delete_unknown },
