@@ -608,9 +608,12 @@ writer_delete_crash(struct writer *w)
 	_exit(1);
 }
 
-/* Carry out the delete of entry ti (DELETING).  0, or -1 to retry later. */
+/*
+ * Carry out the delete of entry ti (DELETING).  0, or -1 to retry later.
+ * *moved is set when workers should look again at what they parked.
+ */
 static int
-writer_delete_topic(struct writer *w, uint32_t ti, int64_t now)
+writer_delete_topic(struct writer *w, uint32_t ti, int64_t now, int *moved)
 {
 	struct shm_topic *t = &w->s->topics[ti];
 	char name[TOPIC_NAME_MAX + 1], tomb[PATH_MAX];
@@ -625,7 +628,13 @@ writer_delete_topic(struct writer *w, uint32_t ti, int64_t now)
 		    ti);
 		return 0;
 	}
-	/* Nothing is appended any more; what the rings hold is dropped. */
+	/*
+	 * Nothing is appended any more; what the rings hold is dropped.  The
+	 * workers' parked requests on it are answered now, even if the
+	 * removal below has to be retried.
+	 */
+	if (w->topic_ok[ti] != WTOPIC_CLOSED)
+		*moved = 1;
 	w->topic_ok[ti] = WTOPIC_CLOSED;
 	for (pi = 0; pi < t->span; pi++) {
 		i = t->first_part + pi;
@@ -692,7 +701,7 @@ writer_delete_topics(struct writer *w, int64_t now, int force, int *moved)
 		if (atomic_load_explicit(&w->s->topics[ti].state,
 		    memory_order_acquire) != TOPIC_DELETING)
 			continue;
-		if (writer_delete_topic(w, ti, now) == -1)
+		if (writer_delete_topic(w, ti, now, moved) == -1)
 			failed = 1;
 		else
 			*moved = 1;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "clients/flume.h"
+#include "proto/batch.h"
 #include "proto/bytes.h"
 #include "proto/kafka/kapi.h"
 #include "proto/msg.h"
@@ -580,7 +581,101 @@ test_delete_needs_admin(void)
 	free(dir);
 }
 
+/* A one-record acks=all PRODUCE payload for topic/0. */
+static void
+produce_payload(struct wbuf *wb, const char *topic, const char *value)
+{
+	struct batch_builder bb;
+	const uint8_t *batch;
+	size_t blen;
+
+	batch_builder_init(&bb);
+	CU_ASSERT_EQUAL_FATAL(batch_builder_add(&bb, 1700000000000LL, NULL, -1,
+	    value, (int32_t)strlen(value), NULL, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(batch_builder_close(&bb, &batch, &blen), 0);
+	wbuf_i8(wb, -1);
+	wbuf_i32(wb, 30000);
+	wbuf_i32(wb, 1);
+	wbuf_str(wb, topic, strlen(topic));
+	wbuf_i32(wb, 0);
+	wbuf_bytes(wb, batch, (int32_t)blen);
+	batch_builder_free(&bb);
+}
+
+/*
+ * An acks=all produce parked because fdatasync fails (FLUME_FAULT) is
+ * answered UNKNOWN_TOPIC_OR_PARTITION as soon as its topic is deleted,
+ * not left to time out; the delete itself, whose directory sync fails
+ * too, is retried and answered once the fault is gone.
+ */
+static void
+test_delete_answers_parked_produce(void)
+{
+	struct flumed f;
+	struct wbuf wb;
+	char env[700], flag[600], *dir;
+	uint8_t *p = NULL;
+	size_t n = 0;
+	uint32_t id;
+	long long t0;
+	int fd1, fd2, rc;
+	FILE *fl;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir = test_mkdtemp("delfault"));
+	snprintf(flag, sizeof(flag), "%s/fault-on", dir);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fl = fopen(flag, "w"));
+	fclose(fl);
+	/* From the first byte of a segment on: the log opens, syncs fail. */
+	snprintf(env, sizeof(env), "fsync:1:%s", flag);
+	setenv("FLUME_FAULT", env, 1);
+	rc = flumed_start(&f, "auto_create_topics = false\n"
+	    "[topic p]\npartitions = 1\n");
+	unsetenv("FLUME_FAULT");
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_FATAL((fd1 = support_connect_served(&f, 5000)) >= 0);
+	CU_ASSERT_FATAL((fd2 = support_connect_served(&f, 5000)) >= 0);
+
+	wbuf_init(&wb);
+	produce_payload(&wb, "p", "parked");
+	CU_ASSERT_EQUAL(support_request(fd1, API_PRODUCE, 7, wb.buf, wb.len), 0);
+	/* Parked: its fdatasync failed (and keeps failing). */
+	CU_ASSERT_FATAL(flumed_wait_log(&f, "p-0: fdatasync: Input/output error; "
+	    "keeping the data in memory", 1, 10000) >= 1);
+	wbuf_reset(&wb);
+	wbuf_str(&wb, "p", 1);
+	wbuf_i32(&wb, 30000);
+	t0 = support_now_ms();
+	CU_ASSERT_EQUAL(support_request(fd2, API_DELETE_TOPIC, 8, wb.buf,
+	    wb.len), 0);
+	/* The produce: refused at once, well before its 30 s timeout. */
+	CU_ASSERT_EQUAL(support_recv(fd1, 10000, &id, &p, &n), 1);
+	CU_ASSERT_EQUAL(id, 7);
+	CU_ASSERT(n >= 8 && be16_get(p) == 0 && be32_get(p + 2) == 1 &&
+	    (int16_t)be16_get(p + 6) == ERR_UNKNOWN_TOPIC_OR_PARTITION);
+	CU_ASSERT(support_now_ms() - t0 < 10000);
+	free(p);
+	p = NULL;
+	/* The delete waits for its directory sync, which fails until now. */
+	CU_ASSERT(flumed_wait_log(&f, "delete topic p: renaming its directory",
+	    1, 10000) >= 1);
+	CU_ASSERT_EQUAL(unlink(flag), 0);
+	CU_ASSERT_EQUAL(support_recv(fd2, 20000, &id, &p, &n), 1);
+	CU_ASSERT_EQUAL(id, 8);
+	CU_ASSERT(n == 6 && be16_get(p) == ERR_NONE && be32_get(p + 2) == 1);
+	free(p);
+	CU_ASSERT_FALSE(exists(f.data, "p"));
+	CU_ASSERT_EQUAL(count_prefixed(f.data, ".deleted-"), 0);
+	wbuf_free(&wb);
+	close(fd1);
+	close(fd2);
+	flumed_cleanup(&f);
+	test_rmtree(dir);
+	free(dir);
+}
+
 TEST_SUITE("delete", setup, teardown,
+	{ "a parked acks=all produce is answered at the delete",
+	    test_delete_answers_parked_produce },
 	{ "with auth_file: admin permission deletes", test_delete_needs_admin },
 	{ "delete keeps other topics, recreate starts at 0",
 	    test_delete_keeps_others },
