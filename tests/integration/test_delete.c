@@ -408,7 +408,11 @@ test_delete_crash_recovery(void)
 		else
 			usleep(10 * 1000);
 	}
-	CU_ASSERT_FATAL(gone);
+	if (!gone) {
+		/* Always clean up: a broker left running would outlive the test. */
+		flumed_cleanup(&c);
+		CU_FAIL_FATAL("the broker did not die after the rename");
+	}
 	CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
 	/* The workers and the writer go with it (same process group). */
 	flumed_kill(&c);
@@ -416,7 +420,10 @@ test_delete_crash_recovery(void)
 	CU_ASSERT_EQUAL(count_prefixed(c.data, ".deleted-t1~"), 1);
 	CU_ASSERT_TRUE(exists(c.data, "t2"));
 
-	CU_ASSERT_EQUAL_FATAL(flumed_restart(&c), 0);
+	if (flumed_restart(&c) != 0) {
+		flumed_cleanup(&c);
+		CU_FAIL_FATAL("no restart");
+	}
 	CU_ASSERT_EQUAL(flumed_log_count(&c,
 	    "finished 1 topic delete a previous run left half-done"), 1);
 	CU_ASSERT_EQUAL(count_prefixed(c.data, ".deleted-"), 0);
@@ -632,15 +639,22 @@ test_delete_answers_parked_produce(void)
 	    "[topic p]\npartitions = 1\n");
 	unsetenv("FLUME_FAULT");
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_FATAL((fd1 = support_connect_served(&f, 5000)) >= 0);
-	CU_ASSERT_FATAL((fd2 = support_connect_served(&f, 5000)) >= 0);
+	fd1 = support_connect_served(&f, 5000);
+	fd2 = support_connect_served(&f, 5000);
+	if (fd1 < 0 || fd2 < 0) {
+		flumed_cleanup(&f);
+		CU_FAIL_FATAL("cannot connect");
+	}
 
 	wbuf_init(&wb);
 	produce_payload(&wb, "p", "parked");
 	CU_ASSERT_EQUAL(support_request(fd1, API_PRODUCE, 7, wb.buf, wb.len), 0);
 	/* Parked: its fdatasync failed (and keeps failing). */
-	CU_ASSERT_FATAL(flumed_wait_log(&f, "p-0: fdatasync: Input/output error; "
-	    "keeping the data in memory", 1, 10000) >= 1);
+	if (flumed_wait_log(&f, "p-0: fdatasync: Input/output error; "
+	    "keeping the data in memory", 1, 10000) < 1) {
+		flumed_cleanup(&f);
+		CU_FAIL_FATAL("the produce was not held back by the fault");
+	}
 	wbuf_reset(&wb);
 	wbuf_str(&wb, "p", 1);
 	wbuf_i32(&wb, 30000);
