@@ -1,5 +1,5 @@
 /*
- * flume-admin: list, create and describe topics, list the broker's
+ * flume-admin: list, create, delete and describe topics, list the broker's
  * worker and writer processes, show consumer groups and reset a group's
  * committed offsets.
  */
@@ -20,6 +20,7 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: flume-admin [-b host:port] topics\n"
 	    "       flume-admin [-b host:port] create topic [-p partitions]\n"
+	    "       flume-admin [-b host:port] delete topic [topic ...]\n"
 	    "       flume-admin [-b host:port] describe topic\n"
 	    "       flume-admin [-b host:port] workers\n"
 	    "       flume-admin [-b host:port] groups\n"
@@ -96,6 +97,26 @@ cmd_create(struct flume_client *c, int argc, char *argv[])
 	}
 	printf("created %s with %d partitions\n", topic, (int)created);
 	return 0;
+}
+
+/* Every topic is tried; the status is 1 if any of them failed. */
+static int
+cmd_delete(struct flume_client *c, int argc, char *argv[])
+{
+	int32_t parts;
+	int i, status = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (flume_delete_topic(c, argv[i], &parts) == -1) {
+			fprintf(stderr, "flume-admin: cannot delete %s\n",
+			    flume_errstr(c));
+			status = 1;
+			continue;
+		}
+		printf("deleted %s with %d partition%s\n", argv[i], (int)parts,
+		    parts == 1 ? "" : "s");
+	}
+	return status;
 }
 
 static int
@@ -415,6 +436,7 @@ main(int argc, char *argv[])
 	    (strcmp(cmd, "group") == 0 && argc >= 3 &&
 	    strcmp(argv[2], "reset") == 0) ||
 	    (strcmp(cmd, "describe") == 0 && argc == 2) ||
+	    (strcmp(cmd, "delete") == 0 && argc >= 2) ||
 	    strcmp(cmd, "create") == 0)) {
 		usage(stderr);
 		return 2;
@@ -441,6 +463,8 @@ main(int argc, char *argv[])
 		status = cmd_group(c, argv[1]);
 	else if (strcmp(cmd, "describe") == 0)
 		status = cmd_describe(c, argv[1]);
+	else if (strcmp(cmd, "delete") == 0)
+		status = cmd_delete(c, argc, argv);
 	else
 		status = cmd_create(c, argc, argv);
 	if (fflush(stdout) == EOF) {

@@ -145,6 +145,17 @@ void	flume_metadata_free(struct flume_metadata *md);
 int	flume_create_topic(struct flume_client *c, const char *topic,
 	    int32_t partitions, int32_t *created);
 
+/*
+ * Delete a topic and all its data (*deleted gets its partition count).
+ * Returns once the broker has removed its files: a topic of that name
+ * created afterwards starts empty at offset 0.  Fails with the broker's
+ * error (flume_broker_error) UNKNOWN_TOPIC_OR_PARTITION when there is no
+ * such topic, TIMEOUT when the removal took longer than the request
+ * timeout (it still completes).
+ */
+int	flume_delete_topic(struct flume_client *c, const char *topic,
+	    int32_t *deleted);
+
 /* The earliest (FLUME_OFFSET_BEGINNING) or latest (FLUME_OFFSET_END) offset. */
 int	flume_list_offset(struct flume_client *c, const char *topic,
 	    int32_t partition, int64_t which, int64_t *offset);

@@ -837,6 +837,9 @@ client_encode(struct wbuf *wb, uint16_t api, const void *msg)
 	case API_CREATE_TOPIC:
 		msg_encode_create_topic_req(wb, msg);
 		break;
+	case API_DELETE_TOPIC:
+		msg_encode_delete_topic_req(wb, msg);
+		break;
 	case API_LIST_OFFSETS:
 		msg_encode_list_offsets_req(wb, msg);
 		break;
@@ -1046,6 +1049,40 @@ flume_create_topic(struct flume_client *c, const char *topic,
 	}
 	if (created != NULL)
 		*created = resp.partitions;
+	rc = 0;
+done:
+	free(s.buf);
+	return rc;
+}
+
+/* ---- DELETE_TOPIC ---- */
+
+int
+flume_delete_topic(struct flume_client *c, const char *topic, int32_t *deleted)
+{
+	struct delete_topic_req req;
+	struct delete_topic_resp resp;
+	struct client_sync s;
+	int rc = -1;
+
+	req.topic = topic;
+	req.topic_len = strlen(topic);
+	/* The broker answers within this; the call waits a little longer. */
+	req.timeout_ms = c->conf.request_timeout_ms;
+	if (client_call(c, API_DELETE_TOPIC, &req, c->conf.request_timeout_ms +
+	    1000, 0, &s) == -1)
+		goto done;
+	if (msg_decode_delete_topic_resp(s.buf, s.len, &resp) == -1) {
+		client_seterr(c, "malformed delete topic response");
+		errno = EPROTO;
+		goto done;
+	}
+	if (resp.error != ERR_NONE) {
+		client_broker_fail(c, resp.error, topic);
+		goto done;
+	}
+	if (deleted != NULL)
+		*deleted = resp.partitions;
 	rc = 0;
 done:
 	free(s.buf);

@@ -17,6 +17,7 @@
 #include "master/writer_group.h"
 #include "shm/ipcount.h"
 #include "store/plog.h"
+#include "store/tomb.h"
 #include "store/topic.h"
 
 /*
@@ -223,6 +224,26 @@ out:
 	return rc;
 }
 
+/*
+ * Step 2: a topic delete cut short by a crash left its tombstone (store/
+ * tomb.h); the topic is already gone, so only its files are removed.
+ */
+static int
+recovery_tombstones(const struct config *conf)
+{
+	int removed = 0;
+
+	if (tomb_sweep(conf->data_dir, &removed) == -1) {
+		log_warn("removing deleted topics' directories in %s",
+		    conf->data_dir);
+		return -1;
+	}
+	if (removed > 0)
+		log_info("finished %d topic delete%s a previous run left "
+		    "half-done", removed, removed == 1 ? "" : "s");
+	return 0;
+}
+
 int
 recovery_run(const struct config *conf, struct shm *shm)
 {
@@ -234,6 +255,8 @@ recovery_run(const struct config *conf, struct shm *shm)
 		return -1;
 	}
 	if (recovery_drain_old(conf, name) == -1)
+		return -1;
+	if (recovery_tombstones(conf) == -1)
 		return -1;
 
 	memset(&lim, 0, sizeof(lim));

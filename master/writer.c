@@ -26,6 +26,14 @@
  * rule of shm/ring.h rules out) are treated the same way: the partition
  * stops with storage_error set rather than lose or renumber them.
  *
+ * Deleting a topic (shm/shm.h): a worker marks the entry DELETING; the
+ * next cycle closes its logs, renames its directory to a tombstone
+ * (store/tomb.h, data directory synced), removes it, clears the group
+ * offsets committed on its slots and resets them (shm_topic_delete_end
+ * frees the entry).  A failure is retried with backoff; start-up
+ * recovery removes a tombstone a crash left behind.  A freed entry that
+ * a create reused is opened again like a new topic.
+ *
  * A failed fdatasync also sets the partition's sync_failed (in shared
  * memory, so a respawned writer and start-up recovery see it), and
  * durable_offset stays where it was: the kernel may have marked the
@@ -60,7 +68,9 @@
 #include "shm/ring.h"
 #include "shm/shm.h"
 #include "shm/stats.h"
+#include "shm/group.h"
 #include "store/plog.h"
+#include "store/tomb.h"
 #include "store/topic.h"
 
 #define WRITER_BACKOFF_MIN_MS	50
@@ -98,12 +108,22 @@ struct writer {
 	struct shm		*s;
 	const struct config	*conf;
 	struct wslot		*slots;		/* [max_partitions] */
-	uint8_t			*topic_ok;	/* [max_topics]: entry checked and opened */
+	uint8_t			*topic_ok;	/* [max_topics]: WTOPIC_* */
 	uint32_t		 topics_open;	/* topics[0..topics_open) are handled */
 	int64_t			 meta_retry_ms;
 	int			 meta_error;
 	int64_t			 next_retention_ms;
+	int64_t			 delete_retry_ms;
+	int64_t			 delete_backoff_ms;
 	struct writer_groups	*groups;	/* master/writer_group.c */
+};
+
+/* What the writer made of a topic entry below topics_open. */
+enum {
+	WTOPIC_BAD = 0,		/* damaged: ignored */
+	WTOPIC_OPEN = 1,	/* checked, logs opened */
+	WTOPIC_CLOSED = 2,	/* being deleted: logs closed */
+	WTOPIC_FREED = 3	/* deleted; opened again when a create reuses it */
 };
 
 static uint32_t
@@ -121,12 +141,13 @@ topic_count_now(const struct shm *s)
  * further than this.
  */
 static int
-topic_entry_check(const struct shm *s, uint32_t ti, char *buf)
+topic_entry_check_state(const struct shm *s, uint32_t ti, char *buf,
+    uint32_t state)
 {
 	const struct shm_topic *t = &s->topics[ti];
 	uint32_t len = t->name_len;
 
-	if (atomic_load_explicit(&t->state, memory_order_acquire) != TOPIC_READY ||
+	if (atomic_load_explicit(&t->state, memory_order_acquire) != state ||
 	    len == 0 || len > TOPIC_NAME_MAX || t->partitions < 1 ||
 	    t->first_part > s->hdr->limits.max_partitions ||
 	    (uint32_t)t->partitions > s->hdr->limits.max_partitions - t->first_part)
@@ -136,6 +157,12 @@ topic_entry_check(const struct shm *s, uint32_t ti, char *buf)
 	if (!topic_name_valid(buf, len))
 		return -1;
 	return 0;
+}
+
+static int
+topic_entry_check(const struct shm *s, uint32_t ti, char *buf)
+{
+	return topic_entry_check_state(s, ti, buf, TOPIC_READY);
 }
 
 /* Name of the topic owning slot i, for log lines. */
@@ -460,55 +487,234 @@ wslot_cycle(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 		wslot_ok(w, i);
 }
 
+/*
+ * Open topic ti's logs (writing topic.meta first when missing).  0 done,
+ * 1 to be retried later (the directory could not be made).
+ */
+static int
+writer_open_topic(struct writer *w, uint32_t ti, const char *name, int64_t now,
+    int force)
+{
+	const struct shm_topic *t = &w->s->topics[ti];
+	uint32_t pi;
+	int32_t parts;
+	int err;
+
+	if (!force && now < w->meta_retry_ms)
+		return 1;
+	/* Missing or unreadable: the directory in memory is the truth. */
+	if (topic_meta_load(w->conf->data_dir, name, &parts) == -1) {
+		if (topic_meta_save(w->conf->data_dir, name, t->partitions) == 0)
+			goto opened;
+		err = errno;
+		if (w->meta_error != err)
+			log_warnx("topic %s: cannot write topic.meta: %s; retrying",
+			    name, strerror(err));
+		w->meta_error = err;
+		w->meta_retry_ms = now + WRITER_BACKOFF_MAX_MS;
+		/* Refuse produces to it until its directory exists. */
+		for (pi = 0; pi < (uint32_t)t->partitions; pi++) {
+			w->slots[t->first_part + pi].error = err;
+			atomic_store(&w->s->parts[t->first_part + pi].storage_error, err);
+		}
+		return 1;
+	} else if (parts != t->partitions)
+		log_warnx("topic %s: topic.meta says %d partitions, memory %d",
+		    name, parts, t->partitions);
+opened:
+	w->meta_error = 0;
+	for (pi = 0; pi < (uint32_t)t->partitions; pi++)
+		(void)wslot_open(w, t->first_part + pi, now);
+	log_debug("topic %s: %d partitions opened", name, t->partitions);
+	/* A published entry changes again only by a delete. */
+	w->topic_ok[ti] = WTOPIC_OPEN;
+	return 0;
+}
+
 /* Open the logs of topics created since the last look. */
 static void
 writer_open_topics(struct writer *w, int64_t now, int force, int *moved)
 {
-	const struct shm_topic *t;
 	char name[TOPIC_NAME_MAX + 1];
-	uint32_t n = topic_count_now(w->s), pi, ti;
-	int32_t parts;
-	int err;
+	uint32_t n = topic_count_now(w->s), ti, st;
 
+	/* Entries freed by a delete that a create has filled again. */
+	for (ti = 0; ti < w->topics_open; ti++) {
+		if (w->topic_ok[ti] != WTOPIC_FREED ||
+		    topic_entry_check(w->s, ti, name) == -1)
+			continue;
+		if (writer_open_topic(w, ti, name, now, force) != 0)
+			return;
+		*moved = 1;
+	}
 	while (w->topics_open < n) {
 		ti = w->topics_open;
-		t = &w->s->topics[ti];
-		if (topic_entry_check(w->s, ti, name) == -1) {
-			log_warnx("topic entry %u in shared memory is damaged; ignored", ti);
-			w->topic_ok[ti] = 0;
+		st = atomic_load_explicit(&w->s->topics[ti].state,
+		    memory_order_acquire);
+		if (st == TOPIC_FREE || st == TOPIC_DELETING) {
+			/* A hole, or deleted before it was opened: nothing to open. */
+			w->topic_ok[ti] = st == TOPIC_FREE ? WTOPIC_FREED :
+			    WTOPIC_CLOSED;
 			w->topics_open++;
 			continue;
 		}
-		if (!force && now < w->meta_retry_ms)
+		if (topic_entry_check(w->s, ti, name) == -1) {
+			log_warnx("topic entry %u in shared memory is damaged; ignored", ti);
+			w->topic_ok[ti] = WTOPIC_BAD;
+			w->topics_open++;
+			continue;
+		}
+		if (writer_open_topic(w, ti, name, now, force) != 0)
 			return;
-		/* Missing or unreadable: the directory in memory is the truth. */
-		if (topic_meta_load(w->conf->data_dir, name, &parts) == -1) {
-			if (topic_meta_save(w->conf->data_dir, name, t->partitions) == 0)
-				goto opened;
-			err = errno;
-			if (w->meta_error != err)
-				log_warnx("topic %s: cannot write topic.meta: %s; retrying",
-				    name, strerror(err));
-			w->meta_error = err;
-			w->meta_retry_ms = now + WRITER_BACKOFF_MAX_MS;
-			/* Refuse produces to it until its directory exists. */
-			for (pi = 0; pi < (uint32_t)t->partitions; pi++) {
-				w->slots[t->first_part + pi].error = err;
-				atomic_store(&w->s->parts[t->first_part + pi].storage_error, err);
-			}
-			return;
-		} else if (parts != t->partitions)
-			log_warnx("topic %s: topic.meta says %d partitions, memory %d",
-			    name, parts, t->partitions);
-opened:
-		w->meta_error = 0;
-		for (pi = 0; pi < (uint32_t)t->partitions; pi++)
-			(void)wslot_open(w, t->first_part + pi, now);
-		log_debug("topic %s: %d partitions opened", name, t->partitions);
-		/* A published entry never changes again: checked once. */
-		w->topic_ok[ti] = 1;
 		w->topics_open++;
 	}
+}
+
+/* Forget every group's committed offset on partition slot i. */
+static void
+writer_offsets_clear(struct writer *w, uint32_t slot)
+{
+	struct shm_group *g;
+	uint32_t gi, n;
+
+	if (w->s->groups == NULL)
+		return;
+	n = group_count(w->s);
+	for (gi = 0; gi < n; gi++) {
+		if ((g = group_at(w->s, gi)) == NULL)
+			continue;
+		/* group_offset_set bumps commit_seq: the offsets file follows. */
+		if (group_offset_get(w->s, g, slot) != -1)
+			group_offset_set(w->s, g, slot, -1);
+	}
+}
+
+/*
+ * Test seam (flume-master.8, TESTING): FLUME_TEST_DELETE_CRASH set makes
+ * the broker die right after a delete's rename, as a power cut would,
+ * so a test can see start-up recovery finish the delete.
+ */
+static void
+writer_delete_crash(struct writer *w)
+{
+	const char *v = getenv("FLUME_TEST_DELETE_CRASH");
+
+	if (v == NULL || *v == '\0')
+		return;
+	log_warnx("TEST FAULT INJECTION: FLUME_TEST_DELETE_CRASH: the master "
+	    "is killed after the rename");
+	if (w->s->hdr->master_pid > 1)
+		kill(w->s->hdr->master_pid, SIGKILL);
+	_exit(1);
+}
+
+/*
+ * Carry out the delete of entry ti (DELETING).  0, or -1 to retry later.
+ * *moved is set when workers should look again at what they parked.
+ */
+static int
+writer_delete_topic(struct writer *w, uint32_t ti, int64_t now, int *moved)
+{
+	struct shm_topic *t = &w->s->topics[ti];
+	char name[TOPIC_NAME_MAX + 1], tomb[PATH_MAX];
+	uint32_t pi, i;
+	uint64_t n;
+	int removed;
+
+	if (topic_entry_check_state(w->s, ti, name, TOPIC_DELETING) == -1 ||
+	    t->span < (uint32_t)t->partitions ||
+	    t->span > w->s->hdr->limits.max_partitions - t->first_part) {
+		log_warnx("topic entry %u in shared memory is damaged; not deleted",
+		    ti);
+		return 0;
+	}
+	/*
+	 * Nothing is appended any more; what the rings hold is dropped.  The
+	 * workers' parked requests on it are answered now, even if the
+	 * removal below has to be retried.
+	 */
+	if (w->topic_ok[ti] != WTOPIC_CLOSED)
+		*moved = 1;
+	w->topic_ok[ti] = WTOPIC_CLOSED;
+	for (pi = 0; pi < t->span; pi++) {
+		i = t->first_part + pi;
+		if (w->slots[i].log != NULL)
+			plog_close(w->slots[i].log);
+		memset(&w->slots[i], 0, sizeof(w->slots[i]));
+	}
+	n = (uint64_t)ti << 32 |
+	    atomic_load(&w->s->parts[t->first_part].incarnation);
+	if (tomb_bury(w->conf->data_dir, name, n, tomb, sizeof(tomb)) == -1 &&
+	    errno != ENOENT) {
+		log_warn("delete topic %s: renaming its directory; retrying", name);
+		return -1;
+	}
+	writer_delete_crash(w);
+	if (tomb_sweep(w->conf->data_dir, &removed) == -1)
+		log_warn("delete topic %s: removing %s (the next start removes it)",
+		    name, tomb);
+	for (pi = 0; pi < t->span; pi++)
+		writer_offsets_clear(w, t->first_part + pi);
+	shm_topic_delete_end(w->s, (int)ti);
+	w->topic_ok[ti] = WTOPIC_FREED;
+	log_info("deleted topic %s (%d partition%s)", name, t->partitions,
+	    t->partitions == 1 ? "" : "s");
+	return 0;
+}
+
+/* 1 if an entry below topics_open is being deleted. */
+static int
+writer_deletes_pending(const struct writer *w)
+{
+	uint32_t ti;
+
+	for (ti = 0; ti < w->topics_open; ti++)
+		if (atomic_load_explicit(&w->s->topics[ti].state,
+		    memory_order_acquire) == TOPIC_DELETING)
+			return 1;
+	return 0;
+}
+
+/* 1 if a freed entry was filled again by a create. */
+static int
+writer_reuse_pending(const struct writer *w)
+{
+	uint32_t ti;
+
+	for (ti = 0; ti < w->topics_open; ti++)
+		if (w->topic_ok[ti] == WTOPIC_FREED &&
+		    atomic_load_explicit(&w->s->topics[ti].state,
+		    memory_order_acquire) == TOPIC_READY)
+			return 1;
+	return 0;
+}
+
+static void
+writer_delete_topics(struct writer *w, int64_t now, int force, int *moved)
+{
+	uint32_t ti;
+	int failed = 0;
+
+	if (!force && now < w->delete_retry_ms)
+		return;
+	for (ti = 0; ti < w->topics_open; ti++) {
+		if (atomic_load_explicit(&w->s->topics[ti].state,
+		    memory_order_acquire) != TOPIC_DELETING)
+			continue;
+		if (writer_delete_topic(w, ti, now, moved) == -1)
+			failed = 1;
+		else
+			*moved = 1;
+	}
+	if (!failed) {
+		w->delete_backoff_ms = 0;
+		return;
+	}
+	w->delete_backoff_ms = w->delete_backoff_ms == 0 ? WRITER_BACKOFF_MIN_MS :
+	    w->delete_backoff_ms * 2;
+	if (w->delete_backoff_ms > WRITER_BACKOFF_MAX_MS)
+		w->delete_backoff_ms = WRITER_BACKOFF_MAX_MS;
+	w->delete_retry_ms = now + w->delete_backoff_ms;
 }
 
 /* Runs body with i = every partition slot of every opened, valid topic. */
@@ -516,7 +722,7 @@ opened:
 	uint32_t ti_, pi_;						\
 	for (ti_ = 0; ti_ < (w)->topics_open; ti_++) {			\
 		const struct shm_topic *t_ = &(w)->s->topics[ti_];	\
-		if (!(w)->topic_ok[ti_])				\
+		if ((w)->topic_ok[ti_] != WTOPIC_OPEN)			\
 			continue;					\
 		for (pi_ = 0; pi_ < (uint32_t)t_->partitions; pi_++) {	\
 			uint32_t i = t_->first_part + pi_;		\
@@ -633,6 +839,8 @@ writer_cycle(struct writer *w, int64_t now_ms)
 	int moved = 0;
 
 	writer_open_topics(w, now_ms, 0, &moved);
+	writer_delete_topics(w, now_ms, 0, &moved);
+	writer_open_topics(w, now_ms, 0, &moved);
 	WRITER_FOREACH_SLOT(w, i, wslot_cycle(w, i, now_ms, 0, &moved));
 	if (w->conf->retention_check_ms > 0 && now_ms >= w->next_retention_ms)
 		writer_retain(w, now_ms, &moved);
@@ -649,6 +857,9 @@ writer_pending(struct writer *w, int64_t now_ms)
 
 	atomic_thread_fence(memory_order_seq_cst);
 	if (topic_count_now(w->s) > w->topics_open && now_ms >= w->meta_retry_ms)
+		return 1;
+	if ((now_ms >= w->delete_retry_ms && writer_deletes_pending(w)) ||
+	    (now_ms >= w->meta_retry_ms && writer_reuse_pending(w)))
 		return 1;
 	WRITER_FOREACH_SLOT(w, i, {
 		struct wslot *sl = &w->slots[i];
@@ -672,8 +883,10 @@ writer_timeout(struct writer *w, int64_t now_ms)
 #define WRITER_SOONER(due) do { if ((due) - now_ms < t) t = (due) - now_ms; } while (0)
 	if (c->retention_check_ms > 0)
 		WRITER_SOONER(w->next_retention_ms);
-	if (topic_count_now(w->s) > w->topics_open)
+	if (topic_count_now(w->s) > w->topics_open || writer_reuse_pending(w))
 		WRITER_SOONER(w->meta_retry_ms);
+	if (writer_deletes_pending(w))
+		WRITER_SOONER(w->delete_retry_ms);
 	WRITER_FOREACH_SLOT(w, i, {
 		struct wslot *sl = &w->slots[i];
 
@@ -694,7 +907,9 @@ writer_finish(struct writer *w, int64_t now_ms)
 	int moved = 0, rc = 0;
 
 	writer_open_topics(w, now_ms, 1, &moved);
-	if (w->topics_open < topic_count_now(w->s))
+	writer_delete_topics(w, now_ms, 1, &moved);
+	writer_open_topics(w, now_ms, 1, &moved);
+	if (w->topics_open < topic_count_now(w->s) || writer_deletes_pending(w))
 		rc = -1;
 	WRITER_FOREACH_SLOT(w, i, {
 		struct wslot *sl = &w->slots[i];
@@ -717,7 +932,7 @@ writer_drain_region(struct shm *old, const struct config *conf)
 {
 	struct shm_partition *p;
 	struct plog *log;
-	char name[TOPIC_NAME_MAX + 1];
+	char name[TOPIC_NAME_MAX + 1], tomb[PATH_MAX];
 	uint64_t batches, records, total = 0, head, tail;
 	uint32_t ti, pi, n = topic_count_now(old);
 	int32_t parts;
@@ -726,6 +941,22 @@ writer_drain_region(struct shm *old, const struct config *conf)
 	int rc = 0, round, err, failed;
 
 	for (ti = 0; ti < n; ti++) {
+		if (atomic_load(&old->topics[ti].state) == TOPIC_FREE)
+			continue;
+		/*
+		 * A delete the old writer did not finish: its directory becomes
+		 * a tombstone now, so recovery does not load the topic again.
+		 */
+		if (topic_entry_check_state(old, ti, name, TOPIC_DELETING) == 0) {
+			if (tomb_bury(conf->data_dir, name, (uint64_t)ti << 32 |
+			    atomic_load(&old->parts[old->topics[ti].first_part].incarnation),
+			    tomb, sizeof(tomb)) == -1 && errno != ENOENT) {
+				log_warn("topic %s: finishing its delete", name);
+				rc = -1;
+			} else
+				log_info("topic %s: finishing its delete", name);
+			continue;
+		}
 		if (topic_entry_check(old, ti, name) == -1) {
 			log_warnx("old shared memory: topic entry %u is damaged; ignored", ti);
 			continue;

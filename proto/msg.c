@@ -74,6 +74,7 @@ static const char *const api_names[API_MAX] = {
 	[API_AUTH_PROVE] = "AUTH_PROVE",
 	[API_STATS] = "STATS",
 	[API_GROUP_RESET] = "GROUP_RESET",
+	[API_DELETE_TOPIC] = "DELETE_TOPIC",
 };
 
 const char *
@@ -329,6 +330,50 @@ msg_decode_create_topic_req(const uint8_t *p, size_t len,
 	memset(m, 0, sizeof(*m));
 	rbuf_init(&rb, p, len);
 	m->topic = rbuf_str(&rb, &m->topic_len);
+	m->partitions = rbuf_i32(&rb);
+	return msg_done(&rb);
+}
+
+/* ---- DELETE_TOPIC ---- */
+
+void
+msg_encode_delete_topic_req(struct wbuf *wb, const struct delete_topic_req *m)
+{
+	wbuf_str(wb, m->topic, m->topic_len);
+	wbuf_i32(wb, m->timeout_ms);
+}
+
+void
+msg_encode_delete_topic_resp(struct wbuf *wb, const struct delete_topic_resp *m)
+{
+	wbuf_i16(wb, m->error);
+	wbuf_i32(wb, m->partitions);
+}
+
+int
+msg_decode_delete_topic_req(const uint8_t *p, size_t len,
+    struct delete_topic_req *m)
+{
+	struct rbuf rb;
+
+	memset(m, 0, sizeof(*m));
+	rbuf_init(&rb, p, len);
+	m->topic = rbuf_str(&rb, &m->topic_len);
+	m->timeout_ms = rbuf_i32(&rb);
+	return msg_done(&rb);
+}
+
+int
+msg_decode_delete_topic_resp(const uint8_t *p, size_t len,
+    struct delete_topic_resp *m)
+{
+	struct rbuf rb;
+
+	memset(m, 0, sizeof(*m));
+	if (msg_error_only(p, len, &m->error))
+		return 0;
+	rbuf_init(&rb, p, len);
+	m->error = rbuf_i16(&rb);
 	m->partitions = rbuf_i32(&rb);
 	return msg_done(&rb);
 }

@@ -45,7 +45,8 @@ enum api_key {
 	API_AUTH_PROVE = 17,
 	API_STATS = 18,			/* broker figures for flume-admin stats */
 	API_GROUP_RESET = 19,		/* set a member-less group's offsets */
-	API_MAX = 20
+	API_DELETE_TOPIC = 20,		/* delete a topic and its data */
+	API_MAX = 21
 };
 
 enum flume_error {
@@ -108,6 +109,9 @@ struct metadata_resp { int16_t error; int32_t count; struct topic_info *topics; 
  * resp: [error i16][partitions i32]          TOPIC_EXISTS if it exists */
 struct create_topic_req { const char *topic; size_t topic_len; int32_t partitions; };
 struct create_topic_resp { int16_t error; int32_t partitions; };
+/* timeout_ms: how long to wait for the files to be gone (<= 0: default). */
+struct delete_topic_req { const char *topic; size_t topic_len; int32_t timeout_ms; };
+struct delete_topic_resp { int16_t error; int32_t partitions; };
 
 /* ---- PRODUCE (3) ----
  * req:  [acks i8][timeout_ms i32][count i32]{[topic str][partition i32][records bytes]}
@@ -163,6 +167,8 @@ void	msg_encode_metadata_req(struct wbuf *wb, const struct metadata_req *m);
 void	msg_encode_metadata_resp(struct wbuf *wb, const struct metadata_resp *m);
 void	msg_encode_create_topic_req(struct wbuf *wb, const struct create_topic_req *m);
 void	msg_encode_create_topic_resp(struct wbuf *wb, const struct create_topic_resp *m);
+void	msg_encode_delete_topic_req(struct wbuf *wb, const struct delete_topic_req *m);
+void	msg_encode_delete_topic_resp(struct wbuf *wb, const struct delete_topic_resp *m);
 void	msg_encode_produce_req(struct wbuf *wb, const struct produce_req *m);
 void	msg_encode_produce_resp(struct wbuf *wb, const struct produce_resp *m);
 void	msg_encode_fetch_req(struct wbuf *wb, const struct fetch_req *m);
@@ -178,6 +184,8 @@ int	msg_decode_metadata_req(const uint8_t *p, size_t len, struct arena *a, struc
 int	msg_decode_metadata_resp(const uint8_t *p, size_t len, struct arena *a, struct metadata_resp *m);
 int	msg_decode_create_topic_req(const uint8_t *p, size_t len, struct create_topic_req *m);
 int	msg_decode_create_topic_resp(const uint8_t *p, size_t len, struct create_topic_resp *m);
+int	msg_decode_delete_topic_req(const uint8_t *p, size_t len, struct delete_topic_req *m);
+int	msg_decode_delete_topic_resp(const uint8_t *p, size_t len, struct delete_topic_resp *m);
 int	msg_decode_produce_req(const uint8_t *p, size_t len, struct arena *a, struct produce_req *m);
 int	msg_decode_produce_resp(const uint8_t *p, size_t len, struct arena *a, struct produce_resp *m);
 int	msg_decode_fetch_req(const uint8_t *p, size_t len, struct arena *a, struct fetch_req *m);

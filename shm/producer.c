@@ -301,6 +301,17 @@ producer_record(struct shm *s, struct shm_partition *p,
 }
 
 void
+producer_part_clear(struct shm *s, struct shm_partition *p)
+{
+	struct producer_part *pp = ppart(s, p);
+	int i;
+
+	/* One store per entry frees it (state count 0), as entry_take expects. */
+	for (i = 0; i < PRODUCER_SLOTS; i++)
+		atomic_store_explicit(&pp->e[i].state, 0, memory_order_release);
+}
+
+void
 producer_repair(struct shm *s, struct shm_partition *p)
 {
 	struct producer_part *pp = ppart(s, p);

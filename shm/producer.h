@@ -129,6 +129,11 @@ int	producer_check(struct shm *s, struct shm_partition *p,
 void	producer_record(struct shm *s, struct shm_partition *p,
 	    const struct producer_seq *q, int64_t base, int64_t next,
 	    uint64_t ring_end);
+/*
+ * Forget every producer of partition p (its topic was deleted, or the slot
+ * is handed to a new topic): under its lock, or before it is published.
+ */
+void	producer_part_clear(struct shm *s, struct shm_partition *p);
 /* Under the partition lock of a dead holder: drop unpublished records. */
 void	producer_repair(struct shm *s, struct shm_partition *p);
 

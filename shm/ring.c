@@ -168,6 +168,12 @@ ring_append_hooked(struct shm *s, struct shm_partition *p,
 	}
 	if (ring_lock(s, p) == -1)
 		return -1;
+	/* Its topic is being deleted (shm/shm.h): nothing enters any more. */
+	if (atomic_load_explicit(&p->dead, memory_order_relaxed) != 0) {
+		shm_unlock(&p->lock);
+		errno = ENOENT;
+		return -1;
+	}
 	tail = atomic_load_explicit(&p->tail, memory_order_relaxed);
 	head = atomic_load_explicit(&p->head, memory_order_acquire);
 	if (tail < head || tail - head > rsize) {

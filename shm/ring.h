@@ -29,7 +29,8 @@
  * consecutive offsets (patching each baseOffset in the ring copy).  All or
  * nothing.  0 with *base_offset (first batch) and *next_offset (after the
  * last); -1 with EAGAIN when the ring lacks room now (park and retry when
- * the writer frees space), EMSGSIZE when it could never fit.
+ * the writer frees space), EMSGSIZE when it could never fit, ENOENT when
+ * the partition's topic is being deleted.
  */
 int	ring_append(struct shm *s, struct shm_partition *p, const uint8_t *batches,
 	    size_t len, int64_t *base_offset, int64_t *next_offset);

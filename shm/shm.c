@@ -16,6 +16,12 @@
  * that dies before the last store leaves nothing visible; the next
  * creator rolls a READY entry past topic_count forward (it is complete,
  * since its state was stored last) and reuses anything before that.
+ *
+ * A deleted topic's entry (FREE below topic_count, see shm/shm.h) is a
+ * hole: a create of at most its span partitions fills it while it is
+ * still FREE, so readers skip it, and publishes it by the READY store
+ * alone; its span and first_part are never changed, so a creator that
+ * dies half-way leaves a hole as good as before.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +39,7 @@
 #include "shm/group.h"
 #include "shm/ipcount.h"
 #include "shm/producer.h"
+#include "shm/ring.h"
 #include "shm/shm.h"
 
 #define SHM_TABLE_ALIGN	64
@@ -398,6 +405,23 @@ shm_topic_find(struct shm *s, const char *name, size_t len)
 	return -1;
 }
 
+/* An entry being deleted under that name (a create waits for the end). */
+static int
+shm_topic_deleting(struct shm *s, const char *name, size_t len)
+{
+	const struct shm_topic *t;
+	uint32_t i, n = shm_topic_limit(s);
+
+	for (i = 0; i < n; i++) {
+		t = &s->topics[i];
+		if (atomic_load_explicit(&t->state, memory_order_acquire) ==
+		    TOPIC_DELETING && t->name_len == len &&
+		    memcmp(t->name, name, len) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
 /*
  * Under dir_lock: finish the publication of a topic whose creator died
  * after storing TOPIC_READY but before topic_count (its entry is whole).
@@ -422,6 +446,48 @@ shm_topic_roll_forward(struct shm *s)
 	}
 }
 
+/* Empty partition slot: nobody may append to it (unpublished or dead). */
+static void
+shm_part_reset(struct shm *s, struct shm_partition *p, uint32_t ti, int32_t i)
+{
+	producer_part_clear(s, p);
+	atomic_store_explicit(&p->head, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->tail, 0, memory_order_relaxed);
+	__atomic_store_n(&p->next_offset, 0, __ATOMIC_RELEASE);
+	atomic_store_explicit(&p->visible_offset, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->durable_offset, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->log_start, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->log_bytes, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->storage_error, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->sync_wanted, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->msgs_in, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->bytes_in, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->msgs_out, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->bytes_out, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->segments, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->sync_failed, 0, memory_order_relaxed);
+	p->topic = ti;
+	p->partition = i;
+}
+
+/* Under dir_lock: a hole (deleted topic) of at least n slots, or -1. */
+static int
+shm_topic_hole(struct shm *s, int32_t n)
+{
+	const struct shm_topic *t;
+	uint32_t i, count = shm_topic_limit(s);
+
+	for (i = 0; i < count; i++) {
+		t = &s->topics[i];
+		if (atomic_load_explicit(&t->state, memory_order_acquire) ==
+		    TOPIC_FREE && t->span >= (uint32_t)n &&
+		    t->first_part < s->hdr->limits.max_partitions &&
+		    t->span <= s->hdr->limits.max_partitions - t->first_part)
+			return (int)i;
+	}
+	return -1;
+}
+
 int
 shm_topic_create(struct shm *s, const char *name, size_t len, int32_t n, int *idx)
 {
@@ -429,7 +495,7 @@ shm_topic_create(struct shm *s, const char *name, size_t len, int32_t n, int *id
 	struct shm_partition *p;
 	struct shm_topic *t;
 	uint32_t ti, first, i;
-	int found;
+	int found, hole;
 
 	if (len == 0 || len > TOPIC_NAME_MAX || n < 1) {
 		errno = EINVAL;
@@ -440,46 +506,49 @@ shm_topic_create(struct shm *s, const char *name, size_t len, int32_t n, int *id
 	if (shm_lock(&h->dir_lock) == -1)
 		return -1;
 	shm_topic_roll_forward(s);
-	if ((found = shm_topic_find(s, name, len)) != -1) {
+	if ((found = shm_topic_find(s, name, len)) != -1 ||
+	    (found = shm_topic_deleting(s, name, len)) != -1) {
 		shm_unlock(&h->dir_lock);
 		goto exists;
 	}
-	ti = atomic_load_explicit(&h->topic_count, memory_order_relaxed);
-	first = atomic_load_explicit(&h->parts_used, memory_order_relaxed);
-	if (ti >= h->limits.max_topics || first > h->limits.max_partitions ||
-	    (uint32_t)n > h->limits.max_partitions - first) {
-		shm_unlock(&h->dir_lock);
-		errno = ENOSPC;
-		return -1;
+	if ((hole = shm_topic_hole(s, n)) != -1) {
+		ti = (uint32_t)hole;
+		first = s->topics[ti].first_part;
+	} else {
+		ti = atomic_load_explicit(&h->topic_count, memory_order_relaxed);
+		first = atomic_load_explicit(&h->parts_used, memory_order_relaxed);
+		if (ti >= h->limits.max_topics || first > h->limits.max_partitions ||
+		    (uint32_t)n > h->limits.max_partitions - first) {
+			shm_unlock(&h->dir_lock);
+			errno = ENOSPC;
+			return -1;
+		}
 	}
 
 	/* Nobody can see these slots yet: plain stores, published below. */
 	for (i = 0; i < (uint32_t)n; i++) {
 		p = &s->parts[first + i];
-		atomic_store_explicit(&p->head, 0, memory_order_relaxed);
-		atomic_store_explicit(&p->tail, 0, memory_order_relaxed);
-		p->next_offset = 0;
-		atomic_store_explicit(&p->visible_offset, 0, memory_order_relaxed);
-		atomic_store_explicit(&p->durable_offset, 0, memory_order_relaxed);
-		atomic_store_explicit(&p->log_start, 0, memory_order_relaxed);
-		atomic_store_explicit(&p->log_bytes, 0, memory_order_relaxed);
-		atomic_store_explicit(&p->storage_error, 0, memory_order_relaxed);
-		atomic_store_explicit(&p->sync_wanted, 0, memory_order_relaxed);
-		atomic_store_explicit(&p->msgs_in, 0, memory_order_relaxed);
-		atomic_store_explicit(&p->bytes_in, 0, memory_order_relaxed);
-		p->topic = ti;
-		p->partition = (int32_t)i;
+		shm_part_reset(s, p, ti, (int32_t)i);
+		atomic_store_explicit(&p->dead, 0, memory_order_release);
 	}
 	t = &s->topics[ti];
 	t->partitions = n;
-	t->first_part = first;
 	t->name_len = (uint32_t)len;
 	memset(t->name, 0, sizeof(t->name));
 	memcpy(t->name, name, len);
+	if (hole != -1) {
+		/* A hole is already counted by topic_count and parts_used. */
+		atomic_store_explicit(&t->state, TOPIC_READY, memory_order_release);
+		shm_unlock(&h->dir_lock);
+		goto created;
+	}
+	t->first_part = first;
+	t->span = (uint32_t)n;
 	atomic_store_explicit(&t->state, TOPIC_READY, memory_order_release);
 	atomic_store_explicit(&h->parts_used, first + (uint32_t)n, memory_order_release);
 	atomic_store_explicit(&h->topic_count, ti + 1, memory_order_release);
 	shm_unlock(&h->dir_lock);
+created:
 	if (idx != NULL)
 		*idx = (int)ti;
 	return (int)ti;
@@ -489,6 +558,61 @@ exists:
 		*idx = found;
 	errno = EEXIST;
 	return -1;
+}
+
+int
+shm_topic_delete_begin(struct shm *s, const char *name, size_t len)
+{
+	struct shm_topic *t;
+	struct shm_partition *p;
+	uint32_t i;
+	int ti;
+
+	if (shm_lock(&s->hdr->dir_lock) == -1)
+		return -1;
+	if ((ti = shm_topic_find(s, name, len)) == -1) {
+		shm_unlock(&s->hdr->dir_lock);
+		errno = ENOENT;
+		return -1;
+	}
+	t = &s->topics[ti];
+	/* First, so that a worker dying below leaves the writer its work. */
+	atomic_store_explicit(&t->state, TOPIC_DELETING, memory_order_release);
+	shm_unlock(&s->hdr->dir_lock);
+	for (i = 0; i < (uint32_t)t->partitions; i++) {
+		if (t->first_part + i >= s->hdr->limits.max_partitions)
+			break;
+		p = &s->parts[t->first_part + i];
+		if (ring_lock(s, p) == -1)
+			continue;	/* the writer marks it again */
+		atomic_store_explicit(&p->dead, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&p->incarnation, 1, memory_order_release);
+		shm_unlock(&p->lock);
+	}
+	return ti;
+}
+
+void
+shm_topic_delete_end(struct shm *s, int ti)
+{
+	struct shm_topic *t = &s->topics[ti];
+	struct shm_partition *p;
+	uint32_t i;
+
+	for (i = 0; i < t->span; i++) {
+		if (t->first_part + i >= s->hdr->limits.max_partitions)
+			break;
+		p = &s->parts[t->first_part + i];
+		/* Under the lock, so no append can be half-way into the ring. */
+		if (ring_lock(s, p) == 0) {
+			if (atomic_load(&p->dead) == 0)
+				atomic_fetch_add(&p->incarnation, 1);
+			atomic_store_explicit(&p->dead, 1, memory_order_relaxed);
+			shm_part_reset(s, p, (uint32_t)ti, (int32_t)i);
+			shm_unlock(&p->lock);
+		}
+	}
+	atomic_store_explicit(&t->state, TOPIC_FREE, memory_order_release);
 }
 
 /* The control block of a published topic's partition, or NULL. */

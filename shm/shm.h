@@ -23,7 +23,8 @@
  *
  * Who writes what:
  *   header, children[].pid/state/role/start/restarts  master
- *   topics                                             workers (create), under dir_lock
+ *   topics                                             workers (create, mark deleting),
+ *                                                      writer (free), under dir_lock
  *   parts[].tail, next_offset                          workers (ring_append), under lock
  *   parts[].head, visible/durable offsets, log_*       writer
  *   groups (shm/group.h)                               workers and writer, under
@@ -47,7 +48,7 @@
 #include "proto/role.h"
 
 #define SHM_MAGIC		0x314d48534d554c46ULL	/* "FLUMSHM1" */
-#define SHM_LAYOUT_VERSION	5
+#define SHM_LAYOUT_VERSION	6
 #define SHM_NAME_MAX		64
 
 struct shm_authpub;
@@ -140,12 +141,24 @@ struct shm_child {
 	_Atomic uint64_t	errors[SHM_ERR_SLOTS];	/* answers with that error code */
 };
 
-enum shm_topic_state { TOPIC_FREE = 0, TOPIC_READY = 1 };
+/*
+ * Deleting a topic (issue 15): a worker moves a READY entry to DELETING
+ * under dir_lock, and from that store on no lookup finds it (produce and
+ * fetch answer UNKNOWN_TOPIC_OR_PARTITION).  The writer, which owns the
+ * files, then marks each partition dead under its lock (ring_append
+ * refuses it from then on), drops what its rings still hold, renames the
+ * topic directory to a tombstone, removes it, clears the committed
+ * offsets and producer state of its slots, resets them to empty and
+ * stores FREE last.  A FREE entry below topic_count is a hole that a
+ * later create reuses with its partition slots (span of them).
+ */
+enum shm_topic_state { TOPIC_FREE = 0, TOPIC_READY = 1, TOPIC_DELETING = 2 };
 
 struct shm_topic {
 	_Atomic uint32_t	state;		/* published last */
 	int32_t			partitions;
 	uint32_t		first_part;	/* parts[first_part + i] is partition i */
+	uint32_t		span;		/* slots owned, >= partitions; kept when freed */
 	uint32_t		name_len;
 	char			name[TOPIC_NAME_MAX + 1];
 };
@@ -176,6 +189,15 @@ struct shm_partition {
 	 * be written again before a sync may count for them (plog_resync).
 	 */
 	_Atomic uint32_t	sync_failed;
+	/*
+	 * Topic deletion (writer, under lock): dead makes ring_append refuse
+	 * with ENOENT until a create reuses the slot; incarnation is bumped
+	 * on every delete, so a request parked on the old topic (a full ring,
+	 * acks=all, a long-poll fetch) sees that its partition is gone even
+	 * after the slot was reused.
+	 */
+	_Atomic uint32_t	dead;
+	_Atomic uint32_t	incarnation;
 };
 
 /* The per-process handle: where the tables are in this mapping. */
@@ -223,6 +245,17 @@ int	shm_topic_find(struct shm *s, const char *name, size_t len);	/* index or -1 
  * when the topic or partition tables are full.
  */
 int	shm_topic_create(struct shm *s, const char *name, size_t len, int32_t n, int *idx);
+/*
+ * Worker: start deleting a READY topic (state DELETING; the writer does
+ * the rest).  Its index, or -1 with ENOENT when no READY topic has that
+ * name.
+ */
+int	shm_topic_delete_begin(struct shm *s, const char *name, size_t len);
+/*
+ * Writer, after it removed the files: reset topic ti's partition slots
+ * to empty and store FREE, so a later create can reuse the entry.
+ */
+void	shm_topic_delete_end(struct shm *s, int ti);
 struct shm_partition *shm_partition(struct shm *s, int topic, int32_t partition);
 uint8_t	*shm_ring_data(struct shm *s, const struct shm_partition *p);
 

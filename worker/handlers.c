@@ -55,6 +55,7 @@ struct produce_st {
 	struct produce_result	*res;
 	struct shm_partition	**parts;	/* NULL: answered with res[i].error */
 	int64_t			*next;		/* offset after the appended batches */
+	uint32_t		*inc;		/* parts[i]'s incarnation when resolved */
 	int32_t			 cur;		/* next part to append */
 	int			 appended;	/* validation done, appending */
 };
@@ -67,6 +68,7 @@ struct fetch_slot {
 	int64_t			 nrec;		/* records in the batches of [pos, pos+len) */
 	int64_t			 visible;	/* readable end (visible_offset) */
 	struct shm_partition	*p;
+	uint32_t		 inc;		/* p's incarnation when resolved */
 	int			 fd;		/* dup of the segment fd, or -1 */
 	off_t			 pos;
 	size_t			 len;
@@ -93,7 +95,9 @@ handlers_init(struct worker *w)
 {
 	w->nreaders = w->shm->hdr->limits.max_partitions;
 	w->readers = calloc(w->nreaders ? w->nreaders : 1, sizeof(*w->readers));
-	return w->readers == NULL ? -1 : 0;
+	w->reader_inc = calloc(w->nreaders ? w->nreaders : 1,
+	    sizeof(*w->reader_inc));
+	return w->readers == NULL || w->reader_inc == NULL ? -1 : 0;
 }
 
 void
@@ -105,7 +109,9 @@ handlers_fini(struct worker *w)
 		if (w->readers[i] != NULL)
 			plog_reader_close(w->readers[i]);
 	free(w->readers);
+	free(w->reader_inc);
 	w->readers = NULL;
+	w->reader_inc = NULL;
 	w->nreaders = 0;
 }
 
@@ -180,6 +186,31 @@ part_resolve(struct worker *w, const char *name, size_t len, int32_t partition,
 	if ((*pp = shm_partition(w->shm, idx, partition)) == NULL)
 		return ERR_UNKNOWN_TOPIC_OR_PARTITION;
 	return ERR_NONE;
+}
+
+/*
+ * The incarnation of a resolved partition (shm/shm.h), taken while its
+ * topic is still READY: a request that parks compares it later, so a
+ * topic deleted meanwhile is answered UNKNOWN_TOPIC_OR_PARTITION even
+ * when a new topic reuses the slot.
+ */
+static int16_t
+part_incarnation(struct worker *w, struct shm_partition *p, uint32_t *inc)
+{
+	*inc = atomic_load_explicit(&p->incarnation, memory_order_acquire);
+	if (p->topic >= w->shm->hdr->limits.max_topics ||
+	    atomic_load_explicit(&w->shm->topics[p->topic].state,
+	    memory_order_acquire) != TOPIC_READY ||
+	    atomic_load_explicit(&p->dead, memory_order_acquire) != 0)
+		return ERR_UNKNOWN_TOPIC_OR_PARTITION;
+	return ERR_NONE;
+}
+
+/* Was p's topic deleted since part_incarnation() gave inc? */
+static int
+part_gone(const struct shm_partition *p, uint32_t inc)
+{
+	return atomic_load_explicit(&p->incarnation, memory_order_acquire) != inc;
 }
 
 /* ---- HANDSHAKE ---- */
@@ -476,6 +507,11 @@ handle_produce_poll(struct worker *w, struct req *r)
 	for (i = 0; i < q->count; i++) {
 		if (st->parts[i] == NULL || st->res[i].error != ERR_NONE)
 			continue;
+		if (part_gone(st->parts[i], st->inc[i])) {
+			st->res[i].error = ERR_UNKNOWN_TOPIC_OR_PARTITION;
+			st->parts[i] = NULL;
+			continue;
+		}
 		if (atomic_load_explicit(&st->parts[i]->durable_offset,
 		    memory_order_acquire) >= st->next[i]) {
 			st->parts[i] = NULL;
@@ -519,7 +555,10 @@ handle_produce(struct worker *w, struct conn *c, struct req *r)
 			    sizeof(*st->parts));
 			st->next = conn_alloc(c, (size_t)q->count *
 			    sizeof(*st->next));
-			if (st->res == NULL || st->parts == NULL || st->next == NULL)
+			st->inc = conn_alloc(c, (size_t)q->count *
+			    sizeof(*st->inc));
+			if (st->res == NULL || st->parts == NULL || st->next == NULL ||
+			    st->inc == NULL)
 				goto nomem;
 		}
 		for (i = 0; i < q->count; i++) {
@@ -529,6 +568,11 @@ handle_produce(struct worker *w, struct conn *c, struct req *r)
 			st->parts[i] = NULL;
 			st->res[i].error = produce_check(w, c, &q->parts[i],
 			    &st->parts[i]);
+			st->inc[i] = 0;
+			if (st->res[i].error == ERR_NONE &&
+			    (st->res[i].error = part_incarnation(w, st->parts[i],
+			    &st->inc[i])) != ERR_NONE)
+				st->parts[i] = NULL;
 		}
 		r->st = st;
 	}
@@ -536,6 +580,12 @@ handle_produce(struct worker *w, struct conn *c, struct req *r)
 		i = st->cur;
 		if ((p = st->parts[i]) == NULL)
 			continue;
+		/* Parked on a full ring while its topic was deleted. */
+		if (part_gone(p, st->inc[i])) {
+			st->res[i].error = ERR_UNKNOWN_TOPIC_OR_PARTITION;
+			st->parts[i] = NULL;
+			continue;
+		}
 		rc = produce_dedup_append(w, p, q->parts[i].records,
 		    (size_t)q->parts[i].records_len, &base, &next, &perr);
 		if (rc == 1) {
@@ -554,6 +604,8 @@ handle_produce(struct worker *w, struct conn *c, struct req *r)
 				    ERR_SHUTTING_DOWN : ERR_TIMEOUT;
 			} else if (errno == EMSGSIZE)
 				st->res[i].error = ERR_MESSAGE_TOO_LARGE;
+			else if (errno == ENOENT)	/* its topic is being deleted */
+				st->res[i].error = ERR_UNKNOWN_TOPIC_OR_PARTITION;
 			else {
 				log_warn("ring append");
 				st->res[i].error = ERR_UNKNOWN;
@@ -592,13 +644,21 @@ reader_get(struct worker *w, struct shm_partition *p)
 	char dir[PATH_MAX], name[TOPIC_NAME_MAX + 1];
 	const struct shm_topic *t;
 	size_t slot = (size_t)(p - w->shm->parts);
+	uint32_t inc;
 
 	if (slot >= w->nreaders) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (w->readers[slot] != NULL)
+	inc = atomic_load_explicit(&p->incarnation, memory_order_acquire);
+	if (w->readers[slot] != NULL && w->reader_inc[slot] == inc)
 		return w->readers[slot];
+	/* Opened on a deleted topic's files: never read them again. */
+	if (w->readers[slot] != NULL) {
+		plog_reader_close(w->readers[slot]);
+		w->readers[slot] = NULL;
+	}
+	w->reader_inc[slot] = inc;
 	t = &w->shm->topics[p->topic];
 	if (t->name_len > TOPIC_NAME_MAX) {
 		errno = EINVAL;
@@ -681,6 +741,12 @@ fetch_gather(struct worker *w, const struct fetch_req *q, struct fetch_st *st)
 		s = &st->s[i];
 		if (s->p == NULL)
 			continue;
+		if (part_gone(s->p, s->inc)) {
+			/* Deleted while the fetch waited: never the new topic's data. */
+			s->error = ERR_UNKNOWN_TOPIC_OR_PARTITION;
+			s->p = NULL;
+			continue;
+		}
 		s->error = ERR_NONE;
 		s->log_start = atomic_load_explicit(&s->p->log_start,
 		    memory_order_acquire);
@@ -792,6 +858,8 @@ handle_fetch(struct worker *w, struct conn *c, struct req *r)
 			s->error = part_resolve(w, q->parts[i].topic,
 			    q->parts[i].topic_len, q->parts[i].partition, 0,
 			    &s->p);
+		if (s->error == ERR_NONE)
+			s->error = part_incarnation(w, s->p, &s->inc);
 		if (s->error != ERR_NONE)
 			s->p = NULL;
 	}
@@ -972,9 +1040,9 @@ handle_fetch_poll(struct worker *w, struct conn *c, struct req *r)
 	if (r->state != REQ_WAIT)
 		return;
 	for (i = 0; i < fq->count && !moved; i++) {
-		if (st->s[i].p != NULL && atomic_load_explicit(
+		if (st->s[i].p != NULL && (atomic_load_explicit(
 		    &st->s[i].p->visible_offset, memory_order_acquire) !=
-		    st->s[i].visible)
+		    st->s[i].visible || part_gone(st->s[i].p, st->s[i].inc)))
 			moved = 1;
 	}
 	if (moved || w->now >= r->deadline || w->stopping)

@@ -100,7 +100,7 @@ static const struct api_row kafka_rows[] = {
 	    kafka_decode_body, kafka_create_topics_exec, NULL,
 	    kafka_create_topics_emit, NULL, ERRBODY_NONE },
 	{ KAPI_DELETE_TOPICS, 0, 1, "DeleteTopics", AUTH_ADMIN,
-	    kafka_decode_body, kafka_delete_topics_exec, NULL,
+	    kafka_decode_body, kafka_delete_topics_exec, kafka_delete_topics_poll,
 	    kafka_delete_topics_emit, NULL, ERRBODY_NONE },
 	{ KAPI_SASL_HANDSHAKE, 0, 1, "SaslHandshake", 0,
 	    kafka_sasl_handshake_decode, kafka_sasl_handshake_exec, NULL,

@@ -1,8 +1,6 @@
 /*
- * Kafka topic administration in a worker: CreateTopics v0-2, and
- * DeleteTopics v0-1, answered TOPIC_DELETION_DISABLED for every topic
- * that exists (Flume cannot delete a topic yet; Kafka answers the same
- * with delete.topic.enable=false).
+ * Kafka topic administration in a worker: CreateTopics v0-2 and
+ * DeleteTopics v0-1.
  *
  * A topic is created as the native CREATE_TOPIC creates it (the shared
  * topic directory; the writer makes its files).  One broker holds one
@@ -13,6 +11,14 @@
  * carrying configs is INVALID_CONFIG rather than silently ignored.
  * validate_only runs every check and creates nothing; timeout_ms is
  * moot, creation being immediate.
+ *
+ * DeleteTopics deletes as the native DELETE_TOPIC does (worker/
+ * topic_delete.h): each topic is marked deleted at once and the answer
+ * waits, up to the request's timeout_ms, for the writer to remove the
+ * files.  Per topic: UNKNOWN_TOPIC_OR_PARTITION when there is none of
+ * that name, TOPIC_AUTHORIZATION_FAILED without admin permission on it
+ * (the permission that creates it), REQUEST_TIMED_OUT when the timeout
+ * passed first (the delete still completes).
  */
 #include <errno.h>
 #include <string.h>
@@ -27,6 +33,7 @@
 #include "worker/conn.h"
 #include "worker/kafka.h"
 #include "worker/kafka_admin.h"
+#include "worker/topic_delete.h"
 #include "worker/worker.h"
 
 /* Check one topic of a CreateTopics; its partition count in *n. */
@@ -152,38 +159,77 @@ kafka_create_topics_emit(struct worker *w, struct conn *c, struct req *r)
 	kafka_resp_end(c, pos);
 }
 
+/* A DeleteTopics in progress: the answer, then each topic's entry. */
+struct kdelete_st {
+	struct ktopic_errors_resp	 resp;	/* first: k->kst points here */
+	struct ktopic_error		*e;
+	int				*ti;	/* -1: answered already */
+};
+
 void
 kafka_delete_topics_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	const struct kdelete_topics_req *q = &k->k.delete_topics;
-	struct ktopic_errors_resp *s;
-	struct ktopic_error *e = NULL;
-	int32_t i;
+	struct kdelete_st *st;
+	int32_t i, parts;
+	int16_t err;
 
 	r->state = REQ_DONE;
-	if ((s = conn_alloc(c, sizeof(*s))) == NULL || (q->ntopics > 0 &&
-	    (e = conn_alloc(c, (size_t)q->ntopics * sizeof(*e))) == NULL)) {
+	if ((st = conn_alloc(c, sizeof(*st))) == NULL) {
 		c->dead = 1;
 		return;
 	}
-	memset(s, 0, sizeof(*s));
-	s->ntopics = q->ntopics > 0 ? q->ntopics : 0;
-	s->topics = e;
-	k->kst = s;
-	for (i = 0; i < s->ntopics; i++) {
-		e[i].name = q->topics[i];
-		e[i].message = kstr_c(NULL);
-		if (q->topics[i].len <= 0 || shm_topic_find(w->shm,
-		    q->topics[i].p, (size_t)q->topics[i].len) < 0)
-			e[i].error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
-		else {
-			e[i].error = KERR_TOPIC_DELETION_DISABLED;
-			log_info("%s: Kafka DeleteTopics of %.*s refused: "
-			    "topics cannot be deleted yet", c->peer,
-			    (int)q->topics[i].len, q->topics[i].p);
-		}
+	memset(st, 0, sizeof(*st));
+	st->resp.ntopics = q->ntopics > 0 ? q->ntopics : 0;
+	if (st->resp.ntopics > 0 && ((st->e = conn_alloc(c,
+	    (size_t)st->resp.ntopics * sizeof(*st->e))) == NULL ||
+	    (st->ti = conn_alloc(c, (size_t)st->resp.ntopics *
+	    sizeof(*st->ti))) == NULL)) {
+		c->dead = 1;
+		return;
 	}
+	st->resp.topics = st->e;
+	k->kst = st;
+	r->deadline = w->now + (q->timeout_ms > 0 ? q->timeout_ms :
+	    TOPIC_DELETE_TIMEOUT_MS);
+	for (i = 0; i < st->resp.ntopics; i++) {
+		st->e[i].name = q->topics[i];
+		st->e[i].message = kstr_c(NULL);
+		st->ti[i] = -1;
+		err = q->topics[i].len <= 0 ? ERR_UNKNOWN_TOPIC_OR_PARTITION :
+		    topic_delete_start(w, c, q->topics[i].p,
+		    (size_t)q->topics[i].len, &st->ti[i], &parts);
+		if (err == ERR_INVALID_TOPIC)
+			err = ERR_UNKNOWN_TOPIC_OR_PARTITION;
+		st->e[i].error = kafka_error(err);
+		if (err != ERR_NONE)
+			st->ti[i] = -1;
+	}
+	r->state = REQ_WAIT;
+	kafka_delete_topics_poll(w, c, r);
+}
+
+void
+kafka_delete_topics_poll(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct kdelete_st *st = k->kst;
+	int32_t i;
+	int waiting = 0;
+
+	for (i = 0; i < st->resp.ntopics; i++) {
+		if (st->ti[i] < 0)
+			continue;
+		if (topic_delete_done(w, st->ti[i]))
+			st->ti[i] = -1;
+		else if (w->now >= r->deadline) {
+			st->e[i].error = KERR_REQUEST_TIMED_OUT;
+			st->ti[i] = -1;
+		} else
+			waiting = 1;
+	}
+	r->state = waiting ? REQ_WAIT : REQ_DONE;
 }
 
 void

@@ -16,6 +16,8 @@ void	kafka_create_topics_emit(struct worker *w, struct conn *c,
 
 void	kafka_delete_topics_exec(struct worker *w, struct conn *c,
 	    struct req *r);
+void	kafka_delete_topics_poll(struct worker *w, struct conn *c,
+	    struct req *r);
 void	kafka_delete_topics_emit(struct worker *w, struct conn *c,
 	    struct req *r);
 

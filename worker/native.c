@@ -21,6 +21,7 @@
 #include "worker/native.h"
 #include "worker/produce_dedup.h"
 #include "worker/stats.h"
+#include "worker/topic_delete.h"
 #include "worker/worker.h"
 
 /* ---- decoders: r->payload into r->dec, in the connection's arena ---- */
@@ -56,6 +57,13 @@ dec_create_topic(struct conn *c, struct req *r)
 {
 	DECODE(c, r, create_topic_req,
 	    msg_decode_create_topic_req(r->payload, r->payload_len, r->dec));
+}
+
+static int
+dec_delete_topic(struct conn *c, struct req *r)
+{
+	DECODE(c, r, delete_topic_req,
+	    msg_decode_delete_topic_req(r->payload, r->payload_len, r->dec));
 }
 
 static int
@@ -116,6 +124,12 @@ emit_create_topic(struct worker *w, struct conn *c, struct req *r)
 }
 
 static void
+emit_delete_topic(struct worker *w, struct conn *c, struct req *r)
+{
+	EMIT(c, r, msg_encode_delete_topic_resp(&c->out, r->st));
+}
+
+static void
 emit_list_offsets(struct worker *w, struct conn *c, struct req *r)
 {
 	EMIT(c, r, msg_encode_list_offsets_resp(&c->out, r->st));
@@ -162,6 +176,10 @@ static const struct api_row native_rows[] = {
 	    handle_list_offsets, NULL, emit_list_offsets, NULL, ERRBODY_EMPTY),
 	ROW(API_CREATE_TOPIC, "CREATE_TOPIC", AUTH_ADMIN, dec_create_topic,
 	    handle_create_topic, NULL, emit_create_topic, NULL, ERRBODY_EMPTY),
+	/* Admin of the topic, as for CREATE_TOPIC: checked by the operation. */
+	ROW(API_DELETE_TOPIC, "DELETE_TOPIC", AUTH_ADMIN, dec_delete_topic,
+	    handle_delete_topic, handle_delete_topic_poll, emit_delete_topic,
+	    NULL, ERRBODY_EMPTY),
 	/* Broker-wide: only an admin of every topic. */
 	ROW(API_WORKERS, "WORKERS", AUTH_ADMIN | API_PERM_ALL, NULL,
 	    handle_workers, NULL, emit_workers, NULL, ERRBODY_EMPTY),

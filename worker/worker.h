@@ -38,6 +38,7 @@ struct worker {
 	uint32_t		 nconns;
 	struct plog_reader	**readers;	/* [max_partitions], opened lazily */
 	uint32_t		 nreaders;
+	uint32_t		*reader_inc;	/* [max_partitions]: incarnation it was opened in */
 	int64_t			 now;		/* updated once per loop turn */
 	int64_t			 next_sweep;	/* idle / partial-frame timeouts */
 	int			 stopping;	/* shutdown began */

@@ -21,6 +21,10 @@ test compares exactly, and exits 0 only when everything matched.
         CODEC sends N keyed records to partition 0; a consumer reads
         partition 0 from the start and compares every offset, key and
         value with what was sent.
+    kafka_clients.py admin BROKER TOPIC
+        kafka-python's KafkaAdminClient: create_topics (3 partitions),
+        list_topics, delete_topics, list_topics again, and a second
+        delete_topics of the same (now unknown) topic.
 
 Run with the Debian python3-kafka and python3-confluent-kafka packages."""
 
@@ -180,6 +184,28 @@ def codec(broker, topic, name, n):
     return 0 if left == 0 and not errors and got == want else 1
 
 
+def admin(broker, topic):
+    from kafka.admin import KafkaAdminClient, NewTopic
+    from kafka.errors import UnknownTopicOrPartitionError
+    a = KafkaAdminClient(bootstrap_servers=broker, request_timeout_ms=10000)
+    a.create_topics([NewTopic(topic, 3, 1)], timeout_ms=10000)
+    listed = topic in a.list_topics()
+    r = a.delete_topics([topic], timeout_ms=10000)
+    codes = [e[1] for e in r.topic_error_codes]
+    # Metadata is not cached by the broker: gone as soon as the answer is.
+    after = topic in a.list_topics()
+    try:
+        a.delete_topics([topic], timeout_ms=10000)
+        again = "deleted twice"
+    except UnknownTopicOrPartitionError:
+        again = "unknown"
+    a.close()
+    print("admin: listed %s, delete %s, listed after %s, again %s" %
+          (listed, codes, after, again))
+    return 0 if listed and codes == [0] and not after and \
+        again == "unknown" else 1
+
+
 def main(argv):
     if len(argv) == 5 and argv[1] == "kp":
         return kp(argv[2], argv[3], int(argv[4]))
@@ -189,6 +215,8 @@ def main(argv):
         return times(argv[2], argv[3])
     if len(argv) == 6 and argv[1] == "codec":
         return codec(argv[2], argv[3], argv[4], int(argv[5]))
+    if len(argv) == 4 and argv[1] == "admin":
+        return admin(argv[2], argv[3])
     print(__doc__, file=sys.stderr)
     return 2
 

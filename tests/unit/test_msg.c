@@ -75,6 +75,8 @@ static const struct metadata_resp s_md_resp = { 0, 3, s_md_topics_info };
 
 static const struct create_topic_req s_ct_req = { "events", 6, 12 };
 static const struct create_topic_resp s_ct_resp = { ERR_TOPIC_EXISTS, 8 };
+static const struct delete_topic_req s_dt_req = { "events", 6, 2500 };
+static const struct delete_topic_resp s_dt_resp = { ERR_TIMEOUT, 3 };
 
 static struct produce_part s_pr_parts[] = {
 	{ "orders", 6, 0, rec_a, (int32_t)sizeof(rec_a) },
@@ -374,6 +376,23 @@ MSG_CASE(ct_req, s_ct_req, create_topic_req, msg_encode_create_topic_req,
 MSG_CASE(ct_resp, s_ct_resp, create_topic_resp, msg_encode_create_topic_resp,
     msg_decode_create_topic_resp(p, len, &m), same_ct_resp)
 
+static int
+same_dt_req(const struct delete_topic_req *m)
+{
+	return str_eq(m->topic, m->topic_len, "events") && m->timeout_ms == 2500;
+}
+
+static int
+same_dt_resp(const struct delete_topic_resp *m)
+{
+	return m->error == ERR_TIMEOUT && m->partitions == 3;
+}
+
+MSG_CASE(dt_req, s_dt_req, delete_topic_req, msg_encode_delete_topic_req,
+    msg_decode_delete_topic_req(p, len, &m), same_dt_req)
+MSG_CASE(dt_resp, s_dt_resp, delete_topic_resp, msg_encode_delete_topic_resp,
+    msg_decode_delete_topic_resp(p, len, &m), same_dt_resp)
+
 static const struct msg_case cases[] = {
 	{ "handshake_req", enc_hs_req, dec_hs_req },
 	{ "handshake_resp", enc_hs_resp, dec_hs_resp },
@@ -388,6 +407,9 @@ static const struct msg_case cases[] = {
 	{ "list_offsets_req", enc_lo_req, dec_lo_req },
 	{ "list_offsets_resp", enc_lo_resp, dec_lo_resp },
 	{ "workers_resp", enc_wk_resp, dec_wk_resp },
+	/* Last: the tests below name the others by index. */
+	{ "delete_topic_req", enc_dt_req, dec_dt_req },
+	{ "delete_topic_resp", enc_dt_resp, dec_dt_resp },
 };
 #define NCASES	(sizeof(cases) / sizeof(cases[0]))
 
@@ -507,7 +529,9 @@ test_arena_exhausted_fails(void)
 		if (cases[i].encode == enc_hs_req ||
 		    cases[i].encode == enc_hs_resp ||
 		    cases[i].encode == enc_ct_req ||
-		    cases[i].encode == enc_ct_resp)
+		    cases[i].encode == enc_ct_resp ||
+		    cases[i].encode == enc_dt_req ||
+		    cases[i].encode == enc_dt_resp)
 			continue;	/* no arrays */
 		wbuf_reset(&wb);
 		cases[i].encode(&wb);
@@ -653,6 +677,12 @@ test_hand_encodings(void)
 	static const uint8_t want_ct_req[] = {
 		0x00, 0x01, 't', 0x00, 0x00, 0x00, 0x04,
 	};
+	static const uint8_t want_dt_req[] = {
+		0x00, 0x01, 't', 0x00, 0x00, 0x27, 0x10,
+	};
+	static const uint8_t want_dt_resp[] = {
+		0x00, 0x08, 0x00, 0x00, 0x00, 0x02,
+	};
 	static const uint8_t want_lo_req[] = {
 		0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 't', 0x00, 0x00, 0x00, 0x00,
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe,
@@ -679,6 +709,8 @@ test_hand_encodings(void)
 	struct topic_info ti = { 0, "t", 1, 1, &pi };
 	struct metadata_resp mr = { 0, 1, &ti };
 	struct create_topic_req cq = { "t", 1, 4 };
+	struct delete_topic_req dq = { "t", 1, 10000 };
+	struct delete_topic_resp dr = { ERR_UNKNOWN_TOPIC_OR_PARTITION, 2 };
 	struct list_offsets_part lp = { "t", 1, 0, OFFSET_EARLIEST };
 	struct list_offsets_req lq = { 1, &lp };
 	struct list_offsets_result lr = { ERR_UNKNOWN_TOPIC_OR_PARTITION, -1 };
@@ -703,6 +735,8 @@ test_hand_encodings(void)
 	PIN(msg_encode_metadata_req(&wb, &mq), want_md_req);
 	PIN(msg_encode_metadata_resp(&wb, &mr), want_md_resp);
 	PIN(msg_encode_create_topic_req(&wb, &cq), want_ct_req);
+	PIN(msg_encode_delete_topic_req(&wb, &dq), want_dt_req);
+	PIN(msg_encode_delete_topic_resp(&wb, &dr), want_dt_resp);
 	PIN(msg_encode_list_offsets_req(&wb, &lq), want_lo_req);
 	PIN(msg_encode_list_offsets_resp(&wb, &lrm), want_lo_resp);
 	PIN(msg_encode_workers_resp(&wb, &wr), want_wk_resp);

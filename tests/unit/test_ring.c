@@ -653,7 +653,72 @@ test_multi_process(void)
 	fixture_region_done(&s);
 }
 
+/*
+ * Topic deletion: a DELETING topic is not found, its ring refuses
+ * appends (ENOENT) at once; once freed, a create of no more partitions
+ * reuses the entry and the slot, empty from offset 0.
+ */
+static void
+test_delete_reuse(void)
+{
+	uint8_t *a;
+	size_t la;
+	int64_t base, next;
+	uint32_t inc;
+
+	region(R);
+	a = make_batch(3, 1, 0, 0, &la);
+	CU_ASSERT_EQUAL(ring_append(&s, p, a, la, &base, &next), 0);
+	CU_ASSERT_EQUAL(next, 3);
+	inc = atomic_load(&p->incarnation);
+
+	errno = 0;
+	CU_ASSERT_EQUAL(shm_topic_delete_begin(&s, "u", 1), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	CU_ASSERT_EQUAL(shm_topic_delete_begin(&s, "t", 1), 0);
+	CU_ASSERT_EQUAL(atomic_load(&s.topics[0].state), TOPIC_DELETING);
+	CU_ASSERT_EQUAL(shm_topic_find(&s, "t", 1), -1);
+	CU_ASSERT_PTR_NULL(shm_partition(&s, 0, 0));
+	CU_ASSERT_EQUAL(atomic_load(&p->incarnation), inc + 1);
+	errno = 0;
+	CU_ASSERT_EQUAL(ring_append(&s, p, a, la, &base, &next), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	CU_ASSERT_EQUAL(tail_now(), la);
+	/* Deleted twice: the second one finds nothing. */
+	CU_ASSERT_EQUAL(shm_topic_delete_begin(&s, "t", 1), -1);
+	/* A create of that name waits for the delete to finish. */
+	errno = 0;
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "t", 1, 1, NULL), -1);
+	CU_ASSERT_EQUAL(errno, EEXIST);
+
+	shm_topic_delete_end(&s, 0);
+	CU_ASSERT_EQUAL(atomic_load(&s.topics[0].state), TOPIC_FREE);
+	CU_ASSERT_EQUAL(head_now(), 0);
+	CU_ASSERT_EQUAL(tail_now(), 0);
+	CU_ASSERT_EQUAL(p->next_offset, 0);
+	CU_ASSERT_EQUAL(atomic_load(&p->incarnation), inc + 1);
+
+	/* Two partitions do not fit the hole (span 1) nor the one slot left. */
+	errno = 0;
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "w", 1, 2, NULL), -1);
+	CU_ASSERT_EQUAL(errno, ENOSPC);
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "t", 1, 1, NULL), 0);
+	CU_ASSERT_EQUAL(atomic_load(&s.hdr->topic_count), 1);
+	CU_ASSERT_EQUAL(atomic_load(&s.hdr->parts_used), 1);
+	CU_ASSERT_PTR_EQUAL(shm_partition(&s, 0, 0), p);
+	CU_ASSERT_EQUAL(atomic_load(&p->dead), 0);
+	CU_ASSERT_EQUAL(ring_append(&s, p, a, la, &base, &next), 0);
+	CU_ASSERT_EQUAL(base, 0);
+	CU_ASSERT_EQUAL(next, 3);
+	/* The remaining slot goes to a new entry after it. */
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "v", 1, 1, NULL), 1);
+	CU_ASSERT_EQUAL(s.topics[1].first_part, 1);
+	free(a);
+	fixture_region_done(&s);
+}
+
 TEST_SUITE("ring", NULL, teardown,
+	{ "delete_reuse", test_delete_reuse },
 	{ "append_peek_release", test_append_peek_release },
 	{ "wrap_marker", test_wrap_marker },
 	{ "wrap_slack", test_wrap_slack },
