@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -729,4 +730,22 @@ support_run_cmd(const char *path, const char *const argv[], const char *input,
 	if (status == -1 || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+int
+support_tool(const char *input, char **out, char **err, const char *name, ...)
+{
+	const char *argv[32];
+	char path[600];
+	va_list ap;
+	int n = 1;
+
+	snprintf(path, sizeof(path), "%s/%s", support_bindir(), name);
+	argv[0] = name;
+	va_start(ap, name);
+	while (n < 31 && (argv[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	return support_run_cmd(path, argv, input, out, err, 30000);
 }

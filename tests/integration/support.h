@@ -72,6 +72,13 @@ int	 run_tool(const struct flumed *d, const char *input, char **out,
 int	 support_run_cmd(const char *path, const char *const argv[],
 	    const char *input, char **out, char **err, int timeout_ms);
 
+/*
+ * bin/NAME args... NULL (no -b added), input (may be NULL) on stdin;
+ * stdout and stderr as support_run_cmd; killed after 30 s.
+ */
+int	 support_tool(const char *input, char **out, char **err,
+	    const char *name, ...);
+
 /* Pid of a worker (role "worker") or the writer in `slot`, per flume-admin workers. */
 pid_t	 flumed_child_pid(const struct flumed *d, const char *role, int slot);
 

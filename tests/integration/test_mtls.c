@@ -129,25 +129,6 @@ teardown(void)
 	return 0;
 }
 
-/* bin/TOOL args... NULL; exit status, stdout, stderr. */
-static int
-tool(const char *input, char **out, char **err, const char *name, ...)
-{
-	const char *argv[32];
-	char path[600];
-	va_list ap;
-	int n = 1;
-
-	snprintf(path, sizeof(path), "%s/%s", support_bindir(), name);
-	argv[0] = name;
-	va_start(ap, name);
-	while (n < 31 && (argv[n] = va_arg(ap, const char *)) != NULL)
-		n++;
-	va_end(ap);
-	argv[n] = NULL;
-	return support_run_cmd(path, argv, input, out, err, 30000);
-}
-
 /*
  * kcat to the Kafka TLS listener with certificate pem/key (NULL: none)
  * and, when user is set, SASL_SSL SCRAM-SHA-256 as user:pass; args...
@@ -206,10 +187,10 @@ test_native_certificate_names_the_user(void)
 	int before = flumed_log_count(&d, "authenticated as user alice (TLS "
 	    "client certificate)");
 
-	CU_ASSERT_EQUAL(tool(NULL, NULL, NULL, "flume-produce", "-b", tbroker,
+	CU_ASSERT_EQUAL(support_tool(NULL, NULL, NULL, "flume-produce", "-b", tbroker,
 	    "--ca-file", ca, "--cert", alice_pem, "--key", alice_key,
 	    "-t", "a.n", "m1", "m2", NULL), 0);
-	CU_ASSERT_EQUAL(tool(NULL, &out, NULL, "flume-consume", "-b", tbroker,
+	CU_ASSERT_EQUAL(support_tool(NULL, &out, NULL, "flume-consume", "-b", tbroker,
 	    "--ca-file", ca, "--cert", alice_pem, "--key", alice_key,
 	    "-t", "a.n", "-o", "beginning", "-e", "-f", "%o %v\\n", NULL), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
@@ -218,7 +199,7 @@ test_native_certificate_names_the_user(void)
 	CU_ASSERT(flumed_wait_log(&d, "authenticated as user alice (TLS "
 	    "client certificate)", before + 2, 5000) >= before + 2);
 	/* Outside her prefix: the native refusal, nothing stored. */
-	CU_ASSERT_EQUAL(tool(NULL, NULL, &err, "flume-produce", "-b", tbroker,
+	CU_ASSERT_EQUAL(support_tool(NULL, NULL, &err, "flume-produce", "-b", tbroker,
 	    "--ca-file", ca, "--cert", alice_pem, "--key", alice_key,
 	    "-t", "b.n", "x", NULL), 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
@@ -227,11 +208,11 @@ test_native_certificate_names_the_user(void)
 	CU_ASSERT(flumed_wait_log(&d, "user alice: access denied: METADATA on "
 	    "topic b.n", 1, 5000) >= 1);
 	/* Without a certificate (request, not require) AUTH is needed. */
-	CU_ASSERT_EQUAL(tool(NULL, NULL, &err, "flume-produce", "-b", tbroker,
+	CU_ASSERT_EQUAL(support_tool(NULL, NULL, &err, "flume-produce", "-b", tbroker,
 	    "--tls", "--ca-file", ca, "-t", "a.n", "x", NULL), 1);
 	free(err);
 	setenv("FLUME_SECRET_FILE", bob_secret, 1);
-	CU_ASSERT_EQUAL(tool(NULL, &out, NULL, "flume-consume", "-b", tbroker,
+	CU_ASSERT_EQUAL(support_tool(NULL, &out, NULL, "flume-consume", "-b", tbroker,
 	    "--tls", "--ca-file", ca, "-t", "b.n", "-o", "beginning", "-e",
 	    NULL), 0);
 	unsetenv("FLUME_SECRET_FILE");
@@ -261,7 +242,7 @@ test_kafka_certificate_names_the_user(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "Topic authorization failed"));
 	free(err);
 	setenv("FLUME_SECRET_FILE", admin_secret, 1);
-	CU_ASSERT_EQUAL(tool(NULL, &out, NULL, "flume-consume", "-b", d.broker,
+	CU_ASSERT_EQUAL(support_tool(NULL, &out, NULL, "flume-consume", "-b", d.broker,
 	    "-t", "b.k", "-o", "beginning", "-e", NULL), 0);
 	unsetenv("FLUME_SECRET_FILE");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
@@ -293,7 +274,7 @@ test_sasl_after_certificate_same_user_only(void)
 	    before + 1);
 	/* Native AUTH likewise. */
 	before = flumed_log_count(&d, "AUTH_PROVE as user bob, but");
-	CU_ASSERT_EQUAL(tool(NULL, NULL, &err, "flume-produce", "-b", tbroker,
+	CU_ASSERT_EQUAL(support_tool(NULL, NULL, &err, "flume-produce", "-b", tbroker,
 	    "--ca-file", ca, "--cert", alice_pem, "--key", alice_key,
 	    "--secret-file", bob_secret, "-t", "b.n", "x", NULL), 1);
 	free(err);
@@ -356,7 +337,7 @@ test_certificate_of_no_user_refused(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "alert bad certificate"));
 	free(err);
-	CU_ASSERT_EQUAL(tool(NULL, NULL, &err, "flume-produce", "-b", tbroker,
+	CU_ASSERT_EQUAL(support_tool(NULL, NULL, &err, "flume-produce", "-b", tbroker,
 	    "--ca-file", ca, "--cert", mal_pem, "--key", mal_key, "-t", "a.n",
 	    "x", NULL), 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
@@ -364,7 +345,7 @@ test_certificate_of_no_user_refused(void)
 	free(err);
 	/* Nothing of it was stored. */
 	setenv("FLUME_SECRET_FILE", admin_secret, 1);
-	CU_ASSERT_EQUAL(tool(NULL, &err, NULL, "flume-consume", "-b", d.broker,
+	CU_ASSERT_EQUAL(support_tool(NULL, &err, NULL, "flume-consume", "-b", d.broker,
 	    "-t", "a.n", "-o", "beginning", "-e", NULL), 0);
 	unsetenv("FLUME_SECRET_FILE");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(err);

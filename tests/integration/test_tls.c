@@ -97,25 +97,6 @@ teardown(void)
 	return 0;
 }
 
-/* bin/TOOL args... NULL (no -b added); exit status, stdout, stderr. */
-static int
-tool(const char *input, char **out, char **err, const char *name, ...)
-{
-	const char *argv[32];
-	char path[600];
-	va_list ap;
-	int n = 1;
-
-	snprintf(path, sizeof(path), "%s/%s", support_bindir(), name);
-	argv[0] = name;
-	va_start(ap, name);
-	while (n < 31 && (argv[n] = va_arg(ap, const char *)) != NULL)
-		n++;
-	va_end(ap);
-	argv[n] = NULL;
-	return support_run_cmd(path, argv, input, out, err, 30000);
-}
-
 /* Any program by path, args... NULL. */
 static int
 cmd(const char *path, const char *input, char **out, char **err, ...)
@@ -216,16 +197,16 @@ test_native_tools_over_tls(void)
 {
 	char *out = NULL;
 
-	CU_ASSERT_EQUAL(tool(NULL, NULL, NULL, "flume-produce", "-b", tbroker,
+	CU_ASSERT_EQUAL(support_tool(NULL, NULL, NULL, "flume-produce", "-b", tbroker,
 	    "--tls", "--ca-file", ca, "-t", "n1", "m1", "m2", "m3", NULL), 0);
-	CU_ASSERT_EQUAL(tool(NULL, &out, NULL, "flume-consume", "-b", tbroker,
+	CU_ASSERT_EQUAL(support_tool(NULL, &out, NULL, "flume-consume", "-b", tbroker,
 	    "--tls", "--ca-file", ca, "-t", "n1", "-o", "beginning", "-e",
 	    NULL), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
 	CU_ASSERT_STRING_EQUAL(out, "m1\nm2\nm3\n");
 	free(out);
 	/* The same records on the plaintext listener beside it. */
-	CU_ASSERT_EQUAL(tool(NULL, &out, NULL, "flume-consume", "-b", d.broker,
+	CU_ASSERT_EQUAL(support_tool(NULL, &out, NULL, "flume-consume", "-b", d.broker,
 	    "-t", "n1", "-o", "beginning", "-e", "-f", "%o %v\\n", NULL), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
 	CU_ASSERT_STRING_EQUAL(out, "0 m1\n1 m2\n2 m3\n");
@@ -240,7 +221,7 @@ test_native_tools_tls_from_the_environment(void)
 
 	setenv("FLUME_TLS", "1", 1);
 	setenv("FLUME_CA_FILE", ca, 1);
-	CU_ASSERT_EQUAL(tool(NULL, &out, NULL, "flume-admin", "-b", tbroker,
+	CU_ASSERT_EQUAL(support_tool(NULL, &out, NULL, "flume-admin", "-b", tbroker,
 	    "describe", "n1", NULL), 0);
 	unsetenv("FLUME_TLS");
 	unsetenv("FLUME_CA_FILE");
@@ -268,7 +249,7 @@ test_refusals_are_logged_once_each(void)
 	int ca_before = flumed_log_count(&d, "alert unknown ca");
 	int pt_before = flumed_log_count(&d, "wrong version number");
 
-	CU_ASSERT_EQUAL(tool(NULL, NULL, &err, "flume-produce", "-b", tbroker,
+	CU_ASSERT_EQUAL(support_tool(NULL, NULL, &err, "flume-produce", "-b", tbroker,
 	    "--tls", "-t", "n1", "x", NULL), 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "certificate of 127.0.0.1:"));
@@ -277,7 +258,7 @@ test_refusals_are_logged_once_each(void)
 	free(err);
 	CU_ASSERT_EQUAL(flumed_wait_log(&d, "alert unknown ca", ca_before + 1,
 	    5000), ca_before + 1);
-	CU_ASSERT_EQUAL(tool(NULL, NULL, &err, "flume-produce", "-b", tbroker,
+	CU_ASSERT_EQUAL(support_tool(NULL, NULL, &err, "flume-produce", "-b", tbroker,
 	    "-t", "n1", "x", NULL), 1);
 	free(err);
 	/*
@@ -287,7 +268,7 @@ test_refusals_are_logged_once_each(void)
 	CU_ASSERT_EQUAL(flumed_wait_log(&d, "wrong version number",
 	    pt_before + 2, 5000), pt_before + 2);
 	/* Nothing of it was stored. */
-	CU_ASSERT_EQUAL(tool(NULL, &err, NULL, "flume-consume", "-b", d.broker,
+	CU_ASSERT_EQUAL(support_tool(NULL, &err, NULL, "flume-consume", "-b", d.broker,
 	    "-t", "n1", "-o", "beginning", "-e", NULL), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
 	CU_ASSERT_STRING_EQUAL(err, "m1\nm2\nm3\n");
@@ -310,7 +291,7 @@ test_kcat_over_tls(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
 	CU_ASSERT_STRING_EQUAL(out, "key=a\nkey=b\n");
 	free(out);
-	CU_ASSERT_EQUAL(tool(NULL, &out, NULL, "flume-consume", "-b", d.broker,
+	CU_ASSERT_EQUAL(support_tool(NULL, &out, NULL, "flume-consume", "-b", d.broker,
 	    "-t", "k1", "-o", "beginning", "-e", NULL), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
 	CU_ASSERT_STRING_EQUAL(out, "a\nb\n");
@@ -467,7 +448,7 @@ test_handshake_flood(void)
 			n++;
 	CU_ASSERT_EQUAL(n, 200);
 	/* While they hang, a real client is still served. */
-	CU_ASSERT_EQUAL(tool(NULL, &out, NULL, "flume-consume", "-b", tbroker,
+	CU_ASSERT_EQUAL(support_tool(NULL, &out, NULL, "flume-consume", "-b", tbroker,
 	    "--tls", "--ca-file", ca, "-t", "n1", "-o", "beginning", "-e",
 	    NULL), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
@@ -502,15 +483,15 @@ test_mutual_tls_only(void)
 	/* The plaintext listener is off. */
 	CU_ASSERT_EQUAL(tcp_connect(m.port), -1);
 	before = flumed_log_count(&m, "peer did not return a certificate");
-	CU_ASSERT_EQUAL(tool(NULL, NULL, &err, "flume-produce", "-b", m.broker,
+	CU_ASSERT_EQUAL(support_tool(NULL, NULL, &err, "flume-produce", "-b", m.broker,
 	    "--tls", "--ca-file", ca, "-t", "m1", "x", NULL), 1);
 	free(err);
 	CU_ASSERT_EQUAL(flumed_wait_log(&m, "peer did not return a "
 	    "certificate", before + 1, 5000), before + 1);
-	CU_ASSERT_EQUAL(tool(NULL, NULL, NULL, "flume-produce", "-b", m.broker,
+	CU_ASSERT_EQUAL(support_tool(NULL, NULL, NULL, "flume-produce", "-b", m.broker,
 	    "--ca-file", ca, "--cert", cli_cert, "--key", cli_key, "-t", "m1",
 	    "y", NULL), 0);
-	CU_ASSERT_EQUAL(tool(NULL, &out, NULL, "flume-consume", "-b", m.broker,
+	CU_ASSERT_EQUAL(support_tool(NULL, &out, NULL, "flume-consume", "-b", m.broker,
 	    "--ca-file", ca, "--cert", cli_cert, "--key", cli_key, "-t", "m1",
 	    "-o", "beginning", "-e", NULL), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
@@ -594,19 +575,19 @@ test_sighup_reloads_the_certificate(void)
 	    "tls_cert_file = %s\ntls_key_file = %s\n", port, cert, key);
 	CU_ASSERT_EQUAL_FATAL(flumed_start(&r, extra), 0);
 	snprintf(r.broker, sizeof(r.broker), "127.0.0.1:%d", port);
-	CU_ASSERT_EQUAL(tool(NULL, NULL, NULL, "flume-produce", "-b", r.broker,
+	CU_ASSERT_EQUAL(support_tool(NULL, NULL, NULL, "flume-produce", "-b", r.broker,
 	    "--ca-file", ca, "-t", "r1", "before", NULL), 0);
-	CU_ASSERT_EQUAL(tool(NULL, NULL, NULL, "flume-produce", "-b", r.broker,
+	CU_ASSERT_EQUAL(support_tool(NULL, NULL, NULL, "flume-produce", "-b", r.broker,
 	    "--ca-file", ca2, "-t", "r1", "x", NULL), 1);
 	CU_ASSERT_EQUAL(copy_file(okey, key, 0600), 0);
 	CU_ASSERT_EQUAL(copy_file(ocert, cert, 0644), 0);
 	CU_ASSERT_EQUAL(kill(r.pid, SIGHUP), 0);
 	CU_ASSERT_EQUAL(flumed_wait_log(&r, "TLS certificate read again", 1,
 	    10000), 1);
-	CU_ASSERT_EQUAL(tool(NULL, NULL, &err, "flume-produce", "-b", r.broker,
+	CU_ASSERT_EQUAL(support_tool(NULL, NULL, &err, "flume-produce", "-b", r.broker,
 	    "--ca-file", ca2, "-t", "r1", "after", NULL), 0);
 	free(err);
-	CU_ASSERT_EQUAL(tool(NULL, NULL, NULL, "flume-produce", "-b", r.broker,
+	CU_ASSERT_EQUAL(support_tool(NULL, NULL, NULL, "flume-produce", "-b", r.broker,
 	    "--ca-file", ca, "-t", "r1", "x", NULL), 1);
 	flumed_cleanup(&r);
 	test_rmtree(dir);
