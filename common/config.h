@@ -45,6 +45,7 @@ struct config {
 	int32_t		 partitions;		/* for auto-created topics */
 	uint64_t	 ring_size;
 	struct log_settings log;			/* segment, index, retention defaults */
+	int64_t		 cache_window_bytes;	/* newest log bytes left cached; -1 all */
 	int64_t		 flush_interval_ms;	/* fdatasync at least this often; -1 never */
 	int64_t		 flush_messages;	/* ... or after this many messages; -1 never */
 	uint32_t	 max_message_bytes;	/* largest record batch accepted */

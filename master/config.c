@@ -85,6 +85,8 @@ static const struct conf_key conf_keys[] = {
 	    CF(log.retention_ms), TF(log.retention_ms), RELOAD },
 	{ "message_timestamp_type", CT_TSTYPE, 0, 0, 0, "create",
 	    CF(log.log_append_time), TF(log.log_append_time), RESTART },
+	{ "cache_window_bytes", CT_SIZE, MB, 1024 * TB, 1, "64M",
+	    CF(cache_window_bytes), NOTOPIC, RESTART },
 	{ "flush_interval_ms", CT_DURATION, 0, DAY, 1, "1s",
 	    CF(flush_interval_ms), NOTOPIC, RELOAD },
 	{ "flush_messages", CT_INT, 1, INT32_MAX, 1, "-1",
@@ -1026,6 +1028,8 @@ config_topic_log(const struct config *c, const char *name, struct plog_config *o
 	out->index_interval_bytes = l->index_interval_bytes;
 	out->retention_bytes = l->retention_bytes;
 	out->retention_ms = l->retention_ms;
+	out->cache_window = c->cache_window_bytes < 0 ? 0 :
+	    (uint64_t)c->cache_window_bytes;
 }
 
 int

@@ -21,6 +21,22 @@
  * 600 MB/s into one partition: the once-a-second fdatasync went from
  * 140 ms on average (up to 250 ms, the ring full meanwhile) to under 1 ms.
  *
+ * Behind the writeback, the page cache is let go: once a segment's bytes
+ * lie more than cfg.cache_window bytes behind the end of the log (over
+ * all segments), the kernel is told they will not be needed again soon
+ * (store_io.dropcache, posix_fadvise DONTNEED), a whole number of pages
+ * and at least PLOG_WRITEBACK_BYTES at a time.  Only pages already
+ * written back are dropped (DONTNEED leaves dirty ones alone), so this
+ * never waits and never hides a write error from fdatasync.  Why: the
+ * next pages the log needs are then the ones just freed, still mapped by
+ * the machine, instead of never-used memory.  Measured on the 2-core VM
+ * this broker is developed on, a write into never-touched page-cache
+ * pages runs at 0.45 GB/s (each first touch faults in the hypervisor),
+ * into recycled ones at 4 GB/s; the writer spent 86% of its time in that
+ * copy at 10 KiB records.  Readers of older bytes read them from disk
+ * again.  Only bytes this writer appended are dropped: what was in a
+ * file when the log was opened is left to the kernel.
+ *
  * The index is never fsynced: recovery checks it and regenerates what it
  * cannot trust.  Index entries follow one rule everywhere (append, tail
  * recovery, rebuild): the first batch of a segment is indexed, and then
@@ -65,6 +81,7 @@ struct seg {
 	int64_t		last_base;	/* baseOffset of its last batch; -1 none */
 	int		dirty;		/* written since the last fdatasync */
 	uint64_t	wb_pos;		/* log bytes handed to writeback */
+	uint64_t	drop_pos;	/* log bytes let go from the page cache */
 };
 
 struct plog {
@@ -610,6 +627,7 @@ seg_load(struct plog *l, int64_t base, int last, struct plog_recovery *rec)
 		goto fail;
 	/* What is already in the file is the kernel's business. */
 	sg.wb_pos = sg.size - sg.size % PLOG_WRITEBACK_ALIGN;
+	sg.drop_pos = sg.size;
 	if (plog_push_seg(l, &sg) == -1)
 		goto fail;
 	free(il.v);
@@ -802,6 +820,49 @@ plog_writeback(struct seg *sg)
 	sg->wb_pos = end;
 }
 
+/*
+ * Let the page cache go for what lies more than cfg.cache_window bytes
+ * behind the end of the log (the rule at the top).  Walks from the active
+ * segment back and stops at the first sealed segment with nothing left
+ * to drop: older ones were done before it.  Never fails (advice).
+ */
+static void
+plog_drop_behind(struct plog *l)
+{
+	uint64_t keep = l->cfg.cache_window, end;
+	struct seg *sg;
+	int i;
+
+	if (keep == 0)
+		return;
+	for (i = l->nsegs - 1; i >= 0; i--) {
+		sg = &l->segs[i];
+		if (sg->drop_pos > sg->size)	/* an undone append */
+			sg->drop_pos = sg->size;
+		if (keep >= sg->size) {
+			keep -= sg->size;
+			continue;
+		}
+		end = sg->size - keep;
+		keep = 0;
+		/* Whole pages in the active segment, which is written again. */
+		if (i == l->nsegs - 1)
+			end -= end % PLOG_WRITEBACK_ALIGN;
+		if (end <= sg->drop_pos) {
+			if (i < l->nsegs - 1)
+				break;
+			continue;
+		}
+		/* In steps, but a sealed segment up to its end. */
+		if (end - sg->drop_pos < PLOG_WRITEBACK_BYTES &&
+		    (i == l->nsegs - 1 || end < sg->size))
+			continue;
+		(void)store_io.dropcache(sg->log_fd, (off_t)sg->drop_pos,
+		    (off_t)(end - sg->drop_pos));
+		sg->drop_pos = end;
+	}
+}
+
 /* Write the batches [from, to) and their pending index entries to sg. */
 static int
 plog_flush_run(struct plog *l, struct seg *sg, const uint8_t *from, size_t len,
@@ -814,6 +875,7 @@ plog_flush_run(struct plog *l, struct seg *sg, const uint8_t *from, size_t len,
 	sg->size += len;
 	sg->dirty = 1;
 	plog_writeback(sg);
+	plog_drop_behind(l);
 	if (nidx > 0) {
 		if (seg_write_all(sg->idx_fd, l->ibuf, nidx * SEG_INDEX_ENTRY) == -1)
 			return -1;

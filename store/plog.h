@@ -27,6 +27,8 @@ struct plog_config {
 	uint32_t	index_interval_bytes;	/* bytes between index entries */
 	int64_t		retention_bytes;	/* -1 = unlimited */
 	int64_t		retention_ms;		/* -1 = unlimited */
+	uint64_t	cache_window;		/* newest bytes left in the page
+						   cache; 0 = all (plog.c) */
 };
 
 /* A corrupt range recovery found and kept (valid batches follow it). */

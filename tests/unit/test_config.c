@@ -87,6 +87,7 @@ test_defaults(void)
 	CU_ASSERT_EQUAL(c.log.retention_ms, 7LL * 24 * 3600 * 1000);
 	CU_ASSERT_EQUAL(c.flush_interval_ms, 1000);
 	CU_ASSERT_EQUAL(c.flush_messages, -1);
+	CU_ASSERT_EQUAL(c.cache_window_bytes, 64LL << 20);
 	CU_ASSERT_EQUAL(c.max_message_bytes, 1U << 20);
 	CU_ASSERT_EQUAL(c.max_request_bytes, 17U << 20);
 	CU_ASSERT_EQUAL(c.auto_create_topics, 1);
@@ -179,12 +180,17 @@ static void
 test_minus_one_and_limits(void)
 {
 	struct config	c;
+	struct plog_config pc;
 
 	CU_ASSERT_EQUAL_FATAL(load(&c,
 	    "retention_bytes = -1\nretention_ms = -1\n"
 	    "flush_interval_ms = -1\nflush_messages = -1\n"
 	    "segment_bytes = 4G\nmax_request_bytes = 2G\n"
+	    "cache_window_bytes = -1\n"
 	    "workers = 64\nworkers = 1\n"), 0);
+	CU_ASSERT_EQUAL(c.cache_window_bytes, -1);
+	config_topic_log(&c, "t", &pc);
+	CU_ASSERT_EQUAL(pc.cache_window, 0);	/* 0: nothing dropped */
 	CU_ASSERT_EQUAL(c.log.retention_bytes, -1);
 	CU_ASSERT_EQUAL(c.log.retention_ms, -1);
 	CU_ASSERT_EQUAL(c.flush_interval_ms, -1);
@@ -499,6 +505,7 @@ test_topic_sections(void)
 	CU_ASSERT_EQUAL(pc.index_interval_bytes, 4096);
 	CU_ASSERT_EQUAL(pc.retention_bytes, 1LL << 30);
 	CU_ASSERT_EQUAL(pc.retention_ms, 86400000);
+	CU_ASSERT_EQUAL(pc.cache_window, 64ULL << 20);	/* broker-wide */
 
 	config_topic_log(&c, "audit.log", &pc);
 	CU_ASSERT_EQUAL(pc.segment_bytes, 8192);

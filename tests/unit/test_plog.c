@@ -152,7 +152,7 @@ read_all_reader(const char *dir, int64_t from, int64_t to, size_t max_bytes,
 static void
 test_append_read(void)
 {
-	struct plog_config cfg = { 1 << 20, 4096, -1, -1 };
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0 };
 	struct plog_recovery rec;
 	struct batch_builder b;
 	struct plog *l;
@@ -270,7 +270,7 @@ list_segments(const char *dir, int64_t *bases, off_t *sizes, int max)
 static void
 test_roll(void)
 {
-	struct plog_config cfg = { 1000, 4096, -1, -1 };
+	struct plog_config cfg = { 1000, 4096, -1, -1, 0 };
 	struct batch_builder b;
 	struct plog *l;
 	uint8_t *buf = NULL, *big = NULL;
@@ -350,7 +350,7 @@ test_roll(void)
 static void
 test_million(void)
 {
-	struct plog_config cfg = { 4 << 20, 4096, -1, -1 };
+	struct plog_config cfg = { 4 << 20, 4096, -1, -1, 0 };
 	struct plog_recovery rec;
 	struct batch_builder b;
 	struct plog *l;
@@ -443,7 +443,7 @@ linear_scan(const char *dir, struct lin_batch *v, size_t max)
 static void
 test_index_lookup(void)
 {
-	struct plog_config cfg = { 256 << 10, 1024, -1, -1 };
+	struct plog_config cfg = { 256 << 10, 1024, -1, -1, 0 };
 	struct batch_builder b;
 	struct plog *l;
 	struct plog_reader *r;
@@ -519,7 +519,7 @@ test_index_lookup(void)
 static void
 test_reader_follows(void)
 {
-	struct plog_config cfg = { 2000, 512, -1, -1 };
+	struct plog_config cfg = { 2000, 512, -1, -1, 0 };
 	struct batch_builder b;
 	struct plog *l;
 	struct plog_reader *r;
@@ -572,7 +572,7 @@ test_reader_follows(void)
 static void
 test_reader_other_process(void)
 {
-	struct plog_config cfg = { 2000, 512, -1, -1 };
+	struct plog_config cfg = { 2000, 512, -1, -1, 0 };
 	struct batch_builder b;
 	struct plog_reader *r;
 	struct plog_slice s;
@@ -666,7 +666,7 @@ enospc_write(int fd, const void *p, size_t n)
 static void
 test_one_write(void)
 {
-	struct plog_config cfg = { 1 << 20, 1024, -1, -1 };
+	struct plog_config cfg = { 1 << 20, 1024, -1, -1, 0 };
 	struct batch_builder b;
 	struct plog *l;
 	uint8_t *buf = NULL;
@@ -729,7 +729,7 @@ dir_state(const char *dir, char *out, size_t size)
 static void
 test_enospc(void)
 {
-	struct plog_config cfg = { 3000, 256, -1, -1 };
+	struct plog_config cfg = { 3000, 256, -1, -1, 0 };
 	struct batch_builder b;
 	struct plog *l;
 	uint8_t *buf = NULL, *more = NULL;
@@ -811,7 +811,7 @@ counting_sync(int fd)
 static void
 test_sync(void)
 {
-	struct plog_config cfg = { 1000, 4096, -1, -1 };
+	struct plog_config cfg = { 1000, 4096, -1, -1, 0 };
 	struct batch_builder b;
 	struct plog *l;
 	uint8_t *buf = NULL;
@@ -886,7 +886,7 @@ seg_bytes(const char *dir, int64_t base, size_t *len)
 static void
 test_resync(void)
 {
-	struct plog_config cfg = { 1000, 4096, -1, -1 };
+	struct plog_config cfg = { 1000, 4096, -1, -1, 0 };
 	struct batch_builder b;
 	struct plog *l;
 	uint8_t *buf = NULL, *s0, *s1, *t0, *t1;
@@ -971,7 +971,7 @@ test_resync(void)
 static void
 test_append_at(void)
 {
-	struct plog_config cfg = { 1 << 20, 4096, -1, -1 };
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0 };
 	struct plog_recovery rec;
 	struct batch_builder b;
 	struct plog *l;
@@ -1061,7 +1061,7 @@ recording_writeback(int fd, off_t pos, off_t len)
 static void
 test_writeback(void)
 {
-	struct plog_config cfg = { 12 << 20, 4096, -1, -1 };
+	struct plog_config cfg = { 12 << 20, 4096, -1, -1, 0 };
 	struct batch_builder b;
 	struct plog_reader *r;
 	struct plog_slice s;
@@ -1155,6 +1155,145 @@ test_writeback(void)
 	free(dir);
 }
 
+/* Page-cache drops seen by recording_dropcache. */
+static struct { int fd; off_t pos, len; } dc_calls[64];
+static int dc_ncalls;
+
+static int
+recording_dropcache(int fd, off_t pos, off_t len)
+{
+	if (dc_ncalls < (int)(sizeof(dc_calls) / sizeof(dc_calls[0]))) {
+		dc_calls[dc_ncalls].fd = fd;
+		dc_calls[dc_ncalls].pos = pos;
+		dc_calls[dc_ncalls].len = len;
+	}
+	dc_ncalls++;
+	return 0;
+}
+
+/*
+ * With cache_window = W, appends let the page cache go behind the newest
+ * W bytes of the log: per segment the drops are contiguous from 0, never
+ * reach into the newest W bytes (counted over segments), come in steps of
+ * at least 4 MiB of whole pages in the active segment, and take a sealed
+ * segment to its end once it lies wholly behind; the log stays within
+ * W + 4 MiB + a page of its end.  A reopened log leaves what was in its
+ * files alone, a window of 0 drops nothing, and the bytes read back.
+ */
+static void
+test_drop_behind(void)
+{
+	const uint64_t W = 2 << 20, mib4 = 4 << 20;
+	struct plog_config cfg = { 12 << 20, 4096, -1, -1, 2 << 20 };
+	struct batch_builder b;
+	struct plog_reader *r;
+	struct plog_slice sl;
+	struct plog *l;
+	uint8_t *val, *buf, *rbuf;
+	const uint8_t *out;
+	size_t len;
+	uint64_t seg1 = 0, done1 = 0, done2 = 0, size, cur, pos;
+	int64_t base;
+	int i, seen = 0, fd1 = -1, fd2 = -1, k;
+	char *dir = test_mkdtemp("dropbehind");
+
+	batch_builder_init(&b);
+	val = malloc(65536);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(val);
+	test_fill_random(val, 65536);
+	for (i = 0; i < 15; i++)
+		CU_ASSERT_FATAL(batch_builder_add(&b, 1000 + i, NULL, -1, val,
+		    65536, NULL, 0) == 0);
+	CU_ASSERT_FATAL(batch_builder_close(&b, &out, &len) == 0);
+	buf = malloc(len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	memcpy(buf, out, len);
+	CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, NULL) == 0);
+	store_io.dropcache = recording_dropcache;
+	dc_ncalls = 0;
+	/* 20 batches of just under 1 MiB: a roll after the 12th. */
+	for (i = 0; i < 20; i++) {
+		CU_ASSERT_FATAL(plog_append(l, buf, len, &base) == 0);
+		CU_ASSERT_EQUAL_FATAL(base, (int64_t)i * 15);
+		size = plog_size_bytes(l);
+		if (plog_segment_count(l) == 1)
+			seg1 = size;
+		cur = size - seg1;	/* bytes in the second segment */
+		CU_ASSERT_FATAL(dc_ncalls <= 64);
+		for (k = seen; k < dc_ncalls; k++) {
+			pos = (uint64_t)dc_calls[k].pos;
+			if (fd1 == -1)
+				fd1 = dc_calls[k].fd;
+			if (dc_calls[k].fd == fd1) {
+				/* Segment 1: contiguous, behind the window. */
+				CU_ASSERT_EQUAL(pos, done1);
+				done1 += (uint64_t)dc_calls[k].len;
+				CU_ASSERT(done1 <= seg1);
+				CU_ASSERT(done1 + W <= size);
+				CU_ASSERT((uint64_t)dc_calls[k].len >= mib4 ||
+				    (plog_segment_count(l) == 2 && done1 == seg1));
+				if (plog_segment_count(l) == 1 || done1 < seg1)
+					CU_ASSERT(done1 % 4096 == 0);
+			} else {
+				if (fd2 == -1)
+					fd2 = dc_calls[k].fd;
+				CU_ASSERT_EQUAL(dc_calls[k].fd, fd2);
+				CU_ASSERT_EQUAL(pos, done2);
+				done2 += (uint64_t)dc_calls[k].len;
+				CU_ASSERT((uint64_t)dc_calls[k].len >= mib4);
+				CU_ASSERT(done2 % 4096 == 0);
+				CU_ASSERT(done2 + W <= cur);
+				/* Segment 1 went wholly first. */
+				CU_ASSERT_EQUAL(done1, seg1);
+			}
+		}
+		seen = dc_ncalls;
+		/* Drops keep up: at most W + a step + a page stay behind. */
+		CU_ASSERT(size - (done1 + done2) < W + mib4 + 4096);
+		/* A sealed segment behind the window is let go at once. */
+		if (plog_segment_count(l) == 2 && cur >= W)
+			CU_ASSERT_EQUAL(done1, seg1);
+	}
+	CU_ASSERT_EQUAL(plog_segment_count(l), 2);
+	CU_ASSERT(done1 == seg1 && done2 > 0 && fd1 != fd2);
+	plog_close(l);
+
+	/* Reopened: what is in the files stays; new bytes are dropped later. */
+	CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, NULL) == 0);
+	dc_ncalls = 0;
+	for (i = 0; i < 2; i++)
+		CU_ASSERT_FATAL(plog_append(l, buf, len, &base) == 0);
+	CU_ASSERT_EQUAL(dc_ncalls, 0);
+	plog_close(l);
+
+	/* A window of 0: nothing is ever dropped. */
+	cfg.cache_window = 0;
+	CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, NULL) == 0);
+	for (i = 0; i < 8; i++)
+		CU_ASSERT_FATAL(plog_append(l, buf, len, &base) == 0);
+	CU_ASSERT_EQUAL(dc_ncalls, 0);
+	store_io_reset();
+	plog_close(l);
+
+	/* The first batch, long dropped, reads back whole. */
+	CU_ASSERT_FATAL(plog_reader_open(&r, dir) == 0);
+	CU_ASSERT_FATAL(plog_reader_read(r, 0, 15, 1, &sl) == 0);
+	CU_ASSERT_EQUAL_FATAL(sl.len, len);
+	CU_ASSERT_EQUAL(sl.first_offset, 0);
+	rbuf = malloc(len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rbuf);
+	CU_ASSERT_FATAL(pread(sl.fd, rbuf, len, sl.pos) == (ssize_t)len);
+	CU_ASSERT(memcmp(rbuf + BATCH_CRC_START, buf + BATCH_CRC_START,
+	    len - BATCH_CRC_START) == 0);
+	plog_reader_close(r);
+	free(rbuf);
+	free(buf);
+	free(val);
+	batch_builder_free(&b);
+	test_rmtree(dir);
+	free(dir);
+}
+
 TEST_SUITE("plog", NULL, NULL,
     { "append with offsets kept", test_append_at },
     { "append and read", test_append_read },
@@ -1167,4 +1306,5 @@ TEST_SUITE("plog", NULL, NULL,
     { "ENOSPC mid-append", test_enospc },
     { "sync", test_sync },
     { "sync all, write again and sync", test_resync },
-    { "early writeback", test_writeback });
+    { "early writeback", test_writeback },
+    { "page cache let go behind the window", test_drop_behind });

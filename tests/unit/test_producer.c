@@ -352,7 +352,7 @@ test_owner_dead(void)
 static void
 test_rebuild_from_log(void)
 {
-	struct plog_config cfg = { 1 << 20, 4096, -1, -1 };
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0 };
 	struct plog_recovery rec;
 	struct plog *l;
 	char *dir = test_mkdtemp("producer");
