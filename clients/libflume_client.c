@@ -10,6 +10,7 @@
  */
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -31,6 +32,8 @@
 
 /* Largest response frame accepted; only a real frame that big is allocated. */
 #define CLIENT_MAX_RESPONSE	(256u * 1024 * 1024)
+/* Pieces of output handed to one sendmsg. */
+#define CLIENT_IOV_MAX		64
 /* Arena for decoding one administrative response. */
 #define CLIENT_ARENA_LIMIT	(64u * 1024 * 1024)
 
@@ -552,10 +555,16 @@ client_connected(const struct flume_client *c)
 	return c->fd != -1;
 }
 
+int
+client_can_ref(const struct flume_client *c)
+{
+	return c->tls == NULL;
+}
+
 size_t
 client_unsent(const struct flume_client *c)
 {
-	return c->out.len - c->out_off;
+	return wbuf_size(&c->out) - c->out_off;
 }
 
 size_t
@@ -621,7 +630,7 @@ client_end(struct flume_client *c, size_t start, uint32_t id,
 	if (c->out.err != 0) {
 		/* Drop the partial frame; the bytes before it are intact. */
 		errno = c->out.err == EMSGSIZE ? EMSGSIZE : ENOMEM;
-		c->out.len = start;
+		wbuf_truncate(&c->out, start);
 		c->out.err = 0;
 		client_seterr(c, "cannot encode request: %s", strerror(errno));
 		return -1;
@@ -692,18 +701,33 @@ client_dispatch(struct flume_client *c, const struct frame *f)
 	return 0;
 }
 
-/* Write what the socket takes; 0, or -1 on a hard error. */
+/*
+ * Write what the socket takes; 0, or -1 on a hard error.  Output with
+ * spans (batches referenced, not copied: client_can_ref) goes out with
+ * sendmsg, a gather of the buffer's pieces.
+ */
 static int
 client_flush_out(struct flume_client *c)
 {
+	struct iovec iov[CLIENT_IOV_MAX];
+	struct msghdr mh;
 	ssize_t n;
 
-	while (c->out_off < c->out.len) {
+	while (c->out_off < wbuf_size(&c->out)) {
 		c->tls_want = 0;
-		n = c->tls != NULL ? client_tls_write(c->tls,
-		    c->out.buf + c->out_off, c->out.len - c->out_off,
-		    &c->tls_want) : send(c->fd, c->out.buf + c->out_off,
-		    c->out.len - c->out_off, MSG_NOSIGNAL);
+		if (c->tls != NULL)
+			n = client_tls_write(c->tls, c->out.buf + c->out_off,
+			    c->out.len - c->out_off, &c->tls_want);
+		else if (c->out.nspans == 0)
+			n = send(c->fd, c->out.buf + c->out_off,
+			    c->out.len - c->out_off, MSG_NOSIGNAL);
+		else {
+			memset(&mh, 0, sizeof(mh));
+			mh.msg_iov = iov;
+			mh.msg_iovlen = (size_t)wbuf_iov(&c->out, c->out_off, iov,
+			    CLIENT_IOV_MAX);
+			n = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
+		}
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;

@@ -145,6 +145,11 @@ int	client_call(struct flume_client *c, uint16_t api, const void *msg,
 	    int timeout_ms, int resend, struct client_sync *s);
 /* Bytes encoded but not yet written. */
 size_t	client_unsent(const struct flume_client *c);
+/*
+ * Whether c->out may take bytes by reference (wbuf_bytes_ref): on a
+ * plaintext connection, sent with sendmsg; TLS encrypts from one copy.
+ */
+int	client_can_ref(const struct flume_client *c);
 /* Requests waiting for a response. */
 size_t	client_waiting(const struct flume_client *c);
 

@@ -25,7 +25,6 @@
 #include "clients/libflume_int.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
-#include "proto/crc32c.h"
 #include "proto/msg.h"
 
 /* Room in a request frame for everything but the batch bytes. */
@@ -337,8 +336,8 @@ prod_idem_number(struct flume_producer *p, struct prod_batch *b)
 	be64_put(h + BATCH_OFF_PRODUCER_ID, (uint64_t)p->pid);
 	be16_put(h + BATCH_OFF_PRODUCER_EPOCH, (uint16_t)p->epoch);
 	be32_put(h + BATCH_OFF_BASE_SEQUENCE, (uint32_t)b->base_seq);
-	be32_put(h + BATCH_OFF_CRC, crc32c(0, h + BATCH_CRC_START,
-	    b->len - BATCH_CRC_START));
+	/* The header's CRC only: the records' is known since the seal. */
+	batch_header_recrc(h, b->len, b->bb.records_crc);
 	*next = (int32_t)(((int64_t)*next + b->bb.count) %
 	    ((int64_t)INT32_MAX + 1));
 }
@@ -564,7 +563,15 @@ prod_encode(struct flume_producer *p, struct prod_req *r)
 	req.count = r->nbatches;
 	req.parts = p->parts;
 	start = client_begin(p->c, API_PRODUCE, &id);
-	msg_encode_produce_req(&p->c->out, &req);
+	/*
+	 * The batches stay as they are until answered, so the request only
+	 * references them (no copy of every batch into the output); with
+	 * acks=0 they are recycled at once and must be copied.
+	 */
+	if (p->conf.acks != 0 && client_can_ref(p->c))
+		msg_encode_produce_req_ref(&p->c->out, &req);
+	else
+		msg_encode_produce_req(&p->c->out, &req);
 	return client_end(p->c, start, id, p->conf.acks != 0 ? prod_resp_fn : NULL,
 	    r);
 }

@@ -597,9 +597,14 @@ batch_builder_add(struct batch_builder *b, int64_t timestamp,
 	return 0;
 }
 
-/* Write the header of a batch of total bytes into h, CRC included. */
+/*
+ * Write the header of a batch of total bytes into h, CRC included.  The
+ * CRC of the records (what follows the header) is kept in the builder,
+ * so batch_header_recrc() can redo the batch's CRC after a change to
+ * the header alone without reading the records again.
+ */
 static void
-builder_header(const struct batch_builder *b, uint8_t *h, size_t total,
+builder_header(struct batch_builder *b, uint8_t *h, size_t total,
     int16_t attributes)
 {
 	be64_put(h + BATCH_OFF_BASE_OFFSET, 0);
@@ -614,8 +619,17 @@ builder_header(const struct batch_builder *b, uint8_t *h, size_t total,
 	be16_put(h + BATCH_OFF_PRODUCER_EPOCH, (uint16_t)b->producer_epoch);
 	be32_put(h + BATCH_OFF_BASE_SEQUENCE, (uint32_t)b->base_sequence);
 	be32_put(h + BATCH_OFF_COUNT, (uint32_t)b->count);
-	be32_put(h + BATCH_OFF_CRC,
-	    crc32c(0, h + BATCH_CRC_START, total - BATCH_CRC_START));
+	b->records_crc = crc32c(0, h + BATCH_HEADER_SIZE,
+	    total - BATCH_HEADER_SIZE);
+	batch_header_recrc(h, total, b->records_crc);
+}
+
+void
+batch_header_recrc(uint8_t *h, size_t total, uint32_t records_crc)
+{
+	be32_put(h + BATCH_OFF_CRC, crc32c_combine(crc32c(0, h + BATCH_CRC_START,
+	    BATCH_HEADER_SIZE - BATCH_CRC_START), records_crc,
+	    total - BATCH_HEADER_SIZE));
 }
 
 int

@@ -214,11 +214,19 @@ struct batch_builder {
 	int16_t		 producer_epoch;
 	int32_t		 base_sequence;
 	int		 closed;
+	uint32_t	 records_crc;	/* closed: CRC of what follows the header */
 	/* Compressed close: the codec's output, then header + it. */
 	struct compress_buf z;
 	uint8_t		*zbatch;
 	size_t		 zbatch_cap;
 };
+
+/*
+ * Set the CRC of the total-byte batch whose header is at h, given the CRC
+ * of the bytes after its header (a closed builder's records_crc): after
+ * the producer fields of a sealed batch were patched, say.
+ */
+void	batch_header_recrc(uint8_t *h, size_t total, uint32_t records_crc);
 
 void	batch_builder_init(struct batch_builder *b);
 void	batch_builder_free(struct batch_builder *b);

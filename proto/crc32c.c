@@ -39,6 +39,8 @@ static uint32_t		crc32c_table[8][256];
 /* [k][b]: the register b << 8k run through CRC32C_LONG (SHORT) zero bytes. */
 static uint32_t		crc32c_long[4][256];
 static uint32_t		crc32c_short[4][256];
+/* [k]: x^(2^k) mod P, in the reflected bit order of the register. */
+static uint32_t		crc32c_x2k[64];
 static int		crc32c_use_hw;
 static pthread_once_t	crc32c_once = PTHREAD_ONCE_INIT;
 
@@ -78,6 +80,23 @@ crc32c_shift_table(uint32_t t[4][256], size_t len)
 			t[k][i] = gf2_apply(m, (uint32_t)i << (8 * k));
 }
 
+/*
+ * a(x) * b(x) mod P, both in the register's reflected order (bit 31 is
+ * x^0): for each term of a, from x^0 up, add b, then multiply b by x.
+ */
+static uint32_t
+gf2_mulmod(uint32_t a, uint32_t b)
+{
+	uint32_t m, p = 0;
+
+	for (m = 1U << 31; m != 0; m >>= 1) {
+		if (a & m)
+			p ^= b;
+		b = (b & 1) ? (b >> 1) ^ CRC32C_POLY : b >> 1;
+	}
+	return p;
+}
+
 /* Build the slicing tables and probe the CPU; runs exactly once. */
 static void
 crc32c_init(void)
@@ -99,6 +118,9 @@ crc32c_init(void)
 		}
 	crc32c_shift_table(crc32c_long, CRC32C_LONG);
 	crc32c_shift_table(crc32c_short, CRC32C_SHORT);
+	crc32c_x2k[0] = 1U << 30;		/* x^1 */
+	for (k = 1; k < 64; k++)
+		crc32c_x2k[k] = gf2_mulmod(crc32c_x2k[k - 1], crc32c_x2k[k - 1]);
 #ifdef CRC32C_HAVE_SSE42
 	__builtin_cpu_init();
 	crc32c_use_hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
@@ -230,4 +252,24 @@ crc32c(uint32_t crc, const void *buf, size_t len)
 		return crc32c_sse42(crc, buf, len);
 #endif
 	return crc32c_sw(crc, buf, len);
+}
+
+/*
+ * crc(A||B) from crc(A), crc(B) and |B|: crc(A) run through |B| zero
+ * bytes, which is multiplying it by x^(8|B|) mod P, plus crc(B) (the
+ * register's start and final inversions cancel).  x^(8|B|) is a product
+ * of the precomputed x^(2^k), one per bit of 8|B|: 64 steps at most.
+ */
+uint32_t
+crc32c_combine(uint32_t crc_a, uint32_t crc_b, size_t len_b)
+{
+	uint64_t e = (uint64_t)len_b << 3;
+	uint32_t x = 1U << 31;			/* x^0 */
+	int k;
+
+	pthread_once(&crc32c_once, crc32c_init);
+	for (k = 0; e != 0 && k < 64; k++, e >>= 1)
+		if (e & 1)
+			x = gf2_mulmod(crc32c_x2k[k], x);
+	return gf2_mulmod(x, crc_a) ^ crc_b;
 }

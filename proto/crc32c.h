@@ -13,6 +13,12 @@
 #include <stdint.h>
 
 uint32_t	crc32c(uint32_t crc, const void *buf, size_t len);
+/*
+ * The CRC of A||B from crc32c(0, A, .), crc32c(0, B, .) and |B|, without
+ * reading either: so a header patched in front of bytes whose CRC is
+ * known costs a CRC of the header only.
+ */
+uint32_t	crc32c_combine(uint32_t crc_a, uint32_t crc_b, size_t len_b);
 uint32_t	crc32c_sw(uint32_t crc, const void *buf, size_t len);
 /* Only valid when crc32c_hw_available() is true. */
 uint32_t	crc32c_hw(uint32_t crc, const void *buf, size_t len);

@@ -241,7 +241,7 @@ frame_end(struct wbuf *wb, size_t start)
 		wb->err = EINVAL;
 		return;
 	}
-	size = wb->len - start - FRAME_SIZE_LEN;
+	size = wbuf_size_from(wb, start) - FRAME_SIZE_LEN;
 	if (size > UINT32_MAX) {
 		wb->err = EMSGSIZE;
 		return;

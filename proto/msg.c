@@ -395,8 +395,8 @@ msg_decode_create_topic_resp(const uint8_t *p, size_t len,
 
 /* ---- PRODUCE ---- */
 
-void
-msg_encode_produce_req(struct wbuf *wb, const struct produce_req *m)
+static void
+produce_req_put(struct wbuf *wb, const struct produce_req *m, int by_ref)
 {
 	const struct produce_part *pp;
 	int32_t i;
@@ -408,8 +408,23 @@ msg_encode_produce_req(struct wbuf *wb, const struct produce_req *m)
 		pp = &m->parts[i];
 		wbuf_str(wb, pp->topic, pp->topic_len);
 		wbuf_i32(wb, pp->partition);
-		wbuf_bytes(wb, pp->records, pp->records_len);
+		if (by_ref)
+			wbuf_bytes_ref(wb, pp->records, pp->records_len);
+		else
+			wbuf_bytes(wb, pp->records, pp->records_len);
 	}
+}
+
+void
+msg_encode_produce_req(struct wbuf *wb, const struct produce_req *m)
+{
+	produce_req_put(wb, m, 0);
+}
+
+void
+msg_encode_produce_req_ref(struct wbuf *wb, const struct produce_req *m)
+{
+	produce_req_put(wb, m, 1);
 }
 
 void

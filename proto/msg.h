@@ -170,6 +170,8 @@ void	msg_encode_create_topic_resp(struct wbuf *wb, const struct create_topic_res
 void	msg_encode_delete_topic_req(struct wbuf *wb, const struct delete_topic_req *m);
 void	msg_encode_delete_topic_resp(struct wbuf *wb, const struct delete_topic_resp *m);
 void	msg_encode_produce_req(struct wbuf *wb, const struct produce_req *m);
+/* The same, the records referenced from wb, not copied (wbuf_bytes_ref). */
+void	msg_encode_produce_req_ref(struct wbuf *wb, const struct produce_req *m);
 void	msg_encode_produce_resp(struct wbuf *wb, const struct produce_resp *m);
 void	msg_encode_fetch_req(struct wbuf *wb, const struct fetch_req *m);
 void	msg_encode_fetch_resp(struct wbuf *wb, const struct fetch_resp *m);

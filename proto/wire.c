@@ -7,6 +7,8 @@
  * sticky wb->err (an errno value) for the same reason: an encoder writes
  * everything and the caller checks wb->err before sending.
  */
+#include <sys/uio.h>
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -154,12 +156,16 @@ wbuf_init(struct wbuf *wb)
 	wb->buf = NULL;
 	wb->len = wb->cap = 0;
 	wb->err = 0;
+	wb->spans = NULL;
+	wb->nspans = wb->spancap = 0;
+	wb->span_bytes = 0;
 }
 
 void
 wbuf_free(struct wbuf *wb)
 {
 	free(wb->buf);
+	free(wb->spans);
 	wbuf_init(wb);
 }
 
@@ -169,6 +175,66 @@ wbuf_reset(struct wbuf *wb)
 {
 	wb->len = 0;
 	wb->err = 0;
+	wb->nspans = 0;
+	wb->span_bytes = 0;
+}
+
+size_t
+wbuf_size(const struct wbuf *wb)
+{
+	return wb->len + wb->span_bytes;
+}
+
+size_t
+wbuf_size_from(const struct wbuf *wb, size_t pos)
+{
+	size_t n = wb->len - pos, i = wb->nspans;
+
+	/* A span at pos itself ends what came before pos. */
+	while (i > 0 && wb->spans[i - 1].at > pos)
+		n += wb->spans[--i].len;
+	return n;
+}
+
+void
+wbuf_truncate(struct wbuf *wb, size_t pos)
+{
+	if (pos >= wb->len)
+		return;
+	wb->len = pos;
+	while (wb->nspans > 0 && wb->spans[wb->nspans - 1].at > pos)
+		wb->span_bytes -= wb->spans[--wb->nspans].len;
+}
+
+int
+wbuf_iov(const struct wbuf *wb, size_t off, struct iovec *iov, int max)
+{
+	size_t pos = 0, i, seg;		/* pos: buf bytes walked */
+	int n = 0;
+
+	for (i = 0; i <= wb->nspans && n < max; i++) {
+		/* buf up to the next span (or its end), then the span. */
+		seg = (i < wb->nspans ? wb->spans[i].at : wb->len) - pos;
+		if (off < seg) {
+			iov[n].iov_base = wb->buf + pos + off;
+			iov[n].iov_len = seg - off;
+			n++;
+			off = 0;
+		} else
+			off -= seg;
+		pos += seg;
+		if (i == wb->nspans || n == max)
+			break;
+		seg = wb->spans[i].len;
+		if (off < seg) {
+			iov[n].iov_base = (void *)(uintptr_t)(wb->spans[i].p + off);
+			iov[n].iov_len = seg - off;
+			n++;
+			off = 0;
+		} else
+			off -= seg;
+	}
+	return n;
 }
 
 /*
@@ -288,6 +354,35 @@ wbuf_bytes(struct wbuf *wb, const void *p, int32_t len)
 	be32_put(d, (uint32_t)len);
 	if (len > 0)
 		memcpy(d + 4, p, (size_t)len);
+}
+
+void
+wbuf_bytes_ref(struct wbuf *wb, const void *p, int32_t len)
+{
+	struct wbuf_span *ns;
+	size_t ncap;
+
+	if (len <= 0) {
+		wbuf_bytes(wb, p, len);
+		return;
+	}
+	if (wb->nspans == wb->spancap) {
+		ncap = wb->spancap ? wb->spancap * 2 : 16;
+		if ((ns = reallocarray(wb->spans, ncap, sizeof(*ns))) == NULL) {
+			wb->err = ENOMEM;
+			return;
+		}
+		wb->spans = ns;
+		wb->spancap = ncap;
+	}
+	wbuf_i32(wb, len);
+	if (wb->err)
+		return;
+	wb->spans[wb->nspans].at = wb->len;
+	wb->spans[wb->nspans].p = p;
+	wb->spans[wb->nspans].len = (size_t)len;
+	wb->nspans++;
+	wb->span_bytes += (size_t)len;
 }
 
 void

@@ -52,11 +52,29 @@ const uint8_t	*rbuf_raw(struct rbuf *rb, size_t n);
  */
 int32_t		 rbuf_count(struct rbuf *rb, size_t min_elem_size);
 
-/* Growable output buffer; on allocation failure err is set, data kept. */
+/*
+ * Growable output buffer; on allocation failure err is set, data kept.
+ *
+ * Bytes may also be appended by reference (wbuf_bytes_ref): not copied,
+ * only remembered as a span to be sent after the first `at` bytes of buf.
+ * The buffer's content is then buf with the spans inserted, wbuf_size()
+ * bytes long, and is sent with wbuf_iov(); the caller keeps each span's
+ * memory alive and unchanged until the buffer is sent, reset or
+ * truncated before it.  Only a sender that can do that uses them.
+ */
+struct wbuf_span {
+	size_t		 at;		/* inserted after buf[0..at) */
+	const uint8_t	*p;
+	size_t		 len;
+};
+
 struct wbuf {
 	uint8_t		*buf;
 	size_t		 len, cap;
 	int		 err;
+	struct wbuf_span *spans;	/* ordered by at */
+	size_t		 nspans, spancap;
+	size_t		 span_bytes;	/* their total length */
 };
 
 void		 wbuf_init(struct wbuf *wb);
@@ -71,6 +89,23 @@ void		 wbuf_i64(struct wbuf *wb, int64_t v);
 void		 wbuf_str(struct wbuf *wb, const char *s, size_t len);
 void		 wbuf_bytes(struct wbuf *wb, const void *p, int32_t len); /* -1: null */
 void		 wbuf_raw(struct wbuf *wb, const void *p, size_t len);
+/* An [i32 len][bytes] array whose bytes are referenced, not copied. */
+void		 wbuf_bytes_ref(struct wbuf *wb, const void *p, int32_t len);
+/*
+ * Bytes of content (buf and spans); from buf position pos to the end (a
+ * span at pos itself belongs before it: it ends what came before).
+ */
+size_t		 wbuf_size(const struct wbuf *wb);
+size_t		 wbuf_size_from(const struct wbuf *wb, size_t pos);
+/* Drop everything from buf position pos on (spans after pos too). */
+void		 wbuf_truncate(struct wbuf *wb, size_t pos);
+/*
+ * Fill at most max iovecs with the content from byte off (counted over
+ * buf and spans) to the end; returns how many were filled.
+ */
+struct iovec;
+int		 wbuf_iov(const struct wbuf *wb, size_t off, struct iovec *iov,
+		    int max);
 /* Overwrite a big-endian u32 at pos (for patching a length later). */
 void		 wbuf_put_u32_at(struct wbuf *wb, size_t pos, uint32_t v);
 

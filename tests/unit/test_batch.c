@@ -5,11 +5,13 @@
  * every truncation.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "proto/compress.h"
 #include "proto/crc32c.h"
 #include "proto/varint.h"
 #include "tests/harness.h"
@@ -897,9 +899,49 @@ test_log_append_time(void)
 	batch_builder_free(&b);
 }
 
+/*
+ * A sealed batch whose producer fields are patched afterwards gets, from
+ * batch_header_recrc and the builder's records_crc, exactly the CRC a
+ * full pass computes, plain and compressed; the builder's records_crc is
+ * the CRC of the bytes after the header.
+ */
+static void
+test_header_recrc(void)
+{
+	static const int codecs[] = { COMPRESS_NONE, COMPRESS_GZIP };
+	struct batch_builder b;
+	const uint8_t *out;
+	uint8_t *h;
+	size_t len, i;
+	int k;
+	char val[300];
+
+	for (k = 0; k < 2; k++) {
+		batch_builder_init(&b);
+		for (i = 0; i < 50; i++) {
+			snprintf(val, sizeof(val), "value %zu %0200zu", i, i * 7);
+			CU_ASSERT_FATAL(batch_builder_add(&b, 1000 + (int64_t)i,
+			    "k", 1, val, (int32_t)strlen(val), NULL, 0) == 0);
+		}
+		CU_ASSERT_FATAL(batch_builder_close_codec(&b, codecs[k], &out,
+		    &len) == 0);
+		h = (uint8_t *)(uintptr_t)out;
+		CU_ASSERT_EQUAL(b.records_crc, crc32c(0, h + BATCH_HEADER_SIZE,
+		    len - BATCH_HEADER_SIZE));
+		be64_put(h + BATCH_OFF_PRODUCER_ID, 77);
+		be16_put(h + BATCH_OFF_PRODUCER_EPOCH, 3);
+		be32_put(h + BATCH_OFF_BASE_SEQUENCE, 1234);
+		batch_header_recrc(h, len, b.records_crc);
+		CU_ASSERT_EQUAL(be32_get(h + BATCH_OFF_CRC), crc32c(0,
+		    h + BATCH_CRC_START, len - BATCH_CRC_START));
+		batch_builder_free(&b);
+	}
+}
+
 TEST_SUITE("batch", NULL, NULL,
     { "build, validate, iterate", test_build_validate_iterate },
     { "LogAppendTime rewrite", test_log_append_time },
+    { "CRC redone from the header alone", test_header_recrc },
     { "exact bytes of a one-record batch", test_exact_bytes },
     { "builder reuse and argument errors", test_builder_reuse_and_errors },
     { "every flipped byte detected", test_flip_every_byte },

@@ -211,9 +211,46 @@ test_hw_blocks(void)
 	free(buf);
 }
 
+/*
+ * crc32c_combine equals the CRC of the concatenation for every split of
+ * random buffers (empty A or B included), and "123456789" split anywhere
+ * gives the published check value.
+ */
+static void
+test_combine(void)
+{
+	static const size_t lens[] = { 0, 1, 7, 8, 61, 256, 4097, 65536,
+	    1048576 + 13 };
+	uint8_t *buf;
+	size_t i, j, n, cut;
+	uint32_t a, b;
+	unsigned seed = 7;
+
+	for (cut = 0; cut <= 9; cut++)
+		CU_ASSERT_EQUAL(crc32c_combine(crc32c(0, "123456789", cut),
+		    crc32c(0, "123456789" + cut, 9 - cut), 9 - cut),
+		    0xE3069283U);
+	n = lens[sizeof(lens) / sizeof(lens[0]) - 1];
+	buf = malloc(n);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	for (i = 0; i < n; i++)
+		buf[i] = (uint8_t)rand_r(&seed);
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+		for (j = 0; j < sizeof(lens) / sizeof(lens[0]); j++) {
+			if (lens[i] + lens[j] > n)
+				continue;
+			a = crc32c(0, buf, lens[i]);
+			b = crc32c(0, buf + lens[i], lens[j]);
+			CU_ASSERT_EQUAL(crc32c_combine(a, b, lens[j]),
+			    crc32c(0, buf, lens[i] + lens[j]));
+		}
+	free(buf);
+}
+
 TEST_SUITE("crc32c", setup, NULL,
     { "known vectors", test_vectors },
     { "incremental equals one-shot", test_incremental },
+    { "combine equals the CRC of the concatenation", test_combine },
     { "every single-bit error detected", test_single_bit },
     { "hw equals sw on random buffers", test_hw_matches_sw },
     { "hw equals sw around the three-chain block sizes", test_hw_blocks });

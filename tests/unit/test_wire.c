@@ -3,11 +3,15 @@
  * short input, the count limits, and the arena's limit, alignment and
  * reuse of memory.
  */
+#include <sys/uio.h>
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/bytes.h"
+#include "proto/frame.h"
 #include "proto/wire.h"
 #include "tests/harness.h"
 
@@ -576,6 +580,118 @@ test_arena_reset_keeps_memory(void)
 	arena_free(&a);
 }
 
+/* The content of wb from byte off, gathered through wbuf_iov, max pieces. */
+static size_t
+gather(const struct wbuf *wb, size_t off, int max, uint8_t *out, int *pieces)
+{
+	struct iovec iov[8];
+	size_t n = 0;
+	int i;
+
+	*pieces = wbuf_iov(wb, off, iov, max);
+	for (i = 0; i < *pieces; i++) {
+		CU_ASSERT(iov[i].iov_len > 0);
+		memcpy(out + n, iov[i].iov_base, iov[i].iov_len);
+		n += iov[i].iov_len;
+	}
+	return n;
+}
+
+/*
+ * Bytes by reference: the length goes into buf, the bytes stay where
+ * they are; size, size_from, a frame's length, iovecs from every offset
+ * and truncation all count them exactly as if they had been copied.
+ */
+static void
+test_wbuf_spans(void)
+{
+	static const uint8_t a[5] = { 'a', 'b', 'c', 'd', 'e' };
+	static const uint8_t b[3] = { 'x', 'y', 'z' };
+	struct wbuf wb, flat;
+	uint8_t got[128];
+	size_t start, off, n;
+	int pieces;
+
+	wbuf_init(&wb);
+	wbuf_init(&flat);
+	start = frame_begin_request(&wb, 7, 42);
+	wbuf_i8(&wb, 1);
+	wbuf_bytes_ref(&wb, a, 5);
+	wbuf_i16(&wb, 2);
+	wbuf_bytes_ref(&wb, b, 3);
+	wbuf_bytes_ref(&wb, NULL, 0);	/* empty: nothing referenced */
+	frame_end(&wb, start);
+	/* The same content, copied. */
+	start = frame_begin_request(&flat, 7, 42);
+	wbuf_i8(&flat, 1);
+	wbuf_bytes(&flat, a, 5);
+	wbuf_i16(&flat, 2);
+	wbuf_bytes(&flat, b, 3);
+	wbuf_bytes(&flat, NULL, 0);
+	frame_end(&flat, start);
+	CU_ASSERT_EQUAL_FATAL(wb.err, 0);
+	CU_ASSERT_EQUAL(wb.nspans, 2);
+	CU_ASSERT_EQUAL(wb.span_bytes, 8);
+	CU_ASSERT_EQUAL(wb.len + 8, flat.len);
+	CU_ASSERT_EQUAL(wbuf_size(&wb), flat.len);
+	CU_ASSERT_EQUAL(wbuf_size_from(&wb, 0), flat.len);
+	CU_ASSERT_EQUAL(wbuf_size_from(&wb, 10), flat.len - 10);
+	/* Every offset: exactly the copied content's tail, in <= 5 pieces. */
+	for (off = 0; off <= flat.len; off++) {
+		n = gather(&wb, off, 8, got, &pieces);
+		CU_ASSERT_EQUAL(n, flat.len - off);
+		CU_ASSERT(memcmp(got, flat.buf + off, n) == 0);
+		CU_ASSERT(pieces <= 5);
+	}
+	/* 5 pieces from 0: header+len, a, i16+len, b, the final len. */
+	n = gather(&wb, 0, 8, got, &pieces);
+	CU_ASSERT_EQUAL(pieces, 5);
+	/* At most max pieces: a prefix of the content. */
+	n = gather(&wb, 0, 2, got, &pieces);
+	CU_ASSERT_EQUAL(pieces, 2);
+	CU_ASSERT_EQUAL(n, 10 + 1 + 4 + 5);
+	CU_ASSERT(memcmp(got, flat.buf, n) == 0);
+	/*
+	 * A frame after a span at its very end: its length counts only its
+	 * own bytes, and dropping it (truncating at its start) keeps that
+	 * span, which ends the frame before.
+	 */
+	start = frame_begin_request(&wb, 7, 43);
+	wbuf_bytes_ref(&wb, a, 2);
+	frame_end(&wb, start);
+	CU_ASSERT_EQUAL(wbuf_size_from(&wb, start), 10 + 4 + 2);
+	CU_ASSERT_EQUAL(be32_get(wb.buf + start), 10 + 4 + 2 - 4);
+	wbuf_truncate(&wb, start);
+	CU_ASSERT_EQUAL(wb.nspans, 2);
+	CU_ASSERT_EQUAL(wbuf_size(&wb), flat.len);
+	/* Truncating before the second span drops it and its length. */
+	wbuf_truncate(&wb, 10 + 1 + 4 + 2);
+	CU_ASSERT_EQUAL(wb.nspans, 1);
+	CU_ASSERT_EQUAL(wbuf_size(&wb), 10 + 1 + 4 + 5 + 2);
+	wbuf_reset(&wb);
+	CU_ASSERT_EQUAL(wb.nspans, 0);
+	CU_ASSERT_EQUAL(wbuf_size(&wb), 0);
+	CU_ASSERT_EQUAL(wbuf_iov(&wb, 0, NULL, 0), 0);
+	/* A frame that ends with a span, then one that is dropped. */
+	start = frame_begin_request(&wb, 7, 44);
+	wbuf_bytes_ref(&wb, b, 3);
+	frame_end(&wb, start);
+	CU_ASSERT_EQUAL(wb.spans[0].at, wb.len);
+	start = frame_begin_request(&wb, 7, 45);
+	wbuf_bytes_ref(&wb, a, 5);
+	frame_end(&wb, start);
+	CU_ASSERT_EQUAL(be32_get(wb.buf), 10 + 4 + 3 - 4);
+	CU_ASSERT_EQUAL(be32_get(wb.buf + start), 10 + 4 + 5 - 4);
+	wbuf_truncate(&wb, start);
+	CU_ASSERT_EQUAL(wb.nspans, 1);
+	CU_ASSERT_EQUAL(wbuf_size(&wb), 10 + 4 + 3);
+	n = gather(&wb, 0, 8, got, &pieces);
+	CU_ASSERT_EQUAL(n, 17);
+	CU_ASSERT(memcmp(got + 14, "xyz", 3) == 0);
+	wbuf_free(&wb);
+	wbuf_free(&flat);
+}
+
 TEST_SUITE("wire", NULL, NULL,
 	{ "write_ints", test_write_ints },
 	{ "write_str_bytes_raw", test_write_str_bytes_raw },
@@ -583,6 +699,7 @@ TEST_SUITE("wire", NULL, NULL,
 	{ "wbuf_growth_and_reset", test_wbuf_growth_and_reset },
 	{ "wbuf_reserve_failure_sticks", test_wbuf_reserve_failure_sticks },
 	{ "wbuf_put_u32_at", test_wbuf_put_u32_at },
+	{ "wbuf_spans", test_wbuf_spans },
 	{ "read_ints", test_read_ints },
 	{ "read_every_short_length", test_read_every_short_length },
 	{ "read_error_sticks", test_read_error_sticks },
