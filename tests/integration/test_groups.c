@@ -587,7 +587,7 @@ test_deleted_topic(void)
 	create_topic("gdt");
 	wbuf_init(&wb);
 	arena_init(&a, 1 << 16);
-	fa = support_connect(&d);
+	fa = support_connect_served(&d, 10000);
 	CU_ASSERT_FATAL(fa >= 0);
 	CU_ASSERT_EQUAL_FATAL(raw_join_gd(fa, &wb, 1, "", &a, &jr, a_id),
 	    ERR_NONE);
