@@ -338,6 +338,25 @@ topic_partitions_now(struct shm *s, uint32_t t)
 }
 
 /*
+ * The incarnation of topic t's first partition slot (shm/shm.h): it
+ * changes with every delete, and a create that reuses the entry reuses
+ * the slots, so a topic gone and made again reads differently.
+ */
+static uint32_t
+topic_incarnation_now(struct shm *s, uint32_t t)
+{
+	uint32_t first;
+
+	if (t >= s->hdr->limits.max_topics)
+		return 0;
+	first = s->topics[t].first_part;
+	if (first >= s->hdr->limits.max_partitions)
+		return 0;
+	return atomic_load_explicit(&s->parts[first].incarnation,
+	    memory_order_acquire);
+}
+
+/*
  * The rebalance is over: the subscription becomes the sorted union of
  * the members' topics with their partition counts now, and every member
  * starts a fresh session.
@@ -366,8 +385,11 @@ group_complete(struct shm *s, struct shm_group *g, int64_t now)
 			n++;
 		}
 	}
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
 		g->topics[k].partitions = topic_partitions_now(s, g->topics[k].topic);
+		g->topics[k].incarnation = topic_incarnation_now(s,
+		    g->topics[k].topic);
+	}
 	g->ntopics = n;
 	g->state = group_member_count(s, g) > 0 ? GROUP_STABLE : GROUP_EMPTY;
 }
@@ -400,7 +422,9 @@ group_tick(struct shm *s, struct shm_group *g, int64_t now,
 	if (g->state == GROUP_STABLE) {
 		for (k = 0; k < g->ntopics; k++) {
 			if (topic_partitions_now(s, g->topics[k].topic) !=
-			    g->topics[k].partitions) {
+			    g->topics[k].partitions ||
+			    topic_incarnation_now(s, g->topics[k].topic) !=
+			    g->topics[k].incarnation) {
 				group_rebalance_start(s, g, now, gp);
 				break;
 			}

@@ -14,7 +14,8 @@
  *   EMPTY --join--> REBALANCING --all members rejoined, or the
  *   rebalance timeout passed (the others are dropped)--> STABLE
  *   STABLE --join of a new member, leave, expiry, subscription or
- *   partition count change--> REBALANCING (generation + 1)
+ *   partition count change, a subscribed topic deleted (even if
+ *   created again)--> REBALANCING (generation + 1)
  *
  * A member has joined generation G when its joined_gen is G; the
  * assignment of a STABLE group is a pure function of its generation's
@@ -85,9 +86,17 @@ struct shm_member {
 	uint32_t		assign_len;	/* the leader's assignment for it */
 };
 
+/*
+ * A topic of the generation's subscription.  The index alone cannot say
+ * that the topic was deleted and its entry reused by a new one (even of
+ * the same name and size); the incarnation of its first partition slot,
+ * bumped by every delete, can: group_tick() then starts a rebalance, so
+ * no member goes on with an assignment, and commits, of a topic gone.
+ */
 struct group_topic {
 	uint32_t		topic;		/* index into shm topics */
 	int32_t			partitions;	/* its count when the rebalance completed */
+	uint32_t		incarnation;	/* ... and its first slot's incarnation */
 };
 
 struct shm_group {
@@ -200,8 +209,9 @@ int16_t	group_commit_check(struct shm *s, struct shm_group *g, const char *id,
 	    const struct group_params *gp);
 /*
  * Expire silent members, finish a rebalance that is complete or timed
- * out, start one when a topic's partition count changed.  1 if the state
- * or generation changed.
+ * out, start one when a topic's partition count changed or the topic was
+ * deleted since the rebalance completed.  1 if the state or generation
+ * changed.
  */
 int	group_tick(struct shm *s, struct shm_group *g, int64_t now,
 	    const struct group_params *gp);

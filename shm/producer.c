@@ -371,7 +371,7 @@ dedup_record(struct shm *s, struct shm_partition *p, void *arg, int64_t base,
 }
 
 int
-producer_append(struct shm *s, struct shm_partition *p,
+producer_append(struct shm *s, struct shm_partition *p, uint32_t inc,
     const struct producer_seq *q, const uint8_t *recs, size_t len,
     int64_t *base, int64_t *next, int *dup)
 {
@@ -381,13 +381,14 @@ producer_append(struct shm *s, struct shm_partition *p,
 
 	*dup = 0;
 	if (q->pid < 0)
-		return ring_append(s, p, recs, len, base, next);
+		return ring_append_hooked(s, p, inc, recs, len, NULL, base,
+		    next);
 	memset(&a, 0, sizeof(a));
 	a.q = q;
 	h.check = dedup_check;
 	h.record = dedup_record;
 	h.arg = &a;
-	rc = ring_append_hooked(s, p, recs, len, &h, base, next);
+	rc = ring_append_hooked(s, p, inc, recs, len, &h, base, next);
 	if (rc == PRODUCER_DUPLICATE) {
 		*dup = 1;
 		*base = a.base;

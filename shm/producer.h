@@ -143,9 +143,10 @@ void	producer_repair(struct shm *s, struct shm_partition *p);
  * as ring_append (EAGAIN, EMSGSIZE, ...); or a positive
  * PRODUCER_OUT_OF_ORDER / PRODUCER_FENCED / PRODUCER_OLD_DUPLICATE with
  * nothing appended.
- * q->pid -1 is a plain ring_append.
+ * q->pid -1 is a plain append.  Only into incarnation inc of p (see
+ * ring_append_hooked()): a topic re-created in the slot gets nothing.
  */
-int	producer_append(struct shm *s, struct shm_partition *p,
+int	producer_append(struct shm *s, struct shm_partition *p, uint32_t inc,
 	    const struct producer_seq *q, const uint8_t *recs, size_t len,
 	    int64_t *base, int64_t *next, int *dup);
 

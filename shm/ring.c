@@ -142,12 +142,12 @@ int
 ring_append(struct shm *s, struct shm_partition *p, const uint8_t *batches,
     size_t len, int64_t *base_offset, int64_t *next_offset)
 {
-	return ring_append_hooked(s, p, batches, len, NULL, base_offset,
-	    next_offset);
+	return ring_append_hooked(s, p, atomic_load_explicit(&p->incarnation,
+	    memory_order_acquire), batches, len, NULL, base_offset, next_offset);
 }
 
 int
-ring_append_hooked(struct shm *s, struct shm_partition *p,
+ring_append_hooked(struct shm *s, struct shm_partition *p, uint32_t inc,
     const uint8_t *batches, size_t len, const struct ring_hook *h,
     int64_t *base_offset, int64_t *next_offset)
 {
@@ -168,8 +168,13 @@ ring_append_hooked(struct shm *s, struct shm_partition *p,
 	}
 	if (ring_lock(s, p) == -1)
 		return -1;
-	/* Its topic is being deleted (shm/shm.h): nothing enters any more. */
-	if (atomic_load_explicit(&p->dead, memory_order_relaxed) != 0) {
+	/*
+	 * Its topic is being deleted (shm/shm.h): nothing enters any more;
+	 * or it was deleted and the slot re-created after the caller looked,
+	 * which only the incarnation, bumped under this lock, can tell.
+	 */
+	if (atomic_load_explicit(&p->dead, memory_order_relaxed) != 0 ||
+	    atomic_load_explicit(&p->incarnation, memory_order_relaxed) != inc) {
 		shm_unlock(&p->lock);
 		errno = ENOENT;
 		return -1;

@@ -30,7 +30,9 @@
  * nothing.  0 with *base_offset (first batch) and *next_offset (after the
  * last); -1 with EAGAIN when the ring lacks room now (park and retry when
  * the writer frees space), EMSGSIZE when it could never fit, ENOENT when
- * the partition's topic is being deleted.
+ * the partition's topic is being deleted.  Appends to whichever topic
+ * holds the slot now: a worker, which may race a delete, uses
+ * ring_append_hooked() with the incarnation it resolved.
  */
 int	ring_append(struct shm *s, struct shm_partition *p, const uint8_t *batches,
 	    size_t len, int64_t *base_offset, int64_t *next_offset);
@@ -48,8 +50,14 @@ struct ring_hook {
 		    int64_t base, int64_t next, uint64_t tail);
 	void	*arg;
 };
-/* ring_append with hooks (NULL: none); may also return check's value. */
-int	ring_append_hooked(struct shm *s, struct shm_partition *p,
+/*
+ * ring_append with hooks (NULL: none), into incarnation inc of p only
+ * (the p->incarnation the caller saw while the topic was READY): checked
+ * under the lock, so a topic deleted and re-created in the same slot
+ * after the caller's check gets nothing, -1 with ENOENT, as a dead
+ * partition does.  May also return check's value.
+ */
+int	ring_append_hooked(struct shm *s, struct shm_partition *p, uint32_t inc,
 	    const uint8_t *batches, size_t len, const struct ring_hook *h,
 	    int64_t *base_offset, int64_t *next_offset);
 /* Bytes free now (for a quick check before locking). */

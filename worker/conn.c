@@ -657,8 +657,9 @@ conn_on_event(struct conn *c, uint32_t events)
 	}
 }
 
+/* again: conn_run() must come back even if the sockets have nothing new. */
 static void
-conn_update_events(struct conn *c)
+conn_update_events(struct conn *c, int again)
 {
 	struct epoll_event ev;
 	uint32_t want = 0;
@@ -668,7 +669,7 @@ conn_update_events(struct conn *c)
 	else {
 		if (conn_may_read(c))
 			want |= EPOLLIN;
-		if (c->chead < c->nchunks)
+		if (c->chead < c->nchunks || again)
 			want |= EPOLLOUT;
 		if (c->tls != NULL)
 			want |= tls_events(c->tls);
@@ -690,9 +691,10 @@ int
 conn_run(struct conn *c)
 {
 	struct worker *w = c->w;
-	int idle;
+	int idle, full;
 
 	conn_process(c);
+	full = c->out_full;
 	conn_flush(c);
 	idle = c->nreq == 0 && c->chead == c->nchunks;
 	if (c->dead || (idle && (c->eof || w->stopping))) {
@@ -706,7 +708,14 @@ conn_run(struct conn *c)
 		TAILQ_REMOVE(&w->busy, c, busy_entry);
 		c->in_busy = 0;
 	}
-	conn_update_events(c);
+	/*
+	 * Output over max_buffered_bytes that left in one go: the answers
+	 * and frames it held back can go now, but no socket event would say
+	 * so (reading may be off, nothing is left to write) and the loop
+	 * would sleep on them.  Wanting EPOLLOUT on the socket, writable
+	 * now, brings it back after one turn, as fair as any other event.
+	 */
+	conn_update_events(c, full && !c->out_full);
 	if (c->dead) {
 		conn_close(c);
 		return -1;

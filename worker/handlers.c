@@ -586,7 +586,7 @@ handle_produce(struct worker *w, struct conn *c, struct req *r)
 			st->parts[i] = NULL;
 			continue;
 		}
-		rc = produce_dedup_append(w, p, q->parts[i].records,
+		rc = produce_dedup_append(w, p, st->inc[i], q->parts[i].records,
 		    (size_t)q->parts[i].records_len, &base, &next, &perr);
 		if (rc == 1) {
 			/* Refused by the sequence check: nothing appended. */

@@ -15,7 +15,7 @@
 #include "worker/produce_dedup.h"
 
 int
-produce_dedup_append(struct worker *w, struct shm_partition *p,
+produce_dedup_append(struct worker *w, struct shm_partition *p, uint32_t inc,
     const uint8_t *recs, size_t len, int64_t *base, int64_t *next, int16_t *err)
 {
 	struct producer_seq q;
@@ -25,7 +25,7 @@ produce_dedup_append(struct worker *w, struct shm_partition *p,
 		*err = ERR_INVALID_REQUEST;
 		return 1;
 	}
-	rc = producer_append(w->shm, p, &q, recs, len, base, next, &dup);
+	rc = producer_append(w->shm, p, inc, &q, recs, len, base, next, &dup);
 	if (rc <= 0) {
 		if (rc == 0 && dup)
 			log_debug("producer %lld: sequences %d..%d resent; answered "

@@ -20,11 +20,13 @@ struct shm_partition;
  * 1 with *err set to the flume error that refuses it (out of order
  * sequence, fenced producer, inconsistent batches; duplicate sequence
  * for a resend of something stored long enough ago that its offsets
- * are forgotten), nothing appended.
+ * are forgotten), nothing appended.  inc is the partition's incarnation
+ * when the request resolved it: a topic deleted since (even if re-created
+ * in the same slot) gets nothing, -1 with ENOENT.
  */
 int	produce_dedup_append(struct worker *w, struct shm_partition *p,
-	    const uint8_t *recs, size_t len, int64_t *base, int64_t *next,
-	    int16_t *err);
+	    uint32_t inc, const uint8_t *recs, size_t len, int64_t *base,
+	    int64_t *next, int16_t *err);
 
 /*
  * Does the partition already have these batches (an idempotent resend of

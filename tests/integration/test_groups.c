@@ -497,6 +497,136 @@ test_stale_commit(void)
 	arena_free(&a);
 }
 
+/*
+ * A raw JOIN of group "gd" to topic "gdt" (member "" is a new one); its
+ * error or -1.  jr's member id is copied to id_out, as the answer is freed.
+ */
+static int16_t
+raw_join_gd(int fd, struct wbuf *wb, uint32_t id, const char *member,
+    struct arena *a, struct join_group_resp *jr, char *id_out)
+{
+	struct wire_str t = { "gdt", 3 };
+	struct join_group_req q = { "gd", 2, member, strlen(member), "raw", 3,
+	    10000, 1, &t };
+	uint8_t *p;
+	size_t len;
+	int16_t e = -1;
+
+	msg_encode_join_group_req(wb, &q);
+	if ((p = raw_call(fd, API_JOIN_GROUP, id, wb, &len)) != NULL &&
+	    msg_decode_join_group_resp(p, len, a, jr) == 0 &&
+	    jr->member_id_len > 0 && jr->member_id_len <= MEMBER_ID_MAX) {
+		memcpy(id_out, jr->member_id, jr->member_id_len);
+		id_out[jr->member_id_len] = '\0';
+		e = jr->error;
+	}
+	free(p);
+	return e;
+}
+
+/* A raw HEARTBEAT of member id in group "gd"; its error or -1. */
+static int16_t
+raw_heartbeat_gd(int fd, struct wbuf *wb, const char *member, int32_t gen)
+{
+	struct heartbeat_req hb = { "gd", 2, member, strlen(member), gen };
+	struct group_error_resp er;
+	uint8_t *p;
+	size_t len;
+	int16_t e = -1;
+
+	msg_encode_heartbeat_req(wb, &hb);
+	if ((p = raw_call(fd, API_HEARTBEAT, 50, wb, &len)) != NULL &&
+	    msg_decode_group_error_resp(p, len, &er) == 0)
+		e = er.error;
+	free(p);
+	return e;
+}
+
+/* A raw OFFSET_COMMIT of gdt/0 for member id in group "gd". */
+static int16_t
+raw_commit_gd(int fd, struct wbuf *wb, const char *member, int32_t gen,
+    int64_t offset)
+{
+	struct commit_part cp = { "gdt", 3, 0, offset };
+	struct offset_commit_req q = { "gd", 2, member, strlen(member), gen, 1,
+	    &cp };
+	struct offset_commit_resp r;
+	struct arena a;
+	uint8_t *p;
+	size_t len;
+	int16_t e = -1;
+
+	msg_encode_offset_commit_req(wb, &q);
+	arena_init(&a, 1 << 16);
+	if ((p = raw_call(fd, API_OFFSET_COMMIT, 51, wb, &len)) != NULL &&
+	    msg_decode_offset_commit_resp(p, len, &a, &r) == 0)
+		e = r.error != ERR_NONE ? r.error : r.count == 1 ? r.errors[0] : -1;
+	free(p);
+	arena_free(&a);
+	return e;
+}
+
+/*
+ * A subscribed topic deleted and created again under its name, in the
+ * same entry and partition slots: the generation that was assigned the
+ * old topic is over, so its member neither heartbeats on in it nor
+ * commits the old topic's offsets into the new one; it rejoins.
+ */
+static void
+test_deleted_topic(void)
+{
+	struct join_group_resp jr;
+	struct flume_client *c;
+	struct arena a;
+	struct wbuf wb;
+	char a_id[MEMBER_ID_MAX + 1], b_id[MEMBER_ID_MAX + 1];
+	int32_t n = 0, gen;
+	int64_t off = -2;
+	int fa;
+
+	create_topic("gdt");
+	wbuf_init(&wb);
+	arena_init(&a, 1 << 16);
+	fa = support_connect_served(&d, 10000);
+	CU_ASSERT_FATAL(fa >= 0);
+	CU_ASSERT_EQUAL_FATAL(raw_join_gd(fa, &wb, 1, "", &a, &jr, a_id),
+	    ERR_NONE);
+	CU_ASSERT_EQUAL(jr.count, 6);
+	gen = jr.generation;
+	CU_ASSERT_EQUAL(raw_commit_gd(fa, &wb, a_id, gen, 5), ERR_NONE);
+
+	c = flume_connect(d.broker);
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT_EQUAL_FATAL(flume_delete_topic(c, "gdt", &n), 0);
+	CU_ASSERT_EQUAL(n, 6);
+	CU_ASSERT_EQUAL_FATAL(flume_create_topic(c, "gdt", 6, &n), 0);
+	CU_ASSERT_EQUAL(flume_committed_offset(c, "gd", "gdt", 0, &off), 0);
+	CU_ASSERT_EQUAL(off, -1);
+
+	/* The old generation is over: told to rejoin, its commit refused. */
+	CU_ASSERT_EQUAL(raw_heartbeat_gd(fa, &wb, a_id, gen),
+	    ERR_REBALANCE_IN_PROGRESS);
+	CU_ASSERT_EQUAL(raw_commit_gd(fa, &wb, a_id, gen, 5),
+	    ERR_ILLEGAL_GENERATION);
+	off = -2;
+	CU_ASSERT_EQUAL(flume_committed_offset(c, "gd", "gdt", 0, &off), 0);
+	CU_ASSERT_EQUAL(off, -1);
+
+	/* It rejoins: a new generation on the new topic, commits again. */
+	CU_ASSERT_EQUAL(raw_join_gd(fa, &wb, 2, a_id, &a, &jr, b_id), ERR_NONE);
+	CU_ASSERT_STRING_EQUAL(b_id, a_id);
+	CU_ASSERT_EQUAL(jr.generation, gen + 1);
+	CU_ASSERT_EQUAL(jr.count, 6);
+	CU_ASSERT_EQUAL(raw_commit_gd(fa, &wb, a_id, gen + 1, 0), ERR_NONE);
+	off = -2;
+	CU_ASSERT_EQUAL(flume_committed_offset(c, "gd", "gdt", 0, &off), 0);
+	CU_ASSERT_EQUAL(off, 0);
+	flume_close(c);
+	close(fa);
+	wbuf_free(&wb);
+	arena_free(&a);
+}
+
 static void
 test_two_groups(void)
 {
@@ -674,6 +804,8 @@ TEST_SUITE("groups", setup, teardown,
     { "a SIGKILLed member's partitions move to the survivors", test_kill_member },
     { "a restarted member resumes after the committed offset", test_restart_resumes },
     { "a commit from an old generation is refused", test_stale_commit },
+    { "a deleted and re-created topic ends its generation",
+	test_deleted_topic },
     { "two groups each get every message", test_two_groups },
     { "killing the member's worker loses no committed offset", test_kill_worker },
     { "committed offsets survive master restarts", test_master_restart });

@@ -82,7 +82,8 @@ send_batch(int64_t pid, int16_t epoch, int32_t seq, int n, int64_t *base,
 	b = idem_batch(pid, epoch, seq, n, &len);
 	CU_ASSERT_EQUAL_FATAL(producer_seq_of(b, len, &q), 0);
 	*base = *next = -1;
-	rc = producer_append(&s, p, &q, b, len, base, next, dup);
+	rc = producer_append(&s, p, atomic_load(&p->incarnation), &q, b, len,
+	    base, next, dup);
 	free(b);
 	return rc;
 }

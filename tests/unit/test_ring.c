@@ -707,9 +707,29 @@ test_delete_reuse(void)
 	CU_ASSERT_EQUAL(atomic_load(&s.hdr->parts_used), 1);
 	CU_ASSERT_PTR_EQUAL(shm_partition(&s, 0, 0), p);
 	CU_ASSERT_EQUAL(atomic_load(&p->dead), 0);
-	CU_ASSERT_EQUAL(ring_append(&s, p, a, la, &base, &next), 0);
+	/*
+	 * A produce that resolved the old topic and lost the race with the
+	 * delete and the create: refused under the lock, nothing written.
+	 */
+	errno = 0;
+	base = next = -7;
+	CU_ASSERT_EQUAL(ring_append_hooked(&s, p, inc, a, la, NULL, &base,
+	    &next), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	CU_ASSERT_EQUAL(tail_now(), 0);
+	CU_ASSERT_EQUAL(p->next_offset, 0);
+	CU_ASSERT_EQUAL(atomic_load(&p->msgs_in), 0);
+	CU_ASSERT_EQUAL(base, -7);
+	CU_ASSERT_EQUAL(next, -7);
+	/* The new topic's own incarnation appends. */
+	CU_ASSERT_EQUAL(ring_append_hooked(&s, p, inc + 1, a, la, NULL, &base,
+	    &next), 0);
 	CU_ASSERT_EQUAL(base, 0);
 	CU_ASSERT_EQUAL(next, 3);
+	CU_ASSERT_EQUAL(tail_now(), la);
+	CU_ASSERT_EQUAL(ring_append(&s, p, a, la, &base, &next), 0);
+	CU_ASSERT_EQUAL(base, 3);
+	CU_ASSERT_EQUAL(next, 6);
 	/* The remaining slot goes to a new entry after it. */
 	CU_ASSERT_EQUAL(shm_topic_create(&s, "v", 1, 1, NULL), 1);
 	CU_ASSERT_EQUAL(s.topics[1].first_part, 1);
