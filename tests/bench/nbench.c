@@ -44,7 +44,7 @@
 #include "tests/bench/nproto.h"
 
 #define NB_BROKER	"127.0.0.1:4222"
-#define NB_WINDOW	1024	/* produce: acks outstanding, see -w */
+#define NB_WINDOW	256	/* produce: acks outstanding, see -w */
 #define NB_FETCH	1000	/* group: -m, as the peer figure */
 #define NB_RBUF		(4u << 20)
 #define NB_RBUF_MAX	(64u << 20)
@@ -135,7 +135,7 @@ static const char nb_usage[] =
     "produce and sync publish to a JetStream file stream named stream\n"
     "(created if missing); group reads it all with a durable pull consumer,\n"
     "Fetch batch then AckAll.  Defaults: -b " NB_BROKER ", -n 1000000\n"
-    "(sync 10000), -s 100, -w 1024 acks outstanding, -m 1000.\n";
+    "(sync 10000), -s 100, -w 256 acks outstanding, -m 1000.\n";
 
 /* Append len bytes to the output buffer: 0, or -1 (out of memory). */
 static int

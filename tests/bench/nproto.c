@@ -116,6 +116,9 @@ nproto_parse(const char *buf, size_t len, struct nproto_msg *m)
 			m->text++;
 			m->text_len--;
 		}
+		/* The server ends INFO's JSON with a space. */
+		while (m->text_len > 0 && m->text[m->text_len - 1] == ' ')
+			m->text_len--;
 		return (ssize_t)total;
 	}
 	hmsg = nproto_is(buf, llen, "HMSG");
