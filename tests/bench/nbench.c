@@ -489,7 +489,7 @@ nb_connect(struct nb *nb)
 	struct addrinfo hints, *res, *ai;
 	struct nproto_msg m;
 	char host[256], *port;
-	uint64_t deadline = now_ns() + NB_REQ_NS;
+	uint64_t deadline = now_ns() + NB_REQ_NS, maxp;
 	ssize_t n;
 	int rc, one = 1;
 
@@ -547,6 +547,13 @@ nb_connect(struct nb *nb)
 	if (memmem(m.text, m.text_len, "\"jetstream\":true", 16) == NULL) {
 		snprintf(nb->err, sizeof(nb->err), "%s: JetStream is not "
 		    "enabled (nats-server -js)", nb->broker);
+		return -1;
+	}
+	/* Said here, not as the -ERR that would close the connection. */
+	if (nproto_json_u64(m.text, m.text_len, "max_payload", &maxp) == 0 &&
+	    nb->size > maxp) {
+		snprintf(nb->err, sizeof(nb->err), "-s %zu is over the server's "
+		    "max_payload %llu", nb->size, (unsigned long long)maxp);
 		return -1;
 	}
 	nb->roff = (size_t)n;
