@@ -365,7 +365,7 @@ gjoin(struct flume_group *g)
 	struct wire_str ts[16];
 	struct client_sync s;
 	struct arena a;
-	int attempt, i, rc = -1, delay = GROUP_RETRY_MS;
+	int attempt, i, rc = -1, delay = GROUP_RETRY_MS, pause = 0;
 
 	for (i = 0; i < g->ntopics; i++) {
 		ts[i].s = g->topics[i];
@@ -373,10 +373,11 @@ gjoin(struct flume_group *g)
 	}
 	arena_init(&a, GROUP_ARENA_LIMIT);
 	for (attempt = 0; attempt < GROUP_JOIN_ATTEMPTS; attempt++) {
-		if (attempt > 0) {
+		if (pause) {
 			gsleep_ms(delay);
 			delay = delay * 2 > 1000 ? 1000 : delay * 2;
 		}
+		pause = 1;
 		req.group = g->group;
 		req.group_len = strlen(g->group);
 		req.member_id = g->member_id;
@@ -412,8 +413,19 @@ gjoin(struct flume_group *g)
 			if (rc == 0 && !g->need_join)
 				goto done;
 			rc = -1;
-			/* A newer rebalance began meanwhile, or the connection went. */
-			if (g->need_join || !client_connected(g->c))
+			/*
+			 * A newer rebalance began meanwhile (a member started
+			 * together with us joined after our JOIN was
+			 * answered): rejoin at once, the broker holds that
+			 * JOIN until the rebalance completes, so there is
+			 * nothing to back off from.  Sleeping here cost every
+			 * group whose members start together a retry delay.
+			 */
+			if (g->need_join) {
+				pause = 0;
+				continue;
+			}
+			if (!client_connected(g->c))
 				continue;
 			goto done;
 		}
