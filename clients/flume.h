@@ -404,6 +404,26 @@ int	flume_group_mark_message(struct flume_group *g,
  * (errno EAGAIN: a rebalance began; the member rejoins in the next poll).
  */
 int	flume_group_commit(struct flume_group *g);
+/*
+ * Send a commit of the marked offsets that moved, without waiting for
+ * its answer: a later call that talks to the broker on this thread takes
+ * it (usually the next fetch of flume_group_poll()), so a consumer that
+ * commits every batch need not wait a round trip per batch.  Until the
+ * answer, nothing counts as committed (flume_group_committed()); a
+ * commit lost with the connection or refused leaves its offsets marked,
+ * and the next commit sends them again.  A refusal because a rebalance
+ * began makes the next poll rejoin; any other refusal fails the next
+ * flume_group_commit_async() call.  flume_group_close() waits for
+ * every answer.  0, or -1 with errno.
+ */
+int	flume_group_commit_async(struct flume_group *g);
+/*
+ * The offset of assigned topic/partition that the group is known to hold
+ * from this member: found at the assignment or acknowledged by a commit
+ * since (-1: none).  0, or -1 with errno ENOENT (not assigned).
+ */
+int	flume_group_committed(const struct flume_group *g, const char *topic,
+	    int32_t partition, int64_t *offset);
 /* 1 when every assigned partition is read to its high watermark. */
 int	flume_group_at_end(const struct flume_group *g);
 /* 1 when the next poll may be answered without a network round trip. */

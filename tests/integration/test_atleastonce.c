@@ -465,7 +465,100 @@ test_library_marks(void)
 	flume_close(c);
 }
 
+/*
+ * flume_group_commit_async: only marks are sent; nothing counts as
+ * committed before the broker's answer, which the next call that talks
+ * to the broker takes; a synchronous commit or close takes every answer
+ * before its own; a group freed with an answer outstanding drops it.
+ */
+static void
+test_library_async(void)
+{
+	const char *topics[] = { "alib" };
+	struct flume_group_conf gc;
+	struct flume_message m;
+	struct flume_client *c;
+	struct flume_group *g;
+	int64_t off = -2;
+	int got = 0, rc;
+	long long deadline;
+
+	create_topic("alib", "1");
+	CU_ASSERT_EQUAL_FATAL(produce_trickle("alib", 0, 10), 10);
+	CU_ASSERT_FATAL((c = flume_connect(d.broker)) != NULL);
+	flume_group_conf_init(&gc);
+	gc.auto_commit_ms = 0;
+	gc.start_offset = FLUME_OFFSET_BEGINNING;
+	gc.session_timeout_ms = 1500;
+	g = flume_group_join(c, "ga", topics, 1, &gc);
+	CU_ASSERT_FATAL(g != NULL);
+	/* The pin of the join is known committed. */
+	CU_ASSERT_EQUAL(flume_group_committed(g, "alib", 0, &off), 0);
+	CU_ASSERT_EQUAL(off, 0);
+	CU_ASSERT_EQUAL(flume_group_committed(g, "alib", 1, &off), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	deadline = support_now_ms() + WAIT_MS;
+	while (got < 10 && support_now_ms() < deadline) {
+		rc = flume_group_poll(g, &m, 200);
+		CU_ASSERT_FATAL(rc != -1);
+		if (rc == 1) {
+			CU_ASSERT_EQUAL(m.offset, got);
+			got++;
+		}
+	}
+	CU_ASSERT_EQUAL_FATAL(got, 10);
+	/* Handed out, not marked: nothing to send. */
+	CU_ASSERT_EQUAL(flume_group_commit_async(g), 0);
+	CU_ASSERT_EQUAL(committed("ga", "alib", 0), 0);
+
+	/* Mark 4: the answer arrives with a later poll. */
+	CU_ASSERT_EQUAL(flume_group_mark(g, "alib", 0, 4), 0);
+	CU_ASSERT_EQUAL(flume_group_commit_async(g), 0);
+	deadline = support_now_ms() + WAIT_MS;
+	while (flume_group_committed(g, "alib", 0, &off) == 0 && off != 4 &&
+	    support_now_ms() < deadline)
+		CU_ASSERT(flume_group_poll(g, &m, 50) == 0);
+	CU_ASSERT_EQUAL(off, 4);
+	CU_ASSERT_EQUAL(committed("ga", "alib", 0), 4);
+
+	/* Async 7, then a synchronous commit: both answers taken, in order. */
+	CU_ASSERT_EQUAL(flume_group_mark(g, "alib", 0, 7), 0);
+	CU_ASSERT_EQUAL(flume_group_commit_async(g), 0);
+	CU_ASSERT_EQUAL(flume_group_commit(g), 0);
+	CU_ASSERT_EQUAL(flume_group_committed(g, "alib", 0, &off), 0);
+	CU_ASSERT_EQUAL(off, 7);
+	CU_ASSERT_EQUAL(committed("ga", "alib", 0), 7);
+
+	/* Async 9, then close: close waits for it and commits nothing more. */
+	CU_ASSERT_EQUAL(flume_group_mark(g, "alib", 0, 9), 0);
+	CU_ASSERT_EQUAL(flume_group_commit_async(g), 0);
+	CU_ASSERT_EQUAL(flume_group_close(g), 0);
+	CU_ASSERT_EQUAL(committed("ga", "alib", 0), 9);
+
+	/* Freed with an answer outstanding: dropped, the client lives on. */
+	g = flume_group_join(c, "ga", topics, 1, &gc);
+	CU_ASSERT_FATAL(g != NULL);
+	got = 0;
+	deadline = support_now_ms() + WAIT_MS;
+	while (got < 1 && support_now_ms() < deadline) {
+		rc = flume_group_poll(g, &m, 200);
+		CU_ASSERT_FATAL(rc != -1);
+		if (rc == 1) {
+			CU_ASSERT_EQUAL(m.offset, 9);
+			got++;
+		}
+	}
+	CU_ASSERT_EQUAL_FATAL(got, 1);
+	CU_ASSERT_EQUAL(flume_group_mark_message(g, &m), 0);
+	CU_ASSERT_EQUAL(flume_group_commit_async(g), 0);
+	flume_group_free(g);
+	CU_ASSERT_EQUAL(flume_committed_offset(c, "ga", "alib", 0, &off), 0);
+	CU_ASSERT_EQUAL(off, 10);
+	flume_close(c);
+}
+
 TEST_SUITE("atleastonce", setup, teardown,
     { "pipe_unread", test_pipe_unread },
     { "kill_restart", test_kill_restart },
-    { "library_marks", test_library_marks });
+    { "library_marks", test_library_marks },
+    { "library_async_commit", test_library_async });
