@@ -354,8 +354,9 @@ int	flume_corrupt_range(const struct flume_client *c, struct flume_corrupt *out)
  * The commit contract: a message handed out by flume_group_poll() is not
  * committed until the application says it has finished with it, with
  * flume_group_mark() or flume_group_mark_message().  Auto-commit,
- * flume_group_commit() and flume_group_close() commit only marked
- * offsets, never merely handed-out ones, so a member that dies (even by
+ * flume_group_commit(), flume_group_commit_async() and
+ * flume_group_close() commit only marked offsets, never merely
+ * handed-out ones, so a member that dies (even by
  * SIGKILL) before marking a message leaves it to be delivered again:
  * delivery is at least once.  After a rebalance a partition continues
  * from its last committed offset.
