@@ -402,7 +402,8 @@ int	flume_group_mark_message(struct flume_group *g,
 	    const struct flume_message *m);
 /*
  * Commit the marked offset of every assigned partition now.  0, or -1
- * (errno EAGAIN: a rebalance began; the member rejoins in the next poll).
+ * (errno EAGAIN: a rebalance began, nothing was committed; the member
+ * rejoins in the next poll).
  */
 int	flume_group_commit(struct flume_group *g);
 /*
@@ -413,7 +414,8 @@ int	flume_group_commit(struct flume_group *g);
  * answer, nothing counts as committed (flume_group_committed()); a
  * commit lost with the connection or refused leaves its offsets marked,
  * and the next commit sends them again.  A refusal because a rebalance
- * began makes the next poll rejoin; any other refusal fails the next
+ * began makes the next poll rejoin (until then a commit fails with
+ * EAGAIN, as flume_group_commit()); any other refusal fails the next
  * flume_group_commit_async() call.  flume_group_close() waits for
  * every answer.  0, or -1 with errno.
  */

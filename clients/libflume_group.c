@@ -378,7 +378,12 @@ flume_group_commit_async(struct flume_group *g)
 		g->async_err = 0;
 		return client_broker_fail(g->c, err, "offset commit");
 	}
-	if (g->nparts == 0 || g->k == NULL || g->need_join)
+	if (g->need_join) {
+		client_seterr(g->c, "offset commit: rebalance in progress");
+		errno = EAGAIN;
+		return -1;
+	}
+	if (g->nparts == 0 || g->k == NULL)
 		return 0;
 	/* One allocation: the request's parts go once it is encoded. */
 	if ((q = calloc(1, sizeof(*q) + g->nparts * (sizeof(*q->idx) +
@@ -824,7 +829,19 @@ flume_group_mark_message(struct flume_group *g, const struct flume_message *m)
 int
 flume_group_commit(struct flume_group *g)
 {
-	int rc = gcommit(g, GCOMMIT_ALL);
+	int rc;
+
+	/*
+	 * A refusal seen before (a heartbeat's, an async commit's) left a
+	 * rejoin pending: gcommit() sends nothing then, which must not read
+	 * as committed.
+	 */
+	if (g->need_join) {
+		client_seterr(g->c, "offset commit: rebalance in progress");
+		errno = EAGAIN;
+		return -1;
+	}
+	rc = gcommit(g, GCOMMIT_ALL);
 
 	if (rc == 1) {
 		errno = EAGAIN;
