@@ -444,18 +444,23 @@ group_advance(struct bench *b, int32_t p, int64_t next)
 
 /*
  * group: mark every partition this batch touched up to what was
- * processed and commit, as a consumer that finished a batch does.  A
- * commit refused because a rebalance began is no failure: the member
- * rejoins in its next poll and the new owner reads on from the last
- * commit.
+ * processed and commit, as a consumer that finished a batch does: while
+ * more is to be read, without waiting for the answer (it comes with the
+ * next fetch, as a real consumer pipelines its commit), and at the end
+ * of its partitions synchronously, since nothing is left to overlap it
+ * with.  Messages count once the broker acknowledged the commit that
+ * covers them (flume_group_committed).  A commit refused because a
+ * rebalance began is no failure: the member rejoins in its next poll
+ * and the new owner reads on from the last commit.
  */
 static int
 group_commit_batch(struct bthread *t, struct flume_group *g, int64_t *next,
     int *touched)
 {
 	struct bench *b = t->b;
+	int64_t off;
 	int32_t p;
-	int any = 0;
+	int any = 0, rc;
 
 	for (p = 0; p < b->partitions; p++) {
 		if (!touched[p])
@@ -465,18 +470,17 @@ group_commit_batch(struct bthread *t, struct flume_group *g, int64_t *next,
 		else if (errno != ENOENT)
 			return -1;
 	}
-	if (!any)
-		goto done;
-	if (flume_group_commit(g) == -1) {
-		if (errno == EAGAIN)
-			goto done;
-		return -1;
+	if (any) {
+		rc = flume_group_at_end(g) ? flume_group_commit(g) :
+		    flume_group_commit_async(g);
+		if (rc == -1 && errno != EAGAIN)
+			return -1;
+		if (rc == 0)
+			atomic_fetch_add(&b->gcommits, 1);
 	}
-	atomic_fetch_add(&b->gcommits, 1);
 	for (p = 0; p < b->partitions; p++)
-		if (touched[p])
-			group_advance(b, p, next[p]);
-done:
+		if (flume_group_committed(g, b->topic, p, &off) == 0 && off >= 0)
+			group_advance(b, p, off);
 	memset(touched, 0, (size_t)b->partitions * sizeof(*touched));
 	return 0;
 }

@@ -354,8 +354,9 @@ int	flume_corrupt_range(const struct flume_client *c, struct flume_corrupt *out)
  * The commit contract: a message handed out by flume_group_poll() is not
  * committed until the application says it has finished with it, with
  * flume_group_mark() or flume_group_mark_message().  Auto-commit,
- * flume_group_commit() and flume_group_close() commit only marked
- * offsets, never merely handed-out ones, so a member that dies (even by
+ * flume_group_commit(), flume_group_commit_async() and
+ * flume_group_close() commit only marked offsets, never merely
+ * handed-out ones, so a member that dies (even by
  * SIGKILL) before marking a message leaves it to be delivered again:
  * delivery is at least once.  After a rebalance a partition continues
  * from its last committed offset.
@@ -401,9 +402,31 @@ int	flume_group_mark_message(struct flume_group *g,
 	    const struct flume_message *m);
 /*
  * Commit the marked offset of every assigned partition now.  0, or -1
- * (errno EAGAIN: a rebalance began; the member rejoins in the next poll).
+ * (errno EAGAIN: a rebalance began, nothing was committed; the member
+ * rejoins in the next poll).
  */
 int	flume_group_commit(struct flume_group *g);
+/*
+ * Send a commit of the marked offsets that moved, without waiting for
+ * its answer: a later call that talks to the broker on this thread takes
+ * it (usually the next fetch of flume_group_poll()), so a consumer that
+ * commits every batch need not wait a round trip per batch.  Until the
+ * answer, nothing counts as committed (flume_group_committed()); a
+ * commit lost with the connection or refused leaves its offsets marked,
+ * and the next commit sends them again.  A refusal because a rebalance
+ * began makes the next poll rejoin (until then a commit fails with
+ * EAGAIN, as flume_group_commit()); any other refusal fails the next
+ * flume_group_commit_async() call.  flume_group_close() waits for
+ * every answer.  0, or -1 with errno.
+ */
+int	flume_group_commit_async(struct flume_group *g);
+/*
+ * The offset of assigned topic/partition that the group is known to hold
+ * from this member: found at the assignment or acknowledged by a commit
+ * since (-1: none).  0, or -1 with errno ENOENT (not assigned).
+ */
+int	flume_group_committed(const struct flume_group *g, const char *topic,
+	    int32_t partition, int64_t *offset);
 /* 1 when every assigned partition is read to its high watermark. */
 int	flume_group_at_end(const struct flume_group *g);
 /* 1 when the next poll may be answered without a network round trip. */

@@ -512,6 +512,12 @@ corrupt:
 }
 
 int
+consumer_next_buffered(struct flume_consumer *k, struct flume_message *m)
+{
+	return cons_next(k, m);
+}
+
+int
 flume_consumer_poll(struct flume_consumer *k, struct flume_message *m,
     int timeout_ms)
 {

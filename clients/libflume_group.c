@@ -44,6 +44,21 @@ struct gpart {
 	int64_t		 marked;	/* next offset the application finished with; -1 none */
 };
 
+/*
+ * An OFFSET_COMMIT of flume_group_commit_async() awaiting its answer:
+ * which parts it covers (indexes into g->parts of assignment number
+ * assignment) and the offsets it stores.  g is NULL once the group is
+ * freed: the answer is then dropped.
+ */
+struct gasync {
+	struct flume_group	*g;
+	struct gasync		*next;
+	unsigned		 assignment;
+	size_t			 n;
+	size_t			*idx;
+	int64_t			*want;
+};
+
 struct flume_group {
 	struct flume_client	*c;
 	struct flume_group_conf	 conf;
@@ -55,6 +70,8 @@ struct flume_group {
 	struct gpart		*parts;
 	size_t			 nparts;
 	struct flume_consumer	*k;		/* over parts; NULL when none */
+	struct gasync		*async;		/* commits sent, not yet answered */
+	int16_t			 async_err;	/* a refused one, for the next call */
 	int			 need_join;
 	int64_t			 next_hb;
 	int64_t			 next_commit;
@@ -102,10 +119,14 @@ gparts_free(struct gpart *p, size_t n)
 void
 flume_group_free(struct flume_group *g)
 {
+	struct gasync *q;
 	int i;
 
 	if (g == NULL)
 		return;
+	/* The client still holds them: their answers must not reach g. */
+	for (q = g->async; q != NULL; q = q->next)
+		q->g = NULL;
 	flume_consumer_free(g->k);
 	gparts_free(g->parts, g->nparts);
 	for (i = 0; i < g->ntopics; i++)
@@ -189,12 +210,57 @@ gmembership_error(struct flume_group *g, int err)
 #define GCOMMIT_PIN	0x2	/* a partition without a committed offset: its position */
 
 /*
- * OFFSET_COMMIT the marked offsets of the assigned partitions (only those
- * that moved, unless GCOMMIT_ALL).  With GCOMMIT_PIN a partition that has
+ * The parts an OFFSET_COMMIT of the marked offsets covers (only those
+ * that moved, unless GCOMMIT_ALL); with GCOMMIT_PIN a partition that has
  * no committed offset and nothing marked is committed at its position,
  * which right after an assignment is its start (nothing handed out yet).
- * 0 when committed (or nothing to do); 1 when the broker answered that we
- * must rejoin; -1 on any other failure.
+ * Fills cp, and idx/want (the part and offset of each), room for
+ * g->nparts each; returns how many.
+ */
+static size_t
+gcommit_parts(struct flume_group *g, int flags, struct commit_part *cp,
+    size_t *idx, int64_t *want)
+{
+	int64_t pos;
+	size_t i, n = 0;
+
+	for (i = 0; i < g->nparts; i++) {
+		pos = g->parts[i].marked;
+		if (pos < 0 && (flags & GCOMMIT_PIN) && g->parts[i].committed < 0)
+			pos = flume_consumer_position(g->k, g->parts[i].topic,
+			    g->parts[i].partition);
+		if (pos < 0 || (!(flags & GCOMMIT_ALL) &&
+		    pos == g->parts[i].committed))
+			continue;
+		cp[n].topic = g->parts[i].topic;
+		cp[n].topic_len = strlen(g->parts[i].topic);
+		cp[n].partition = g->parts[i].partition;
+		cp[n].offset = pos;
+		idx[n] = i;
+		want[n] = pos;
+		n++;
+	}
+	return n;
+}
+
+static void
+gcommit_req(struct flume_group *g, struct commit_part *cp, size_t n,
+    struct offset_commit_req *req)
+{
+	req->group = g->group;
+	req->group_len = strlen(g->group);
+	req->member_id = g->member_id;
+	req->member_id_len = strlen(g->member_id);
+	req->generation = g->generation;
+	req->count = (int32_t)n;
+	req->parts = cp;
+}
+
+/*
+ * OFFSET_COMMIT the marked offsets of the assigned partitions and wait
+ * for the answer (see gcommit_parts for flags).  0 when committed (or
+ * nothing to do); 1 when the broker answered that we must rejoin; -1 on
+ * any other failure.
  */
 static int
 gcommit(struct flume_group *g, int flags)
@@ -204,48 +270,29 @@ gcommit(struct flume_group *g, int flags)
 	struct commit_part *cp;
 	struct client_sync s;
 	struct arena a;
-	int64_t pos, *want;
-	size_t i, n = 0;
+	int64_t *want;
+	size_t i, n, *idx;
 	int rc = -1;
 
 	if (g->nparts == 0 || g->k == NULL || g->need_join)
 		return 0;
 	cp = calloc(g->nparts, sizeof(*cp));
 	want = calloc(g->nparts, sizeof(*want));
-	if (cp == NULL || want == NULL) {
+	idx = calloc(g->nparts, sizeof(*idx));
+	if (cp == NULL || want == NULL || idx == NULL) {
 		free(cp);
 		free(want);
+		free(idx);
 		return -1;
 	}
-	for (i = 0; i < g->nparts; i++) {
-		pos = g->parts[i].marked;
-		if (pos < 0 && (flags & GCOMMIT_PIN) && g->parts[i].committed < 0)
-			pos = flume_consumer_position(g->k, g->parts[i].topic,
-			    g->parts[i].partition);
-		want[i] = -1;
-		if (pos < 0 || (!(flags & GCOMMIT_ALL) &&
-		    pos == g->parts[i].committed))
-			continue;
-		want[i] = pos;
-		cp[n].topic = g->parts[i].topic;
-		cp[n].topic_len = strlen(g->parts[i].topic);
-		cp[n].partition = g->parts[i].partition;
-		cp[n].offset = pos;
-		n++;
-	}
+	n = gcommit_parts(g, flags, cp, idx, want);
 	memset(&s, 0, sizeof(s));
 	arena_init(&a, GROUP_ARENA_LIMIT);
 	if (n == 0) {
 		rc = 0;
 		goto done;
 	}
-	req.group = g->group;
-	req.group_len = strlen(g->group);
-	req.member_id = g->member_id;
-	req.member_id_len = strlen(g->member_id);
-	req.generation = g->generation;
-	req.count = (int32_t)n;
-	req.parts = cp;
+	gcommit_req(g, cp, n, &req);
 	if (client_call(g->c, API_OFFSET_COMMIT, &req,
 	    g->c->conf.request_timeout_ms, 0, &s) == -1)
 		goto done;
@@ -259,19 +306,138 @@ gcommit(struct flume_group *g, int flags)
 		rc = gmembership_error(g, resp.error) ? 1 : -1;
 		goto done;
 	}
-	for (i = 0, n = 0; i < g->nparts; i++) {
-		if (want[i] < 0)
-			continue;
-		if (resp.errors[n++] == ERR_NONE)
-			g->parts[i].committed = want[i];
-	}
+	for (i = 0; i < n; i++)
+		if (resp.errors[i] == ERR_NONE)
+			g->parts[idx[i]].committed = want[i];
 	rc = 0;
 done:
 	free(s.buf);
 	free(cp);
 	free(want);
+	free(idx);
 	arena_free(&a);
 	return rc;
+}
+
+/*
+ * The answer to a flume_group_commit_async() request, taken by whatever
+ * call of this thread pumps the connection next (usually the consumer's
+ * next FETCH).  A lost connection (err) or a refusal leaves the offsets
+ * marked and not committed, so the next commit sends them again.
+ */
+static int
+gasync_fn(struct flume_client *c, void *ctx, const uint8_t *p, size_t len,
+    int err)
+{
+	struct gasync *q = ctx, **qp;
+	struct flume_group *g = q->g;
+	struct offset_commit_resp resp;
+	struct arena a;
+	size_t i;
+	int rc = 0;
+
+	if (g != NULL)
+		for (qp = &g->async; *qp != NULL; qp = &(*qp)->next)
+			if (*qp == q) {
+				*qp = q->next;
+				break;
+			}
+	if (g == NULL || err != 0) {
+		free(q);
+		return 0;
+	}
+	arena_init(&a, GROUP_ARENA_LIMIT);
+	if (msg_decode_offset_commit_resp(p, len, &a, &resp) == -1 ||
+	    (resp.error == ERR_NONE && (size_t)resp.count != q->n)) {
+		client_seterr(c, "malformed offset commit response");
+		rc = -1;	/* the client drops the connection */
+	} else if (resp.error != ERR_NONE) {
+		if (!gmembership_error(g, resp.error))
+			g->async_err = resp.error;
+	} else if (q->assignment == g->assignments) {
+		for (i = 0; i < q->n; i++)
+			if (resp.errors[i] == ERR_NONE)
+				g->parts[q->idx[i]].committed = q->want[i];
+	}
+	arena_free(&a);
+	free(q);
+	return rc;
+}
+
+int
+flume_group_commit_async(struct flume_group *g)
+{
+	struct offset_commit_req req;
+	struct commit_part *cp;
+	struct gasync *q;
+	size_t n, start;
+	uint32_t id;
+	int16_t err;
+
+	if ((err = g->async_err) != 0) {
+		g->async_err = 0;
+		return client_broker_fail(g->c, err, "offset commit");
+	}
+	if (g->need_join) {
+		client_seterr(g->c, "offset commit: rebalance in progress");
+		errno = EAGAIN;
+		return -1;
+	}
+	if (g->nparts == 0 || g->k == NULL)
+		return 0;
+	/* One allocation: the request's parts go once it is encoded. */
+	if ((q = calloc(1, sizeof(*q) + g->nparts * (sizeof(*q->idx) +
+	    sizeof(*q->want)))) == NULL ||
+	    (cp = calloc(g->nparts, sizeof(*cp))) == NULL) {
+		free(q);
+		client_seterr(g->c, "out of memory");
+		errno = ENOMEM;
+		return -1;
+	}
+	q->want = (int64_t *)(q + 1);
+	q->idx = (size_t *)(q->want + g->nparts);
+	if ((n = gcommit_parts(g, 0, cp, q->idx, q->want)) == 0) {
+		free(cp);
+		free(q);
+		return 0;
+	}
+	q->g = g;
+	q->n = n;
+	q->assignment = g->assignments;
+	gcommit_req(g, cp, n, &req);
+	if ((!client_connected(g->c) && client_reconnect(g->c) == -1)) {
+		free(cp);
+		free(q);
+		return -1;
+	}
+	start = client_begin(g->c, API_OFFSET_COMMIT, &id);
+	msg_encode_offset_commit_req(&g->c->out, &req);
+	free(cp);
+	if (client_end(g->c, start, id, gasync_fn, q) == -1) {
+		free(q);
+		return -1;
+	}
+	q->next = g->async;
+	g->async = q;
+	/* On its way now: the broker stores it while we go on reading. */
+	return client_pump(g->c, 0);
+}
+
+int
+flume_group_committed(const struct flume_group *g, const char *topic,
+    int32_t partition, int64_t *offset)
+{
+	size_t i;
+
+	for (i = 0; i < g->nparts; i++) {
+		if (g->parts[i].partition == partition &&
+		    strcmp(g->parts[i].topic, topic) == 0) {
+			*offset = g->parts[i].committed;
+			return 0;
+		}
+	}
+	errno = ENOENT;
+	return -1;
 }
 
 /*
@@ -365,7 +531,7 @@ gjoin(struct flume_group *g)
 	struct wire_str ts[16];
 	struct client_sync s;
 	struct arena a;
-	int attempt, i, rc = -1, delay = GROUP_RETRY_MS;
+	int attempt, i, rc = -1, delay = GROUP_RETRY_MS, pause = 0;
 
 	for (i = 0; i < g->ntopics; i++) {
 		ts[i].s = g->topics[i];
@@ -373,10 +539,11 @@ gjoin(struct flume_group *g)
 	}
 	arena_init(&a, GROUP_ARENA_LIMIT);
 	for (attempt = 0; attempt < GROUP_JOIN_ATTEMPTS; attempt++) {
-		if (attempt > 0) {
+		if (pause) {
 			gsleep_ms(delay);
 			delay = delay * 2 > 1000 ? 1000 : delay * 2;
 		}
+		pause = 1;
 		req.group = g->group;
 		req.group_len = strlen(g->group);
 		req.member_id = g->member_id;
@@ -412,8 +579,19 @@ gjoin(struct flume_group *g)
 			if (rc == 0 && !g->need_join)
 				goto done;
 			rc = -1;
-			/* A newer rebalance began meanwhile, or the connection went. */
-			if (g->need_join || !client_connected(g->c))
+			/*
+			 * A newer rebalance began meanwhile (a member started
+			 * together with us joined after our JOIN was
+			 * answered): rejoin at once, the broker holds that
+			 * JOIN until the rebalance completes, so there is
+			 * nothing to back off from.  Sleeping here cost every
+			 * group whose members start together a retry delay.
+			 */
+			if (g->need_join) {
+				pause = 0;
+				continue;
+			}
+			if (!client_connected(g->c))
 				continue;
 			goto done;
 		}
@@ -554,19 +732,42 @@ gduties(struct flume_group *g, int64_t now)
 }
 
 /*
- * One clock read per round, and a second only after duties that went
- * to the broker: a message already buffered costs no more
- * (clock_gettime is tens of nanoseconds, a large part of a message's
- * cost at millions a second).
+ * The clock for deciding whether duties are due while messages are
+ * buffered: CLOCK_MONOTONIC_COARSE is the same clock read from the last
+ * tick (a few ms behind at most, which a heartbeat interval of 10 ms or
+ * more absorbs) and costs a quarter of a CLOCK_MONOTONIC read, which in
+ * a virtual machine is ~45 ns: a tenth of a message's cost at the rates
+ * a group member reaches.
+ */
+static int64_t
+gcoarse_ms(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) == -1)
+		return client_now_ms();
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * A message already buffered costs one coarse clock read (duties must
+ * still run on time however slowly the application polls); only when
+ * the buffer is empty does the precise loop below run: one clock read
+ * per round, and a second only after duties that went to the broker.
  */
 int
 flume_group_poll(struct flume_group *g, struct flume_message *m, int timeout_ms)
 {
-	int64_t now = client_now_ms();
-	int64_t deadline = now + (timeout_ms > 0 ? timeout_ms : 0);
-	int64_t wait;
+	int64_t now, deadline, wait;
 	int rc, rounds;
 
+	if ((rc = gduties(g, gcoarse_ms())) == -1)
+		return -1;
+	if (rc == 0 && g->k != NULL &&
+	    (rc = consumer_next_buffered(g->k, m)) != 0)
+		return rc;
+	now = client_now_ms();
+	deadline = now + (timeout_ms > 0 ? timeout_ms : 0);
 	for (rounds = 0; rounds < 1000000; rounds++) {
 		if (rounds > 0)
 			now = client_now_ms();
@@ -628,7 +829,19 @@ flume_group_mark_message(struct flume_group *g, const struct flume_message *m)
 int
 flume_group_commit(struct flume_group *g)
 {
-	int rc = gcommit(g, GCOMMIT_ALL);
+	int rc;
+
+	/*
+	 * A refusal seen before (a heartbeat's, an async commit's) left a
+	 * rejoin pending: gcommit() sends nothing then, which must not read
+	 * as committed.
+	 */
+	if (g->need_join) {
+		client_seterr(g->c, "offset commit: rebalance in progress");
+		errno = EAGAIN;
+		return -1;
+	}
+	rc = gcommit(g, GCOMMIT_ALL);
 
 	if (rc == 1) {
 		errno = EAGAIN;

@@ -164,6 +164,13 @@ int	client_list_offsets(struct flume_client *c,
 int64_t	client_now_ms(void);
 
 /*
+ * The next message k already holds, without fetching or reading the
+ * clock (libflume_consumer.c): 1 with *m, 0 when nothing is buffered,
+ * -1 on a corrupt batch, as flume_consumer_poll().
+ */
+int	consumer_next_buffered(struct flume_consumer *k, struct flume_message *m);
+
+/*
  * Prove c->conf.secret_file's user:secret to the broker (libflume_auth.c);
  * 0 (also when there is no secret file or the broker has no
  * authentication), or -1 with errno and c->err set.

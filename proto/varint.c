@@ -103,8 +103,9 @@ varlong_size(int64_t v)
 	return uvarint_size(zigzag64(v));
 }
 
+/* The general decoders; varint.h inlines the short encodings. */
 int
-varint_get(const uint8_t *p, size_t len, int32_t *v)
+varint_get_long(const uint8_t *p, size_t len, int32_t *v)
 {
 	uint64_t u;
 	uint32_t z;
@@ -118,7 +119,7 @@ varint_get(const uint8_t *p, size_t len, int32_t *v)
 }
 
 int
-varlong_get(const uint8_t *p, size_t len, int64_t *v)
+varlong_get_long(const uint8_t *p, size_t len, int64_t *v)
 {
 	uint64_t u;
 	int n;

@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -465,7 +466,229 @@ test_library_marks(void)
 	flume_close(c);
 }
 
+/*
+ * flume_group_commit_async: only marks are sent; nothing counts as
+ * committed before the broker's answer, which the next call that talks
+ * to the broker takes; a synchronous commit or close takes every answer
+ * before its own; a group freed with an answer outstanding drops it.
+ */
+static void
+test_library_async(void)
+{
+	const char *topics[] = { "alib" };
+	struct flume_group_conf gc;
+	struct flume_message m;
+	struct flume_client *c;
+	struct flume_group *g;
+	int64_t off = -2;
+	int got = 0, rc;
+	long long deadline;
+
+	create_topic("alib", "1");
+	CU_ASSERT_EQUAL_FATAL(produce_trickle("alib", 0, 10), 10);
+	CU_ASSERT_FATAL((c = flume_connect(d.broker)) != NULL);
+	flume_group_conf_init(&gc);
+	gc.auto_commit_ms = 0;
+	gc.start_offset = FLUME_OFFSET_BEGINNING;
+	gc.session_timeout_ms = 1500;
+	g = flume_group_join(c, "ga", topics, 1, &gc);
+	CU_ASSERT_FATAL(g != NULL);
+	/* The pin of the join is known committed. */
+	CU_ASSERT_EQUAL(flume_group_committed(g, "alib", 0, &off), 0);
+	CU_ASSERT_EQUAL(off, 0);
+	CU_ASSERT_EQUAL(flume_group_committed(g, "alib", 1, &off), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	deadline = support_now_ms() + WAIT_MS;
+	while (got < 10 && support_now_ms() < deadline) {
+		rc = flume_group_poll(g, &m, 200);
+		CU_ASSERT_FATAL(rc != -1);
+		if (rc == 1) {
+			CU_ASSERT_EQUAL(m.offset, got);
+			got++;
+		}
+	}
+	CU_ASSERT_EQUAL_FATAL(got, 10);
+	/* Handed out, not marked: nothing to send. */
+	CU_ASSERT_EQUAL(flume_group_commit_async(g), 0);
+	CU_ASSERT_EQUAL(committed("ga", "alib", 0), 0);
+
+	/* Mark 4: the answer arrives with a later poll. */
+	CU_ASSERT_EQUAL(flume_group_mark(g, "alib", 0, 4), 0);
+	CU_ASSERT_EQUAL(flume_group_commit_async(g), 0);
+	deadline = support_now_ms() + WAIT_MS;
+	while (flume_group_committed(g, "alib", 0, &off) == 0 && off != 4 &&
+	    support_now_ms() < deadline)
+		CU_ASSERT(flume_group_poll(g, &m, 50) == 0);
+	CU_ASSERT_EQUAL(off, 4);
+	CU_ASSERT_EQUAL(committed("ga", "alib", 0), 4);
+
+	/* Async 7, then a synchronous commit: both answers taken, in order. */
+	CU_ASSERT_EQUAL(flume_group_mark(g, "alib", 0, 7), 0);
+	CU_ASSERT_EQUAL(flume_group_commit_async(g), 0);
+	CU_ASSERT_EQUAL(flume_group_commit(g), 0);
+	CU_ASSERT_EQUAL(flume_group_committed(g, "alib", 0, &off), 0);
+	CU_ASSERT_EQUAL(off, 7);
+	CU_ASSERT_EQUAL(committed("ga", "alib", 0), 7);
+
+	/* Async 9, then close: close waits for it and commits nothing more. */
+	CU_ASSERT_EQUAL(flume_group_mark(g, "alib", 0, 9), 0);
+	CU_ASSERT_EQUAL(flume_group_commit_async(g), 0);
+	CU_ASSERT_EQUAL(flume_group_close(g), 0);
+	CU_ASSERT_EQUAL(committed("ga", "alib", 0), 9);
+
+	/* Freed with an answer outstanding: dropped, the client lives on. */
+	g = flume_group_join(c, "ga", topics, 1, &gc);
+	CU_ASSERT_FATAL(g != NULL);
+	got = 0;
+	deadline = support_now_ms() + WAIT_MS;
+	while (got < 1 && support_now_ms() < deadline) {
+		rc = flume_group_poll(g, &m, 200);
+		CU_ASSERT_FATAL(rc != -1);
+		if (rc == 1) {
+			CU_ASSERT_EQUAL(m.offset, 9);
+			got++;
+		}
+	}
+	CU_ASSERT_EQUAL_FATAL(got, 1);
+	CU_ASSERT_EQUAL(flume_group_mark_message(g, &m), 0);
+	CU_ASSERT_EQUAL(flume_group_commit_async(g), 0);
+	flume_group_free(g);
+	CU_ASSERT_EQUAL(flume_committed_offset(c, "ga", "alib", 0, &off), 0);
+	CU_ASSERT_EQUAL(off, 10);
+	flume_close(c);
+}
+
+/* A second member joining "gar" on its own thread (the join waits). */
+struct joiner {
+	struct flume_client	*c;
+	struct flume_group_conf	 gc;
+	struct flume_group	*g;
+};
+
+static void *
+joiner_main(void *arg)
+{
+	struct joiner *j = arg;
+	const char *topics[] = { "arlib" };
+
+	j->g = flume_group_join(j->c, "gar", topics, 1, &j->gc);
+	return NULL;
+}
+
+/* The state of group (FLUME_GROUP_*), -1 on error. */
+static int
+group_state(const char *group)
+{
+	struct flume_group_desc *gd;
+	struct flume_client *c;
+	int st = -1;
+
+	if ((c = flume_connect(d.broker)) == NULL)
+		return -1;
+	if (flume_describe_group(c, group, &gd) == 0) {
+		st = gd->state;
+		flume_group_desc_free(gd);
+	}
+	flume_close(c);
+	return st;
+}
+
+/*
+ * An async commit sent after a rebalance began is refused (old
+ * generation): nothing is committed, the member rejoins, and the offsets
+ * it marked are either committed by it (it kept the partition) or read
+ * again by the new owner from the last commit.
+ */
+static void
+test_library_async_rebalance(void)
+{
+	const char *topics[] = { "arlib" };
+	struct flume_group_conf gc;
+	struct flume_message m;
+	struct flume_client *c;
+	struct flume_group *a;
+	struct joiner j;
+	pthread_t th;
+	int64_t off = -2;
+	int got = 0, rc;
+	long long deadline;
+
+	create_topic("arlib", "1");
+	CU_ASSERT_EQUAL_FATAL(produce_trickle("arlib", 0, 10), 10);
+	CU_ASSERT_FATAL((c = flume_connect(d.broker)) != NULL);
+	flume_group_conf_init(&gc);
+	gc.auto_commit_ms = 0;
+	gc.start_offset = FLUME_OFFSET_BEGINNING;
+	gc.session_timeout_ms = 1500;
+	a = flume_group_join(c, "gar", topics, 1, &gc);
+	CU_ASSERT_FATAL(a != NULL);
+	deadline = support_now_ms() + WAIT_MS;
+	while (got < 10 && support_now_ms() < deadline) {
+		rc = flume_group_poll(a, &m, 200);
+		CU_ASSERT_FATAL(rc != -1);
+		if (rc == 1)
+			CU_ASSERT_EQUAL(m.offset, got++);
+	}
+	CU_ASSERT_EQUAL_FATAL(got, 10);
+	CU_ASSERT_EQUAL(committed("gar", "arlib", 0), 0);
+
+	/* A second member: the group rebalances, a's generation is old. */
+	memset(&j, 0, sizeof(j));
+	j.gc = gc;
+	CU_ASSERT_FATAL((j.c = flume_connect(d.broker)) != NULL);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, joiner_main, &j), 0);
+	deadline = support_now_ms() + WAIT_MS;
+	while (group_state("gar") != FLUME_GROUP_REBALANCING &&
+	    support_now_ms() < deadline)
+		usleep(10 * 1000);
+	CU_ASSERT_EQUAL(group_state("gar"), FLUME_GROUP_REBALANCING);
+
+	CU_ASSERT_EQUAL(flume_group_mark(a, "arlib", 0, 5), 0);
+	CU_ASSERT_EQUAL(flume_group_commit_async(a), 0);
+	/*
+	 * Refused, whether the answer came with commit_async's own read or
+	 * with this synchronous commit's; and a commit while the rejoin is
+	 * pending says so instead of claiming success.
+	 */
+	CU_ASSERT_EQUAL(flume_group_commit(a), -1);
+	CU_ASSERT_EQUAL(errno, EAGAIN);
+	CU_ASSERT_EQUAL(flume_group_commit(a), -1);
+	CU_ASSERT_EQUAL(errno, EAGAIN);
+	CU_ASSERT_EQUAL(committed("gar", "arlib", 0), 0);
+	CU_ASSERT_EQUAL(flume_group_committed(a, "arlib", 0, &off), 0);
+	CU_ASSERT_EQUAL(off, 0);
+
+	/* a's next polls rejoin; then both members hold their assignment. */
+	deadline = support_now_ms() + WAIT_MS;
+	while (flume_group_assignments(a) < 2 && support_now_ms() < deadline)
+		CU_ASSERT(flume_group_poll(a, &m, 100) != -1);
+	CU_ASSERT_EQUAL(flume_group_assignments(a), 2);
+	CU_ASSERT_EQUAL(pthread_join(th, NULL), 0);
+	CU_ASSERT_FATAL(j.g != NULL);
+	if (flume_group_committed(a, "arlib", 0, &off) == 0) {
+		/* a kept it: the mark survived and the assignment committed it. */
+		CU_ASSERT_EQUAL(off, 5);
+		CU_ASSERT_EQUAL(committed("gar", "arlib", 0), 5);
+	} else {
+		/* The new owner reads on from the last commit: 0 again. */
+		CU_ASSERT_EQUAL(errno, ENOENT);
+		CU_ASSERT_EQUAL(committed("gar", "arlib", 0), 0);
+		rc = 0;
+		deadline = support_now_ms() + WAIT_MS;
+		while (rc != 1 && support_now_ms() < deadline)
+			CU_ASSERT((rc = flume_group_poll(j.g, &m, 100)) != -1);
+		CU_ASSERT_EQUAL(rc, 1);
+		CU_ASSERT_EQUAL(m.offset, 0);
+	}
+	CU_ASSERT_EQUAL(flume_group_close(a), 0);
+	CU_ASSERT_EQUAL(flume_group_close(j.g), 0);
+	flume_close(j.c);
+	flume_close(c);
+}
+
 TEST_SUITE("atleastonce", setup, teardown,
     { "pipe_unread", test_pipe_unread },
     { "kill_restart", test_kill_restart },
-    { "library_marks", test_library_marks });
+    { "library_marks", test_library_marks },
+    { "library_async_commit", test_library_async },
+    { "library_async_commit_rebalance", test_library_async_rebalance });

@@ -220,7 +220,65 @@ test_overlong_rejected(void)
 	CU_ASSERT_EQUAL(varlong_get(eleven, 10, &lv), -1);
 }
 
+/*
+ * The one- and two-byte encodings varint.h decodes inline, next to the
+ * three-byte ones that go the long way: exact values at the zigzag
+ * boundaries 63/64 (one byte to two) and 8191/8192 (two to three), the
+ * 127/128 unsigned boundary, negatives, non-minimal encodings, and
+ * never a byte read past len (the byte after it would end the varint).
+ */
+static void
+test_short_paths(void)
+{
+	static const struct {
+		uint8_t enc[4];
+		size_t len;
+		int n;		/* bytes consumed; -1: rejected */
+		int32_t v;
+	} k[] = {
+		{ { 0x00 }, 1, 1, 0 },
+		{ { 0x7e }, 1, 1, 63 },		/* zigzag 126 */
+		{ { 0x7f }, 1, 1, -64 },	/* zigzag 127: last 1-byte */
+		{ { 0x01 }, 1, 1, -1 },
+		{ { 0x80, 0x01 }, 2, 2, 64 },	/* zigzag 128: first 2-byte */
+		{ { 0x81, 0x01 }, 2, 2, -65 },
+		{ { 0xfd, 0x01 }, 2, 2, -127 },	/* zigzag 253 */
+		{ { 0xfe, 0x01 }, 2, 2, 127 },	/* zigzag 254 */
+		{ { 0x80, 0x02 }, 2, 2, 128 },	/* zigzag 256 */
+		{ { 0xff, 0x01 }, 2, 2, -128 },	/* zigzag 255 */
+		{ { 0xfe, 0x7f }, 2, 2, 8191 },	/* last 2-byte */
+		{ { 0xff, 0x7f }, 2, 2, -8192 },
+		{ { 0x80, 0x80, 0x01 }, 3, 3, 8192 },	/* first 3-byte */
+		{ { 0x81, 0x80, 0x01 }, 3, 3, -8193 },
+		{ { 0x80, 0x00 }, 2, 2, 0 },	/* non-minimal: accepted */
+		{ { 0xff, 0x00 }, 2, 2, -64 },
+		{ { 0x80, 0x80, 0x00 }, 3, 3, 0 },
+		{ { 0x00 }, 0, -1, 0 },		/* nothing to read */
+		{ { 0x80, 0x01 }, 1, -1, 0 },	/* cut after a continuation */
+		{ { 0x80, 0x80, 0x01 }, 2, -1, 0 },
+		{ { 0xc8, 0x01, 0x00 }, 3, 2, 100 },	/* stops at its end */
+	};
+	int32_t v;
+	int64_t lv;
+	size_t i;
+
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		v = 12345;
+		lv = 12345;
+		CU_ASSERT_EQUAL(varint_get(k[i].enc, k[i].len, &v), k[i].n);
+		CU_ASSERT_EQUAL(varlong_get(k[i].enc, k[i].len, &lv), k[i].n);
+		if (k[i].n > 0) {
+			CU_ASSERT_EQUAL(v, k[i].v);
+			CU_ASSERT_EQUAL(lv, (int64_t)k[i].v);
+		} else {
+			CU_ASSERT_EQUAL(v, 12345);	/* untouched on failure */
+			CU_ASSERT_EQUAL(lv, 12345);
+		}
+	}
+}
+
 TEST_SUITE("varint", NULL, NULL,
+    { "one- and two-byte fast paths, exact values", test_short_paths },
     { "known encodings", test_known_encodings },
     { "varint round trip at boundaries", test_varint_round_trip },
     { "varlong round trip at boundaries", test_varlong_round_trip },
