@@ -141,6 +141,11 @@ struct plog_reader;
 int	plog_reader_open(struct plog_reader **rp, const char *dir);
 void	plog_reader_close(struct plog_reader *r);
 /*
+ * Reads that lie more than bytes before the end of the log let the page
+ * cache go behind them (store/reader.c); 0 (the default): never.
+ */
+void	plog_reader_set_cache_window(struct plog_reader *r, uint64_t bytes);
+/*
  * As plog_read; rescans the directory when segments rolled or were
  * deleted.  On EBADMSG, s->corrupt_new is 1 the first time this reader
  * meets that range (so the caller logs it once).

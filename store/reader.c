@@ -7,6 +7,17 @@
  * has been unlinked (retention).  Each read looks at the files as they
  * are now (fstat for the size, pread for index entries), so appends by
  * the writer need no signal to the reader.
+ *
+ * A reader given a cache window (plog_reader_set_cache_window) lets the
+ * page cache go behind a consumer that reads older bytes, as the writer
+ * does behind the end of the log: once a read lies more than the window
+ * before the end, what lies READER_DROP_LAG and more before it is
+ * dropped (store_io.dropcache), at least READER_DROP_STEP at a time.
+ * Such a consumer, catching up or replaying, thus reuses a few megabytes
+ * of memory instead of filling the cache with old bytes and pushing out
+ * the new ones that consumers at the end read.  The lag leaves alone
+ * what is still in flight (sendfile hands the socket references to the
+ * pages) and what other consumers close behind are about to read.
  */
 #include <sys/stat.h>
 
@@ -17,6 +28,7 @@
 #include <unistd.h>
 
 #include "proto/compress.h"
+#include "store/io.h"
 #include "store/plog.h"
 #include "store/segment.h"
 #include "store/timeindex.h"
@@ -26,7 +38,12 @@ struct rseg {
 	int		log_fd;
 	int		idx_fd;		/* -1 until the index file exists */
 	int		tidx_fd;	/* -1 until a time lookup opens it */
+	uint64_t	drop_pos;	/* log bytes let go from the page cache */
 };
+
+/* Bytes kept cached behind a read outside the window, and the least dropped. */
+#define READER_DROP_LAG		(8U << 20)
+#define READER_DROP_STEP	(4U << 20)
 
 /* Corrupt ranges already reported, so each is logged once per reader. */
 #define READER_SEEN_MAX	8
@@ -37,7 +54,46 @@ struct plog_reader {
 	size_t		 nsegs;
 	int64_t		 seen[READER_SEEN_MAX];	/* first offsets; -1 free */
 	size_t		 seen_next;		/* slot to reuse next */
+	uint64_t	 cache_window;		/* 0: never drop */
 };
+
+void
+plog_reader_set_cache_window(struct plog_reader *r, uint64_t bytes)
+{
+	r->cache_window = bytes;
+}
+
+/*
+ * After a read of s from segment lo (of size seg_size): when it lies more
+ * than the window before the end of the log, drop the segment's pages
+ * READER_DROP_LAG and more before it (the rule at the top).  Advice only.
+ */
+static void
+reader_drop_behind(struct plog_reader *r, size_t lo, uint64_t seg_size,
+    const struct plog_slice *s)
+{
+	struct rseg *rs = &r->segs[lo];
+	struct stat st;
+	uint64_t end = (uint64_t)s->pos + s->len, after, to;
+
+	if (r->cache_window == 0 || end > seg_size || (uint64_t)s->pos <
+	    READER_DROP_LAG + READER_DROP_STEP)
+		return;
+	after = seg_size - end;
+	/* Newer segments count too: the newest one's size, at least. */
+	if (lo + 1 < r->nsegs && after <= r->cache_window &&
+	    fstat(r->segs[r->nsegs - 1].log_fd, &st) == 0)
+		after += (uint64_t)st.st_size;
+	if (after <= r->cache_window)
+		return;
+	to = (uint64_t)s->pos - READER_DROP_LAG;
+	to -= to % 4096;
+	if (to < rs->drop_pos || to - rs->drop_pos < READER_DROP_STEP)
+		return;
+	(void)store_io.dropcache(rs->log_fd, (off_t)rs->drop_pos,
+	    (off_t)(to - rs->drop_pos));
+	rs->drop_pos = to;
+}
 
 /* 1 when the corrupt range starting at off was not reported before. */
 static int
@@ -242,8 +298,11 @@ plog_reader_read(struct plog_reader *r, int64_t offset, int64_t visible_end,
 			errno = EBADMSG;
 			return -1;
 		}
-		if (rc == 1)
+		if (rc == 1) {
+			if (s->len > 0)
+				reader_drop_behind(r, lo, sr.log_size, s);
 			return 0;
+		}
 	}
 	/*
 	 * Visible, yet in no segment: the file holding it was cut short.

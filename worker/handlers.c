@@ -674,6 +674,10 @@ reader_get(struct worker *w, struct shm_partition *p)
 		w->readers[slot] = NULL;
 		return NULL;
 	}
+	/* A consumer far behind the end reads with drop-behind. */
+	if (w->conf->cache_window_bytes > 0)
+		plog_reader_set_cache_window(w->readers[slot],
+		    (uint64_t)w->conf->cache_window_bytes);
 	return w->readers[slot];
 }
 

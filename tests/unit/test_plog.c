@@ -1294,6 +1294,86 @@ test_drop_behind(void)
 	free(dir);
 }
 
+/*
+ * A reader with a cache window drops behind a consumer that reads more
+ * than the window before the end: contiguous from 0, whole pages, steps
+ * of at least 4 MiB, never within 8 MiB behind the read; reads within
+ * the window of the end drop nothing, and a reader without a window
+ * never drops.
+ */
+static void
+test_reader_drop_behind(void)
+{
+	struct plog_config cfg = { 64 << 20, 4096, -1, -1, 0 };
+	const uint64_t win = 4 << 20, lag = 8 << 20, step = 4 << 20;
+	struct batch_builder b;
+	struct plog_reader *r;
+	struct plog_slice sl;
+	struct plog *l;
+	uint8_t *val, *buf;
+	const uint8_t *out;
+	size_t len;
+	uint64_t done = 0, size;
+	int64_t base, off;
+	int i, k, seen = 0, pass;
+	char *dir = test_mkdtemp("readerdrop");
+
+	batch_builder_init(&b);
+	val = malloc(65536);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(val);
+	test_fill_random(val, 65536);
+	for (i = 0; i < 15; i++)
+		CU_ASSERT_FATAL(batch_builder_add(&b, 1000 + i, NULL, -1, val,
+		    65536, NULL, 0) == 0);
+	CU_ASSERT_FATAL(batch_builder_close(&b, &out, &len) == 0);
+	buf = malloc(len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	memcpy(buf, out, len);
+	CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, NULL) == 0);
+	for (i = 0; i < 30; i++)	/* ~29 MiB, one segment */
+		CU_ASSERT_FATAL(plog_append(l, buf, len, &base) == 0);
+	size = plog_size_bytes(l);
+	store_io.dropcache = recording_dropcache;
+	for (pass = 0; pass < 2; pass++) {
+		CU_ASSERT_FATAL(plog_reader_open(&r, dir) == 0);
+		if (pass == 0)
+			plog_reader_set_cache_window(r, win);
+		dc_ncalls = seen = 0;
+		done = 0;
+		for (off = 0; off < plog_end_offset(l); off = sl.next_offset) {
+			CU_ASSERT_FATAL(plog_reader_read(r, off,
+			    plog_end_offset(l), 1, &sl) == 0);
+			CU_ASSERT_FATAL(sl.len == len);
+			CU_ASSERT_FATAL(dc_ncalls <= 64);
+			for (k = seen; k < dc_ncalls; k++) {
+				CU_ASSERT_EQUAL(dc_calls[k].pos, (off_t)done);
+				CU_ASSERT((uint64_t)dc_calls[k].len >= step);
+				done += (uint64_t)dc_calls[k].len;
+				CU_ASSERT(done % 4096 == 0);
+				CU_ASSERT(done + lag <= (uint64_t)sl.pos);
+				/* Only for a read outside the window. */
+				CU_ASSERT((uint64_t)sl.pos + sl.len + win < size);
+			}
+			seen = dc_ncalls;
+		}
+		if (pass == 0) {
+			/* Dropped up to within a step and the lag of the last
+			 * read outside the window. */
+			CU_ASSERT(done > 0);
+			CU_ASSERT(done + lag + step + len + win + 4096 >= size);
+		} else
+			CU_ASSERT_EQUAL(dc_ncalls, 0);
+		plog_reader_close(r);
+	}
+	store_io_reset();
+	plog_close(l);
+	free(buf);
+	free(val);
+	batch_builder_free(&b);
+	test_rmtree(dir);
+	free(dir);
+}
+
 TEST_SUITE("plog", NULL, NULL,
     { "append with offsets kept", test_append_at },
     { "append and read", test_append_read },
@@ -1307,4 +1387,5 @@ TEST_SUITE("plog", NULL, NULL,
     { "sync", test_sync },
     { "sync all, write again and sync", test_resync },
     { "early writeback", test_writeback },
-    { "page cache let go behind the window", test_drop_behind });
+    { "page cache let go behind the window", test_drop_behind },
+    { "page cache let go behind a reader far back", test_reader_drop_behind });
