@@ -198,23 +198,6 @@ nb_inbox_tail(struct nb *nb, const char *s, size_t len, const char *tag,
 	return s + nb->inbox_len + 1 + tl;
 }
 
-static int
-nb_digits(const char *s, size_t len, uint64_t *v)
-{
-	uint64_t n = 0;
-	size_t i;
-
-	if (len == 0 || len > 19)
-		return -1;
-	for (i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		n = n * 10 + (uint64_t)(s[i] - '0');
-	}
-	*v = n;
-	return 0;
-}
-
 /* produce, sync: the ack of message k (inbox.a.<k>). */
 static void
 nb_on_ack(struct nb *nb, uint64_t k, const struct nproto_msg *m)
@@ -277,7 +260,7 @@ nb_on_fetched(struct nb *nb, const struct nproto_msg *m)
 	for (i = 0; i < m->reply_len && n < 9; i++)
 		if (p[i] == '.')
 			tok[n++] = p + i + 1;
-	if (n < 5 || nb_digits(tok[4], (size_t)(strchr(tok[4], '.') ?
+	if (n < 5 || nproto_num(tok[4], (size_t)(strchr(tok[4], '.') ?
 	    strchr(tok[4], '.') - tok[4] : (ptrdiff_t)strlen(tok[4])),
 	    &delivered) == -1) {
 		nb->nfailed++;
@@ -305,7 +288,7 @@ nb_on_msg(struct nb *nb, const struct nproto_msg *m)
 	}
 	if ((t = nb_inbox_tail(nb, m->subject, m->subject_len, "a.", &tl)) !=
 	    NULL) {
-		if (nb_digits(t, tl, &k) == -1 || nb->acked == NULL) {
+		if (nproto_num(t, tl, &k) == -1 || nb->acked == NULL) {
 			nb->nfailed++;
 			return 0;
 		}
@@ -314,7 +297,7 @@ nb_on_msg(struct nb *nb, const struct nproto_msg *m)
 	}
 	if ((t = nb_inbox_tail(nb, m->subject, m->subject_len, "r.", &tl)) !=
 	    NULL) {
-		if (nb_digits(t, tl, &k) == -1 || k != nb->req_id)
+		if (nproto_num(t, tl, &k) == -1 || k != nb->req_id)
 			return 0;	/* a late answer to a timed-out request */
 		if (m->status == 503) {
 			snprintf(nb->resp, sizeof(nb->resp),

@@ -8,8 +8,7 @@
 
 #include "tests/bench/nproto.h"
 
-/* Decimal digits at s[0..len) into *v: 0, or -1 (empty, not digits, overflow). */
-static int
+int
 nproto_num(const char *s, size_t len, uint64_t *v)
 {
 	uint64_t n = 0;

@@ -49,6 +49,8 @@ struct nproto_msg {
  * unknown operation, a bad count, a line over NPROTO_MAX_LINE, a payload
  * not followed by CRLF).
  */
+/* Decimal digits at s[0..len) into *v: 0, or -1 (empty, not digits, overflow). */
+int	nproto_num(const char *s, size_t len, uint64_t *v);
 ssize_t	nproto_parse(const char *buf, size_t len, struct nproto_msg *m);
 
 /*
