@@ -1036,6 +1036,28 @@ test_append_at(void)
 	free(dir);
 }
 
+/*
+ * One batch of 15 random records of 64 KiB (just under 1 MiB), copied
+ * to a buffer of its own (*buf, *len); *val is the value, b the builder.
+ */
+static void
+mib_batch(struct batch_builder *b, uint8_t **val, uint8_t **buf, size_t *len)
+{
+	const uint8_t *out;
+	int i;
+
+	*val = malloc(65536);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(*val);
+	test_fill_random(*val, 65536);
+	for (i = 0; i < 15; i++)
+		CU_ASSERT_FATAL(batch_builder_add(b, 1000 + i, NULL, -1, *val,
+		    65536, NULL, 0) == 0);
+	CU_ASSERT_FATAL(batch_builder_close(b, &out, len) == 0);
+	*buf = malloc(*len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(*buf);
+	memcpy(*buf, out, *len);
+}
+
 /* Early writeback requests seen by recording_writeback. */
 static struct { off_t pos, len; } wb_calls[16];
 static int wb_ncalls;
@@ -1068,7 +1090,6 @@ test_writeback(void)
 	struct plog *l;
 	const uint64_t mib4 = 4 << 20;
 	uint8_t *val, *buf, *rbuf;
-	const uint8_t *out;
 	size_t len;
 	uint64_t size, done = 0, end;
 	int64_t base, next;
@@ -1076,17 +1097,7 @@ test_writeback(void)
 	char *dir = test_mkdtemp("writeback");
 
 	batch_builder_init(&b);
-	val = malloc(65536);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(val);
-	test_fill_random(val, 65536);
-	/* One batch of 15 records of 64 KiB: just under 1 MiB. */
-	for (i = 0; i < 15; i++)
-		CU_ASSERT_FATAL(batch_builder_add(&b, 1000 + i, NULL, -1, val,
-		    65536, NULL, 0) == 0);
-	CU_ASSERT_FATAL(batch_builder_close(&b, &out, &len) == 0);
-	buf = malloc(len);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
-	memcpy(buf, out, len);
+	mib_batch(&b, &val, &buf, &len);
 	CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, NULL) == 0);
 
 	store_io.writeback = recording_writeback;
@@ -1190,7 +1201,6 @@ test_drop_behind(void)
 	struct plog_slice sl;
 	struct plog *l;
 	uint8_t *val, *buf, *rbuf;
-	const uint8_t *out;
 	size_t len;
 	uint64_t seg1 = 0, done1 = 0, done2 = 0, size, cur, pos;
 	int64_t base;
@@ -1198,16 +1208,7 @@ test_drop_behind(void)
 	char *dir = test_mkdtemp("dropbehind");
 
 	batch_builder_init(&b);
-	val = malloc(65536);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(val);
-	test_fill_random(val, 65536);
-	for (i = 0; i < 15; i++)
-		CU_ASSERT_FATAL(batch_builder_add(&b, 1000 + i, NULL, -1, val,
-		    65536, NULL, 0) == 0);
-	CU_ASSERT_FATAL(batch_builder_close(&b, &out, &len) == 0);
-	buf = malloc(len);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
-	memcpy(buf, out, len);
+	mib_batch(&b, &val, &buf, &len);
 	CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, NULL) == 0);
 	store_io.dropcache = recording_dropcache;
 	dc_ncalls = 0;
@@ -1311,7 +1312,6 @@ test_reader_drop_behind(void)
 	struct plog_slice sl;
 	struct plog *l;
 	uint8_t *val, *buf;
-	const uint8_t *out;
 	size_t len;
 	uint64_t done = 0, size;
 	int64_t base, off;
@@ -1319,16 +1319,7 @@ test_reader_drop_behind(void)
 	char *dir = test_mkdtemp("readerdrop");
 
 	batch_builder_init(&b);
-	val = malloc(65536);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(val);
-	test_fill_random(val, 65536);
-	for (i = 0; i < 15; i++)
-		CU_ASSERT_FATAL(batch_builder_add(&b, 1000 + i, NULL, -1, val,
-		    65536, NULL, 0) == 0);
-	CU_ASSERT_FATAL(batch_builder_close(&b, &out, &len) == 0);
-	buf = malloc(len);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
-	memcpy(buf, out, len);
+	mib_batch(&b, &val, &buf, &len);
 	CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, NULL) == 0);
 	for (i = 0; i < 30; i++)	/* ~29 MiB, one segment */
 		CU_ASSERT_FATAL(plog_append(l, buf, len, &base) == 0);
