@@ -426,8 +426,9 @@ test_stale_commit(void)
 	create_topic("gt4");
 	wbuf_init(&wb);
 	arena_init(&a, 1 << 16);
-	fa = support_connect(&d);
-	fb = support_connect(&d);
+	/* Handshaken: a raw connection would meet handshake_timeout_ms. */
+	fa = support_connect_served(&d, 5000);
+	fb = support_connect_served(&d, 5000);
 	CU_ASSERT_FATAL(fa >= 0 && fb >= 0);
 
 	/* A joins alone: generation 1. */

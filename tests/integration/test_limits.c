@@ -161,7 +161,7 @@ test_inflight_per_connection(void)
 	CU_ASSERT_EQUAL_FATAL(flumed_start(&d,
 	    "max_inflight_per_connection = 4"), 0);
 	CU_ASSERT_EQUAL_FATAL(create_topic("quiet", 1), 0);
-	fd = support_connect(&d);
+	fd = support_connect_served(&d, 5000);	/* not closed by handshake_timeout_ms */
 	CU_ASSERT_FATAL(fd != -1);
 	wbuf_init(&wb);
 	wbuf_init(&all);
