@@ -15,6 +15,24 @@
  * run through n zero bytes, a fixed 32x32 bit matrix for a fixed n,
  * applied with four byte-indexed tables.
  *
+ * Where the CPU has carry-less multiplication on 512-bit registers
+ * (VPCLMULQDQ with AVX-512), buffers of CRC32C_FOLD_MIN bytes and more
+ * are folded instead, 64 bytes per instruction pair.  In the register's
+ * bit order a 16-byte block B read as 128 bits stands for a polynomial
+ * of degree < 128 (bit j is x^(127-j)); a block followed by D more bits
+ * of message counts as B * x^D, and B = L * x^64 + H (L its low 64 bits)
+ * gives B * x^D == L * (x^(D+64) mod P) + H * (x^D mod P), two products
+ * of 64 by 32 bits, under 128 bits: a block congruent to B * x^D that is
+ * simply XORed into the block D bits later.  The carry-less multiply of
+ * two 64-bit values in this bit order yields their product times x, so
+ * the constants are x^(D+63) and x^(D-1) mod P.  Four registers of four
+ * blocks fold 256 bytes ahead (D = 2048) while the buffer lasts, are
+ * folded into one, its four blocks into one; a 16-byte message congruent
+ * to everything read has the same CRC, which the crc32 instruction takes
+ * from there, and on through the last bytes.  The start register enters
+ * as the first 32 bits of the message (XORed in: the same CRC).  All the
+ * constants are computed at start-up from the x^(2^k) table below.
+ *
  * The crc argument and the result are the finished (inverted) values, so
  * crc32c(crc32c(0, a, n), b, m) == crc32c(0, a||b, n+m).
  */
@@ -26,7 +44,7 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CRC32C_HAVE_SSE42	1
-#include <nmmintrin.h>
+#include <immintrin.h>
 #endif
 
 #define CRC32C_POLY	0x82F63B78U
@@ -42,6 +60,18 @@ static uint32_t		crc32c_short[4][256];
 /* [k]: x^(2^k) mod P, in the reflected bit order of the register. */
 static uint32_t		crc32c_x2k[64];
 static int		crc32c_use_hw;
+/*
+ * Folding: the shortest buffer worth it, and the constants per distance
+ * D in bits, as { x^(D+63), x^(D-1) } mod P in the high halves of 64-bit
+ * words: [0] 2048 (the loop), [1] 1536, [2] 1024, [3] 512 (register into
+ * register), [4] 384, [5] 256, [6] 128 (block into block).
+ */
+#define CRC32C_FOLD_MIN	1024
+static const unsigned	crc32c_fold_bits[7] = {
+	2048, 1536, 1024, 512, 384, 256, 128
+};
+static uint64_t		crc32c_fold[7][2];
+static int		crc32c_use_fold;
 static pthread_once_t	crc32c_once = PTHREAD_ONCE_INIT;
 
 /* The image of v under the linear map m (m[i]: the image of bit i). */
@@ -97,6 +127,19 @@ gf2_mulmod(uint32_t a, uint32_t b)
 	return p;
 }
 
+/* x^n mod P, from the x^(2^k) table (filled first). */
+static uint32_t
+crc32c_xpow(uint64_t n)
+{
+	uint32_t x = 1U << 31;			/* x^0 */
+	int k;
+
+	for (k = 0; n != 0 && k < 64; k++, n >>= 1)
+		if (n & 1)
+			x = gf2_mulmod(crc32c_x2k[k], x);
+	return x;
+}
+
 /* Build the slicing tables and probe the CPU; runs exactly once. */
 static void
 crc32c_init(void)
@@ -121,9 +164,18 @@ crc32c_init(void)
 	crc32c_x2k[0] = 1U << 30;		/* x^1 */
 	for (k = 1; k < 64; k++)
 		crc32c_x2k[k] = gf2_mulmod(crc32c_x2k[k - 1], crc32c_x2k[k - 1]);
+	for (k = 0; k < 7; k++) {
+		crc32c_fold[k][0] =
+		    (uint64_t)crc32c_xpow(crc32c_fold_bits[k] + 63) << 32;
+		crc32c_fold[k][1] =
+		    (uint64_t)crc32c_xpow(crc32c_fold_bits[k] - 1) << 32;
+	}
 #ifdef CRC32C_HAVE_SSE42
 	__builtin_cpu_init();
 	crc32c_use_hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+	crc32c_use_fold = crc32c_use_hw && __builtin_cpu_supports("pclmul") &&
+	    __builtin_cpu_supports("avx512f") &&
+	    __builtin_cpu_supports("vpclmulqdq") ? 1 : 0;
 #endif
 }
 
@@ -222,6 +274,69 @@ crc32c_sse42(uint32_t crc, const uint8_t *p, size_t len)
 		c = _mm_crc32_u8((uint32_t)c, *p++);
 	return ~(uint32_t)c;
 }
+
+#define CRC32C_FOLD_TARGET	"sse4.2,pclmul,avx512f,vpclmulqdq"
+
+/* Every block of x moved D bits on (constants k) and XORed into d. */
+__attribute__((target(CRC32C_FOLD_TARGET)))
+static inline __m512i
+crc32c_fold512(__m512i x, __m512i k, __m512i d)
+{
+	return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00),
+	    _mm512_clmulepi64_epi128(x, k, 0x11), d, 0x96);
+}
+
+__attribute__((target(CRC32C_FOLD_TARGET)))
+static inline __m128i
+crc32c_fold128(__m128i x, const uint64_t k[2], __m128i d)
+{
+	__m128i kk = _mm_set_epi64x((long long)k[1], (long long)k[0]);
+
+	return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, kk, 0x00),
+	    _mm_clmulepi64_si128(x, kk, 0x11)), d);
+}
+
+/* len >= 256: fold (the rule at the top), then the crc32 instruction. */
+__attribute__((target(CRC32C_FOLD_TARGET)))
+static uint32_t
+crc32c_fold_run(uint32_t crc, const uint8_t *p, size_t len)
+{
+	__m512i x0, x1, x2, x3, k;
+	__m128i b;
+	uint64_t q[2], c;
+
+	k = _mm512_broadcast_i32x4(_mm_set_epi64x(
+	    (long long)crc32c_fold[0][1], (long long)crc32c_fold[0][0]));
+	x0 = _mm512_xor_si512(_mm512_loadu_si512(p), _mm512_inserti32x4(
+	    _mm512_setzero_si512(), _mm_cvtsi32_si128((int)~crc), 0));
+	x1 = _mm512_loadu_si512(p + 64);
+	x2 = _mm512_loadu_si512(p + 128);
+	x3 = _mm512_loadu_si512(p + 192);
+	p += 256;
+	len -= 256;
+	while (len >= 256) {
+		x0 = crc32c_fold512(x0, k, _mm512_loadu_si512(p));
+		x1 = crc32c_fold512(x1, k, _mm512_loadu_si512(p + 64));
+		x2 = crc32c_fold512(x2, k, _mm512_loadu_si512(p + 128));
+		x3 = crc32c_fold512(x3, k, _mm512_loadu_si512(p + 192));
+		p += 256;
+		len -= 256;
+	}
+	x3 = crc32c_fold512(x0, _mm512_broadcast_i32x4(_mm_set_epi64x(
+	    (long long)crc32c_fold[1][1], (long long)crc32c_fold[1][0])), x3);
+	x3 = crc32c_fold512(x1, _mm512_broadcast_i32x4(_mm_set_epi64x(
+	    (long long)crc32c_fold[2][1], (long long)crc32c_fold[2][0])), x3);
+	x3 = crc32c_fold512(x2, _mm512_broadcast_i32x4(_mm_set_epi64x(
+	    (long long)crc32c_fold[3][1], (long long)crc32c_fold[3][0])), x3);
+	b = _mm512_extracti32x4_epi32(x3, 3);
+	b = crc32c_fold128(_mm512_extracti32x4_epi32(x3, 0), crc32c_fold[4], b);
+	b = crc32c_fold128(_mm512_extracti32x4_epi32(x3, 1), crc32c_fold[5], b);
+	b = crc32c_fold128(_mm512_extracti32x4_epi32(x3, 2), crc32c_fold[6], b);
+	_mm_storeu_si128((__m128i *)(void *)q, b);
+	c = _mm_crc32_u64(0, q[0]);
+	c = _mm_crc32_u64(c, q[1]);
+	return crc32c_sse42(~(uint32_t)c, p, len);
+}
 #endif
 
 uint32_t
@@ -229,6 +344,8 @@ crc32c_hw(uint32_t crc, const void *buf, size_t len)
 {
 #ifdef CRC32C_HAVE_SSE42
 	pthread_once(&crc32c_once, crc32c_init);
+	if (crc32c_use_fold && len >= CRC32C_FOLD_MIN)
+		return crc32c_fold_run(crc, buf, len);
 	if (crc32c_use_hw)
 		return crc32c_sse42(crc, buf, len);
 #endif
@@ -243,11 +360,20 @@ crc32c_hw_available(void)
 	return crc32c_use_hw;
 }
 
+const char *
+crc32c_path(void)
+{
+	pthread_once(&crc32c_once, crc32c_init);
+	return crc32c_use_fold ? "vpclmulqdq" : crc32c_use_hw ? "sse4.2" : "sw";
+}
+
 uint32_t
 crc32c(uint32_t crc, const void *buf, size_t len)
 {
 	pthread_once(&crc32c_once, crc32c_init);
 #ifdef CRC32C_HAVE_SSE42
+	if (crc32c_use_fold && len >= CRC32C_FOLD_MIN)
+		return crc32c_fold_run(crc, buf, len);
 	if (crc32c_use_hw)
 		return crc32c_sse42(crc, buf, len);
 #endif
@@ -263,13 +389,6 @@ crc32c(uint32_t crc, const void *buf, size_t len)
 uint32_t
 crc32c_combine(uint32_t crc_a, uint32_t crc_b, size_t len_b)
 {
-	uint64_t e = (uint64_t)len_b << 3;
-	uint32_t x = 1U << 31;			/* x^0 */
-	int k;
-
 	pthread_once(&crc32c_once, crc32c_init);
-	for (k = 0; e != 0 && k < 64; k++, e >>= 1)
-		if (e & 1)
-			x = gf2_mulmod(crc32c_x2k[k], x);
-	return gf2_mulmod(x, crc_a) ^ crc_b;
+	return gf2_mulmod(crc32c_xpow((uint64_t)len_b << 3), crc_a) ^ crc_b;
 }

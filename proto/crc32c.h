@@ -1,7 +1,8 @@
 /*
  * CRC-32C (Castagnoli), as Kafka's RecordBatch v2 uses it.  crc32c() picks
- * the SSE4.2 instruction when the CPU has it, else a table-driven software
- * path; the choice is made once, at first use.
+ * carry-less multiplication (VPCLMULQDQ) for long buffers and the SSE4.2
+ * instruction when the CPU has them, else a table-driven software path;
+ * the choice is made once, at first use.
  *
  * crc32c(0, "123456789", 9) == 0xE3069283.  The crc argument is the value
  * returned by a previous call, so a buffer may be checksummed in pieces.
@@ -23,5 +24,11 @@ uint32_t	crc32c_sw(uint32_t crc, const void *buf, size_t len);
 /* Only valid when crc32c_hw_available() is true. */
 uint32_t	crc32c_hw(uint32_t crc, const void *buf, size_t len);
 int		crc32c_hw_available(void);
+/*
+ * The path crc32c() takes for long buffers: "vpclmulqdq" (folding with
+ * carry-less multiplies, from 1 KiB on; the crc32 instruction below),
+ * "sse4.2" or "sw".
+ */
+const char	*crc32c_path(void);
 
 #endif
