@@ -628,6 +628,7 @@ builder_add(struct batch_builder *b, int64_t timestamp,
 		b->refs[b->nrefs].at = (size_t)(p - b->buf);
 		b->refs[b->nrefs].p = value;
 		b->refs[b->nrefs].len = (size_t)value_len;
+		b->refs[b->nrefs].before = b->ref_bytes;
 		b->nrefs++;
 		b->ref_bytes += (size_t)value_len;
 		start = p;

@@ -209,10 +209,29 @@ wbuf_truncate(struct wbuf *wb, size_t pos)
 int
 wbuf_iov(const struct wbuf *wb, size_t off, struct iovec *iov, int max)
 {
-	size_t pos = 0, i, seg;		/* pos: buf bytes walked */
+	size_t pos = 0, i, seg, lo, hi, mid;	/* pos: buf bytes walked */
 	int n = 0;
 
-	for (i = 0; i <= wb->nspans && n < max; i++) {
+	/*
+	 * Start at the first span that ends after off (a binary search on
+	 * where each ends in the content): a sender that writes a buffer of
+	 * thousands of spans in chunks does not walk them all per chunk.
+	 */
+	lo = 0;
+	hi = wb->nspans;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (wb->spans[mid].at + wb->spans[mid].before +
+		    wb->spans[mid].len > off)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (lo > 0) {
+		pos = wb->spans[lo - 1].at;
+		off -= pos + wb->spans[lo - 1].before + wb->spans[lo - 1].len;
+	}
+	for (i = lo; i <= wb->nspans && n < max; i++) {
 		/* buf up to the next span (or its end), then the span. */
 		seg = (i < wb->nspans ? wb->spans[i].at : wb->len) - pos;
 		if (off < seg) {
@@ -386,6 +405,7 @@ wbuf_span_add(struct wbuf *wb, const void *p, size_t len)
 	wb->spans[wb->nspans].at = wb->len;
 	wb->spans[wb->nspans].p = p;
 	wb->spans[wb->nspans].len = len;
+	wb->spans[wb->nspans].before = wb->span_bytes;
 	wb->nspans++;
 	wb->span_bytes += len;
 	return 0;

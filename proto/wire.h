@@ -66,6 +66,7 @@ struct wbuf_span {
 	size_t		 at;		/* inserted after buf[0..at) */
 	const uint8_t	*p;
 	size_t		 len;
+	size_t		 before;	/* bytes of the spans before it */
 };
 
 /*

@@ -705,13 +705,13 @@ test_wbuf_pieces(void)
 	static const uint8_t b[2] = { 'x', 'y' };
 	/* Spans at the start, in the middle, twice at one place, at the end. */
 	const struct wbuf_span spans[] = {
-	    { 0, a, 4 }, { 3, b, 2 }, { 3, a, 1 }, { 10, b, 2 } };
+	    { 0, a, 4, 0 }, { 3, b, 2, 0 }, { 3, a, 1, 0 }, { 10, b, 2, 0 } };
 	static const uint8_t joined[] = { 'a', 'b', 'c', 'd', 0, 1, 2, 'x',
 	    'y', 'a', 3, 4, 5, 6, 7, 8, 9, 'x', 'y' };
 	struct wbuf_pieces pc = { own, sizeof(own), spans, 4, 9 };
 	struct wbuf_pieces none = { own, sizeof(own), NULL, 0, 0 };
 	struct wbuf ref, cp;
-	uint8_t got[64];
+	uint8_t got[64], flat[64];
 	size_t n, off;
 	int pieces, by_ref;
 
@@ -725,9 +725,15 @@ test_wbuf_pieces(void)
 		CU_ASSERT_EQUAL(ref.nspans, by_ref ? 6u : 0u);	/* no empty piece */
 		CU_ASSERT_EQUAL(ref.len, by_ref ? 1u + 4 + 1 :
 		    1 + 4 + sizeof(joined) + 1);
+		/* From every offset: the tail of the flat content. */
+		flat[0] = 7;
+		be32_put(flat + 1, sizeof(joined));
+		memcpy(flat + 5, joined, sizeof(joined));
+		flat[5 + sizeof(joined)] = 8;
 		for (off = 0; off <= wbuf_size(&ref); off++) {
 			n = gather(&ref, off, 8, got, &pieces);
 			CU_ASSERT_EQUAL(n, wbuf_size(&ref) - off);
+			CU_ASSERT(memcmp(got, flat + off, n) == 0);
 		}
 		n = gather(&ref, 0, 8, got, &pieces);
 		CU_ASSERT_EQUAL_FATAL(n, 1 + 4 + sizeof(joined) + 1);
