@@ -18,6 +18,8 @@
 #include "proto/crc32c.h"
 #include "proto/varint.h"
 
+/* Own bytes the builder lets wait for its running CRC (see builder_add). */
+#define BUILDER_CRC_RUN		(32 * 1024)
 /* Smallest batchLength: the header minus baseOffset and batchLength. */
 #define BATCH_MIN_LENGTH	(BATCH_HEADER_SIZE - BATCH_LOG_OVERHEAD)
 /* A batch's total size must fit the i32 batchLength field. */
@@ -418,6 +420,7 @@ batch_builder_init(struct batch_builder *b)
 	b->producer_epoch = -1;
 	b->base_sequence = -1;
 	b->len = BATCH_HEADER_SIZE;	/* header space, written at close */
+	b->crc_pos = BATCH_HEADER_SIZE;
 }
 
 void
@@ -431,6 +434,7 @@ batch_builder_free(struct batch_builder *b)
 	b->nrefs = b->refcap = 0;
 	b->ref_bytes = 0;
 	b->crc = 0;
+	b->crc_pos = BATCH_HEADER_SIZE;
 	compress_buf_free(&b->z);
 	free(b->zbatch);
 	b->zbatch = NULL;
@@ -448,6 +452,7 @@ batch_builder_reset(struct batch_builder *b)
 	b->nrefs = 0;
 	b->ref_bytes = 0;
 	b->crc = 0;
+	b->crc_pos = BATCH_HEADER_SIZE;
 	b->count = 0;
 	b->first_timestamp = 0;
 	b->max_timestamp = 0;
@@ -567,10 +572,23 @@ builder_ref_room(struct batch_builder *b)
 }
 
 /*
+ * Bring the running CRC up to own byte upto (what lies before it was
+ * written, and the referenced values before it were taken in already).
+ */
+static void
+builder_crc_to(struct batch_builder *b, size_t upto)
+{
+	b->crc = crc32c(b->crc, b->buf + b->crc_pos, upto - b->crc_pos);
+	b->crc_pos = upto;
+}
+
+/*
  * Append one record, its value copied or (by_ref and not empty)
- * referenced.  The record's bytes go into the running CRC as they are
- * written: own bytes just stored, the value just read or about to be
- * sent, so both are in the cache now and not at close.
+ * referenced.  The bytes go into the running CRC while they are in the
+ * cache: a referenced value as it is appended (with the own bytes
+ * before it), own bytes once BUILDER_CRC_RUN of them are waiting, so
+ * short records are checksummed in runs (one long CRC is faster than
+ * many short ones) and close has at most a run left to do.
  */
 static int
 builder_add(struct batch_builder *b, int64_t timestamp,
@@ -579,7 +597,7 @@ builder_add(struct batch_builder *b, int64_t timestamp,
 {
 	int64_t ts_delta;
 	size_t body, hs, own;
-	uint8_t *p, *start;
+	uint8_t *p;
 	int32_t i;
 
 	if (b->closed || b->count == INT32_MAX || key_len < -1 ||
@@ -615,7 +633,7 @@ builder_add(struct batch_builder *b, int64_t timestamp,
 	    (by_ref && builder_ref_room(b) == -1))
 		return -1;
 
-	start = p = b->buf + b->len;
+	p = b->buf + b->len;
 	p += varint_put(p, (int32_t)body);
 	*p++ = 0;			/* record attributes */
 	p += varlong_put(p, ts_delta);
@@ -623,7 +641,7 @@ builder_add(struct batch_builder *b, int64_t timestamp,
 	p = field_put(p, key, key_len);
 	if (by_ref) {
 		p += varint_put(p, value_len);
-		b->crc = crc32c(b->crc, start, (size_t)(p - start));
+		builder_crc_to(b, (size_t)(p - b->buf));
 		b->crc = crc32c(b->crc, value, (size_t)value_len);
 		b->refs[b->nrefs].at = (size_t)(p - b->buf);
 		b->refs[b->nrefs].p = value;
@@ -631,7 +649,6 @@ builder_add(struct batch_builder *b, int64_t timestamp,
 		b->refs[b->nrefs].before = b->ref_bytes;
 		b->nrefs++;
 		b->ref_bytes += (size_t)value_len;
-		start = p;
 	} else
 		p = field_put(p, value, value_len);
 	p += varint_put(p, header_count);
@@ -639,8 +656,9 @@ builder_add(struct batch_builder *b, int64_t timestamp,
 		p = field_put(p, headers[i].key, headers[i].key_len);
 		p = field_put(p, headers[i].value, headers[i].value_len);
 	}
-	b->crc = crc32c(b->crc, start, (size_t)(p - start));
 	b->len = (size_t)(p - b->buf);
+	if (b->len - b->crc_pos >= BUILDER_CRC_RUN)
+		builder_crc_to(b, b->len);
 	b->count++;
 	if (timestamp > b->max_timestamp)
 		b->max_timestamp = timestamp;
@@ -748,8 +766,10 @@ batch_builder_close_codec(struct batch_builder *b, int codec,
 		errno = EINVAL;
 		return -1;
 	}
+	builder_crc_to(b, b->len);
 	if (builder_flatten(b) == -1)
 		return -1;
+	b->crc_pos = b->len;
 	if (codec == COMPRESS_NONE) {
 		builder_header(b, b->buf, b->len, 0, b->crc);
 		b->closed = 1;
@@ -792,6 +812,7 @@ batch_builder_close_pieces(struct batch_builder *b, struct wbuf_pieces *out)
 		errno = EINVAL;
 		return -1;
 	}
+	builder_crc_to(b, b->len);
 	builder_header(b, b->buf, b->len + b->ref_bytes, 0, b->crc);
 	b->closed = 1;
 	out->buf = b->buf;

@@ -209,8 +209,9 @@ int	record_header_next(struct record_header_iter *it, struct record_header *h);
  * is then the builder's own bytes (header, record preludes, keys,
  * headers) with the caller's value spans inserted, and the caller keeps
  * those bytes valid and unchanged until the batch is no longer needed.
- * The records' CRC-32C is kept up to date as each record is appended,
- * while its bytes are hot in the cache, so closing reads no record.
+ * The records' CRC-32C is kept up to date as records are appended,
+ * while their bytes are hot in the cache, so closing reads at most the
+ * last few kilobytes of them.
  */
 struct batch_builder {
 	uint8_t		*buf;
@@ -218,7 +219,8 @@ struct batch_builder {
 	struct wbuf_span *refs;		/* referenced values, by position */
 	size_t		 nrefs, refcap;
 	size_t		 ref_bytes;	/* their total length */
-	uint32_t	 crc;		/* CRC-32C of the records so far */
+	uint32_t	 crc;		/* CRC-32C of the records up to crc_pos */
+	size_t		 crc_pos;	/* own bytes before it are in crc */
 	int32_t		 count;
 	int64_t		 first_timestamp;
 	int64_t		 max_timestamp;

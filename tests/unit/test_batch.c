@@ -1091,6 +1091,53 @@ test_ref_identical(void)
 }
 
 /*
+ * Copied and referenced records mixed, past the builder's CRC run several
+ * times: the pieces are the copied batch, byte for byte.
+ */
+static void
+test_ref_mixed(void)
+{
+	static uint8_t big[3000], small[90];
+	struct batch_builder bc, br;
+	struct wbuf_pieces pc;
+	const uint8_t *copy;
+	uint8_t *joined;
+	size_t clen, jlen;
+	int i;
+
+	test_fill_random(big, sizeof(big));
+	test_fill_random(small, sizeof(small));
+	batch_builder_init(&bc);
+	batch_builder_init(&br);
+	for (i = 0; i < 2000; i++) {
+		/* Runs of short copied records between referenced ones. */
+		if (i % 50 == 49) {
+			CU_ASSERT_FATAL(batch_builder_add(&bc, i, NULL, -1, big,
+			    (int32_t)sizeof(big), NULL, 0) == 0);
+			CU_ASSERT_FATAL(batch_builder_add_ref(&br, i, NULL, -1,
+			    big, (int32_t)sizeof(big), NULL, 0) == 0);
+		} else {
+			CU_ASSERT_FATAL(batch_builder_add(&bc, i, "k", 1, small,
+			    i % 90, NULL, 0) == 0);
+			CU_ASSERT_FATAL(batch_builder_add(&br, i, "k", 1, small,
+			    i % 90, NULL, 0) == 0);
+		}
+	}
+	CU_ASSERT_FATAL(batch_builder_close(&bc, &copy, &clen) == 0);
+	CU_ASSERT_FATAL(batch_builder_close_pieces(&br, &pc) == 0);
+	CU_ASSERT_EQUAL(pc.nspans, 40);
+	joined = pieces_join(&pc, &jlen);
+	CU_ASSERT_EQUAL_FATAL(jlen, clen);
+	CU_ASSERT(clen > 4 * 32 * 1024);
+	CU_ASSERT(memcmp(joined, copy, clen) == 0);
+	CU_ASSERT_EQUAL(batch_validate(joined, jlen, NULL), BATCH_OK);
+	CU_ASSERT_EQUAL(batch_validate(copy, clen, NULL), BATCH_OK);
+	free(joined);
+	batch_builder_free(&bc);
+	batch_builder_free(&br);
+}
+
+/*
  * A compressed close of referenced values compresses their bytes: the
  * same batch as from copied ones.
  */
@@ -1132,6 +1179,7 @@ TEST_SUITE("batch", NULL, NULL,
     { "CRC redone from the header alone", test_header_recrc },
     { "referenced values: the same bytes as copied", test_ref_identical },
     { "referenced values compressed", test_ref_compressed },
+    { "referenced and copied values mixed", test_ref_mixed },
     { "exact bytes of a one-record batch", test_exact_bytes },
     { "builder reuse and argument errors", test_builder_reuse_and_errors },
     { "every flipped byte detected", test_flip_every_byte },
