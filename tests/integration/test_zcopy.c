@@ -5,7 +5,8 @@
  * lost under the producer and its batches are sent again; a value is not
  * read once its delivery was reported (the test overwrites it then); and
  * the documented copies (short values, a compressing producer) are
- * copies, while a referenced value changed too early is refused whole.
+ * copies, while a referenced value changed too early is refused whole;
+ * over TLS and with acks=0 (requests encoded from a copy) the same.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +24,8 @@
 #define WAIT_MS		30000
 
 static struct flumed d;
+static char *certs;
+static char ca[600], tbroker[64];
 
 /* What the deliveries said, by sequence number. */
 struct got {
@@ -37,13 +40,32 @@ struct got {
 static int
 setup(void)
 {
-	return flumed_start(&d, "max_message_bytes = 4M\n") == 0 ? 0 : -1;
+	const char *argv[] = { "sh", "scripts/make-test-certs", NULL, NULL };
+	char extra[2048];
+	int tport;
+
+	if ((certs = test_mkdtemp("zcopycerts")) == NULL)
+		return -1;
+	argv[2] = certs;
+	if (support_run_cmd("/bin/sh", argv, NULL, NULL, NULL, 30000) != 0 ||
+	    (tport = support_free_port()) <= 0)
+		return -1;
+	snprintf(ca, sizeof(ca), "%s/ca.pem", certs);
+	snprintf(tbroker, sizeof(tbroker), "127.0.0.1:%d", tport);
+	snprintf(extra, sizeof(extra), "max_message_bytes = 4M\n"
+	    "listen_tls = %s\ntls_cert_file = %s/server.pem\n"
+	    "tls_key_file = %s/server.key\n", tbroker, certs, certs);
+	return flumed_start(&d, extra) == 0 ? 0 : -1;
 }
 
 static int
 teardown(void)
 {
 	flumed_cleanup(&d);
+	if (certs != NULL) {
+		test_rmtree(certs);
+		free(certs);
+	}
 	return 0;
 }
 
@@ -88,11 +110,13 @@ same(const uint8_t *p, int32_t len, int i)
 }
 
 static struct flume_producer *
-producer(struct flume_client *c, struct got *g, int linger_ms, int codec)
+producer_acks(struct flume_client *c, struct got *g, int linger_ms, int codec,
+    int acks)
 {
 	struct flume_producer_conf pc;
 
 	flume_producer_conf_init(&pc);
+	pc.acks = acks;
 	pc.on_delivery = on_delivery;
 	pc.on_delivery_arg = g;
 	pc.linger_ms = linger_ms;
@@ -100,6 +124,12 @@ producer(struct flume_client *c, struct got *g, int linger_ms, int codec)
 	pc.max_request_bytes = 3 * MIB;
 	pc.compression = codec;
 	return flume_producer_new(c, &pc);
+}
+
+static struct flume_producer *
+producer(struct flume_client *c, struct got *g, int linger_ms, int codec)
+{
+	return producer_acks(c, g, linger_ms, codec, 1);
 }
 
 /*
@@ -303,7 +333,63 @@ test_copy_threshold(void)
 	check_topic("zthresh", 2, lens);
 }
 
+/*
+ * Referenced values over a connection whose requests hold a copy: TLS
+ * (acks=1) and plaintext acks=0, whose deliveries are reported as soon
+ * as the request is encoded, so the overwriting on delivery comes before
+ * the bytes are written to the socket.  Read back exactly.
+ */
+static void
+test_copied_requests(void)
+{
+	static struct got g;
+	struct flume_tls_conf tls;
+	int32_t lens[MAXMSG];
+	struct flume_producer *p;
+	struct flume_client *c;
+	const char *topic;
+	int i, k, n = 40, bad;
+
+	for (k = 0; k < 2; k++) {
+		memset(&g, 0, sizeof(g));
+		if (k == 0) {
+			flume_tls_conf_init(&tls);
+			tls.ca_file = ca;
+			c = flume_connect_tls(tbroker, NULL, &tls);
+			CU_ASSERT_FATAL(c != NULL);
+			CU_ASSERT(flume_client_tls_version(c) != NULL);
+			topic = "ztls";
+		} else {
+			CU_ASSERT_FATAL((c = flume_connect(d.broker)) != NULL);
+			topic = "zacks0";
+		}
+		p = producer_acks(c, &g, 1, FLUME_COMPRESSION_NONE, k == 0 ? 1 : 0);
+		CU_ASSERT_FATAL(p != NULL);
+		for (i = 0; i < n; i++) {
+			lens[i] = i % 2 ? 700 + i : 70000 + i;
+			g.len[i] = lens[i];
+			CU_ASSERT_FATAL((g.buf[i] = malloc((size_t)lens[i])) != NULL);
+			fill(g.buf[i], lens[i], i);
+			CU_ASSERT_EQUAL_FATAL(flume_produce_ref(p, topic, 0, NULL,
+			    -1, g.buf[i], lens[i], NULL), 0);
+		}
+		CU_ASSERT_EQUAL(flume_producer_flush(p, WAIT_MS), 0);
+		CU_ASSERT_EQUAL(g.n, n);
+		for (i = 0, bad = 0; i < n; i++)
+			if (g.times[i] != 1 || g.error[i] != 0 ||
+			    g.offset[i] != (k == 0 ? i : -1))
+				bad++;
+		CU_ASSERT_EQUAL(bad, 0);
+		flume_producer_free(p);
+		flume_close(c);
+		check_topic(topic, n, lens);
+		for (i = 0; i < n; i++)
+			free(g.buf[i]);
+	}
+}
+
 TEST_SUITE("zcopy", setup, teardown,
     { "referenced values of every size, read back exactly", test_sizes },
     { "referenced values resent after a lost connection", test_reconnect },
-    { "the copy threshold and the copying paths", test_copy_threshold });
+    { "the copy threshold and the copying paths", test_copy_threshold },
+    { "referenced values over TLS and with acks=0", test_copied_requests });
