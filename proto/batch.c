@@ -590,7 +590,8 @@ builder_crc_to(struct batch_builder *b, size_t upto)
  * short records are checksummed in runs (one long CRC is faster than
  * many short ones) and close has at most a run left to do.
  */
-static int
+/* Inlined into both callers, so each is compiled for its by_ref. */
+static inline __attribute__((always_inline)) int
 builder_add(struct batch_builder *b, int64_t timestamp,
     const void *key, int32_t key_len, const void *value, int32_t value_len,
     const struct record_header *headers, int32_t header_count, int by_ref)
