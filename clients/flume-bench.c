@@ -3,7 +3,9 @@
  * kafka-producer-perf-test.
  *
  *   produce  COUNT messages as fast as the producer batches them; rate
- *            and acknowledgement latency (flume_produce() to its report)
+ *            and acknowledgement latency (flume_produce() to its report);
+ *            the values are handed over without a copy (flume_produce_ref:
+ *            each thread's value buffer never changes), --copy copies them
  *   consume  COUNT messages from the beginning of the topic; rate
  *   e2e      produce and consume at once; the end-to-end latency of each
  *            message (its send time travels in its first 8 value bytes)
@@ -18,6 +20,7 @@
  * with -J one JSON object) goes to stdout.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -64,6 +67,7 @@ struct bench {
 	int		 acks;
 	int		 compression;	/* -z, FLUME_COMPRESSION_* */
 	int		 json;
+	int		 copy;		/* --copy: flume_produce, not _ref */
 	uint8_t		*value;		/* size bytes of filler */
 	pthread_barrier_t start;
 	_Atomic uint64_t done;		/* messages acknowledged / consumed */
@@ -128,7 +132,7 @@ usage(FILE *f)
 	    "[-l linger_ms] [-M buffer_bytes]\n"
 	    "                   [-n count] [-P partitions] [-s size] "
 	    "[-W window_bytes]\n"
-	    "                   [-z gzip|snappy|lz4|zstd|none]\n"
+	    "                   [-z gzip|snappy|lz4|zstd|none] [--copy]\n"
 	    "       flume-bench group -t topic [-J] [-b host:port] "
 	    "[-c members] [-g group]\n"
 	    "                   [-m messages_per_commit]\n"
@@ -244,6 +248,22 @@ e2e_seen(struct bench *b, uint64_t n)
 	}
 }
 
+/*
+ * Queue one message of val.  produce and sync hand the value over
+ * (flume_produce_ref): val stays as it is until the last flush.  e2e
+ * writes each message's send time into val, so it copies, as --copy does.
+ */
+static int
+bench_produce(const struct bench *b, struct flume_producer *p, int32_t part,
+    const uint8_t *val, uint64_t *seq)
+{
+	if (b->copy || b->mode == MODE_E2E)
+		return flume_produce(p, b->topic, part, NULL, -1, val,
+		    (int32_t)b->size, seq);
+	return flume_produce_ref(p, b->topic, part, NULL, -1, val,
+	    (int32_t)b->size, seq);
+}
+
 /* produce, sync and the producing side of e2e. */
 static void *
 producer_main(void *arg)
@@ -276,8 +296,8 @@ producer_main(void *arg)
 		goto wait;
 	}
 	/* Learn the topic before the clock starts (an empty flush). */
-	if (flume_produce(p, b->topic, 0, NULL, -1, val, (int32_t)b->size,
-	    &seq) == -1 || flume_producer_flush(p, -1) == -1) {
+	if (bench_produce(b, p, 0, val, &seq) == -1 ||
+	    flume_producer_flush(p, -1) == -1) {
 		bthread_fail(t, "first message");
 		goto wait;
 	}
@@ -300,8 +320,7 @@ wait:
 		t0 = sample ? now_ns() : 0;
 		if (b->mode == MODE_E2E)
 			memcpy(val, &t0, 8);
-		if (flume_produce(p, b->topic, FLUME_PARTITION_ANY, NULL, -1, val,
-		    (int32_t)b->size, &seq) == -1) {
+		if (bench_produce(b, p, FLUME_PARTITION_ANY, val, &seq) == -1) {
 			bthread_fail(t, "produce");
 			goto out;
 		}
@@ -802,6 +821,11 @@ main(int argc, char *argv[])
 	struct bench b;
 	long long v;
 	const char *bopt = NULL;
+	static const struct option longopts[] = {
+		{ "copy", no_argument, NULL, 'K' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	char gname[64];
 	int ch, rc;
 	int32_t want = 0;
@@ -848,7 +872,8 @@ main(int argc, char *argv[])
 	}
 	argc--;
 	argv++;
-	while ((ch = getopt(argc, argv, "a:B:b:c:g:hJl:M:m:n:P:s:t:W:z:")) != -1) {
+	while ((ch = getopt_long(argc, argv, "a:B:b:c:g:hJl:M:m:n:P:s:t:W:z:",
+	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			if (flume_tool_parse_acks(optarg, &b.acks) == -1) {
@@ -879,6 +904,9 @@ main(int argc, char *argv[])
 			return 0;
 		case 'J':
 			b.json = 1;
+			break;
+		case 'K':
+			b.copy = 1;
 			break;
 		case 'l':
 			if (flume_tool_parse_long(optarg, 0, 60000, &v) == -1)

@@ -245,6 +245,29 @@ void	flume_producer_free(struct flume_producer *p);
 int	flume_produce(struct flume_producer *p, const char *topic,
 	    int32_t partition, const void *key, int32_t key_len,
 	    const void *value, int32_t value_len, uint64_t *seq);
+/*
+ * flume_produce without copying the value: the library keeps a pointer
+ * to value[0..value_len) and sends those bytes from there, also when it
+ * sends the message again (after a lost connection or answer).  The
+ * caller keeps them valid and unchanged until the message's delivery is
+ * reported: on_delivery was called for its *seq (with or without an
+ * error), or flume_producer_flush() returned 0 (every message reported),
+ * or the producer was freed.  After a flush that failed, messages not
+ * yet reported are still referenced.  A value changed before then is
+ * refused by the broker (its CRC-32C was computed when it was queued)
+ * or, for a resend, stored as it was first sent.  The key is copied.
+ *
+ * The contract is always the same, but the library may copy anyway:
+ * values shorter than FLUME_PRODUCE_REF_MIN bytes (referencing costs
+ * more), producers with conf.compression other than NONE (the batch is
+ * compressed from a copy), and a TLS connection or acks 0 (the request
+ * is encoded from a copy at send time).  Return values as flume_produce.
+ */
+int	flume_produce_ref(struct flume_producer *p, const char *topic,
+	    int32_t partition, const void *key, int32_t key_len,
+	    const void *value, int32_t value_len, uint64_t *seq);
+/* Shorter values are copied by flume_produce_ref. */
+#define FLUME_PRODUCE_REF_MIN	512
 /* Make progress for up to timeout_ms (send, receive, report, retry). */
 int	flume_producer_poll(struct flume_producer *p, int timeout_ms);
 /*

@@ -14,6 +14,14 @@
  * are sent again, byte for byte, after a reconnect.  Without idempotence
  * (a later issue) a batch the broker had already stored is then stored
  * twice.
+ *
+ * flume_produce_ref() appends a value by reference (batch_builder_add_ref):
+ * a sealed batch is then the builder's bytes with the caller's values in
+ * between (b->pc), sent as an iovec of those pieces.  The caller keeps a
+ * value until its delivery is reported, and a batch is reported only once
+ * it is answered for good, so every resend finds the same bytes.  Where
+ * a request must hold a copy (TLS, acks=0) the pieces are copied into it
+ * when it is encoded; a compressing producer copies at append.
  */
 #include <sys/queue.h>
 
@@ -46,7 +54,8 @@ struct prod_batch {
 	int32_t			 partition;
 	struct batch_builder	 bb;
 	const uint8_t		*bytes;		/* sealed: into bb */
-	size_t			 len;
+	size_t			 len;		/* sealed: all of it, values included */
+	struct wbuf_pieces	 pc;		/* sealed: bytes and referenced values */
 	uint64_t		*seqs;		/* message sequence numbers */
 	size_t			 nseq, seqcap;
 	int64_t			 opened_ms;
@@ -94,6 +103,7 @@ struct flume_producer {
 	uint64_t		 sealed;	/* batches sealed so far */
 	size_t			 buffered;	/* sealed bytes not yet acknowledged */
 	struct produce_part	*parts;		/* reused for encoding */
+	struct wbuf_pieces	*pieces;	/* the same, for each part */
 	size_t			 partcap;
 	struct arena		 arena;		/* response decoding */
 };
@@ -232,6 +242,7 @@ flume_producer_free(struct flume_producer *p)
 	}
 	free(p->topics);
 	free(p->parts);
+	free(p->pieces);
 	arena_free(&p->arena);
 	free(p);
 }
@@ -499,6 +510,7 @@ static void
 prod_seal(struct flume_producer *p, struct prod_batch *b)
 {
 	struct prod_topic *t = b->topic;
+	int rc;
 
 	TAILQ_REMOVE(&p->openq, b, link);
 	t->open[b->partition] = NULL;
@@ -506,14 +518,24 @@ prod_seal(struct flume_producer *p, struct prod_batch *b)
 		t->sticky = (t->sticky + 1) % t->nparts;
 	b->pid = -1;
 	b->order = p->sealed++;
-	/* Compressed once, whole: retries resend these same bytes. */
-	if (batch_builder_close_codec(&b->bb, p->conf.compression, &b->bytes,
-	    &b->len) == -1) {
+	memset(&b->pc, 0, sizeof(b->pc));
+	/*
+	 * Uncompressed: in pieces, the referenced values left where they are.
+	 * Compressed once, whole.  Retries resend these same bytes.
+	 */
+	if (p->conf.compression == COMPRESS_NONE)
+		rc = batch_builder_close_pieces(&b->bb, &b->pc);
+	else if ((rc = batch_builder_close_codec(&b->bb, p->conf.compression,
+	    &b->pc.buf, &b->pc.len)) == 0)
+		b->pc.nspans = 0;
+	if (rc == -1) {
 		b->bytes = NULL;
 		client_seterr(p->c, "cannot close batch: %s", strerror(errno));
 		prod_batch_report(p, b, -errno, -1);
 		return;
 	}
+	b->bytes = b->pc.buf;
+	b->len = b->pc.len + b->pc.span_bytes;
 	p->buffered += b->len;
 	TAILQ_INSERT_TAIL(&p->sendq, b, link);
 }
@@ -536,15 +558,20 @@ prod_encode(struct flume_producer *p, struct prod_req *r)
 {
 	struct produce_req req;
 	struct produce_part *np;
+	struct wbuf_pieces *npc;
 	struct prod_batch *b;
 	uint32_t id;
 	size_t start, i = 0, ncap;
+	int by_ref;
 
 	if ((size_t)r->nbatches > p->partcap) {
 		ncap = (size_t)r->nbatches * 2;
 		if ((np = reallocarray(p->parts, ncap, sizeof(*np))) == NULL)
 			return -1;
 		p->parts = np;
+		if ((npc = reallocarray(p->pieces, ncap, sizeof(*npc))) == NULL)
+			return -1;
+		p->pieces = npc;
 		p->partcap = ncap;
 	}
 	TAILQ_FOREACH(b, &r->batches, link) {
@@ -555,6 +582,7 @@ prod_encode(struct flume_producer *p, struct prod_req *r)
 		p->parts[i].partition = b->partition;
 		p->parts[i].records = b->bytes;
 		p->parts[i].records_len = (int32_t)b->len;
+		p->pieces[i] = b->pc;
 		b->sends++;
 		i++;
 	}
@@ -566,12 +594,11 @@ prod_encode(struct flume_producer *p, struct prod_req *r)
 	/*
 	 * The batches stay as they are until answered, so the request only
 	 * references them (no copy of every batch into the output); with
-	 * acks=0 they are recycled at once and must be copied.
+	 * acks=0 they are recycled at once and must be copied (referenced
+	 * values with them: their delivery is reported right after this).
 	 */
-	if (p->conf.acks != 0 && client_can_ref(p->c))
-		msg_encode_produce_req_ref(&p->c->out, &req);
-	else
-		msg_encode_produce_req(&p->c->out, &req);
+	by_ref = p->conf.acks != 0 && client_can_ref(p->c);
+	msg_encode_produce_req_pieces(&p->c->out, &req, p->pieces, by_ref);
 	return client_end(p->c, start, id, p->conf.acks != 0 ? prod_resp_fn : NULL,
 	    r);
 }
@@ -865,10 +892,14 @@ prod_wallclock_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int
-flume_produce(struct flume_producer *p, const char *topic, int32_t partition,
+/*
+ * flume_produce and flume_produce_ref: append one message, by_ref when
+ * its value may stay the caller's (see flume.h for when it is copied).
+ */
+static int
+prod_add(struct flume_producer *p, const char *topic, int32_t partition,
     const void *key, int32_t key_len, const void *value, int32_t value_len,
-    uint64_t *seq)
+    uint64_t *seq, int by_ref)
 {
 	struct prod_topic *t;
 	struct prod_batch *b;
@@ -876,7 +907,7 @@ flume_produce(struct flume_producer *p, const char *topic, int32_t partition,
 	size_t recsize, ncap;
 	int64_t now;
 	int32_t part;
-	int tries;
+	int tries, rc;
 
 	if (p->dead) {
 		errno = ENOTCONN;
@@ -932,8 +963,15 @@ flume_produce(struct flume_producer *p, const char *topic, int32_t partition,
 		b->seqs = ns;
 		b->seqcap = ncap;
 	}
-	if (batch_builder_add(&b->bb, prod_wallclock_ms(), key, key_len, value,
-	    value_len, NULL, 0) == -1) {
+	/* Referencing a short value costs more than copying it. */
+	if (by_ref && value_len >= FLUME_PRODUCE_REF_MIN &&
+	    p->conf.compression == COMPRESS_NONE)
+		rc = batch_builder_add_ref(&b->bb, prod_wallclock_ms(), key,
+		    key_len, value, value_len, NULL, 0);
+	else
+		rc = batch_builder_add(&b->bb, prod_wallclock_ms(), key,
+		    key_len, value, value_len, NULL, 0);
+	if (rc == -1) {
 		client_seterr(p->c, "cannot add record: %s", strerror(errno));
 		return -1;
 	}
@@ -955,6 +993,24 @@ nomem:
 	client_seterr(p->c, "out of memory");
 	errno = ENOMEM;
 	return -1;
+}
+
+int
+flume_produce(struct flume_producer *p, const char *topic, int32_t partition,
+    const void *key, int32_t key_len, const void *value, int32_t value_len,
+    uint64_t *seq)
+{
+	return prod_add(p, topic, partition, key, key_len, value, value_len,
+	    seq, 0);
+}
+
+int
+flume_produce_ref(struct flume_producer *p, const char *topic,
+    int32_t partition, const void *key, int32_t key_len, const void *value,
+    int32_t value_len, uint64_t *seq)
+{
+	return prod_add(p, topic, partition, key, key_len, value, value_len,
+	    seq, 1);
 }
 
 int

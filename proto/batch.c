@@ -18,6 +18,8 @@
 #include "proto/crc32c.h"
 #include "proto/varint.h"
 
+/* Own bytes the builder lets wait for its running CRC (see builder_add). */
+#define BUILDER_CRC_RUN		(32 * 1024)
 /* Smallest batchLength: the header minus baseOffset and batchLength. */
 #define BATCH_MIN_LENGTH	(BATCH_HEADER_SIZE - BATCH_LOG_OVERHEAD)
 /* A batch's total size must fit the i32 batchLength field. */
@@ -418,6 +420,7 @@ batch_builder_init(struct batch_builder *b)
 	b->producer_epoch = -1;
 	b->base_sequence = -1;
 	b->len = BATCH_HEADER_SIZE;	/* header space, written at close */
+	b->crc_pos = BATCH_HEADER_SIZE;
 }
 
 void
@@ -426,6 +429,12 @@ batch_builder_free(struct batch_builder *b)
 	free(b->buf);
 	b->buf = NULL;
 	b->cap = 0;
+	free(b->refs);
+	b->refs = NULL;
+	b->nrefs = b->refcap = 0;
+	b->ref_bytes = 0;
+	b->crc = 0;
+	b->crc_pos = BATCH_HEADER_SIZE;
 	compress_buf_free(&b->z);
 	free(b->zbatch);
 	b->zbatch = NULL;
@@ -440,6 +449,10 @@ void
 batch_builder_reset(struct batch_builder *b)
 {
 	b->len = BATCH_HEADER_SIZE;
+	b->nrefs = 0;
+	b->ref_bytes = 0;
+	b->crc = 0;
+	b->crc_pos = BATCH_HEADER_SIZE;
 	b->count = 0;
 	b->first_timestamp = 0;
 	b->max_timestamp = 0;
@@ -458,7 +471,7 @@ batch_builder_set_producer(struct batch_builder *b, int64_t producer_id,
 size_t
 batch_builder_size(const struct batch_builder *b)
 {
-	return b->len;
+	return b->len + b->ref_bytes;
 }
 
 /* Bytes of a nullable field: its length varint plus the bytes. */
@@ -539,13 +552,52 @@ field_put(uint8_t *p, const void *data, int32_t len)
 	return p;
 }
 
-int
-batch_builder_add(struct batch_builder *b, int64_t timestamp,
+/* Room for one more referenced span; 0 or -1 (ENOMEM). */
+static int
+builder_ref_room(struct batch_builder *b)
+{
+	struct wbuf_span *nr;
+	size_t ncap;
+
+	if (b->nrefs < b->refcap)
+		return 0;
+	ncap = b->refcap ? b->refcap * 2 : 16;
+	if ((nr = reallocarray(b->refs, ncap, sizeof(*nr))) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	b->refs = nr;
+	b->refcap = ncap;
+	return 0;
+}
+
+/*
+ * Bring the running CRC up to own byte upto (what lies before it was
+ * written, and the referenced values before it were taken in already).
+ */
+static void
+builder_crc_to(struct batch_builder *b, size_t upto)
+{
+	b->crc = crc32c(b->crc, b->buf + b->crc_pos, upto - b->crc_pos);
+	b->crc_pos = upto;
+}
+
+/*
+ * Append one record, its value copied or (by_ref and not empty)
+ * referenced.  The bytes go into the running CRC while they are in the
+ * cache: a referenced value as it is appended (with the own bytes
+ * before it), own bytes once BUILDER_CRC_RUN of them are waiting, so
+ * short records are checksummed in runs (one long CRC is faster than
+ * many short ones) and close has at most a run left to do.
+ */
+/* Inlined into both callers, so each is compiled for its by_ref. */
+static inline __attribute__((always_inline)) int
+builder_add(struct batch_builder *b, int64_t timestamp,
     const void *key, int32_t key_len, const void *value, int32_t value_len,
-    const struct record_header *headers, int32_t header_count)
+    const struct record_header *headers, int32_t header_count, int by_ref)
 {
 	int64_t ts_delta;
-	size_t body, hs;
+	size_t body, hs, own;
 	uint8_t *p;
 	int32_t i;
 
@@ -571,11 +623,15 @@ batch_builder_add(struct batch_builder *b, int64_t timestamp,
 	    varint_size(header_count) + hs;
 	/* The batch must stay describable by the i32 batchLength. */
 	if (body > INT32_MAX ||
-	    b->len + VARINT_MAX + body > BATCH_MAX_TOTAL) {
+	    b->len + b->ref_bytes + VARINT_MAX + body > BATCH_MAX_TOTAL) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (builder_reserve(b, VARINT_MAX + body) == -1)
+	by_ref = by_ref && value_len > 0;
+	own = VARINT_MAX + body - (by_ref ? (size_t)value_len : 0);
+	/* Every allocation before the first byte: a failure changes nothing. */
+	if (builder_reserve(b, own) == -1 ||
+	    (by_ref && builder_ref_room(b) == -1))
 		return -1;
 
 	p = b->buf + b->len;
@@ -584,28 +640,90 @@ batch_builder_add(struct batch_builder *b, int64_t timestamp,
 	p += varlong_put(p, ts_delta);
 	p += varint_put(p, b->count);	/* offsetDelta */
 	p = field_put(p, key, key_len);
-	p = field_put(p, value, value_len);
+	if (by_ref) {
+		p += varint_put(p, value_len);
+		builder_crc_to(b, (size_t)(p - b->buf));
+		b->crc = crc32c(b->crc, value, (size_t)value_len);
+		b->refs[b->nrefs].at = (size_t)(p - b->buf);
+		b->refs[b->nrefs].p = value;
+		b->refs[b->nrefs].len = (size_t)value_len;
+		b->refs[b->nrefs].before = b->ref_bytes;
+		b->nrefs++;
+		b->ref_bytes += (size_t)value_len;
+	} else
+		p = field_put(p, value, value_len);
 	p += varint_put(p, header_count);
 	for (i = 0; i < header_count; i++) {
 		p = field_put(p, headers[i].key, headers[i].key_len);
 		p = field_put(p, headers[i].value, headers[i].value_len);
 	}
 	b->len = (size_t)(p - b->buf);
+	if (b->len - b->crc_pos >= BUILDER_CRC_RUN)
+		builder_crc_to(b, b->len);
 	b->count++;
 	if (timestamp > b->max_timestamp)
 		b->max_timestamp = timestamp;
 	return 0;
 }
 
+int
+batch_builder_add(struct batch_builder *b, int64_t timestamp,
+    const void *key, int32_t key_len, const void *value, int32_t value_len,
+    const struct record_header *headers, int32_t header_count)
+{
+	return builder_add(b, timestamp, key, key_len, value, value_len,
+	    headers, header_count, 0);
+}
+
+int
+batch_builder_add_ref(struct batch_builder *b, int64_t timestamp,
+    const void *key, int32_t key_len, const void *value, int32_t value_len,
+    const struct record_header *headers, int32_t header_count)
+{
+	return builder_add(b, timestamp, key, key_len, value, value_len,
+	    headers, header_count, 1);
+}
+
 /*
- * Write the header of a batch of total bytes into h, CRC included.  The
- * CRC of the records (what follows the header) is kept in the builder,
- * so batch_header_recrc() can redo the batch's CRC after a change to
- * the header alone without reading the records again.
+ * Copy the referenced values into the builder's own buffer, in place:
+ * own bytes move back from the end, each span is copied into the gap
+ * left before them.  For the paths that need the batch in one piece
+ * (compression, a caller of batch_builder_close).  0 or -1 (ENOMEM).
+ */
+static int
+builder_flatten(struct batch_builder *b)
+{
+	size_t dst, src, seg, i;
+
+	if (b->nrefs == 0)
+		return 0;
+	if (builder_reserve(b, b->ref_bytes) == -1)
+		return -1;
+	dst = b->len + b->ref_bytes;
+	src = b->len;
+	for (i = b->nrefs; i > 0; i--) {
+		seg = src - b->refs[i - 1].at;
+		memmove(b->buf + dst - seg, b->buf + b->refs[i - 1].at, seg);
+		dst -= seg;
+		src = b->refs[i - 1].at;
+		dst -= b->refs[i - 1].len;
+		memcpy(b->buf + dst, b->refs[i - 1].p, b->refs[i - 1].len);
+	}
+	b->len += b->ref_bytes;
+	b->nrefs = 0;
+	b->ref_bytes = 0;
+	return 0;
+}
+
+/*
+ * Write the header of a batch of total bytes into h, CRC included, given
+ * the CRC of its records (what follows the header).  That CRC is kept in
+ * the builder, so batch_header_recrc() can redo the batch's CRC after a
+ * change to the header alone without reading the records again.
  */
 static void
 builder_header(struct batch_builder *b, uint8_t *h, size_t total,
-    int16_t attributes)
+    int16_t attributes, uint32_t records_crc)
 {
 	be64_put(h + BATCH_OFF_BASE_OFFSET, 0);
 	be32_put(h + BATCH_OFF_LENGTH, (uint32_t)(total - BATCH_LOG_OVERHEAD));
@@ -619,8 +737,7 @@ builder_header(struct batch_builder *b, uint8_t *h, size_t total,
 	be16_put(h + BATCH_OFF_PRODUCER_EPOCH, (uint16_t)b->producer_epoch);
 	be32_put(h + BATCH_OFF_BASE_SEQUENCE, (uint32_t)b->base_sequence);
 	be32_put(h + BATCH_OFF_COUNT, (uint32_t)b->count);
-	b->records_crc = crc32c(0, h + BATCH_HEADER_SIZE,
-	    total - BATCH_HEADER_SIZE);
+	b->records_crc = records_crc;
 	batch_header_recrc(h, total, b->records_crc);
 }
 
@@ -650,8 +767,12 @@ batch_builder_close_codec(struct batch_builder *b, int codec,
 		errno = EINVAL;
 		return -1;
 	}
+	builder_crc_to(b, b->len);
+	if (builder_flatten(b) == -1)
+		return -1;
+	b->crc_pos = b->len;
 	if (codec == COMPRESS_NONE) {
-		builder_header(b, b->buf, b->len, 0);
+		builder_header(b, b->buf, b->len, 0, b->crc);
 		b->closed = 1;
 		*out = b->buf;
 		*outlen = b->len;
@@ -677,9 +798,28 @@ batch_builder_close_codec(struct batch_builder *b, int codec,
 		b->zbatch_cap = total;
 	}
 	memcpy(b->zbatch + BATCH_HEADER_SIZE, b->z.buf, b->z.len);
-	builder_header(b, b->zbatch, total, (int16_t)codec);
+	builder_header(b, b->zbatch, total, (int16_t)codec,
+	    crc32c(0, b->zbatch + BATCH_HEADER_SIZE, b->z.len));
 	b->closed = 1;
 	*out = b->zbatch;
 	*outlen = total;
+	return 0;
+}
+
+int
+batch_builder_close_pieces(struct batch_builder *b, struct wbuf_pieces *out)
+{
+	if (b->count == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	builder_crc_to(b, b->len);
+	builder_header(b, b->buf, b->len + b->ref_bytes, 0, b->crc);
+	b->closed = 1;
+	out->buf = b->buf;
+	out->len = b->len;
+	out->spans = b->refs;
+	out->nspans = b->nrefs;
+	out->span_bytes = b->ref_bytes;
 	return 0;
 }

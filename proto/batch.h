@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "proto/compress.h"
+#include "proto/wire.h"
 
 #define BATCH_HEADER_SIZE	61
 #define BATCH_LOG_OVERHEAD	12	/* baseOffset + batchLength */
@@ -203,10 +204,23 @@ int	record_header_next(struct record_header_iter *it, struct record_header *h);
  * Builder: append records, then close to get one CRC'd batch.  The buffer
  * grows as needed and is kept across batch_builder_reset(), so a producer
  * that reuses a builder does not allocate in steady state.
+ *
+ * A value appended with batch_builder_add_ref() is not copied: the batch
+ * is then the builder's own bytes (header, record preludes, keys,
+ * headers) with the caller's value spans inserted, and the caller keeps
+ * those bytes valid and unchanged until the batch is no longer needed.
+ * The records' CRC-32C is kept up to date as records are appended,
+ * while their bytes are hot in the cache, so closing reads at most the
+ * last few kilobytes of them.
  */
 struct batch_builder {
 	uint8_t		*buf;
-	size_t		 len, cap;
+	size_t		 len, cap;	/* own bytes only */
+	struct wbuf_span *refs;		/* referenced values, by position */
+	size_t		 nrefs, refcap;
+	size_t		 ref_bytes;	/* their total length */
+	uint32_t	 crc;		/* CRC-32C of the records up to crc_pos */
+	size_t		 crc_pos;	/* own bytes before it are in crc */
 	int32_t		 count;
 	int64_t		 first_timestamp;
 	int64_t		 max_timestamp;
@@ -243,14 +257,25 @@ void	batch_builder_set_producer(struct batch_builder *b, int64_t producer_id,
 int	batch_builder_add(struct batch_builder *b, int64_t timestamp,
 	    const void *key, int32_t key_len, const void *value, int32_t value_len,
 	    const struct record_header *headers, int32_t header_count);
-/* Bytes the batch has now (header included), for size-based flushing. */
+/*
+ * batch_builder_add, but the value (if longer than 0 bytes) is referenced,
+ * not copied; see struct batch_builder for the lifetime rule.
+ */
+int	batch_builder_add_ref(struct batch_builder *b, int64_t timestamp,
+	    const void *key, int32_t key_len, const void *value, int32_t value_len,
+	    const struct record_header *headers, int32_t header_count);
+/*
+ * Bytes the batch has now (header and referenced values included), for
+ * size-based flushing.
+ */
 size_t	batch_builder_size(const struct batch_builder *b);
 /* Bytes one more record like this would add, at most. */
 size_t	batch_builder_record_size(int32_t key_len, int32_t value_len,
 	    const struct record_header *headers, int32_t header_count);
 /*
  * Fill in the header and CRC; *out points into the builder's buffer until
- * the next reset.  Fails (-1, EINVAL) with no records.
+ * the next reset.  Fails (-1, EINVAL) with no records.  Referenced values
+ * are copied in first (once), so *out is always the whole batch.
  */
 int	batch_builder_close(struct batch_builder *b, const uint8_t **out, size_t *outlen);
 /*
@@ -261,5 +286,14 @@ int	batch_builder_close(struct batch_builder *b, const uint8_t **out, size_t *ou
  */
 int	batch_builder_close_codec(struct batch_builder *b, int codec,
 	    const uint8_t **out, size_t *outlen);
+/*
+ * Close an uncompressed batch without copying referenced values: *out is
+ * the builder's own bytes with the referenced spans inserted (total
+ * out->len + out->span_bytes == batch_builder_size()), valid until the
+ * next reset.  The header is at out->buf[0], so batch_header_recrc()
+ * applies to it.  -1 with EINVAL when there are no records.
+ */
+int	batch_builder_close_pieces(struct batch_builder *b,
+	    struct wbuf_pieces *out);
 
 #endif

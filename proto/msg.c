@@ -396,7 +396,8 @@ msg_decode_create_topic_resp(const uint8_t *p, size_t len,
 /* ---- PRODUCE ---- */
 
 static void
-produce_req_put(struct wbuf *wb, const struct produce_req *m, int by_ref)
+produce_req_put(struct wbuf *wb, const struct produce_req *m, int by_ref,
+    const struct wbuf_pieces *pieces)
 {
 	const struct produce_part *pp;
 	int32_t i;
@@ -408,7 +409,9 @@ produce_req_put(struct wbuf *wb, const struct produce_req *m, int by_ref)
 		pp = &m->parts[i];
 		wbuf_str(wb, pp->topic, pp->topic_len);
 		wbuf_i32(wb, pp->partition);
-		if (by_ref)
+		if (pieces != NULL && pieces[i].nspans > 0)
+			wbuf_bytes_pieces(wb, &pieces[i], by_ref);
+		else if (by_ref)
 			wbuf_bytes_ref(wb, pp->records, pp->records_len);
 		else
 			wbuf_bytes(wb, pp->records, pp->records_len);
@@ -418,13 +421,20 @@ produce_req_put(struct wbuf *wb, const struct produce_req *m, int by_ref)
 void
 msg_encode_produce_req(struct wbuf *wb, const struct produce_req *m)
 {
-	produce_req_put(wb, m, 0);
+	produce_req_put(wb, m, 0, NULL);
 }
 
 void
 msg_encode_produce_req_ref(struct wbuf *wb, const struct produce_req *m)
 {
-	produce_req_put(wb, m, 1);
+	produce_req_put(wb, m, 1, NULL);
+}
+
+void
+msg_encode_produce_req_pieces(struct wbuf *wb, const struct produce_req *m,
+    const struct wbuf_pieces *pieces, int by_ref)
+{
+	produce_req_put(wb, m, by_ref, pieces);
 }
 
 void

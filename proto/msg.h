@@ -172,6 +172,15 @@ void	msg_encode_delete_topic_resp(struct wbuf *wb, const struct delete_topic_res
 void	msg_encode_produce_req(struct wbuf *wb, const struct produce_req *m);
 /* The same, the records referenced from wb, not copied (wbuf_bytes_ref). */
 void	msg_encode_produce_req_ref(struct wbuf *wb, const struct produce_req *m);
+/*
+ * A PRODUCE request whose part i is the content of pieces[i] when that
+ * has spans (a batch of referenced values, proto/batch.h), else its
+ * records; by_ref references every piece (see wbuf_bytes_pieces), else
+ * copies them.
+ */
+void	msg_encode_produce_req_pieces(struct wbuf *wb,
+	    const struct produce_req *m, const struct wbuf_pieces *pieces,
+	    int by_ref);
 void	msg_encode_produce_resp(struct wbuf *wb, const struct produce_resp *m);
 void	msg_encode_fetch_req(struct wbuf *wb, const struct fetch_req *m);
 void	msg_encode_fetch_resp(struct wbuf *wb, const struct fetch_resp *m);

@@ -209,10 +209,29 @@ wbuf_truncate(struct wbuf *wb, size_t pos)
 int
 wbuf_iov(const struct wbuf *wb, size_t off, struct iovec *iov, int max)
 {
-	size_t pos = 0, i, seg;		/* pos: buf bytes walked */
+	size_t pos = 0, i, seg, lo, hi, mid;	/* pos: buf bytes walked */
 	int n = 0;
 
-	for (i = 0; i <= wb->nspans && n < max; i++) {
+	/*
+	 * Start at the first span that ends after off (a binary search on
+	 * where each ends in the content): a sender that writes a buffer of
+	 * thousands of spans in chunks does not walk them all per chunk.
+	 */
+	lo = 0;
+	hi = wb->nspans;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (wb->spans[mid].at + wb->spans[mid].before +
+		    wb->spans[mid].len > off)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (lo > 0) {
+		pos = wb->spans[lo - 1].at;
+		off -= pos + wb->spans[lo - 1].before + wb->spans[lo - 1].len;
+	}
+	for (i = lo; i <= wb->nspans && n < max; i++) {
 		/* buf up to the next span (or its end), then the span. */
 		seg = (i < wb->nspans ? wb->spans[i].at : wb->len) - pos;
 		if (off < seg) {
@@ -356,33 +375,95 @@ wbuf_bytes(struct wbuf *wb, const void *p, int32_t len)
 		memcpy(d + 4, p, (size_t)len);
 }
 
-void
-wbuf_bytes_ref(struct wbuf *wb, const void *p, int32_t len)
+/* Room for one more span; 0 or -1 (err set). */
+static int
+wbuf_span_room(struct wbuf *wb)
 {
 	struct wbuf_span *ns;
 	size_t ncap;
 
-	if (len <= 0) {
-		wbuf_bytes(wb, p, len);
-		return;
-	}
+	if (wb->err)
+		return -1;
 	if (wb->nspans == wb->spancap) {
 		ncap = wb->spancap ? wb->spancap * 2 : 16;
 		if ((ns = reallocarray(wb->spans, ncap, sizeof(*ns))) == NULL) {
 			wb->err = ENOMEM;
-			return;
+			return -1;
 		}
 		wb->spans = ns;
 		wb->spancap = ncap;
 	}
-	wbuf_i32(wb, len);
-	if (wb->err)
-		return;
+	return 0;
+}
+
+/* Remember p[0..len) as a span after what buf holds now; 0 or -1 (err set). */
+static int
+wbuf_span_add(struct wbuf *wb, const void *p, size_t len)
+{
+	if (wbuf_span_room(wb) == -1)
+		return -1;
 	wb->spans[wb->nspans].at = wb->len;
 	wb->spans[wb->nspans].p = p;
-	wb->spans[wb->nspans].len = (size_t)len;
+	wb->spans[wb->nspans].len = len;
+	wb->spans[wb->nspans].before = wb->span_bytes;
 	wb->nspans++;
-	wb->span_bytes += (size_t)len;
+	wb->span_bytes += len;
+	return 0;
+}
+
+void
+wbuf_bytes_ref(struct wbuf *wb, const void *p, int32_t len)
+{
+	if (len <= 0) {
+		wbuf_bytes(wb, p, len);
+		return;
+	}
+	/* Room for the span first: a failure then leaves no length behind. */
+	if (wbuf_span_room(wb) == -1)
+		return;
+	wbuf_i32(wb, len);
+	(void)wbuf_span_add(wb, p, (size_t)len);
+}
+
+void
+wbuf_raw_ref(struct wbuf *wb, const void *p, size_t len)
+{
+	if (len > 0)
+		(void)wbuf_span_add(wb, p, len);
+}
+
+void
+wbuf_bytes_pieces(struct wbuf *wb, const struct wbuf_pieces *pc, int by_ref)
+{
+	size_t total = pc->len + pc->span_bytes, pos = 0, i, seg;
+	uint8_t *d = NULL;
+
+	if (total > INT32_MAX) {
+		wb->err = EMSGSIZE;
+		return;
+	}
+	wbuf_i32(wb, (int32_t)total);
+	if (!by_ref && (d = wbuf_reserve(wb, total)) == NULL)
+		return;
+	for (i = 0; i <= pc->nspans && !wb->err; i++) {
+		/* Own bytes up to the next span (or the end), then the span. */
+		seg = (i < pc->nspans ? pc->spans[i].at : pc->len) - pos;
+		if (by_ref)
+			wbuf_raw_ref(wb, pc->buf + pos, seg);
+		else if (seg > 0) {
+			memcpy(d, pc->buf + pos, seg);
+			d += seg;
+		}
+		pos += seg;
+		if (i == pc->nspans)
+			break;
+		if (by_ref)
+			wbuf_raw_ref(wb, pc->spans[i].p, pc->spans[i].len);
+		else if (pc->spans[i].len > 0) {
+			memcpy(d, pc->spans[i].p, pc->spans[i].len);
+			d += pc->spans[i].len;
+		}
+	}
 }
 
 void

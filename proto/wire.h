@@ -66,6 +66,20 @@ struct wbuf_span {
 	size_t		 at;		/* inserted after buf[0..at) */
 	const uint8_t	*p;
 	size_t		 len;
+	size_t		 before;	/* bytes of the spans before it */
+};
+
+/*
+ * Content in pieces: buf[0..len) with the spans inserted (each after
+ * buf[0..at)), len + span_bytes bytes in all.  A batch built from
+ * referenced values looks like this (proto/batch.h).
+ */
+struct wbuf_pieces {
+	const uint8_t		*buf;
+	size_t			 len;
+	const struct wbuf_span	*spans;		/* ordered by at */
+	size_t			 nspans;
+	size_t			 span_bytes;
 };
 
 struct wbuf {
@@ -91,6 +105,16 @@ void		 wbuf_bytes(struct wbuf *wb, const void *p, int32_t len); /* -1: null */
 void		 wbuf_raw(struct wbuf *wb, const void *p, size_t len);
 /* An [i32 len][bytes] array whose bytes are referenced, not copied. */
 void		 wbuf_bytes_ref(struct wbuf *wb, const void *p, int32_t len);
+/* n raw bytes referenced, not copied (no length prefix). */
+void		 wbuf_raw_ref(struct wbuf *wb, const void *p, size_t len);
+/*
+ * An [i32 len][bytes] array of the content of pc: with by_ref every
+ * piece is referenced (the caller keeps pc's memory as for
+ * wbuf_bytes_ref), else all of it is copied into one run of buf.
+ * The content must fit an i32 (EMSGSIZE).
+ */
+void		 wbuf_bytes_pieces(struct wbuf *wb, const struct wbuf_pieces *pc,
+		    int by_ref);
 /*
  * Bytes of content (buf and spans); from buf position pos to the end (a
  * span at pos itself belongs before it: it ends what came before).

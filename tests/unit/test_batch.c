@@ -938,10 +938,248 @@ test_header_recrc(void)
 	}
 }
 
+/* The content of a batch in pieces, put together here: own bytes, spans. */
+static uint8_t *
+pieces_join(const struct wbuf_pieces *pc, size_t *len)
+{
+	uint8_t *out;
+	size_t pos = 0, n = 0, i;
+
+	*len = pc->len + pc->span_bytes;
+	CU_ASSERT_FATAL((out = malloc(*len)) != NULL);
+	for (i = 0; i < pc->nspans; i++) {
+		CU_ASSERT_FATAL(pc->spans[i].at >= pos && pc->spans[i].at <= pc->len);
+		memcpy(out + n, pc->buf + pos, pc->spans[i].at - pos);
+		n += pc->spans[i].at - pos;
+		pos = pc->spans[i].at;
+		memcpy(out + n, pc->spans[i].p, pc->spans[i].len);
+		n += pc->spans[i].len;
+	}
+	memcpy(out + n, pc->buf + pos, pc->len - pos);
+	n += pc->len - pos;
+	CU_ASSERT_EQUAL_FATAL(n, *len);
+	return out;
+}
+
+/* Producer fields patched and the CRC redone, as libflume's renumbering. */
+static void
+renumber(uint8_t *h, size_t len, uint32_t records_crc)
+{
+	be64_put(h + BATCH_OFF_PRODUCER_ID, 4242);
+	be16_put(h + BATCH_OFF_PRODUCER_EPOCH, 7);
+	be32_put(h + BATCH_OFF_BASE_SEQUENCE, 99);
+	batch_header_recrc(h, len, records_crc);
+}
+
+/*
+ * A batch built from referenced values is byte for byte (CRC included)
+ * the batch built by copying them: joined from its pieces, closed whole
+ * (the referenced values copied in at close), and after renumbering;
+ * its pieces point at the caller's values, which it never copied.
+ */
+static void
+test_ref_identical(void)
+{
+	/* Value lengths per case; -1 null, 0 empty. */
+	static const int32_t cases[][8] = {
+		{ 1000 },
+		{ 511, 512, 513, 0, -1, 1, 4096, 70000 },
+		{ 0 },
+		{ -1 },
+		{ -1, 0, -1, 0 },
+		{ 512, 512, 512 },
+	};
+	static const int ncase[] = { 1, 8, 1, 1, 4, 3 };
+	struct record_header hdr = { (const uint8_t *)"h", 1,
+	    (const uint8_t *)"hv", 2 };
+	struct batch_builder bc, br, bf;
+	struct wbuf_pieces pc;
+	const uint8_t *copy, *flat;
+	uint8_t *vals[8], *joined, *c2;
+	size_t clen, flen, jlen, nref, refbytes;
+	int k, i, many;
+
+	for (k = 0; k < (int)(sizeof(ncase) / sizeof(ncase[0])); k++) {
+		for (many = 0; many < 2; many++) {
+			batch_builder_init(&bc);
+			batch_builder_init(&br);
+			batch_builder_init(&bf);
+			nref = refbytes = 0;
+			for (i = 0; i < ncase[k]; i++) {
+				int32_t vl = cases[k][i];
+				const char *key = many ? "key" : NULL;
+				int32_t kl = many ? 3 : -1;
+
+				vals[i] = NULL;
+				if (vl >= 0) {
+					CU_ASSERT_FATAL((vals[i] =
+					    malloc((size_t)vl + 1)) != NULL);
+					test_fill_random(vals[i], (size_t)vl);
+				}
+				CU_ASSERT_FATAL(batch_builder_add(&bc, 5000 + i,
+				    key, kl, vals[i], vl, &hdr, many) == 0);
+				CU_ASSERT_FATAL(batch_builder_add_ref(&br,
+				    5000 + i, key, kl, vals[i], vl, &hdr,
+				    many) == 0);
+				CU_ASSERT_FATAL(batch_builder_add_ref(&bf,
+				    5000 + i, key, kl, vals[i], vl, &hdr,
+				    many) == 0);
+				if (vl > 0) {
+					nref++;
+					refbytes += (size_t)vl;
+				}
+			}
+			CU_ASSERT_EQUAL(batch_builder_size(&br),
+			    batch_builder_size(&bc));
+			CU_ASSERT_FATAL(batch_builder_close(&bc, &copy,
+			    &clen) == 0);
+			CU_ASSERT_FATAL(batch_builder_close_pieces(&br,
+			    &pc) == 0);
+			CU_ASSERT_EQUAL(pc.nspans, nref);
+			CU_ASSERT_EQUAL(pc.span_bytes, refbytes);
+			CU_ASSERT_EQUAL(pc.len, clen - refbytes);
+			for (i = 0, jlen = 0; i < ncase[k]; i++)
+				if (cases[k][i] > 0)
+					CU_ASSERT(pc.spans[jlen++].p == vals[i]);
+			joined = pieces_join(&pc, &jlen);
+			CU_ASSERT_EQUAL_FATAL(jlen, clen);
+			CU_ASSERT(memcmp(joined, copy, clen) == 0);
+			CU_ASSERT_EQUAL(br.records_crc, bc.records_crc);
+			CU_ASSERT_EQUAL(batch_validate(joined, jlen, NULL),
+			    BATCH_OK);
+			free(joined);
+			CU_ASSERT_FATAL(batch_builder_close(&bf, &flat,
+			    &flen) == 0);
+			CU_ASSERT_EQUAL_FATAL(flen, clen);
+			CU_ASSERT(memcmp(flat, copy, clen) == 0);
+
+			/* Renumbered: the header of the pieces is their buf. */
+			CU_ASSERT_FATAL((c2 = malloc(clen)) != NULL);
+			memcpy(c2, copy, clen);
+			renumber(c2, clen, bc.records_crc);
+			renumber((uint8_t *)(uintptr_t)pc.buf, clen,
+			    br.records_crc);
+			joined = pieces_join(&pc, &jlen);
+			CU_ASSERT(memcmp(joined, c2, clen) == 0);
+			CU_ASSERT_EQUAL(batch_validate(joined, jlen, NULL),
+			    BATCH_OK);
+			CU_ASSERT_EQUAL(be64_get(joined + BATCH_OFF_PRODUCER_ID),
+			    4242);
+			free(joined);
+			free(c2);
+
+			/* Reused after a reset: no span left behind. */
+			batch_builder_reset(&br);
+			CU_ASSERT_FATAL(batch_builder_add_ref(&br, 1, NULL, -1,
+			    "x", 1, NULL, 0) == 0);
+			CU_ASSERT_FATAL(batch_builder_close_pieces(&br,
+			    &pc) == 0);
+			CU_ASSERT_EQUAL(pc.nspans, 1);
+			CU_ASSERT_EQUAL(pc.len + pc.span_bytes,
+			    batch_builder_size(&br));
+			joined = pieces_join(&pc, &jlen);
+			CU_ASSERT_EQUAL(batch_validate(joined, jlen, NULL),
+			    BATCH_OK);
+			free(joined);
+			for (i = 0; i < ncase[k]; i++)
+				free(vals[i]);
+			batch_builder_free(&bc);
+			batch_builder_free(&br);
+			batch_builder_free(&bf);
+		}
+	}
+}
+
+/*
+ * Copied and referenced records mixed, past the builder's CRC run several
+ * times: the pieces are the copied batch, byte for byte.
+ */
+static void
+test_ref_mixed(void)
+{
+	static uint8_t big[3000], small[90];
+	struct batch_builder bc, br;
+	struct wbuf_pieces pc;
+	const uint8_t *copy;
+	uint8_t *joined;
+	size_t clen, jlen;
+	int i;
+
+	test_fill_random(big, sizeof(big));
+	test_fill_random(small, sizeof(small));
+	batch_builder_init(&bc);
+	batch_builder_init(&br);
+	for (i = 0; i < 2000; i++) {
+		/* Runs of short copied records between referenced ones. */
+		if (i % 50 == 49) {
+			CU_ASSERT_FATAL(batch_builder_add(&bc, i, NULL, -1, big,
+			    (int32_t)sizeof(big), NULL, 0) == 0);
+			CU_ASSERT_FATAL(batch_builder_add_ref(&br, i, NULL, -1,
+			    big, (int32_t)sizeof(big), NULL, 0) == 0);
+		} else {
+			CU_ASSERT_FATAL(batch_builder_add(&bc, i, "k", 1, small,
+			    i % 90, NULL, 0) == 0);
+			CU_ASSERT_FATAL(batch_builder_add(&br, i, "k", 1, small,
+			    i % 90, NULL, 0) == 0);
+		}
+	}
+	CU_ASSERT_FATAL(batch_builder_close(&bc, &copy, &clen) == 0);
+	CU_ASSERT_FATAL(batch_builder_close_pieces(&br, &pc) == 0);
+	CU_ASSERT_EQUAL(pc.nspans, 40);
+	joined = pieces_join(&pc, &jlen);
+	CU_ASSERT_EQUAL_FATAL(jlen, clen);
+	CU_ASSERT(clen > 4 * 32 * 1024);
+	CU_ASSERT(memcmp(joined, copy, clen) == 0);
+	CU_ASSERT_EQUAL(batch_validate(joined, jlen, NULL), BATCH_OK);
+	CU_ASSERT_EQUAL(batch_validate(copy, clen, NULL), BATCH_OK);
+	free(joined);
+	batch_builder_free(&bc);
+	batch_builder_free(&br);
+}
+
+/*
+ * A compressed close of referenced values compresses their bytes: the
+ * same batch as from copied ones.
+ */
+static void
+test_ref_compressed(void)
+{
+	static char vs[20][2000];
+	struct batch_builder bc, br;
+	const uint8_t *a, *b;
+	size_t alen, blen;
+	int i;
+
+	batch_builder_init(&bc);
+	batch_builder_init(&br);
+	for (i = 0; i < 20; i++) {
+		memset(vs[i], 'a' + i, sizeof(vs[i]));
+		CU_ASSERT_FATAL(batch_builder_add(&bc, i, "k", 1, vs[i],
+		    (int32_t)sizeof(vs[i]), NULL, 0) == 0);
+		CU_ASSERT_FATAL(batch_builder_add_ref(&br, i, "k", 1, vs[i],
+		    (int32_t)sizeof(vs[i]), NULL, 0) == 0);
+	}
+	CU_ASSERT_FATAL(batch_builder_close_codec(&bc, COMPRESS_ZSTD, &a,
+	    &alen) == 0);
+	CU_ASSERT_FATAL(batch_builder_close_codec(&br, COMPRESS_ZSTD, &b,
+	    &blen) == 0);
+	CU_ASSERT_EQUAL_FATAL(alen, blen);
+	CU_ASSERT(memcmp(a, b, alen) == 0);
+	CU_ASSERT_EQUAL(bc.records_crc, br.records_crc);
+	CU_ASSERT_EQUAL(batch_validate_z(b, blen, NULL, NULL),
+	    BATCH_ECOMPRESSION);
+	CU_ASSERT_EQUAL(batch_check_crc(b, blen), BATCH_OK);
+	batch_builder_free(&bc);
+	batch_builder_free(&br);
+}
+
 TEST_SUITE("batch", NULL, NULL,
     { "build, validate, iterate", test_build_validate_iterate },
     { "LogAppendTime rewrite", test_log_append_time },
     { "CRC redone from the header alone", test_header_recrc },
+    { "referenced values: the same bytes as copied", test_ref_identical },
+    { "referenced values compressed", test_ref_compressed },
+    { "referenced and copied values mixed", test_ref_mixed },
     { "exact bytes of a one-record batch", test_exact_bytes },
     { "builder reuse and argument errors", test_builder_reuse_and_errors },
     { "every flipped byte detected", test_flip_every_byte },

@@ -692,6 +692,68 @@ test_wbuf_spans(void)
 	wbuf_free(&flat);
 }
 
+/*
+ * Content in pieces (own bytes with spans inserted, as a batch of
+ * referenced values): referenced and copied, it is the same [i32][bytes]
+ * as the joined content; referenced, its own bytes are not copied.
+ */
+static void
+test_wbuf_pieces(void)
+{
+	static const uint8_t own[10] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	static const uint8_t a[4] = { 'a', 'b', 'c', 'd' };
+	static const uint8_t b[2] = { 'x', 'y' };
+	/* Spans at the start, in the middle, twice at one place, at the end. */
+	const struct wbuf_span spans[] = {
+	    { 0, a, 4, 0 }, { 3, b, 2, 0 }, { 3, a, 1, 0 }, { 10, b, 2, 0 } };
+	static const uint8_t joined[] = { 'a', 'b', 'c', 'd', 0, 1, 2, 'x',
+	    'y', 'a', 3, 4, 5, 6, 7, 8, 9, 'x', 'y' };
+	struct wbuf_pieces pc = { own, sizeof(own), spans, 4, 9 };
+	struct wbuf_pieces none = { own, sizeof(own), NULL, 0, 0 };
+	struct wbuf ref, cp;
+	uint8_t got[64], flat[64];
+	size_t n, off;
+	int pieces, by_ref;
+
+	for (by_ref = 0; by_ref < 2; by_ref++) {
+		wbuf_init(&ref);
+		wbuf_i8(&ref, 7);
+		wbuf_bytes_pieces(&ref, &pc, by_ref);
+		wbuf_i8(&ref, 8);
+		CU_ASSERT_EQUAL_FATAL(ref.err, 0);
+		CU_ASSERT_EQUAL(wbuf_size(&ref), 1 + 4 + sizeof(joined) + 1);
+		CU_ASSERT_EQUAL(ref.nspans, by_ref ? 6u : 0u);	/* no empty piece */
+		CU_ASSERT_EQUAL(ref.len, by_ref ? 1u + 4 + 1 :
+		    1 + 4 + sizeof(joined) + 1);
+		/* From every offset: the tail of the flat content. */
+		flat[0] = 7;
+		be32_put(flat + 1, sizeof(joined));
+		memcpy(flat + 5, joined, sizeof(joined));
+		flat[5 + sizeof(joined)] = 8;
+		for (off = 0; off <= wbuf_size(&ref); off++) {
+			n = gather(&ref, off, 8, got, &pieces);
+			CU_ASSERT_EQUAL(n, wbuf_size(&ref) - off);
+			CU_ASSERT(memcmp(got, flat + off, n) == 0);
+		}
+		n = gather(&ref, 0, 8, got, &pieces);
+		CU_ASSERT_EQUAL_FATAL(n, 1 + 4 + sizeof(joined) + 1);
+		CU_ASSERT_EQUAL(got[0], 7);
+		CU_ASSERT_EQUAL(be32_get(got + 1), sizeof(joined));
+		CU_ASSERT(memcmp(got + 5, joined, sizeof(joined)) == 0);
+		CU_ASSERT_EQUAL(got[n - 1], 8);
+		wbuf_free(&ref);
+	}
+	/* Without spans: the plain [i32][bytes]. */
+	wbuf_init(&ref);
+	wbuf_init(&cp);
+	wbuf_bytes_pieces(&ref, &none, 0);
+	wbuf_bytes(&cp, own, sizeof(own));
+	CU_ASSERT_EQUAL_FATAL(ref.len, cp.len);
+	CU_ASSERT(memcmp(ref.buf, cp.buf, cp.len) == 0);
+	wbuf_free(&ref);
+	wbuf_free(&cp);
+}
+
 TEST_SUITE("wire", NULL, NULL,
 	{ "write_ints", test_write_ints },
 	{ "write_str_bytes_raw", test_write_str_bytes_raw },
@@ -700,6 +762,7 @@ TEST_SUITE("wire", NULL, NULL,
 	{ "wbuf_reserve_failure_sticks", test_wbuf_reserve_failure_sticks },
 	{ "wbuf_put_u32_at", test_wbuf_put_u32_at },
 	{ "wbuf_spans", test_wbuf_spans },
+	{ "wbuf_pieces", test_wbuf_pieces },
 	{ "read_ints", test_read_ints },
 	{ "read_every_short_length", test_read_every_short_length },
 	{ "read_error_sticks", test_read_error_sticks },
