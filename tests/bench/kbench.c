@@ -556,6 +556,7 @@ group_main(void *arg)
 	int64_t *next;
 	int *touched, end;
 	long long inbatch = 0;
+	uint64_t moved = 0;
 
 	next = calloc((size_t)k->partitions, sizeof(*next));
 	touched = calloc((size_t)k->partitions, sizeof(*touched));
@@ -602,8 +603,10 @@ group_main(void *arg)
 			goto stop;
 		if (end)
 			inbatch = 0;
-		if (m == NULL && now_ns() - atomic_load(&k->gmoved_ns) >
-		    KB_STALL_NS) {
+		/* The last move is read before the clock (kbench_stalled()). */
+		if (m == NULL)
+			moved = atomic_load(&k->gmoved_ns);
+		if (m == NULL && kbench_stalled(moved, now_ns(), KB_STALL_NS)) {
 			snprintf(t->err, sizeof(t->err), "group: no commit "
 			    "moved for 30 s");
 			goto stop;
