@@ -57,6 +57,8 @@
 #define KB_HEARTBEAT_MS		100	/* group: see kconsumer_new() */
 #define KB_BATCH		1024	/* consume: messages taken per call */
 #define KB_QUEUE_KB		32768	/* produce: libflume's buffer_bytes */
+#define KB_RDK_MAX_BYTES	1000000	/* librdkafka's message.max.bytes */
+#define KB_BATCH_SLACK		65536	/* a request's bytes besides its batch */
 #define KB_STATS_MS		50	/* produce: statistics interval */
 #define KB_STATS_WAIT_MS	2000
 #define KB_STALL_NS		(30ull * 1000000000u)	/* no progress: give up */
@@ -240,6 +242,7 @@ producer_main(void *arg)
 	char num[32], qkb[32], e[256];
 	uint64_t i, t0;
 	int64_t w0 = -1, tx;
+	long long mmb;
 
 	if ((conf = kconf_new(k, t->err, sizeof(t->err))) == NULL)
 		goto wait;
@@ -264,10 +267,21 @@ producer_main(void *arg)
 	    kconf_set(conf, "enable.idempotence", "false", t->err,
 	    sizeof(t->err)) == -1)
 		goto wait_conf;
-	/* A value larger than the default request limits. */
-	snprintf(num, sizeof(num), "%zu", k->o.size + 1024 * 1024);
-	if (k->o.size + 1024 > 1000000 && (kconf_set(conf, "message.max.bytes",
-	    num, t->err, sizeof(t->err)) == -1))
+	/*
+	 * librdkafka caps both a message and a batch at message.max.bytes
+	 * (default 1000000): raise it for a value larger than that, and
+	 * for a larger -B, or -B 1048576 would build batches of at most
+	 * 1000000 bytes.
+	 */
+	mmb = 0;
+	if (k->o.size + 1024 > KB_RDK_MAX_BYTES)
+		mmb = (long long)k->o.size + 1024 * 1024;
+	if (k->o.batch_bytes + KB_BATCH_SLACK > KB_RDK_MAX_BYTES &&
+	    k->o.batch_bytes + KB_BATCH_SLACK > mmb)
+		mmb = k->o.batch_bytes + KB_BATCH_SLACK;
+	snprintf(num, sizeof(num), "%lld", mmb);
+	if (mmb > 0 && kconf_set(conf, "message.max.bytes", num, t->err,
+	    sizeof(t->err)) == -1)
 		goto wait_conf;
 	if (k->o.mode == KB_SYNC) {
 		if (kconf_set(conf, "linger.ms", "0", t->err,
