@@ -13,7 +13,10 @@
  *   consume  the topic from the beginning, partitions assigned by hand
  *            (-c clients share them), up to the end offsets at start
  *   group    -c members of one consumer group subscribe, read the topic
- *            to its end and commit what they processed every -m messages
+ *            to its end in batches off the consumer queue and commit
+ *            what they processed every -m messages without waiting (as
+ *            flume-bench group does); a message counts once the broker
+ *            acknowledged a commit that covers it
  *
  * FLUME_TLS=1 (as the flume-* tools read it) makes the connections
  * security.protocol=SSL, trusting FLUME_CA_FILE when set (else the
@@ -46,8 +49,16 @@
 
 #define KB_SAMPLE		8	/* produce: latency of every 8th message */
 #define KB_POLL_MS		100
+/*
+ * group: how long a consume call waits to fill its batch; a member's
+ * last, partial batch waits this long before its commit goes out.
+ */
+#define KB_GROUP_POLL_MS	10
+#define KB_HEARTBEAT_MS		100	/* group: see kconsumer_new() */
 #define KB_BATCH		1024	/* consume: messages taken per call */
 #define KB_QUEUE_KB		32768	/* produce: libflume's buffer_bytes */
+#define KB_RDK_MAX_BYTES	1000000	/* librdkafka's message.max.bytes */
+#define KB_BATCH_SLACK		65536	/* a request's bytes besides its batch */
 #define KB_STATS_MS		50	/* produce: statistics interval */
 #define KB_STATS_WAIT_MS	2000
 #define KB_STALL_NS		(30ull * 1000000000u)	/* no progress: give up */
@@ -231,6 +242,7 @@ producer_main(void *arg)
 	char num[32], qkb[32], e[256];
 	uint64_t i, t0;
 	int64_t w0 = -1, tx;
+	long long mmb;
 
 	if ((conf = kconf_new(k, t->err, sizeof(t->err))) == NULL)
 		goto wait;
@@ -255,10 +267,21 @@ producer_main(void *arg)
 	    kconf_set(conf, "enable.idempotence", "false", t->err,
 	    sizeof(t->err)) == -1)
 		goto wait_conf;
-	/* A value larger than the default request limits. */
-	snprintf(num, sizeof(num), "%zu", k->o.size + 1024 * 1024);
-	if (k->o.size + 1024 > 1000000 && (kconf_set(conf, "message.max.bytes",
-	    num, t->err, sizeof(t->err)) == -1))
+	/*
+	 * librdkafka caps both a message and a batch at message.max.bytes
+	 * (default 1000000): raise it for a value larger than that, and
+	 * for a larger -B, or -B 1048576 would build batches of at most
+	 * 1000000 bytes.
+	 */
+	mmb = 0;
+	if (k->o.size + 1024 > KB_RDK_MAX_BYTES)
+		mmb = (long long)k->o.size + 1024 * 1024;
+	if (k->o.batch_bytes + KB_BATCH_SLACK > KB_RDK_MAX_BYTES &&
+	    k->o.batch_bytes + KB_BATCH_SLACK > mmb)
+		mmb = k->o.batch_bytes + KB_BATCH_SLACK;
+	snprintf(num, sizeof(num), "%lld", mmb);
+	if (mmb > 0 && kconf_set(conf, "message.max.bytes", num, t->err,
+	    sizeof(t->err)) == -1)
 		goto wait_conf;
 	if (k->o.mode == KB_SYNC) {
 		if (kconf_set(conf, "linger.ms", "0", t->err,
@@ -347,13 +370,16 @@ out:
 	return NULL;
 }
 
+static void	on_commit(rd_kafka_t *, rd_kafka_resp_err_t,
+		    rd_kafka_topic_partition_list_t *, void *);
+
 /* A consumer (consume, group), its librdkafka logs on stderr. */
 static rd_kafka_t *
 kconsumer_new(struct kthread *t, const char *group)
 {
 	rd_kafka_conf_t *conf;
 	rd_kafka_t *rk;
-	char e[256];
+	char e[256], num[32];
 
 	if ((conf = kconf_new(t->k, t->err, sizeof(t->err))) == NULL)
 		return NULL;
@@ -367,6 +393,24 @@ kconsumer_new(struct kthread *t, const char *group)
 	    sizeof(t->err)) == -1)) {
 		rd_kafka_conf_destroy(conf);
 		return NULL;
+	}
+	/*
+	 * A group member: commits are answered to on_commit().  A member
+	 * that joins after the first rebalance (the broker's
+	 * group_initial_rebalance_delay_ms is 0 in make bench, as Kafka
+	 * advises for tests) gets its share once the others learn of the
+	 * rebalance from a heartbeat: every KB_HEARTBEAT_MS, not the 3 s
+	 * default, which is most of a run.
+	 */
+	if (t->k->o.mode == KB_GROUP && group != NULL) {
+		rd_kafka_conf_set_offset_commit_cb(conf, on_commit);
+		rd_kafka_conf_set_opaque(conf, t);
+		snprintf(num, sizeof(num), "%d", KB_HEARTBEAT_MS);
+		if (kconf_set(conf, "heartbeat.interval.ms", num, t->err,
+		    sizeof(t->err)) == -1) {
+			rd_kafka_conf_destroy(conf);
+			return NULL;
+		}
 	}
 	if ((rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, e, sizeof(e))) == NULL) {
 		snprintf(t->err, sizeof(t->err), "consumer: %s", e);
@@ -498,9 +542,48 @@ group_advance(struct kb *k, int32_t p, int64_t next)
 }
 
 /*
- * group: commit next offsets of the partitions this batch touched.  A
- * commit refused by a rebalance is no failure (the new owner reads on
- * from the last commit); 0 or -1.
+ * group: the broker acknowledged a commit (librdkafka's offset commit
+ * callback, served by the member's consume call): count what each
+ * partition it stored newly covers.  A commit refused by a rebalance is
+ * no failure (the new owner reads on from the last commit that was
+ * stored), nor is one librdkafka skipped because nothing was new.
+ */
+static void
+on_commit(rd_kafka_t *rk, rd_kafka_resp_err_t err,
+    rd_kafka_topic_partition_list_t *l, void *opaque)
+{
+	struct kthread *t = opaque;
+	struct kb *k = t->k;
+	int i;
+
+	if (err == RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS ||
+	    err == RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION ||
+	    err == RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID ||
+	    err == RD_KAFKA_RESP_ERR__STATE ||
+	    err == RD_KAFKA_RESP_ERR__NO_OFFSET ||
+	    err == RD_KAFKA_RESP_ERR__DESTROY)
+		return;
+	if (err != RD_KAFKA_RESP_ERR_NO_ERROR || l == NULL) {
+		if (t->err[0] == '\0')
+			snprintf(t->err, sizeof(t->err), "commit: %s",
+			    rd_kafka_err2str(err));
+		t->failed++;
+		return;
+	}
+	atomic_fetch_add(&k->gcommits, 1);
+	for (i = 0; i < l->cnt; i++)
+		if (l->elems[i].err == RD_KAFKA_RESP_ERR_NO_ERROR &&
+		    l->elems[i].partition >= 0 &&
+		    l->elems[i].partition < k->partitions)
+			group_advance(k, l->elems[i].partition,
+			    l->elems[i].offset);
+}
+
+/*
+ * group: commit the next offsets of the partitions this batch touched,
+ * without waiting for the answer, as a throughput-minded consumer (and
+ * flume-bench group) does: on_commit() counts the messages once the
+ * broker stored them.  0 or -1.
  */
 static int
 group_commit_batch(struct kthread *t, rd_kafka_t *rk, int64_t *next,
@@ -510,7 +593,7 @@ group_commit_batch(struct kthread *t, rd_kafka_t *rk, int64_t *next,
 	rd_kafka_topic_partition_list_t *l;
 	rd_kafka_resp_err_t e;
 	int32_t p;
-	int i;
+	int rc = 0;
 
 	if ((l = rd_kafka_topic_partition_list_new(k->partitions)) == NULL)
 		return -1;
@@ -518,29 +601,16 @@ group_commit_batch(struct kthread *t, rd_kafka_t *rk, int64_t *next,
 		if (touched[p])
 			rd_kafka_topic_partition_list_add(l, k->o.topic,
 			    p)->offset = next[p];
-	if (l->cnt == 0)
-		goto done;
-	e = rd_kafka_commit(rk, l, 0);
-	if (e == RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS ||
-	    e == RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION ||
-	    e == RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID ||
-	    e == RD_KAFKA_RESP_ERR__STATE)
-		goto done;
-	if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+	/* librdkafka copies the list; the result comes to on_commit(). */
+	if (l->cnt > 0 && (e = rd_kafka_commit(rk, l, 1)) !=
+	    RD_KAFKA_RESP_ERR_NO_ERROR && e != RD_KAFKA_RESP_ERR__STATE) {
 		snprintf(t->err, sizeof(t->err), "commit: %s",
 		    rd_kafka_err2str(e));
-		rd_kafka_topic_partition_list_destroy(l);
-		return -1;
+		rc = -1;
 	}
-	atomic_fetch_add(&k->gcommits, 1);
-	for (i = 0; i < l->cnt; i++)
-		if (l->elems[i].err == RD_KAFKA_RESP_ERR_NO_ERROR)
-			group_advance(k, l->elems[i].partition,
-			    l->elems[i].offset);
-done:
 	rd_kafka_topic_partition_list_destroy(l);
 	memset(touched, 0, (size_t)k->partitions * sizeof(*touched));
-	return 0;
+	return rc;
 }
 
 /* group: one member; the clock runs from before it subscribes. */
@@ -550,12 +620,15 @@ group_main(void *arg)
 	struct kthread *t = arg;
 	struct kb *k = t->k;
 	rd_kafka_topic_partition_list_t *sub = NULL;
-	rd_kafka_message_t *m;
+	rd_kafka_message_t *ms[KB_BATCH], *m;
 	rd_kafka_resp_err_t e;
+	rd_kafka_queue_t *q = NULL;
 	rd_kafka_t *rk = NULL;
 	int64_t *next;
-	int *touched, end;
+	int *touched, end, fail;
 	long long inbatch = 0;
+	uint64_t moved;
+	ssize_t got, j;
 
 	next = calloc((size_t)k->partitions, sizeof(*next));
 	touched = calloc((size_t)k->partitions, sizeof(*touched));
@@ -569,6 +642,10 @@ group_main(void *arg)
 	t->ok = 0;
 	if ((rk = kconsumer_new(t, k->o.group)) == NULL)
 		goto stop;
+	if ((q = rd_kafka_queue_get_consumer(rk)) == NULL) {
+		snprintf(t->err, sizeof(t->err), "no consumer queue");
+		goto stop;
+	}
 	sub = rd_kafka_topic_partition_list_new(1);
 	rd_kafka_topic_partition_list_add(sub, k->o.topic, RD_KAFKA_PARTITION_UA);
 	if ((e = rd_kafka_subscribe(rk, sub)) != RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -578,45 +655,74 @@ group_main(void *arg)
 	}
 	while (!atomic_load_explicit(&k->stop, memory_order_relaxed) &&
 	    atomic_load(&k->gcommitted) < k->total) {
-		m = rd_kafka_consumer_poll(rk, KB_POLL_MS);
-		if (m != NULL && m->err == RD_KAFKA_RESP_ERR_NO_ERROR &&
-		    m->partition >= 0 && m->partition < k->partitions) {
-			t->msgs++;
-			t->bytes += m->len;
-			next[m->partition] = m->offset + 1;
-			touched[m->partition] = 1;
-			inbatch++;
-		} else if (m != NULL && m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF &&
-		    t->err[0] == '\0')
-			snprintf(t->err, sizeof(t->err), "poll: %s",
-			    rd_kafka_message_errstr(m));
 		/*
-		 * A batch is -m messages, or what came before a partition's
-		 * end (enable.partition.eof) or a poll that found nothing.
+		 * Up to KB_BATCH messages per call, one lock and one wake-up
+		 * for all of them; the same call serves the commit callbacks
+		 * and the rebalances.
 		 */
-		end = m == NULL || inbatch >= k->o.commit_every ||
-		    m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF;
-		if (m != NULL)
-			rd_kafka_message_destroy(m);
-		if (end && group_commit_batch(t, rk, next, touched) == -1)
+		got = rd_kafka_consume_batch_queue(q, KB_GROUP_POLL_MS, ms,
+		    KB_BATCH);
+		if (got < 0) {
+			snprintf(t->err, sizeof(t->err), "consume: %s",
+			    rd_kafka_err2str(rd_kafka_last_error()));
 			goto stop;
-		if (end)
+		}
+		fail = 0;
+		for (j = 0; j < got; j++) {
+			m = ms[j];
+			if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR &&
+			    m->partition >= 0 && m->partition < k->partitions) {
+				t->msgs++;
+				t->bytes += m->len;
+				next[m->partition] = m->offset + 1;
+				touched[m->partition] = 1;
+				inbatch++;
+			} else if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF &&
+			    t->err[0] == '\0')
+				snprintf(t->err, sizeof(t->err), "consume: %s",
+				    rd_kafka_message_errstr(m));
+			/*
+			 * A batch is -m messages, or what came before a
+			 * partition's end (enable.partition.eof) or a call
+			 * that found nothing.
+			 */
+			end = inbatch >= k->o.commit_every ||
+			    m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF;
+			rd_kafka_message_destroy(m);
+			if (end && !fail &&
+			    group_commit_batch(t, rk, next, touched) == -1)
+				fail = 1;	/* the rest are still destroyed */
+			if (end)
+				inbatch = 0;
+		}
+		if (fail)
+			goto stop;
+		if (got > 0)
+			continue;
+		if (inbatch > 0) {
+			if (group_commit_batch(t, rk, next, touched) == -1)
+				goto stop;
 			inbatch = 0;
-		if (m == NULL && now_ns() - atomic_load(&k->gmoved_ns) >
-		    KB_STALL_NS) {
+		}
+		/* The last move is read before the clock (kbench_stalled()). */
+		moved = atomic_load(&k->gmoved_ns);
+		if (kbench_stalled(moved, now_ns(), KB_STALL_NS)) {
 			snprintf(t->err, sizeof(t->err), "group: no commit "
 			    "moved for 30 s");
 			goto stop;
 		}
 	}
-	t->err[0] = '\0';	/* errors the run recovered from */
-	t->ok = 1;
+	t->ok = t->failed == 0;
+	if (t->ok)
+		t->err[0] = '\0';	/* errors the run recovered from */
 	goto out;
 stop:
 	atomic_store(&k->stop, 1);
 out:
 	if (sub != NULL)
 		rd_kafka_topic_partition_list_destroy(sub);
+	if (q != NULL)
+		rd_kafka_queue_destroy(q);
 	if (rk != NULL) {
 		rd_kafka_consumer_close(rk);
 		rd_kafka_destroy(rk);

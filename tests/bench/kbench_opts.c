@@ -235,3 +235,10 @@ kbench_groups_served(const uint8_t *buf, size_t len, int32_t corr)
 				have |= 1u << j;
 	return have == (1u << (sizeof(need) / sizeof(need[0]))) - 1;
 }
+
+int
+kbench_stalled(uint64_t moved, uint64_t now, uint64_t limit)
+{
+	/* moved > now: the unsigned difference would be a huge "stall". */
+	return now > moved && now - moved > limit;
+}

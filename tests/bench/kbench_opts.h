@@ -48,6 +48,13 @@ int	kbench_parse(int argc, char *argv[], struct kbench_opts *o, char *err,
 /* The usage text, one string. */
 extern const char kbench_usage[];
 
+/*
+ * group: has the group made no progress for limit ns?  moved is when a
+ * commit last moved it, as another member's thread may have stored it
+ * after now was read.
+ */
+int	kbench_stalled(uint64_t moved, uint64_t now, uint64_t limit);
+
 /* Kafka API keys a group consumer needs (classic protocol). */
 #define KAFKA_API_OFFSET_COMMIT		8
 #define KAFKA_API_OFFSET_FETCH		9

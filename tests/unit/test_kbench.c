@@ -228,10 +228,29 @@ test_groups_served(void)
 	CU_ASSERT_EQUAL(kbench_groups_served(buf, n, 7), 0);
 }
 
+/*
+ * A commit acknowledged on another member's thread stores a time later
+ * than the "now" this thread read: that is progress, not a stall.
+ */
+static void
+test_stalled(void)
+{
+	const uint64_t s = 1000000000u;
+
+	CU_ASSERT_EQUAL(kbench_stalled(100 * s, 100 * s, 30 * s), 0);
+	CU_ASSERT_EQUAL(kbench_stalled(100 * s, 130 * s, 30 * s), 0);
+	CU_ASSERT_EQUAL(kbench_stalled(100 * s, 130 * s + 1, 30 * s), 1);
+	CU_ASSERT_EQUAL(kbench_stalled(0, 31 * s, 30 * s), 1);
+	/* moved after now: a microsecond, or a whole second. */
+	CU_ASSERT_EQUAL(kbench_stalled(100 * s + 1000, 100 * s, 30 * s), 0);
+	CU_ASSERT_EQUAL(kbench_stalled(101 * s, 100 * s, 30 * s), 0);
+}
+
 TEST_SUITE("kbench", NULL, NULL,
     { "defaults", test_defaults },
     { "values", test_values },
     { "help and version", test_help_version },
     { "usage errors", test_errors },
     { "ApiVersions request", test_apiversions_request },
-    { "groups served", test_groups_served });
+    { "groups served", test_groups_served },
+    { "stall, not a race", test_stalled });
