@@ -342,8 +342,8 @@ topic_partitions_now(struct shm *s, uint32_t t)
  * changes with every delete, and a create that reuses the entry reuses
  * the slots, so a topic gone and made again reads differently.
  */
-static uint32_t
-topic_incarnation_now(struct shm *s, uint32_t t)
+uint32_t
+group_topic_incarnation(struct shm *s, uint32_t t)
 {
 	uint32_t first;
 
@@ -387,7 +387,7 @@ group_complete(struct shm *s, struct shm_group *g, int64_t now)
 	}
 	for (k = 0; k < n; k++) {
 		g->topics[k].partitions = topic_partitions_now(s, g->topics[k].topic);
-		g->topics[k].incarnation = topic_incarnation_now(s,
+		g->topics[k].incarnation = group_topic_incarnation(s,
 		    g->topics[k].topic);
 	}
 	g->ntopics = n;
@@ -423,7 +423,7 @@ group_tick(struct shm *s, struct shm_group *g, int64_t now,
 		for (k = 0; k < g->ntopics; k++) {
 			if (topic_partitions_now(s, g->topics[k].topic) !=
 			    g->topics[k].partitions ||
-			    topic_incarnation_now(s, g->topics[k].topic) !=
+			    group_topic_incarnation(s, g->topics[k].topic) !=
 			    g->topics[k].incarnation) {
 				group_rebalance_start(s, g, now, gp);
 				break;

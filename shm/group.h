@@ -216,6 +216,12 @@ int16_t	group_commit_check(struct shm *s, struct shm_group *g, const char *id,
 int	group_tick(struct shm *s, struct shm_group *g, int64_t now,
 	    const struct group_params *gp);
 /*
+ * The incarnation of topic index t's first partition slot (0 outside
+ * the table): it changes with every delete of the topic, also when a
+ * create of the same name reuses the entry and its slots.
+ */
+uint32_t group_topic_incarnation(struct shm *s, uint32_t t);
+/*
  * The partition slots (indexes into shm parts) of member in the current
  * generation, in topic then partition order, at most cap; returns how
  * many it has (which may exceed cap).  0 unless the group is STABLE and

@@ -208,6 +208,66 @@ select_protocol(struct shm *s, struct shm_group *g)
 	return 0;
 }
 
+/*
+ * The topics the generation's members subscribe to, with the incarnation
+ * of each now (shm/group.h struct group_topic), so that kgroup_tick()
+ * sees one deleted (and maybe created again) under the generation.  Only
+ * the "consumer" protocol type says what a member subscribes to: its
+ * Subscription (any version) starts [i16 version][i32 n][n x string].
+ * Topics that do not exist, or past GROUP_TOPICS_MAX, are not kept.
+ */
+static void
+subscription_record(struct shm *s, struct shm_group *g)
+{
+	const uint8_t *meta;
+	size_t len, off, l;
+	uint32_t i, k, n, j;
+	int t;
+
+	g->ntopics = 0;
+	if (g->ptype_len != 8 || memcmp(g->ptype, "consumer", 8) != 0)
+		return;
+	for (i = 0; i < nmembers(s); i++) {
+		if (!active(group_member_at(s, g, i)) ||
+		    kgroup_member_metadata(s, g, i, &meta, &len) == -1 ||
+		    len < 6 || (int16_t)get16(meta) < 0)
+			continue;
+		n = get32(meta + 2);
+		for (k = 0, off = 6; k < n && len - off >= 2; k++) {
+			l = get16(meta + off);
+			if (l > len - off - 2)
+				break;
+			t = shm_topic_find(s, (const char *)meta + off + 2, l);
+			off += 2 + l;
+			if (t < 0)
+				continue;
+			for (j = 0; j < g->ntopics; j++)
+				if (g->topics[j].topic == (uint32_t)t)
+					break;
+			if (j < g->ntopics || g->ntopics == GROUP_TOPICS_MAX)
+				continue;
+			g->topics[j].topic = (uint32_t)t;
+			g->topics[j].partitions = 0;	/* Kafka clients see counts themselves */
+			g->topics[j].incarnation = group_topic_incarnation(s,
+			    (uint32_t)t);
+			g->ntopics++;
+		}
+	}
+}
+
+/* Was a topic of the generation's subscription deleted since it formed? */
+static int
+subscription_gone(struct shm *s, struct shm_group *g)
+{
+	uint32_t k;
+
+	for (k = 0; k < g->ntopics && k < GROUP_TOPICS_MAX; k++)
+		if (group_topic_incarnation(s, g->topics[k].topic) !=
+		    g->topics[k].incarnation)
+			return 1;
+	return 0;
+}
+
 /* The join phase is over: who rejoined forms generation + 1. */
 static void
 complete(struct shm *s, struct shm_group *g, int64_t now)
@@ -230,6 +290,7 @@ complete(struct shm *s, struct shm_group *g, int64_t now)
 			    MEMBER_FREE, memory_order_release);
 		g->leader = -1;
 		g->proto_len = 0;
+		g->ntopics = 0;
 		g->state = GROUP_EMPTY;
 		return;
 	}
@@ -249,6 +310,7 @@ complete(struct shm *s, struct shm_group *g, int64_t now)
 		m->last_seen_ms = now;
 		m->assign_len = 0;
 	}
+	subscription_record(s, g);
 	g->state = GROUP_AWAITING_SYNC;
 }
 
@@ -282,6 +344,10 @@ kgroup_tick(struct shm *s, struct shm_group *g, int64_t now,
 		if (now - m->last_seen_ms > m->session_timeout_ms)
 			member_remove(s, g, i, now, gp);
 	}
+	/* As Kafka's coordinator drops a deleted topic's offsets: rejoin. */
+	if ((g->state == GROUP_STABLE || g->state == GROUP_AWAITING_SYNC) &&
+	    subscription_gone(s, g))
+		prepare(s, g, now, gp);
 	if (g->state == GROUP_REBALANCING) {
 		all = !g->initial;
 		for (i = 0; all && i < nmembers(s); i++) {
@@ -441,6 +507,7 @@ kgroup_join(struct shm *s, struct shm_group *g, const struct kgroup_join_in *in,
 		g->state = GROUP_EMPTY;
 		g->leader = -1;
 		g->initial = 0;
+		g->ntopics = 0;		/* a native subscription means nothing here */
 		g->kind = GROUP_KIND_KAFKA;
 	}
 	(void)kgroup_tick(s, g, now, gp);
@@ -664,6 +731,21 @@ kgroup_leave(struct shm *s, struct shm_group *g, const char *id, size_t len,
 		return KERR_UNKNOWN_MEMBER_ID;
 	member_remove(s, g, (uint32_t)idx, now, gp);
 	(void)group_tick(s, g, now, gp);
+	return KERR_NONE;
+}
+
+int16_t
+kgroup_commit_topic(struct shm *s, struct shm_group *g, int topic)
+{
+	uint32_t k;
+
+	if (g->kind != GROUP_KIND_KAFKA || topic < 0)
+		return KERR_NONE;
+	for (k = 0; k < g->ntopics && k < GROUP_TOPICS_MAX; k++)
+		if (g->topics[k].topic == (uint32_t)topic &&
+		    group_topic_incarnation(s, (uint32_t)topic) !=
+		    g->topics[k].incarnation)
+			return KERR_UNKNOWN_TOPIC_OR_PARTITION;
 	return KERR_NONE;
 }
 

@@ -11,7 +11,9 @@
  *     protocol)
  *   AWAITING_SYNC --the leader's SyncGroup--> STABLE
  *   STABLE / AWAITING_SYNC --a new member, a leave, an expiry, the
- *     leader's or a changed member's rejoin--> REBALANCING
+ *     leader's or a changed member's rejoin, a topic of the members'
+ *     "consumer" subscriptions deleted (even if created again)-->
+ *     REBALANCING
  *
  * Unlike the native machine, the generation grows when a join phase
  * completes (as Kafka's), so a member's generation is the one its
@@ -108,6 +110,13 @@ int16_t	kgroup_leave(struct shm *s, struct shm_group *g, const char *id,
 int16_t	kgroup_commit_check(struct shm *s, struct shm_group *g,
 	    const char *id, size_t len, int32_t generation, int64_t now,
 	    const struct group_params *gp);
+/*
+ * After kgroup_commit_check() of a member: may it commit into topic
+ * (index)?  UNKNOWN_TOPIC_OR_PARTITION when its generation subscribed
+ * the topic and it was deleted since (even if created again under its
+ * name: the old topic's offsets mean nothing in the new one).
+ */
+int16_t	kgroup_commit_topic(struct shm *s, struct shm_group *g, int topic);
 
 /* For shm/group.c: the Kafka machine's group_tick() and repair. */
 int	kgroup_tick(struct shm *s, struct shm_group *g, int64_t now,

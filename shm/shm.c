@@ -566,7 +566,7 @@ shm_topic_delete_begin(struct shm *s, const char *name, size_t len)
 	struct shm_topic *t;
 	struct shm_partition *p;
 	uint32_t i;
-	int ti;
+	int ti, locked;
 
 	if (shm_lock(&s->hdr->dir_lock) == -1)
 		return -1;
@@ -583,11 +583,19 @@ shm_topic_delete_begin(struct shm *s, const char *name, size_t len)
 		if (t->first_part + i >= s->hdr->limits.max_partitions)
 			break;
 		p = &s->parts[t->first_part + i];
-		if (ring_lock(s, p) == -1)
-			continue;	/* the writer marks it again */
+		/*
+		 * The lock waits out an append half-way into the ring.  It
+		 * fails only when nobody can take it any more (its owner died
+		 * and a locker let go without making it consistent:
+		 * ENOTRECOVERABLE), so no append is in it nor can enter:
+		 * marked all the same, as groups and parked requests go by
+		 * the incarnation.
+		 */
+		locked = ring_lock(s, p) == 0;
 		atomic_store_explicit(&p->dead, 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&p->incarnation, 1, memory_order_release);
-		shm_unlock(&p->lock);
+		if (locked)
+			shm_unlock(&p->lock);
 	}
 	return ti;
 }
@@ -610,7 +618,20 @@ shm_topic_delete_end(struct shm *s, int ti)
 			atomic_store_explicit(&p->dead, 1, memory_order_relaxed);
 			shm_part_reset(s, p, (uint32_t)ti, (int32_t)i);
 			shm_unlock(&p->lock);
+			continue;
 		}
+		/*
+		 * A lock nobody can take (see shm_topic_delete_begin): nobody
+		 * is in the ring either.  Reset the slot, then give it a new
+		 * lock, last, so that a topic created in it can take appends;
+		 * an append that resolved the old topic and locks it now
+		 * finds the slot dead.
+		 */
+		if (atomic_load(&p->dead) == 0)
+			atomic_fetch_add(&p->incarnation, 1);
+		atomic_store_explicit(&p->dead, 1, memory_order_relaxed);
+		shm_part_reset(s, p, (uint32_t)ti, (int32_t)i);
+		(void)robust_mutex_init(&p->lock);
 	}
 	atomic_store_explicit(&t->state, TOPIC_FREE, memory_order_release);
 }

@@ -247,13 +247,16 @@ int	shm_topic_find(struct shm *s, const char *name, size_t len);	/* index or -1 
 int	shm_topic_create(struct shm *s, const char *name, size_t len, int32_t n, int *idx);
 /*
  * Worker: start deleting a READY topic (state DELETING; the writer does
- * the rest).  Its index, or -1 with ENOENT when no READY topic has that
- * name.
+ * the rest).  When it returns, every partition is dead and its
+ * incarnation bumped: nothing enters any more, also through a partition
+ * lock that cannot be taken (ENOTRECOVERABLE).  Its index, or -1 with
+ * ENOENT when no READY topic has that name.
  */
 int	shm_topic_delete_begin(struct shm *s, const char *name, size_t len);
 /*
  * Writer, after it removed the files: reset topic ti's partition slots
- * to empty and store FREE, so a later create can reuse the entry.
+ * to empty (a slot whose lock cannot be taken gets a new one) and store
+ * FREE, so a later create can reuse the entry.
  */
 void	shm_topic_delete_end(struct shm *s, int ti);
 struct shm_partition *shm_partition(struct shm *s, int topic, int32_t partition);

@@ -453,6 +453,7 @@ conn_detach(struct conn *c)
 {
 	struct req *r;
 	uint8_t *copy;
+	size_t before, more;
 	uint32_t i;
 
 	for (i = 0; i < c->nreq; i++) {
@@ -465,8 +466,22 @@ conn_detach(struct conn *c)
 			memcpy(copy, r->payload, r->payload_len);
 		r->payload = copy;
 		r->detached = 1;
-		if (r->dec != NULL && conn_h_redecode(c, r) == -1)
+		if (r->dec == NULL)
+			continue;
+		before = c->arena_bytes;
+		if (conn_h_redecode(c, r) == -1)
 			return -1;
+		/*
+		 * A decoder charges the payload's length for what its codec
+		 * takes from the arena unseen by conn_alloc; the first decode
+		 * did, and the copy is charged above.  Charged again, a
+		 * request held three times its size against
+		 * max_buffered_bytes and the connection stopped taking
+		 * requests early.  Only what the redecode took past that
+		 * estimate (conn_alloc'ed parts) still counts.
+		 */
+		more = c->arena_bytes - before;
+		c->arena_bytes -= more < r->payload_len ? more : r->payload_len;
 	}
 	return 0;
 }

@@ -40,13 +40,18 @@
 static int	api_versions_decode(struct conn *, struct req *);
 static void	api_versions_exec(struct worker *, struct conn *, struct req *);
 static void	api_versions_emit(struct worker *, struct conn *, struct req *);
+static void	init_pid_exec(struct worker *, struct conn *, struct req *);
 static int	metadata_decode(struct conn *, struct req *);
 static void	metadata_exec(struct worker *, struct conn *, struct req *);
 static void	metadata_emit(struct worker *, struct conn *, struct req *);
 
 /*
  * What the Kafka listener serves: a subset of the codec's table
- * (proto/kafka/kapi.c), and what ApiVersions advertises.
+ * (proto/kafka/kapi.c), and what ApiVersions advertises.  The permission
+ * column is what the operation checks: per topic (Produce, Fetch,
+ * ListOffsets, the admin APIs) or per group (auth_group()), each in its
+ * own answer's shape; InitProducerId names neither and is checked here
+ * (init_pid_exec).
  */
 static const struct api_row kafka_rows[] = {
 	{ KAPI_PRODUCE, 0, 7, "Produce", AUTH_PRODUCE,
@@ -55,7 +60,8 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_FETCH, 4, 10, "Fetch", AUTH_CONSUME,
 	    kafka_fetch_decode, kafka_fetch_exec, native_poll,
 	    kafka_fetch_emit, native_release, ERRBODY_NONE },
-	{ KAPI_LIST_OFFSETS, 1, 2, "ListOffsets", AUTH_CONSUME,
+	/* Either: Kafka's Describe, which Write and Read imply. */
+	{ KAPI_LIST_OFFSETS, 1, 2, "ListOffsets", AUTH_PRODUCE | AUTH_CONSUME,
 	    kafka_list_offsets_decode, kafka_list_offsets_exec, NULL,
 	    kafka_list_offsets_emit, NULL, ERRBODY_NONE },
 	{ KAPI_METADATA, 0, 4, "Metadata", 0,
@@ -64,7 +70,7 @@ static const struct api_row kafka_rows[] = {
 	    api_versions_decode, api_versions_exec, NULL, api_versions_emit,
 	    NULL, ERRBODY_NONE },
 	{ KAPI_INIT_PRODUCER_ID, 0, 1, "InitProducerId", AUTH_PRODUCE,
-	    kafka_decode_body, kafka_init_pid_exec, NULL, kafka_init_pid_emit,
+	    kafka_decode_body, init_pid_exec, NULL, kafka_init_pid_emit,
 	    NULL, ERRBODY_NONE },
 	/* Groups: worker/kafka_group.c. */
 	{ KAPI_FIND_COORDINATOR, 0, 0, "FindCoordinator", 0,
@@ -110,6 +116,35 @@ static const struct api_row kafka_rows[] = {
 	    kafka_sasl_auth_emit, NULL, ERRBODY_NONE },
 };
 #define KAFKA_NROWS	(sizeof(kafka_rows) / sizeof(kafka_rows[0]))
+
+/*
+ * InitProducerId needs its row's permission, to produce to some topic
+ * (as Kafka 2.8 asks Write on some topic, or IdempotentWrite on the
+ * cluster): else CLUSTER_AUTHORIZATION_FAILED, no producer id taken
+ * from the shared table, and one line (auth_gate(), as the native
+ * INIT_PRODUCER).
+ */
+static void
+init_pid_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct kinit_pid_resp *s;
+
+	if (auth_gate(c, k->row->perm, API_INIT_PRODUCER) == ERR_NONE) {
+		kafka_init_pid_exec(w, c, r);
+		return;
+	}
+	r->state = REQ_DONE;
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL) {
+		c->dead = 1;
+		return;
+	}
+	memset(s, 0, sizeof(*s));
+	s->error = KERR_CLUSTER_AUTHORIZATION_FAILED;
+	s->producer_id = -1;
+	s->producer_epoch = -1;
+	k->kst = s;
+}
 
 void
 kafka_conn_init(struct conn *c)

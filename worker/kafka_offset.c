@@ -104,7 +104,9 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 				pe[j].error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
 			else if (cp->offset < 0)
 				pe[j].error = KERR_OFFSET_OUT_OF_RANGE;
-			else {
+			else if ((pe[j].error = kgroup_commit_topic(w->shm, g,
+			    shm_topic_find(w->shm, q->topics[i].name.p,
+			    (size_t)q->topics[i].name.len))) == KERR_NONE) {
 				group_offset_set(w->shm, g, slot, cp->offset);
 				committed = 1;
 			}

@@ -28,7 +28,8 @@
 
 /*
  * Allocate r->dec (once: a redecode reuses it) and account the payload's
- * arena use; the decoder's 0 or -1.
+ * arena use (once per request: conn_detach takes a redecode's back);
+ * the decoder's 0 or -1.
  */
 #define DECODE(c, r, type, call) do {					\
 	if ((r)->dec == NULL &&						\

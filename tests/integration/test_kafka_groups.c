@@ -17,7 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clients/flume.h"
 #include "proto/kafka/kapi.h"
+#include "proto/msg.h"
 #include "proto/wire.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
@@ -730,6 +732,211 @@ test_wire_errors(void)
 	close(fd);
 }
 
+/* Send a raw request; its answer's body (malloc'ed, *n bytes) or NULL. */
+static uint8_t *
+kraw_body(int fd, int16_t key, int16_t version, int32_t corr,
+    const struct wbuf *body, size_t *n)
+{
+	struct wbuf wb;
+	uint8_t *p = NULL;
+	uint32_t id = 0;
+
+	wbuf_init(&wb);
+	kraw(&wb, key, version, corr, body);
+	if (support_send(fd, wb.buf, wb.len) != 0 ||
+	    support_recv(fd, 10000, &id, &p, n) != 1 || id != (uint32_t)corr) {
+		free(p);
+		p = NULL;
+	}
+	wbuf_free(&wb);
+	return p;
+}
+
+/*
+ * JoinGroup v1 of group "kdt" for member (empty: new), subscribed to
+ * topic "kdt" in the consumer protocol's Subscription v0.  The error;
+ * *gen and id (MEMBER_ID_MAX + 1) from the answer.
+ */
+static int
+kdt_join(int fd, struct wbuf *b, int32_t corr, const char *member,
+    int32_t *gen, char *id)
+{
+	struct wbuf meta;
+	struct rbuf rb;
+	const char *s;
+	uint8_t *p;
+	size_t n, l;
+	int rc = -1000;
+
+	wbuf_init(&meta);
+	wbuf_i16(&meta, 0);		/* Subscription v0 */
+	wbuf_i32(&meta, 1);
+	wbuf_str(&meta, "kdt", 3);
+	wbuf_bytes(&meta, NULL, 0);	/* user data: empty */
+	wbuf_reset(b);
+	wbuf_str(b, "kdt", 3);
+	wbuf_i32(b, 10000);
+	wbuf_i32(b, 10000);
+	wbuf_str(b, member, strlen(member));
+	wbuf_str(b, "consumer", 8);
+	wbuf_i32(b, 1);
+	wbuf_str(b, "range", 5);
+	wbuf_bytes(b, meta.buf, (int32_t)meta.len);
+	wbuf_free(&meta);
+	if ((p = kraw_body(fd, KAPI_JOIN_GROUP, 1, corr, b, &n)) == NULL)
+		return rc;
+	rbuf_init(&rb, p, n);
+	rc = rbuf_i16(&rb);
+	*gen = rbuf_i32(&rb);
+	(void)rbuf_str(&rb, &l);	/* protocol */
+	(void)rbuf_str(&rb, &l);	/* leader */
+	s = rbuf_str(&rb, &l);
+	if (rb.err || s == NULL || l > MEMBER_ID_MAX)
+		rc = -1000;
+	else {
+		memcpy(id, s, l);
+		id[l] = '\0';
+	}
+	free(p);
+	return rc;
+}
+
+/* SyncGroup v0 of the leader id, assigning itself kdt's partition 0. */
+static int
+kdt_sync(int fd, struct wbuf *b, int32_t corr, const char *id, int32_t gen)
+{
+	struct wbuf as;
+
+	wbuf_init(&as);
+	wbuf_i16(&as, 0);		/* Assignment v0 */
+	wbuf_i32(&as, 1);
+	wbuf_str(&as, "kdt", 3);
+	wbuf_i32(&as, 1);
+	wbuf_i32(&as, 0);
+	wbuf_bytes(&as, NULL, 0);
+	wbuf_reset(b);
+	wbuf_str(b, "kdt", 3);
+	wbuf_i32(b, gen);
+	wbuf_str(b, id, strlen(id));
+	wbuf_i32(b, 1);
+	wbuf_str(b, id, strlen(id));
+	wbuf_bytes(b, as.buf, (int32_t)as.len);
+	wbuf_free(&as);
+	return kraw_call(fd, KAPI_SYNC_GROUP, 0, corr, b, 0);
+}
+
+static int
+kdt_heartbeat(int fd, struct wbuf *b, int32_t corr, const char *id,
+    int32_t gen)
+{
+	wbuf_reset(b);
+	wbuf_str(b, "kdt", 3);
+	wbuf_i32(b, gen);
+	wbuf_str(b, id, strlen(id));
+	return kraw_call(fd, KAPI_HEARTBEAT, 0, corr, b, 0);
+}
+
+/* OffsetCommit v2 of kdt/0 at off: the partition's error, or -1000. */
+static int
+kdt_commit(int fd, struct wbuf *b, int32_t corr, const char *id,
+    int32_t gen, int64_t off)
+{
+	struct rbuf rb;
+	uint8_t *p;
+	size_t n, l;
+	int rc = -1000;
+
+	wbuf_reset(b);
+	wbuf_str(b, "kdt", 3);
+	wbuf_i32(b, gen);
+	wbuf_str(b, id, strlen(id));
+	wbuf_i64(b, -1);		/* retention: the broker's */
+	wbuf_i32(b, 1);
+	wbuf_str(b, "kdt", 3);
+	wbuf_i32(b, 1);
+	wbuf_i32(b, 0);
+	wbuf_i64(b, off);
+	wbuf_str(b, "", 0);
+	if ((p = kraw_body(fd, KAPI_OFFSET_COMMIT, 2, corr, b, &n)) == NULL)
+		return rc;
+	rbuf_init(&rb, p, n);
+	if (rbuf_i32(&rb) == 1 && rbuf_str(&rb, &l) != NULL && l == 3 &&
+	    rbuf_i32(&rb) == 1 && rbuf_i32(&rb) == 0)
+		rc = rbuf_i16(&rb);
+	if (rb.err)
+		rc = -1000;
+	free(p);
+	return rc;
+}
+
+/*
+ * A topic a Kafka member subscribed to is deleted and created again
+ * under its name (same entry, same slot, same partition count).  As a
+ * Kafka coordinator drops the offsets of a deleted topic, the member's
+ * generation must not go on committing the old topic's offsets into the
+ * new one: its heartbeat says REBALANCE_IN_PROGRESS, its commit of the
+ * old generation gets UNKNOWN_TOPIC_OR_PARTITION and stores nothing;
+ * once it rejoins (generation + 1) it commits into the new topic.
+ */
+static void
+test_deleted_topic_member(void)
+{
+	struct flume_client *c;
+	struct flumed k = d;
+	struct wbuf b;
+	char id[MEMBER_ID_MAX + 1], id2[MEMBER_ID_MAX + 1];
+	int32_t gen = -1, gen2 = -1, n = 0;
+	int64_t off = -2;
+	int fd;
+
+	c = flume_connect(d.broker);
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT_EQUAL_FATAL(flume_create_topic(c, "kdt", 1, &n), 0);
+	k.port = kport;
+	CU_ASSERT_FATAL((fd = support_connect(&k)) >= 0);
+	wbuf_init(&b);
+	CU_ASSERT_EQUAL_FATAL(kdt_join(fd, &b, 1, "", &gen, id), KERR_NONE);
+	CU_ASSERT(gen >= 1);
+	CU_ASSERT_EQUAL_FATAL(kdt_sync(fd, &b, 2, id, gen), KERR_NONE);
+	CU_ASSERT_EQUAL(kdt_heartbeat(fd, &b, 3, id, gen), KERR_NONE);
+	CU_ASSERT_EQUAL(kdt_commit(fd, &b, 4, id, gen, 5), KERR_NONE);
+	CU_ASSERT_EQUAL(flume_committed_offset(c, "kdt", "kdt", 0, &off), 0);
+	CU_ASSERT_EQUAL(off, 5);
+
+	CU_ASSERT_EQUAL_FATAL(flume_delete_topic(c, "kdt", &n), 0);
+	CU_ASSERT_EQUAL(n, 1);
+	/* Gone: nothing to commit into. */
+	CU_ASSERT_EQUAL(kdt_commit(fd, &b, 5, id, gen, 5),
+	    KERR_UNKNOWN_TOPIC_OR_PARTITION);
+	CU_ASSERT_EQUAL_FATAL(flume_create_topic(c, "kdt", 1, &n), 0);
+	off = -2;
+	CU_ASSERT_EQUAL(flume_committed_offset(c, "kdt", "kdt", 0, &off), 0);
+	CU_ASSERT_EQUAL(off, -1);
+
+	/* Created again: the old generation's member is told to rejoin. */
+	CU_ASSERT_EQUAL(kdt_heartbeat(fd, &b, 6, id, gen),
+	    KERR_REBALANCE_IN_PROGRESS);
+	CU_ASSERT_EQUAL(kdt_commit(fd, &b, 7, id, gen, 5),
+	    KERR_UNKNOWN_TOPIC_OR_PARTITION);
+	off = -2;
+	CU_ASSERT_EQUAL(flume_committed_offset(c, "kdt", "kdt", 0, &off), 0);
+	CU_ASSERT_EQUAL(off, -1);
+
+	/* It rejoins: generation + 1 on the new topic, commits again. */
+	CU_ASSERT_EQUAL(kdt_join(fd, &b, 8, id, &gen2, id2), KERR_NONE);
+	CU_ASSERT_STRING_EQUAL(id2, id);
+	CU_ASSERT_EQUAL(gen2, gen + 1);
+	CU_ASSERT_EQUAL(kdt_sync(fd, &b, 9, id, gen2), KERR_NONE);
+	CU_ASSERT_EQUAL(kdt_heartbeat(fd, &b, 10, id, gen2), KERR_NONE);
+	CU_ASSERT_EQUAL(kdt_commit(fd, &b, 11, id, gen2, 2), KERR_NONE);
+	off = -2;
+	CU_ASSERT_EQUAL(flume_committed_offset(c, "kdt", "kdt", 0, &off), 0);
+	CU_ASSERT_EQUAL(off, 2);
+	wbuf_free(&b);
+	close(fd);
+	flume_close(c);
+}
+
 TEST_SUITE("kafka_groups", setup, teardown,
     { "two kcat -G members split 4 partitions; a rerun prints nothing", test_kcat_members_split_then_rerun_prints_nothing },
     { "kill -9 of a member moves its partitions within the session", test_kcat_member_killed_moves_partitions },
@@ -740,4 +947,5 @@ TEST_SUITE("kafka_groups", setup, teardown,
     { "a Kafka member of a native group is refused", test_native_member_refuses_kafka_member },
     { "workers killed during a rebalance: it settles, nothing skipped", test_worker_killed_during_rebalance },
     { "kafka-python's KafkaAdminClient creates topics and lists groups", test_kafka_python_admin_creates_and_lists },
-    { "raw frames: 10 (metadata over the bound, logged), 25, 26", test_wire_errors });
+    { "raw frames: 10 (metadata over the bound, logged), 25, 26", test_wire_errors },
+    { "a deleted and re-created topic ends its member's generation", test_deleted_topic_member });

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proto/batch.h"
 #include "proto/bytes.h"
 #include "proto/msg.h"
 #include "proto/wire.h"
@@ -291,6 +292,126 @@ test_client_that_never_reads(void)
 	stop_broker();
 }
 
+/* A native frame of api, id and payload wb, appended to all. */
+static void
+frame_add(struct wbuf *all, uint16_t api, uint32_t id, const struct wbuf *wb)
+{
+	wbuf_i32(all, (int32_t)wb->len + 6);
+	wbuf_i16(all, (int16_t)api);
+	wbuf_i32(all, (int32_t)id);
+	wbuf_raw(all, wb->buf, wb->len);
+}
+
+/* A PRODUCE (acks=1) of one record of vlen bytes to topic/0, in wb. */
+static void
+produce_big(struct wbuf *wb, const char *topic, size_t vlen)
+{
+	struct batch_builder bb;
+	const uint8_t *batch;
+	char *v;
+	size_t blen;
+
+	v = malloc(vlen);
+	CU_ASSERT_FATAL(v != NULL);
+	memset(v, 'v', vlen);
+	batch_builder_init(&bb);
+	CU_ASSERT_EQUAL_FATAL(batch_builder_add(&bb, 1700000000000LL, NULL, -1,
+	    v, (int32_t)vlen, NULL, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(batch_builder_close(&bb, &batch, &blen), 0);
+	wbuf_reset(wb);
+	wbuf_i8(wb, 1);
+	wbuf_i32(wb, 5000);
+	wbuf_i32(wb, 1);
+	wbuf_str(wb, topic, strlen(topic));
+	wbuf_i32(wb, 0);
+	wbuf_bytes(wb, batch, (int32_t)blen);
+	batch_builder_free(&bb);
+	free(v);
+}
+
+/*
+ * max_buffered_bytes counts what a connection's arena holds.  Three
+ * 60 KB produces wait behind a long-poll fetch (answers go in order);
+ * the client's next request makes the broker copy them into the arena
+ * (they leave the read buffer) and decode them again.  Each is charged
+ * its payload once for its decode and once for its copy, 360 KB in all:
+ * under 400K, so the next request is taken at once, not after the
+ * fetch's 6 s.  (Charged for every decode, they came to 540 KB and the
+ * connection stopped taking requests until the fetch was answered.)
+ */
+static void
+test_buffered_detached_requests(void)
+{
+	struct wbuf wb, all;
+	uint8_t *p = NULL;
+	uint64_t before, now = 0;
+	long long deadline;
+	size_t len;
+	uint32_t id, i;
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(flumed_start(&d, "max_buffered_bytes = 400K\n"),
+	    0);
+	CU_ASSERT_EQUAL_FATAL(create_topic("quiet", 1), 0);
+	CU_ASSERT_EQUAL_FATAL(create_topic("big", 1), 0);
+	fd = support_connect_served(&d, 5000);
+	CU_ASSERT_FATAL(fd != -1);
+	wbuf_init(&wb);
+	wbuf_init(&all);
+	wbuf_i32(&wb, 6000);		/* max_wait_ms */
+	wbuf_i32(&wb, 1);		/* min_bytes */
+	wbuf_i32(&wb, 1 << 20);
+	wbuf_i32(&wb, 1);
+	wbuf_str(&wb, "quiet", 5);
+	wbuf_i32(&wb, 0);
+	wbuf_i64(&wb, 0);
+	wbuf_i32(&wb, 1 << 20);
+	frame_add(&all, API_FETCH, 1, &wb);
+	produce_big(&wb, "big", 60000);
+	for (i = 2; i <= 4; i++)
+		frame_add(&all, API_PRODUCE, i, &wb);
+	before = flumed_requests_taken(&d);
+	CU_ASSERT_FATAL(before != UINT64_MAX);
+	CU_ASSERT_EQUAL_FATAL(support_send(fd, all.buf, all.len), 0);
+	deadline = support_now_ms() + 3000;
+	while ((now = flumed_requests_taken(&d)) - before < 4 &&
+	    support_now_ms() < deadline)
+		usleep(10 * 1000);	/* polling a condition, bounded above */
+	CU_ASSERT_EQUAL_FATAL(now - before, 4);
+
+	/* One more: its read detaches the three produces. */
+	wbuf_reset(&all);
+	frame_add(&all, API_PRODUCE, 5, &wb);
+	CU_ASSERT_EQUAL_FATAL(support_send(fd, all.buf, all.len), 0);
+	deadline = support_now_ms() + 3000;
+	while ((now = flumed_requests_taken(&d)) - before < 5 &&
+	    support_now_ms() < deadline)
+		usleep(10 * 1000);	/* polling a condition, bounded above */
+	CU_ASSERT_EQUAL(now - before, 5);
+
+	/* The fetch at its max_wait, empty; then the produces in order. */
+	CU_ASSERT_EQUAL_FATAL(support_recv(fd, 10000, &id, &p, &len), 1);
+	CU_ASSERT_EQUAL(id, 1);
+	CU_ASSERT(len >= 2 && be16_get(p) == 0);
+	free(p);
+	for (i = 2; i <= 5; i++) {
+		p = NULL;
+		CU_ASSERT_EQUAL_FATAL(support_recv(fd, 10000, &id, &p, &len), 1);
+		CU_ASSERT_EQUAL(id, i);
+		/* [error][count 1][error][base_offset][log_start] */
+		CU_ASSERT_EQUAL_FATAL(len, 2 + 4 + 2 + 8 + 8);
+		CU_ASSERT_EQUAL(be16_get(p), 0);
+		CU_ASSERT_EQUAL(be32_get(p + 2), 1);
+		CU_ASSERT_EQUAL(be16_get(p + 6), 0);
+		CU_ASSERT_EQUAL((int64_t)be64_get(p + 8), (int64_t)(i - 2));
+		free(p);
+	}
+	wbuf_free(&wb);
+	wbuf_free(&all);
+	close(fd);
+	stop_broker();
+}
+
 static void
 test_frame_size(void)
 {
@@ -405,6 +526,8 @@ TEST_SUITE("limits", NULL, teardown,
     { "max_inflight_per_connection", test_inflight_per_connection },
     { "max_buffered_bytes: a client that never reads",
 	test_client_that_never_reads },
+    { "max_buffered_bytes: a request copied and decoded again counts once",
+	test_buffered_detached_requests },
     { "max_request_bytes checked on the size field", test_frame_size },
     { "max_topics and max_partitions", test_topics_and_partitions },
     { "idle_timeout_ms", test_idle_timeout },

@@ -632,6 +632,135 @@ test_raw_group_authorization(void)
 	close(fd);
 }
 
+/* The answer to corr (malloc'ed in *p, *n bytes); 0, or -1. */
+static int
+kanswer(int fd, int32_t corr, uint8_t **p, size_t *n)
+{
+	uint32_t id;
+
+	*p = NULL;
+	if (support_recv(fd, 10000, &id, p, n) != 1 || id != (uint32_t)corr) {
+		free(*p);
+		*p = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* The error after [i32 1][str name] at off in p, or -1. */
+static int
+kname_error(const uint8_t *p, size_t n, size_t off, const char *name)
+{
+	size_t l = strlen(name);
+
+	if (n < off + 4 + 2 + l + 2 || be32_get(p + off) != 1 ||
+	    be16_get(p + off + 4) != l || memcmp(p + off + 6, name, l) != 0)
+		return -1;
+	return (int16_t)be16_get(p + off + 6 + l);
+}
+
+/*
+ * Every Kafka API whose table row asks for a permission refuses a user
+ * without it, with Kafka's code for it: bob may only consume (no
+ * InitProducerId: 31, no CreateTopics or DeleteTopics: 29), dave may
+ * only produce (no Fetch: 29; ListOffsets is Describe, which Write
+ * implies).  Produce and the group APIs are checked above.
+ */
+static void
+test_raw_api_permissions(void)
+{
+	uint8_t b[256], *p = NULL;
+	size_t n = 0;
+	int fd, before;
+
+	CU_ASSERT_FATAL((fd = kconnect(kport)) >= 0);
+	CU_ASSERT_FATAL(kplain(fd, "bob", "bob-pw") == 0);
+	before = flumed_log_count(&d, "user bob: access denied: INIT_PRODUCER");
+	be16_put(b, 0xffff);		/* transactional id: null */
+	be32_put(b + 2, 60000);
+	CU_ASSERT_EQUAL(ksend(fd, KAPI_INIT_PRODUCER_ID, 0, 1, b, 6), 0);
+	CU_ASSERT_EQUAL_FATAL(kanswer(fd, 1, &p, &n), 0);
+	/* [throttle][error][producer id][epoch] */
+	CU_ASSERT_EQUAL_FATAL(n, 4 + 2 + 8 + 2);
+	CU_ASSERT_EQUAL((int16_t)be16_get(p + 4),
+	    KERR_CLUSTER_AUTHORIZATION_FAILED);
+	CU_ASSERT_EQUAL((int64_t)be64_get(p + 6), -1);
+	CU_ASSERT_EQUAL((int16_t)be16_get(p + 14), -1);
+	free(p);
+	CU_ASSERT_EQUAL(flumed_wait_log(&d, "user bob: access denied: "
+	    "INIT_PRODUCER", before + 1, 5000), before + 1);
+
+	be32_put(b, 1);
+	n = 4;
+	kput_str(b, &n, "bobt");
+	be32_put(b + n, 1);		/* partitions */
+	be16_put(b + n + 4, 1);		/* replication factor */
+	be32_put(b + n + 6, 0);		/* assignments */
+	be32_put(b + n + 10, 0);	/* configs */
+	be32_put(b + n + 14, 5000);
+	CU_ASSERT_EQUAL(ksend(fd, KAPI_CREATE_TOPICS, 0, 2, b, n + 18), 0);
+	CU_ASSERT_EQUAL_FATAL(kanswer(fd, 2, &p, &n), 0);
+	CU_ASSERT_EQUAL(kname_error(p, n, 0, "bobt"),
+	    KERR_TOPIC_AUTHORIZATION_FAILED);
+	free(p);
+
+	be32_put(b, 1);
+	n = 4;
+	kput_str(b, &n, "s2");
+	be32_put(b + n, 5000);
+	CU_ASSERT_EQUAL(ksend(fd, KAPI_DELETE_TOPICS, 0, 3, b, n + 4), 0);
+	CU_ASSERT_EQUAL_FATAL(kanswer(fd, 3, &p, &n), 0);
+	CU_ASSERT_EQUAL(kname_error(p, n, 0, "s2"),
+	    KERR_TOPIC_AUTHORIZATION_FAILED);
+	free(p);
+	close(fd);
+
+	CU_ASSERT_FATAL((fd = kconnect(kport)) >= 0);
+	CU_ASSERT_FATAL(kplain(fd, "dave", "dave-pw") == 0);
+	/* Fetch v4: replica, max wait, min and max bytes, isolation. */
+	be32_put(b, (uint32_t)-1);
+	be32_put(b + 4, 0);
+	be32_put(b + 8, 1);
+	be32_put(b + 12, 1 << 20);
+	b[16] = 0;
+	be32_put(b + 17, 1);
+	n = 21;
+	kput_str(b, &n, "s1");
+	be32_put(b + n, 1);
+	be32_put(b + n + 4, 0);		/* partition */
+	be64_put(b + n + 8, 0);		/* offset */
+	be32_put(b + n + 16, 1 << 20);
+	CU_ASSERT_EQUAL(ksend(fd, KAPI_FETCH, 4, 4, b, n + 20), 0);
+	CU_ASSERT_EQUAL_FATAL(kanswer(fd, 4, &p, &n), 0);
+	/* [throttle][1][s1][1][partition 0][error] */
+	CU_ASSERT_FATAL(n >= 4 + 4 + 4 + 4 + 4 + 2);
+	CU_ASSERT_EQUAL(be32_get(p + 4), 1);
+	CU_ASSERT_EQUAL(memcmp(p + 8, "\0\2s1", 4), 0);
+	CU_ASSERT_EQUAL(be32_get(p + 12), 1);
+	CU_ASSERT_EQUAL(be32_get(p + 16), 0);
+	CU_ASSERT_EQUAL((int16_t)be16_get(p + 20),
+	    KERR_TOPIC_AUTHORIZATION_FAILED);
+	free(p);
+	/* ListOffsets v1: replica, then s1/0 at the latest offset. */
+	be32_put(b, (uint32_t)-1);
+	be32_put(b + 4, 1);
+	n = 8;
+	kput_str(b, &n, "s1");
+	be32_put(b + n, 1);
+	be32_put(b + n + 4, 0);
+	be64_put(b + n + 8, (uint64_t)-1);
+	CU_ASSERT_EQUAL(ksend(fd, KAPI_LIST_OFFSETS, 1, 5, b, n + 16), 0);
+	CU_ASSERT_EQUAL_FATAL(kanswer(fd, 5, &p, &n), 0);
+	/* [1][s1][1][partition 0][error][timestamp][offset] */
+	CU_ASSERT_FATAL(n == 4 + 4 + 4 + 4 + 2 + 8 + 8);
+	CU_ASSERT_EQUAL(memcmp(p, "\0\0\0\1\0\2s1", 8), 0);
+	CU_ASSERT_EQUAL(be32_get(p + 8), 1);
+	CU_ASSERT_EQUAL(be32_get(p + 12), 0);
+	CU_ASSERT_EQUAL((int16_t)be16_get(p + 16), KERR_NONE);
+	free(p);
+	close(fd);
+}
+
 static void
 test_random_sasl_messages(void)
 {
@@ -695,5 +824,7 @@ TEST_SUITE("sasl", setup, teardown,
     { "a consume-only user: groups on its topics only",
 	test_consume_only_user_groups },
     { "raw group requests: 30 and 29", test_raw_group_authorization },
+    { "raw requests without the API's permission: 31 and 29",
+	test_raw_api_permissions },
     { "random SASL messages", test_random_sasl_messages },
     { "workers survived", test_workers_survived });

@@ -40,7 +40,7 @@ suite_setup(void)
 	lim.max_topics = 4;
 	lim.max_partitions = 16;
 	lim.ring_size = 4096;
-	lim.max_groups = 8;
+	lim.max_groups = 10;
 	lim.max_group_members = 4;
 	lim.member_meta = META;
 	snprintf(name, sizeof(name), "/flume-test-kgroup-%ld", (long)getpid());
@@ -528,6 +528,92 @@ test_crash_repair(void)
 	CU_ASSERT_EQUAL(khb(g, a, 2, now + 240), KERR_NONE);
 }
 
+/* JoinGroup of a new member with protocol "range" carrying meta bytes. */
+static int16_t
+kjoin_meta(struct shm_group *g, char *id, const char *ptype,
+    const uint8_t *meta, size_t mlen, int64_t now, int *member, int *rdy)
+{
+	struct kgroup_proto p = { "range", 5, meta, mlen };
+	struct kgroup_join_in in;
+	struct shm_member *m;
+	int16_t err;
+
+	memset(&in, 0, sizeof(in));
+	in.member_id = "";
+	in.client_id = "rdkafka";
+	in.client_id_len = 7;
+	in.session_timeout_ms = SESSION;
+	in.rebalance_timeout_ms = REBALANCE;
+	in.ptype = ptype;
+	in.ptype_len = strlen(ptype);
+	in.nprotos = 1;
+	in.protos = &p;
+	CU_ASSERT_FATAL(group_lock(&s, g, now, &gp) == 0);
+	err = kgroup_join(&s, g, &in, now, &gp, member, rdy);
+	if (err == KERR_NONE) {
+		m = group_member_at(&s, g, (uint32_t)*member);
+		memcpy(id, m->id, m->id_len);
+		id[m->id_len] = '\0';
+	}
+	group_unlock(g);
+	return err;
+}
+
+static int16_t
+kcommit_topic(struct shm_group *g, int topic, int64_t now)
+{
+	int16_t e;
+
+	CU_ASSERT_FATAL(group_lock(&s, g, now, &gp) == 0);
+	e = kgroup_commit_topic(&s, g, topic);
+	group_unlock(g);
+	return e;
+}
+
+/*
+ * The topics of a "consumer" group's Subscriptions are kept when its
+ * generation forms: "sub" is (t2 and "nope" are not subscribed or do
+ * not exist; a truncated entry ends the list).  Deleting "sub" ends the
+ * generation (heartbeat 27) and refuses its commits into "sub" (3), not
+ * into other topics.  Another protocol type's metadata is opaque.
+ */
+static void
+test_subscription_topic_deleted(void)
+{
+	/* Subscription v1: 3 topics, the last one cut short. */
+	static const uint8_t sub[] = { 0, 1, 0, 0, 0, 3, 0, 3, 's', 'u', 'b',
+	    0, 4, 'n', 'o', 'p', 'e', 0x7f, 0xff, 'x' };
+	struct shm_group *g = new_group("gsub"), *o = new_group("gconnect");
+	char a[MEMBER_ID_MAX + 1] = "", b[MEMBER_ID_MAX + 1] = "";
+	int ma, mb, r, ti = -1;
+	int64_t now = 200000;
+
+	CU_ASSERT_EQUAL_FATAL(shm_topic_create(&s, "sub", 3, 1, &ti), ti);
+	CU_ASSERT_EQUAL(kjoin_meta(g, a, "consumer", sub, sizeof(sub), now,
+	    &ma, &r), KERR_NONE);
+	CU_ASSERT_EQUAL(kready(g, ma, a, 0, now + DELAY), 1);
+	CU_ASSERT_EQUAL(ksync(g, a, 1, NULL, 0, now + DELAY, &r), KERR_NONE);
+	CU_ASSERT_EQUAL_FATAL(g->ntopics, 1);
+	CU_ASSERT_EQUAL(g->topics[0].topic, (uint32_t)ti);
+	CU_ASSERT_EQUAL(khb(g, a, 1, now + DELAY + 10), KERR_NONE);
+	CU_ASSERT_EQUAL(kcommit_topic(g, ti, now + DELAY + 10), KERR_NONE);
+	CU_ASSERT_EQUAL(kjoin_meta(o, b, "connect", sub, sizeof(sub), now,
+	    &mb, &r), KERR_NONE);
+	CU_ASSERT_EQUAL(kready(o, mb, b, 0, now + DELAY), 1);
+	CU_ASSERT_EQUAL(ksync(o, b, 1, NULL, 0, now + DELAY, &r), KERR_NONE);
+	CU_ASSERT_EQUAL(o->ntopics, 0);
+
+	CU_ASSERT_EQUAL(shm_topic_delete_begin(&s, "sub", 3), ti);
+	CU_ASSERT_EQUAL(kcommit_topic(g, ti, now + DELAY + 20),
+	    KERR_UNKNOWN_TOPIC_OR_PARTITION);
+	CU_ASSERT_EQUAL(kcommit_topic(g, t2, now + DELAY + 20), KERR_NONE);
+	CU_ASSERT_EQUAL(khb(g, a, 1, now + DELAY + 30),
+	    KERR_REBALANCE_IN_PROGRESS);
+	CU_ASSERT_EQUAL(g->state, GROUP_REBALANCING);
+	CU_ASSERT_EQUAL(khb(o, b, 1, now + DELAY + 30), KERR_NONE);
+	shm_topic_delete_end(&s, ti);
+}
+
 TEST_SUITE("kgroup", suite_setup, suite_teardown,
     { "initial delay, extended by arrivals; leader and metadata", test_initial_delay_and_leader },
     { "protocol votes; INCONSISTENT_GROUP_PROTOCOL", test_protocol_votes_and_inconsistent },
@@ -535,4 +621,5 @@ TEST_SUITE("kgroup", suite_setup, suite_teardown,
     { "session expiry and the rebalance timeout", test_expiry_and_rebalance_timeout },
     { "metadata and assignments are bounded, not truncated", test_metadata_bound },
     { "native and Kafka members refuse each other", test_kinds_refuse_each_other },
-    { "a lock holder's death is repaired by a new generation", test_crash_repair });
+    { "a lock holder's death is repaired by a new generation", test_crash_repair },
+    { "a subscribed topic deleted ends the generation, refuses its commits", test_subscription_topic_deleted });

@@ -737,8 +737,70 @@ test_delete_reuse(void)
 	fixture_region_done(&s);
 }
 
+/*
+ * A partition lock nobody can take any more (ENOTRECOVERABLE: a locker
+ * found its owner dead and let go without making it consistent).  No
+ * append can enter, and the delete must still say so: the slot is dead,
+ * its incarnation bumped (groups and parked requests go by it), and the
+ * end of the delete gives a re-created topic a slot that works.
+ */
+static void
+test_delete_lock_broken(void)
+{
+	uint8_t *a;
+	size_t la;
+	int64_t base, next;
+	uint32_t inc;
+	pid_t pid;
+	int st;
+
+	region(R);
+	a = make_batch(3, 1, 0, 0, &la);
+	CU_ASSERT_EQUAL(ring_append(&s, p, a, la, &base, &next), 0);
+	inc = atomic_load(&p->incarnation);
+	pid = fork();
+	CU_ASSERT_FATAL(pid != -1);
+	if (pid == 0) {
+		if (shm_lock(&p->lock) != 0)
+			_exit(1);
+		_exit(0);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_mutex_lock(&p->lock), EOWNERDEAD);
+	pthread_mutex_unlock(&p->lock);
+	errno = 0;
+	CU_ASSERT_EQUAL(ring_lock(&s, p), -1);
+	CU_ASSERT_EQUAL(errno, ENOTRECOVERABLE);
+
+	CU_ASSERT_EQUAL(shm_topic_delete_begin(&s, "t", 1), 0);
+	CU_ASSERT_EQUAL(atomic_load(&p->dead), 1);
+	CU_ASSERT_EQUAL(atomic_load(&p->incarnation), inc + 1);
+	CU_ASSERT_EQUAL(ring_append_hooked(&s, p, inc, a, la, NULL, &base,
+	    &next), -1);
+	CU_ASSERT_EQUAL(tail_now(), la);
+
+	shm_topic_delete_end(&s, 0);
+	CU_ASSERT_EQUAL(atomic_load(&s.topics[0].state), TOPIC_FREE);
+	CU_ASSERT_EQUAL(atomic_load(&p->incarnation), inc + 1);
+	CU_ASSERT_EQUAL(head_now(), 0);
+	CU_ASSERT_EQUAL(tail_now(), 0);
+	CU_ASSERT_EQUAL(p->next_offset, 0);
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "t", 1, 1, NULL), 0);
+	CU_ASSERT_PTR_EQUAL(shm_partition(&s, 0, 0), p);
+	base = next = -7;
+	CU_ASSERT_EQUAL(ring_append_hooked(&s, p, inc + 1, a, la, NULL, &base,
+	    &next), 0);
+	CU_ASSERT_EQUAL(base, 0);
+	CU_ASSERT_EQUAL(next, 3);
+	CU_ASSERT_EQUAL(tail_now(), la);
+	free(a);
+	fixture_region_done(&s);
+}
+
 TEST_SUITE("ring", NULL, teardown,
 	{ "delete_reuse", test_delete_reuse },
+	{ "delete_lock_broken", test_delete_lock_broken },
 	{ "append_peek_release", test_append_peek_release },
 	{ "wrap_marker", test_wrap_marker },
 	{ "wrap_slack", test_wrap_slack },
