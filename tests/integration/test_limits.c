@@ -146,6 +146,23 @@ test_connections_total(void)
 }
 
 /*
+ * A FETCH body for topic "quiet", partition 0 from offset 0, that waits
+ * up to max_wait_ms for one byte.
+ */
+static void
+fetch_quiet(struct wbuf *wb, int32_t max_wait_ms)
+{
+	wbuf_i32(wb, max_wait_ms);
+	wbuf_i32(wb, 1);		/* min_bytes */
+	wbuf_i32(wb, 1 << 20);
+	wbuf_i32(wb, 1);
+	wbuf_str(wb, "quiet", 5);
+	wbuf_i32(wb, 0);
+	wbuf_i64(wb, 0);
+	wbuf_i32(wb, 1 << 20);
+}
+
+/*
  * Twelve long-poll FETCHes of an empty partition, pipelined, each
  * waiting 600 ms: with at most 4 in flight they take three rounds.
  */
@@ -166,14 +183,7 @@ test_inflight_per_connection(void)
 	CU_ASSERT_FATAL(fd != -1);
 	wbuf_init(&wb);
 	wbuf_init(&all);
-	wbuf_i32(&wb, 600);		/* max_wait_ms */
-	wbuf_i32(&wb, 1);		/* min_bytes */
-	wbuf_i32(&wb, 1 << 20);
-	wbuf_i32(&wb, 1);
-	wbuf_str(&wb, "quiet", 5);
-	wbuf_i32(&wb, 0);
-	wbuf_i64(&wb, 0);
-	wbuf_i32(&wb, 1 << 20);
+	fetch_quiet(&wb, 600);
 	for (i = 1; i <= 12; i++) {
 		wbuf_i32(&all, (int32_t)wb.len + 6);
 		wbuf_i16(&all, API_FETCH);
@@ -358,14 +368,7 @@ test_buffered_detached_requests(void)
 	CU_ASSERT_FATAL(fd != -1);
 	wbuf_init(&wb);
 	wbuf_init(&all);
-	wbuf_i32(&wb, 6000);		/* max_wait_ms */
-	wbuf_i32(&wb, 1);		/* min_bytes */
-	wbuf_i32(&wb, 1 << 20);
-	wbuf_i32(&wb, 1);
-	wbuf_str(&wb, "quiet", 5);
-	wbuf_i32(&wb, 0);
-	wbuf_i64(&wb, 0);
-	wbuf_i32(&wb, 1 << 20);
+	fetch_quiet(&wb, 6000);
 	frame_add(&all, API_FETCH, 1, &wb);
 	produce_big(&wb, "big", 60000);
 	for (i = 2; i <= 4; i++)
