@@ -397,10 +397,10 @@ kconsumer_new(struct kthread *t, const char *group)
 	/*
 	 * A group member: commits are answered to on_commit().  A member
 	 * that joins after the first rebalance (the broker's
-	 * group_initial_rebalance_delay_ms is 0 in make bench, as Kafka
-	 * advises for tests) gets its share once the others learn of the
-	 * rebalance from a heartbeat: every KB_HEARTBEAT_MS, not the 3 s
-	 * default, which is most of a run.
+	 * group_initial_rebalance_delay_ms is 100 ms in make bench) gets
+	 * its share once the others learn of the rebalance from a
+	 * heartbeat: every KB_HEARTBEAT_MS, not the 3 s default, which is
+	 * most of a run.
 	 */
 	if (t->k->o.mode == KB_GROUP && group != NULL) {
 		rd_kafka_conf_set_offset_commit_cb(conf, on_commit);
