@@ -345,6 +345,27 @@ run_append(struct plog *log, const uint8_t *data, size_t n, uint64_t *batches,
 }
 
 /*
+ * Tell the workers that topic ti is on disk once every partition's log
+ * is open: a create parked on it (worker/topic_create.h) answers then.
+ * *moved is set so that the cycle wakes them.
+ */
+static void
+writer_topic_opened(struct writer *w, uint32_t ti, int *moved)
+{
+	struct shm_topic *t = &w->s->topics[ti];
+	uint32_t pi;
+
+	if (atomic_load_explicit(&t->opened, memory_order_relaxed) != 0)
+		return;
+	/* A parked create answers a partition's storage error. */
+	*moved = 1;
+	for (pi = 0; pi < (uint32_t)t->partitions; pi++)
+		if (w->slots[t->first_part + pi].log == NULL)
+			return;
+	atomic_store_explicit(&t->opened, 1, memory_order_release);
+}
+
+/*
  * Drain slot i's ring into its log.  With force (shutdown) backoffs are
  * ignored.  0, or -1 when the slot failed or is waiting out a backoff.
  */
@@ -364,6 +385,7 @@ wslot_drain(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 	if (sl->log == NULL) {
 		if (wslot_open(w, i, now) == -1)
 			return -1;
+		writer_topic_opened(w, p->topic, moved);
 	}
 	stop = atomic_load_explicit(&p->tail, memory_order_acquire);
 	for (round = 0; round < WRITER_DRAIN_ROUNDS; round++) {
@@ -489,11 +511,13 @@ wslot_cycle(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 
 /*
  * Open topic ti's logs (writing topic.meta first when missing).  0 done,
- * 1 to be retried later (the directory could not be made).
+ * 1 to be retried later (the directory could not be made).  *moved is
+ * set when workers waiting on the create have something to see: the
+ * topic on disk, or a new storage error on it.
  */
 static int
 writer_open_topic(struct writer *w, uint32_t ti, const char *name, int64_t now,
-    int force)
+    int force, int *moved)
 {
 	const struct shm_topic *t = &w->s->topics[ti];
 	uint32_t pi;
@@ -514,8 +538,10 @@ writer_open_topic(struct writer *w, uint32_t ti, const char *name, int64_t now,
 		w->meta_retry_ms = now + WRITER_BACKOFF_MAX_MS;
 		/* Refuse produces to it until its directory exists. */
 		for (pi = 0; pi < (uint32_t)t->partitions; pi++) {
+			if (atomic_exchange(&w->s->parts[t->first_part + pi].
+			    storage_error, err) != err)
+				*moved = 1;	/* a parked create answers it */
 			w->slots[t->first_part + pi].error = err;
-			atomic_store(&w->s->parts[t->first_part + pi].storage_error, err);
 		}
 		return 1;
 	} else if (parts != t->partitions)
@@ -528,6 +554,8 @@ opened:
 	log_debug("topic %s: %d partitions opened", name, t->partitions);
 	/* A published entry changes again only by a delete. */
 	w->topic_ok[ti] = WTOPIC_OPEN;
+	/* A partition that failed to open is retried by wslot_drain. */
+	writer_topic_opened(w, ti, moved);
 	return 0;
 }
 
@@ -543,7 +571,7 @@ writer_open_topics(struct writer *w, int64_t now, int force, int *moved)
 		if (w->topic_ok[ti] != WTOPIC_FREED ||
 		    topic_entry_check(w->s, ti, name) == -1)
 			continue;
-		if (writer_open_topic(w, ti, name, now, force) != 0)
+		if (writer_open_topic(w, ti, name, now, force, moved) != 0)
 			return;
 		*moved = 1;
 	}
@@ -564,7 +592,7 @@ writer_open_topics(struct writer *w, int64_t now, int force, int *moved)
 			w->topics_open++;
 			continue;
 		}
-		if (writer_open_topic(w, ti, name, now, force) != 0)
+		if (writer_open_topic(w, ti, name, now, force, moved) != 0)
 			return;
 		w->topics_open++;
 	}

@@ -536,6 +536,7 @@ shm_topic_create(struct shm *s, const char *name, size_t len, int32_t n, int *id
 	t->name_len = (uint32_t)len;
 	memset(t->name, 0, sizeof(t->name));
 	memcpy(t->name, name, len);
+	atomic_store_explicit(&t->opened, 0, memory_order_relaxed);
 	if (hole != -1) {
 		/* A hole is already counted by topic_count and parts_used. */
 		atomic_store_explicit(&t->state, TOPIC_READY, memory_order_release);
@@ -633,6 +634,7 @@ shm_topic_delete_end(struct shm *s, int ti)
 		shm_part_reset(s, p, (uint32_t)ti, (int32_t)i);
 		(void)robust_mutex_init(&p->lock);
 	}
+	atomic_store_explicit(&t->opened, 0, memory_order_relaxed);
 	atomic_store_explicit(&t->state, TOPIC_FREE, memory_order_release);
 }
 

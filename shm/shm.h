@@ -48,7 +48,7 @@
 #include "proto/role.h"
 
 #define SHM_MAGIC		0x314d48534d554c46ULL	/* "FLUMSHM1" */
-#define SHM_LAYOUT_VERSION	7
+#define SHM_LAYOUT_VERSION	8
 #define SHM_NAME_MAX		64
 
 struct shm_authpub;
@@ -160,6 +160,13 @@ struct shm_topic {
 	uint32_t		first_part;	/* parts[first_part + i] is partition i */
 	uint32_t		span;		/* slots owned, >= partitions; kept when freed */
 	uint32_t		name_len;
+	/*
+	 * The writer has made this incarnation's files (topic.meta, every
+	 * partition's log, the directories synced): stored 1 with release
+	 * by the writer, 0 by a create before it publishes READY, so a
+	 * create answers only once the topic is on disk.
+	 */
+	_Atomic uint32_t	opened;
 	char			name[TOPIC_NAME_MAX + 1];
 };
 
