@@ -339,57 +339,6 @@ nomem:
 	req_done(r, ERR_RESOURCE_LIMIT);
 }
 
-/* ---- CREATE_TOPIC ---- */
-
-void
-handle_create_topic(struct worker *w, struct conn *c, struct req *r)
-{
-	const struct create_topic_req *q = r->dec;
-	struct create_topic_resp *s;
-	char name[TOPIC_NAME_MAX + 1];
-	int32_t n;
-	int idx = -1;
-
-	if ((s = conn_alloc(c, sizeof(*s))) == NULL) {
-		req_done(r, ERR_RESOURCE_LIMIT);
-		return;
-	}
-	memset(s, 0, sizeof(*s));
-	r->st = s;
-	req_done(r, ERR_NONE);
-	if (q->topic_len > TOPIC_NAME_MAX ||
-	    !topic_name_valid(q->topic, q->topic_len)) {
-		s->error = ERR_INVALID_TOPIC;
-		return;
-	}
-	if ((s->error = auth_topic(c, AUTH_ADMIN, q->topic, q->topic_len)) !=
-	    ERR_NONE)
-		return;
-	name_copy(name, q->topic, q->topic_len);
-	n = q->partitions == 0 ? config_topic_partitions(w->conf, name) :
-	    q->partitions;
-	if (n < 1 || (uint32_t)n > w->conf->max_partitions) {
-		s->error = ERR_INVALID_PARTITIONS;
-		return;
-	}
-	if (shm_topic_create(w->shm, q->topic, q->topic_len, n, &idx) == -1) {
-		if (errno == EEXIST) {
-			s->error = ERR_TOPIC_EXISTS;
-			if (idx >= 0)
-				s->partitions = w->shm->topics[idx].partitions;
-		} else if (errno == ENOSPC)
-			s->error = ERR_RESOURCE_LIMIT;
-		else {
-			log_warn("create topic %s", name);
-			s->error = ERR_UNKNOWN;
-		}
-		return;
-	}
-	log_info("created topic %s with %d partitions", name, (int)n);
-	s->partitions = n;
-	worker_wake_writer(w, 1);
-}
-
 /* ---- PRODUCE ---- */
 
 /*

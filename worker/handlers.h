@@ -27,7 +27,6 @@ void	handlers_fini(struct worker *w);
  */
 void	handle_handshake(struct worker *w, struct conn *c, struct req *r);
 void	handle_metadata(struct worker *w, struct conn *c, struct req *r);
-void	handle_create_topic(struct worker *w, struct conn *c, struct req *r);
 void	handle_produce(struct worker *w, struct conn *c, struct req *r);
 void	handle_fetch(struct worker *w, struct conn *c, struct req *r);
 void	handle_list_offsets(struct worker *w, struct conn *c, struct req *r);

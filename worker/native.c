@@ -21,6 +21,7 @@
 #include "worker/native.h"
 #include "worker/produce_dedup.h"
 #include "worker/stats.h"
+#include "worker/topic_create.h"
 #include "worker/topic_delete.h"
 #include "worker/worker.h"
 
@@ -176,7 +177,8 @@ static const struct api_row native_rows[] = {
 	ROW(API_LIST_OFFSETS, "LIST_OFFSETS", 0, dec_list_offsets,
 	    handle_list_offsets, NULL, emit_list_offsets, NULL, ERRBODY_EMPTY),
 	ROW(API_CREATE_TOPIC, "CREATE_TOPIC", AUTH_ADMIN, dec_create_topic,
-	    handle_create_topic, NULL, emit_create_topic, NULL, ERRBODY_EMPTY),
+	    handle_create_topic, handle_create_topic_poll, emit_create_topic, NULL,
+	    ERRBODY_EMPTY),
 	/* Admin of the topic, as for CREATE_TOPIC: checked by the operation. */
 	ROW(API_DELETE_TOPIC, "DELETE_TOPIC", AUTH_ADMIN, dec_delete_topic,
 	    handle_delete_topic, handle_delete_topic_poll, emit_delete_topic,
