@@ -103,7 +103,7 @@ static const struct api_row kafka_rows[] = {
 	    kafka_describe_groups_emit, NULL, ERRBODY_NONE },
 	/* Topic administration: worker/kafka_admin.c. */
 	{ KAPI_CREATE_TOPICS, 0, 2, "CreateTopics", AUTH_ADMIN,
-	    kafka_decode_body, kafka_create_topics_exec, NULL,
+	    kafka_decode_body, kafka_create_topics_exec, kafka_create_topics_poll,
 	    kafka_create_topics_emit, NULL, ERRBODY_NONE },
 	{ KAPI_DELETE_TOPICS, 0, 1, "DeleteTopics", AUTH_ADMIN,
 	    kafka_decode_body, kafka_delete_topics_exec, kafka_delete_topics_poll,

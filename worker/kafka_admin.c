@@ -9,8 +9,12 @@
  * once per partition (INVALID_REPLICA_ASSIGNMENT otherwise).  Topic
  * settings live in flume.conf ([topic NAME] sections), so a request
  * carrying configs is INVALID_CONFIG rather than silently ignored.
- * validate_only runs every check and creates nothing; timeout_ms is
- * moot, creation being immediate.
+ * validate_only runs every check and creates nothing.  Each created
+ * topic is in shared memory at once; the answer waits, up to timeout_ms,
+ * for the writer to make its files (worker/topic_create.h), then says
+ * NONE, KAFKA_STORAGE_ERROR when the writer could not make them, or
+ * REQUEST_TIMED_OUT when the timeout passed first (the topic stays
+ * created, as in Kafka).  timeout_ms 0 or less answers at once.
  *
  * DeleteTopics deletes as the native DELETE_TOPIC does (worker/
  * topic_delete.h): each topic is marked deleted at once and the answer
@@ -33,6 +37,7 @@
 #include "worker/conn.h"
 #include "worker/kafka.h"
 #include "worker/kafka_admin.h"
+#include "worker/topic_create.h"
 #include "worker/topic_delete.h"
 #include "worker/worker.h"
 
@@ -93,30 +98,48 @@ create_check(struct worker *w, struct conn *c, const struct kcreate_topic *t,
 	return KERR_NONE;
 }
 
+/* A CreateTopics in progress: the answer, then each created topic's entry. */
+struct kcreate_st {
+	struct ktopic_errors_resp	 resp;	/* first: k->kst points here */
+	struct ktopic_error		*e;
+	int				*ti;	/* -1: answered already */
+	uint32_t			*inc;	/* topic_create_incarnation */
+};
+
 void
 kafka_create_topics_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	const struct kcreate_topics_req *q = &k->k.create_topics;
-	struct ktopic_errors_resp *s;
-	struct ktopic_error *e = NULL;
+	struct kcreate_st *st;
+	struct ktopic_error *e;
 	const char *why;
 	int32_t i, n = 0;
 	int idx, created = 0;
 
 	r->state = REQ_DONE;
-	if ((s = conn_alloc(c, sizeof(*s))) == NULL || (q->ntopics > 0 &&
-	    (e = conn_alloc(c, (size_t)q->ntopics * sizeof(*e))) == NULL)) {
+	if ((st = conn_alloc(c, sizeof(*st))) == NULL) {
 		c->dead = 1;
 		return;
 	}
-	memset(s, 0, sizeof(*s));
-	s->ntopics = q->ntopics > 0 ? q->ntopics : 0;
-	s->topics = e;
-	k->kst = s;
-	for (i = 0; i < s->ntopics; i++) {
+	memset(st, 0, sizeof(*st));
+	st->resp.ntopics = q->ntopics > 0 ? q->ntopics : 0;
+	if (st->resp.ntopics > 0 && ((st->e = conn_alloc(c,
+	    (size_t)st->resp.ntopics * sizeof(*st->e))) == NULL ||
+	    (st->ti = conn_alloc(c, (size_t)st->resp.ntopics *
+	    sizeof(*st->ti))) == NULL ||
+	    (st->inc = conn_alloc(c, (size_t)st->resp.ntopics *
+	    sizeof(*st->inc))) == NULL)) {
+		c->dead = 1;
+		return;
+	}
+	e = st->e;
+	st->resp.topics = e;
+	k->kst = st;
+	for (i = 0; i < st->resp.ntopics; i++) {
 		const struct kcreate_topic *t = &q->topics[i];
 
+		st->ti[i] = -1;
 		e[i].name = t->name;
 		e[i].error = create_check(w, c, t, &n, &why);
 		e[i].message = kstr_c(why);	/* NULL: a null message */
@@ -142,9 +165,50 @@ kafka_create_topics_exec(struct worker *w, struct conn *c, struct req *r)
 		    "CreateTopics from %s)", (int)t->name.len, t->name.p,
 		    (int)n, c->peer);
 		created = 1;
+		/* Kafka: timeout_ms <= 0 asks for no wait at all. */
+		if (q->timeout_ms > 0) {
+			st->ti[i] = idx;
+			st->inc[i] = topic_create_incarnation(w, idx);
+		}
 	}
-	if (created)
-		worker_wake_writer(w, 1);
+	if (!created)
+		return;
+	worker_wake_writer(w, 1);
+	r->deadline = w->now + (q->timeout_ms > 0 ? q->timeout_ms : 0);
+	r->state = REQ_WAIT;
+	kafka_create_topics_poll(w, c, r);
+}
+
+void
+kafka_create_topics_poll(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct kcreate_st *st = k->kst;
+	int32_t i;
+	int16_t err;
+	int waiting = 0;
+
+	(void)c;
+	for (i = 0; i < st->resp.ntopics; i++) {
+		if (st->ti[i] < 0)
+			continue;
+		if ((err = topic_create_check(w, st->ti[i], st->inc[i])) !=
+		    TOPIC_CREATE_WAIT) {
+			st->e[i].error = kafka_error(err);
+			if (err == ERR_STORAGE)
+				st->e[i].message = kstr_c("the topic is "
+				    "created but its files could not be made; "
+				    "retrying");
+			st->ti[i] = -1;
+		} else if (w->now >= r->deadline) {
+			st->e[i].error = KERR_REQUEST_TIMED_OUT;
+			st->e[i].message = kstr_c("the topic is created; its "
+			    "files are still being made");
+			st->ti[i] = -1;
+		} else
+			waiting = 1;
+	}
+	r->state = waiting ? REQ_WAIT : REQ_DONE;
 }
 
 void

@@ -11,6 +11,9 @@ struct req;
 
 void	kafka_create_topics_exec(struct worker *w, struct conn *c,
 	    struct req *r);
+/* A CreateTopics waiting for the writer: every topic on disk yet? */
+void	kafka_create_topics_poll(struct worker *w, struct conn *c,
+	    struct req *r);
 void	kafka_create_topics_emit(struct worker *w, struct conn *c,
 	    struct req *r);
 
