@@ -504,11 +504,18 @@ test_create_topic(void)
 {
 	struct client cl;
 	struct create_topic_resp r;
+	struct stat st;
+	char path[1024];
 
 	CU_ASSERT_FATAL(client_open(&cl) == 0);
 	CU_ASSERT_FATAL(do_create(&cl, "orders", 6, 3, &r) == 0);
 	CU_ASSERT_EQUAL(r.error, ERR_NONE);
 	CU_ASSERT_EQUAL(r.partitions, 3);
+	/* Answered once the writer has made the files. */
+	snprintf(path, sizeof(path), "%s/orders/topic.meta", datadir);
+	CU_ASSERT(stat(path, &st) == 0 && S_ISREG(st.st_mode));
+	snprintf(path, sizeof(path), "%s/orders/partition-2", datadir);
+	CU_ASSERT(stat(path, &st) == 0 && S_ISDIR(st.st_mode));
 	CU_ASSERT_FATAL(do_create(&cl, "orders", 6, 5, &r) == 0);
 	CU_ASSERT_EQUAL(r.error, ERR_TOPIC_EXISTS);
 	CU_ASSERT_EQUAL(r.partitions, 3);
