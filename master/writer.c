@@ -841,6 +841,9 @@ writer_open(struct writer **wp, struct broker *b, int64_t now_ms)
 		return -1;
 	}
 	writer_open_topics(w, now_ms, 0, &moved);
+	/* A create that came in before this writer ran waits for it. */
+	if (moved)
+		writer_wake_workers(w);
 	*wp = w;
 	return 0;
 }
