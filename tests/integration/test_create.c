@@ -237,6 +237,58 @@ test_writer_held(void)
 	close(nfd);
 }
 
+/*
+ * A create parked while the writer is stopped, then the writer killed:
+ * the writer the master forks in its place opens the topic as it starts
+ * (writer_open), and the parked create is answered, well before its
+ * 30 s.  A broker of its own, holding no other topic.
+ */
+static void
+test_writer_restarted(void)
+{
+	struct create_topic_req q = { "r0", 2, 1 };
+	struct create_topic_resp r = { -1, 0 };
+	struct flumed f;
+	struct wbuf wb;
+	uint8_t *p = NULL;
+	size_t len = 0;
+	uint32_t id = 0;
+	pid_t writer;
+	long long t0;
+	char path[1024];
+	struct stat st;
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(flumed_start(&f, "auto_create_topics = false\n"),
+	    0);
+	writer = flumed_child_pid(&f, "writer", WRITER_SLOT);
+	fd = support_connect_served(&f, 5000);
+	if (writer <= 0 || fd < 0 || kill(writer, SIGSTOP) == -1) {
+		flumed_cleanup(&f);
+		CU_FAIL_FATAL("no writer or no connection");
+	}
+	wbuf_init(&wb);
+	msg_encode_create_topic_req(&wb, &q);
+	CU_ASSERT_EQUAL(support_request(fd, API_CREATE_TOPIC, 9, wb.buf,
+	    wb.len), 0);
+	wbuf_free(&wb);
+	/* Parked: nothing comes while the writer cannot run. */
+	CU_ASSERT_EQUAL(support_recv(fd, 300, &id, &p, &len), -1);
+	t0 = support_now_ms();
+	CU_ASSERT_EQUAL(kill(writer, SIGKILL), 0);
+	CU_ASSERT_EQUAL(support_recv(fd, 10000, &id, &p, &len), 1);
+	CU_ASSERT(support_now_ms() - t0 < 10000);
+	CU_ASSERT_EQUAL(id, 9);
+	CU_ASSERT(p != NULL && msg_decode_create_topic_resp(p, len, &r) == 0);
+	CU_ASSERT_EQUAL(r.error, ERR_NONE);
+	CU_ASSERT_EQUAL(r.partitions, 1);
+	snprintf(path, sizeof(path), "%s/r0/partition-0", f.data);
+	CU_ASSERT(stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+	free(p);
+	close(fd);
+	flumed_cleanup(&f);
+}
+
 /* Make data_dir/name a regular file, so its directory cannot be made. */
 static int
 block(const char *name)
@@ -299,5 +351,7 @@ TEST_SUITE("create", setup, teardown,
 	    test_kafka_create_on_disk },
 	{ "writer stopped: timeout_ms 0 at once, else REQUEST_TIMED_OUT",
 	    test_writer_held },
+	{ "a create parked across a writer restart is answered",
+	    test_writer_restarted },
 	{ "topic.meta cannot be written: the storage error",
 	    test_storage_error });
