@@ -16,8 +16,12 @@ struct worker;
 struct conn;
 struct req;
 
-/* How long a native CREATE_TOPIC (which carries no timeout) waits. */
-#define TOPIC_CREATE_TIMEOUT_MS	30000
+/*
+ * How long a native CREATE_TOPIC (which carries no timeout) waits: less
+ * than libflume's default request timeout (30 s), so that a client sees
+ * TIMEOUT rather than giving up on the connection.
+ */
+#define TOPIC_CREATE_TIMEOUT_MS	25000
 
 /* Sentinel of topic_create_check: keep waiting. */
 #define TOPIC_CREATE_WAIT	(-1)

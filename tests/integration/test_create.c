@@ -241,7 +241,7 @@ test_writer_held(void)
  * A create parked while the writer is stopped, then the writer killed:
  * the writer the master forks in its place opens the topic as it starts
  * (writer_open), and the parked create is answered, well before its
- * 30 s.  A broker of its own, holding no other topic.
+ * 25 s.  A broker of its own, holding no other topic.
  */
 static void
 test_writer_restarted(void)
