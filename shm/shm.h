@@ -25,6 +25,7 @@
  *   header, children[].pid/state/role/start/restarts  master
  *   topics                                             workers (create, mark deleting),
  *                                                      writer (free), under dir_lock
+ *   topics[].opened                                    writer (1), create and free (0)
  *   parts[].tail, next_offset                          workers (ring_append), under lock
  *   parts[].head, visible/durable offsets, log_*       writer
  *   groups (shm/group.h)                               workers and writer, under
