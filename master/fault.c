@@ -21,9 +21,10 @@ enum fault_kind { FAULT_NONE, FAULT_ENOSPC, FAULT_EIO, FAULT_FSYNC };
 static struct {
 	enum fault_kind	 kind;
 	unsigned long long limit;	/* bytes written before writes fail */
-	unsigned long long written;
+	/* Also read by the writer's sync thread (fdatasync). */
+	_Atomic unsigned long long written;
 	char		 path[1024];	/* fault holds while this exists */
-	int		 over;		/* PATH disappeared: no more faults */
+	_Atomic int	 over;		/* PATH disappeared: no more faults */
 	ssize_t		(*write)(int, const void *, size_t);
 	int		(*fdatasync)(int);
 } fault;

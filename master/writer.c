@@ -63,6 +63,7 @@
 #include "common/log.h"
 #include "master/writer.h"
 #include "master/writer_group.h"
+#include "master/writer_sync.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
 #include "shm/ring.h"
@@ -85,6 +86,13 @@
  * producers, which the next cycle does anyway.
  */
 #define WRITER_DRAIN_ROUNDS	4
+/*
+ * Bytes written per step of a drain: after each the ring space is
+ * released, the new end published and waiting workers woken, so a worker
+ * appends (and acks) while the writer writes the rest, rather than the
+ * ring staying full for a whole run.  At least one batch per step.
+ */
+#define WRITER_CHUNK_BYTES	(2u << 20)
 
 /* The writer's private view of one partition slot. */
 struct wslot {
@@ -96,6 +104,8 @@ struct wslot {
 	uint64_t	 want_pos;	/* an acks=all producer waits for the ring up to here */
 	int		 want;
 	int		 sync_all;	/* opened with visible > durable: sync every segment */
+	int		 syncing;	/* a job of this handle is with the sync thread */
+	uint64_t	 epoch;		/* which open of the log this handle is */
 	int		 error;		/* errno of the failing step, 0 if none */
 	int64_t		 retry_ms;	/* no retry before */
 	int64_t		 backoff_ms;
@@ -116,6 +126,8 @@ struct writer {
 	int64_t			 delete_retry_ms;
 	int64_t			 delete_backoff_ms;
 	struct writer_groups	*groups;	/* master/writer_group.c */
+	struct wsync		*sync;		/* master/writer_sync.c */
+	uint64_t		 epochs;	/* log handles opened so far */
 };
 
 /* What the writer made of a topic entry below topics_open. */
@@ -265,6 +277,9 @@ wslot_open(struct writer *w, uint32_t i, int64_t now)
 		wslot_fail(w, i, "topic entry", EPROTO, now);
 		return -1;
 	}
+	/* A sync still out for an earlier handle is not this one's. */
+	sl->syncing = 0;
+	sl->epoch = ++w->epochs;
 	if (plog_open_for(&sl->log, w->conf, name, p->partition) == -1) {
 		sl->log = NULL;
 		wslot_fail(w, i, "opening the log", errno, now);
@@ -366,6 +381,29 @@ writer_topic_opened(struct writer *w, uint32_t ti, int *moved)
 }
 
 /*
+ * The leading whole batches of a run of n bytes that fit in cap bytes:
+ * at least the first batch, n when the run fits.
+ */
+static size_t
+run_cut(const uint8_t *data, size_t n, size_t cap)
+{
+	size_t pos, sz;
+
+	if (n <= cap)
+		return n;
+	for (pos = 0; pos + BATCH_HEADER_SIZE <= n; pos += sz) {
+		sz = BATCH_LOG_OVERHEAD + (size_t)be32_get(data + pos + BATCH_OFF_LENGTH);
+		if (sz < BATCH_HEADER_SIZE || sz > n - pos)
+			return n;	/* cannot happen: ring_peek checked */
+		if (pos + sz > cap)
+			return pos > 0 ? pos : sz;
+	}
+	return n;
+}
+
+static void writer_wake_workers(struct writer *w);
+
+/*
  * Drain slot i's ring into its log.  With force (shutdown) backoffs are
  * ignored.  0, or -1 when the slot failed or is waiting out a backoff.
  */
@@ -376,7 +414,7 @@ wslot_drain(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 	struct shm_partition *p = &w->s->parts[i];
 	uint64_t stop, batches, records;
 	uint8_t *data;
-	size_t n;
+	size_t n, run;
 	int64_t end;
 	int round;
 
@@ -388,15 +426,19 @@ wslot_drain(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 		writer_topic_opened(w, p->topic, moved);
 	}
 	stop = atomic_load_explicit(&p->tail, memory_order_acquire);
-	for (round = 0; round < WRITER_DRAIN_ROUNDS; round++) {
-		n = ring_peek(w->s, p, &data);
-		if (n == 0) {
+	for (round = 0; round < WRITER_DRAIN_ROUNDS;) {
+		run = ring_peek(w->s, p, &data);
+		if (run == 0) {
 			if (ring_damaged(w->s, p)) {
 				wslot_fail(w, i, "ring", EPROTO, now);
 				return -1;
 			}
 			break;
 		}
+		/* A step that leaves part of its run behind is not a round. */
+		n = run_cut(data, run, WRITER_CHUNK_BYTES);
+		if (n == run)
+			round++;
 		if (run_append(sl->log, data, n, &batches, &records) == -1) {
 			/*
 			 * Reopen before the retry: recovery puts the log back
@@ -422,11 +464,103 @@ wslot_drain(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 		*moved = 1;
 		if (atomic_load_explicit(&p->head, memory_order_relaxed) >= stop)
 			break;
+		writer_wake_workers(w);
 	}
 	return 0;
 }
 
-/* fdatasync slot i's log when the policy (or force) says so; publish durable. */
+/*
+ * Hand slot i's sync to the sync thread: what the log holds now, drained
+ * from the ring up to head now.  0, or -1 when it must be done here.
+ */
+static int
+wslot_sync_submit(struct writer *w, uint32_t i, int64_t now)
+{
+	struct wslot *sl = &w->slots[i];
+	struct shm_partition *p = &w->s->parts[i];
+	struct wsync_job *job;
+
+	if (w->sync == NULL || (job = calloc(1, sizeof(*job))) == NULL)
+		return -1;
+	if (plog_sync_begin(sl->log, sl->sync_all, &job->ps) == -1) {
+		free(job);
+		return -1;
+	}
+	job->slot = i;
+	job->epoch = sl->epoch;
+	job->incarnation = atomic_load(&p->incarnation);
+	job->visible = sl->visible;
+	job->head = atomic_load_explicit(&p->head, memory_order_relaxed);
+	/* A job that fails makes the next sync a resync, which covers all. */
+	sl->sync_all = 0;
+	sl->syncing = 1;
+	sl->last_sync_ms = now;
+	sl->msgs = 0;
+	wsync_submit(w->sync, job);
+	return 0;
+}
+
+/* A sync job came back: publish what it made durable, or its failure. */
+static void
+wslot_sync_done(struct writer *w, const struct wsync_job *job, int64_t now,
+    int *moved)
+{
+	struct wslot *sl = &w->slots[job->slot];
+	struct shm_partition *p = &w->s->parts[job->slot];
+
+	if (job->err != 0) {
+		stats_fsync_record(w->s, 0, 0);
+		/*
+		 * Even for a handle closed since: the bytes it covered are in
+		 * the partition's files until a resync writes them again.
+		 */
+		if (atomic_load(&p->incarnation) == job->incarnation)
+			atomic_store_explicit(&p->sync_failed, 1, memory_order_relaxed);
+	} else
+		stats_fsync_record(w->s, job->us, 1);
+	/* From an earlier handle: the open that followed took over. */
+	if (sl->log == NULL || sl->epoch != job->epoch || !sl->syncing)
+		return;
+	sl->syncing = 0;
+	if (job->err != 0) {
+		wslot_fail(w, job->slot, "fdatasync", job->err, now);
+		return;
+	}
+	/* A job before this one failed: only a resync counts now. */
+	if (atomic_load_explicit(&p->sync_failed, memory_order_relaxed) != 0)
+		return;
+	if (job->visible > sl->durable) {
+		sl->durable = job->visible;
+		atomic_store_explicit(&p->durable_offset, sl->durable,
+		    memory_order_release);
+	}
+	if (sl->want && job->head >= sl->want_pos)
+		sl->want = 0;
+	*moved = 1;
+}
+
+/* Take back the finished sync jobs; with wait, every job submitted. */
+static void
+writer_sync_collect(struct writer *w, int64_t now, int wait, int *moved)
+{
+	struct wsync_job *job, *next;
+
+	if (w->sync == NULL)
+		return;
+	for (job = wsync_done(w->sync, wait); job != NULL; job = next) {
+		next = job->next;
+		wslot_sync_done(w, job, now, moved);
+		wsync_job_free(job);
+	}
+}
+
+/*
+ * fdatasync slot i's log when the policy (or force) says so; publish
+ * durable.  A sync due in the normal course goes to the sync thread and
+ * is published when it comes back; one forced (shutdown, reopening), a
+ * resync after a failure, and the first one after a storage error are
+ * done here and now.
+ */
 static int
 wslot_sync(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 {
@@ -438,6 +572,11 @@ wslot_sync(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 	uint64_t t0;
 	int need, failed, rc, len;
 
+	if (sl->log != NULL && sl->syncing) {
+		if (!force)
+			return 0;	/* one at a time: its return decides */
+		writer_sync_collect(w, now, 1, moved);
+	}
 	if (sl->log == NULL)
 		return 0;
 	if (sl->visible > sl->durable) {
@@ -446,6 +585,9 @@ wslot_sync(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 		    (c->flush_interval_ms >= 0 && now - sl->last_sync_ms >= c->flush_interval_ms) ||
 		    (c->flush_messages > 0 && sl->msgs >= c->flush_messages);
 		if (!need)
+			return 0;
+		if (!force && !failed && sl->error == 0 &&
+		    wslot_sync_submit(w, i, now) == 0)
 			return 0;
 		vis = sl->visible;
 		t0 = clock_mono_us();
@@ -855,6 +997,7 @@ writer_close(struct writer *w)
 
 	if (w == NULL)
 		return;
+	wsync_close(w->sync);
 	for (i = 0; i < w->s->hdr->limits.max_partitions; i++)
 		if (w->slots[i].log != NULL)
 			plog_close(w->slots[i].log);
@@ -865,10 +1008,17 @@ writer_close(struct writer *w)
 }
 
 int
+writer_sync_start(struct writer *w, int wake_fd)
+{
+	return wsync_open(&w->sync, wake_fd);
+}
+
+int
 writer_cycle(struct writer *w, int64_t now_ms)
 {
 	int moved = 0;
 
+	writer_sync_collect(w, now_ms, 0, &moved);
 	writer_open_topics(w, now_ms, 0, &moved);
 	writer_delete_topics(w, now_ms, 0, &moved);
 	writer_open_topics(w, now_ms, 0, &moved);
@@ -898,7 +1048,7 @@ writer_pending(struct writer *w, int64_t now_ms)
 
 		if (sl->error != 0 && now_ms < sl->retry_ms)
 			continue;
-		if (sl->want || atomic_load(&p->sync_wanted) != 0 ||
+		if ((sl->want && !sl->syncing) || atomic_load(&p->sync_wanted) != 0 ||
 		    atomic_load(&p->head) != atomic_load(&p->tail))
 			pending = 1;
 	});
@@ -923,8 +1073,8 @@ writer_timeout(struct writer *w, int64_t now_ms)
 
 		if (sl->error != 0)
 			WRITER_SOONER(sl->retry_ms);
-		else if (sl->log != NULL && sl->visible > sl->durable &&
-		    c->flush_interval_ms >= 0)
+		else if (sl->log != NULL && !sl->syncing &&
+		    sl->visible > sl->durable && c->flush_interval_ms >= 0)
 			WRITER_SOONER(sl->last_sync_ms + c->flush_interval_ms);
 	});
 	WRITER_SOONER(writer_groups_due(w->groups));
@@ -937,6 +1087,7 @@ writer_finish(struct writer *w, int64_t now_ms)
 {
 	int moved = 0, rc = 0;
 
+	writer_sync_collect(w, now_ms, 1, &moved);
 	writer_open_topics(w, now_ms, 1, &moved);
 	writer_delete_topics(w, now_ms, 1, &moved);
 	writer_open_topics(w, now_ms, 1, &moved);
@@ -1155,6 +1306,8 @@ writer_main(struct broker *b)
 		fatal("epoll_ctl");
 	if (writer_open(&w, b, clock_mono_ms()) == -1)
 		fatal("writer_open");
+	if (writer_sync_start(w, b->eventfds[b->slot]) == -1)
+		log_warn("no sync thread: fdatasync runs in the writer's loop");
 	log_info("started, %u topics", w->topics_open);
 
 	for (;;) {

@@ -42,10 +42,17 @@ struct writer;
 int	writer_open(struct writer **wp, struct broker *b, int64_t now_ms);
 void	writer_close(struct writer *w);
 /*
+ * Run the partitions' fdatasync calls on a thread of their own
+ * (master/writer_sync.h), its finished jobs signalled on wake_fd; without
+ * it (the unit tests) a cycle syncs in line.  0 or -1.
+ */
+int	writer_sync_start(struct writer *w, int wake_fd);
+/*
  * One pass at now_ms (CLOCK_MONOTONIC ms): open new topics, drain every
  * ring into its log and publish visible_offset, fdatasync where the
  * policy says (sync_wanted, flush_interval_ms, flush_messages) and
- * publish durable_offset, apply retention when due, wake the workers
+ * publish durable_offset (when a sync thread runs them: when they come
+ * back, a later pass), apply retention when due, wake the workers
  * that asked.  Returns 1 if anything moved (head, visible, durable), else 0.
  */
 int	writer_cycle(struct writer *w, int64_t now_ms);

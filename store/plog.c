@@ -1140,6 +1140,67 @@ plog_sync_all(struct plog *l)
 	return plog_sync(l);
 }
 
+struct plog_sync {
+	int	nfds;
+	int	fds[];	/* segments oldest first, then the directory */
+};
+
+int
+plog_sync_begin(struct plog *l, int all, struct plog_sync **out)
+{
+	struct plog_sync *ps;
+	int i, n = 0;
+
+	if ((ps = malloc(sizeof(*ps) + ((size_t)l->nsegs + 1) * sizeof(int))) == NULL)
+		return -1;
+	ps->nfds = 0;
+	for (i = 0; i < l->nsegs; i++) {
+		if (!all && !l->segs[i].dirty)
+			continue;
+		if ((ps->fds[n] = fcntl(l->segs[i].log_fd, F_DUPFD_CLOEXEC, 0)) == -1)
+			goto fail;
+		ps->nfds = ++n;
+	}
+	if (all || l->dir_dirty) {
+		if ((ps->fds[n] = fcntl(l->dir_fd, F_DUPFD_CLOEXEC, 0)) == -1)
+			goto fail;
+		ps->nfds = ++n;
+	}
+	/* Taken: appends from now on mark their segment again. */
+	for (i = 0; i < l->nsegs; i++)
+		l->segs[i].dirty = 0;
+	l->dir_dirty = 0;
+	*out = ps;
+	return 0;
+fail:
+	plog_sync_end(ps);
+	return -1;
+}
+
+int
+plog_sync_run(struct plog_sync *ps)
+{
+	int i;
+
+	for (i = 0; i < ps->nfds; i++)
+		if (store_io.fdatasync(ps->fds[i]) == -1)
+			return -1;
+	return 0;
+}
+
+void
+plog_sync_end(struct plog_sync *ps)
+{
+	int i, saved = errno;
+
+	if (ps == NULL)
+		return;
+	for (i = 0; i < ps->nfds; i++)
+		close(ps->fds[i]);
+	free(ps);
+	errno = saved;
+}
+
 /*
  * Write sg's batches from pos to its end again, as the file reads them
  * back, through a second descriptor (the log's is O_APPEND, where pwrite

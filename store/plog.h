@@ -98,6 +98,21 @@ int	plog_sync(struct plog *l);
  */
 int	plog_sync_all(struct plog *l);
 /*
+ * The same fdatasync, run off the appending thread: plog_sync_begin()
+ * takes what plog_sync() would sync now (every segment written since the
+ * last sync, or every segment with all, and the directory when it
+ * changed) as duplicated descriptors, and marks the handle synced;
+ * plog_sync_run(), from any thread, syncs them in plog_sync()'s order
+ * and may run while the handle appends on (what was written before the
+ * begin is covered); plog_sync_end() frees them.  A run that fails leaves
+ * the handle as a failed plog_sync() does: only plog_resync() may count
+ * those bytes durable again.  Begin returns 0 or -1 (nothing taken).
+ */
+struct plog_sync;
+int	plog_sync_begin(struct plog *l, int all, struct plog_sync **out);
+int	plog_sync_run(struct plog_sync *ps);
+void	plog_sync_end(struct plog_sync *ps);
+/*
  * After a failed fdatasync a later successful one proves nothing about
  * the bytes it covered (the kernel may have marked their pages clean
  * without writing them).  Write everything from the batch holding offset

@@ -4,10 +4,12 @@
  * friends): topics opened as they appear, rings drained into the logs
  * with exact bytes and offsets, visible/durable publication under each
  * flush policy, storage errors kept in the ring and retried, a restarted
- * writer skipping what is already on disk, wake-ups, shutdown drain.
+ * writer skipping what is already on disk, wake-ups, shutdown drain,
+ * and syncs handed to the sync thread.
  */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -662,6 +664,132 @@ test_finish(void)
 	finish();
 }
 
+/*
+ * The sync thread: an fdatasync held up does not stop the drain, and
+ * durable_offset is published for exactly what the sync covered when it
+ * comes back; one sync per partition at a time; a failed one flags the
+ * partition and the resync after it counts.
+ */
+static int		 hold_fd = -1;		/* read end: one byte lets a call go */
+static _Atomic int	 hold_next;		/* the next call waits for that byte */
+static _Atomic int	 fail_next;		/* the next call fails with EIO */
+static _Atomic int	 sync_calls;
+
+static int
+held_fdatasync(int fd)
+{
+	char c;
+
+	atomic_fetch_add(&sync_calls, 1);
+	if (atomic_exchange(&hold_next, 0) != 0 && read(hold_fd, &c, 1) != 1) {
+		errno = EIO;
+		return -1;
+	}
+	if (atomic_exchange(&fail_next, 0) != 0) {
+		errno = EIO;
+		return -1;
+	}
+	return fdatasync(fd);
+}
+
+/* Wait (at most 10 s) until the sync thread signals a finished job. */
+static int
+sync_back(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, 10000) != 1)
+		return -1;
+	return efd_count(fd) > 0 ? 0 : -1;
+}
+
+static void
+test_sync_thread(void)
+{
+	struct expect e = { 0 };
+	struct writer *w;
+	struct shm_partition *p;
+	int t, i, pfd[2], wfd;
+
+	start();
+	wfd = efds[b.slot];
+	CU_ASSERT_EQUAL_FATAL(pipe(pfd), 0);
+	hold_fd = pfd[0];
+	atomic_store(&sync_calls, 0);
+	store_io.fdatasync = held_fdatasync;
+	t = topic("bg", 1);
+	p = shm_partition(&b.shm, t, 0);
+	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(writer_sync_start(w, wfd), 0);
+	(void)efd_count(wfd);
+	atomic_store(&sync_calls, 0);	/* opening the topic synced its directories */
+
+	/* acks=all asks; the sync is handed off and held there. */
+	atomic_store(&hold_next, 1);
+	produce(&b.shm, t, 0, 2, 1, &e);
+	atomic_store(&p->sync_wanted, 1);
+	CU_ASSERT_EQUAL(writer_cycle(w, 0), 1);
+	CU_ASSERT_EQUAL(visible(t, 0), 2);
+	CU_ASSERT_EQUAL(durable(t, 0), 0);
+	for (i = 0; i < 10000 && atomic_load(&sync_calls) == 0; i++)
+		usleep(1000);
+	CU_ASSERT_EQUAL(atomic_load(&sync_calls), 1);
+	/* Waiting for it is not work: the loop may sleep. */
+	CU_ASSERT_EQUAL(writer_pending(w, 0), 0);
+	CU_ASSERT(writer_timeout(w, 0) > 0);
+
+	/* Meanwhile the ring drains on, and no second sync starts. */
+	produce(&b.shm, t, 0, 3, 2, &e);
+	atomic_store(&p->sync_wanted, 1);
+	CU_ASSERT_EQUAL(writer_cycle(w, 1), 1);
+	CU_ASSERT_EQUAL(visible(t, 0), 5);
+	CU_ASSERT(ring_empty(t, 0));
+	CU_ASSERT_EQUAL(durable(t, 0), 0);
+	CU_ASSERT_EQUAL(atomic_load(&sync_calls), 1);
+
+	/* Let it go: durable is what it covered, then the second request. */
+	CU_ASSERT_EQUAL(write(pfd[1], "g", 1), 1);
+	CU_ASSERT_EQUAL_FATAL(sync_back(wfd), 0);
+	CU_ASSERT_EQUAL(writer_cycle(w, 2), 1);
+	CU_ASSERT_EQUAL(durable(t, 0), 2);
+	CU_ASSERT_EQUAL_FATAL(sync_back(wfd), 0);
+	CU_ASSERT_EQUAL(writer_cycle(w, 3), 1);
+	CU_ASSERT_EQUAL(durable(t, 0), 5);
+	CU_ASSERT_EQUAL(writer_cycle(w, 4), 0);
+	CU_ASSERT_EQUAL(writer_pending(w, 4), 0);
+
+	/* A failed sync: flagged, nothing published, then a resync counts. */
+	produce(&b.shm, t, 0, 1, 3, &e);
+	atomic_store(&fail_next, 1);
+	atomic_store(&p->sync_wanted, 1);
+	CU_ASSERT_EQUAL(writer_cycle(w, 5), 1);
+	CU_ASSERT_EQUAL(visible(t, 0), 6);
+	CU_ASSERT_EQUAL_FATAL(sync_back(wfd), 0);
+	CU_ASSERT_EQUAL(writer_cycle(w, 6), 0);
+	CU_ASSERT_EQUAL(durable(t, 0), 5);
+	CU_ASSERT_EQUAL(atomic_load(&p->sync_failed), 1);
+	CU_ASSERT_EQUAL(atomic_load(&p->storage_error), EIO);
+	CU_ASSERT_EQUAL(writer_cycle(w, 5000), 1);
+	CU_ASSERT_EQUAL(durable(t, 0), 6);
+	CU_ASSERT_EQUAL(atomic_load(&p->sync_failed), 0);
+	CU_ASSERT_EQUAL(atomic_load(&p->storage_error), 0);
+	assert_log("bg", 0, &e);
+
+	/* Shutdown waits for a sync still out and publishes it. */
+	produce(&b.shm, t, 0, 2, 4, &e);
+	atomic_store(&p->sync_wanted, 1);
+	CU_ASSERT_EQUAL(writer_cycle(w, 5001), 1);
+	CU_ASSERT_EQUAL(writer_finish(w, 5002), 0);
+	CU_ASSERT_EQUAL(durable(t, 0), 8);
+	assert_log("bg", 0, &e);
+	writer_close(w);
+	close(pfd[0]);
+	close(pfd[1]);
+	hold_fd = -1;
+	expect_free(&e);
+	finish();
+}
+
 /* Damaged ring bytes stop that partition with EPROTO, and only that one. */
 static void
 test_damaged_ring(void)
@@ -892,6 +1020,7 @@ TEST_SUITE("writer", setup, teardown,
 	{ "dead_producer", test_dead_producer },
 	{ "wake", test_wake },
 	{ "finish", test_finish },
+	{ "sync_thread", test_sync_thread },
 	{ "group_save", test_group_save },
 	{ "damaged_ring", test_damaged_ring },
 	{ "retention", test_retention },

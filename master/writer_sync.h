@@ -1,0 +1,50 @@
+/*
+ * The writer's fdatasync thread.  An fdatasync can take a long time when
+ * the disk is behind the appends (on ext4 it also waits for other files'
+ * data to reach the disk: 50 ms on average at 1 GB/s here, up to 400 ms),
+ * and while the writer's one loop waited in it, no ring was drained: the
+ * rings filled and every producer of every partition stopped.  So the
+ * writer hands each partition's sync to this thread (plog_sync_begin()
+ * takes what to sync, plog_sync_run() syncs it) and drains on; it
+ * publishes durable_offset when the job comes back.
+ *
+ * Jobs run one at a time, in the order submitted.  The thread touches
+ * nothing but a job's own descriptors and store_io; a finished job is
+ * handed back through a list under the mutex, and the writer's eventfd
+ * is written so its epoll wakes.
+ */
+#ifndef FLUME_MASTER_WRITER_SYNC_H
+#define FLUME_MASTER_WRITER_SYNC_H
+
+#include <stdint.h>
+
+struct plog_sync;
+
+struct wsync_job {
+	struct wsync_job *next;
+	struct plog_sync *ps;		/* what to sync; freed with the job */
+	uint32_t	 slot;		/* partition slot */
+	uint64_t	 epoch;		/* the slot's log handle it came from */
+	uint32_t	 incarnation;	/* the partition's, then */
+	int64_t		 visible;	/* the log end it covers */
+	uint64_t	 head;		/* ring bytes drained into that end */
+	int		 err;		/* result: 0 or the errno */
+	uint64_t	 us;		/* how long the fdatasync calls took */
+};
+
+struct wsync;
+
+/* Start the thread; done jobs are signalled on wake_fd (an eventfd). */
+int	wsync_open(struct wsync **out, int wake_fd);
+/* Finish every queued job (they are freed unread), stop the thread. */
+void	wsync_close(struct wsync *ws);
+/* Queue a job; the thread owns it until wsync_done() gives it back. */
+void	wsync_submit(struct wsync *ws, struct wsync_job *job);
+/*
+ * The finished jobs, oldest first (NULL: none); with wait, first wait
+ * until nothing is queued or running.  Free each with wsync_job_free().
+ */
+struct wsync_job *wsync_done(struct wsync *ws, int wait);
+void	wsync_job_free(struct wsync_job *job);
+
+#endif
