@@ -38,12 +38,14 @@ teardown(void)
 
 /* Start flume-produce in the background; its stdout goes to outpath. */
 static pid_t
-produce_async(const char *topic, const char *input, const char *outpath)
+produce_async(const char *topic, const char *acks, const char *input,
+    const char *outpath)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		const char *argv[] = { "flume-produce", "-t", topic, "-v", NULL };
+		const char *argv[] = { "flume-produce", "-t", topic, "-a", acks,
+		    "-v", NULL };
 		char *out = NULL;
 		int st = run_tool(&d, input, &out, 60000, argv);
 		FILE *f = fopen(outpath, "w");
@@ -152,7 +154,7 @@ test_kill_worker_while_producing(void)
 	long long deadline;
 
 	snprintf(outpath, sizeof(outpath), "%s/produce.out", d.dir);
-	prod = produce_async("kw", input, outpath);
+	prod = produce_async("kw", "1", input, outpath);
 	CU_ASSERT_FATAL(prod > 0);
 	/* Kill workers while the producer is running, a few times. */
 	deadline = support_now_ms() + 30000;
@@ -264,8 +266,11 @@ test_long_poll(void)
 }
 
 /*
- * A tiny ring and an fsync per batch: the producer is slowed, not refused;
- * every message arrives, and a fetch of another topic is served meanwhile.
+ * A tiny ring and an fsync per batch, awaited by the producer (acks=all:
+ * the writer's syncs run on their own thread and no longer hold the ring
+ * up, so with acks=1 the producer could finish before one fetch): the
+ * producer is slowed, not refused; every message arrives, and a fetch of
+ * another topic is served meanwhile.
  */
 static void
 test_backpressure(void)
@@ -280,7 +285,7 @@ test_backpressure(void)
 
 	CU_ASSERT_EQUAL_FATAL(run_tool(&d, NULL, NULL, 10000, seed), 0);
 	snprintf(outpath, sizeof(outpath), "%s/bp.out", d.dir);
-	prod = produce_async("bp", input, outpath);
+	prod = produce_async("bp", "all", input, outpath);
 	while (waitpid(prod, &status, WNOHANG) == 0 && peeks < 50) {
 		CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 10000, peek), 0);
 		CU_ASSERT_STRING_EQUAL(out, "x\n");
