@@ -120,8 +120,7 @@ struct writer {
 	struct wslot		*slots;		/* [max_partitions] */
 	uint8_t			*topic_ok;	/* [max_topics]: WTOPIC_* */
 	uint32_t		 topics_open;	/* topics[0..topics_open) are handled */
-	int64_t			 meta_retry_ms;
-	int			 meta_error;
+	int64_t			 meta_retry_ms;	/* WTOPIC_WAIT, refilled FREED */
 	int64_t			 next_retention_ms;
 	int64_t			 delete_retry_ms;
 	int64_t			 delete_backoff_ms;
@@ -135,7 +134,8 @@ enum {
 	WTOPIC_BAD = 0,		/* damaged: ignored */
 	WTOPIC_OPEN = 1,	/* checked, logs opened */
 	WTOPIC_CLOSED = 2,	/* being deleted: logs closed */
-	WTOPIC_FREED = 3	/* deleted; opened again when a create reuses it */
+	WTOPIC_FREED = 3,	/* deleted; opened again when a create reuses it */
+	WTOPIC_WAIT = 4		/* its directory could not be made: retried */
 };
 
 static uint32_t
@@ -653,30 +653,30 @@ wslot_cycle(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 
 /*
  * Open topic ti's logs (writing topic.meta first when missing).  0 done,
- * 1 to be retried later (the directory could not be made).  *moved is
- * set when workers waiting on the create have something to see: the
+ * 1 when the directory could not be made: the entry is WTOPIC_WAIT and
+ * retried after meta_retry_ms, while other topics are opened on.  *moved
+ * is set when workers waiting on the create have something to see: the
  * topic on disk, or a new storage error on it.
  */
 static int
 writer_open_topic(struct writer *w, uint32_t ti, const char *name, int64_t now,
-    int force, int *moved)
+    int *moved)
 {
 	const struct shm_topic *t = &w->s->topics[ti];
 	uint32_t pi;
 	int32_t parts;
 	int err;
 
-	if (!force && now < w->meta_retry_ms)
-		return 1;
 	/* Missing or unreadable: the directory in memory is the truth. */
 	if (topic_meta_load(w->conf->data_dir, name, &parts) == -1) {
 		if (topic_meta_save(w->conf->data_dir, name, t->partitions) == 0)
 			goto opened;
 		err = errno;
-		if (w->meta_error != err)
+		/* One line per topic and error, not one per retry. */
+		if (w->slots[t->first_part].error != err)
 			log_warnx("topic %s: cannot write topic.meta: %s; retrying",
 			    name, strerror(err));
-		w->meta_error = err;
+		w->topic_ok[ti] = WTOPIC_WAIT;
 		w->meta_retry_ms = now + WRITER_BACKOFF_MAX_MS;
 		/* Refuse produces to it until its directory exists. */
 		for (pi = 0; pi < (uint32_t)t->partitions; pi++) {
@@ -690,7 +690,6 @@ writer_open_topic(struct writer *w, uint32_t ti, const char *name, int64_t now,
 		log_warnx("topic %s: topic.meta says %d partitions, memory %d",
 		    name, parts, t->partitions);
 opened:
-	w->meta_error = 0;
 	for (pi = 0; pi < (uint32_t)t->partitions; pi++)
 		(void)wslot_open(w, t->first_part + pi, now);
 	log_debug("topic %s: %d partitions opened", name, t->partitions);
@@ -701,21 +700,44 @@ opened:
 	return 0;
 }
 
-/* Open the logs of topics created since the last look. */
+/*
+ * 1 if an entry below topics_open waits for writer_open_topic again: one
+ * whose directory could not be made, or one a create filled after its
+ * delete.
+ */
+static int
+writer_retry_pending(const struct writer *w)
+{
+	uint32_t ti;
+
+	for (ti = 0; ti < w->topics_open; ti++)
+		if ((w->topic_ok[ti] == WTOPIC_FREED ||
+		    w->topic_ok[ti] == WTOPIC_WAIT) &&
+		    atomic_load_explicit(&w->s->topics[ti].state,
+		    memory_order_acquire) == TOPIC_READY)
+			return 1;
+	return 0;
+}
+
+/*
+ * Open the logs of topics created since the last look (each tried at
+ * once), and, from meta_retry_ms on (or with force), of the entries
+ * writer_retry_pending() counts.
+ */
 static void
 writer_open_topics(struct writer *w, int64_t now, int force, int *moved)
 {
 	char name[TOPIC_NAME_MAX + 1];
 	uint32_t n = topic_count_now(w->s), ti, st;
+	int retry = force || now >= w->meta_retry_ms;
 
-	/* Entries freed by a delete that a create has filled again. */
-	for (ti = 0; ti < w->topics_open; ti++) {
-		if (w->topic_ok[ti] != WTOPIC_FREED ||
+	for (ti = 0; retry && ti < w->topics_open; ti++) {
+		if ((w->topic_ok[ti] != WTOPIC_FREED &&
+		    w->topic_ok[ti] != WTOPIC_WAIT) ||
 		    topic_entry_check(w->s, ti, name) == -1)
 			continue;
-		if (writer_open_topic(w, ti, name, now, force, moved) != 0)
-			return;
-		*moved = 1;
+		if (writer_open_topic(w, ti, name, now, moved) == 0)
+			*moved = 1;
 	}
 	while (w->topics_open < n) {
 		ti = w->topics_open;
@@ -734,8 +756,7 @@ writer_open_topics(struct writer *w, int64_t now, int force, int *moved)
 			w->topics_open++;
 			continue;
 		}
-		if (writer_open_topic(w, ti, name, now, force, moved) != 0)
-			return;
+		(void)writer_open_topic(w, ti, name, now, moved);
 		w->topics_open++;
 	}
 }
@@ -841,20 +862,6 @@ writer_deletes_pending(const struct writer *w)
 	for (ti = 0; ti < w->topics_open; ti++)
 		if (atomic_load_explicit(&w->s->topics[ti].state,
 		    memory_order_acquire) == TOPIC_DELETING)
-			return 1;
-	return 0;
-}
-
-/* 1 if a freed entry was filled again by a create. */
-static int
-writer_reuse_pending(const struct writer *w)
-{
-	uint32_t ti;
-
-	for (ti = 0; ti < w->topics_open; ti++)
-		if (w->topic_ok[ti] == WTOPIC_FREED &&
-		    atomic_load_explicit(&w->s->topics[ti].state,
-		    memory_order_acquire) == TOPIC_READY)
 			return 1;
 	return 0;
 }
@@ -1037,10 +1044,10 @@ writer_pending(struct writer *w, int64_t now_ms)
 	int pending = 0;
 
 	atomic_thread_fence(memory_order_seq_cst);
-	if (topic_count_now(w->s) > w->topics_open && now_ms >= w->meta_retry_ms)
+	if (topic_count_now(w->s) > w->topics_open)
 		return 1;
 	if ((now_ms >= w->delete_retry_ms && writer_deletes_pending(w)) ||
-	    (now_ms >= w->meta_retry_ms && writer_reuse_pending(w)))
+	    (now_ms >= w->meta_retry_ms && writer_retry_pending(w)))
 		return 1;
 	WRITER_FOREACH_SLOT(w, i, {
 		struct wslot *sl = &w->slots[i];
@@ -1064,7 +1071,9 @@ writer_timeout(struct writer *w, int64_t now_ms)
 #define WRITER_SOONER(due) do { if ((due) - now_ms < t) t = (due) - now_ms; } while (0)
 	if (c->retention_check_ms > 0)
 		WRITER_SOONER(w->next_retention_ms);
-	if (topic_count_now(w->s) > w->topics_open || writer_reuse_pending(w))
+	if (topic_count_now(w->s) > w->topics_open)
+		t = 0;
+	else if (writer_retry_pending(w))
 		WRITER_SOONER(w->meta_retry_ms);
 	if (writer_deletes_pending(w))
 		WRITER_SOONER(w->delete_retry_ms);
@@ -1091,7 +1100,8 @@ writer_finish(struct writer *w, int64_t now_ms)
 	writer_open_topics(w, now_ms, 1, &moved);
 	writer_delete_topics(w, now_ms, 1, &moved);
 	writer_open_topics(w, now_ms, 1, &moved);
-	if (w->topics_open < topic_count_now(w->s) || writer_deletes_pending(w))
+	if (w->topics_open < topic_count_now(w->s) || writer_deletes_pending(w) ||
+	    writer_retry_pending(w))
 		rc = -1;
 	WRITER_FOREACH_SLOT(w, i, {
 		struct wslot *sl = &w->slots[i];
