@@ -63,6 +63,7 @@
 #include "common/log.h"
 #include "master/writer.h"
 #include "master/writer_group.h"
+#include "master/writer_make.h"
 #include "master/writer_sync.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
@@ -135,8 +136,11 @@ enum {
 	WTOPIC_OPEN = 1,	/* checked, logs opened */
 	WTOPIC_CLOSED = 2,	/* being deleted: logs closed */
 	WTOPIC_FREED = 3,	/* deleted; opened again when a create reuses it */
-	WTOPIC_WAIT = 4		/* its directory could not be made: retried */
+	WTOPIC_WAIT = 4,	/* its directory could not be made: retried */
+	WTOPIC_MAKING = 5	/* its files are being made by the sync thread */
 };
+
+static int	writer_topic_made(struct writer *, struct wmake *, int64_t, int *);
 
 static uint32_t
 topic_count_now(const struct shm *s)
@@ -236,6 +240,17 @@ wslot_ok(struct writer *w, uint32_t i)
 	atomic_store_explicit(&p->storage_error, 0, memory_order_release);
 }
 
+/* One line when opening a partition's log had to mend it. */
+static void
+log_recovered(const char *topic, int32_t partition,
+    const struct plog_recovery *rec)
+{
+	if (rec->truncated_bytes > 0 || rec->index_rebuilt)
+		log_info("%s-%d: recovered the log: %llu bytes truncated%s", topic,
+		    partition, (unsigned long long)rec->truncated_bytes,
+		    rec->index_rebuilt ? ", index rebuilt" : "");
+}
+
 static int
 plog_open_for(struct plog **lp, const struct config *conf, const char *topic,
     int32_t partition)
@@ -252,37 +267,29 @@ plog_open_for(struct plog **lp, const struct config *conf, const char *topic,
 	memset(&rec, 0, sizeof(rec));
 	if (plog_open(lp, dir, &cfg, &rec) == -1)
 		return -1;
-	if (rec.truncated_bytes > 0 || rec.index_rebuilt)
-		log_info("%s-%d: recovered the log: %llu bytes truncated%s", topic,
-		    partition, (unsigned long long)rec.truncated_bytes,
-		    rec.index_rebuilt ? ", index rebuilt" : "");
+	log_recovered(topic, partition, &rec);
 	return 0;
 }
 
 /*
- * Open slot i's log and take over the partition from whatever state the
- * shared region is in (a fresh topic, or a previous writer's).
+ * Slot i takes log (just opened for topic name; NULL: that failed with
+ * err) and over the partition from whatever state the shared region is
+ * in (a fresh topic, or a previous writer's).  0, or -1 for no log.
  */
 static int
-wslot_open(struct writer *w, uint32_t i, int64_t now)
+wslot_take(struct writer *w, uint32_t i, const char *name, struct plog *log,
+    int err, int64_t now)
 {
 	struct wslot *sl = &w->slots[i];
 	struct shm_partition *p = &w->s->parts[i];
 	struct plog_config cfg;
-	char name[TOPIC_NAME_MAX + 1];
 	int64_t end, vis, dur;
 
-	if (p->topic >= w->s->hdr->limits.max_topics ||
-	    topic_entry_check(w->s, p->topic, name) == -1) {
-		wslot_fail(w, i, "topic entry", EPROTO, now);
-		return -1;
-	}
 	/* A sync still out for an earlier handle is not this one's. */
 	sl->syncing = 0;
 	sl->epoch = ++w->epochs;
-	if (plog_open_for(&sl->log, w->conf, name, p->partition) == -1) {
-		sl->log = NULL;
-		wslot_fail(w, i, "opening the log", errno, now);
+	if ((sl->log = log) == NULL) {
+		wslot_fail(w, i, "opening the log", err, now);
 		return -1;
 	}
 	end = plog_end_offset(sl->log);
@@ -328,6 +335,24 @@ wslot_open(struct writer *w, uint32_t i, int64_t now)
 	    memory_order_relaxed);
 	/* An error is cleared by the first cycle that drains and syncs, not here. */
 	return 0;
+}
+
+/* Open slot i's log again (after a failure, or to reopen it). */
+static int
+wslot_open(struct writer *w, uint32_t i, int64_t now)
+{
+	struct shm_partition *p = &w->s->parts[i];
+	char name[TOPIC_NAME_MAX + 1];
+	struct plog *log;
+
+	if (p->topic >= w->s->hdr->limits.max_topics ||
+	    topic_entry_check(w->s, p->topic, name) == -1) {
+		wslot_fail(w, i, "topic entry", EPROTO, now);
+		return -1;
+	}
+	if (plog_open_for(&log, w->conf, name, p->partition) == -1)
+		log = NULL;
+	return wslot_take(w, i, name, log, errno, now);
 }
 
 /*
@@ -549,7 +574,10 @@ writer_sync_collect(struct writer *w, int64_t now, int wait, int *moved)
 		return;
 	for (job = wsync_done(w->sync, wait); job != NULL; job = next) {
 		next = job->next;
-		wslot_sync_done(w, job, now, moved);
+		if (job->make != NULL)
+			(void)writer_topic_made(w, job->make, now, moved);
+		else
+			wslot_sync_done(w, job, now, moved);
 		wsync_job_free(job);
 	}
 }
@@ -652,31 +680,28 @@ wslot_cycle(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 }
 
 /*
- * Open topic ti's logs (writing topic.meta first when missing).  0 done,
- * 1 when the directory could not be made: the entry is WTOPIC_WAIT and
- * retried after meta_retry_ms, while other topics are opened on.  *moved
- * is set when workers waiting on the create have something to see: the
- * topic on disk, or a new storage error on it.
+ * Topic m->ti's files are made (m came back from the sync thread, or ran
+ * in line): its slots take the logs.  0 done, 1 when the directory could
+ * not be made: the entry is WTOPIC_WAIT and retried after meta_retry_ms,
+ * while other topics are opened on.  *moved is set when workers waiting
+ * on the create have something to see: the topic on disk, or a new
+ * storage error on it.  A partition whose log did not open is retried by
+ * wslot_drain.
  */
 static int
-writer_open_topic(struct writer *w, uint32_t ti, const char *name, int64_t now,
-    int *moved)
+writer_topic_made(struct writer *w, struct wmake *m, int64_t now, int *moved)
 {
-	const struct shm_topic *t = &w->s->topics[ti];
-	uint32_t pi;
-	int32_t parts;
-	int err;
+	const struct shm_topic *t = &w->s->topics[m->ti];
+	struct wmake_part *mp;
+	uint32_t pi, i;
+	int err = m->meta_err;
 
-	/* Missing or unreadable: the directory in memory is the truth. */
-	if (topic_meta_load(w->conf->data_dir, name, &parts) == -1) {
-		if (topic_meta_save(w->conf->data_dir, name, t->partitions) == 0)
-			goto opened;
-		err = errno;
+	if (err != 0) {
 		/* One line per topic and error, not one per retry. */
 		if (w->slots[t->first_part].error != err)
 			log_warnx("topic %s: cannot write topic.meta: %s; retrying",
-			    name, strerror(err));
-		w->topic_ok[ti] = WTOPIC_WAIT;
+			    m->name, strerror(err));
+		w->topic_ok[m->ti] = WTOPIC_WAIT;
 		w->meta_retry_ms = now + WRITER_BACKOFF_MAX_MS;
 		/* Refuse produces to it until its directory exists. */
 		for (pi = 0; pi < (uint32_t)t->partitions; pi++) {
@@ -686,18 +711,59 @@ writer_open_topic(struct writer *w, uint32_t ti, const char *name, int64_t now,
 			w->slots[t->first_part + pi].error = err;
 		}
 		return 1;
-	} else if (parts != t->partitions)
+	}
+	if (m->meta_parts != 0 && m->meta_parts != t->partitions)
 		log_warnx("topic %s: topic.meta says %d partitions, memory %d",
-		    name, parts, t->partitions);
-opened:
-	for (pi = 0; pi < (uint32_t)t->partitions; pi++)
-		(void)wslot_open(w, t->first_part + pi, now);
-	log_debug("topic %s: %d partitions opened", name, t->partitions);
+		    m->name, m->meta_parts, t->partitions);
+	for (pi = 0; pi < (uint32_t)m->partitions; pi++) {
+		i = t->first_part + pi;
+		mp = &m->parts[pi];
+		if (mp->log != NULL)
+			log_recovered(m->name, (int32_t)pi, &mp->rec);
+		(void)wslot_take(w, i, m->name, mp->log, mp->err, now);
+		mp->log = NULL;
+	}
+	log_debug("topic %s: %d partitions opened", m->name, t->partitions);
 	/* A published entry changes again only by a delete. */
-	w->topic_ok[ti] = WTOPIC_OPEN;
-	/* A partition that failed to open is retried by wslot_drain. */
-	writer_topic_opened(w, ti, moved);
+	w->topic_ok[m->ti] = WTOPIC_OPEN;
+	writer_topic_opened(w, m->ti, moved);
 	return 0;
+}
+
+/*
+ * Make topic ti's files and open its logs: on the sync thread when there
+ * is one and nothing forces it (2: the entry is WTOPIC_MAKING until the
+ * job comes back), else in line (writer_topic_made()'s answer).
+ */
+static int
+writer_open_topic(struct writer *w, uint32_t ti, const char *name, int64_t now,
+    int force, int *moved)
+{
+	const struct shm_topic *t = &w->s->topics[ti];
+	struct plog_config cfg;
+	struct wsync_job *job;
+	struct wmake *m;
+	int rc;
+
+	config_topic_log(w->conf, name, &cfg);
+	if ((m = wmake_new(w->conf->data_dir, name, ti, t->partitions,
+	    &cfg)) == NULL) {
+		log_warn("topic %s: opening its logs; retrying", name);
+		w->topic_ok[ti] = WTOPIC_WAIT;
+		w->meta_retry_ms = now + WRITER_BACKOFF_MAX_MS;
+		return 1;
+	}
+	if (w->sync != NULL && !force &&
+	    (job = calloc(1, sizeof(*job))) != NULL) {
+		job->make = m;
+		w->topic_ok[ti] = WTOPIC_MAKING;
+		wsync_submit(w->sync, job);
+		return 2;
+	}
+	(void)wmake_run(m);
+	rc = writer_topic_made(w, m, now, moved);
+	wmake_free(m);
+	return rc;
 }
 
 /*
@@ -736,7 +802,7 @@ writer_open_topics(struct writer *w, int64_t now, int force, int *moved)
 		    w->topic_ok[ti] != WTOPIC_WAIT) ||
 		    topic_entry_check(w->s, ti, name) == -1)
 			continue;
-		if (writer_open_topic(w, ti, name, now, moved) == 0)
+		if (writer_open_topic(w, ti, name, now, force, moved) == 0)
 			*moved = 1;
 	}
 	while (w->topics_open < n) {
@@ -756,7 +822,7 @@ writer_open_topics(struct writer *w, int64_t now, int force, int *moved)
 			w->topics_open++;
 			continue;
 		}
-		(void)writer_open_topic(w, ti, name, now, moved);
+		(void)writer_open_topic(w, ti, name, now, force, moved);
 		w->topics_open++;
 	}
 }
@@ -860,7 +926,8 @@ writer_deletes_pending(const struct writer *w)
 	uint32_t ti;
 
 	for (ti = 0; ti < w->topics_open; ti++)
-		if (atomic_load_explicit(&w->s->topics[ti].state,
+		if (w->topic_ok[ti] != WTOPIC_MAKING &&
+		    atomic_load_explicit(&w->s->topics[ti].state,
 		    memory_order_acquire) == TOPIC_DELETING)
 			return 1;
 	return 0;
@@ -875,7 +942,9 @@ writer_delete_topics(struct writer *w, int64_t now, int force, int *moved)
 	if (!force && now < w->delete_retry_ms)
 		return;
 	for (ti = 0; ti < w->topics_open; ti++) {
-		if (atomic_load_explicit(&w->s->topics[ti].state,
+		/* Its files are being made: deleted once they are. */
+		if (w->topic_ok[ti] == WTOPIC_MAKING ||
+		    atomic_load_explicit(&w->s->topics[ti].state,
 		    memory_order_acquire) != TOPIC_DELETING)
 			continue;
 		if (writer_delete_topic(w, ti, now, moved) == -1)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "master/writer_make.h"
 #include "master/writer_sync.h"
 #include "store/plog.h"
 
@@ -50,7 +51,10 @@ wsync_thread(void *arg)
 		pthread_mutex_unlock(&ws->mu);
 
 		t0 = clock_mono_us();
-		job->err = plog_sync_run(job->ps) == 0 ? 0 : errno;
+		if (job->make != NULL)
+			job->err = wmake_run(job->make);
+		else
+			job->err = plog_sync_run(job->ps) == 0 ? 0 : errno;
 		job->us = clock_mono_us() - t0;
 
 		pthread_mutex_lock(&ws->mu);
@@ -145,5 +149,6 @@ wsync_job_free(struct wsync_job *job)
 	if (job == NULL)
 		return;
 	plog_sync_end(job->ps);
+	wmake_free(job->make);
 	free(job);
 }

@@ -8,10 +8,13 @@
  * takes what to sync, plog_sync_run() syncs it) and drains on; it
  * publishes durable_offset when the job comes back.
  *
+ * A job can also make a new topic's files instead (master/writer_make.h),
+ * whose syncs stalled the loop the same way.
+ *
  * Jobs run one at a time, in the order submitted.  The thread touches
- * nothing but a job's own descriptors and store_io; a finished job is
- * handed back through a list under the mutex, and the writer's eventfd
- * is written so its epoll wakes.
+ * nothing but a job's own descriptors, files and store_io; a finished job
+ * is handed back through a list under the mutex, and the writer's
+ * eventfd is written so its epoll wakes.
  */
 #ifndef FLUME_MASTER_WRITER_SYNC_H
 #define FLUME_MASTER_WRITER_SYNC_H
@@ -19,10 +22,12 @@
 #include <stdint.h>
 
 struct plog_sync;
+struct wmake;
 
 struct wsync_job {
 	struct wsync_job *next;
 	struct plog_sync *ps;		/* what to sync; freed with the job */
+	struct wmake	*make;		/* instead: a topic to make; freed with it */
 	uint32_t	 slot;		/* partition slot */
 	uint64_t	 epoch;		/* the slot's log handle it came from */
 	uint32_t	 incarnation;	/* the partition's, then */

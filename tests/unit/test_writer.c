@@ -680,8 +680,12 @@ held_fdatasync(int fd)
 {
 	char c;
 
+	struct pollfd pfd = { .fd = hold_fd, .events = POLLIN };
+
 	atomic_fetch_add(&sync_calls, 1);
-	if (atomic_exchange(&hold_next, 0) != 0 && read(hold_fd, &c, 1) != 1) {
+	/* Held at most 5 s: code that waits for it in line fails, not hangs. */
+	if (atomic_exchange(&hold_next, 0) != 0 &&
+	    (poll(&pfd, 1, 5000) != 1 || read(hold_fd, &c, 1) != 1)) {
 		errno = EIO;
 		return -1;
 	}
@@ -787,6 +791,71 @@ test_sync_thread(void)
 	close(pfd[1]);
 	hold_fd = -1;
 	expect_free(&e);
+	finish();
+}
+
+/*
+ * A new topic's files are made on the sync thread: with its first sync
+ * held, the loop drains the other topics on and may sleep, the new one's
+ * records wait in its ring; once let go the topic is on disk and drained.
+ */
+static void
+test_make_thread(void)
+{
+	struct expect e = { 0 }, en = { 0 };
+	struct writer *w;
+	int32_t parts = 0;
+	int t, tn, i, pfd[2], wfd;
+
+	start();
+	wfd = efds[b.slot];
+	CU_ASSERT_EQUAL_FATAL(pipe(pfd), 0);
+	hold_fd = pfd[0];
+	store_io.fdatasync = held_fdatasync;
+	t = topic("old", 1);
+	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(writer_sync_start(w, wfd), 0);
+	(void)efd_count(wfd);
+
+	atomic_store(&sync_calls, 0);
+	atomic_store(&hold_next, 1);
+	tn = topic("new", 2);
+	CU_ASSERT_EQUAL(writer_cycle(w, 0), 0);
+	for (i = 0; i < 10000 && atomic_load(&sync_calls) == 0; i++)
+		usleep(1000);
+	CU_ASSERT_EQUAL(atomic_load(&sync_calls), 1);
+	CU_ASSERT_EQUAL(atomic_load(&b.shm.topics[tn].opened), 0);
+	CU_ASSERT_EQUAL(topic_meta_load(dir, "new", &parts), -1);
+
+	produce(&b.shm, t, 0, 3, 1, &e);
+	produce(&b.shm, tn, 1, 2, 2, &en);
+	CU_ASSERT_EQUAL(writer_cycle(w, 1), 1);
+	CU_ASSERT_EQUAL(visible(t, 0), 3);
+	CU_ASSERT(ring_empty(t, 0));
+	CU_ASSERT_EQUAL(visible(tn, 1), 0);
+	CU_ASSERT(!ring_empty(tn, 1));
+	/* Waiting for the thread is not work: the loop may sleep. */
+	CU_ASSERT_EQUAL(writer_pending(w, 1), 0);
+	CU_ASSERT_EQUAL(atomic_load(&sync_calls), 1);
+
+	CU_ASSERT_EQUAL(write(pfd[1], "g", 1), 1);
+	CU_ASSERT_EQUAL_FATAL(sync_back(wfd), 0);
+	CU_ASSERT_EQUAL(writer_cycle(w, 2), 1);
+	CU_ASSERT_EQUAL(atomic_load(&b.shm.topics[tn].opened), 1);
+	CU_ASSERT_EQUAL(topic_meta_load(dir, "new", &parts), 0);
+	CU_ASSERT_EQUAL(parts, 2);
+	CU_ASSERT_EQUAL(visible(tn, 1), 2);
+	CU_ASSERT(ring_empty(tn, 1));
+	CU_ASSERT_EQUAL(visible(tn, 0), 0);
+	CU_ASSERT_EQUAL(writer_finish(w, 3), 0);
+	assert_log("old", 0, &e);
+	assert_log("new", 1, &en);
+	writer_close(w);
+	close(pfd[0]);
+	close(pfd[1]);
+	hold_fd = -1;
+	expect_free(&e);
+	expect_free(&en);
 	finish();
 }
 
@@ -1021,6 +1090,7 @@ TEST_SUITE("writer", setup, teardown,
 	{ "wake", test_wake },
 	{ "finish", test_finish },
 	{ "sync_thread", test_sync_thread },
+	{ "make_thread", test_make_thread },
 	{ "group_save", test_group_save },
 	{ "damaged_ring", test_damaged_ring },
 	{ "retention", test_retention },

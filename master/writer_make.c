@@ -1,0 +1,73 @@
+/*
+ * A new topic's files, made off the writer's loop (writer_make.h).
+ */
+#include <bsd/string.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "master/writer_make.h"
+#include "store/topic.h"
+
+struct wmake *
+wmake_new(const char *data_dir, const char *name, uint32_t ti,
+    int32_t partitions, const struct plog_config *cfg)
+{
+	struct wmake *m;
+
+	if ((m = calloc(1, sizeof(*m))) == NULL)
+		return NULL;
+	if (strlcpy(m->data_dir, data_dir, sizeof(m->data_dir)) >=
+	    sizeof(m->data_dir) ||
+	    strlcpy(m->name, name, sizeof(m->name)) >= sizeof(m->name)) {
+		free(m);
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	m->ti = ti;
+	m->partitions = partitions;
+	m->cfg = *cfg;
+	return m;
+}
+
+int
+wmake_run(struct wmake *m)
+{
+	char dir[PATH_MAX];
+	int32_t pi, parts;
+
+	/* Missing or unreadable: the directory in memory is the truth. */
+	if (topic_meta_load(m->data_dir, m->name, &parts) == 0)
+		m->meta_parts = parts;
+	else if (topic_meta_save(m->data_dir, m->name, m->partitions) == -1)
+		return m->meta_err = errno != 0 ? errno : EIO;
+	if ((m->parts = calloc((size_t)m->partitions, sizeof(*m->parts))) ==
+	    NULL)
+		return m->meta_err = ENOMEM;
+	for (pi = 0; pi < m->partitions; pi++) {
+		struct wmake_part *p = &m->parts[pi];
+
+		if (topic_partition_dir(dir, sizeof(dir), m->data_dir, m->name,
+		    pi) == -1)
+			p->err = ENAMETOOLONG;
+		else if (plog_open(&p->log, dir, &m->cfg, &p->rec) == -1) {
+			p->log = NULL;
+			p->err = errno != 0 ? errno : EIO;
+		}
+	}
+	return 0;
+}
+
+void
+wmake_free(struct wmake *m)
+{
+	int32_t pi;
+
+	if (m == NULL)
+		return;
+	for (pi = 0; m->parts != NULL && pi < m->partitions; pi++)
+		if (m->parts[pi].log != NULL)
+			plog_close(m->parts[pi].log);
+	free(m->parts);
+	free(m);
+}
