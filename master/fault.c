@@ -21,7 +21,7 @@ enum fault_kind { FAULT_NONE, FAULT_ENOSPC, FAULT_EIO, FAULT_FSYNC };
 static struct {
 	enum fault_kind	 kind;
 	unsigned long long limit;	/* bytes written before writes fail */
-	/* Also read by the writer's sync thread (fdatasync). */
+	/* Also read by the writer's sync threads (fdatasync). */
 	_Atomic unsigned long long written;
 	char		 path[1024];	/* fault holds while this exists */
 	_Atomic int	 over;		/* PATH disappeared: no more faults */

@@ -105,7 +105,7 @@ struct wslot {
 	uint64_t	 want_pos;	/* an acks=all producer waits for the ring up to here */
 	int		 want;
 	int		 sync_all;	/* opened with visible > durable: sync every segment */
-	int		 syncing;	/* a job of this handle is with the sync thread */
+	int		 syncing;	/* a job of this handle is with the sync threads */
 	uint64_t	 epoch;		/* which open of the log this handle is */
 	int		 error;		/* errno of the failing step, 0 if none */
 	int64_t		 retry_ms;	/* no retry before */
@@ -137,7 +137,7 @@ enum {
 	WTOPIC_CLOSED = 2,	/* being deleted: logs closed */
 	WTOPIC_FREED = 3,	/* deleted; opened again when a create reuses it */
 	WTOPIC_WAIT = 4,	/* its directory could not be made: retried */
-	WTOPIC_MAKING = 5	/* its files are being made by the sync thread */
+	WTOPIC_MAKING = 5	/* its files are being made by the sync threads */
 };
 
 static int	writer_topic_made(struct writer *, struct wmake *, int64_t, int *);
@@ -495,7 +495,7 @@ wslot_drain(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 }
 
 /*
- * Hand slot i's sync to the sync thread: what the log holds now, drained
+ * Hand slot i's sync to the sync threads: what the log holds now, drained
  * from the ring up to head now.  0, or -1 when it must be done here.
  */
 static int
@@ -584,7 +584,7 @@ writer_sync_collect(struct writer *w, int64_t now, int wait, int *moved)
 
 /*
  * fdatasync slot i's log when the policy (or force) says so; publish
- * durable.  A sync due in the normal course goes to the sync thread and
+ * durable.  A sync due in the normal course goes to the sync threads and
  * is published when it comes back; one forced (shutdown, reopening), a
  * resync after a failure, and the first one after a storage error are
  * done here and now.
@@ -680,7 +680,7 @@ wslot_cycle(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 }
 
 /*
- * Topic m->ti's files are made (m came back from the sync thread, or ran
+ * Topic m->ti's files are made (m came back from the sync threads, or ran
  * in line): its slots take the logs.  0 done, 1 when the directory could
  * not be made: the entry is WTOPIC_WAIT and retried after meta_retry_ms,
  * while other topics are opened on.  *moved is set when workers waiting
@@ -731,7 +731,7 @@ writer_topic_made(struct writer *w, struct wmake *m, int64_t now, int *moved)
 }
 
 /*
- * Make topic ti's files and open its logs: on the sync thread when there
+ * Make topic ti's files and open its logs: on the sync threads when there
  * is one and nothing forces it (2: the entry is WTOPIC_MAKING until the
  * job comes back), else in line (writer_topic_made()'s answer).
  */
@@ -1386,7 +1386,7 @@ writer_main(struct broker *b)
 	if (writer_open(&w, b, clock_mono_ms()) == -1)
 		fatal("writer_open");
 	if (writer_sync_start(w, b->eventfds[b->slot]) == -1)
-		log_warn("no sync thread: fdatasync runs in the writer's loop");
+		log_warn("no sync threads: fdatasync runs in the writer's loop");
 	log_info("started, %u topics", w->topics_open);
 
 	for (;;) {

@@ -51,7 +51,7 @@ int	writer_sync_start(struct writer *w, int wake_fd);
  * One pass at now_ms (CLOCK_MONOTONIC ms): open new topics, drain every
  * ring into its log and publish visible_offset, fdatasync where the
  * policy says (sync_wanted, flush_interval_ms, flush_messages) and
- * publish durable_offset (when a sync thread runs them: when they come
+ * publish durable_offset (when the sync threads run them: when they come
  * back, a later pass), apply retention when due, wake the workers
  * that asked.  Returns 1 if anything moved (head, visible, durable), else 0.
  */

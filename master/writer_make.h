@@ -5,8 +5,8 @@
  * before it: 320-410 ms measured under a 1 GB/s produce.  While the
  * writer's loop made them, no ring was drained and every producer of
  * every partition stopped; so the writer fills a wmake and hands it to
- * its sync thread (master/writer_sync.h), and takes the opened logs
- * when the job comes back.  Unit tests without the thread run it in line.
+ * its sync threads (master/writer_sync.h), and takes the opened logs
+ * when the job comes back.  Unit tests without the threads run it in line.
  *
  * wmake_run() touches nothing but the job and the files under data_dir:
  * no configuration (the segment settings are copied in) and no log lines

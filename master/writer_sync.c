@@ -1,5 +1,5 @@
 /*
- * The writer's fdatasync thread (master/writer_sync.h).
+ * The writer's fdatasync threads (master/writer_sync.h).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -12,12 +12,13 @@
 #include "store/plog.h"
 
 struct wsync {
-	pthread_t	 thread;
+	pthread_t	 threads[WSYNC_THREADS];
+	int		 nthreads;
 	pthread_mutex_t	 mu;
 	pthread_cond_t	 cv;		/* work queued, a job done, or stop */
 	struct wsync_job *queue, **queue_tail;
 	struct wsync_job *done, **done_tail;
-	int		 running;	/* a job is between queue and done */
+	int		 running;	/* jobs between queue and done */
 	int		 stop;
 	int		 wake_fd;
 };
@@ -47,7 +48,7 @@ wsync_thread(void *arg)
 		if ((ws->queue = job->next) == NULL)
 			ws->queue_tail = &ws->queue;
 		job->next = NULL;
-		ws->running = 1;
+		ws->running++;
 		pthread_mutex_unlock(&ws->mu);
 
 		t0 = clock_mono_us();
@@ -60,7 +61,7 @@ wsync_thread(void *arg)
 		pthread_mutex_lock(&ws->mu);
 		*ws->done_tail = job;
 		ws->done_tail = &job->next;
-		ws->running = 0;
+		ws->running--;
 		pthread_cond_broadcast(&ws->cv);
 		wsync_wake(ws->wake_fd);
 	}
@@ -81,7 +82,12 @@ wsync_open(struct wsync **out, int wake_fd)
 	ws->wake_fd = wake_fd;
 	pthread_mutex_init(&ws->mu, NULL);
 	pthread_cond_init(&ws->cv, NULL);
-	if ((rc = pthread_create(&ws->thread, NULL, wsync_thread, ws)) != 0) {
+	for (rc = 0; ws->nthreads < WSYNC_THREADS; ws->nthreads++)
+		if ((rc = pthread_create(&ws->threads[ws->nthreads], NULL,
+		    wsync_thread, ws)) != 0)
+			break;
+	/* Fewer threads only mean fewer syncs at a time. */
+	if (ws->nthreads == 0) {
 		pthread_cond_destroy(&ws->cv);
 		pthread_mutex_destroy(&ws->mu);
 		free(ws);
@@ -96,6 +102,7 @@ void
 wsync_close(struct wsync *ws)
 {
 	struct wsync_job *job;
+	int i;
 
 	if (ws == NULL)
 		return;
@@ -103,7 +110,8 @@ wsync_close(struct wsync *ws)
 	ws->stop = 1;
 	pthread_cond_broadcast(&ws->cv);
 	pthread_mutex_unlock(&ws->mu);
-	pthread_join(ws->thread, NULL);
+	for (i = 0; i < ws->nthreads; i++)
+		pthread_join(ws->threads[i], NULL);
 	while ((job = wsync_done(ws, 0)) != NULL) {
 		while (job != NULL) {
 			struct wsync_job *next = job->next;

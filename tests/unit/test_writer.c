@@ -795,6 +795,61 @@ test_sync_thread(void)
 }
 
 /*
+ * Syncs of two partitions run at once: with one held on the disk, the
+ * other's comes back and is published, then the held one's.
+ */
+static void
+test_sync_pool(void)
+{
+	struct expect ea = { 0 }, eb = { 0 };
+	struct writer *w;
+	int ta, tb, i, pfd[2], wfd;
+
+	start();
+	wfd = efds[b.slot];
+	CU_ASSERT_EQUAL_FATAL(pipe(pfd), 0);
+	hold_fd = pfd[0];
+	store_io.fdatasync = held_fdatasync;
+	ta = topic("a", 1);
+	tb = topic("b", 1);
+	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(writer_sync_start(w, wfd), 0);
+	(void)efd_count(wfd);
+
+	atomic_store(&sync_calls, 0);
+	atomic_store(&hold_next, 1);
+	produce(&b.shm, ta, 0, 2, 1, &ea);
+	atomic_store(&shm_partition(&b.shm, ta, 0)->sync_wanted, 1);
+	CU_ASSERT_EQUAL(writer_cycle(w, 0), 1);
+	for (i = 0; i < 10000 && atomic_load(&sync_calls) == 0; i++)
+		usleep(1000);
+	CU_ASSERT_EQUAL_FATAL(atomic_load(&sync_calls), 1);
+
+	produce(&b.shm, tb, 0, 3, 2, &eb);
+	atomic_store(&shm_partition(&b.shm, tb, 0)->sync_wanted, 1);
+	CU_ASSERT_EQUAL(writer_cycle(w, 1), 1);
+	CU_ASSERT_EQUAL_FATAL(sync_back(wfd), 0);
+	CU_ASSERT_EQUAL(writer_cycle(w, 2), 1);
+	CU_ASSERT_EQUAL(durable(tb, 0), 3);
+	CU_ASSERT_EQUAL(durable(ta, 0), 0);
+
+	CU_ASSERT_EQUAL(write(pfd[1], "g", 1), 1);
+	CU_ASSERT_EQUAL_FATAL(sync_back(wfd), 0);
+	CU_ASSERT_EQUAL(writer_cycle(w, 3), 1);
+	CU_ASSERT_EQUAL(durable(ta, 0), 2);
+	CU_ASSERT_EQUAL(writer_finish(w, 4), 0);
+	assert_log("a", 0, &ea);
+	assert_log("b", 0, &eb);
+	writer_close(w);
+	close(pfd[0]);
+	close(pfd[1]);
+	hold_fd = -1;
+	expect_free(&ea);
+	expect_free(&eb);
+	finish();
+}
+
+/*
  * A new topic's files are made on the sync thread: with its first sync
  * held, the loop drains the other topics on and may sleep, the new one's
  * records wait in its ring; once let go the topic is on disk and drained.
@@ -1091,6 +1146,7 @@ TEST_SUITE("writer", setup, teardown,
 	{ "finish", test_finish },
 	{ "sync_thread", test_sync_thread },
 	{ "make_thread", test_make_thread },
+	{ "sync_pool", test_sync_pool },
 	{ "group_save", test_group_save },
 	{ "damaged_ring", test_damaged_ring },
 	{ "retention", test_retention },
