@@ -412,19 +412,29 @@ do_latest(struct client *cl, const char *topic, int32_t part, int64_t which)
 	return r.results[0].offset;
 }
 
-/* Wait (bounded) until the writer made offset `want` visible. */
+/*
+ * Wait (bounded) until the writer made offset `want` visible: the
+ * partition's visible_offset in the region, not LIST_OFFSETS' latest,
+ * which is the acknowledged end, ring included (worker/handlers.c
+ * part_end), and is reached before the writer drains anything.
+ */
 static int64_t
 wait_visible(struct client *cl, const char *topic, int32_t part, int64_t want)
 {
 	int64_t end = mono_ms() + IO_TIMEOUT_MS, v = -1;
+	struct shm_partition *p;
 	struct fetch_resp fr;
+	int t;
 
+	if ((t = shm_topic_find(&tb.shm, topic, strlen(topic))) < 0 ||
+	    (p = shm_partition(&tb.shm, t, part)) == NULL)
+		return -1;
 	while (mono_ms() < end) {
-		v = do_latest(cl, topic, part, OFFSET_LATEST);
+		v = atomic_load_explicit(&p->visible_offset, memory_order_acquire);
 		if (v >= want)
 			return v;
-		/* A long poll on the partition is the wait (no sleep). */
-		if (do_fetch(cl, topic, part, v < 0 ? 0 : v, 200, 1, 12, &fr) == -1)
+		/* A long poll at the visible end is the wait (no sleep). */
+		if (do_fetch(cl, topic, part, v, 200, 1, 12, &fr) == -1)
 			return -1;
 	}
 	return v;
