@@ -2,8 +2,8 @@
  * libflume's binary interface: libflume.so exports the API of flume.h
  * (every symbol named flume_*) and nothing else, so a program can never
  * come to depend on the library's internals (the codecs, the buffers,
- * CRC-32C); and the installed libflume.a carries none of the tools'
- * helpers (libflumetool.a, not installed).
+ * CRC-32C); the installed libflume.a exports the same and carries none
+ * of the tools' helpers (libflumetool.a, not installed).
  */
 #include <sys/wait.h>
 
@@ -45,6 +45,13 @@ each_line(const char *cmd, void (*fn)(const char *, void *), void *arg)
 	return n;
 }
 
+static void
+count_line(const char *line, void *arg)
+{
+	(void)line;
+	(void)arg;
+}
+
 struct tally {
 	int	 api;		/* flume_* */
 	int	 other;		/* anything else */
@@ -82,33 +89,44 @@ test_so_exports_only_api(void)
 	CU_ASSERT_EQUAL(t.connect, 1);
 }
 
+/*
+ * The installed archive: one object whose hidden symbols were made
+ * local, so its defined globals are libflume.so's exports, no more
+ * (no codec, no buffer, no flume_tool_* helper of libflumetool.a).
+ */
 static void
-count_member(const char *line, void *arg)
+test_archive_exports_only_api(void)
 {
-	int *tool = arg;
-
-	if (strcmp(line, "libflume_tool.o") == 0 ||
-	    strcmp(line, "libflume_stats.o") == 0 ||
-	    strcmp(line, "bench_stats.o") == 0)
-		(*tool)++;
-}
-
-static void
-test_archive_has_no_tool_helpers(void)
-{
+	struct tally ta = { 0, 0, 0 };
 	char cmd[1024];
-	int tool = 0;
+	int n, so;
 
-	snprintf(cmd, sizeof(cmd), "ar t %s/libflume.a", build_dir());
-	CU_ASSERT(each_line(cmd, count_member, &tool) > 0);
-	CU_ASSERT_EQUAL(tool, 0);
+	snprintf(cmd, sizeof(cmd), "nm --defined-only --extern-only %s/libflume.a "
+	    "| awk 'NF == 3 {print $3}'", build_dir());
+	n = each_line(cmd, tally_symbol, &ta);
+	CU_ASSERT(n > 0);
+	CU_ASSERT_EQUAL(ta.other, 0);
+	CU_ASSERT_EQUAL(ta.api, n);
+	CU_ASSERT_EQUAL(ta.connect, 1);
+
+	/* The same set as the shared library's dynamic table. */
+	snprintf(cmd, sizeof(cmd), "nm --defined-only --extern-only %s/libflume.a "
+	    "| awk 'NF == 3 {print $3}' | sort > %s/abi-a.txt && "
+	    "nm -D --defined-only %s/libflume.so | awk '{print $3}' | sort "
+	    "| diff - %s/abi-a.txt && wc -l < %s/abi-a.txt",
+	    build_dir(), build_dir(), build_dir(), build_dir(), build_dir());
+	so = each_line(cmd, count_line, NULL);
+	CU_ASSERT_EQUAL(so, 1);
+
+	snprintf(cmd, sizeof(cmd), "nm --defined-only --extern-only %s/libflume.a "
+	    "| { grep ' flume_tool_' || true; }", build_dir());
+	CU_ASSERT_EQUAL(each_line(cmd, count_line, NULL), 0);
 	/* ... they are in the tools' own archive. */
-	tool = 0;
-	snprintf(cmd, sizeof(cmd), "ar t %s/libflumetool.a", build_dir());
-	CU_ASSERT_EQUAL(each_line(cmd, count_member, &tool), 3);
-	CU_ASSERT_EQUAL(tool, 3);
+	snprintf(cmd, sizeof(cmd), "nm --defined-only --extern-only %s/libflumetool.a "
+	    "| grep ' flume_tool_connect$'", build_dir());
+	CU_ASSERT_EQUAL(each_line(cmd, count_line, NULL), 1);
 }
 
 TEST_SUITE("abi", NULL, NULL,
 	{ "libflume.so exports only flume_*", test_so_exports_only_api },
-	{ "libflume.a carries no tool helper", test_archive_has_no_tool_helpers });
+	{ "libflume.a exports only flume_*", test_archive_exports_only_api });
