@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "master/drain.h"
 #include "master/producers.h"
 #include "master/recovery.h"
 #include "master/writer.h"
@@ -45,18 +46,14 @@ recovery_drain_old(const struct config *conf, const char *name)
 	log_info("found shared memory %s of a previous run (master pid %ld, "
 	    "generation %u): draining it", name, (long)old.hdr->master_pid,
 	    old.hdr->generation);
-	n = writer_drain_region(&old, conf);
 	/* Committed offsets too: a master killed with SIGKILL loses none. */
-	if (n >= 0 && writer_groups_drain_region(&old, conf) == -1)
-		n = -1;
+	n = drain_child(&old, conf, DRAIN_GROUPS);
 	shm_detach(&old);
-	if (n < 0) {
-		log_warn("draining shared memory %s failed; it is kept for "
+	if (n == -1) {
+		log_warnx("draining shared memory %s failed; it is kept for "
 		    "the next attempt", name);
 		return -1;
 	}
-	log_info("drained %d batch%s from the previous shared memory",
-	    n, n == 1 ? "" : "es");
 	return 0;
 }
 

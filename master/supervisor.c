@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "master/drain.h"
 #include "master/live.h"
 #include "master/fault.h"
 #include "common/clock.h"
@@ -383,7 +384,7 @@ supervisor_run(struct broker *b, const char *bound, int *unlink_ok)
 	struct timespec		 ts;
 	sigset_t		 block, origmask;
 	int64_t			 now, next;
-	int			 i, n;
+	int			 i;
 
 	nchildren = b->nslots;
 	children = calloc((size_t)nchildren, sizeof(*children));
@@ -495,19 +496,19 @@ supervisor_run(struct broker *b, const char *bound, int *unlink_ok)
 	/*
 	 * The writer crashed, was killed, or exited before the last worker
 	 * (a process-group signal): what the rings still hold goes to disk
-	 * the way the next start would do it.
+	 * the way the next start would do it, in a child (drain.h).  If that
+	 * fails too, the region is kept and the next start drains it.
 	 */
 	if (!writer_clean && rings_empty(&b->shm))
 		writer_clean = 1;
 	if (!writer_clean) {
 		log_info("the writer did not drain after the last worker "
-		    "stopped: draining the rings in the master");
-		n = writer_drain_region(&b->shm, b->conf);
-		if (n >= 0) {
-			log_info("drained %d batch%s", n, n == 1 ? "" : "es");
+		    "stopped: draining the rings in a child");
+		if (drain_child(&b->shm, b->conf, 0) == 0)
 			writer_clean = 1;
-		} else
-			log_warn("draining the rings failed");
+		else
+			log_warnx("draining the rings failed: the shared memory "
+			    "is kept for the next start");
 	}
 	*unlink_ok = writer_clean;
 	free(children);

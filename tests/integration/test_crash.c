@@ -207,6 +207,64 @@ test_kill_master_and_restart(void)
 	free(input);
 }
 
+/*
+ * A writer that cannot drain at shutdown (stopped, then killed once the
+ * master asks it to drain): a drain child writes the rings to the logs,
+ * not the master, and every acknowledged record is there after a start.
+ */
+static void
+test_shutdown_drain_child(void)
+{
+	const char *argv[] = { "flume-produce", "-t", "sd", "-v", NULL };
+	char *input = numbered_input("sd", 500), *out = NULL;
+	char outpath[600];
+	long long deadline;
+	struct table t;
+	pid_t writer;
+	FILE *f;
+	int acked = 0, status = -1, drains, found;
+
+	/* The log is shared with the suite's earlier starts: count from here. */
+	drains = flumed_log_count(&d, "[drain ");
+	found = flumed_log_count(&d, "found shared memory");
+	writer = flumed_child_pid(&d, "writer", -1);
+	CU_ASSERT_FATAL(writer > 0);
+	CU_ASSERT_EQUAL_FATAL(kill(writer, SIGSTOP), 0);
+	/* acks=1: answered from the rings, which nobody drains now. */
+	CU_ASSERT_EQUAL_FATAL(run_tool(&d, input, &out, 60000, argv), 0);
+	snprintf(outpath, sizeof(outpath), "%s/sd.out", d.dir);
+	f = fopen(outpath, "w");
+	fputs(out, f);
+	fclose(f);
+	free(out);
+
+	CU_ASSERT_EQUAL(kill(d.pid, SIGTERM), 0);
+	CU_ASSERT_EQUAL_FATAL(flumed_wait_log(&d,
+	    "asking the writer to drain", 1, 20000), 1);
+	CU_ASSERT_EQUAL(kill(writer, SIGKILL), 0);
+	deadline = support_now_ms() + 20000;
+	while (support_now_ms() < deadline)
+		if (waitpid(d.pid, &status, WNOHANG) == d.pid) {
+			d.pid = 0;
+			break;
+		} else
+			usleep(10 * 1000);
+	CU_ASSERT_EQUAL_FATAL(d.pid, 0);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "draining the rings in a child"), 1);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "[drain "), drains + 1);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "draining the rings failed"), 0);
+
+	/* The region was drained and removed: the next start finds none. */
+	CU_ASSERT_EQUAL_FATAL(flumed_restart(&d), 0);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "found shared memory"), found);
+	CU_ASSERT_FATAL(read_topic("sd", &t) == 500);
+	CU_ASSERT_EQUAL(check_acked(outpath, "sd", &t, &acked), 0);
+	CU_ASSERT_EQUAL(acked, 500);
+	table_free(&t);
+	free(input);
+}
+
 /* A FETCH parked on an empty partition wakes within a few ms of a produce. */
 static void
 test_long_poll(void)
@@ -312,5 +370,6 @@ test_backpressure(void)
 TEST_SUITE("crash", setup, teardown,
     { "kill -9 workers while producing", test_kill_worker_while_producing },
     { "kill -9 master, restart", test_kill_master_and_restart },
+    { "a writer that does not drain at shutdown", test_shutdown_drain_child },
     { "long-poll fetch", test_long_poll },
     { "backpressure", test_backpressure });
