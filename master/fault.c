@@ -2,7 +2,12 @@
  * Test-only fault injection (see fault.h).  The store's seam (store/io.h)
  * is wrapped in the writer process only, so a test can fill the disk of
  * the real daemon and clear it again without root or a small filesystem.
+ *
+ * Compiled in only with FLUME_FAULT_SEAMS, into the test build of the
+ * broker (build/tests/flume-master-seams); the shipped flume-master gets
+ * the empty functions at the end and reads none of these variables.
  */
+#ifdef FLUME_FAULT_SEAMS
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +20,7 @@
 #include "master/fault.h"
 #include "common/log.h"
 #include "store/io.h"
+#include <signal.h>
 
 enum fault_kind { FAULT_NONE, FAULT_ENOSPC, FAULT_EIO, FAULT_FSYNC };
 
@@ -233,3 +239,44 @@ fault_child_start(const char *role, int restarts)
 	    role, status);
 	_exit((int)status);
 }
+
+void
+fault_delete_crash(pid_t master)
+{
+	const char *v = getenv("FLUME_TEST_DELETE_CRASH");
+
+	if (v == NULL || *v == '\0')
+		return;
+	log_warnx("TEST FAULT INJECTION: FLUME_TEST_DELETE_CRASH: the master "
+	    "is killed after the rename");
+	if (master > 1)
+		kill(master, SIGKILL);
+	_exit(1);
+}
+
+#else	/* !FLUME_FAULT_SEAMS: the shipped broker */
+
+#include "master/fault.h"
+
+void
+fault_trace_install(const char *role)
+{
+}
+
+int
+fault_store_install(void)
+{
+	return 0;
+}
+
+void
+fault_child_start(const char *role, int restarts)
+{
+}
+
+void
+fault_delete_crash(pid_t master)
+{
+}
+
+#endif

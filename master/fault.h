@@ -1,6 +1,7 @@
 /*
- * Fault injection for tests, through environment variables that a
- * production broker never sets (documented in flume-master.8, TESTING):
+ * Fault injection for tests, through environment variables read only by
+ * the test build of the broker (compiled with FLUME_FAULT_SEAMS; the
+ * shipped one has empty functions), documented in flume-master.8, TESTING:
  *
  *   FLUME_FAULT=KIND:BYTES:PATH   (read by the writer only)
  *	KIND enospc or eio: once the writer has written BYTES bytes to
@@ -21,9 +22,15 @@
  *	a child of that role ("worker" or "writer") exits with STATUS
  *	right after it is forked, for its first COUNT starts (every
  *	start without COUNT), as a child that cannot start would.
+ *
+ *   FLUME_TEST_DELETE_CRASH=1   (writer)
+ *	the writer kills the master and exits right after a topic
+ *	delete's rename, as a power cut would.
  */
 #ifndef FLUME_MASTER_FAULT_H
 #define FLUME_MASTER_FAULT_H
+
+#include <sys/types.h>
 
 /*
  * Master before recovery ("master"), writer at start ("writer"): log
@@ -37,5 +44,7 @@ int	fault_store_install(void);
  * ("worker 1", "writer") matches and restarts is below COUNT.
  */
 void	fault_child_start(const char *role, int restarts);
+/* Writer, after a delete's rename: as FLUME_TEST_DELETE_CRASH says. */
+void	fault_delete_crash(pid_t master);
 
 #endif

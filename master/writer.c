@@ -847,25 +847,6 @@ writer_offsets_clear(struct writer *w, uint32_t slot)
 }
 
 /*
- * Test seam (flume-master.8, TESTING): FLUME_TEST_DELETE_CRASH set makes
- * the broker die right after a delete's rename, as a power cut would,
- * so a test can see start-up recovery finish the delete.
- */
-static void
-writer_delete_crash(struct writer *w)
-{
-	const char *v = getenv("FLUME_TEST_DELETE_CRASH");
-
-	if (v == NULL || *v == '\0')
-		return;
-	log_warnx("TEST FAULT INJECTION: FLUME_TEST_DELETE_CRASH: the master "
-	    "is killed after the rename");
-	if (w->s->hdr->master_pid > 1)
-		kill(w->s->hdr->master_pid, SIGKILL);
-	_exit(1);
-}
-
-/*
  * Carry out the delete of entry ti (DELETING).  0, or -1 to retry later.
  * *moved is set when workers should look again at what they parked.
  */
@@ -906,7 +887,7 @@ writer_delete_topic(struct writer *w, uint32_t ti, int64_t now, int *moved)
 		log_warn("delete topic %s: renaming its directory; retrying", name);
 		return -1;
 	}
-	writer_delete_crash(w);
+	fault_delete_crash(w->s->hdr->master_pid);	/* tests only */
 	if (tomb_sweep(w->conf->data_dir, &removed) == -1)
 		log_warn("delete topic %s: removing %s (the next start removes it)",
 		    name, tomb);

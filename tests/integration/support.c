@@ -99,14 +99,28 @@ write_conf(struct flumed *d)
 	return fclose(f);
 }
 
+static int use_seams;
+
+void
+support_use_seams(int on)
+{
+	use_seams = on;
+}
+
 static int
 spawn_master(struct flumed *d)
 {
+	const char *build = getenv("FLUME_BUILD");
 	char master[512];
 	long long deadline;
 	int status;
 
-	snprintf(master, sizeof(master), "%s/flume-master", support_bindir());
+	if (use_seams)
+		snprintf(master, sizeof(master), "%s/tests/flume-master-seams",
+		    build != NULL && *build != '\0' ? build : "build");
+	else
+		snprintf(master, sizeof(master), "%s/flume-master",
+		    support_bindir());
 	d->pid = fork();
 	if (d->pid == -1)
 		return -1;

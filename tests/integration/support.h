@@ -41,6 +41,12 @@ int	 flumed_start(struct flumed *d, const char *extra);
  * extra lines turn the plaintext listener off (listen = off).
  */
 int	 flumed_start_on(struct flumed *d, const char *extra, int wait_port);
+/*
+ * Start the broker's test build (build/tests/flume-master-seams, with the
+ * fault seams of master/fault.h) instead of bin/flume-master from now on
+ * (on: 1), for the suites that inject faults through the environment.
+ */
+void	 support_use_seams(int on);
 /* Start again on the same directory and port (after a stop or a kill). */
 int	 flumed_restart(struct flumed *d);
 /* SIGTERM the master and wait (<= 15 s); returns its exit status or -1. */

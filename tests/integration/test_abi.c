@@ -127,6 +127,27 @@ test_archive_exports_only_api(void)
 	CU_ASSERT_EQUAL(each_line(cmd, count_line, NULL), 1);
 }
 
+/*
+ * No test hook in a shipped binary: the fault seams (master/fault.h) are
+ * in the test build of the broker only, which reads every variable.
+ */
+static void
+test_no_seams_shipped(void)
+{
+	const char *bin = getenv("FLUME_BIN");
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "strings -a %s/flume-master "
+	    "| { grep -E '^FLUME_(FAULT|TEST_)' || true; }",
+	    bin != NULL && *bin != '\0' ? bin : "bin");
+	CU_ASSERT_EQUAL(each_line(cmd, count_line, NULL), 0);
+	snprintf(cmd, sizeof(cmd), "strings -a %s/tests/flume-master-seams "
+	    "| grep -Ex 'FLUME_FAULT|FLUME_TEST_FSYNC_LOG|"
+	    "FLUME_TEST_CHILD_EXIT|FLUME_TEST_DELETE_CRASH'", build_dir());
+	CU_ASSERT_EQUAL(each_line(cmd, count_line, NULL), 4);
+}
+
 TEST_SUITE("abi", NULL, NULL,
 	{ "libflume.so exports only flume_*", test_so_exports_only_api },
-	{ "libflume.a exports only flume_*", test_archive_exports_only_api });
+	{ "libflume.a exports only flume_*", test_archive_exports_only_api },
+	{ "no fault seam in the shipped flume-master", test_no_seams_shipped });

@@ -48,6 +48,7 @@ setup(void)
 	snprintf(extra, sizeof(extra), "partitions = 2\nmax_partitions = 9\n"
 	    "max_topics = 6\nauto_create_topics = false\n"
 	    "kafka_listen = %s\nflush_interval_ms = 100ms\n", kbroker);
+	support_use_seams(1);	/* FLUME_FAULT, FLUME_TEST_DELETE_CRASH */
 	return flumed_start(&d, extra);
 }
 

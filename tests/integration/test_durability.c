@@ -69,6 +69,7 @@ start(const char *extra)
 {
 	if (d.pid > 0 || d.dir != NULL)
 		flumed_cleanup(&d);
+	support_use_seams(1);	/* FLUME_TEST_FSYNC_LOG, FLUME_FAULT */
 	return flumed_start(&d, extra);
 }
 

@@ -46,6 +46,7 @@ start(const char *extra)
 {
 	if (d.pid > 0 || d.dir != NULL)
 		flumed_cleanup(&d);
+	support_use_seams(1);	/* FLUME_FAULT, FLUME_TEST_CHILD_EXIT */
 	return flumed_start(&d, extra);
 }
 
