@@ -83,7 +83,12 @@ enum flume_error {
 	ERR_MAX = 30
 };
 
-const char	*flume_strerror(int err);	/* "unknown topic or partition" */
+/*
+ * "unknown topic or partition".  Part of libflume's API (clients/flume.h
+ * declares it too), so it leaves libflume.so despite -fvisibility=hidden.
+ */
+__attribute__((visibility("default")))
+const char	*flume_strerror(int err);
 const char	*api_name(int api_key);		/* "PRODUCE", or "?" */
 
 struct wire_str { const char *s; size_t len; };
