@@ -232,13 +232,14 @@ produce(int fd, const char *topic, int acks, int timeout_ms, int64_t pid,
 }
 
 /*
- * FETCH partition 0 from offset 0 (no waiting): how many records, each of
- * which must be "<tag1>-<i>" for i < n1 at offset i, then "<tag2>-<j>"
- * (padding ignored) at offset n1 + j; -1 on any other content.
+ * FETCH partition 0 from offset 0 (no waiting): how many records, which
+ * must be runs of "<tags[k]>-<j>" (padding ignored), j counting from 0 in
+ * each run, counts[k] records long, one run after the other from offset
+ * 0; -1 on any other content.
  */
 static int
-fetch_check(int fd, const char *topic, const char *tag1, int n1,
-    const char *tag2)
+fetch_runs(int fd, const char *topic, const char *const tags[],
+    const int counts[], int nruns)
 {
 	struct fetch_part part = { topic, strlen(topic), 0, 0, 1 << 20 };
 	struct fetch_req req = { 0, 1, 1 << 20, 1, &part };
@@ -252,7 +253,7 @@ fetch_check(int fd, const char *topic, const char *tag1, int n1,
 	char v[64];
 	size_t plen, left, sz, k;
 	uint32_t id;
-	int n = -1;
+	int n = -1, run = 0, j = 0;
 
 	wbuf_init(&wb);
 	arena_init(&a, 4 << 20);
@@ -273,10 +274,15 @@ fetch_check(int fd, const char *topic, const char *tag1, int n1,
 			goto out;
 		}
 		while (batch_iter_next(&it, &r) == 1) {
-			if (n < n1)
-				snprintf(v, sizeof(v), "%s-%06d", tag1, n);
-			else
-				snprintf(v, sizeof(v), "%s-%06d", tag2, n - n1);
+			while (run < nruns && j >= counts[run]) {
+				run++;
+				j = 0;
+			}
+			if (run == nruns) {
+				n = -1;
+				goto out;
+			}
+			snprintf(v, sizeof(v), "%s-%06d", tags[run], j);
 			k = strlen(v);
 			if (r.offset != n || r.value_len < (int32_t)k ||
 			    memcmp(r.value, v, k) != 0) {
@@ -284,6 +290,7 @@ fetch_check(int fd, const char *topic, const char *tag1, int n1,
 				goto out;
 			}
 			n++;
+			j++;
 		}
 		b += sz;
 		left -= sz;
@@ -293,6 +300,20 @@ out:
 	arena_free(&a);
 	wbuf_free(&wb);
 	return n;
+}
+
+/*
+ * fetch_runs of "<tag1>-<i>" for the first n1 records, then "<tag2>-<j>"
+ * for the rest.
+ */
+static int
+fetch_check(int fd, const char *topic, const char *tag1, int n1,
+    const char *tag2)
+{
+	const char *const tags[] = { tag1, tag2 };
+	const int counts[] = { n1, INT_MAX };
+
+	return fetch_runs(fd, topic, tags, counts, 2);
 }
 
 /* Produce n1 records "<tag>-<i>" with acks=1 and wait until all are readable. */
@@ -671,6 +692,127 @@ test_failed_fsync_restart(void)
 	flumed_cleanup(&d);
 }
 
+/* ---- a storage error outlives the writer that saw it ---- */
+
+/* Has pid stopped (SIGSTOP)?  Waits up to ms. */
+static int
+pid_stopped(pid_t pid, int ms)
+{
+	long long deadline = support_now_ms() + ms;
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	for (;;) {
+		if ((f = fopen(path, "r")) == NULL)
+			return 0;
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		/* "pid (comm) S ...": the state after the last ')'. */
+		if ((p = strrchr(buf, ')')) != NULL && p[1] == ' ' && p[2] == 'T')
+			return 1;
+		if (support_now_ms() > deadline)
+			return 0;
+		usleep(10 * 1000);	/* polling the condition, bounded */
+	}
+}
+
+/*
+ * The partition of topic has its storage error (a full disk with
+ * kind "enospc", a failed fdatasync with "fsync", from the writer's
+ * 3000th byte on while the flag exists), holding the 20 records
+ * "<topic>b-<i>" that were acknowledged: room is made again while the
+ * writer is stopped, so that it cannot retry, and the writer is killed.
+ * Its successor takes the error over: a new produce succeeds, the
+ * "storage works again" line is logged, and the log holds exactly the
+ * seed, the held batch and the new record.
+ */
+static void
+respawn_after_storage_error(const char *kind, const char *topic, int acks,
+    const char *failure)
+{
+	char env[PATH_MAX + 32], ta[16], tb[16], tc[16], line[256];
+	const char *tags[3];
+	int counts[3] = { 50, 20, 1 };
+	long long deadline;
+	int64_t base = -1;
+	pid_t victim;
+	int fd, rc, n;
+
+	scratch_init(1);
+	snprintf(env, sizeof(env), "%s:3000:%s", kind, flag);
+	setenv("FLUME_FAULT", env, 1);
+	CU_ASSERT_EQUAL_FATAL(start("partitions = 1\n"
+	    "flush_interval_ms = -1\nflush_messages = -1"), 0);
+	unsetenv("FLUME_FAULT");
+	snprintf(ta, sizeof(ta), "%sa", topic);
+	snprintf(tb, sizeof(tb), "%sb", topic);
+	snprintf(tc, sizeof(tc), "%sc", topic);
+	tags[0] = ta;
+	tags[1] = tb;
+	tags[2] = tc;
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	seed(fd, topic, ta, 50);
+
+	/*
+	 * acks=1 is answered from the ring before the write fails; acks=all
+	 * waits for the fdatasync, which fails, and times out.
+	 */
+	rc = produce(fd, topic, acks, 1500, -1, 0, 0, tb, 20, 200, &base);
+	CU_ASSERT_EQUAL(rc, acks == 1 ? ERR_NONE : ERR_TIMEOUT);
+	if (acks == 1)
+		CU_ASSERT_EQUAL(base, 50);
+	CU_ASSERT_EQUAL_FATAL(flumed_wait_log(&d, failure, 1, 10000), 1);
+	CU_ASSERT_EQUAL(produce(fd, topic, 1, 5000, -1, 0, 0, tc, 1, 0, &base),
+	    ERR_STORAGE);
+
+	/* Room again, but the writer that saw the error never retries. */
+	victim = flumed_child_pid(&d, "writer", 2);
+	CU_ASSERT_FATAL(victim > 0);
+	CU_ASSERT_EQUAL_FATAL(kill(victim, SIGSTOP), 0);
+	CU_ASSERT_FATAL(pid_stopped(victim, 5000));
+	CU_ASSERT_EQUAL(unlink(flag), 0);
+	CU_ASSERT_EQUAL_FATAL(kill(victim, SIGKILL), 0);
+	CU_ASSERT_EQUAL_FATAL(flumed_wait_log(&d, "respawned writer", 1, 10000), 1);
+
+	/* Refused until the new writer has written and synced, then taken. */
+	rc = ERR_STORAGE;
+	deadline = support_now_ms() + 15000;
+	while (rc == ERR_STORAGE && support_now_ms() < deadline) {
+		rc = produce(fd, topic, -1, 5000, -1, 0, 0, tc, 1, 0, &base);
+		if (rc == ERR_STORAGE)
+			usleep(50 * 1000);	/* polling the condition, bounded */
+	}
+	CU_ASSERT_EQUAL(rc, ERR_NONE);
+	CU_ASSERT_EQUAL(base, 70);
+	snprintf(line, sizeof(line), "%s-0: %s before the writer restarted; "
+	    "retrying", topic, strerror(strcmp(kind, "fsync") == 0 ? EIO : ENOSPC));
+	CU_ASSERT_EQUAL(flumed_log_count(&d, line), 1);
+	snprintf(line, sizeof(line), "%s-0: storage works again", topic);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, line), 1);
+	/* Everything once, in order; the refused record is not there. */
+	n = fetch_runs(fd, topic, tags, counts, 3);
+	CU_ASSERT_EQUAL(n, 71);
+	close(fd);
+	flumed_cleanup(&d);
+}
+
+static void
+test_respawn_after_enospc(void)
+{
+	respawn_after_storage_error("enospc", "re", 1, "No space left on device");
+}
+
+static void
+test_respawn_after_failed_fsync(void)
+{
+	respawn_after_storage_error("fsync", "rf", -1,
+	    "fdatasync: Input/output error");
+}
+
 TEST_SUITE("durability", NULL, teardown,
     { "new topic and partition directories are synced", test_new_dirs_synced },
     { "stored batch resent during a storage error", test_stored_resend },
@@ -679,4 +821,8 @@ TEST_SUITE("durability", NULL, teardown,
     { "failed fdatasync: written again before durable",
 	test_failed_fsync_rewrites },
     { "failed fdatasync, master killed: recovery writes again",
-	test_failed_fsync_restart });
+	test_failed_fsync_restart },
+    { "storage error, room again, writer respawned: produce succeeds",
+	test_respawn_after_enospc },
+    { "failed fdatasync, writer respawned: produce succeeds",
+	test_respawn_after_failed_fsync });
