@@ -697,31 +697,6 @@ test_failed_fsync_restart(void)
 
 /* ---- a storage error outlives the writer that saw it ---- */
 
-/* Has pid stopped (SIGSTOP)?  Waits up to ms. */
-static int
-pid_stopped(pid_t pid, int ms)
-{
-	long long deadline = support_now_ms() + ms;
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	for (;;) {
-		if ((f = fopen(path, "r")) == NULL)
-			return 0;
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		buf[n] = '\0';
-		/* "pid (comm) S ...": the state after the last ')'. */
-		if ((p = strrchr(buf, ')')) != NULL && p[1] == ' ' && p[2] == 'T')
-			return 1;
-		if (support_now_ms() > deadline)
-			return 0;
-		usleep(10 * 1000);	/* polling the condition, bounded */
-	}
-}
-
 /*
  * The partition of topic has its storage error (a full disk with
  * kind "enospc", a failed fdatasync with "fsync", from the writer's
@@ -776,7 +751,7 @@ respawn_after_storage_error(const char *kind, const char *topic, int acks,
 	victim = flumed_child_pid(&d, "writer", 2);
 	CU_ASSERT_FATAL(victim > 0);
 	CU_ASSERT_EQUAL_FATAL(kill(victim, SIGSTOP), 0);
-	CU_ASSERT_FATAL(pid_stopped(victim, 5000));
+	CU_ASSERT_FATAL(support_pid_state(victim, "T", 5000));
 	CU_ASSERT_EQUAL(unlink(flag), 0);
 	CU_ASSERT_EQUAL_FATAL(kill(victim, SIGKILL), 0);
 	CU_ASSERT_EQUAL_FATAL(flumed_wait_log(&d, "respawned writer", 1, 10000), 1);

@@ -89,6 +89,20 @@ send_batch(int64_t pid, int16_t epoch, int32_t seq, int n, int64_t *base,
 	return rc;
 }
 
+/* A resend of epoch 2's seq.. (n records) answered with base and next. */
+static void
+resend_answered(int64_t pid, int32_t seq, int n, int64_t want_base,
+    int64_t want_next)
+{
+	int64_t base, next;
+	int dup = 0;
+
+	CU_ASSERT_EQUAL(send_batch(pid, 2, seq, n, &base, &next, &dup), 0);
+	CU_ASSERT_EQUAL(dup, 1);
+	CU_ASSERT_EQUAL(base, want_base);
+	CU_ASSERT_EQUAL(next, want_next);
+}
+
 static void
 test_seq_of(void)
 {
@@ -383,13 +397,8 @@ test_rebuild_from_log(void)
 	CU_ASSERT_EQUAL(producers_rebuild(&s, p, l), 3);
 	CU_ASSERT_EQUAL(producer_id_limit(&s), pid + 1);
 	/* Resends get their logged offsets; the next batch goes on. */
-	CU_ASSERT_EQUAL(send_batch(pid, 2, 4, 2, &base, &next, &dup), 0);
-	CU_ASSERT_EQUAL(dup, 1);
-	CU_ASSERT_EQUAL(base, 6);
-	CU_ASSERT_EQUAL(next, 8);
-	CU_ASSERT_EQUAL(send_batch(pid, 2, 2, 2, &base, &next, &dup), 0);
-	CU_ASSERT_EQUAL(dup, 1);
-	CU_ASSERT_EQUAL(base, 4);
+	resend_answered(pid, 4, 2, 6, 8);
+	resend_answered(pid, 2, 2, 4, 6);
 	CU_ASSERT_EQUAL(send_batch(pid, 2, 7, 1, &base, &next, &dup),
 	    PRODUCER_OUT_OF_ORDER);
 	CU_ASSERT_EQUAL(send_batch(pid, 2, 6, 1, &base, &next, &dup), 0);
@@ -458,13 +467,8 @@ rebuild_past_damage(int byte, uint8_t mask, int recorded)
 	CU_ASSERT_EQUAL(producers_rebuild(&s, p, l), recorded);
 	CU_ASSERT_EQUAL(producer_id_limit(&s), pid + 1);
 	/* The newest batches resent: their offsets, not stored again. */
-	CU_ASSERT_EQUAL(send_batch(pid, 2, 8, 2, &base, &next, &dup), 0);
-	CU_ASSERT_EQUAL(dup, 1);
-	CU_ASSERT_EQUAL(base, 8);
-	CU_ASSERT_EQUAL(next, 10);
-	CU_ASSERT_EQUAL(send_batch(pid, 2, 6, 2, &base, &next, &dup), 0);
-	CU_ASSERT_EQUAL(dup, 1);
-	CU_ASSERT_EQUAL(base, 6);
+	resend_answered(pid, 8, 2, 8, 10);
+	resend_answered(pid, 6, 2, 6, 8);
 	CU_ASSERT_EQUAL(atomic_load(&p->tail), 0);
 	/* The next one goes on at the log end. */
 	CU_ASSERT_EQUAL(send_batch(pid, 2, 10, 1, &base, &next, &dup), 0);
