@@ -12,6 +12,28 @@
 #include "proto/bytes.h"
 #include "shm/producer.h"
 
+/*
+ * plog_read from offset, stepping over the corrupt ranges start-up
+ * recovery kept (a damaged batch with valid ones after it): their
+ * sequences are lost, but those of the batches after them count, and
+ * they are the newest.  sl->len 0 when nothing readable is left.
+ */
+static int
+read_past_damage(struct plog *l, int64_t offset, int64_t end, size_t max,
+    struct plog_slice *sl)
+{
+	while (plog_read(l, offset, end, max, sl) == -1) {
+		if (errno != EBADMSG || sl->next_offset <= offset)
+			return -1;
+		offset = sl->next_offset;
+		if (offset >= end) {
+			sl->len = 0;
+			return 0;
+		}
+	}
+	return 0;
+}
+
 /* Bytes of whole batches from offset `from` to the end of l, up to cap. */
 static int
 scan_span(struct plog *l, int64_t from, int64_t end, uint64_t cap, uint64_t *bytes)
@@ -21,7 +43,8 @@ scan_span(struct plog *l, int64_t from, int64_t end, uint64_t cap, uint64_t *byt
 
 	*bytes = 0;
 	while (off < end && *bytes <= cap) {
-		if (plog_read(l, off, end, (size_t)(cap + 1 - *bytes), &sl) == -1)
+		if (read_past_damage(l, off, end, (size_t)(cap + 1 - *bytes),
+		    &sl) == -1)
 			return -1;
 		if (sl.len == 0 || sl.next_offset <= off)
 			break;
@@ -103,7 +126,7 @@ producers_rebuild(struct shm *s, struct shm_partition *p, struct plog *l)
 			break;
 	}
 	while (from < end) {
-		if (plog_read(l, from, end, 1u << 20, &sl) == -1)
+		if (read_past_damage(l, from, end, 1u << 20, &sl) == -1)
 			return -1;
 		if (sl.len == 0 || sl.next_offset <= from)
 			break;

@@ -17,7 +17,9 @@
  * Read the batch headers of roughly the last PRODUCERS_SCAN_BYTES of l
  * and record every idempotent batch among them for partition p (as if it
  * had just been appended; it is already in the log), raising the next
- * producer id above every id seen.  Runs before any child exists.
+ * producer id above every id seen.  A corrupt range that recovery kept
+ * (plog_open) is stepped over: the batches after it are read as well.
+ * Runs before any child exists.
  * Returns the number of batches recorded, or -1 with errno (the table
  * then holds what was read before the error, which is still correct).
  */

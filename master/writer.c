@@ -21,10 +21,14 @@
  * A storage error (ENOSPC, EIO) keeps the bytes in the ring (they were
  * acknowledged), sets the partition's storage_error so workers refuse new
  * produces, logs one line, and is retried with a growing backoff; the
- * first success clears it.  Batches that contradict the log (EINVAL from
- * plog_append_at: overlapping its end or leaving a gap, which the crash
- * rule of shm/ring.h rules out) are treated the same way: the partition
- * stops with storage_error set rather than lose or renumber them.
+ * first success clears it.  A respawned writer takes over the errors its
+ * predecessor left set (wslot_inherit) and retries them at once, so a
+ * writer killed during a storage error does not leave the partition
+ * refusing produces until the master restarts.  Batches that contradict
+ * the log (EINVAL from plog_append_at: overlapping its end or leaving a
+ * gap, which the crash rule of shm/ring.h rules out) are treated the same
+ * way: the partition stops with storage_error set rather than lose or
+ * renumber them.
  *
  * Deleting a topic (shm/shm.h): a worker marks the entry DELETING; the
  * next cycle closes its logs, renames its directory to a tombstone
@@ -272,6 +276,33 @@ plog_open_for(struct plog **lp, const struct config *conf, const char *topic,
 }
 
 /*
+ * A storage error in shared memory that this writer did not see itself
+ * was left by a predecessor that died before its retry succeeded (each
+ * writer sets the flag and its own sl->error together).  Only the writer
+ * ever clears the flag, so slot i adopts it as its own pending error,
+ * due at once: the next cycle that drains and syncs (a resync if
+ * sync_failed is set too) clears it with "storage works again", and one
+ * that fails goes on retrying.  Without this, the partition would refuse
+ * every produce with STORAGE until the master restarted.
+ */
+static void
+wslot_inherit(struct writer *w, uint32_t i, const char *name, int64_t now)
+{
+	struct wslot *sl = &w->slots[i];
+	struct shm_partition *p = &w->s->parts[i];
+	int err;
+
+	err = atomic_load_explicit(&p->storage_error, memory_order_acquire);
+	if (err == 0 || sl->error != 0)
+		return;
+	log_warnx("%s-%d: %s before the writer restarted; retrying", name,
+	    p->partition, strerror(err));
+	sl->error = err;
+	sl->backoff_ms = 0;
+	sl->retry_ms = now;
+}
+
+/*
  * Slot i takes log (just opened for topic name; NULL: that failed with
  * err) and over the partition from whatever state the shared region is
  * in (a fresh topic, or a previous writer's).  0, or -1 for no log.
@@ -288,6 +319,7 @@ wslot_take(struct writer *w, uint32_t i, const char *name, struct plog *log,
 	/* A sync still out for an earlier handle is not this one's. */
 	sl->syncing = 0;
 	sl->epoch = ++w->epochs;
+	wslot_inherit(w, i, name, now);
 	if ((sl->log = log) == NULL) {
 		wslot_fail(w, i, "opening the log", err, now);
 		return -1;
@@ -333,7 +365,10 @@ wslot_take(struct writer *w, uint32_t i, const char *name, struct plog *log,
 	atomic_store_explicit(&p->log_bytes, plog_size_bytes(sl->log), memory_order_release);
 	atomic_store_explicit(&p->segments, (uint32_t)plog_segment_count(sl->log),
 	    memory_order_relaxed);
-	/* An error is cleared by the first cycle that drains and syncs, not here. */
+	/*
+	 * An error, this writer's or inherited, is cleared by the first
+	 * cycle that drains and syncs, not here.
+	 */
 	return 0;
 }
 

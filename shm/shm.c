@@ -20,8 +20,10 @@
  * A deleted topic's entry (FREE below topic_count, see shm/shm.h) is a
  * hole: a create of at most its span partitions fills it while it is
  * still FREE, so readers skip it, and publishes it by the READY store
- * alone; its span and first_part are never changed, so a creator that
- * dies half-way leaves a hole as good as before.
+ * alone.  Holes that touch are merged and a hole's unused end is handed
+ * to another FREE entry (shm/slots.h), only while FREE and under
+ * dir_lock, so a creator that dies half-way leaves holes as good as
+ * before, less at worst some slots nobody owns until the next start.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +43,7 @@
 #include "shm/producer.h"
 #include "shm/ring.h"
 #include "shm/shm.h"
+#include "shm/slots.h"
 
 #define SHM_TABLE_ALIGN	64
 #define SHM_RING_ALIGN	4096
@@ -470,32 +473,15 @@ shm_part_reset(struct shm *s, struct shm_partition *p, uint32_t ti, int32_t i)
 	p->partition = i;
 }
 
-/* Under dir_lock: a hole (deleted topic) of at least n slots, or -1. */
-static int
-shm_topic_hole(struct shm *s, int32_t n)
-{
-	const struct shm_topic *t;
-	uint32_t i, count = shm_topic_limit(s);
-
-	for (i = 0; i < count; i++) {
-		t = &s->topics[i];
-		if (atomic_load_explicit(&t->state, memory_order_acquire) ==
-		    TOPIC_FREE && t->span >= (uint32_t)n &&
-		    t->first_part < s->hdr->limits.max_partitions &&
-		    t->span <= s->hdr->limits.max_partitions - t->first_part)
-			return (int)i;
-	}
-	return -1;
-}
-
 int
 shm_topic_create(struct shm *s, const char *name, size_t len, int32_t n, int *idx)
 {
 	struct shm_header *h = s->hdr;
 	struct shm_partition *p;
 	struct shm_topic *t;
+	struct slots_pick pk;
 	uint32_t ti, first, i;
-	int found, hole;
+	int found, saved;
 
 	if (len == 0 || len > TOPIC_NAME_MAX || n < 1) {
 		errno = EINVAL;
@@ -511,19 +497,14 @@ shm_topic_create(struct shm *s, const char *name, size_t len, int32_t n, int *id
 		shm_unlock(&h->dir_lock);
 		goto exists;
 	}
-	if ((hole = shm_topic_hole(s, n)) != -1) {
-		ti = (uint32_t)hole;
-		first = s->topics[ti].first_part;
-	} else {
-		ti = atomic_load_explicit(&h->topic_count, memory_order_relaxed);
-		first = atomic_load_explicit(&h->parts_used, memory_order_relaxed);
-		if (ti >= h->limits.max_topics || first > h->limits.max_partitions ||
-		    (uint32_t)n > h->limits.max_partitions - first) {
-			shm_unlock(&h->dir_lock);
-			errno = ENOSPC;
-			return -1;
-		}
+	if (slots_pick(s, (uint32_t)n, &pk) == -1) {
+		saved = errno;
+		shm_unlock(&h->dir_lock);
+		errno = saved;
+		return -1;
 	}
+	ti = pk.ti;
+	first = pk.first;
 
 	/* Nobody can see these slots yet: plain stores, published below. */
 	for (i = 0; i < (uint32_t)n; i++) {
@@ -537,7 +518,7 @@ shm_topic_create(struct shm *s, const char *name, size_t len, int32_t n, int *id
 	memset(t->name, 0, sizeof(t->name));
 	memcpy(t->name, name, len);
 	atomic_store_explicit(&t->opened, 0, memory_order_relaxed);
-	if (hole != -1) {
+	if (!pk.fresh) {
 		/* A hole is already counted by topic_count and parts_used. */
 		atomic_store_explicit(&t->state, TOPIC_READY, memory_order_release);
 		shm_unlock(&h->dir_lock);

@@ -159,7 +159,8 @@ struct shm_topic {
 	_Atomic uint32_t	state;		/* published last */
 	int32_t			partitions;
 	uint32_t		first_part;	/* parts[first_part + i] is partition i */
-	uint32_t		span;		/* slots owned, >= partitions; kept when freed */
+	uint32_t		span;		/* slots owned, >= partitions; a FREE
+						   entry's changes (shm/slots.h), 0: none */
 	uint32_t		name_len;
 	/*
 	 * The writer has made this incarnation's files (topic.meta, every

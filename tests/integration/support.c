@@ -435,6 +435,35 @@ flumed_child_pid(const struct flumed *d, const char *role, int slot)
 }
 
 int
+support_pid_state(pid_t pid, const char *states, int ms)
+{
+	long long deadline = support_now_ms() + ms;
+	char path[64], buf[512], *p, state;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	for (;;) {
+		state = 'X';
+		if ((f = fopen(path, "r")) != NULL) {
+			n = fread(buf, 1, sizeof(buf) - 1, f);
+			fclose(f);
+			buf[n] = '\0';
+			/* "pid (comm) S ...": the state after the last ')'. */
+			if ((p = strrchr(buf, ')')) != NULL && p[1] == ' ')
+				state = p[2];
+			else
+				state = '?';
+		}
+		if (state != '\0' && strchr(states, state) != NULL)
+			return 1;
+		if (support_now_ms() > deadline)
+			return 0;
+		usleep(10 * 1000);	/* polling the condition, bounded */
+	}
+}
+
+int
 support_connect(const struct flumed *d)
 {
 	struct sockaddr_in sin;

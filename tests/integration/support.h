@@ -87,6 +87,12 @@ int	 support_tool(const char *input, char **out, char **err,
 
 /* Pid of a worker (role "worker") or the writer in `slot`, per flume-admin workers. */
 pid_t	 flumed_child_pid(const struct flumed *d, const char *role, int slot);
+/*
+ * Wait (<= ms) until pid's state in /proc/PID/stat is one of states
+ * ("T" stopped, "ZX" exited; a pid /proc no longer has counts as X):
+ * 1, or 0 when the time ran out.
+ */
+int	 support_pid_state(pid_t pid, const char *states, int ms);
 
 #endif
 

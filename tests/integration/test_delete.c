@@ -34,6 +34,7 @@
 #define LOOP_ROUNDS	10	/* x 2 partitions: more than max_partitions */
 
 static struct flumed d;
+static struct flumed small;	/* test_delete_holes_merge's own broker */
 static int kport;
 static char kbroker[64];
 
@@ -56,6 +57,7 @@ static int
 teardown(void)
 {
 	flumed_cleanup(&d);
+	flumed_cleanup(&small);
 	return 0;
 }
 
@@ -353,6 +355,37 @@ test_delete_reuses_slots(void)
 	CU_ASSERT_EQUAL(flumed_log_count(&d, "deleted topic loop"), LOOP_ROUNDS);
 	/* t2 was never touched by any of it. */
 	assert_consumed(&d, "t2", 1, 0, 0, 10);
+}
+
+/*
+ * Issue 32: a broker of 4 partition slots, each used once by a topic of
+ * one partition and freed by its delete, makes a topic of 3 partitions
+ * without a restart (the freed slots merge), and it takes records.
+ */
+static void
+test_delete_holes_merge(void)
+{
+	const char *del[] = { "flume-admin", "delete", "h0", "h1", "h2", "h3",
+	    NULL };
+	const char *big[] = { "flume-admin", "create", "big", "-p", "3", NULL };
+	char name[8];
+	int i;
+
+	CU_ASSERT_EQUAL_FATAL(flumed_start(&small, "partitions = 1\n"
+	    "max_partitions = 4\nmax_topics = 8\nauto_create_topics = false\n"),
+	    0);
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "h%d", i);
+		CU_ASSERT_EQUAL_FATAL(admin(&small, NULL, "create", name, NULL), 0);
+	}
+	CU_ASSERT_NOT_EQUAL(run_tool(&small, NULL, NULL, 30000, big), 0);
+	CU_ASSERT_EQUAL_FATAL(run_tool(&small, NULL, NULL, 30000, del), 0);
+	CU_ASSERT_EQUAL(run_tool(&small, NULL, NULL, 30000, big), 0);
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(produce(&small, "big", i, 10 * i, 2), 0);
+		assert_consumed(&small, "big", i, 0, 10 * i, 10 * i + 2);
+	}
+	flumed_cleanup(&small);
 }
 
 /* Issue 15's proof: kafka-python's KafkaAdminClient creates, lists, deletes. */
@@ -696,6 +729,7 @@ TEST_SUITE("delete", setup, teardown,
 	    test_delete_keeps_others },
 	{ "unknown and invalid names", test_delete_unknown },
 	{ "slots are reused", test_delete_reuses_slots },
+	{ "freed slots merge for a larger topic", test_delete_holes_merge },
 	{ "kafka-python KafkaAdminClient", test_kafka_python_admin },
 	{ "crash after the rename: start-up finishes it",
 	    test_delete_crash_recovery });

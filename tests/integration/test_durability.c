@@ -4,8 +4,11 @@
  * FLUME_FAULT fails them): new directories are synced into their parents
  * before the first acks=all answer, a stored batch resent while the
  * partition has a storage error is answered with its offsets, start-up
- * recovery syncs what it declares durable, and bytes whose fdatasync
- * failed are written again before a later fdatasync may count for them.
+ * recovery syncs what it declares durable, bytes whose fdatasync failed
+ * are written again before a later fdatasync may count for them, a
+ * respawned writer takes over its predecessor's storage error, and an
+ * idempotent resend is deduplicated after a restart that met a damaged
+ * batch.
  */
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -233,15 +236,16 @@ produce(int fd, const char *topic, int acks, int timeout_ms, int64_t pid,
 }
 
 /*
- * FETCH partition 0 from offset 0 (no waiting): how many records, each of
- * which must be "<tag1>-<i>" for i < n1 at offset i, then "<tag2>-<j>"
- * (padding ignored) at offset n1 + j; -1 on any other content.
+ * FETCH partition 0 from offset from (no waiting): how many records,
+ * which must be runs of "<tags[k]>-<j>" (padding ignored), j counting
+ * from 0 in each run, counts[k] records long, one run after the other
+ * from offset from on; -1 on any other content.
  */
 static int
-fetch_check(int fd, const char *topic, const char *tag1, int n1,
-    const char *tag2)
+fetch_runs(int fd, const char *topic, int64_t from, const char *const tags[],
+    const int counts[], int nruns)
 {
-	struct fetch_part part = { topic, strlen(topic), 0, 0, 1 << 20 };
+	struct fetch_part part = { topic, strlen(topic), 0, from, 1 << 20 };
 	struct fetch_req req = { 0, 1, 1 << 20, 1, &part };
 	struct fetch_resp resp;
 	struct batch_iter it;
@@ -253,7 +257,7 @@ fetch_check(int fd, const char *topic, const char *tag1, int n1,
 	char v[64];
 	size_t plen, left, sz, k;
 	uint32_t id;
-	int n = -1;
+	int n = -1, run = 0, j = 0;
 
 	wbuf_init(&wb);
 	arena_init(&a, 4 << 20);
@@ -274,17 +278,23 @@ fetch_check(int fd, const char *topic, const char *tag1, int n1,
 			goto out;
 		}
 		while (batch_iter_next(&it, &r) == 1) {
-			if (n < n1)
-				snprintf(v, sizeof(v), "%s-%06d", tag1, n);
-			else
-				snprintf(v, sizeof(v), "%s-%06d", tag2, n - n1);
+			while (run < nruns && j >= counts[run]) {
+				run++;
+				j = 0;
+			}
+			if (run == nruns) {
+				n = -1;
+				goto out;
+			}
+			snprintf(v, sizeof(v), "%s-%06d", tags[run], j);
 			k = strlen(v);
-			if (r.offset != n || r.value_len < (int32_t)k ||
+			if (r.offset != from + n || r.value_len < (int32_t)k ||
 			    memcmp(r.value, v, k) != 0) {
 				n = -1;
 				goto out;
 			}
 			n++;
+			j++;
 		}
 		b += sz;
 		left -= sz;
@@ -294,6 +304,20 @@ out:
 	arena_free(&a);
 	wbuf_free(&wb);
 	return n;
+}
+
+/*
+ * fetch_runs of "<tag1>-<i>" for the first n1 records, then "<tag2>-<j>"
+ * for the rest.
+ */
+static int
+fetch_check(int fd, const char *topic, const char *tag1, int n1,
+    const char *tag2)
+{
+	const char *const tags[] = { tag1, tag2 };
+	const int counts[] = { n1, INT_MAX };
+
+	return fetch_runs(fd, topic, 0, tags, counts, 2);
 }
 
 /* Produce n1 records "<tag>-<i>" with acks=1 and wait until all are readable. */
@@ -672,6 +696,187 @@ test_failed_fsync_restart(void)
 	flumed_cleanup(&d);
 }
 
+/* ---- a storage error outlives the writer that saw it ---- */
+
+/*
+ * The partition of topic has its storage error (a full disk with
+ * kind "enospc", a failed fdatasync with "fsync", from the writer's
+ * 3000th byte on while the flag exists), holding the 20 records
+ * "<topic>b-<i>" that were acknowledged: room is made again while the
+ * writer is stopped, so that it cannot retry, and the writer is killed.
+ * Its successor takes the error over: a new produce succeeds, the
+ * "storage works again" line is logged, and the log holds exactly the
+ * seed, the held batch and the new record.
+ */
+static void
+respawn_after_storage_error(const char *kind, const char *topic, int acks,
+    const char *failure)
+{
+	char env[PATH_MAX + 32], ta[16], tb[16], tc[16], line[256];
+	const char *tags[3];
+	int counts[3] = { 50, 20, 1 };
+	long long deadline;
+	int64_t base = -1;
+	pid_t victim;
+	int fd, rc, n;
+
+	scratch_init(1);
+	snprintf(env, sizeof(env), "%s:3000:%s", kind, flag);
+	setenv("FLUME_FAULT", env, 1);
+	CU_ASSERT_EQUAL_FATAL(start("partitions = 1\n"
+	    "flush_interval_ms = -1\nflush_messages = -1"), 0);
+	unsetenv("FLUME_FAULT");
+	snprintf(ta, sizeof(ta), "%sa", topic);
+	snprintf(tb, sizeof(tb), "%sb", topic);
+	snprintf(tc, sizeof(tc), "%sc", topic);
+	tags[0] = ta;
+	tags[1] = tb;
+	tags[2] = tc;
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	seed(fd, topic, ta, 50);
+
+	/*
+	 * acks=1 is answered from the ring before the write fails; acks=all
+	 * waits for the fdatasync, which fails, and times out.
+	 */
+	rc = produce(fd, topic, acks, 1500, -1, 0, 0, tb, 20, 200, &base);
+	CU_ASSERT_EQUAL(rc, acks == 1 ? ERR_NONE : ERR_TIMEOUT);
+	if (acks == 1)
+		CU_ASSERT_EQUAL(base, 50);
+	CU_ASSERT_EQUAL_FATAL(flumed_wait_log(&d, failure, 1, 10000), 1);
+	CU_ASSERT_EQUAL(produce(fd, topic, 1, 5000, -1, 0, 0, tc, 1, 0, &base),
+	    ERR_STORAGE);
+
+	/* Room again, but the writer that saw the error never retries. */
+	victim = flumed_child_pid(&d, "writer", 2);
+	CU_ASSERT_FATAL(victim > 0);
+	CU_ASSERT_EQUAL_FATAL(kill(victim, SIGSTOP), 0);
+	CU_ASSERT_FATAL(support_pid_state(victim, "T", 5000));
+	CU_ASSERT_EQUAL(unlink(flag), 0);
+	CU_ASSERT_EQUAL_FATAL(kill(victim, SIGKILL), 0);
+	CU_ASSERT_EQUAL_FATAL(flumed_wait_log(&d, "respawned writer", 1, 10000), 1);
+
+	/* Refused until the new writer has written and synced, then taken. */
+	rc = ERR_STORAGE;
+	deadline = support_now_ms() + 15000;
+	while (rc == ERR_STORAGE && support_now_ms() < deadline) {
+		rc = produce(fd, topic, -1, 5000, -1, 0, 0, tc, 1, 0, &base);
+		if (rc == ERR_STORAGE)
+			usleep(50 * 1000);	/* polling the condition, bounded */
+	}
+	CU_ASSERT_EQUAL(rc, ERR_NONE);
+	CU_ASSERT_EQUAL(base, 70);
+	snprintf(line, sizeof(line), "%s-0: %s before the writer restarted; "
+	    "retrying", topic, strerror(strcmp(kind, "fsync") == 0 ? EIO : ENOSPC));
+	CU_ASSERT_EQUAL(flumed_log_count(&d, line), 1);
+	snprintf(line, sizeof(line), "%s-0: storage works again", topic);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, line), 1);
+	/* Everything once, in order; the refused record is not there. */
+	n = fetch_runs(fd, topic, 0, tags, counts, 3);
+	CU_ASSERT_EQUAL(n, 71);
+	close(fd);
+	flumed_cleanup(&d);
+}
+
+static void
+test_respawn_after_enospc(void)
+{
+	respawn_after_storage_error("enospc", "re", 1, "No space left on device");
+}
+
+static void
+test_respawn_after_failed_fsync(void)
+{
+	respawn_after_storage_error("fsync", "rf", -1,
+	    "fdatasync: Input/output error");
+}
+
+/* ---- idempotent producers' sequences past a damaged batch ---- */
+
+/* XOR the byte at offset byte of batch number nth of a segment file. */
+static int
+batch_flip(const char *path, int nth, int byte, uint8_t mask)
+{
+	uint8_t h[BATCH_HEADER_SIZE], c;
+	off_t pos = 0;
+	int fd, i, rc = -1;
+
+	if ((fd = open(path, O_RDWR)) == -1)
+		return -1;
+	for (i = 0; i < nth; i++) {
+		if (pread(fd, h, sizeof(h), pos) != (ssize_t)sizeof(h))
+			goto out;
+		pos += BATCH_LOG_OVERHEAD + (off_t)be32_get(h + BATCH_OFF_LENGTH);
+	}
+	if (pread(fd, &c, 1, pos + byte) == 1) {
+		c ^= mask;
+		if (pwrite(fd, &c, 1, pos + byte) == 1)
+			rc = 0;
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+/*
+ * Ten idempotent batches of five records; the fifth (offsets 20..24)
+ * damaged in its length while the broker is down, so start-up recovery
+ * keeps it as a corrupt range with the five after it.  The producer's
+ * sequences are read back past it: the newest batch resent is answered
+ * with its offsets and not stored again, the next one follows it.
+ */
+static void
+test_resend_after_damage(void)
+{
+	const char *tags[] = { "df", "dg", "dh", "di", "dj", "dk" };
+	const int counts[] = { 5, 5, 5, 5, 5, 5 };
+	char seg[PATH_MAX + 64], idx[PATH_MAX + 64], tag[8];
+	int64_t pid = -1, base = -1;
+	int16_t epoch = -1;
+	int fd, k;
+
+	scratch_init(0);
+	CU_ASSERT_EQUAL_FATAL(start("partitions = 1"), 0);
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	CU_ASSERT_EQUAL_FATAL(init_producer(fd, &pid, &epoch), 0);
+	for (k = 0; k < 10; k++) {
+		snprintf(tag, sizeof(tag), "d%c", 'a' + k);
+		CU_ASSERT_EQUAL_FATAL(produce(fd, "dm", -1, 10000, pid, epoch,
+		    k * 5, tag, 5, 0, &base), ERR_NONE);
+		CU_ASSERT_EQUAL_FATAL(base, k * 5);
+	}
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(flumed_stop(&d), 0);
+
+	data_path(seg, sizeof(seg), "/dm/partition-0/00000000000000000000.log");
+	data_path(idx, sizeof(idx), "/dm/partition-0/00000000000000000000.index");
+	CU_ASSERT_EQUAL_FATAL(batch_flip(seg, 4, BATCH_OFF_LENGTH + 3, 0x10), 0);
+	(void)unlink(idx);	/* recovery scans the whole segment */
+	CU_ASSERT_EQUAL_FATAL(flumed_restart(&d), 0);
+	CU_ASSERT_EQUAL(flumed_log_count(&d,
+	    "dm/0: corrupt batch: offsets 20 to 24 unreadable"), 1);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "reading producer sequences back"),
+	    0);
+
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	/* The newest batch resent (its answer lost): its offsets. */
+	base = -1;
+	CU_ASSERT_EQUAL(produce(fd, "dm", -1, 10000, pid, epoch, 45, "dj", 5, 0,
+	    &base), ERR_NONE);
+	CU_ASSERT_EQUAL(base, 45);
+	/* Not stored twice: the next batch follows the original. */
+	base = -1;
+	CU_ASSERT_EQUAL(produce(fd, "dm", -1, 10000, pid, epoch, 50, "dk", 5, 0,
+	    &base), ERR_NONE);
+	CU_ASSERT_EQUAL(base, 50);
+	CU_ASSERT_EQUAL(fetch_runs(fd, "dm", 25, tags, counts, 6), 30);
+	close(fd);
+	flumed_cleanup(&d);
+}
+
 TEST_SUITE("durability", NULL, teardown,
     { "new topic and partition directories are synced", test_new_dirs_synced },
     { "stored batch resent during a storage error", test_stored_resend },
@@ -680,4 +885,10 @@ TEST_SUITE("durability", NULL, teardown,
     { "failed fdatasync: written again before durable",
 	test_failed_fsync_rewrites },
     { "failed fdatasync, master killed: recovery writes again",
-	test_failed_fsync_restart });
+	test_failed_fsync_restart },
+    { "storage error, room again, writer respawned: produce succeeds",
+	test_respawn_after_enospc },
+    { "failed fdatasync, writer respawned: produce succeeds",
+	test_respawn_after_failed_fsync },
+    { "idempotent resend after a damaged batch and a restart",
+	test_resend_after_damage });

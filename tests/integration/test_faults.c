@@ -235,24 +235,7 @@ slurp(const char *path, size_t *len)
 static int
 pid_gone(pid_t pid, int ms)
 {
-	long long deadline = support_now_ms() + ms;
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	for (;;) {
-		if ((f = fopen(path, "r")) == NULL)
-			return 1;
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		buf[n] = '\0';
-		if ((p = strrchr(buf, ')')) != NULL && (p[2] == 'Z' || p[2] == 'X'))
-			return 1;
-		if (support_now_ms() > deadline)
-			return 0;
-		usleep(10 * 1000);	/* polling the condition, bounded */
-	}
+	return support_pid_state(pid, "ZX", ms);
 }
 
 /* ---- the writer killed while an idempotent producer sends ---- */

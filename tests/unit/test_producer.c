@@ -5,6 +5,7 @@
  * append's critical section, and the rebuild from a log at startup.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,20 @@ send_batch(int64_t pid, int16_t epoch, int32_t seq, int n, int64_t *base,
 	    base, next, dup);
 	free(b);
 	return rc;
+}
+
+/* A resend of epoch 2's seq.. (n records) answered with base and next. */
+static void
+resend_answered(int64_t pid, int32_t seq, int n, int64_t want_base,
+    int64_t want_next)
+{
+	int64_t base, next;
+	int dup = 0;
+
+	CU_ASSERT_EQUAL(send_batch(pid, 2, seq, n, &base, &next, &dup), 0);
+	CU_ASSERT_EQUAL(dup, 1);
+	CU_ASSERT_EQUAL(base, want_base);
+	CU_ASSERT_EQUAL(next, want_next);
 }
 
 static void
@@ -382,13 +397,8 @@ test_rebuild_from_log(void)
 	CU_ASSERT_EQUAL(producers_rebuild(&s, p, l), 3);
 	CU_ASSERT_EQUAL(producer_id_limit(&s), pid + 1);
 	/* Resends get their logged offsets; the next batch goes on. */
-	CU_ASSERT_EQUAL(send_batch(pid, 2, 4, 2, &base, &next, &dup), 0);
-	CU_ASSERT_EQUAL(dup, 1);
-	CU_ASSERT_EQUAL(base, 6);
-	CU_ASSERT_EQUAL(next, 8);
-	CU_ASSERT_EQUAL(send_batch(pid, 2, 2, 2, &base, &next, &dup), 0);
-	CU_ASSERT_EQUAL(dup, 1);
-	CU_ASSERT_EQUAL(base, 4);
+	resend_answered(pid, 4, 2, 6, 8);
+	resend_answered(pid, 2, 2, 4, 6);
 	CU_ASSERT_EQUAL(send_batch(pid, 2, 7, 1, &base, &next, &dup),
 	    PRODUCER_OUT_OF_ORDER);
 	CU_ASSERT_EQUAL(send_batch(pid, 2, 6, 1, &base, &next, &dup), 0);
@@ -400,9 +410,95 @@ test_rebuild_from_log(void)
 	free(dir);
 }
 
+/*
+ * A damaged batch in the middle of the last segment, kept by recovery
+ * because valid ones follow it (byte of the third of five batches XORed
+ * with mask): the rebuild steps over what reads as corrupt, so a resend
+ * of the newest batch after the restart is still answered with its
+ * offsets, and the next batch follows the log end.  recorded: the
+ * batches the rebuild finds.
+ */
+static void
+rebuild_past_damage(int byte, uint8_t mask, int recorded)
+{
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0 };
+	struct plog_recovery rec;
+	struct plog *l;
+	char *dir = test_mkdtemp("producer"), path[600];
+	uint8_t *b, c;
+	size_t len;
+	off_t pos = 0, hit = -1;
+	int64_t base, next, pid = (int64_t)1 << 61;
+	int dup, i, fd;
+
+	/* Offsets 0..9: pid's seq 0..9 in five batches of two. */
+	CU_ASSERT_EQUAL_FATAL(plog_open(&l, dir, &cfg, &rec), 0);
+	for (i = 0; i < 5; i++) {
+		b = idem_batch(pid, 2, i * 2, 2, &len);
+		CU_ASSERT_EQUAL(plog_append(l, b, len, &base), 0);
+		CU_ASSERT_EQUAL(base, i * 2);
+		free(b);
+		if (i == 2)
+			hit = pos;
+		pos += (off_t)len;
+	}
+	CU_ASSERT_EQUAL(plog_sync(l), 0);
+	plog_close(l);
+
+	snprintf(path, sizeof(path), "%s/%020d.log", dir, 0);
+	CU_ASSERT_FATAL((fd = open(path, O_RDWR)) != -1);
+	CU_ASSERT_EQUAL_FATAL(pread(fd, &c, 1, hit + byte), 1);
+	c ^= mask;
+	CU_ASSERT_EQUAL_FATAL(pwrite(fd, &c, 1, hit + byte), 1);
+	close(fd);
+	/* Recovery scans the whole segment then. */
+	snprintf(path, sizeof(path), "%s/%020d.index", dir, 0);
+	(void)unlink(path);
+	memset(&rec, 0, sizeof(rec));
+	CU_ASSERT_EQUAL_FATAL(plog_open(&l, dir, &cfg, &rec), 0);
+	CU_ASSERT_EQUAL(rec.truncated_bytes, 0);
+	CU_ASSERT_EQUAL_FATAL(rec.ncorrupt, 1);
+	CU_ASSERT_EQUAL(rec.corrupt[0].first_offset, 4);
+	CU_ASSERT_EQUAL(rec.corrupt[0].next_offset, 6);
+	CU_ASSERT_EQUAL(plog_end_offset(l), 10);
+
+	region();
+	p->next_offset = 10;
+	CU_ASSERT_EQUAL(producers_rebuild(&s, p, l), recorded);
+	CU_ASSERT_EQUAL(producer_id_limit(&s), pid + 1);
+	/* The newest batches resent: their offsets, not stored again. */
+	resend_answered(pid, 8, 2, 8, 10);
+	resend_answered(pid, 6, 2, 6, 8);
+	CU_ASSERT_EQUAL(atomic_load(&p->tail), 0);
+	/* The next one goes on at the log end. */
+	CU_ASSERT_EQUAL(send_batch(pid, 2, 10, 1, &base, &next, &dup), 0);
+	CU_ASSERT_EQUAL(dup, 0);
+	CU_ASSERT_EQUAL(base, 10);
+	fixture_region_done(&s);
+	plog_close(l);
+	test_rmtree(dir);
+	free(dir);
+}
+
+static void
+test_rebuild_past_bad_length(void)
+{
+	/* Its header no longer chains: reads meet a corrupt range (EBADMSG). */
+	rebuild_past_damage(BATCH_OFF_LENGTH + 3, 0x10, 4);
+}
+
+static void
+test_rebuild_past_bad_record(void)
+{
+	/* Its header still reads: its sequences count, only its CRC is wrong. */
+	rebuild_past_damage(BATCH_HEADER_SIZE + 2, 0x20, 5);
+}
+
 TEST_SUITE("producer", NULL, teardown,
     { "what a produce claims", test_seq_of },
     { "append, resend, gap, fencing", test_append_resend_gap },
     { "history and slot limits", test_history_and_slots },
     { "producer dies in the critical section", test_owner_dead },
-    { "rebuild from the log", test_rebuild_from_log });
+    { "rebuild from the log", test_rebuild_from_log },
+    { "rebuild past a batch with a bad length", test_rebuild_past_bad_length },
+    { "rebuild past a batch with a bad record", test_rebuild_past_bad_record });

@@ -698,9 +698,9 @@ test_delete_reuse(void)
 	CU_ASSERT_EQUAL(p->next_offset, 0);
 	CU_ASSERT_EQUAL(atomic_load(&p->incarnation), inc + 1);
 
-	/* Two partitions do not fit the hole (span 1) nor the one slot left. */
+	/* Three partitions fit nowhere: two slots in all. */
 	errno = 0;
-	CU_ASSERT_EQUAL(shm_topic_create(&s, "w", 1, 2, NULL), -1);
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "w", 1, 3, NULL), -1);
 	CU_ASSERT_EQUAL(errno, ENOSPC);
 	CU_ASSERT_EQUAL(shm_topic_create(&s, "t", 1, 1, NULL), 0);
 	CU_ASSERT_EQUAL(atomic_load(&s.hdr->topic_count), 1);

@@ -413,6 +413,225 @@ test_dir_lock_owner_dead(void)
 }
 
 /*
+ * The topic directory's slot ranges are sound: every entry below
+ * topic_count that owns slots (in use, or a FREE hole) owns a range
+ * inside [0, parts_used), no slot is owned twice, and a topic in use
+ * owns at least its partitions.  The number of slots owned.
+ */
+static int
+ranges_sound(struct shm *s)
+{
+	uint8_t owned[1024];
+	uint32_t ti, i, n = atomic_load(&s->hdr->topic_count),
+	    used = atomic_load(&s->hdr->parts_used);
+	const struct shm_topic *t;
+	int total = 0;
+
+	CU_ASSERT_FATAL(s->hdr->limits.max_partitions <= sizeof(owned));
+	CU_ASSERT_FATAL(used <= s->hdr->limits.max_partitions);
+	memset(owned, 0, sizeof(owned));
+	for (ti = 0; ti < n; ti++) {
+		t = &s->topics[ti];
+		if (atomic_load(&t->state) != TOPIC_FREE)
+			CU_ASSERT(t->span >= (uint32_t)t->partitions);
+		CU_ASSERT_FATAL(t->span <= used && t->first_part <= used - t->span);
+		for (i = t->first_part; i < t->first_part + t->span; i++) {
+			CU_ASSERT_EQUAL(owned[i], 0);
+			owned[i] = 1;
+			total++;
+		}
+	}
+	return total;
+}
+
+/* Delete topic name as a worker and then the writer do. */
+static void
+delete_topic(struct shm *s, const char *name)
+{
+	int ti = shm_topic_delete_begin(s, name, strlen(name));
+
+	CU_ASSERT_FATAL(ti >= 0);
+	shm_topic_delete_end(s, ti);
+	CU_ASSERT_EQUAL(atomic_load(&s->topics[ti].state), TOPIC_FREE);
+}
+
+/* Create 1-partition topics "<prefix><i>" for i in [from, to): 0 or -1. */
+static int
+create_ones(struct shm *s, const char *prefix, int from, int to)
+{
+	char name[32];
+	int i;
+
+	for (i = from; i < to; i++) {
+		snprintf(name, sizeof(name), "%s%d", prefix, i);
+		if (shm_topic_create(s, name, strlen(name), 1, NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The default limits (1024 topics, 256 partitions): 256 one-partition
+ * topics created and deleted leave 256 holes of one slot, and a
+ * three-partition topic is made from three of them; the other 253 slots
+ * still take one-partition topics, and nothing more fits.
+ */
+static void
+test_topic_holes_merge(void)
+{
+	const struct shm_limits lim = {
+		.child_slots = 3, .max_topics = 1024, .max_partitions = 256,
+		.ring_size = 4096
+	};
+	struct shm s;
+	char name[32];
+	int i, idx = -1;
+
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, fixture_shm_name(), &lim), 0);
+	CU_ASSERT_EQUAL_FATAL(create_ones(&s, "t", 0, 256), 0);
+	CU_ASSERT_EQUAL(atomic_load(&s.hdr->parts_used), 256);
+	for (i = 0; i < 256; i++) {
+		snprintf(name, sizeof(name), "t%d", i);
+		delete_topic(&s, name);
+	}
+	CU_ASSERT_EQUAL(ranges_sound(&s), 256);
+
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "big", 3, 3, &idx), 0);
+	CU_ASSERT_EQUAL(idx, 0);
+	CU_ASSERT_EQUAL(s.topics[0].first_part, 0);
+	CU_ASSERT_EQUAL(s.topics[0].span, 3);
+	CU_ASSERT_EQUAL(s.topics[1].span, 0);
+	CU_ASSERT_EQUAL(s.topics[2].span, 0);
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_PTR_EQUAL(shm_partition(&s, 0, i), &s.parts[i]);
+		CU_ASSERT_EQUAL(s.parts[i].topic, 0);
+		CU_ASSERT_EQUAL(s.parts[i].partition, i);
+		CU_ASSERT_EQUAL(atomic_load(&s.parts[i].dead), 0);
+	}
+	CU_ASSERT_EQUAL(atomic_load(&s.hdr->topic_count), 256);
+	CU_ASSERT_EQUAL(atomic_load(&s.hdr->parts_used), 256);
+	CU_ASSERT_EQUAL(ranges_sound(&s), 256);
+
+	/* Every other slot takes a topic; then the table is full. */
+	CU_ASSERT_EQUAL(create_ones(&s, "u", 0, 253), 0);
+	CU_ASSERT_EQUAL(ranges_sound(&s), 256);
+	errno = 0;
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "x", 1, 1, NULL), -1);
+	CU_ASSERT_EQUAL(errno, ENOSPC);
+	shm_detach(&s);
+}
+
+/*
+ * Small tables, one case each: a hole larger than the topic gives its
+ * end to an entry a merge emptied; a hole that ends at parts_used grows
+ * into the slots never used; with the topic table full, the slots never
+ * used go to an entry that owns none; a merge cut short by a crash
+ * (one hole emptied, the other not grown) leaves slots nobody owns and
+ * every other slot usable.
+ */
+static void
+test_topic_holes_reuse(void)
+{
+	const struct shm_limits lim = {
+		.child_slots = 3, .max_topics = 4, .max_partitions = 8,
+		.ring_size = 4096
+	};
+	struct shm s;
+	uint32_t inc2;
+	int idx = -1;
+
+	/* a b c d each one slot, then b and c deleted: two holes that touch. */
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, fixture_shm_name(), &lim), 0);
+	CU_ASSERT_EQUAL_FATAL(create_ones(&s, "t", 0, 4), 0);
+	inc2 = atomic_load(&s.parts[2].incarnation);
+	delete_topic(&s, "t1");
+	delete_topic(&s, "t2");
+	/* The table is full and no hole is big enough: they merge. */
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "e", 1, 2, &idx), 1);
+	CU_ASSERT_EQUAL(s.topics[1].first_part, 1);
+	CU_ASSERT_EQUAL(s.topics[1].span, 2);
+	CU_ASSERT_EQUAL(s.topics[2].span, 0);
+	CU_ASSERT_EQUAL(atomic_load(&s.topics[2].state), TOPIC_FREE);
+	CU_ASSERT_EQUAL(atomic_load(&s.hdr->parts_used), 4);
+	/* The emptied entry takes the slots never used. */
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "f", 1, 3, &idx), 2);
+	CU_ASSERT_EQUAL(s.topics[2].first_part, 4);
+	CU_ASSERT_EQUAL(s.topics[2].span, 3);
+	CU_ASSERT_EQUAL(atomic_load(&s.hdr->parts_used), 7);
+	CU_ASSERT_PTR_EQUAL(shm_partition(&s, 2, 2), &s.parts[6]);
+	CU_ASSERT_EQUAL(ranges_sound(&s), 7);
+	/* Entry 2 moved: its first slot's incarnation is above the old one's. */
+	CU_ASSERT(atomic_load(&s.parts[2].incarnation) > inc2);
+	CU_ASSERT(atomic_load(&s.parts[4].incarnation) >
+	    atomic_load(&s.parts[2].incarnation));
+
+	/* e deleted: its hole of 2 ends at slot 3; one slot is never used. */
+	delete_topic(&s, "e");
+	/* The hole is larger than a topic of 1, and no entry owns nothing. */
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "g", 1, 1, &idx), 1);
+	CU_ASSERT_EQUAL(s.topics[1].span, 2);
+	CU_ASSERT_EQUAL(ranges_sound(&s), 7);
+	delete_topic(&s, "g");
+	delete_topic(&s, "f");
+	/* Holes [1,3) and [4,7) do not touch: 4 partitions fit nowhere... */
+	errno = 0;
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "h", 1, 5, &idx), -1);
+	CU_ASSERT_EQUAL(errno, ENOSPC);
+	/* ...but [4,7) grows into the slot after parts_used. */
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "h", 1, 4, &idx), 2);
+	CU_ASSERT_EQUAL(s.topics[2].first_part, 4);
+	CU_ASSERT_EQUAL(s.topics[2].span, 4);
+	CU_ASSERT_EQUAL(atomic_load(&s.hdr->parts_used), 8);
+	CU_ASSERT_EQUAL(ranges_sound(&s), 8);
+	shm_detach(&s);
+
+	/* A hole's unused end goes to an entry a merge emptied. */
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, fixture_shm_name(), &lim), 0);
+	CU_ASSERT_EQUAL_FATAL(create_ones(&s, "t", 0, 4), 0);
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "x", 1, 4, &idx), -1);
+	delete_topic(&s, "t0");
+	delete_topic(&s, "t1");
+	delete_topic(&s, "t2");
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "m", 1, 3, &idx), 0);
+	CU_ASSERT_EQUAL(s.topics[0].span, 3);
+	delete_topic(&s, "m");
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "n", 1, 2, &idx), 0);
+	CU_ASSERT_EQUAL(s.topics[0].first_part, 0);
+	CU_ASSERT_EQUAL(s.topics[0].span, 2);
+	CU_ASSERT_EQUAL(s.topics[1].first_part, 2);
+	CU_ASSERT_EQUAL(s.topics[1].span, 1);
+	CU_ASSERT_EQUAL(atomic_load(&s.topics[1].state), TOPIC_FREE);
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "o", 1, 1, &idx), 1);
+	CU_ASSERT_PTR_EQUAL(shm_partition(&s, 1, 0), &s.parts[2]);
+	CU_ASSERT_EQUAL(ranges_sound(&s), 4);
+	shm_detach(&s);
+
+	/* A merge cut short: t1's hole emptied, t0's not grown. */
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, fixture_shm_name(), &lim), 0);
+	CU_ASSERT_EQUAL_FATAL(create_ones(&s, "t", 0, 4), 0);
+	delete_topic(&s, "t0");
+	delete_topic(&s, "t1");
+	s.topics[1].span = 0;
+	CU_ASSERT_EQUAL(ranges_sound(&s), 3);
+	/* Slot 1 is nobody's; the others are handed out as ever. */
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "p", 1, 2, &idx), 1);
+	CU_ASSERT_EQUAL(s.topics[1].first_part, 4);
+	CU_ASSERT_EQUAL(atomic_load(&s.hdr->parts_used), 6);
+	/* The table is full and t0's hole does not touch the free slots. */
+	errno = 0;
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "q", 1, 2, &idx), -1);
+	CU_ASSERT_EQUAL(errno, ENOSPC);
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "r", 1, 1, &idx), 0);
+	CU_ASSERT_EQUAL(s.topics[0].first_part, 0);
+	CU_ASSERT_EQUAL(s.topics[0].span, 1);
+	CU_ASSERT_EQUAL(ranges_sound(&s), 5);
+	for (idx = 0; idx < 4; idx++)
+		CU_ASSERT(s.topics[idx].first_part > 1 ||
+		    s.topics[idx].first_part + s.topics[idx].span <= 1);
+	shm_detach(&s);
+}
+
+/*
  * The auth_file hand-off: each publish is a new generation with its
  * text; a publish cut short (seq left odd, as by a master killed in the
  * middle) is never read, the reader keeps what it had.
@@ -456,4 +675,6 @@ TEST_SUITE("shm", setup, teardown,
 	{ "topics", test_topics },
 	{ "topic_crash", test_topic_crash },
 	{ "dir_lock_owner_dead", test_dir_lock_owner_dead },
+	{ "topic_holes_merge", test_topic_holes_merge },
+	{ "topic_holes_reuse", test_topic_holes_reuse },
 	{ "authpub", test_authpub });
