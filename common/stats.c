@@ -10,6 +10,7 @@
 #include "common/stats.h"
 #include "shm/group.h"
 #include "shm/stats.h"
+#include "shm/topics.h"
 
 static int64_t
 u2i(uint64_t v)

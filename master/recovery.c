@@ -17,6 +17,7 @@
 #include "master/writer.h"
 #include "master/writer_group.h"
 #include "shm/ipcount.h"
+#include "shm/topics.h"
 #include "store/plog.h"
 #include "store/tomb.h"
 #include "store/topic.h"

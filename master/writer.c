@@ -73,6 +73,7 @@
 #include "proto/bytes.h"
 #include "shm/ring.h"
 #include "shm/shm.h"
+#include "shm/topics.h"
 #include "shm/stats.h"
 #include "shm/group.h"
 #include "store/plog.h"
@@ -334,14 +335,14 @@ wslot_take(struct writer *w, uint32_t i, const char *name, struct plog *log,
 	 * partition directory the master did not load) would make every new
 	 * batch overlap it; continue numbering from the log end instead.
 	 */
-	if (ring_lock(w->s, p) == 0) {
+	if (part_lock(w->s, p) == 0) {
 		if (p->next_offset < end) {
 			log_warnx("%s-%d: the log ends at offset %lld, past the next "
 			    "offset %lld in memory; numbering continues from the log end",
 			    name, p->partition, (long long)end, (long long)p->next_offset);
 			__atomic_store_n(&p->next_offset, end, __ATOMIC_RELEASE);
 		}
-		shm_unlock(&p->lock);
+		part_unlock(p);
 	}
 
 	vis = atomic_load_explicit(&p->visible_offset, memory_order_acquire);

@@ -27,6 +27,7 @@
 #include "common/log.h"
 #include "master/writer_group.h"
 #include "shm/group.h"
+#include "shm/topics.h"
 #include "store/offsets.h"
 #include "store/topic.h"
 

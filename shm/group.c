@@ -18,6 +18,7 @@
 
 #include "shm/group.h"
 #include "shm/kgroup.h"
+#include "shm/lock.h"
 #include "shm/shm.h"
 
 #define GROUP_ALIGN		64
@@ -70,27 +71,6 @@ group_dir(const struct shm *s)
 	return (struct shm_group_dir *)(void *)s->groups;
 }
 
-static int
-group_mutex_init(pthread_mutex_t *m)
-{
-	pthread_mutexattr_t a;
-	int rc;
-
-	if ((rc = pthread_mutexattr_init(&a)) != 0) {
-		errno = rc;
-		return -1;
-	}
-	if ((rc = pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED)) == 0 &&
-	    (rc = pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST)) == 0)
-		rc = pthread_mutex_init(m, &a);
-	pthread_mutexattr_destroy(&a);
-	if (rc != 0) {
-		errno = rc;
-		return -1;
-	}
-	return 0;
-}
-
 int
 group_table_init(struct shm *s)
 {
@@ -98,10 +78,10 @@ group_table_init(struct shm *s)
 
 	if (s->hdr->limits.max_groups == 0)
 		return 0;
-	if (group_mutex_init(&group_dir(s)->lock) == -1)
+	if (lock_init(&group_dir(s)->lock) == -1)
 		return -1;
 	for (i = 0; i < s->hdr->limits.max_groups; i++)
-		if (group_mutex_init(&group_at(s, i)->lock) == -1)
+		if (lock_init(&group_at(s, i)->lock) == -1)
 			return -1;
 	return 0;
 }
@@ -232,16 +212,16 @@ group_create(struct shm *s, const char *name, size_t len)
 		return -1;
 	}
 	d = group_dir(s);
-	if (shm_lock(&d->lock) == -1)
+	if (lock_take(&d->lock, NULL, NULL) == -1)
 		return -1;
 	group_roll_forward(s);
 	if ((idx = group_find(s, name, len)) >= 0) {
-		shm_unlock(&d->lock);
+		lock_release(&d->lock);
 		return idx;
 	}
 	n = atomic_load_explicit(&d->count, memory_order_relaxed);
 	if (n >= s->hdr->limits.max_groups) {
-		shm_unlock(&d->lock);
+		lock_release(&d->lock);
 		errno = ENOSPC;
 		return -1;
 	}
@@ -265,7 +245,7 @@ group_create(struct shm *s, const char *name, size_t len)
 		__atomic_store_n(&group_offsets(s, g)[i], -1, __ATOMIC_RELAXED);
 	atomic_store_explicit(&g->used, 1, memory_order_release);
 	atomic_store_explicit(&d->count, n + 1, memory_order_release);
-	shm_unlock(&d->lock);
+	lock_release(&d->lock);
 	return (int)n;
 }
 
@@ -700,29 +680,34 @@ group_repair(struct shm *s, struct shm_group *g, int64_t now,
 	group_rebalance_start(s, g, now, gp);
 }
 
+struct group_ref {
+	struct shm			*s;
+	struct shm_group		*g;
+	int64_t				 now;
+	const struct group_params	*gp;
+};
+
+static void
+group_repair_ref(void *arg)
+{
+	struct group_ref *r = arg;
+
+	group_repair(r->s, r->g, r->now, r->gp);
+}
+
 int
 group_lock(struct shm *s, struct shm_group *g, int64_t now,
     const struct group_params *gp)
 {
-	int rc;
+	struct group_ref r = { s, g, now, gp };
 
-	rc = pthread_mutex_lock(&g->lock);
-	if (rc == 0)
-		return 0;
-	if (rc == EOWNERDEAD && pthread_mutex_consistent(&g->lock) == 0) {
-		group_repair(s, g, now, gp);
-		return 1;
-	}
-	if (rc == EOWNERDEAD)
-		pthread_mutex_unlock(&g->lock);
-	errno = rc;
-	return -1;
+	return lock_take(&g->lock, group_repair_ref, &r);
 }
 
 void
 group_unlock(struct shm_group *g)
 {
-	pthread_mutex_unlock(&g->lock);
+	lock_release(&g->lock);
 }
 
 static uint32_t

@@ -10,6 +10,7 @@
 #include "proto/kafka/kapi.h"
 #include "shm/group.h"
 #include "shm/kgroup.h"
+#include "shm/topics.h"
 
 static int
 active(const struct shm_member *m)

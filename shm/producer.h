@@ -35,7 +35,7 @@
  * dead writer leaves either the old window or the new one.  Each record
  * remembers the ring position its append publishes (ring_end): a record
  * whose ring_end is past the partition's tail belongs to an append that
- * died before its tail store, and producer_repair(), run by ring_lock()
+ * died before its tail store, and producer_repair(), run by part_lock()
  * when it inherits the lock of a dead process (before anyone can append
  * again), drops exactly those.  So the table never says "appended" for a
  * batch that is not in the ring, and never lacks one that is.

@@ -27,6 +27,7 @@
 #include "proto/batch.h"
 #include "proto/bytes.h"
 #include "shm/producer.h"
+#include "shm/lock.h"
 #include "shm/ring.h"
 
 #define RING_SKIP_OFFSET	UINT64_MAX	/* baseOffset -1 as stored */
@@ -120,22 +121,31 @@ ring_repair(struct shm *s, struct shm_partition *p)
 	producer_repair(s, p);
 }
 
-int
-ring_lock(struct shm *s, struct shm_partition *p)
-{
-	int rc;
+struct part_ref {
+	struct shm		*s;
+	struct shm_partition	*p;
+};
 
-	rc = pthread_mutex_lock(&p->lock);
-	if (rc == EOWNERDEAD) {
-		ring_repair(s, p);
-		if ((rc = pthread_mutex_consistent(&p->lock)) != 0)
-			pthread_mutex_unlock(&p->lock);
-	}
-	if (rc != 0) {
-		errno = rc;
-		return -1;
-	}
-	return 0;
+static void
+part_repair(void *arg)
+{
+	struct part_ref *r = arg;
+
+	ring_repair(r->s, r->p);
+}
+
+int
+part_lock(struct shm *s, struct shm_partition *p)
+{
+	struct part_ref r = { s, p };
+
+	return lock_take(&p->lock, part_repair, &r) == -1 ? -1 : 0;
+}
+
+void
+part_unlock(struct shm_partition *p)
+{
+	lock_release(&p->lock);
 }
 
 int
@@ -166,7 +176,7 @@ ring_append_hooked(struct shm *s, struct shm_partition *p, uint32_t inc,
 		errno = EMSGSIZE;
 		return -1;
 	}
-	if (ring_lock(s, p) == -1)
+	if (part_lock(s, p) == -1)
 		return -1;
 	/*
 	 * Its topic is being deleted (shm/shm.h): nothing enters any more;
@@ -175,29 +185,29 @@ ring_append_hooked(struct shm *s, struct shm_partition *p, uint32_t inc,
 	 */
 	if (atomic_load_explicit(&p->dead, memory_order_relaxed) != 0 ||
 	    atomic_load_explicit(&p->incarnation, memory_order_relaxed) != inc) {
-		shm_unlock(&p->lock);
+		part_unlock(p);
 		errno = ENOENT;
 		return -1;
 	}
 	tail = atomic_load_explicit(&p->tail, memory_order_relaxed);
 	head = atomic_load_explicit(&p->head, memory_order_acquire);
 	if (tail < head || tail - head > rsize) {
-		shm_unlock(&p->lock);
+		part_unlock(p);
 		errno = EPROTO;
 		return -1;
 	}
 	if (h != NULL && (rc = h->check(s, p, h->arg)) != 0) {
-		shm_unlock(&p->lock);
+		part_unlock(p);
 		return rc;
 	}
 	if (ring_plan(batches, len, tail, rsize) > rsize - (tail - head)) {
-		shm_unlock(&p->lock);
+		part_unlock(p);
 		errno = EAGAIN;
 		return -1;
 	}
 
 	if (p->next_offset < 0 || p->next_offset > INT64_MAX - noffsets) {
-		shm_unlock(&p->lock);
+		part_unlock(p);
 		errno = EOVERFLOW;
 		return -1;
 	}
@@ -224,7 +234,7 @@ ring_append_hooked(struct shm *s, struct shm_partition *p, uint32_t inc,
 	/*
 	 * tail, then next_offset.  Dying before the tail store publishes
 	 * nothing and takes no offsets.  Dying between the two leaves
-	 * next_offset behind the ring, which ring_lock() repairs from the
+	 * next_offset behind the ring, which part_lock() repairs from the
 	 * ring; the other order would leave a gap, which the log refuses.
 	 * The tail store is seq_cst (not only release) so that the caller's
 	 * following load of writer_sleeping cannot be ordered before it: the
@@ -234,7 +244,7 @@ ring_append_hooked(struct shm *s, struct shm_partition *p, uint32_t inc,
 		h->record(s, p, h->arg, base, next, pos);
 	atomic_store_explicit(&p->tail, pos, memory_order_seq_cst);
 	__atomic_store_n(&p->next_offset, next, __ATOMIC_RELEASE);
-	shm_unlock(&p->lock);
+	part_unlock(p);
 
 	atomic_fetch_add_explicit(&p->msgs_in, nrecords, memory_order_relaxed);
 	atomic_fetch_add_explicit(&p->bytes_in, len, memory_order_relaxed);

@@ -11,7 +11,7 @@
  * Crash rule: ring_append writes the bytes, then publishes tail (one
  * store), then stores next_offset.  A producer that dies before the tail
  * store leaves nothing visible and takes no offsets; one that dies
- * between the two leaves next_offset behind, and the next ring_lock()
+ * between the two leaves next_offset behind, and the next part_lock()
  * (which sees EOWNERDEAD) repairs it from the ring itself.  So offsets in
  * a ring are never reused, torn, or left with a gap (plog_append_at
  * refuses gaps).
@@ -76,15 +76,19 @@ void	ring_release(struct shm *s, struct shm_partition *p, size_t n);
  * a bad batchLength): a bug or a damaged region, never skipped silently.
  * Also: ring_append() fails with EINVAL when the bytes are not whole
  * batches, EPROTO when head/tail are out of range, or an errno from
- * shm_lock().
+ * lock_take().
  */
 int	ring_damaged(struct shm *s, struct shm_partition *p);
 /*
- * Take a partition's lock (unlock with shm_unlock).  When its previous
- * holder died, next_offset is first brought up to the end of the last
- * published batch (see the crash rule above); never use shm_lock() on a
- * partition lock, or that repair could be missed.  0 or -1 with errno.
+ * Take a partition's lock, the one lock of its ring and its producers'
+ * sequences (unlock with part_unlock).  When its previous holder died,
+ * both are repaired first: next_offset is brought up to the end of the
+ * last published batch (see the crash rule above) and the sequence
+ * records of an append that never published its tail are dropped
+ * (producer_repair).  Never take p->lock with lock_take() directly, or
+ * that repair could be missed.  0 or -1 with errno.
  */
-int	ring_lock(struct shm *s, struct shm_partition *p);
+int	part_lock(struct shm *s, struct shm_partition *p);
+void	part_unlock(struct shm_partition *p);
 
 #endif

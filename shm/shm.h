@@ -17,9 +17,9 @@
  * The crash rule: any process may die at any instruction, so every shared
  * structure is valid at every instant.  Data is written first and
  * published by one release store last (a ring's tail, a topic's state).
- * Locks are process-shared robust mutexes; shm_lock() makes an
- * EOWNERDEAD mutex consistent and carries on, which is safe because
- * nothing unpublished is ever visible.
+ * Locks are process-shared robust mutexes (shm/lock.h); one whose owner
+ * died is taken over, which is safe because nothing unpublished is ever
+ * visible.
  *
  * Who writes what:
  *   header, children[].pid/state/role/start/restarts  master
@@ -242,33 +242,6 @@ int	shm_attach(struct shm *s, const char *name);
 void	shm_detach(struct shm *s);
 int	shm_unlink_name(const char *name);
 
-/* Lock a robust mutex; an EOWNERDEAD one is made consistent. 0 or -1. */
-int	shm_lock(pthread_mutex_t *m);
-void	shm_unlock(pthread_mutex_t *m);
-
-/* Topic directory.  Lookups are lock-free (state is published last). */
-int	shm_topic_find(struct shm *s, const char *name, size_t len);	/* index or -1 */
-/*
- * Create a topic of n partitions, each ring empty with next_offset 0.
- * Returns the index; -1 with EEXIST (and *idx set) if it exists, ENOSPC
- * when the topic or partition tables are full.
- */
-int	shm_topic_create(struct shm *s, const char *name, size_t len, int32_t n, int *idx);
-/*
- * Worker: start deleting a READY topic (state DELETING; the writer does
- * the rest).  When it returns, every partition is dead and its
- * incarnation bumped: nothing enters any more, also through a partition
- * lock that cannot be taken (ENOTRECOVERABLE).  Its index, or -1 with
- * ENOENT when no READY topic has that name.
- */
-int	shm_topic_delete_begin(struct shm *s, const char *name, size_t len);
-/*
- * Writer, after it removed the files: reset topic ti's partition slots
- * to empty (a slot whose lock cannot be taken gets a new one) and store
- * FREE, so a later create can reuse the entry.
- */
-void	shm_topic_delete_end(struct shm *s, int ti);
-struct shm_partition *shm_partition(struct shm *s, int topic, int32_t partition);
 uint8_t	*shm_ring_data(struct shm *s, const struct shm_partition *p);
 
 #endif

@@ -35,6 +35,7 @@
 #include "proto/frame.h"
 #include "proto/msg.h"
 #include "shm/ring.h"
+#include "shm/topics.h"
 #include "store/plog.h"
 #include "store/topic.h"
 #include "worker/access.h"

@@ -32,6 +32,7 @@
 #include "proto/kafka/kadmin.h"
 #include "proto/kafka/kapi.h"
 #include "shm/shm.h"
+#include "shm/topics.h"
 #include "store/topic.h"
 #include "worker/auth.h"
 #include "worker/conn.h"

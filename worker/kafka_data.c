@@ -22,6 +22,7 @@
 #include "proto/kafka/kproduce.h"
 #include "shm/producer.h"
 #include "shm/stats.h"
+#include "shm/topics.h"
 #include "worker/conn.h"
 #include "worker/handlers.h"
 #include "worker/kafka.h"

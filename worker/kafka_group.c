@@ -31,6 +31,7 @@
 #include "proto/wire.h"
 #include "shm/group.h"
 #include "shm/kgroup.h"
+#include "shm/topics.h"
 #include "store/topic.h"
 #include "worker/access.h"
 #include "worker/conn.h"

@@ -18,6 +18,7 @@
 #include "proto/kafka/koffset.h"
 #include "shm/group.h"
 #include "shm/kgroup.h"
+#include "shm/topics.h"
 #include "store/topic.h"
 #include "worker/access.h"
 #include "worker/auth.h"

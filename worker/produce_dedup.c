@@ -49,10 +49,10 @@ produce_dedup_stored(struct worker *w, struct shm_partition *p,
 
 	if (producer_seq_of(recs, len, &q) == -1 || q.pid < 0)
 		return 0;
-	if (ring_lock(w->shm, p) == -1)
+	if (part_lock(w->shm, p) == -1)
 		return 0;
 	v = producer_check(w->shm, p, &q, &base, &next);
-	shm_unlock(&p->lock);
+	part_unlock(p);
 	return v == PRODUCER_DUPLICATE || v == PRODUCER_OLD_DUPLICATE;
 }
 

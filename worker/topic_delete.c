@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "proto/msg.h"
 #include "shm/shm.h"
+#include "shm/topics.h"
 #include "store/topic.h"
 #include "worker/access.h"
 #include "worker/conn.h"

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "shm/topics.h"
 #include "tests/harness.h"
 #include "tests/unit/fixture_shm.h"
 

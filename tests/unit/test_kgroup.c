@@ -18,6 +18,7 @@
 #include "shm/group.h"
 #include "shm/kgroup.h"
 #include "shm/shm.h"
+#include "shm/topics.h"
 #include "tests/harness.h"
 
 #define SESSION		1500

@@ -18,6 +18,7 @@
 #include "shm/producer.h"
 #include "shm/ring.h"
 #include "shm/shm.h"
+#include "shm/topics.h"
 #include "store/plog.h"
 #include "tests/harness.h"
 #include "tests/unit/fixture_shm.h"
@@ -260,10 +261,10 @@ test_history_and_slots(void)
 		struct producer_seq q = { pid, 0, 4, 9 };
 		int64_t b2 = -1, n2 = -1;
 
-		CU_ASSERT_EQUAL(ring_lock(&s, p), 0);
+		CU_ASSERT_EQUAL(part_lock(&s, p), 0);
 		CU_ASSERT_EQUAL(producer_check(&s, p, &q, &b2, &n2),
 		    PRODUCER_DUPLICATE);
-		shm_unlock(&p->lock);
+		part_unlock(p);
 		CU_ASSERT_EQUAL(b2, 4);
 		CU_ASSERT_EQUAL(n2, 10);
 	}
@@ -305,7 +306,7 @@ die_recording(int64_t pid, int after_tail)
 	child = fork();
 	CU_ASSERT_FATAL(child != -1);
 	if (child == 0) {
-		if (ring_lock(&s, p) != 0)
+		if (part_lock(&s, p) != 0)
 			_exit(1);
 		tail = atomic_load(&p->tail);
 		memcpy(ring + tail % R, b, len);

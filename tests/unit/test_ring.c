@@ -15,8 +15,10 @@
 
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "shm/lock.h"
 #include "shm/ring.h"
 #include "shm/shm.h"
+#include "shm/topics.h"
 #include "tests/harness.h"
 #include "tests/unit/fixture_shm.h"
 
@@ -435,7 +437,7 @@ die_appending(const uint8_t *b, size_t len, int after_tail)
 	pid = fork();
 	CU_ASSERT_FATAL(pid != -1);
 	if (pid == 0) {
-		if (ring_lock(&s, p) != 0)
+		if (part_lock(&s, p) != 0)
 			_exit(1);
 		tail = atomic_load(&p->tail);
 		if (!after_tail) {
@@ -470,7 +472,7 @@ test_owner_dead(void)
 	pid = fork();
 	CU_ASSERT_FATAL(pid != -1);
 	if (pid == 0) {
-		if (shm_lock(&p->lock) != 0)
+		if (lock_take(&p->lock, NULL, NULL) < 0)
 			_exit(1);
 		_exit(0);
 	}
@@ -761,7 +763,7 @@ test_delete_lock_broken(void)
 	pid = fork();
 	CU_ASSERT_FATAL(pid != -1);
 	if (pid == 0) {
-		if (shm_lock(&p->lock) != 0)
+		if (lock_take(&p->lock, NULL, NULL) < 0)
 			_exit(1);
 		_exit(0);
 	}
@@ -770,7 +772,7 @@ test_delete_lock_broken(void)
 	CU_ASSERT_EQUAL_FATAL(pthread_mutex_lock(&p->lock), EOWNERDEAD);
 	pthread_mutex_unlock(&p->lock);
 	errno = 0;
-	CU_ASSERT_EQUAL(ring_lock(&s, p), -1);
+	CU_ASSERT_EQUAL(part_lock(&s, p), -1);
 	CU_ASSERT_EQUAL(errno, ENOTRECOVERABLE);
 
 	CU_ASSERT_EQUAL(shm_topic_delete_begin(&s, "t", 1), 0);

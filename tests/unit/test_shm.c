@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "shm/authpub.h"
+#include "shm/lock.h"
 #include "shm/producer.h"
 #include "shm/shm.h"
+#include "shm/topics.h"
 #include "tests/harness.h"
 #include "tests/unit/fixture_shm.h"
 
@@ -399,7 +401,7 @@ test_dir_lock_owner_dead(void)
 	pid = fork();
 	CU_ASSERT_FATAL(pid != -1);
 	if (pid == 0) {
-		if (shm_lock(&s.hdr->dir_lock) != 0)
+		if (lock_take(&s.hdr->dir_lock, NULL, NULL) < 0)
 			_exit(1);
 		_exit(0);
 	}
@@ -407,8 +409,8 @@ test_dir_lock_owner_dead(void)
 	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	CU_ASSERT_EQUAL(shm_topic_create(&s, "after", 5, 1, NULL), 0);
 	CU_ASSERT_EQUAL(shm_topic_create(&s, "again", 5, 1, NULL), 1);
-	CU_ASSERT_EQUAL(shm_lock(&s.hdr->dir_lock), 0);
-	shm_unlock(&s.hdr->dir_lock);
+	CU_ASSERT_EQUAL(lock_take(&s.hdr->dir_lock, NULL, NULL), 0);
+	lock_release(&s.hdr->dir_lock);
 	shm_detach(&s);
 }
 

@@ -19,6 +19,7 @@
 #include "proto/msg.h"
 #include "proto/wire.h"
 #include "shm/shm.h"
+#include "shm/topics.h"
 #include "common/stats.h"
 #include "shm/stats.h"
 #include "tests/harness.h"

@@ -39,6 +39,7 @@
 #include "proto/wire.h"
 #include "proto/version.h"
 #include "shm/shm.h"
+#include "shm/topics.h"
 #include "worker/main.h"
 #include "tests/harness.h"
 

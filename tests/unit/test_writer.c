@@ -32,6 +32,7 @@
 #include "shm/group.h"
 #include "shm/ring.h"
 #include "shm/shm.h"
+#include "shm/topics.h"
 #include "store/io.h"
 #include "store/offsets.h"
 #include "store/plog.h"
@@ -564,7 +565,7 @@ test_dead_producer(void)
 	pid = fork();
 	CU_ASSERT_FATAL(pid != -1);
 	if (pid == 0) {
-		if (ring_lock(&b.shm, p) != 0)
+		if (part_lock(&b.shm, p) != 0)
 			_exit(1);
 		memcpy(ring + tail, dead.bytes[0], dead.len[0]);
 		atomic_store(&p->tail, tail + dead.len[0]);

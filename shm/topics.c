@@ -1,0 +1,271 @@
+/*
+ * The topic directory of the shared region (topics.h): names to entries
+ * and partition slots.  Lookups are lock-free, because an entry's state
+ * is published last; creates and deletes change entries under dir_lock,
+ * and the slots a create takes are chosen by shm/slots.c.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "shm/lock.h"
+#include "shm/producer.h"
+#include "shm/ring.h"
+#include "shm/slots.h"
+#include "shm/topics.h"
+
+static uint32_t
+shm_topic_limit(const struct shm *s)
+{
+	uint32_t n = atomic_load_explicit(&s->hdr->topic_count, memory_order_acquire);
+
+	return n < s->hdr->limits.max_topics ? n : s->hdr->limits.max_topics;
+}
+
+/* Lock-free: only entries published (count, then READY) are compared. */
+int
+shm_topic_find(struct shm *s, const char *name, size_t len)
+{
+	const struct shm_topic *t;
+	uint32_t i, n;
+
+	if (len == 0 || len > TOPIC_NAME_MAX)
+		return -1;
+	n = shm_topic_limit(s);
+	for (i = 0; i < n; i++) {
+		t = &s->topics[i];
+		if (atomic_load_explicit(&t->state, memory_order_acquire) != TOPIC_READY)
+			continue;
+		if (t->name_len == len && memcmp(t->name, name, len) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* An entry being deleted under that name (a create waits for the end). */
+static int
+shm_topic_deleting(struct shm *s, const char *name, size_t len)
+{
+	const struct shm_topic *t;
+	uint32_t i, n = shm_topic_limit(s);
+
+	for (i = 0; i < n; i++) {
+		t = &s->topics[i];
+		if (atomic_load_explicit(&t->state, memory_order_acquire) ==
+		    TOPIC_DELETING && t->name_len == len &&
+		    memcmp(t->name, name, len) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+/*
+ * Under dir_lock: finish the publication of a topic whose creator died
+ * after storing TOPIC_READY but before topic_count (its entry is whole).
+ */
+static void
+shm_topic_roll_forward(struct shm *s)
+{
+	struct shm_header *h = s->hdr;
+	struct shm_topic *t;
+	uint32_t n, end;
+
+	n = atomic_load_explicit(&h->topic_count, memory_order_relaxed);
+	while (n < h->limits.max_topics) {
+		t = &s->topics[n];
+		if (atomic_load_explicit(&t->state, memory_order_acquire) != TOPIC_READY)
+			break;
+		end = t->first_part + (uint32_t)t->partitions;
+		if (atomic_load_explicit(&h->parts_used, memory_order_relaxed) < end)
+			atomic_store_explicit(&h->parts_used, end, memory_order_release);
+		n++;
+		atomic_store_explicit(&h->topic_count, n, memory_order_release);
+	}
+}
+
+/* Empty partition slot: nobody may append to it (unpublished or dead). */
+static void
+shm_part_reset(struct shm *s, struct shm_partition *p, uint32_t ti, int32_t i)
+{
+	producer_part_clear(s, p);
+	atomic_store_explicit(&p->head, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->tail, 0, memory_order_relaxed);
+	__atomic_store_n(&p->next_offset, 0, __ATOMIC_RELEASE);
+	atomic_store_explicit(&p->visible_offset, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->durable_offset, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->log_start, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->log_bytes, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->storage_error, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->sync_wanted, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->msgs_in, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->bytes_in, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->msgs_out, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->bytes_out, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->segments, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->sync_failed, 0, memory_order_relaxed);
+	p->topic = ti;
+	p->partition = i;
+}
+
+int
+shm_topic_create(struct shm *s, const char *name, size_t len, int32_t n, int *idx)
+{
+	struct shm_header *h = s->hdr;
+	struct shm_partition *p;
+	struct shm_topic *t;
+	struct slots_pick pk;
+	uint32_t ti, first, i;
+	int found, saved;
+
+	if (len == 0 || len > TOPIC_NAME_MAX || n < 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((found = shm_topic_find(s, name, len)) != -1)
+		goto exists;
+	if (lock_take(&h->dir_lock, NULL, NULL) == -1)
+		return -1;
+	shm_topic_roll_forward(s);
+	if ((found = shm_topic_find(s, name, len)) != -1 ||
+	    (found = shm_topic_deleting(s, name, len)) != -1) {
+		lock_release(&h->dir_lock);
+		goto exists;
+	}
+	if (slots_pick(s, (uint32_t)n, &pk) == -1) {
+		saved = errno;
+		lock_release(&h->dir_lock);
+		errno = saved;
+		return -1;
+	}
+	ti = pk.ti;
+	first = pk.first;
+
+	/* Nobody can see these slots yet: plain stores, published below. */
+	for (i = 0; i < (uint32_t)n; i++) {
+		p = &s->parts[first + i];
+		shm_part_reset(s, p, ti, (int32_t)i);
+		atomic_store_explicit(&p->dead, 0, memory_order_release);
+	}
+	t = &s->topics[ti];
+	t->partitions = n;
+	t->name_len = (uint32_t)len;
+	memset(t->name, 0, sizeof(t->name));
+	memcpy(t->name, name, len);
+	atomic_store_explicit(&t->opened, 0, memory_order_relaxed);
+	if (!pk.fresh) {
+		/* A hole is already counted by topic_count and parts_used. */
+		atomic_store_explicit(&t->state, TOPIC_READY, memory_order_release);
+		lock_release(&h->dir_lock);
+		goto created;
+	}
+	t->first_part = first;
+	t->span = (uint32_t)n;
+	atomic_store_explicit(&t->state, TOPIC_READY, memory_order_release);
+	atomic_store_explicit(&h->parts_used, first + (uint32_t)n, memory_order_release);
+	atomic_store_explicit(&h->topic_count, ti + 1, memory_order_release);
+	lock_release(&h->dir_lock);
+created:
+	if (idx != NULL)
+		*idx = (int)ti;
+	return (int)ti;
+
+exists:
+	if (idx != NULL)
+		*idx = found;
+	errno = EEXIST;
+	return -1;
+}
+
+int
+shm_topic_delete_begin(struct shm *s, const char *name, size_t len)
+{
+	struct shm_topic *t;
+	struct shm_partition *p;
+	uint32_t i;
+	int ti, locked;
+
+	if (lock_take(&s->hdr->dir_lock, NULL, NULL) == -1)
+		return -1;
+	if ((ti = shm_topic_find(s, name, len)) == -1) {
+		lock_release(&s->hdr->dir_lock);
+		errno = ENOENT;
+		return -1;
+	}
+	t = &s->topics[ti];
+	/* First, so that a worker dying below leaves the writer its work. */
+	atomic_store_explicit(&t->state, TOPIC_DELETING, memory_order_release);
+	lock_release(&s->hdr->dir_lock);
+	for (i = 0; i < (uint32_t)t->partitions; i++) {
+		if (t->first_part + i >= s->hdr->limits.max_partitions)
+			break;
+		p = &s->parts[t->first_part + i];
+		/*
+		 * The lock waits out an append half-way into the ring.  It
+		 * fails only when nobody can take it any more (its owner died
+		 * and a locker let go without making it consistent:
+		 * ENOTRECOVERABLE), so no append is in it nor can enter:
+		 * marked all the same, as groups and parked requests go by
+		 * the incarnation.
+		 */
+		locked = part_lock(s, p) == 0;
+		atomic_store_explicit(&p->dead, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&p->incarnation, 1, memory_order_release);
+		if (locked)
+			part_unlock(p);
+	}
+	return ti;
+}
+
+void
+shm_topic_delete_end(struct shm *s, int ti)
+{
+	struct shm_topic *t = &s->topics[ti];
+	struct shm_partition *p;
+	uint32_t i;
+
+	for (i = 0; i < t->span; i++) {
+		if (t->first_part + i >= s->hdr->limits.max_partitions)
+			break;
+		p = &s->parts[t->first_part + i];
+		/* Under the lock, so no append can be half-way into the ring. */
+		if (part_lock(s, p) == 0) {
+			if (atomic_load(&p->dead) == 0)
+				atomic_fetch_add(&p->incarnation, 1);
+			atomic_store_explicit(&p->dead, 1, memory_order_relaxed);
+			shm_part_reset(s, p, (uint32_t)ti, (int32_t)i);
+			part_unlock(p);
+			continue;
+		}
+		/*
+		 * A lock nobody can take (see shm_topic_delete_begin): nobody
+		 * is in the ring either.  Reset the slot, then give it a new
+		 * lock, last, so that a topic created in it can take appends;
+		 * an append that resolved the old topic and locks it now
+		 * finds the slot dead.
+		 */
+		if (atomic_load(&p->dead) == 0)
+			atomic_fetch_add(&p->incarnation, 1);
+		atomic_store_explicit(&p->dead, 1, memory_order_relaxed);
+		shm_part_reset(s, p, (uint32_t)ti, (int32_t)i);
+		(void)lock_init(&p->lock);
+	}
+	atomic_store_explicit(&t->opened, 0, memory_order_relaxed);
+	atomic_store_explicit(&t->state, TOPIC_FREE, memory_order_release);
+}
+
+/* The control block of a published topic's partition, or NULL. */
+struct shm_partition *
+shm_partition(struct shm *s, int topic, int32_t partition)
+{
+	const struct shm_topic *t;
+
+	if (topic < 0 || (uint32_t)topic >= shm_topic_limit(s))
+		return NULL;
+	t = &s->topics[topic];
+	if (atomic_load_explicit(&t->state, memory_order_acquire) != TOPIC_READY ||
+	    partition < 0 || partition >= t->partitions ||
+	    t->first_part >= s->hdr->limits.max_partitions ||
+	    (uint32_t)partition >= s->hdr->limits.max_partitions - t->first_part)
+		return NULL;
+	return &s->parts[t->first_part + (uint32_t)partition];
+}
