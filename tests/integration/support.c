@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -593,8 +594,9 @@ support_call(int fd, uint16_t api, uint32_t id, const struct wbuf *wb,
 	return r;
 }
 
-uint64_t
-flumed_requests_taken(const struct flumed *d)
+/* The sum of one counter (at off in struct shm_child) over the workers. */
+static uint64_t
+workers_sum(const struct flumed *d, size_t off)
 {
 	char name[SHM_NAME_MAX];
 	struct shm s;
@@ -606,9 +608,28 @@ flumed_requests_taken(const struct flumed *d)
 		return UINT64_MAX;
 	for (i = 0; i < s.hdr->limits.child_slots; i++)
 		if (s.children[i].role == ROLE_WORKER)
-			n += atomic_load(&s.children[i].requests);
+			n += atomic_load((_Atomic uint64_t *)
+			    ((char *)&s.children[i] + off));
 	shm_detach(&s);
 	return n;
+}
+
+uint64_t
+flumed_requests_taken(const struct flumed *d)
+{
+	return workers_sum(d, offsetof(struct shm_child, requests));
+}
+
+uint64_t
+flumed_wait_connections(const struct flumed *d, uint64_t n, int timeout_ms)
+{
+	long long deadline = support_now_ms() + timeout_ms;
+	uint64_t got;
+
+	while ((got = workers_sum(d, offsetof(struct shm_child,
+	    connections))) != n && support_now_ms() < deadline)
+		usleep(10 * 1000);	/* polling a condition, bounded above */
+	return got;
 }
 
 int
