@@ -1,6 +1,7 @@
 /*
  * Integration-test support: see support.h.
  */
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -15,6 +16,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -636,8 +638,9 @@ support_call(int fd, uint16_t api, uint32_t id, const struct wbuf *wb,
 	return r;
 }
 
-uint64_t
-flumed_requests_taken(const struct flumed *d)
+/* The sum of one counter (at off in struct shm_child) over the workers. */
+static uint64_t
+workers_sum(const struct flumed *d, size_t off)
 {
 	char name[SHM_NAME_MAX];
 	struct shm s;
@@ -649,9 +652,97 @@ flumed_requests_taken(const struct flumed *d)
 		return UINT64_MAX;
 	for (i = 0; i < s.hdr->limits.child_slots; i++)
 		if (s.children[i].role == ROLE_WORKER)
-			n += atomic_load(&s.children[i].requests);
+			n += atomic_load((_Atomic uint64_t *)
+			    ((char *)&s.children[i] + off));
 	shm_detach(&s);
 	return n;
+}
+
+uint64_t
+flumed_requests_taken(const struct flumed *d)
+{
+	return workers_sum(d, offsetof(struct shm_child, requests));
+}
+
+uint64_t
+flumed_wait_connections(const struct flumed *d, uint64_t n, int timeout_ms)
+{
+	long long deadline = support_now_ms() + timeout_ms;
+	uint64_t got;
+
+	while ((got = workers_sum(d, offsetof(struct shm_child,
+	    connections))) != n && support_now_ms() < deadline)
+		usleep(10 * 1000);	/* polling a condition, bounded above */
+	return got;
+}
+
+/*
+ * The connections of one worker (pid) it has stopped reading: in the
+ * interest list of its epoll descriptor (/proc/PID/fdinfo of the fd
+ * that is an anon_inode:[eventpoll]), watched for EPOLLOUT without
+ * EPOLLIN.  Listening sockets and eventfds are watched for EPOLLIN.
+ */
+static int
+worker_reads_stopped(pid_t pid)
+{
+	char path[320], link[64], line[256];
+	struct dirent *de;
+	unsigned int ev;
+	ssize_t n;
+	int tfd, held = 0, found = 0;
+	DIR *dir;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd", (long)pid);
+	if ((dir = opendir(path)) == NULL)
+		return -1;
+	while ((de = readdir(dir)) != NULL) {
+		snprintf(path, sizeof(path), "/proc/%ld/fd/%s", (long)pid,
+		    de->d_name);
+		if ((n = readlink(path, link, sizeof(link) - 1)) <= 0)
+			continue;
+		link[n] = '\0';
+		if (strcmp(link, "anon_inode:[eventpoll]") != 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%s", (long)pid,
+		    de->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		found++;
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (sscanf(line, "tfd: %d events: %x", &tfd, &ev) == 2 &&
+			    (ev & EPOLLOUT) && !(ev & EPOLLIN))
+				held++;
+		fclose(f);
+	}
+	closedir(dir);
+	return found == 1 ? held : -1;
+}
+
+int
+flumed_wait_reads_stopped(const struct flumed *d, int n, int timeout_ms)
+{
+	long long deadline = support_now_ms() + timeout_ms;
+	char name[SHM_NAME_MAX];
+	struct shm s;
+	pid_t pids[64];
+	int got, np, i, k;
+
+	if (shm_name_for(d->data, name, sizeof(name)) == -1 ||
+	    shm_attach(&s, name) == -1)
+		return -1;
+	for (np = 0, i = 0; i < (int)s.hdr->limits.child_slots && np < 64; i++)
+		if (s.children[i].role == ROLE_WORKER)
+			pids[np++] = atomic_load(&s.children[i].pid);
+	shm_detach(&s);
+	for (;;) {
+		for (got = 0, i = 0; i < np && got != -1; i++)
+			got = (k = worker_reads_stopped(pids[i])) == -1 ? -1 :
+			    got + k;
+		if (got == n || support_now_ms() >= deadline)
+			return got;
+		usleep(10 * 1000);	/* polling a condition, bounded above */
+	}
 }
 
 int

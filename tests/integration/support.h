@@ -129,6 +129,20 @@ int	 support_connect_served(const struct flumed *d, int timeout_ms);
 /* Requests the daemon's workers have taken in so far (their shm counters). */
 uint64_t flumed_requests_taken(const struct flumed *d);
 /*
+ * Wait (<= timeout_ms) until the daemon's workers hold n connections
+ * open (their shm counters); the last count, UINT64_MAX when unreadable.
+ */
+uint64_t flumed_wait_connections(const struct flumed *d, uint64_t n,
+	    int timeout_ms);
+/*
+ * Wait (<= timeout_ms) until the daemon's workers have stopped reading
+ * exactly n connections (each held by its output, or by the requests it
+ * has in flight: the worker watches it for EPOLLOUT and not EPOLLIN);
+ * the last count, -1 when a worker's epoll set cannot be read.
+ */
+int	 flumed_wait_reads_stopped(const struct flumed *d, int n,
+	    int timeout_ms);
+/*
  * Authenticate fd as user with secret (AUTH_BEGIN, AUTH_PROVE with
  * request ids 0xA0 and 0xA1): 0, the broker's error code (> 0), or -1
  * when the exchange itself failed (closed, timeout, malformed).

@@ -194,17 +194,42 @@ send_request(uint16_t api, const struct wbuf *wb)
 	return r;
 }
 
+/*
+ * Seeded junk three ways, each with the one outcome the framing rules
+ * give it: under a size field over max_request_bytes, the connection
+ * closed; as one whole frame for an API key no row serves,
+ * ERR_UNSUPPORTED_API under its request id; as the body of a PRODUCE
+ * whose partition count is negative, ERR_INVALID_REQUEST.
+ */
 static void
 test_random_bytes(void)
 {
 	uint8_t junk[1024];
-	uint32_t id;
-	int r;
+	uint32_t id = 0, want;
 
 	test_fill_random(junk, sizeof(junk));
-	r = send_raw(junk, sizeof(junk), &id);
-	/* Random bytes make a huge size field or a junk request: either way. */
-	CU_ASSERT(r == -1000 || r == ERR_INVALID_REQUEST || r == ERR_UNSUPPORTED_API);
+	junk[0] |= 0x80;		/* a size of 2 GiB or more */
+	CU_ASSERT_EQUAL(send_raw(junk, sizeof(junk), &id), -1000);
+	good_client_works();
+
+	test_fill_random(junk, sizeof(junk));
+	be32_put(junk, sizeof(junk) - 4);
+	/* API_MAX and above: no row serves them. */
+	be16_put(junk + 4, (uint16_t)(API_MAX +
+	    be16_get(junk + 4) % (0x10000 - API_MAX)));
+	want = be32_get(junk + 6);
+	CU_ASSERT_EQUAL(send_raw(junk, sizeof(junk), &id), ERR_UNSUPPORTED_API);
+	CU_ASSERT_EQUAL(id, want);
+	good_client_works();
+
+	/* PRODUCE: acks (1 byte), timeout (4), then the count. */
+	test_fill_random(junk, sizeof(junk));
+	be32_put(junk, sizeof(junk) - 4);
+	be16_put(junk + 4, API_PRODUCE);
+	junk[10 + 1 + 4] |= 0x80;
+	want = be32_get(junk + 6);
+	CU_ASSERT_EQUAL(send_raw(junk, sizeof(junk), &id), ERR_INVALID_REQUEST);
+	CU_ASSERT_EQUAL(id, want);
 	good_client_works();
 }
 

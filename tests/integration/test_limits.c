@@ -218,20 +218,19 @@ test_inflight_per_connection(void)
  * It says HANDSHAKE first, as every client does: without it the broker
  * closes the connection handshake_timeout_ms after it opened, wherever
  * it is in the 100 answers (the answers stop with EOF).  With the
- * default 10 s only ASan on a loaded machine got there; 1 s here, less
- * than the wait for the broker to stop taking requests alone, makes the
- * test cover it every time.
+ * default 10 s only ASan on a loaded machine got there; 1 s here, and a
+ * connection opened after it and never handshaken awaited closed before
+ * the client reads, makes the test cover it every time.
  */
 static void
 test_client_that_never_reads(void)
 {
 	struct wbuf req, all;
 	uint8_t *p = NULL;
-	uint64_t before, now, last;
-	long long deadline, stable;
+	uint64_t before, last;
 	size_t len, first_len = 0;
 	uint32_t id, i, limited = 0;
-	int fd, rcv = 64 * 1024;
+	int fd, late, rcv = 64 * 1024;
 
 	CU_ASSERT_EQUAL_FATAL(flumed_start(&d, "max_buffered_bytes = 64K\n"
 	    "max_partitions = 128\nring_size = 64K\nmax_message_bytes = 32K\n"
@@ -252,20 +251,21 @@ test_client_that_never_reads(void)
 	fd = support_connect_served(&d, 10000);
 	CU_ASSERT_FATAL(fd != -1);
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	/* Opened after fd, never handshaken: closed 1 s after it opened. */
+	late = support_connect(&d);
+	CU_ASSERT_FATAL(late != -1);
 	before = flumed_requests_taken(&d);
 	CU_ASSERT_FATAL(before != UINT64_MAX);
 	CU_ASSERT_EQUAL_FATAL(support_send(fd, all.buf, all.len), 0);
-	/* Wait until the broker stops taking requests (bounded). */
-	last = before;
-	stable = support_now_ms();
-	deadline = stable + 8000;
-	while (support_now_ms() < deadline && support_now_ms() - stable < 1000) {
-		usleep(50 * 1000);	/* polling a condition, bounded above */
-		if ((now = flumed_requests_taken(&d)) != last) {
-			last = now;
-			stable = support_now_ms();
-		}
-	}
+	/*
+	 * The broker stops reading fd once the answers it holds reach
+	 * max_buffered_bytes: await that (bounded).
+	 */
+	CU_ASSERT_EQUAL(flumed_wait_reads_stopped(&d, 1, 8000), 1);
+	last = flumed_requests_taken(&d);
+	/* fd has outlived the handshake deadline: late's closing says so. */
+	CU_ASSERT_EQUAL(support_recv(late, 10000, &id, &p, &len), 0);
+	close(late);
 	printf("taken while the client did not read: %llu of 100\n",
 	    (unsigned long long)(last - before));
 	CU_ASSERT(last - before >= 1);

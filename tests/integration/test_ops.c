@@ -547,10 +547,67 @@ test_torn_tail_logged(void)
 	    "{topic=\"m\",partition=\"0\"}", 5), 5);
 }
 
+/*
+ * flush_messages reloads (a SIGHUP applies it, the writer follows it):
+ * with flush_interval_ms and flush_messages both -1 nothing is synced,
+ * ten records stay visible and not durable; once flush_messages = 5 is
+ * reloaded the ten are synced, four more are not, the fifth syncs them.
+ * On the restarted broker of test_torn_tail_logged, whose live
+ * settings are its file's; every child logs each reload it applies.
+ */
+static void
+test_sighup_flush_messages(void)
+{
+	struct stat st;
+	int applied;
+
+	CU_ASSERT_EQUAL_FATAL(stat(d.conf, &st), 0);
+	applied = flumed_log_count(&d, "applied the reloaded settings");
+	CU_ASSERT_EQUAL_FATAL(conf_append("flush_interval_ms = -1\n"
+	    "flush_messages = -1\n"), 0);
+	CU_ASSERT_EQUAL_FATAL(kill(d.pid, SIGHUP), 0);
+	CU_ASSERT_EQUAL_FATAL(flumed_wait_log(&d,
+	    "reload: applied flush_interval_ms, flush_messages\n", 1, 10000), 1);
+	/* Two workers, the writer, metrics. */
+	CU_ASSERT_EQUAL_FATAL(flumed_wait_log(&d, "applied the reloaded settings",
+	    applied + 4, 10000), applied + 4);
+	CU_ASSERT_EQUAL_FATAL(produce("fm", "0", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"),
+	    0);
+	CU_ASSERT_EQUAL_FATAL(scrape_until("flume_partition_visible_offset"
+	    "{topic=\"fm\",partition=\"0\"}", 10), 10);
+	CU_ASSERT_EQUAL(scrape_until("flume_partition_durable_offset"
+	    "{topic=\"fm\",partition=\"0\"}", 0), 0);
+
+	CU_ASSERT_EQUAL_FATAL(truncate(d.conf, st.st_size), 0);
+	CU_ASSERT_EQUAL_FATAL(conf_append("flush_interval_ms = -1\n"
+	    "flush_messages = 5\n"), 0);
+	CU_ASSERT_EQUAL_FATAL(kill(d.pid, SIGHUP), 0);
+	CU_ASSERT_EQUAL(flumed_wait_log(&d, "reload: applied flush_messages\n",
+	    1, 10000), 1);
+	CU_ASSERT_EQUAL_FATAL(flumed_wait_log(&d, "applied the reloaded settings",
+	    applied + 8, 10000), applied + 8);
+	/* Ten since the last sync: synced now. */
+	CU_ASSERT_EQUAL(scrape_until("flume_partition_durable_offset"
+	    "{topic=\"fm\",partition=\"0\"}", 10), 10);
+	/* Four more are not five: visible, not synced. */
+	CU_ASSERT_EQUAL_FATAL(produce("fm", "0", "11\n12\n13\n14\n"), 0);
+	CU_ASSERT_EQUAL_FATAL(scrape_until("flume_partition_visible_offset"
+	    "{topic=\"fm\",partition=\"0\"}", 14), 14);
+	CU_ASSERT_EQUAL(scrape_until("flume_partition_durable_offset"
+	    "{topic=\"fm\",partition=\"0\"}", 10), 10);
+	/* The fifth is. */
+	CU_ASSERT_EQUAL_FATAL(produce("fm", "0", "15\n"), 0);
+	CU_ASSERT_EQUAL(scrape_until("flume_partition_durable_offset"
+	    "{topic=\"fm\",partition=\"0\"}", 15), 15);
+	CU_ASSERT_EQUAL(truncate(d.conf, st.st_size), 0);
+}
+
 TEST_SUITE("ops", setup, teardown,
 	{ "metrics scrape matches what was produced", test_metrics_scrape },
 	{ "flume-admin stats shows the same figures", test_admin_stats },
 	{ "SIGHUP applies log_level and retention, names restart keys", test_sighup_reload },
 	{ "SIGHUP with an invalid file keeps the settings", test_sighup_invalid },
 	{ "child death, respawn and rejected clients are logged", test_event_logs },
-	{ "a torn tail found at start is logged", test_torn_tail_logged });
+	{ "a torn tail found at start is logged", test_torn_tail_logged },
+	{ "SIGHUP applies flush_messages: the writer syncs by it",
+	    test_sighup_flush_messages });

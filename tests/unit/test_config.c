@@ -649,6 +649,158 @@ test_tls(void)
 	    "address clients can connect to: set kafka_advertised_listener");
 }
 
+/*
+ * Each key's reload class, as flume-master(8) lists them under SIGHUP:
+ * 1, a SIGHUP applies it; 0, it needs a restart.  A key added to the
+ * table must be added here with its class.
+ */
+static const struct {
+	const char	*key;
+	int		 reload;
+} key_classes[] = {
+	{ "listen", 0 },
+	{ "data_dir", 0 },
+	{ "workers", 0 },
+	{ "partitions", 0 },
+	{ "ring_size", 0 },
+	{ "segment_bytes", 0 },
+	{ "index_interval_bytes", 0 },
+	{ "retention_bytes", 1 },
+	{ "retention_ms", 1 },
+	{ "message_timestamp_type", 0 },
+	{ "cache_window_bytes", 0 },
+	{ "flush_interval_ms", 1 },
+	{ "flush_messages", 1 },
+	{ "max_message_bytes", 1 },
+	{ "max_request_bytes", 0 },
+	{ "auto_create_topics", 1 },
+	{ "max_topics", 0 },
+	{ "max_partitions", 0 },
+	{ "max_connections", 1 },
+	{ "max_connections_total", 0 },
+	{ "max_connections_per_ip", 1 },
+	{ "handshake_timeout_ms", 1 },
+	{ "max_inflight_per_connection", 0 },
+	{ "max_buffered_bytes", 0 },
+	{ "auth_file", 0 },
+	{ "idle_timeout_ms", 1 },
+	{ "request_timeout_ms", 1 },
+	{ "retention_check_ms", 1 },
+	{ "max_groups", 0 },
+	{ "max_group_members", 0 },
+	{ "max_group_member_metadata", 0 },
+	{ "group_initial_rebalance_delay_ms", 0 },
+	{ "group_min_session_timeout_ms", 0 },
+	{ "group_max_session_timeout_ms", 0 },
+	{ "group_rebalance_timeout_ms", 0 },
+	{ "log_level", 1 },
+	{ "metrics_listen", 0 },
+	{ "metrics_tls", 0 },
+	{ "kafka_listen", 0 },
+	{ "kafka_advertised_listener", 0 },
+	{ "listen_tls", 0 },
+	{ "kafka_listen_tls", 0 },
+	{ "tls_cert_file", 0 },
+	{ "tls_key_file", 0 },
+	{ "tls_ca_file", 0 },
+	{ "tls_client_auth", 0 },
+	{ "tls_cert_user", 0 },
+};
+#define NCLASSES	(sizeof(key_classes) / sizeof(key_classes[0]))
+
+/* The index of key in key_classes, or -1. */
+static int
+key_class(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < NCLASSES; i++)
+		if (strcmp(key_classes[i].key, key) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* config_diff's callback: count each key it names into seen[]. */
+struct named {
+	int	seen[NCLASSES];
+	int	unknown;
+};
+
+static void
+name_key(const char *key, void *arg)
+{
+	struct named *n = arg;
+	int i = key_class(key);
+
+	if (i == -1) {
+		printf("config key %s: not in key_classes\n", key);
+		n->unknown++;
+	} else
+		n->seen[i]++;
+}
+
+/*
+ * Two configs that differ in every byte of every key's field, and no
+ * topic section: config_diff names every key of the table, each once.
+ */
+static void
+configs_all_differ(struct config *a, struct config *b)
+{
+	memset(a, 0, sizeof(*a));
+	memset(b, 0x5a, sizeof(*b));
+	b->topics = NULL;
+	b->ntopics = 0;
+}
+
+/*
+ * The reload class of every key in the table is the one key_classes
+ * pins; config_reloadable lists exactly the reloadable ones and
+ * config_copy_reloadable copies exactly those.
+ */
+static void
+test_reload_classes(void)
+{
+	struct config a, b;
+	struct named n;
+	struct config_field f[NCLASSES + 1];
+	size_t i, nf, nreload = 0;
+	int k;
+
+	configs_all_differ(&a, &b);
+	memset(&n, 0, sizeof(n));
+	CU_ASSERT_EQUAL(config_diff(&a, &b, name_key, &n), (int)NCLASSES);
+	CU_ASSERT_EQUAL(n.unknown, 0);
+	for (i = 0; i < NCLASSES; i++) {
+		CU_ASSERT_EQUAL(n.seen[i], 1);
+		if (config_key_reloadable(key_classes[i].key) !=
+		    key_classes[i].reload) {
+			printf("config key %s: reload class %d, want %d\n",
+			    key_classes[i].key, !key_classes[i].reload,
+			    key_classes[i].reload);
+			CU_FAIL("reload class");
+		}
+		nreload += (size_t)key_classes[i].reload;
+	}
+	CU_ASSERT_EQUAL(config_key_reloadable("no_such_key"), 0);
+
+	nf = config_reloadable(f, NCLASSES + 1);
+	CU_ASSERT_EQUAL(nf, nreload);
+	for (i = 0; i < nf && i < NCLASSES + 1; i++) {
+		k = key_class(f[i].name);
+		CU_ASSERT(k != -1 && key_classes[k].reload == 1);
+	}
+
+	/* After the copy only the restart keys still differ. */
+	configs_all_differ(&a, &b);
+	config_copy_reloadable(&a, &b);
+	memset(&n, 0, sizeof(n));
+	CU_ASSERT_EQUAL(config_diff(&a, &b, name_key, &n),
+	    (int)(NCLASSES - nreload));
+	CU_ASSERT_EQUAL(n.unknown, 0);
+	for (i = 0; i < NCLASSES; i++)
+		CU_ASSERT_EQUAL(n.seen[i], !key_classes[i].reload);
+}
+
 TEST_SUITE("config", setup, teardown,
 	{ "defaults", test_defaults },
 	{ "empty file is the defaults", test_empty_file_is_defaults },
@@ -667,4 +819,5 @@ TEST_SUITE("config", setup, teardown,
 	{ "topic sections", test_topic_sections },
 	{ "cross checks", test_cross_checks },
 	{ "kafka_listen", test_kafka_listen },
-	{ "tls", test_tls });
+	{ "tls", test_tls },
+	{ "reload class of every key", test_reload_classes });
