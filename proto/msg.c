@@ -691,6 +691,7 @@ msg_decode_list_offsets_resp(const uint8_t *p, size_t len, struct arena *a,
 	for (i = 0; i < m->count; i++) {
 		m->results[i].error = rbuf_i16(&rb);
 		m->results[i].offset = rbuf_i64(&rb);
+		m->results[i].timestamp = -1;
 	}
 	return msg_done(&rb);
 }

@@ -150,7 +150,12 @@ struct fetch_resp { int16_t error; int32_t count; struct fetch_result *results; 
 #define OFFSET_LATEST	(-1)
 struct list_offsets_part { const char *topic; size_t topic_len; int32_t partition; int64_t which; };
 struct list_offsets_req { int32_t count; struct list_offsets_part *parts; };
-struct list_offsets_result { int16_t error; int64_t offset; };
+/*
+ * timestamp: a lookup by time's record timestamp (-1 for earliest, latest
+ * or none found).  It is not on the native wire, which has no room for
+ * it; the Kafka face answers it (ListOffsets v1+).
+ */
+struct list_offsets_result { int16_t error; int64_t offset; int64_t timestamp; };
 struct list_offsets_resp { int16_t error; int32_t count; struct list_offsets_result *results; };
 
 /* ---- WORKERS (7) ----

@@ -832,7 +832,6 @@ handle_list_offsets(struct worker *w, struct conn *c, struct req *r)
 	const struct list_offsets_req *q = r->dec;
 	struct list_offsets_resp *s;
 	struct shm_partition *p;
-	int64_t ts;
 	int32_t i;
 
 	if ((s = conn_alloc(c, sizeof(*s))) == NULL)
@@ -844,6 +843,7 @@ handle_list_offsets(struct worker *w, struct conn *c, struct req *r)
 	s->count = q->count;
 	for (i = 0; i < q->count; i++) {
 		s->results[i].offset = -1;
+		s->results[i].timestamp = -1;
 		p = NULL;
 		s->results[i].error = auth_topic(c, AUTH_PRODUCE | AUTH_CONSUME,
 		    q->parts[i].topic, q->parts[i].topic_len);
@@ -859,7 +859,8 @@ handle_list_offsets(struct worker *w, struct conn *c, struct req *r)
 			s->results[i].offset = part_end(p);
 		else if (q->parts[i].which >= 0)	/* a timestamp, ms */
 			s->results[i].error = timelookup_offset(w, p,
-			    q->parts[i].which, &s->results[i].offset, &ts);
+			    q->parts[i].which, &s->results[i].offset,
+			    &s->results[i].timestamp);
 		else
 			s->results[i].error = ERR_INVALID_REQUEST;
 	}
