@@ -57,7 +57,7 @@ enum flume_error {
 	ERR_UNSUPPORTED_VERSION = 4,
 	ERR_CORRUPT_MESSAGE = 5,	/* batch failed validation (CRC, counts) */
 	ERR_MESSAGE_TOO_LARGE = 6,
-	ERR_INVALID_TOPIC = 7,		/* bad topic name */
+	ERR_INVALID_TOPIC = 7,		/* bad topic name, or one Kafka reserves */
 	ERR_UNKNOWN_TOPIC_OR_PARTITION = 8,
 	ERR_TOPIC_EXISTS = 9,
 	ERR_INVALID_PARTITIONS = 10,

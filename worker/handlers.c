@@ -132,7 +132,9 @@ name_copy(char *dst, const char *s, size_t len)
 
 /*
  * Find (or, with create, auto-create) topic name; its index in *tidx.
- * Returns a flume error code.
+ * Returns a flume error code.  A name Kafka reserves for its internal
+ * topics (store/topic.h) is never created: it is unknown, as Kafka
+ * answers a Metadata for an internal topic that does not exist yet.
  */
 static int16_t
 topic_resolve(struct worker *w, const char *name, size_t len, int create,
@@ -148,7 +150,8 @@ topic_resolve(struct worker *w, const char *name, size_t len, int create,
 		*tidx = idx;
 		return ERR_NONE;
 	}
-	if (!create || !w->conf->auto_create_topics)
+	if (!create || !w->conf->auto_create_topics ||
+	    topic_name_reserved(name, len))
 		return ERR_UNKNOWN_TOPIC_OR_PARTITION;
 	name_copy(buf, name, len);
 	n = config_topic_partitions(w->conf, buf);
@@ -423,6 +426,9 @@ produce_check(struct worker *w, struct conn *c, const struct produce_part *pp,
 	if ((err = auth_topic(c, AUTH_PRODUCE, pp->topic, pp->topic_len)) !=
 	    ERR_NONE)
 		return err;
+	/* Kafka: "Cannot append to internal topic" (INVALID_TOPIC_EXCEPTION). */
+	if (topic_name_reserved(pp->topic, pp->topic_len))
+		return ERR_INVALID_TOPIC;
 	if ((err = part_resolve(w, pp->topic, pp->topic_len, pp->partition, 1,
 	    &p)) != ERR_NONE)
 		return err;

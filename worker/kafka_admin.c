@@ -23,6 +23,12 @@
  * that name, TOPIC_AUTHORIZATION_FAILED without admin permission on it
  * (the permission that creates it), REQUEST_TIMED_OUT when the timeout
  * passed first (the delete still completes).
+ *
+ * The names Kafka reserves for its internal topics (store/topic.h) are
+ * INVALID_TOPIC_EXCEPTION for both, as Kafka refuses to append to or
+ * delete records of an internal topic and its kafka-topics tool to
+ * delete one; Kafka's controller answers a create of its own internal
+ * log's name INVALID_REQUEST, but one code for "not yours" reads better.
  */
 #include <errno.h>
 #include <string.h>
@@ -54,6 +60,11 @@ create_check(struct worker *w, struct conn *c, const struct kcreate_topic *t,
 	if (t->name.len <= 0 || t->name.len > TOPIC_NAME_MAX ||
 	    !topic_name_valid(t->name.p, (size_t)t->name.len)) {
 		*why = "invalid topic name";
+		return KERR_INVALID_TOPIC_EXCEPTION;
+	}
+	if (topic_reserved_refuse(c, "Kafka CreateTopics", t->name.p,
+	    (size_t)t->name.len) != ERR_NONE) {
+		*why = "the name is reserved for Kafka's internal topics";
 		return KERR_INVALID_TOPIC_EXCEPTION;
 	}
 	if ((err = kafka_error(auth_topic(c, AUTH_ADMIN, t->name.p,
@@ -264,7 +275,9 @@ kafka_delete_topics_exec(struct worker *w, struct conn *c, struct req *r)
 		err = q->topics[i].len <= 0 ? ERR_UNKNOWN_TOPIC_OR_PARTITION :
 		    topic_delete_start(w, c, q->topics[i].p,
 		    (size_t)q->topics[i].len, &st->ti[i], &parts);
-		if (err == ERR_INVALID_TOPIC)
+		/* No topic has a bad name; a reserved one is Kafka's own. */
+		if (err == ERR_INVALID_TOPIC && !topic_name_reserved(
+		    q->topics[i].p, (size_t)q->topics[i].len))
 			err = ERR_UNKNOWN_TOPIC_OR_PARTITION;
 		st->e[i].error = kafka_error(err);
 		if (err != ERR_NONE)
