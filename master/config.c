@@ -713,7 +713,7 @@ conf_section(struct conf_parse *p, struct config *c, char *line, const int *line
 		    name, TOPIC_NAME_MAX);
 	if (topic_name_reserved(name, strlen(name)))
 		return conf_error(p, p->lineno,
-		    "topic name '%s' is reserved for Kafka's internal topics",
+		    "topic name '%s' is reserved for the broker's own use",
 		    name);
 	for (i = 0; i < c->ntopics; i++)
 		if (strcmp(c->topics[i].name, name) == 0)

@@ -57,9 +57,14 @@ group_name_valid(const char *name, size_t len)
 	return name_valid(name, len, GROUP_NAME_MAX);
 }
 
-/* Kafka's internal topics (Topic.isInternal) and its KRaft log. */
+/*
+ * Kafka's internal topics (Topic.isInternal) and its KRaft log; and the
+ * broker's lock file in the data directory, whose name a topic could
+ * have (a delete of that topic removed the lock).
+ */
 static const char *const reserved[] = { "__consumer_offsets",
-    "__transaction_state", "__share_group_state", "__cluster_metadata" };
+    "__transaction_state", "__share_group_state", "__cluster_metadata",
+    "flume.pid" };
 
 const char *
 topic_reserved_name(size_t i)

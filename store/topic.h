@@ -12,11 +12,12 @@
 
 int	topic_name_valid(const char *name, size_t len);
 /*
- * 1 for the names Kafka reserves for its internal topics
+ * 1 for the reserved names: those Kafka reserves for its internal topics
  * (__consumer_offsets, __transaction_state, __share_group_state and
- * __cluster_metadata): valid names that no client may create, produce
- * to or delete, and that are never taken for a topic on disk.  Flume
- * keeps its own state elsewhere (store/offsets.h).
+ * __cluster_metadata) and flume.pid, the broker's lock file in the data
+ * directory.  Valid names that no client may create, produce to or
+ * delete, and that are never taken for a topic on disk.  Flume keeps
+ * its own state where no topic name reaches (store/offsets.h).
  */
 int	topic_name_reserved(const char *name, size_t len);
 /* The i-th reserved name, NULL past the last. */

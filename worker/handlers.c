@@ -132,9 +132,9 @@ name_copy(char *dst, const char *s, size_t len)
 
 /*
  * Find (or, with create, auto-create) topic name; its index in *tidx.
- * Returns a flume error code.  A name Kafka reserves for its internal
- * topics (store/topic.h) is never created: it is unknown, as Kafka
- * answers a Metadata for an internal topic that does not exist yet.
+ * Returns a flume error code.  A reserved name (store/topic.h: Kafka's
+ * internal topics, the lock file) is never created: it is unknown, as
+ * for any topic that does not exist.
  */
 static int16_t
 topic_resolve(struct worker *w, const char *name, size_t len, int create,

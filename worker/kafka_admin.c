@@ -24,11 +24,12 @@
  * (the permission that creates it), REQUEST_TIMED_OUT when the timeout
  * passed first (the delete still completes).
  *
- * The names Kafka reserves for its internal topics (store/topic.h) are
- * INVALID_TOPIC_EXCEPTION for both, as Kafka refuses to append to or
- * delete records of an internal topic and its kafka-topics tool to
- * delete one; Kafka's controller answers a create of its own internal
- * log's name INVALID_REQUEST, but one code for "not yours" reads better.
+ * The reserved names (store/topic.h: Kafka's internal topics, the lock
+ * file) are INVALID_TOPIC_EXCEPTION for both, the code Kafka answers an
+ * append to an internal topic or a delete of its records with; its
+ * kafka-topics tool refuses to delete one.  (Kafka's controller answers
+ * a create of __cluster_metadata INVALID_REQUEST and would delete
+ * __consumer_offsets; one code for "not yours" serves clients better.)
  */
 #include <errno.h>
 #include <string.h>
@@ -64,7 +65,7 @@ create_check(struct worker *w, struct conn *c, const struct kcreate_topic *t,
 	}
 	if (topic_reserved_refuse(c, "Kafka CreateTopics", t->name.p,
 	    (size_t)t->name.len) != ERR_NONE) {
-		*why = "the name is reserved for Kafka's internal topics";
+		*why = "the name is reserved for the broker's own use";
 		return KERR_INVALID_TOPIC_EXCEPTION;
 	}
 	if ((err = kafka_error(auth_topic(c, AUTH_ADMIN, t->name.p,

@@ -74,7 +74,7 @@ topic_reserved_refuse(struct conn *c, const char *what, const char *name,
 	if (!topic_name_reserved(name, len))
 		return ERR_NONE;
 	log_warnx("%s: %s of topic %.*s refused: the name is reserved for "
-	    "Kafka's internal topics", c->peer, what, (int)len, name);
+	    "the broker's own use", c->peer, what, (int)len, name);
 	return ERR_INVALID_TOPIC;
 }
 

@@ -39,10 +39,10 @@ int16_t	topic_create_check(struct worker *w, int ti, uint32_t inc);
 uint32_t topic_create_incarnation(struct worker *w, int ti);
 
 /*
- * A create or delete (what) of a name Kafka reserves for its internal
- * topics (store/topic.h) is refused: ERR_INVALID_TOPIC, and one log line
- * naming the peer; ERR_NONE for any other name.  Both protocols and both
- * operations go through here.
+ * A create or delete (what) of a reserved name (store/topic.h: Kafka's
+ * internal topics, the lock file) is refused: ERR_INVALID_TOPIC, one
+ * line logged naming the peer; ERR_NONE for any other name.  Both
+ * protocols and both operations go through here.
  */
 int16_t	topic_reserved_refuse(struct conn *c, const char *what,
 	    const char *name, size_t len);

@@ -20,7 +20,7 @@ struct req;
 
 /*
  * Start deleting name[0..len): ERR_NONE with *ti and *partitions set, or
- * ERR_INVALID_TOPIC (a bad name, or one Kafka reserves: see
+ * ERR_INVALID_TOPIC (a bad or reserved name: see
  * topic_reserved_refuse), ERR_ACCESS_DENIED, ERR_UNKNOWN_TOPIC_OR_PARTITION
  * (none of that name; also while another delete of it runs).
  */

@@ -7,6 +7,8 @@
  * and a DeleteTopics of it no longer removes them.  The offsets live in
  * data/flume~offsets/, which no topic name can reach, and a data
  * directory of the old layout moves there at start with every group.
+ * Nor can a client create or delete a topic "flume.pid", the name of
+ * the data directory's lock file.
  *
  * Real clients: kcat, kafka-python and confluent-kafka through
  * tests/tools/kafka_internal.py.  The broker auto-creates topics, as the
@@ -29,7 +31,8 @@
 #define PYTHON		"/usr/bin/python3"
 #define KCAT		"/usr/bin/kcat"
 #define CLIENTS		"tests/tools/kafka_internal.py"
-#define REFUSED		"refused: the name is reserved for Kafka's internal topics"
+#define REFUSED		"refused: the name is reserved for the broker's " \
+			"own use"
 #define UNKNOWN_CO	"topic \"__consumer_offsets\" with 0 partitions: " \
 			"Broker: Unknown topic or partition"
 
@@ -158,10 +161,13 @@ test_kafka_clients_cannot_reach_offsets(void)
 	expect_kcat_unknown();
 	expect_clients("kafka-python create InvalidTopicError, delete "
 	    "InvalidTopicError; confluent-kafka create TOPIC_EXCEPTION, "
-	    "delete TOPIC_EXCEPTION; produce 17; listed []\n", "refuse", NULL,
+	    "delete TOPIC_EXCEPTION; produce 17; listed []; flume.pid create "
+	    "InvalidTopicError, delete InvalidTopicError\n", "refuse", NULL,
 	    NULL, NULL);
 	/* One line per refused create or delete. */
-	CU_ASSERT_EQUAL(flumed_log_count(&d, REFUSED), 4);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, REFUSED), 6);
+	/* The lock file of the data directory is still there. */
+	CU_ASSERT(data_has("flume.pid"));
 	CU_ASSERT_EQUAL(flumed_log_count(&d, "deleted topic __consumer_offsets"),
 	    0);
 	CU_ASSERT_FALSE(data_has("__consumer_offsets"));

@@ -1390,7 +1390,8 @@ test_list_offsets_v1_timestamps(void)
 		rbuf_init(&rb, p, n);
 		CU_ASSERT_EQUAL(rbuf_i32(&rb), 1);
 		name = rbuf_str(&rb, &len);
-		CU_ASSERT(name != NULL && len == 2 && memcmp(name, "tt", 2) == 0);
+		CU_ASSERT(name != NULL && len == 2 &&
+		    memcmp(name, "tt", 2) == 0);
 		CU_ASSERT_EQUAL(rbuf_i32(&rb), 1);
 		CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);		/* partition */
 		CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_NONE);

@@ -16,7 +16,9 @@ result line the test compares exactly.
         of __consumer_offsets, confluent-kafka's AdminClient of
         __transaction_state (the error names), a raw Produce v3 of one
         record to __consumer_offsets partition 0 (the error code), and
-        whether kafka-python's list_topics shows either name.
+        whether kafka-python's list_topics shows either name; then
+        kafka-python's create_topics and delete_topics of flume.pid, the
+        name of the broker's lock file.
 
 Run with the Debian python3-kafka and python3-confluent-kafka packages."""
 
@@ -106,9 +108,13 @@ def refuse(broker):
     pe = raw_produce(broker, "__consumer_offsets")
     listed = [t for t in a.list_topics()
               if t in ("__consumer_offsets", "__transaction_state")]
+    lc = kp_error(lambda: a.create_topics([NewTopic("flume.pid", 1, 1)],
+                                          timeout_ms=10000))
+    ld = kp_error(lambda: a.delete_topics(["flume.pid"], timeout_ms=10000))
     a.close()
     print("kafka-python create %s, delete %s; confluent-kafka create %s, "
-          "delete %s; produce %d; listed %s" % (kc, kd, cc, cd, pe, listed))
+          "delete %s; produce %d; listed %s; flume.pid create %s, delete %s"
+          % (kc, kd, cc, cd, pe, listed, lc, ld))
     return 0
 
 

@@ -160,9 +160,11 @@ test_reserved(void)
 	/* Only the given length counts. */
 	CU_ASSERT(topic_name_reserved("__consumer_offsets", 17) == 0);
 	CU_ASSERT(topic_name_reserved("__consumer_offsetsX", 18) == 1);
+	CU_ASSERT(RESERVED("flume.pid") == 1);
+	CU_ASSERT(RESERVED("flume.pid2") == 0);
 	for (i = 0; topic_reserved_name(i) != NULL; i++)
 		CU_ASSERT(RESERVED(topic_reserved_name(i)) == 1);
-	CU_ASSERT(i == 4);
+	CU_ASSERT(i == 5);
 
 	errno = 0;
 	CU_ASSERT(topic_meta_save(dir, "__transaction_state", 3) == -1 &&

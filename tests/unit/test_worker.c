@@ -775,16 +775,16 @@ test_bad_topic_names(void)
 }
 
 /*
- * The names Kafka reserves for its internal topics: a create, a produce
- * and a delete are INVALID_TOPIC, a Metadata with auto_create does not
- * make one (UNKNOWN_TOPIC_OR_PARTITION), and nothing reaches shared
- * memory or the disk.
+ * The reserved names (Kafka's internal topics, the broker's lock file):
+ * a create, a produce and a delete are INVALID_TOPIC, a Metadata with
+ * auto_create does not make one (UNKNOWN_TOPIC_OR_PARTITION), and
+ * nothing reaches shared memory or the disk.
  */
 static void
 test_reserved_names(void)
 {
 	static const char *const names[] = { "__consumer_offsets",
-	    "__transaction_state" };
+	    "__transaction_state", "flume.pid" };
 	struct client cl;
 	struct batch_builder bb;
 	struct produce_resp pr;
@@ -1220,7 +1220,7 @@ TEST_SUITE("worker", suite_setup, suite_teardown,
 	{ "acks all and none", test_acks },
 	{ "corrupt crc", test_corrupt_crc },
 	{ "bad topic names", test_bad_topic_names },
-	{ "names Kafka reserves", test_reserved_names },
+	{ "reserved names", test_reserved_names },
 	{ "2 GiB frame", test_huge_frame },
 	{ "malformed payloads", test_malformed },
 	{ "unknown api", test_unknown_api },
