@@ -711,6 +711,10 @@ conf_section(struct conf_parse *p, struct config *c, char *line, const int *line
 		return conf_error(p, p->lineno,
 		    "invalid topic name '%s': expected 1 to %d of A-Z a-z 0-9 . _ -",
 		    name, TOPIC_NAME_MAX);
+	if (topic_name_reserved(name, strlen(name)))
+		return conf_error(p, p->lineno,
+		    "topic name '%s' is reserved for the broker's own use",
+		    name);
 	for (i = 0; i < c->ntopics; i++)
 		if (strcmp(c->topics[i].name, name) == 0)
 			return conf_error(p, p->lineno,

@@ -18,6 +18,8 @@
 #include "master/writer_group.h"
 #include "shm/ipcount.h"
 #include "shm/topics.h"
+#include "store/offsets.h"
+#include "store/offsets_migrate.h"
 #include "store/plog.h"
 #include "store/tomb.h"
 #include "store/topic.h"
@@ -242,6 +244,45 @@ recovery_tombstones(const struct config *conf)
 	return 0;
 }
 
+/*
+ * Step 0: committed offsets saved where a broker before this layout kept
+ * them (store/offsets_migrate.h) move to their own directory, before
+ * anything reads or writes them.  A topic that a client made of a name
+ * Kafka reserves is no topic any more (store/topic.h): said once per
+ * start, its files left alone.
+ */
+static int
+recovery_offsets_dir(const struct config *conf)
+{
+	struct offsets_migration m;
+	const char *r;
+	int32_t parts;
+	size_t i;
+
+	if (offsets_migrate(conf->data_dir, &m) == -1) {
+		log_warn("moving committed offsets from %s/%s to %s/%s",
+		    conf->data_dir, OFFSETS_OLD_DIR, conf->data_dir,
+		    OFFSETS_DIR);
+		return -1;
+	}
+	if (m.moved > 0)
+		log_info("moved the committed offsets of %d group%s from "
+		    "%s/%s to %s/%s", m.moved, m.moved == 1 ? "" : "s",
+		    conf->data_dir, OFFSETS_OLD_DIR, conf->data_dir,
+		    OFFSETS_DIR);
+	if (m.kept > 0)
+		log_warnx("%s/%s: %d group file%s not moved, %s/%s has them "
+		    "already (the old ones are left in place)", conf->data_dir,
+		    OFFSETS_OLD_DIR, m.kept, m.kept == 1 ? "" : "s",
+		    conf->data_dir, OFFSETS_DIR);
+	for (i = 0; (r = topic_reserved_name(i)) != NULL; i++)
+		if (topic_meta_load(conf->data_dir, r, &parts) == 0)
+			log_warnx("%s/%s: a topic a client created under a name "
+			    "Kafka reserves; not served (remove the directory "
+			    "to drop it)", conf->data_dir, r);
+	return 0;
+}
+
 int
 recovery_run(const struct config *conf, struct shm *shm)
 {
@@ -252,7 +293,8 @@ recovery_run(const struct config *conf, struct shm *shm)
 		log_warn("cannot name the shared memory for %s", conf->data_dir);
 		return -1;
 	}
-	if (recovery_drain_old(conf, name) == -1)
+	if (recovery_offsets_dir(conf) == -1 ||
+	    recovery_drain_old(conf, name) == -1)
 		return -1;
 	if (recovery_tombstones(conf) == -1)
 		return -1;

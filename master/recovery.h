@@ -10,6 +10,8 @@
 /*
  * Bring the broker's state back from the previous run into a fresh shared
  * region:
+ *  0. committed offsets in the old layout's __consumer_offsets/ move to
+ *     their own directory (store/offsets_migrate.h);
  *  1. an old region of the same name that still carries this layout is
  *     drained into the logs (writer_drain_region) and dropped; one with
  *     another layout is left unused (logged);

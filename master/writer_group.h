@@ -1,6 +1,6 @@
 /*
  * The writer's consumer-group duties (DESIGN.md section 1): persist
- * committed offsets to <data_dir>/__consumer_offsets/ (store/offsets.h)
+ * committed offsets to <data_dir>/flume~offsets/ (store/offsets.h)
  * and expire silent group members; plus the two startup steps of the
  * master's recovery that move committed offsets between a region and the
  * disk.
@@ -14,7 +14,6 @@
 #include "master/config.h"
 #include "shm/shm.h"
 
-#define OFFSETS_DIR	"__consumer_offsets"
 /*
  * A group's committed offsets are saved at most this often (its first
  * commit after a quiet spell at once): a save is two fsyncs and a

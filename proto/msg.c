@@ -29,7 +29,7 @@ static const char *const error_names[ERR_MAX] = {
 	[ERR_UNSUPPORTED_VERSION] = "unsupported protocol version",
 	[ERR_CORRUPT_MESSAGE] = "corrupt record batch",
 	[ERR_MESSAGE_TOO_LARGE] = "message too large",
-	[ERR_INVALID_TOPIC] = "invalid topic name",
+	[ERR_INVALID_TOPIC] = "invalid or reserved topic name",
 	[ERR_UNKNOWN_TOPIC_OR_PARTITION] = "unknown topic or partition",
 	[ERR_TOPIC_EXISTS] = "topic already exists",
 	[ERR_INVALID_PARTITIONS] = "invalid partition count",
@@ -691,6 +691,7 @@ msg_decode_list_offsets_resp(const uint8_t *p, size_t len, struct arena *a,
 	for (i = 0; i < m->count; i++) {
 		m->results[i].error = rbuf_i16(&rb);
 		m->results[i].offset = rbuf_i64(&rb);
+		m->results[i].timestamp = -1;
 	}
 	return msg_done(&rb);
 }

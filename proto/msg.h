@@ -57,7 +57,7 @@ enum flume_error {
 	ERR_UNSUPPORTED_VERSION = 4,
 	ERR_CORRUPT_MESSAGE = 5,	/* batch failed validation (CRC, counts) */
 	ERR_MESSAGE_TOO_LARGE = 6,
-	ERR_INVALID_TOPIC = 7,		/* bad topic name */
+	ERR_INVALID_TOPIC = 7,		/* bad or reserved topic name */
 	ERR_UNKNOWN_TOPIC_OR_PARTITION = 8,
 	ERR_TOPIC_EXISTS = 9,
 	ERR_INVALID_PARTITIONS = 10,
@@ -155,7 +155,13 @@ struct fetch_resp { int16_t error; int32_t count; struct fetch_result *results; 
 #define OFFSET_LATEST	(-1)
 struct list_offsets_part { const char *topic; size_t topic_len; int32_t partition; int64_t which; };
 struct list_offsets_req { int32_t count; struct list_offsets_part *parts; };
-struct list_offsets_result { int16_t error; int64_t offset; };
+/*
+ * timestamp: a lookup by time's record timestamp (-1 for earliest, latest
+ * or none found).  It is not on the native wire, which has no room for
+ * it; the Kafka face answers it (ListOffsets v1+).
+ */
+struct list_offsets_result { int16_t error; int64_t offset;
+	int64_t timestamp; };
 struct list_offsets_resp { int16_t error; int32_t count; struct list_offsets_result *results; };
 
 /* ---- WORKERS (7) ----

@@ -50,7 +50,7 @@ store_file_replace(const char *dir, const char *name, const void *buf,
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	n = snprintf(tmp, sizeof(tmp), "%s/.tmp-XXXXXX", dir);
+	n = snprintf(tmp, sizeof(tmp), "%s/" STORE_TMP_PREFIX "XXXXXX", dir);
 	if (n < 0 || (size_t)n >= sizeof(tmp)) {
 		errno = ENAMETOOLONG;
 		return -1;

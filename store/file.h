@@ -9,6 +9,9 @@
 
 #include <stddef.h>
 
+/* The temp files of store_file_replace() start with this. */
+#define STORE_TMP_PREFIX	".tmp-"
+
 /*
  * Replace dir/name with buf: a temp file in dir (".tmp-XXXXXX"), write
  * and fdatasync through store_io, rename, fsync dir.  On failure the old

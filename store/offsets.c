@@ -27,7 +27,6 @@
 #include "store/offsets.h"
 #include "store/topic.h"
 
-#define OFFSETS_SUFFIX	".offsets"
 #define OFFSETS_MAX	(64u << 20)	/* refuse absurd files before reading */
 
 static int

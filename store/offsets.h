@@ -1,6 +1,6 @@
 /*
  * Committed consumer-group offsets, one small file per group under
- * <data_dir>/__consumer_offsets/<group>.offsets, replaced atomically:
+ * <data_dir>/flume~offsets/<group>.offsets, replaced atomically:
  * temp file, fsync, rename, fsync the directory.  A torn temp file never
  * replaces a good one; a file that fails its checksum is refused on load.
  */
@@ -12,13 +12,21 @@
 
 #include "proto/msg.h"
 
+/*
+ * The directory under data_dir.  '~' is in no topic name (store/topic.h),
+ * so no topic a client creates or deletes can be this directory; the old
+ * place, __consumer_offsets, was one (store/offsets_migrate.h moves it).
+ */
+#define OFFSETS_DIR	"flume~offsets"
+#define OFFSETS_SUFFIX	".offsets"	/* <group>.offsets */
+
 struct offset_entry {
 	char		topic[TOPIC_NAME_MAX + 1];
 	int32_t		partition;
 	int64_t		offset;
 };
 
-/* dir is the __consumer_offsets directory (created if missing). 0 or -1. */
+/* dir is the OFFSETS_DIR directory (created if missing). 0 or -1. */
 int	offsets_save(const char *dir, const char *group,
 	    const struct offset_entry *e, size_t n);
 /* *e is malloc'ed (free it); a missing file is 0 entries, not an error. */

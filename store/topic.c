@@ -57,6 +57,35 @@ group_name_valid(const char *name, size_t len)
 	return name_valid(name, len, GROUP_NAME_MAX);
 }
 
+/*
+ * Kafka's internal topics (Topic.isInternal) and its KRaft log; and the
+ * broker's lock file in the data directory, whose name a topic could
+ * have (a delete of that topic removed the lock).
+ */
+static const char *const reserved[] = { "__consumer_offsets",
+    "__transaction_state", "__share_group_state", "__cluster_metadata",
+    "flume.pid" };
+
+const char *
+topic_reserved_name(size_t i)
+{
+	return i < sizeof(reserved) / sizeof(reserved[0]) ? reserved[i] : NULL;
+}
+
+int
+topic_name_reserved(const char *name, size_t len)
+{
+	const char *r;
+	size_t i;
+
+	if (name == NULL)
+		return 0;
+	for (i = 0; (r = topic_reserved_name(i)) != NULL; i++)
+		if (strlen(r) == len && memcmp(r, name, len) == 0)
+			return 1;
+	return 0;
+}
+
 static int
 topic_check(const char *topic)
 {
@@ -88,7 +117,7 @@ topic_meta_save(const char *data_dir, const char *topic, int32_t partitions)
 
 	if (topic_check(topic) == -1)
 		return -1;
-	if (partitions <= 0) {
+	if (partitions <= 0 || topic_name_reserved(topic, strlen(topic))) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -152,7 +181,11 @@ bad:
 	return -1;
 }
 
-/* A topic is a directory with a valid name holding a topic.meta file. */
+/*
+ * A topic is a directory with a valid name holding a topic.meta file.
+ * A reserved name is not, even with topic.meta: a client could make
+ * __consumer_offsets a topic before those names were refused.
+ */
 static size_t
 topic_dir_keep(const char *data_dir, const char *name, size_t len)
 {
@@ -160,7 +193,7 @@ topic_dir_keep(const char *data_dir, const char *name, size_t len)
 	struct stat st;
 	int k;
 
-	if (!topic_name_valid(name, len))
+	if (!topic_name_valid(name, len) || topic_name_reserved(name, len))
 		return 0;
 	k = snprintf(path, sizeof(path), "%s/%s/%s", data_dir, name, TOPIC_META);
 	if (k < 0 || (size_t)k >= sizeof(path) ||

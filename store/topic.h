@@ -11,16 +11,33 @@
 #include <stdint.h>
 
 int	topic_name_valid(const char *name, size_t len);
+/*
+ * 1 for the reserved names: those Kafka reserves for its internal topics
+ * (__consumer_offsets, __transaction_state, __share_group_state and
+ * __cluster_metadata) and flume.pid, the broker's lock file in the data
+ * directory.  Valid names that no client may create, produce to or
+ * delete, and that are never taken for a topic on disk.  Flume keeps
+ * its own state where no topic name reaches (store/offsets.h).
+ */
+int	topic_name_reserved(const char *name, size_t len);
+/* The i-th reserved name, NULL past the last. */
+const char *topic_reserved_name(size_t i);
 /* Same rule for group names. */
 int	group_name_valid(const char *name, size_t len);
 
-/* Create <data_dir>/<topic>/ and topic.meta; 0 or -1. */
+/*
+ * Create <data_dir>/<topic>/ and topic.meta; 0 or -1 (EINVAL: a bad or
+ * reserved name, or partitions < 1).
+ */
 int	topic_meta_save(const char *data_dir, const char *topic, int32_t partitions);
 /* fdatasync the topic's directory and data_dir (their entries); 0 or -1. */
 int	topic_dir_sync(const char *data_dir, const char *topic);
 /* -1 with ENOENT if the topic has no meta file. */
 int	topic_meta_load(const char *data_dir, const char *topic, int32_t *partitions);
-/* Names of every topic under data_dir (malloc'ed array of malloc'ed names). */
+/*
+ * Names of every topic under data_dir (malloc'ed array of malloc'ed
+ * names): valid names, not reserved, whose directory holds topic.meta.
+ */
 int	topic_list(const char *data_dir, char ***names, size_t *n);
 /* snprintf the partition's directory path; -1 if it does not fit. */
 int	topic_partition_dir(char *buf, size_t size, const char *data_dir,

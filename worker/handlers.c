@@ -133,7 +133,9 @@ name_copy(char *dst, const char *s, size_t len)
 
 /*
  * Find (or, with create, auto-create) topic name; its index in *tidx.
- * Returns a flume error code.
+ * Returns a flume error code.  A reserved name (store/topic.h: Kafka's
+ * internal topics, the lock file) is never created: it is unknown, as
+ * for any topic that does not exist.
  */
 static int16_t
 topic_resolve(struct worker *w, const char *name, size_t len, int create,
@@ -149,7 +151,8 @@ topic_resolve(struct worker *w, const char *name, size_t len, int create,
 		*tidx = idx;
 		return ERR_NONE;
 	}
-	if (!create || !w->conf->auto_create_topics)
+	if (!create || !w->conf->auto_create_topics ||
+	    topic_name_reserved(name, len))
 		return ERR_UNKNOWN_TOPIC_OR_PARTITION;
 	name_copy(buf, name, len);
 	n = config_topic_partitions(w->conf, buf);
@@ -424,6 +427,9 @@ produce_check(struct worker *w, struct conn *c, const struct produce_part *pp,
 	if ((err = auth_topic(c, AUTH_PRODUCE, pp->topic, pp->topic_len)) !=
 	    ERR_NONE)
 		return err;
+	/* Kafka: "Cannot append to internal topic" (INVALID_TOPIC_EXCEPTION). */
+	if (topic_name_reserved(pp->topic, pp->topic_len))
+		return ERR_INVALID_TOPIC;
 	if ((err = part_resolve(w, pp->topic, pp->topic_len, pp->partition, 1,
 	    &p)) != ERR_NONE)
 		return err;
@@ -833,7 +839,6 @@ handle_list_offsets(struct worker *w, struct conn *c, struct req *r)
 	const struct list_offsets_req *q = r->dec;
 	struct list_offsets_resp *s;
 	struct shm_partition *p;
-	int64_t ts;
 	int32_t i;
 
 	if ((s = conn_alloc(c, sizeof(*s))) == NULL)
@@ -845,6 +850,7 @@ handle_list_offsets(struct worker *w, struct conn *c, struct req *r)
 	s->count = q->count;
 	for (i = 0; i < q->count; i++) {
 		s->results[i].offset = -1;
+		s->results[i].timestamp = -1;
 		p = NULL;
 		s->results[i].error = auth_topic(c, AUTH_PRODUCE | AUTH_CONSUME,
 		    q->parts[i].topic, q->parts[i].topic_len);
@@ -860,7 +866,8 @@ handle_list_offsets(struct worker *w, struct conn *c, struct req *r)
 			s->results[i].offset = part_end(p);
 		else if (q->parts[i].which >= 0)	/* a timestamp, ms */
 			s->results[i].error = timelookup_offset(w, p,
-			    q->parts[i].which, &s->results[i].offset, &ts);
+			    q->parts[i].which, &s->results[i].offset,
+			    &s->results[i].timestamp);
 		else
 			s->results[i].error = ERR_INVALID_REQUEST;
 	}

@@ -23,6 +23,13 @@
  * that name, TOPIC_AUTHORIZATION_FAILED without admin permission on it
  * (the permission that creates it), REQUEST_TIMED_OUT when the timeout
  * passed first (the delete still completes).
+ *
+ * The reserved names (store/topic.h: Kafka's internal topics, the lock
+ * file) are INVALID_TOPIC_EXCEPTION for both, the code Kafka answers an
+ * append to an internal topic or a delete of its records with; its
+ * kafka-topics tool refuses to delete one.  (Kafka's controller answers
+ * a create of __cluster_metadata INVALID_REQUEST and would delete
+ * __consumer_offsets; one code for "not yours" serves clients better.)
  */
 #include <errno.h>
 #include <string.h>
@@ -55,6 +62,11 @@ create_check(struct worker *w, struct conn *c, const struct kcreate_topic *t,
 	if (t->name.len <= 0 || t->name.len > TOPIC_NAME_MAX ||
 	    !topic_name_valid(t->name.p, (size_t)t->name.len)) {
 		*why = "invalid topic name";
+		return KERR_INVALID_TOPIC_EXCEPTION;
+	}
+	if (topic_reserved_refuse(c, "Kafka CreateTopics", t->name.p,
+	    (size_t)t->name.len) != ERR_NONE) {
+		*why = "the name is reserved for the broker's own use";
 		return KERR_INVALID_TOPIC_EXCEPTION;
 	}
 	if ((err = kafka_error(auth_topic(c, AUTH_ADMIN, t->name.p,
@@ -265,7 +277,9 @@ kafka_delete_topics_exec(struct worker *w, struct conn *c, struct req *r)
 		err = q->topics[i].len <= 0 ? ERR_UNKNOWN_TOPIC_OR_PARTITION :
 		    topic_delete_start(w, c, q->topics[i].p,
 		    (size_t)q->topics[i].len, &st->ti[i], &parts);
-		if (err == ERR_INVALID_TOPIC)
+		/* No topic has a bad name; a reserved one is Kafka's own. */
+		if (err == ERR_INVALID_TOPIC && !topic_name_reserved(
+		    q->topics[i].p, (size_t)q->topics[i].len))
 			err = ERR_UNKNOWN_TOPIC_OR_PARTITION;
 		st->e[i].error = kafka_error(err);
 		if (err != ERR_NONE)

@@ -27,7 +27,6 @@
 #include "worker/handlers.h"
 #include "worker/kafka.h"
 #include "worker/native.h"
-#include "worker/timelookup.h"
 
 /* Parts over all topics of a nested request. */
 #define NPARTS(q, total) do {						\
@@ -409,47 +408,16 @@ kafka_list_offsets_decode(struct conn *c, struct req *r)
 }
 
 /*
- * -1 and -2 are the native LIST_OFFSETS; a time (which the native one
- * refuses) is looked up here afterwards, in kafka_time.c.  k->kst holds
- * the timestamps to answer with.
+ * The native LIST_OFFSETS answers it all: -2 earliest, -1 latest, and a
+ * timestamp by the time lookup (worker/timelookup.h), whose record
+ * timestamp comes back with the offset; Kafka's v1+ answer -1 as the
+ * timestamp of earliest and latest.
  */
 void
 kafka_list_offsets_exec(struct worker *w, struct conn *c, struct req *r)
 {
-	struct kafka_req *k = r->dec;
-	const struct list_offsets_req *q = &k->native.list_offsets;
-	struct list_offsets_resp *lr;
-	struct shm_partition *p;
-	int64_t *ts;
-	int32_t i;
-	int idx;
-
 	r->api = API_LIST_OFFSETS;
 	native_exec_decoded(w, c, r);
-	if ((lr = r->st) == NULL || r->error != ERR_NONE || q->count == 0)
-		return;
-	if ((ts = conn_alloc(c, (size_t)q->count * sizeof(*ts))) == NULL) {
-		r->error = ERR_RESOURCE_LIMIT;
-		return;
-	}
-	k->kst = ts;
-	for (i = 0; i < q->count && i < lr->count; i++) {
-		ts[i] = -1;
-		if (q->parts[i].which < 0 ||
-		    lr->results[i].error != ERR_INVALID_REQUEST)
-			continue;
-		lr->results[i].offset = -1;
-		idx = shm_topic_find(w->shm, q->parts[i].topic,
-		    q->parts[i].topic_len);
-		p = idx < 0 ? NULL : shm_partition(w->shm, idx,
-		    q->parts[i].partition);
-		if (p == NULL) {
-			lr->results[i].error = ERR_UNKNOWN_TOPIC_OR_PARTITION;
-			continue;
-		}
-		lr->results[i].error = timelookup_offset(w, p,
-		    q->parts[i].which, &lr->results[i].offset, &ts[i]);
-	}
 }
 
 void
@@ -490,8 +458,7 @@ kafka_list_offsets_emit(struct worker *w, struct conn *c, struct req *r)
 			}
 			pr->error = kafka_error(lr->results[n].error);
 			pr->offset = lr->results[n].offset;
-			if (k->kst != NULL)
-				pr->timestamp = ((const int64_t *)k->kst)[n];
+			pr->timestamp = lr->results[n].timestamp;
 		}
 	}
 	pos = kafka_resp_begin(c, r);

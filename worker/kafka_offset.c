@@ -4,7 +4,7 @@
  *
  * Committed offsets are the native groups' (shm/group.h): one 8-byte
  * slot per partition in the group's table, saved by the writer to the
- * same __consumer_offsets files, so flume-admin and the metrics show a
+ * same files (data/flume~offsets/), so flume-admin and the metrics show a
  * Kafka group's lag like a native one's.  OffsetCommit's retention time
  * and per-partition metadata are not kept (OffsetFetch answers an empty
  * metadata string): offsets live as long as their group and topic.

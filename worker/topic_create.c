@@ -68,6 +68,17 @@ topic_create_check(struct worker *w, int ti, uint32_t inc)
 	return TOPIC_CREATE_WAIT;
 }
 
+int16_t
+topic_reserved_refuse(struct conn *c, const char *what, const char *name,
+    size_t len)
+{
+	if (!topic_name_reserved(name, len))
+		return ERR_NONE;
+	log_warnx("%s: %s of topic %.*s refused: the name is reserved for "
+	    "the broker's own use", c->peer, what, (int)len, name);
+	return ERR_INVALID_TOPIC;
+}
+
 void
 handle_create_topic(struct worker *w, struct conn *c, struct req *r)
 {
@@ -91,6 +102,9 @@ handle_create_topic(struct worker *w, struct conn *c, struct req *r)
 		st->resp.error = ERR_INVALID_TOPIC;
 		return;
 	}
+	if ((st->resp.error = topic_reserved_refuse(c, "create", q->topic,
+	    q->topic_len)) != ERR_NONE)
+		return;
 	if ((st->resp.error = auth_topic(c, AUTH_ADMIN, q->topic,
 	    q->topic_len)) != ERR_NONE)
 		return;

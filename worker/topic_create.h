@@ -10,6 +10,7 @@
 #ifndef FLUME_WORKER_TOPIC_CREATE_H
 #define FLUME_WORKER_TOPIC_CREATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct worker;
@@ -36,6 +37,15 @@ struct req;
 int16_t	topic_create_check(struct worker *w, int ti, uint32_t inc);
 /* Partition 0's incarnation of entry ti, for topic_create_check. */
 uint32_t topic_create_incarnation(struct worker *w, int ti);
+
+/*
+ * A create or delete (what) of a reserved name (store/topic.h: Kafka's
+ * internal topics, the lock file) is refused: ERR_INVALID_TOPIC, one
+ * line logged naming the peer; ERR_NONE for any other name.  Both
+ * protocols and both operations go through here.
+ */
+int16_t	topic_reserved_refuse(struct conn *c, const char *what,
+	    const char *name, size_t len);
 
 /* Native CREATE_TOPIC: exec (decodes nothing itself) and wait check. */
 void	handle_create_topic(struct worker *w, struct conn *c, struct req *r);

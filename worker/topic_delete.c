@@ -15,6 +15,7 @@
 #include "store/topic.h"
 #include "worker/access.h"
 #include "worker/conn.h"
+#include "worker/topic_create.h"
 #include "worker/topic_delete.h"
 #include "worker/worker.h"
 
@@ -35,6 +36,8 @@ topic_delete_start(struct worker *w, struct conn *c, const char *name,
 		log_info("%s: delete of a topic refused: invalid name", c->peer);
 		return ERR_INVALID_TOPIC;
 	}
+	if ((err = topic_reserved_refuse(c, "delete", name, len)) != ERR_NONE)
+		return err;
 	if ((err = auth_topic(c, AUTH_ADMIN, name, len)) != ERR_NONE)
 		return err;
 	if ((i = shm_topic_delete_begin(w->shm, name, len)) == -1) {

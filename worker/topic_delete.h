@@ -20,7 +20,8 @@ struct req;
 
 /*
  * Start deleting name[0..len): ERR_NONE with *ti and *partitions set, or
- * ERR_INVALID_TOPIC, ERR_ACCESS_DENIED, ERR_UNKNOWN_TOPIC_OR_PARTITION
+ * ERR_INVALID_TOPIC (a bad or reserved name: see
+ * topic_reserved_refuse), ERR_ACCESS_DENIED, ERR_UNKNOWN_TOPIC_OR_PARTITION
  * (none of that name; also while another delete of it runs).
  */
 int16_t	topic_delete_start(struct worker *w, struct conn *c, const char *name,

@@ -21,6 +21,7 @@
 #include "proto/bytes.h"
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kbuf.h"
+#include "proto/kafka/kfetch.h"
 #include "proto/kafka/kheader.h"
 #include "proto/wire.h"
 #include "tests/harness.h"
@@ -276,7 +277,9 @@ test_confluent_offsets_for_times(void)
 
 	CU_ASSERT_EQUAL(clients(&out, "times", "tt", NULL, NULL, 60000), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-	CU_ASSERT_STRING_EQUAL(out, "offsets_for_times: 4 0 -1\n");
+	CU_ASSERT_STRING_EQUAL(out, "offsets_for_times: 4 0 -1\n"
+	    "kafka-python offsets_for_times: 4@1700000004000 "
+	    "0@1700000000000 None\n");
 	free(out);
 }
 
@@ -1346,6 +1349,63 @@ test_auth_file_refuses_all_but_api_versions(void)
 	free(dir);
 }
 
+/*
+ * ListOffsets v1 on the wire, on the 10 records of "tt" that the
+ * offsets_for_times test produced (timestamps T0 + 1000 i): a time gives
+ * the first record at or after it with that record's timestamp; earliest,
+ * latest and a time past every record give timestamp -1.
+ */
+static void
+test_list_offsets_v1_timestamps(void)
+{
+	static const int64_t ask[] = { 1700000003500LL, 1700000000000LL,
+	    1700000009000LL, 1700000100000LL, KLIST_OFFSETS_EARLIEST,
+	    KLIST_OFFSETS_LATEST };
+	static const int64_t want_off[] = { 4, 0, 9, -1, 0, 10 };
+	static const int64_t want_ts[] = { 1700000004000LL, 1700000000000LL,
+	    1700000009000LL, -1, -1, -1 };
+	struct wbuf wb;
+	struct rbuf rb;
+	uint8_t *p = NULL;
+	size_t n = 0, len, i;
+	const char *name;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	wbuf_init(&wb);
+	for (i = 0; i < sizeof(ask) / sizeof(ask[0]); i++) {
+		size_t pos;
+
+		wbuf_reset(&wb);
+		pos = kframe_begin(&wb, KAPI_LIST_OFFSETS, 1, 70 + (int32_t)i);
+		wbuf_i32(&wb, -1);		/* replica_id */
+		wbuf_i32(&wb, 1);
+		wbuf_str(&wb, "tt", 2);
+		wbuf_i32(&wb, 1);
+		wbuf_i32(&wb, 0);
+		wbuf_i64(&wb, ask[i]);
+		kframe_end(&wb, pos);
+		CU_ASSERT_EQUAL_FATAL(kcall(fd, &wb, 70 + (int32_t)i, &p, &n),
+		    1);
+		rbuf_init(&rb, p, n);
+		CU_ASSERT_EQUAL(rbuf_i32(&rb), 1);
+		name = rbuf_str(&rb, &len);
+		CU_ASSERT(name != NULL && len == 2 &&
+		    memcmp(name, "tt", 2) == 0);
+		CU_ASSERT_EQUAL(rbuf_i32(&rb), 1);
+		CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);		/* partition */
+		CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_NONE);
+		CU_ASSERT_EQUAL(rbuf_i64(&rb), want_ts[i]);
+		CU_ASSERT_EQUAL(rbuf_i64(&rb), want_off[i]);
+		CU_ASSERT_EQUAL(rbuf_left(&rb), 0);
+		CU_ASSERT_FALSE(rb.err);
+		free(p);
+		p = NULL;
+	}
+	wbuf_free(&wb);
+	close(fd);
+}
+
 TEST_SUITE("kafka", setup, teardown,
     { "kcat -L lists the broker", test_kcat_lists_the_broker },
     { "kcat produces, kcat consumes", test_kcat_produce_then_consume },
@@ -1356,6 +1416,8 @@ TEST_SUITE("kafka", setup, teardown,
     { "kafka-python keys, headers, acks=all",
 	test_kafka_python_keys_headers_acks_all },
     { "confluent-kafka offsets_for_times", test_confluent_offsets_for_times },
+    { "ListOffsets v1: the found record's timestamp",
+	test_list_offsets_v1_timestamps },
     { "ApiVersions v3 answered in v0, then v0",
 	test_api_versions_v3_answered_in_v0_then_v0 },
     { "Produce errors per partition", test_produce_errors_per_partition },

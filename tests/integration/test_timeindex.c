@@ -177,6 +177,24 @@ check_times(void)
 	CU_ASSERT_STRING_EQUAL(out, want);
 	free(out);
 
+	/* kafka-python: the found record's offset and its timestamp. */
+	o = (size_t)snprintf(args, sizeof(args), "ktimes %s ti %lld",
+	    kbroker, T0 - 1);
+	w = (size_t)snprintf(want, sizeof(want),
+	    "kafka-python offsets_for_times: 0@%lld", T0);
+	for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+		o += (size_t)snprintf(args + o, sizeof(args) - o, " %lld",
+		    T0 + STEP * ks[i] + 5);
+		w += (size_t)snprintf(want + w, sizeof(want) - w, " %lld@%lld",
+		    ks[i] + 1, T0 + STEP * (ks[i] + 1));
+	}
+	snprintf(args + o, sizeof(args) - o, " %lld", T0 + STEP * NMSG);
+	snprintf(want + w, sizeof(want) - w, " None\n");
+	CU_ASSERT_EQUAL(py(&out, args), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, want);
+	free(out);
+
 	expect_at("@1700000000000", 0);
 	snprintf(at, sizeof(at), "@%lld", T0 + STEP * (NMSG - 1));
 	expect_at(at, NMSG - 1);
@@ -513,9 +531,10 @@ test_kafka_compression_errors(void)
 static void
 test_log_append(void)
 {
-	char args[256], *out = NULL, *line, *save = NULL, v[32], who[32];
+	char args[256], want[128], *out = NULL, *line, *save = NULL, v[32];
+	char who[32];
 	int64_t before, after;
-	long long ts;
+	long long ts, first = -1;
 	int type, nkp = 0, nck = 0;
 
 	before = wall_ms();
@@ -530,6 +549,8 @@ test_log_append(void)
 		CU_ASSERT(ts >= before && ts <= after);
 		if (strcmp(who, "kafka-python") == 0) {
 			CU_ASSERT_EQUAL(type, 1);	/* LogAppendTime */
+			if (nkp == 0)
+				first = ts;
 			nkp++;
 		} else {
 			CU_ASSERT_STRING_EQUAL(who, "confluent-kafka");
@@ -539,6 +560,15 @@ test_log_append(void)
 	}
 	CU_ASSERT_EQUAL(nkp, 5);
 	CU_ASSERT_EQUAL(nck, 5);
+	free(out);
+	/* A time lookup answers the broker's time, not the producer's. */
+	snprintf(args, sizeof(args), "ktimes %s la 0 %lld", kbroker,
+	    (long long)after + 60000);
+	snprintf(want, sizeof(want), "kafka-python offsets_for_times: 0@%lld "
+	    "None\n", first);
+	CU_ASSERT_EQUAL(py(&out, args), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, want);
 	free(out);
 	/* flume-consume prints the same broker time (%T). */
 	{

@@ -15,7 +15,8 @@ test compares exactly, and exits 0 only when everything matched.
     kafka_clients.py times BROKER TOPIC
         confluent-kafka: 10 messages with timestamps T0 + 1000 i on
         partition 0, then offsets_for_times for T0 + 3500, T0 and
-        T0 + 100000.
+        T0 + 100000: the offsets; then kafka-python's offsets_for_times
+        for the same: each "offset@timestamp" it got (None for none).
     kafka_clients.py codec BROKER TOPIC CODEC N
         confluent-kafka: an idempotent producer with compression.type
         CODEC sends N keyed records to partition 0; a consumer reads
@@ -139,12 +140,24 @@ def times(broker, topic):
         p.flush(10)
     c = Consumer({"bootstrap.servers": broker, "group.id": "unused"})
     res = []
-    for t in (T0 + 3500, T0, T0 + 100000):
+    stamps = (T0 + 3500, T0, T0 + 100000)
+    for t in stamps:
         r = c.offsets_for_times([TopicPartition(topic, 0, t)], timeout=10)
         res.append(r[0].offset)
     c.close()
     print("offsets_for_times: %s" % " ".join(str(o) for o in res))
-    return 0 if res == [4, 0, -1] else 1
+    from kafka import KafkaConsumer
+    from kafka import TopicPartition as KTP
+    k = KafkaConsumer(bootstrap_servers=broker, request_timeout_ms=10000)
+    got = []
+    for t in stamps:
+        r = k.offsets_for_times({KTP(topic, 0): t})[KTP(topic, 0)]
+        got.append("None" if r is None else
+                   "%d@%d" % (r.offset, r.timestamp))
+    k.close()
+    print("kafka-python offsets_for_times: %s" % " ".join(got))
+    return 0 if res == [4, 0, -1] and got == [
+        "4@%d" % (T0 + 4000), "0@%d" % T0, "None"] else 1
 
 
 def codec_value(i):

@@ -12,6 +12,9 @@ only when the clients themselves saw no error.
         each batch flushed before the next.
     timeindex_clients.py times BROKER TOPIC T [T...]
         confluent-kafka offsets_for_times on partition 0: the offsets.
+    timeindex_clients.py ktimes BROKER TOPIC T [T...]
+        kafka-python offsets_for_times on partition 0: each answer as
+        "offset@timestamp", None when no record is that new.
     timeindex_clients.py codecs BROKER TOPIC N
         kafka-python producers with gzip, snappy, lz4 and zstd, N messages
         each to partition 0 (value "<codec>-<i>-" and 200 bytes of 'x');
@@ -80,6 +83,19 @@ def times(broker, topic, stamps):
         res.append(r[0].offset)
     c.close()
     print("offsets_for_times: %s" % " ".join(str(o) for o in res))
+    return 0
+
+
+def ktimes(broker, topic, stamps):
+    from kafka import KafkaConsumer, TopicPartition
+    c = KafkaConsumer(bootstrap_servers=broker, request_timeout_ms=10000)
+    tp = TopicPartition(topic, 0)
+    res = []
+    for t in stamps:
+        r = c.offsets_for_times({tp: t})[tp]
+        res.append("None" if r is None else "%d@%d" % (r.offset, r.timestamp))
+    c.close()
+    print("kafka-python offsets_for_times: %s" % " ".join(res))
     return 0
 
 
@@ -261,6 +277,8 @@ def main(argv):
                           [int(t) for t in argv[4].split(",")])
     if len(argv) >= 5 and argv[1] == "times":
         return times(argv[2], argv[3], [int(t) for t in argv[4:]])
+    if len(argv) >= 5 and argv[1] == "ktimes":
+        return ktimes(argv[2], argv[3], [int(t) for t in argv[4:]])
     if len(argv) == 5 and argv[1] == "codecs":
         return codecs(argv[2], argv[3], int(argv[4]))
     if len(argv) == 5 and argv[1] == "stamps":

@@ -418,6 +418,10 @@ test_error_messages(void)
 	    "to 249 of A-Z a-z 0-9 . _ -");
 	expect_error("[topic ..]\n", 1, "invalid topic name '..': expected 1 "
 	    "to 249 of A-Z a-z 0-9 . _ -");
+	expect_error("# Kafka's\n[topic __consumer_offsets]\n", 2, "topic name "
+	    "'__consumer_offsets' is reserved for the broker's own use");
+	expect_error("[topic __transaction_state]\n", 1, "topic name "
+	    "'__transaction_state' is reserved for the broker's own use");
 	expect_error("[group g]\n", 1, "expected '[topic NAME]', got '[group g]'");
 	expect_error("[topic]\n", 1, "expected '[topic NAME]', got '[topic]'");
 	expect_error("[topic orders\n", 1, "expected '[topic NAME]': missing ']'");

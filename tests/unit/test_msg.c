@@ -111,7 +111,7 @@ static struct list_offsets_part s_lo_parts[] = {
 };
 static const struct list_offsets_req s_lo_req = { 3, s_lo_parts };
 static struct list_offsets_result s_lo_results[] = {
-	{ 0, 0 }, { 0, 99 }, { ERR_UNKNOWN_TOPIC_OR_PARTITION, -1 },
+	{ 0, 0, -1 }, { 0, 99, -1 }, { ERR_UNKNOWN_TOPIC_OR_PARTITION, -1, -1 },
 };
 static const struct list_offsets_resp s_lo_resp = { 0, 3, s_lo_results };
 
@@ -284,7 +284,8 @@ same_lo_resp(const struct list_offsets_resp *m)
 		return 0;
 	for (i = 0; i < 3; i++)
 		if (m->results[i].error != s_lo_results[i].error ||
-		    m->results[i].offset != s_lo_results[i].offset)
+		    m->results[i].offset != s_lo_results[i].offset ||
+		    m->results[i].timestamp != -1)
 			return 0;
 	return 1;
 }
@@ -713,7 +714,8 @@ test_hand_encodings(void)
 	struct delete_topic_resp dr = { ERR_UNKNOWN_TOPIC_OR_PARTITION, 2 };
 	struct list_offsets_part lp = { "t", 1, 0, OFFSET_EARLIEST };
 	struct list_offsets_req lq = { 1, &lp };
-	struct list_offsets_result lr = { ERR_UNKNOWN_TOPIC_OR_PARTITION, -1 };
+	struct list_offsets_result lr = { ERR_UNKNOWN_TOPIC_OR_PARTITION, -1,
+	    -1 };
 	struct list_offsets_resp lrm = { 0, 1, &lr };
 	struct child_info ci = { 2, 1, 12345, 1000, 7 };
 	struct workers_resp wr = { 0, 1, &ci };

@@ -2,7 +2,8 @@
  * Committed offsets files: round trip, atomic replacement (a crash
  * before the rename, simulated by a torn temp file and by a write that
  * fails half way, leaves the old file whole and loadable), corruption
- * refused, listing, and group names checked before any path is built.
+ * refused, listing, group names checked before any path is built, and
+ * the move out of the old layout's __consumer_offsets directory.
  */
 #include <sys/stat.h>
 
@@ -17,6 +18,7 @@
 
 #include "store/io.h"
 #include "store/offsets.h"
+#include "store/offsets_migrate.h"
 #include "tests/harness.h"
 
 static void
@@ -309,8 +311,160 @@ test_names_and_list(void)
 	free(dir);
 }
 
+/* The fdatasync seam's log: the directories synced, in order. */
+static char	synced[8][4096];
+static int	nsynced;
+
+static int
+logging_sync(int fd)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if (nsynced < 8 && (n = readlink(link, synced[nsynced],
+	    sizeof(synced[0]) - 1)) > 0)
+		synced[nsynced++][n] = '\0';
+	return fdatasync(fd);
+}
+
+/* Last position of path in the sync log, -1 if it was not synced. */
+static int
+synced_at(const char *path)
+{
+	char real[4096];
+	int i;
+
+	if (realpath(path, real) == NULL)
+		return -1;
+	for (i = nsynced - 1; i >= 0; i--)
+		if (strcmp(synced[i], real) == 0)
+			break;
+	return i;
+}
+
+static void
+check_group(const char *dir, const char *group, int64_t off)
+{
+	struct offset_entry *got;
+	size_t n;
+
+	CU_ASSERT_FATAL(offsets_load(dir, group, &got, &n) == 0);
+	CU_ASSERT(n == 1 && strcmp(got[0].topic, "t") == 0 &&
+	    got[0].partition == 0 && got[0].offset == off);
+	free(got);
+}
+
+/*
+ * A data directory of the old layout: the group files move to
+ * OFFSETS_DIR, the new directory synced before the old one, the old
+ * directory removed with the temp file a cut save left; run again, it
+ * finds nothing to do.
+ */
+static void
+test_migrate(void)
+{
+	struct offsets_migration m;
+	struct offset_entry e;
+	char old[2048], new[2048], path[4096];
+	char *top = test_mkdtemp("offmig");
+	int fd, i_new, i_old;
+
+	snprintf(old, sizeof(old), "%s/%s", top, OFFSETS_OLD_DIR);
+	snprintf(new, sizeof(new), "%s/%s", top, OFFSETS_DIR);
+	entry(&e, "t", 0, 41);
+	CU_ASSERT_FATAL(offsets_save(old, "g1", &e, 1) == 0);
+	entry(&e, "t", 0, 42);
+	CU_ASSERT_FATAL(offsets_save(old, "g2", &e, 1) == 0);
+	snprintf(path, sizeof(path), "%s/.tmp-AbC123", old);
+	CU_ASSERT_FATAL((fd = open(path, O_CREAT | O_WRONLY, 0644)) != -1);
+	close(fd);
+
+	nsynced = 0;
+	store_io.fdatasync = logging_sync;
+	CU_ASSERT_FATAL(offsets_migrate(top, &m) == 0);
+	store_io_reset();
+	CU_ASSERT(m.moved == 2 && m.kept == 0 && m.old_left == 0);
+	check_group(new, "g1", 41);
+	check_group(new, "g2", 42);
+	CU_ASSERT(count_files(new) == 2);
+	CU_ASSERT(access(old, F_OK) == -1 && errno == ENOENT);
+	/* The new entries are durable before the old ones go. */
+	i_new = synced_at(new);
+	CU_ASSERT(i_new >= 0);
+	CU_ASSERT(nsynced >= 3);
+	/* The old directory is gone: its sync is the one between. */
+	for (i_old = 0; i_old < nsynced; i_old++)
+		if (strstr(synced[i_old], "/" OFFSETS_OLD_DIR) != NULL)
+			break;
+	CU_ASSERT(i_old < nsynced && i_new < i_old);
+	CU_ASSERT(synced_at(top) > i_old);
+
+	CU_ASSERT_FATAL(offsets_migrate(top, &m) == 0);
+	CU_ASSERT(m.moved == 0 && m.kept == 0 && m.old_left == 0);
+	check_group(new, "g1", 41);
+	test_rmtree(top);
+	free(top);
+}
+
+/*
+ * A group in both places keeps the new file and leaves the old one; an
+ * old directory that is also a topic a client made stays, topic and all.
+ * A sync that fails is an error, and what moved stays moved.
+ */
+static void
+test_migrate_partial(void)
+{
+	struct offsets_migration m;
+	struct offset_entry e;
+	char old[2048], new[2048], path[4096];
+	char *top = test_mkdtemp("offmig2");
+
+	snprintf(old, sizeof(old), "%s/%s", top, OFFSETS_OLD_DIR);
+	snprintf(new, sizeof(new), "%s/%s", top, OFFSETS_DIR);
+	entry(&e, "t", 0, 3);
+	CU_ASSERT_FATAL(offsets_save(old, "g3", &e, 1) == 0);
+	entry(&e, "t", 0, 4);
+	CU_ASSERT_FATAL(offsets_save(old, "g4", &e, 1) == 0);
+	entry(&e, "t", 0, 33);
+	CU_ASSERT_FATAL(offsets_save(new, "g3", &e, 1) == 0);
+	snprintf(path, sizeof(path), "%s/partition-0", old);
+	CU_ASSERT_FATAL(mkdir(path, 0755) == 0);
+
+	CU_ASSERT_FATAL(offsets_migrate(top, &m) == 0);
+	CU_ASSERT(m.moved == 1 && m.kept == 1 && m.old_left == 1);
+	check_group(new, "g3", 33);
+	check_group(new, "g4", 4);
+	check_group(old, "g3", 3);
+	snprintf(path, sizeof(path), "%s/g4.offsets", old);
+	CU_ASSERT(access(path, F_OK) == -1 && errno == ENOENT);
+	snprintf(path, sizeof(path), "%s/partition-0", old);
+	CU_ASSERT(access(path, F_OK) == 0);
+
+	entry(&e, "t", 0, 5);
+	CU_ASSERT_FATAL(offsets_save(old, "g5", &e, 1) == 0);
+	store_io.fdatasync = failing_sync;
+	errno = 0;
+	CU_ASSERT(offsets_migrate(top, &m) == -1 && errno == EIO);
+	store_io_reset();
+	CU_ASSERT(m.moved == 1);
+	check_group(new, "g5", 5);
+	snprintf(path, sizeof(path), "%s/g5.offsets", old);
+	CU_ASSERT(access(path, F_OK) == -1 && errno == ENOENT);
+
+	/* No old directory at all: nothing to do. */
+	test_rmtree(old);
+	CU_ASSERT_FATAL(offsets_migrate(top, &m) == 0);
+	CU_ASSERT(m.moved == 0 && m.kept == 0 && m.old_left == 0);
+	test_rmtree(top);
+	free(top);
+}
+
 TEST_SUITE("offsets", NULL, NULL,
     { "round trip", test_round_trip },
     { "crash before rename", test_crash_before_rename },
     { "corrupt file refused", test_corrupt },
-    { "group names and list", test_names_and_list });
+    { "group names and list", test_names_and_list },
+    { "the old directory's files move", test_migrate },
+    { "a move that finds both, a topic, a failed sync",
+	test_migrate_partial });

@@ -131,7 +131,67 @@ test_partition_dir(void)
 	    errno == EINVAL);
 }
 
+#define RESERVED(s)	topic_name_reserved((s), strlen(s))
+
+/*
+ * Kafka's internal topic names are valid names that are never a topic:
+ * none is made, and a directory a client made of one (before they were
+ * refused) is not listed, topic.meta and all.
+ */
+static void
+test_reserved(void)
+{
+	char from[4096], to[4096], **names;
+	size_t n, i;
+	int32_t parts;
+	char *dir = test_mkdtemp("reserved");
+
+	CU_ASSERT(RESERVED("__consumer_offsets") == 1);
+	CU_ASSERT(RESERVED("__transaction_state") == 1);
+	CU_ASSERT(RESERVED("__share_group_state") == 1);
+	CU_ASSERT(RESERVED("__cluster_metadata") == 1);
+	CU_ASSERT(VALID("__transaction_state") == 1);
+	CU_ASSERT(RESERVED("__consumer_offsets2") == 0);
+	CU_ASSERT(RESERVED("_consumer_offsets") == 0);
+	CU_ASSERT(RESERVED("__Consumer_offsets") == 0);
+	CU_ASSERT(RESERVED("orders") == 0);
+	CU_ASSERT(RESERVED("") == 0);
+	CU_ASSERT(topic_name_reserved(NULL, 0) == 0);
+	/* Only the given length counts. */
+	CU_ASSERT(topic_name_reserved("__consumer_offsets", 17) == 0);
+	CU_ASSERT(topic_name_reserved("__consumer_offsetsX", 18) == 1);
+	CU_ASSERT(RESERVED("flume.pid") == 1);
+	CU_ASSERT(RESERVED("flume.pid2") == 0);
+	for (i = 0; topic_reserved_name(i) != NULL; i++)
+		CU_ASSERT(RESERVED(topic_reserved_name(i)) == 1);
+	CU_ASSERT(i == 5);
+
+	errno = 0;
+	CU_ASSERT(topic_meta_save(dir, "__transaction_state", 3) == -1 &&
+	    errno == EINVAL);
+	snprintf(from, sizeof(from), "%s/__transaction_state", dir);
+	CU_ASSERT(access(from, F_OK) == -1 && errno == ENOENT);
+
+	/* The directory an older broker let a Kafka client make. */
+	CU_ASSERT_FATAL(topic_meta_save(dir, "made", 3) == 0);
+	CU_ASSERT_FATAL(topic_meta_save(dir, "orders", 1) == 0);
+	snprintf(from, sizeof(from), "%s/made", dir);
+	snprintf(to, sizeof(to), "%s/__consumer_offsets", dir);
+	CU_ASSERT_FATAL(rename(from, to) == 0);
+	CU_ASSERT(topic_meta_load(dir, "__consumer_offsets", &parts) == 0 &&
+	    parts == 3);
+	CU_ASSERT_FATAL(topic_list(dir, &names, &n) == 0);
+	CU_ASSERT_FATAL(n == 1);
+	CU_ASSERT(strcmp(names[0], "orders") == 0);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	test_rmtree(dir);
+	free(dir);
+}
+
 TEST_SUITE("topic", NULL, NULL,
     { "names", test_names },
     { "meta save, load, list", test_meta },
-    { "partition dir", test_partition_dir });
+    { "partition dir", test_partition_dir },
+    { "names Kafka reserves", test_reserved });

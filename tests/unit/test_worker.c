@@ -775,6 +775,77 @@ test_bad_topic_names(void)
 	client_close(&cl);
 }
 
+/*
+ * The reserved names (Kafka's internal topics, the broker's lock file):
+ * a create, a produce and a delete are INVALID_TOPIC, a Metadata with
+ * auto_create does not make one (UNKNOWN_TOPIC_OR_PARTITION), and
+ * nothing reaches shared memory or the disk.
+ */
+static void
+test_reserved_names(void)
+{
+	static const char *const names[] = { "__consumer_offsets",
+	    "__transaction_state", "flume.pid" };
+	struct client cl;
+	struct batch_builder bb;
+	struct produce_resp pr;
+	struct create_topic_resp cr;
+	struct delete_topic_resp dr;
+	struct metadata_resp mr;
+	struct wire_str ws;
+	struct metadata_req mq = { 1, 1, &ws };
+	struct delete_topic_req dq;
+	struct frame f;
+	const uint8_t *b;
+	size_t blen, i;
+	char path[PATH_MAX + 32];
+	struct stat st;
+
+	CU_ASSERT_FATAL(client_open(&cl) == 0);
+	batch_builder_init(&bb);
+	make_batch(&bb, 9, 1);
+	CU_ASSERT_FATAL(batch_builder_close(&bb, &b, &blen) == 0);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		ws.s = names[i];
+		ws.len = strlen(names[i]);
+		msg_encode_metadata_req(req_begin(&cl, API_METADATA, 80), &mq);
+		req_end(&cl);
+		CU_ASSERT_FATAL(client_call(&cl, 80, &f) == 0);
+		CU_ASSERT_FATAL(msg_decode_metadata_resp(f.payload,
+		    f.payload_len, &cl.a, &mr) == 0);
+		CU_ASSERT_EQUAL_FATAL(mr.count, 1);
+		CU_ASSERT_EQUAL(mr.topics[0].error,
+		    ERR_UNKNOWN_TOPIC_OR_PARTITION);
+		CU_ASSERT_EQUAL(mr.topics[0].count, 0);
+
+		CU_ASSERT_FATAL(do_create(&cl, names[i], strlen(names[i]), 3,
+		    &cr) == 0);
+		CU_ASSERT_EQUAL(cr.error, ERR_INVALID_TOPIC);
+		CU_ASSERT_FATAL(do_produce(&cl, 1, names[i], 0, b,
+		    (int32_t)blen, 81, &pr) == 0);
+		CU_ASSERT_EQUAL_FATAL(pr.count, 1);
+		CU_ASSERT_EQUAL(pr.results[0].error, ERR_INVALID_TOPIC);
+
+		dq.topic = names[i];
+		dq.topic_len = strlen(names[i]);
+		dq.timeout_ms = 5000;
+		msg_encode_delete_topic_req(req_begin(&cl, API_DELETE_TOPIC,
+		    82), &dq);
+		req_end(&cl);
+		CU_ASSERT_FATAL(client_call(&cl, 82, &f) == 0);
+		CU_ASSERT_FATAL(msg_decode_delete_topic_resp(f.payload,
+		    f.payload_len, &dr) == 0);
+		CU_ASSERT_EQUAL(dr.error, ERR_INVALID_TOPIC);
+
+		CU_ASSERT(shm_topic_find(&tb.shm, names[i],
+		    strlen(names[i])) < 0);
+		snprintf(path, sizeof(path), "%s/%s", datadir, names[i]);
+		CU_ASSERT(stat(path, &st) == -1 && errno == ENOENT);
+	}
+	batch_builder_free(&bb);
+	client_close(&cl);
+}
+
 static void
 test_huge_frame(void)
 {
@@ -1150,6 +1221,7 @@ TEST_SUITE("worker", suite_setup, suite_teardown,
 	{ "acks all and none", test_acks },
 	{ "corrupt crc", test_corrupt_crc },
 	{ "bad topic names", test_bad_topic_names },
+	{ "reserved names", test_reserved_names },
 	{ "2 GiB frame", test_huge_frame },
 	{ "malformed payloads", test_malformed },
 	{ "unknown api", test_unknown_api },
