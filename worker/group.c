@@ -17,7 +17,7 @@
  * With an auth_file every request needs its group permission
  * (worker/access.h: read to be a member and commit, describe to look,
  * delete to reset), a join may subscribe only to topics the user may
- * consume, and a listing of offsets shows only those.
+ * consume, and a description or a listing of offsets shows only those.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -604,6 +604,21 @@ slot_subscribed(struct worker *w, struct shm_group *g, uint32_t slot)
 	return 0;
 }
 
+/*
+ * Keep of parts[0..n) the topics c's user may consume (a description
+ * shows nothing of the others); the new count.
+ */
+static int32_t
+parts_readable(const struct conn *c, struct group_tp *parts, int32_t n)
+{
+	int32_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (auth_may(c, AUTH_CONSUME, parts[i].topic, parts[i].topic_len))
+			parts[k++] = parts[i];
+	return k;
+}
+
 static void
 exec_describe(struct worker *w, struct conn *c, struct req *r)
 {
@@ -685,6 +700,7 @@ exec_describe(struct worker *w, struct conn *c, struct req *r)
 				md->count = kafka_assignment_parts(w,
 				    group_assign(w->shm, g, i), m->assign_len,
 				    md->parts, (int32_t)used);
+			md->count = parts_readable(c, md->parts, md->count);
 			continue;
 		}
 		if (md->member_id == NULL || md->client_id == NULL ||
@@ -696,6 +712,7 @@ exec_describe(struct worker *w, struct conn *c, struct req *r)
 		for (j = 0; j < n; j++)
 			if (wgroup_slot_tp(w, c, slots[j], &md->parts[md->count]) == 0)
 				md->count++;
+		md->count = parts_readable(c, md->parts, md->count);
 	}
 	s->noffsets = 0;
 	for (i = 0; i < used && err == ERR_NONE; i++) {
@@ -704,7 +721,8 @@ exec_describe(struct worker *w, struct conn *c, struct req *r)
 		if (off < 0 && !slot_subscribed(w, g, i))
 			continue;
 		od = &s->offsets[s->noffsets];
-		if (wgroup_slot_tp(w, c, i, &tp) == -1)
+		if (wgroup_slot_tp(w, c, i, &tp) == -1 ||
+		    !auth_may(c, AUTH_CONSUME, tp.topic, tp.topic_len))
 			continue;
 		od->topic = tp.topic;
 		od->topic_len = tp.topic_len;

@@ -1,7 +1,8 @@
 /*
  * Group permissions of the auth_file against the real daemon, on both
  * listeners.  owner reads topics secret and orders.a in group owner.g;
- * intruder may consume orders.* and use only the groups intruder.*:
+ * intruder may consume orders.* and use only the groups intruder.*; watcher may read
+ * orders.* and describe owner.*:
  *
  *  - intruder's join of owner.g (subscribed to secret, or to orders.a,
  *    which he may read), his heartbeat, leave and commit with owner's
@@ -10,6 +11,9 @@
  *    consumer keeps its member id, generation and partitions and reads
  *    on; a join of his own group subscribed to secret is refused and
  *    creates nothing; LIST_GROUPS shows him only his groups.
+ *  - watcher's description of owner.g shows the committed offsets, log
+ *    ends and assignments of orders.a only, never secret's; root sees
+ *    both.
  *  - on the Kafka listener, with confluent-kafka and kafka-python
  *    (tests/tools/kafka_authz.py guard): intruder's JoinGroup of owner's
  *    group, his DescribeGroups, his LeaveGroup of owner's member id get
@@ -41,7 +45,8 @@ static char kbroker[64];
 static const char users_text[] =
     "root:root-pw:admin,produce,consume,group-read,group-delete\n"
     "owner:owner-pw:produce,consume,group-read=owner.\n"
-    "intruder:intruder-pw:consume=orders.,group-read=intruder.\n";
+    "intruder:intruder-pw:consume=orders.,group-read=intruder.\n"
+    "watcher:watcher-pw:consume=orders.,group-describe=owner.\n";
 
 /* The path of user's secret file (written by setup). */
 static const char *
@@ -71,7 +76,8 @@ write_file(const char *path, const char *text)
 static int
 setup(void)
 {
-	static const char *const who[] = { "root", "owner", "intruder" };
+	static const char *const who[] = { "root", "owner", "intruder",
+	    "watcher" };
 	char extra[1024], line[128], users[512];
 	size_t i;
 
@@ -404,6 +410,74 @@ test_intruder_refused(void)
 	CU_ASSERT_EQUAL(flume_group_commit(owner_group), 0);
 }
 
+/* DESCRIBE_GROUP owner.g as user: "topic/partition" lines of its parts and offsets. */
+static void
+describe_as(const char *user, char *parts, size_t pn, char *offs, size_t on)
+{
+	struct describe_group_resp s;
+	struct arena a;
+	uint8_t *p = NULL;
+	size_t len = 0, po = 0, oo = 0;
+	int32_t i, j;
+	int fd = connect_as(user);
+
+	parts[0] = offs[0] = '\0';
+	CU_ASSERT_EQUAL_FATAL(raw_describe(fd, "owner.g", &p, &len), 0);
+	arena_init(&a, 1 << 16);
+	CU_ASSERT_EQUAL_FATAL(msg_decode_describe_group_resp(p, len, &a, &s), 0);
+	CU_ASSERT_EQUAL(s.nmembers, 1);
+	for (i = 0; i < s.nmembers; i++) {
+		CU_ASSERT_EQUAL(s.members[i].member_id_len,
+		    strlen(flume_group_member_id(owner_group)));
+		for (j = 0; j < s.members[i].count && po < pn; j++)
+			po += (size_t)snprintf(parts + po, pn - po, "%.*s/%d\n",
+			    (int)s.members[i].parts[j].topic_len,
+			    s.members[i].parts[j].topic,
+			    (int)s.members[i].parts[j].partition);
+	}
+	for (i = 0; i < s.noffsets && oo < on; i++)
+		oo += (size_t)snprintf(offs + oo, on - oo, "%.*s/%d %lld %lld\n",
+		    (int)s.offsets[i].topic_len, s.offsets[i].topic,
+		    (int)s.offsets[i].partition,
+		    (long long)s.offsets[i].committed,
+		    (long long)s.offsets[i].log_end);
+	arena_free(&a);
+	free(p);
+	close(fd);
+}
+
+/*
+ * Issue 32 item 4: a description of a group shows only the topics the
+ * user may read.  watcher may describe owner.g and read orders.*: he
+ * sees orders.a's committed offset, log end and assignment, nothing of
+ * secret; root sees both.  He may look, not join; he lists owner's
+ * groups only.
+ */
+static void
+test_describe_filtered(void)
+{
+	char parts[512], offs[512], names[1024];
+	int fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(owner_group);
+	describe_as("watcher", parts, sizeof(parts), offs, sizeof(offs));
+	CU_ASSERT_STRING_EQUAL(parts, "orders.a/0\n");
+	CU_ASSERT_STRING_EQUAL(offs, "orders.a/0 1 1\n");
+	describe_as("root", parts, sizeof(parts), offs, sizeof(offs));
+	CU_ASSERT(strcmp(parts, "secret/0\norders.a/0\n") == 0 ||
+	    strcmp(parts, "orders.a/0\nsecret/0\n") == 0);
+	CU_ASSERT(strcmp(offs, "secret/0 3 3\norders.a/0 1 1\n") == 0 ||
+	    strcmp(offs, "orders.a/0 1 1\nsecret/0 3 3\n") == 0);
+
+	fd = connect_as("watcher");
+	CU_ASSERT_EQUAL(raw_join(fd, "owner.g", "orders.a"), ERR_ACCESS_DENIED);
+	raw_list(fd, names, sizeof(names));
+	CU_ASSERT_STRING_EQUAL(names, "owner.g\n");
+	close(fd);
+	CU_ASSERT_EQUAL(flumed_wait_log(&d, "user watcher: access denied: "
+	    "JOIN_GROUP on group owner.g", 1, 5000), 1);
+}
+
 /* kafka_authz.py mode args... NULL; its one line in *out. */
 static int
 authz(char **out, ...)
@@ -475,6 +549,8 @@ TEST_SUITE("auth_groups", setup, teardown,
     { "owner's group reads secret and orders.a", test_owner_group },
     { "native: another user cannot join, kick or describe it",
 	test_intruder_refused },
+    { "native: a description shows only readable topics",
+	test_describe_filtered },
     { "kafka: another user cannot join, kick or describe it",
 	test_kafka_intruder_refused },
     { "no worker died, no secret logged", test_no_crash });
