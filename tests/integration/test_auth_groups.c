@@ -48,16 +48,19 @@ static const char users_text[] =
     "intruder:intruder-pw:consume=orders.,group-read=intruder.\n"
     "watcher:watcher-pw:consume=orders.,group-describe=owner.\n";
 
-/* The path of user's secret file (written by setup). */
+/* The users and their secret files, "user:user-pw" (written by setup). */
+static const char *const who[] = { "root", "owner", "intruder", "watcher" };
+static char secrets[4][512];
+
 static const char *
 secret_path(const char *user)
 {
-	static char path[4][512];
-	static int next;
-	char *p = path[next++ % 4];
+	size_t i;
 
-	snprintf(p, 512, "%s/%s.secret", adir, user);
-	return p;
+	for (i = 0; i + 1 < sizeof(who) / sizeof(who[0]) &&
+	    strcmp(who[i], user) != 0; i++)
+		;
+	return secrets[i];
 }
 
 static int
@@ -76,8 +79,6 @@ write_file(const char *path, const char *text)
 static int
 setup(void)
 {
-	static const char *const who[] = { "root", "owner", "intruder",
-	    "watcher" };
 	char extra[1024], line[128], users[512];
 	size_t i;
 
@@ -87,8 +88,10 @@ setup(void)
 	if (write_file(users, users_text) == -1)
 		return -1;
 	for (i = 0; i < sizeof(who) / sizeof(who[0]); i++) {
+		snprintf(secrets[i], sizeof(secrets[i]), "%s/%s.secret", adir,
+		    who[i]);
 		snprintf(line, sizeof(line), "%s:%s-pw\n", who[i], who[i]);
-		if (write_file(secret_path(who[i]), line) == -1)
+		if (write_file(secrets[i], line) == -1)
 			return -1;
 	}
 	snprintf(kbroker, sizeof(kbroker), "127.0.0.1:%d",
@@ -150,6 +153,19 @@ produce_as(const char *user, const char *topic, const char *values)
 	CU_ASSERT_EQUAL_FATAL(run_tool(&d, values, NULL, 10000, argv), 0);
 }
 
+/*
+ * Send api with the payload in wb (then freed) and wait 5 s for its
+ * answer: its top-level error (support_call); the answer in *p if p.
+ */
+static int
+raw_call(int fd, uint16_t api, struct wbuf *wb, uint8_t **p, size_t *len)
+{
+	int e = support_call(fd, api, api, wb, 5000, p, len);
+
+	wbuf_free(wb);
+	return e;
+}
+
 /* JOIN_GROUP of group subscribed to topic as a new member: the error. */
 static int
 raw_join(int fd, const char *group, const char *topic)
@@ -158,13 +174,10 @@ raw_join(int fd, const char *group, const char *topic)
 	struct join_group_req q = { group, strlen(group), "", 0, "raw", 3,
 	    10000, 1, &t };
 	struct wbuf wb;
-	int e;
 
 	wbuf_init(&wb);
 	msg_encode_join_group_req(&wb, &q);
-	e = support_call(fd, API_JOIN_GROUP, 1, &wb, 5000, NULL, NULL);
-	wbuf_free(&wb);
-	return e;
+	return raw_call(fd, API_JOIN_GROUP, &wb, NULL, NULL);
 }
 
 /* HEARTBEAT (leave 0) or LEAVE_GROUP (1) of member in group: the error. */
@@ -177,17 +190,14 @@ raw_member_op(int fd, const char *group, const char *member, int32_t gen,
 	struct leave_group_req lv = { group, strlen(group), member,
 	    strlen(member) };
 	struct wbuf wb;
-	int e;
 
 	wbuf_init(&wb);
 	if (leave)
 		msg_encode_leave_group_req(&wb, &lv);
 	else
 		msg_encode_heartbeat_req(&wb, &hb);
-	e = support_call(fd, leave ? API_LEAVE_GROUP : API_HEARTBEAT, 2, &wb,
-	    5000, NULL, NULL);
-	wbuf_free(&wb);
-	return e;
+	return raw_call(fd, leave ? API_LEAVE_GROUP : API_HEARTBEAT, &wb, NULL,
+	    NULL);
 }
 
 /* OFFSET_COMMIT of topic/0 at offset as member: the top-level error. */
@@ -199,13 +209,10 @@ raw_commit(int fd, const char *group, const char *member, int32_t gen,
 	struct offset_commit_req q = { group, strlen(group), member,
 	    strlen(member), gen, 1, &cp };
 	struct wbuf wb;
-	int e;
 
 	wbuf_init(&wb);
 	msg_encode_offset_commit_req(&wb, &q);
-	e = support_call(fd, API_OFFSET_COMMIT, 3, &wb, 5000, NULL, NULL);
-	wbuf_free(&wb);
-	return e;
+	return raw_call(fd, API_OFFSET_COMMIT, &wb, NULL, NULL);
 }
 
 /* OFFSET_FETCH of every committed offset of group: the top-level error. */
@@ -214,13 +221,10 @@ raw_offset_fetch(int fd, const char *group)
 {
 	struct offset_fetch_req q = { group, strlen(group), 0, NULL };
 	struct wbuf wb;
-	int e;
 
 	wbuf_init(&wb);
 	msg_encode_offset_fetch_req(&wb, &q);
-	e = support_call(fd, API_OFFSET_FETCH, 4, &wb, 5000, NULL, NULL);
-	wbuf_free(&wb);
-	return e;
+	return raw_call(fd, API_OFFSET_FETCH, &wb, NULL, NULL);
 }
 
 /* DESCRIBE_GROUP of group: the top-level error, the answer in *p. */
@@ -229,13 +233,10 @@ raw_describe(int fd, const char *group, uint8_t **p, size_t *len)
 {
 	struct describe_group_req q = { group, strlen(group) };
 	struct wbuf wb;
-	int e;
 
 	wbuf_init(&wb);
 	msg_encode_describe_group_req(&wb, &q);
-	e = support_call(fd, API_DESCRIBE_GROUP, 5, &wb, 5000, p, len);
-	wbuf_free(&wb);
-	return e;
+	return raw_call(fd, API_DESCRIBE_GROUP, &wb, p, len);
 }
 
 /* LIST_GROUPS: the names, one per line, into names (size n). */
