@@ -97,7 +97,7 @@ int16_t
 auth_gate(struct conn *c, unsigned perm, uint16_t api)
 {
 	const struct auth_user *u = c->auth.user;
-	unsigned need = perm & (AUTH_PRODUCE | AUTH_CONSUME | AUTH_ADMIN);
+	unsigned need = perm & AUTH_TOPIC_PERMS;
 
 	if (!auth_enabled() || (perm & API_PERM_OPEN))
 		return ERR_NONE;

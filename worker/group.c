@@ -365,15 +365,16 @@ exec_member_op(struct worker *w, struct conn *c, struct req *r,
 	struct group_params gp;
 	struct shm_group *g;
 	uint32_t s0, g0;
+	int16_t err;
 	int gidx;
 
 	if (!group_name_valid(group, group_len)) {
 		wgroup_done(r, ERR_INVALID_GROUP);
 		return;
 	}
-	if ((r->error = auth_group(c, AUTH_GROUP_READ, api_name(r->api), group,
+	if ((err = auth_group(c, AUTH_GROUP_READ, api_name(r->api), group,
 	    group_len)) != ERR_NONE) {
-		r->state = REQ_DONE;
+		wgroup_done(r, err);
 		return;
 	}
 	if ((gidx = group_find(w->shm, group, group_len)) < 0) {
