@@ -14,6 +14,8 @@
  *  - watcher's description of owner.g shows the committed offsets, log
  *    ends and assignments of orders.a only, never secret's; root sees
  *    both.
+ *  - GROUP_RESET needs group-delete besides admin on the topic: ops,
+ *    admin without it, is refused and makes no group; root resets.
  *  - on the Kafka listener, with confluent-kafka and kafka-python
  *    (tests/tools/kafka_authz.py guard): intruder's JoinGroup of owner's
  *    group, his DescribeGroups, his LeaveGroup of owner's member id get
@@ -46,11 +48,13 @@ static const char users_text[] =
     "root:root-pw:admin,produce,consume,group-read,group-delete\n"
     "owner:owner-pw:produce,consume,group-read=owner.\n"
     "intruder:intruder-pw:consume=orders.,group-read=intruder.\n"
-    "watcher:watcher-pw:consume=orders.,group-describe=owner.\n";
+    "watcher:watcher-pw:consume=orders.,group-describe=owner.\n"
+    "ops:ops-pw:admin,consume,group-read\n";
 
 /* The users and their secret files, "user:user-pw" (written by setup). */
-static const char *const who[] = { "root", "owner", "intruder", "watcher" };
-static char secrets[4][512];
+static const char *const who[] = { "root", "owner", "intruder", "watcher",
+    "ops" };
+static char secrets[5][512];
 
 static const char *
 secret_path(const char *user)
@@ -479,6 +483,45 @@ test_describe_filtered(void)
 	    "JOIN_GROUP on group owner.g", 1, 5000), 1);
 }
 
+/* GROUP_RESET of group's offsets of topic/0 to the earliest: the error. */
+static int
+raw_reset(int fd, const char *group, const char *topic)
+{
+	struct group_reset_req q = { group, strlen(group), topic,
+	    strlen(topic), 0, RESET_TO_EARLIEST, 0 };
+	struct wbuf wb;
+
+	wbuf_init(&wb);
+	msg_encode_group_reset_req(&wb, &q);
+	return raw_call(fd, API_GROUP_RESET, &wb, NULL, NULL);
+}
+
+/*
+ * GROUP_RESET replaces a group's offsets: it needs group-delete on the
+ * group besides admin on the topic.  ops, an admin who may read every
+ * group but not delete, is refused, logged, and makes no group; root
+ * may.
+ */
+static void
+test_reset_needs_delete(void)
+{
+	char names[1024];
+	int fd;
+
+	fd = connect_as("ops");
+	CU_ASSERT_EQUAL(raw_reset(fd, "ops.g", "orders.a"), ERR_ACCESS_DENIED);
+	close(fd);
+	CU_ASSERT_EQUAL(flumed_wait_log(&d, "user ops: access denied: "
+	    "GROUP_RESET on group ops.g", 1, 5000), 1);
+	fd = connect_as("root");
+	raw_list(fd, names, sizeof(names));
+	CU_ASSERT_PTR_NULL(strstr(names, "ops.g\n"));
+	CU_ASSERT_EQUAL(raw_reset(fd, "ops.g", "orders.a"), ERR_NONE);
+	raw_list(fd, names, sizeof(names));
+	CU_ASSERT_PTR_NOT_NULL(strstr(names, "ops.g\n"));
+	close(fd);
+}
+
 /* kafka_authz.py mode args... NULL; its one line in *out. */
 static int
 authz(char **out, ...)
@@ -552,6 +595,7 @@ TEST_SUITE("auth_groups", setup, teardown,
 	test_intruder_refused },
     { "native: a description shows only readable topics",
 	test_describe_filtered },
+    { "GROUP_RESET needs group-delete", test_reset_needs_delete },
     { "kafka: another user cannot join, kick or describe it",
 	test_kafka_intruder_refused },
     { "no worker died, no secret logged", test_no_crash });
