@@ -21,6 +21,7 @@
 #include "shm/authpub.h"
 
 _Static_assert(AUTH_FILE_MAX == AUTHPUB_TEXT_MAX, "auth_file fits the shm copy");
+_Static_assert(GROUP_NAME_MAX <= TOPIC_NAME_MAX, "a group prefix fits a grant");
 
 static struct auth_table auth_tab;
 static int auth_on;
@@ -88,7 +89,10 @@ auth_table_free(struct auth_table *t)
 	t->nusers = 0;
 }
 
-/* Parse "produce,consume=orders.,admin" into u's grants; 0 or -1. */
+/*
+ * Parse "produce,consume=orders.,admin,group-read=app." into u's grants;
+ * 0 or -1.
+ */
 static int
 auth_parse_perms(const char *name, int line, const char *p, size_t len,
     struct auth_user *u, char *err, size_t errlen)
@@ -97,10 +101,13 @@ auth_parse_perms(const char *name, int line, const char *p, size_t len,
 		{ "produce", AUTH_PRODUCE },
 		{ "consume", AUTH_CONSUME },
 		{ "admin", AUTH_ADMIN },
+		{ "group-read", AUTH_GROUP_READ },
+		{ "group-describe", AUTH_GROUP_DESCRIBE },
+		{ "group-delete", AUTH_GROUP_DELETE },
 	};
 	struct auth_grant *g;
-	const char *tok, *end = p + len, *comma, *eq, *wend;
-	size_t wlen, i;
+	const char *tok, *end = p + len, *comma, *eq, *wend, *what;
+	size_t wlen, i, max;
 	unsigned bit;
 
 	if (len > 0 && p[len - 1] == ',')
@@ -120,8 +127,9 @@ auth_parse_perms(const char *name, int line, const char *p, size_t len,
 		if (bit == 0)
 			return auth_err(err, errlen, name, line,
 			    "user %s: unknown permission (expected produce, "
-			    "consume or admin, each optionally =topic-prefix)",
-			    u->name);
+			    "consume or admin, each optionally =topic-prefix, "
+			    "or group-read, group-describe or group-delete, "
+			    "each optionally =group-prefix)", u->name);
 		g = reallocarray(u->grants, u->ngrants + 1, sizeof(*g));
 		if (g == NULL)
 			return auth_err(err, errlen, name, line, "out of memory");
@@ -134,16 +142,18 @@ auth_parse_perms(const char *name, int line, const char *p, size_t len,
 				break;
 			continue;
 		}
+		what = (bit & AUTH_GROUP_PERMS) ? "group" : "topic";
+		max = (bit & AUTH_GROUP_PERMS) ? GROUP_NAME_MAX : TOPIC_NAME_MAX;
 		g->prefix_len = (size_t)(comma - eq - 1);
-		if (g->prefix_len == 0 || g->prefix_len > TOPIC_NAME_MAX)
+		if (g->prefix_len == 0 || g->prefix_len > max)
 			return auth_err(err, errlen, name, line,
-			    "user %s: a topic prefix must be 1 to %d characters",
-			    u->name, TOPIC_NAME_MAX);
+			    "user %s: a %s prefix must be 1 to %zu characters",
+			    u->name, what, max);
 		for (i = 0; i < g->prefix_len; i++)
 			if (!auth_topic_char((unsigned char)eq[1 + i]))
 				return auth_err(err, errlen, name, line,
-				    "user %s: a topic prefix may only hold "
-				    "A-Z a-z 0-9 . _ -", u->name);
+				    "user %s: a %s prefix may only hold "
+				    "A-Z a-z 0-9 . _ -", u->name, what);
 		memcpy(g->prefix, eq + 1, g->prefix_len);
 		if (comma == end)
 			break;
@@ -257,6 +267,35 @@ auth_user_may(const struct auth_user *u, unsigned perm, const char *topic,
 	return 0;
 }
 
+int
+auth_user_may_group(const struct auth_user *u, unsigned perm,
+    const char *group, size_t len)
+{
+	/* Read and delete imply describe (Kafka's rule). */
+	if (perm & AUTH_GROUP_DESCRIBE)
+		perm = AUTH_GROUP_PERMS;
+	return auth_user_may(u, perm & AUTH_GROUP_PERMS, group, len);
+}
+
+/*
+ * Does t give consume to some user but no group permission to anyone?
+ * Such a file was written when any consumer could use every group.
+ */
+static int
+auth_table_groupless(const struct auth_table *t)
+{
+	size_t i;
+	int consumers = 0;
+
+	for (i = 0; i < t->nusers; i++) {
+		if (auth_user_has(&t->users[i], AUTH_GROUP_PERMS, 0))
+			return 0;
+		if (auth_user_has(&t->users[i], AUTH_CONSUME, 0))
+			consumers = 1;
+	}
+	return consumers;
+}
+
 /* Has u perm (one AUTH_* bit) on some topics, or (all) on every topic? */
 int
 auth_user_has(const struct auth_user *u, unsigned perm, int all)
@@ -316,6 +355,13 @@ auth_load(const char *path, char *err, size_t errlen, char *warn,
 		snprintf(warn, warnlen, "%s: readable by others than its owner "
 		    "(mode %03o); it holds secrets, chmod 600 it", path,
 		    (unsigned)(st.st_mode & 0777));
+	if (auth_table_groupless(&t) && warnlen > 0) {
+		n = (ssize_t)strlen(warn);
+		snprintf(warn + n, warnlen - (size_t)n, "%s%s: no user has a "
+		    "group permission, so no consumer group may be used (add "
+		    "group-read=prefix, see flume.conf(5))", n > 0 ? "; " : "",
+		    path);
+	}
 	auth_unload();
 	auth_tab = t;
 	auth_text = buf;

@@ -5,7 +5,10 @@
  * The auth_file named in flume.conf holds one `user:secret:permissions`
  * line per user; permissions is a comma-separated list of produce,
  * consume and admin, each optionally limited to the topics whose names
- * start with a prefix (`consume=orders.`).  The master reads the file
+ * start with a prefix (`consume=orders.`), and of group-read,
+ * group-describe and group-delete, each optionally limited the same way
+ * to the consumer groups whose names start with a prefix (Kafka's GROUP
+ * resource: without one, a user may use no group).  The master reads the file
  * before forking, so every worker (and every respawned one) has the
  * same table without reading it again; SIGHUP reads it again and hands
  * the new text to the running workers through shared memory
@@ -23,12 +26,21 @@
 #define AUTH_PRODUCE		0x01u
 #define AUTH_CONSUME		0x02u
 #define AUTH_ADMIN		0x04u
+#define AUTH_GROUP_READ		0x08u	/* join, heartbeat, leave, commit */
+#define AUTH_GROUP_DESCRIBE	0x10u	/* describe, list, offset fetch */
+#define AUTH_GROUP_DELETE	0x20u	/* GROUP_RESET */
+#define AUTH_TOPIC_PERMS	(AUTH_PRODUCE | AUTH_CONSUME | AUTH_ADMIN)
+#define AUTH_GROUP_PERMS	(AUTH_GROUP_READ | AUTH_GROUP_DESCRIBE | \
+				    AUTH_GROUP_DELETE)
 #define AUTH_FILE_MAX		(1u << 20)	/* largest auth_file accepted */
 #define AUTH_SECRET_MAX		1024
 #define AUTH_LOG_DENIALS	8		/* denials logged per connection */
 #define AUTH_FRAME_MAX		4096		/* largest frame before authenticating */
 
-/* One permission, for the topics whose names start with prefix ("" = all). */
+/*
+ * One permission, for the topics (AUTH_TOPIC_PERMS) or the groups
+ * (AUTH_GROUP_PERMS) whose names start with prefix ("" = all).
+ */
 struct auth_grant {
 	unsigned	 perm;			/* one AUTH_* bit */
 	size_t		 prefix_len;
@@ -58,9 +70,15 @@ struct shm;
 int	auth_parse(const char *name, const char *text, size_t len,
 	    struct auth_table *t, char *err, size_t errlen);
 void	auth_table_free(struct auth_table *t);
-/* The user's grants allow perm (one AUTH_* bit) on topic? 1 or 0. */
+/* The user's grants allow one of perms (AUTH_* bits) on topic? 1 or 0. */
 int	auth_user_may(const struct auth_user *u, unsigned perm, const char *topic,
 	    size_t len);
+/*
+ * The user's grants allow perm (one AUTH_GROUP_* bit) on group?  Every
+ * group permission implies AUTH_GROUP_DESCRIBE, as in Kafka.  1 or 0.
+ */
+int	auth_user_may_group(const struct auth_user *u, unsigned perm,
+	    const char *group, size_t len);
 /* The user has perm on some topic (all: on every topic)? 1 or 0. */
 int	auth_user_has(const struct auth_user *u, unsigned perm, int all);
 /* 1 if a user name may hold ch. */
@@ -72,7 +90,9 @@ const struct auth_user *auth_find_in(const struct auth_table *t,
 /*
  * Master, before forking: read path into the process-wide table that
  * the workers inherit.  0, or -1 with "path:line: message" in err.
- * A file readable by group or others is accepted with a warning in warn.
+ * A file readable by group or others is accepted with a warning in warn,
+ * as is one where users may consume but none may use a consumer group
+ * (written before groups had permissions of their own); both in one line.
  */
 int	auth_load(const char *path, char *err, size_t errlen, char *warn,
 	    size_t warnlen);

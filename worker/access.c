@@ -9,6 +9,7 @@
 
 #include "common/authfile.h"
 #include "common/log.h"
+#include "store/topic.h"
 #include "worker/access.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
@@ -96,7 +97,7 @@ int16_t
 auth_gate(struct conn *c, unsigned perm, uint16_t api)
 {
 	const struct auth_user *u = c->auth.user;
-	unsigned need = perm & (AUTH_PRODUCE | AUTH_CONSUME | AUTH_ADMIN);
+	unsigned need = perm & AUTH_TOPIC_PERMS;
 
 	if (!auth_enabled() || (perm & API_PERM_OPEN))
 		return ERR_NONE;
@@ -138,32 +139,45 @@ auth_name_len(size_t len, size_t max)
 	return (int)(len > max ? max : len);
 }
 
-/* An absent (null) name from the wire as "". */
+/*
+ * A name from the wire for the log: "" when absent (null), "?" when it
+ * is no valid topic or group name (it could hold a newline).
+ */
 static const char *
 auth_name(const char *p, size_t len)
 {
-	return p != NULL && len > 0 ? p : "";
+	if (p == NULL || len == 0)
+		return "";
+	return group_name_valid(p, len > GROUP_NAME_MAX ? GROUP_NAME_MAX :
+	    len) ? p : "?";
+}
+
+int
+auth_group_may(const struct conn *c, unsigned perm, const char *group,
+    size_t glen)
+{
+	if (!auth_enabled())
+		return 1;
+	return c->auth.user != NULL && group != NULL &&
+	    auth_user_may_group(c->auth.user, perm, group, glen);
 }
 
 int16_t
-auth_group(struct conn *c, const char *api, const char *group, size_t glen)
+auth_group(struct conn *c, unsigned perm, const char *api, const char *group,
+    size_t glen)
 {
-	const struct auth_user *u = c->auth.user;
-
-	if (!auth_enabled())
-		return ERR_NONE;
-	if (u != NULL && auth_user_has(u, AUTH_CONSUME, 0))
+	if (auth_group_may(c, perm, group, glen))
 		return ERR_NONE;
 	if (auth_log_more(c))
-		log_warnx("%s: user %s: access denied: %s on group %.*s (the "
-		    "user may consume no topic)", c->peer, auth_who(c), api,
-		    auth_name_len(glen, GROUP_NAME_MAX), auth_name(group, glen));
+		log_warnx("%s: user %s: access denied: %s on group %.*s",
+		    c->peer, auth_who(c), api, auth_name_len(glen,
+		    GROUP_NAME_MAX), auth_name(group, glen));
 	return ERR_ACCESS_DENIED;
 }
 
 int16_t
-auth_group_topic(struct conn *c, const char *group, size_t glen,
-    const char *topic, size_t tlen)
+auth_group_topic(struct conn *c, const char *api, const char *group,
+    size_t glen, const char *topic, size_t tlen)
 {
 	if (!auth_enabled())
 		return ERR_NONE;
@@ -172,13 +186,13 @@ auth_group_topic(struct conn *c, const char *group, size_t glen,
 	if (!auth_log_more(c))
 		return ERR_ACCESS_DENIED;
 	if (topic == NULL)
-		log_warnx("%s: user %s: access denied: JoinGroup on group %.*s: "
+		log_warnx("%s: user %s: access denied: %s on group %.*s: "
 		    "its consumer subscription cannot be read", c->peer,
-		    auth_who(c), auth_name_len(glen, GROUP_NAME_MAX),
+		    auth_who(c), api, auth_name_len(glen, GROUP_NAME_MAX),
 		    auth_name(group, glen));
 	else
-		log_warnx("%s: user %s: access denied: JoinGroup on group %.*s "
-		    "subscribes to topic %.*s", c->peer, auth_who(c),
+		log_warnx("%s: user %s: access denied: %s on group %.*s "
+		    "subscribes to topic %.*s", c->peer, auth_who(c), api,
 		    auth_name_len(glen, GROUP_NAME_MAX), auth_name(group, glen),
 		    auth_name_len(tlen, TOPIC_NAME_MAX), auth_name(topic, tlen));
 	return ERR_ACCESS_DENIED;

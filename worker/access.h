@@ -59,21 +59,28 @@ int16_t	auth_topic(struct conn *c, unsigned perms, const char *topic,
 int	auth_may(const struct conn *c, unsigned perms, const char *topic,
 	    size_t len);
 /*
- * Worker: may c's user make the Kafka group request api (its name, for
- * the log) on group?  The auth_file has no group permissions: a user
- * who may consume some topic may use groups; what a consumer group
- * reads is checked per topic (auth_group_topic, and at each fetch and
- * offset commit).  ERR_NONE or ERR_ACCESS_DENIED (logged).
+ * Worker: may c's user make the group request api (its name as the
+ * client sent it, for the log: "JOIN_GROUP", "JoinGroup") on group?
+ * perm is the AUTH_GROUP_* permission api needs: READ to be a member
+ * and commit, DESCRIBE (implied by the others) to look, DELETE for
+ * GROUP_RESET.  Without a group permission of the auth_file naming the
+ * group, no: ERR_ACCESS_DENIED (logged with user, api and group), else
+ * ERR_NONE.  What a group reads is checked per topic besides
+ * (auth_group_topic, and at each fetch and offset commit).
  */
-int16_t	auth_group(struct conn *c, const char *api, const char *group,
+int16_t	auth_group(struct conn *c, unsigned perm, const char *api,
+	    const char *group, size_t glen);
+/* Worker: the same as a yes (1) or no (0), without logging. */
+int	auth_group_may(const struct conn *c, unsigned perm, const char *group,
 	    size_t glen);
 /*
- * Worker: a JoinGroup of group subscribes to topic (from the consumer
- * protocol's metadata); may c's user consume it?  topic NULL: the
- * subscription could not be read.  ERR_NONE or ERR_ACCESS_DENIED (logged).
+ * Worker: a join (api) of group subscribes to topic (named by the
+ * request, or by the Kafka consumer protocol's metadata); may c's user
+ * consume it?  topic NULL: the subscription could not be read.
+ * ERR_NONE or ERR_ACCESS_DENIED (logged).
  */
-int16_t	auth_group_topic(struct conn *c, const char *group, size_t glen,
-	    const char *topic, size_t tlen);
+int16_t	auth_group_topic(struct conn *c, const char *api, const char *group,
+	    size_t glen, const char *topic, size_t tlen);
 /* Worker: the user named name[0..len) in the current table, or NULL. */
 const struct auth_user *auth_user_find(const char *name, size_t len);
 /*

@@ -13,6 +13,11 @@
  * state or generation wakes every worker that parked requests, so a
  * JOIN parked in another worker is answered as soon as the last member
  * has rejoined.
+ *
+ * With an auth_file every request needs its group permission
+ * (worker/access.h: read to be a member and commit, describe to look,
+ * delete to reset), a join may subscribe only to topics the user may
+ * consume, and a description or a listing of offsets shows only those.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -285,6 +290,18 @@ exec_join(struct worker *w, struct conn *c, struct req *r)
 		wgroup_done(r, ERR_INVALID_REQUEST);
 		return;
 	}
+	/* Before the group exists: a refused join creates nothing. */
+	if ((err = auth_group(c, AUTH_GROUP_READ, api_name(r->api), q->group,
+	    q->group_len)) != ERR_NONE) {
+		wgroup_done(r, err);
+		return;
+	}
+	for (i = 0; i < q->count; i++)
+		if ((err = auth_group_topic(c, api_name(r->api), q->group,
+		    q->group_len, q->topics[i].s, q->topics[i].len)) != ERR_NONE) {
+			wgroup_done(r, err);
+			return;
+		}
 	for (i = 0; i < q->count; i++) {
 		idx = shm_topic_find(w->shm, q->topics[i].s, q->topics[i].len);
 		if (idx < 0) {
@@ -342,17 +359,23 @@ exec_join(struct worker *w, struct conn *c, struct req *r)
 
 /* HEARTBEAT (leave 0) or LEAVE_GROUP (leave 1) of member id in group. */
 static void
-exec_member_op(struct worker *w, struct req *r, const char *group,
-    size_t group_len, const char *id, size_t id_len, int32_t generation,
-    int leave)
+exec_member_op(struct worker *w, struct conn *c, struct req *r,
+    const char *group, size_t group_len, const char *id, size_t id_len,
+    int32_t generation, int leave)
 {
 	struct group_params gp;
 	struct shm_group *g;
 	uint32_t s0, g0;
+	int16_t err;
 	int gidx;
 
 	if (!group_name_valid(group, group_len)) {
 		wgroup_done(r, ERR_INVALID_GROUP);
+		return;
+	}
+	if ((err = auth_group(c, AUTH_GROUP_READ, api_name(r->api), group,
+	    group_len)) != ERR_NONE) {
+		wgroup_done(r, err);
 		return;
 	}
 	if ((gidx = group_find(w->shm, group, group_len)) < 0) {
@@ -404,6 +427,11 @@ exec_commit(struct worker *w, struct conn *c, struct req *r)
 
 	if (!group_name_valid(q->group, q->group_len)) {
 		wgroup_done(r, ERR_INVALID_GROUP);
+		return;
+	}
+	if ((err = auth_group(c, AUTH_GROUP_READ, api_name(r->api), q->group,
+	    q->group_len)) != ERR_NONE) {
+		wgroup_done(r, err);
 		return;
 	}
 	if ((gidx = group_find(w->shm, q->group, q->group_len)) < 0) {
@@ -460,10 +488,16 @@ exec_offset_fetch(struct worker *w, struct conn *c, struct req *r)
 	struct group_tp tp;
 	uint32_t slot = 0, used;
 	int32_t i, n;
+	int16_t err;
 	int gidx;
 
 	if (!group_name_valid(q->group, q->group_len)) {
 		wgroup_done(r, ERR_INVALID_GROUP);
+		return;
+	}
+	if ((err = auth_group(c, AUTH_GROUP_DESCRIBE, api_name(r->api),
+	    q->group, q->group_len)) != ERR_NONE) {
+		wgroup_done(r, err);
 		return;
 	}
 	gidx = group_find(w->shm, q->group, q->group_len);
@@ -542,6 +576,9 @@ exec_list_groups(struct worker *w, struct conn *c, struct req *r)
 		if (atomic_load_explicit(&g->used, memory_order_acquire) != 1 ||
 		    g->name_len == 0 || g->name_len > GROUP_NAME_MAX)
 			continue;
+		/* Only the groups the user may describe (names never change). */
+		if (!auth_group_may(c, AUTH_GROUP_DESCRIBE, g->name, g->name_len))
+			continue;
 		if ((g = wgroup_lock(w, (int)i, &gp, &s0, &g0)) == NULL)
 			continue;
 		(void)group_tick(w->shm, g, w->now, &gp);
@@ -569,6 +606,21 @@ slot_subscribed(struct worker *w, struct shm_group *g, uint32_t slot)
 	return 0;
 }
 
+/*
+ * Keep of parts[0..n) the topics c's user may consume (a description
+ * shows nothing of the others); the new count.
+ */
+static int32_t
+parts_readable(const struct conn *c, struct group_tp *parts, int32_t n)
+{
+	int32_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (auth_may(c, AUTH_CONSUME, parts[i].topic, parts[i].topic_len))
+			parts[k++] = parts[i];
+	return k;
+}
+
 static void
 exec_describe(struct worker *w, struct conn *c, struct req *r)
 {
@@ -586,6 +638,11 @@ exec_describe(struct worker *w, struct conn *c, struct req *r)
 
 	if (!group_name_valid(q->group, q->group_len)) {
 		wgroup_done(r, ERR_INVALID_GROUP);
+		return;
+	}
+	if ((err = auth_group(c, AUTH_GROUP_DESCRIBE, api_name(r->api),
+	    q->group, q->group_len)) != ERR_NONE) {
+		wgroup_done(r, err);
 		return;
 	}
 	if ((gidx = group_find(w->shm, q->group, q->group_len)) < 0) {
@@ -645,6 +702,7 @@ exec_describe(struct worker *w, struct conn *c, struct req *r)
 				md->count = kafka_assignment_parts(w,
 				    group_assign(w->shm, g, i), m->assign_len,
 				    md->parts, (int32_t)used);
+			md->count = parts_readable(c, md->parts, md->count);
 			continue;
 		}
 		if (md->member_id == NULL || md->client_id == NULL ||
@@ -656,6 +714,7 @@ exec_describe(struct worker *w, struct conn *c, struct req *r)
 		for (j = 0; j < n; j++)
 			if (wgroup_slot_tp(w, c, slots[j], &md->parts[md->count]) == 0)
 				md->count++;
+		md->count = parts_readable(c, md->parts, md->count);
 	}
 	s->noffsets = 0;
 	for (i = 0; i < used && err == ERR_NONE; i++) {
@@ -664,7 +723,8 @@ exec_describe(struct worker *w, struct conn *c, struct req *r)
 		if (off < 0 && !slot_subscribed(w, g, i))
 			continue;
 		od = &s->offsets[s->noffsets];
-		if (wgroup_slot_tp(w, c, i, &tp) == -1)
+		if (wgroup_slot_tp(w, c, i, &tp) == -1 ||
+		    !auth_may(c, AUTH_CONSUME, tp.topic, tp.topic_len))
 			continue;
 		od->topic = tp.topic;
 		od->topic_len = tp.topic_len;
@@ -745,7 +805,9 @@ exec_group_reset(struct worker *w, struct conn *c, struct req *r)
 		wgroup_done(r, ERR_INVALID_GROUP);
 		return;
 	}
-	if ((err = auth_topic(c, AUTH_ADMIN, q->topic, q->topic_len)) !=
+	if ((err = auth_group(c, AUTH_GROUP_DELETE, api_name(r->api), q->group,
+	    q->group_len)) != ERR_NONE ||
+	    (err = auth_topic(c, AUTH_ADMIN, q->topic, q->topic_len)) !=
 	    ERR_NONE) {
 		wgroup_done(r, err);
 		return;
@@ -834,14 +896,14 @@ wgroup_exec(struct worker *w, struct conn *c, struct req *r)
 	case API_HEARTBEAT: {
 		const struct heartbeat_req *q = r->dec;
 
-		exec_member_op(w, r, q->group, q->group_len, q->member_id,
+		exec_member_op(w, c, r, q->group, q->group_len, q->member_id,
 		    q->member_id_len, q->generation, 0);
 		break;
 	}
 	case API_LEAVE_GROUP: {
 		const struct leave_group_req *q = r->dec;
 
-		exec_member_op(w, r, q->group, q->group_len, q->member_id,
+		exec_member_op(w, c, r, q->group, q->group_len, q->member_id,
 		    q->member_id_len, 0, 1);
 		break;
 	}

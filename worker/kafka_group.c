@@ -12,14 +12,15 @@
  * deadline; whoever moves a group's state or generation (a worker, or
  * the writer's expiry) wakes every worker that parked requests.
  *
- * With an auth_file, every group request needs a user who may consume
- * some topic (worker/access.h), else GROUP_AUTHORIZATION_FAILED; a
- * JoinGroup of protocol type "consumer" must moreover subscribe only to
- * topics the user may consume, read from each protocol's metadata
- * (i16 version, [string] topics, ...), else the same error and the
- * group is not touched.  Other protocol types carry opaque metadata:
- * for them the first rule alone applies; their members still read only
- * what each fetch allows.
+ * With an auth_file, every group request needs the user's permission
+ * on the group (worker/access.h): describe for FindCoordinator, read
+ * for the others, else GROUP_AUTHORIZATION_FAILED; a JoinGroup of
+ * protocol type "consumer" must moreover subscribe only to topics the
+ * user may consume, read from each protocol's metadata (i16 version,
+ * [string] topics, ...), else the same error and the group is not
+ * touched.  Other protocol types carry opaque metadata: for them the
+ * first rule alone applies; their members still read only what each
+ * fetch allows.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -115,11 +116,11 @@ kg_group(struct worker *w, struct kstr id, int create, int16_t *err)
 	return gidx;
 }
 
-/* GROUP_AUTHORIZATION_FAILED unless c's user may use groups at all. */
+/* GROUP_AUTHORIZATION_FAILED unless c's user has perm on group. */
 static int16_t
-kg_authorize(struct conn *c, const char *api, struct kstr group)
+kg_authorize(struct conn *c, unsigned perm, const char *api, struct kstr group)
 {
-	return auth_group(c, api, group.p, group.len > 0 ?
+	return auth_group(c, perm, api, group.p, group.len > 0 ?
 	    (size_t)group.len : 0) == ERR_NONE ? KERR_NONE :
 	    KERR_GROUP_AUTHORIZATION_FAILED;
 }
@@ -134,7 +135,8 @@ kg_authorize_join(struct conn *c, const struct kjoin_req *q)
 	int32_t i, j, nt;
 	int16_t err;
 
-	if ((err = kg_authorize(c, "JoinGroup", q->group_id)) != KERR_NONE ||
+	if ((err = kg_authorize(c, AUTH_GROUP_READ, "JoinGroup",
+	    q->group_id)) != KERR_NONE ||
 	    !auth_enabled() || !kstr_eq(q->protocol_type, "consumer"))
 		return err;
 	for (i = 0; i < q->nprotocols; i++) {
@@ -145,12 +147,13 @@ kg_authorize_join(struct conn *c, const struct kjoin_req *q)
 		nt = rbuf_count(&rb, 2);
 		for (j = 0; j < nt && !rb.err; j++) {
 			name = rbuf_str(&rb, &nlen);
-			if (!rb.err && auth_group_topic(c, q->group_id.p, glen,
-			    name, nlen) != ERR_NONE)
+			if (!rb.err && auth_group_topic(c, "JoinGroup",
+			    q->group_id.p, glen, name, nlen) != ERR_NONE)
 				return KERR_GROUP_AUTHORIZATION_FAILED;
 		}
 		if (rb.err) {
-			(void)auth_group_topic(c, q->group_id.p, glen, NULL, 0);
+			(void)auth_group_topic(c, "JoinGroup", q->group_id.p,
+			    glen, NULL, 0);
 			return KERR_GROUP_AUTHORIZATION_FAILED;
 		}
 	}
@@ -173,8 +176,8 @@ kafka_find_coord_exec(struct worker *w, struct conn *c, struct req *r)
 	memset(s, 0, sizeof(*s));
 	/* One broker: it coordinates every group. */
 	s->error = w->shm->hdr->limits.max_groups == 0 ?
-	    KERR_COORDINATOR_NOT_AVAILABLE : kg_authorize(c, "FindCoordinator",
-	    k->k.find_coord.group_id);
+	    KERR_COORDINATOR_NOT_AVAILABLE : kg_authorize(c,
+	    AUTH_GROUP_DESCRIBE, "FindCoordinator", k->k.find_coord.group_id);
 	s->node_id = 0;
 	/* The listener the client came in on, as Metadata does. */
 	s->host = kstr_c(c->tls != NULL ? w->conf->kafka_tls_adv_host :
@@ -500,7 +503,8 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 		r->state = REQ_DONE;
 		return;
 	}
-	if ((err = kg_authorize(c, "SyncGroup", q->group_id)) != KERR_NONE) {
+	if ((err = kg_authorize(c, AUTH_GROUP_READ, "SyncGroup",
+	    q->group_id)) != KERR_NONE) {
 		sync_done(st, r, err);
 		return;
 	}
@@ -591,8 +595,8 @@ kafka_member_op_exec(struct worker *w, struct conn *c, struct req *r)
 	r->state = REQ_DONE;
 	group = leave ? k->k.leave.group_id : k->k.heartbeat.group_id;
 	id = leave ? k->k.leave.member_id : k->k.heartbeat.member_id;
-	if ((st->resp.err.error = kg_authorize(c, leave ? "LeaveGroup" :
-	    "Heartbeat", group)) != KERR_NONE)
+	if ((st->resp.err.error = kg_authorize(c, AUTH_GROUP_READ, leave ?
+	    "LeaveGroup" : "Heartbeat", group)) != KERR_NONE)
 		return;
 	if (id.len <= 0 || id.len > MEMBER_ID_MAX) {
 		st->resp.err.error = KERR_UNKNOWN_MEMBER_ID;

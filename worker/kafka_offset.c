@@ -57,7 +57,7 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 	k->kst = s;
 	if (w->shm->hdr->limits.max_groups == 0)
 		err = KERR_COORDINATOR_NOT_AVAILABLE;
-	else if (auth_group(c, "OffsetCommit", q->group_id.p,
+	else if (auth_group(c, AUTH_GROUP_READ, "OffsetCommit", q->group_id.p,
 	    q->group_id.len > 0 ? (size_t)q->group_id.len : 0) != ERR_NONE)
 		err = KERR_GROUP_AUTHORIZATION_FAILED;	/* in every partition */
 	else if (q->group_id.len <= 0 ||
@@ -157,8 +157,8 @@ kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 	s->ntopics = q->ntopics > 0 ? q->ntopics : 0;
 	s->topics = q->ntopics > 0 ? tr : NULL;
 	k->kst = s;
-	if (auth_group(c, "OffsetFetch", q->group_id.p, q->group_id.len > 0 ?
-	    (size_t)q->group_id.len : 0) != ERR_NONE)
+	if (auth_group(c, AUTH_GROUP_DESCRIBE, "OffsetFetch", q->group_id.p,
+	    q->group_id.len > 0 ? (size_t)q->group_id.len : 0) != ERR_NONE)
 		err = KERR_GROUP_AUTHORIZATION_FAILED;	/* in every partition */
 	else if (q->group_id.len <= 0 ||
 	    !group_name_valid(q->group_id.p, (size_t)q->group_id.len))
@@ -276,15 +276,14 @@ kafka_list_groups_exec(struct worker *w, struct conn *c, struct req *r)
 	memset(s, 0, sizeof(*s));
 	s->groups = e;
 	k->kst = s;
-	if (auth_group(c, "ListGroups", "", 0) != ERR_NONE) {
-		s->error = KERR_GROUP_AUTHORIZATION_FAILED;
-		return;
-	}
 	wgroup_params(w, &gp);
 	for (i = 0; i < n; i++) {
 		g = group_at(w->shm, i);
 		if (atomic_load_explicit(&g->used, memory_order_acquire) != 1 ||
 		    g->name_len == 0 || g->name_len > GROUP_NAME_MAX)
+			continue;
+		/* Only the groups the user may describe, as Kafka lists them. */
+		if (!auth_group_may(c, AUTH_GROUP_DESCRIBE, g->name, g->name_len))
 			continue;
 		if ((g = wgroup_lock(w, (int)i, &gp, &s0, &g0)) == NULL)
 			continue;
@@ -397,8 +396,8 @@ kafka_describe_groups_exec(struct worker *w, struct conn *c, struct req *r)
 			d[i].error = KERR_INVALID_GROUP_ID;
 			continue;
 		}
-		if (auth_group(c, "DescribeGroups", q->groups[i].p,
-		    (size_t)q->groups[i].len) != ERR_NONE) {
+		if (auth_group(c, AUTH_GROUP_DESCRIBE, "DescribeGroups",
+		    q->groups[i].p, (size_t)q->groups[i].len) != ERR_NONE) {
 			d[i].error = KERR_GROUP_AUTHORIZATION_FAILED;
 			continue;
 		}

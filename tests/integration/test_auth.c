@@ -479,6 +479,33 @@ test_config_check(void)
 	CU_ASSERT(found);
 }
 
+/*
+ * users_text lets alice and bob consume but gives no one a group
+ * permission: as Kafka, no group is open to anyone, and the master says
+ * so once at start.  bob, who could consume orders.*, may not join.
+ */
+static void
+test_groupless_file(void)
+{
+	struct wire_str t = { "orders.a", 8 };
+	struct join_group_req q = { "g", 1, "", 0, "raw", 3, 10000, 1, &t };
+	struct wbuf wb;
+	int fd;
+
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "/users: no user has a group "
+	    "permission, so no consumer group may be used (add "
+	    "group-read=prefix, see flume.conf(5))"), 1);
+	fd = connect_as("bob", BOB_SECRET);
+	wbuf_init(&wb);
+	msg_encode_join_group_req(&wb, &q);
+	CU_ASSERT_EQUAL(support_call(fd, API_JOIN_GROUP, 8, &wb, 5000, NULL,
+	    NULL), ERR_ACCESS_DENIED);
+	wbuf_free(&wb);
+	close(fd);
+	CU_ASSERT_EQUAL(flumed_wait_log(&d, "user bob: access denied: "
+	    "JOIN_GROUP on group g", 1, 5000), 1);
+}
+
 static void
 test_no_secret_in_log(void)
 {
@@ -502,4 +529,6 @@ TEST_SUITE("auth", setup, teardown,
     { "forbidden topic: denied per entry, no data", test_forbidden_topic },
     { "admin op without admin: denied", test_admin_without_admin },
     { "flume-master -n checks the auth file", test_config_check },
+    { "a file without group permissions: warned, no group",
+	test_groupless_file },
     { "no secret in the log", test_no_secret_in_log });

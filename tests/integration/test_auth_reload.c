@@ -34,15 +34,16 @@ static char users[512], rootsecret[512];
 #define CAROL_SECRET	"carol-pw"
 #define DAVE_SECRET	"dave-pw"
 
+/* bob and carol may use every group; what they see is per topic. */
 static const char users_v1[] =
     "root:" ROOT_SECRET ":admin,produce,consume\n"
-    "bob:" BOB_SECRET ":consume=orders.\n"
-    "carol:" CAROL_SECRET ":consume\n"
+    "bob:" BOB_SECRET ":consume=orders.,group-read\n"
+    "carol:" CAROL_SECRET ":consume,group-read\n"
     "dave:" DAVE_SECRET ":consume=orders.\n";
 /* carol removed, dave moved from orders.* to private. */
 static const char users_v2[] =
     "root:" ROOT_SECRET ":admin,produce,consume\n"
-    "bob:" BOB_SECRET ":consume=orders.\n"
+    "bob:" BOB_SECRET ":consume=orders.,group-read\n"
     "dave:" DAVE_SECRET ":consume=private\n";
 
 static int

@@ -1,11 +1,16 @@
 /*
- * The auth_file parser and permission checks (worker/auth.c), and the
+ * The auth_file parser and permission checks (common/authfile.c), the
+ * group permissions and the warning for a file without any, and the
  * AUTH_BEGIN / AUTH_PROVE codecs (proto/msg_auth.c): exact tables,
  * exact error lines, never a secret in a message.
  */
+#include <sys/stat.h>
+
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "proto/msg.h"
 #include "proto/msg_auth.h"
@@ -66,6 +71,11 @@ test_parse_users(void)
 	CU_ASSERT_EQUAL(t.nusers, 0);
 }
 
+#define UNKNOWN_PERM(where) where ": unknown permission (expected " \
+	"produce, consume or admin, each optionally =topic-prefix, or " \
+	"group-read, group-describe or group-delete, each optionally " \
+	"=group-prefix)"
+
 static void
 expect_error(const char *text, const char *msg, const char *secret)
 {
@@ -91,9 +101,7 @@ test_parse_errors(void)
 	    "users:1: a user name may only hold A-Z a-z 0-9 . _ - @", "SECRET3");
 	expect_error("bob::produce\n",
 	    "users:1: user bob: the secret must be 1 to 1024 bytes", NULL);
-	expect_error("bob:SECRET4:fly\n", "users:1: user bob: unknown "
-	    "permission (expected produce, consume or admin, each optionally "
-	    "=topic-prefix)", "SECRET4");
+	expect_error("bob:SECRET4:fly\n", UNKNOWN_PERM("users:1: user bob"), "SECRET4");
 	expect_error("bob:SECRET5:produce,\n",
 	    "users:1: user bob: empty permission after ','", "SECRET5");
 	expect_error("bob:SECRET6:consume=\n",
@@ -104,9 +112,114 @@ test_parse_errors(void)
 	    "SECRET7");
 	expect_error("bob:x:produce\n# c\nbob:SECRET8:consume\n",
 	    "users:3: user bob is listed twice", "SECRET8");
-	expect_error("bob:x:produce, consume\n", "users:1: user bob: unknown "
-	    "permission (expected produce, consume or admin, each optionally "
-	    "=topic-prefix)", NULL);
+	expect_error("bob:x:produce, consume\n", UNKNOWN_PERM("users:1: user bob"), NULL);
+}
+
+/* Group permissions: their own names, prefixes and implications. */
+static void
+test_parse_groups(void)
+{
+	struct auth_table t;
+	char err[256];
+	const struct auth_user *u;
+
+	CU_ASSERT_EQUAL_FATAL(parse("a:x:consume=orders.,group-read=app.\n"
+	    "b:x:group-describe\n"
+	    "c:x:consume,group-delete=ops.,group-read=app.eu\n"
+	    "d:x:consume,admin,produce\n", &t, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(t.nusers, 4);
+	u = &t.users[0];
+	CU_ASSERT_EQUAL(u->ngrants, 2);
+	CU_ASSERT_EQUAL(u->grants[1].perm, AUTH_GROUP_READ);
+	CU_ASSERT_STRING_EQUAL(u->grants[1].prefix, "app.");
+	CU_ASSERT(auth_user_may_group(u, AUTH_GROUP_READ, "app.x", 5));
+	/* Read implies describe, not delete. */
+	CU_ASSERT(auth_user_may_group(u, AUTH_GROUP_DESCRIBE, "app.x", 5));
+	CU_ASSERT(!auth_user_may_group(u, AUTH_GROUP_DELETE, "app.x", 5));
+	CU_ASSERT(!auth_user_may_group(u, AUTH_GROUP_READ, "app", 3));
+	CU_ASSERT(!auth_user_may_group(u, AUTH_GROUP_READ, "secret", 6));
+	/* A group grant is no topic grant, and the other way round. */
+	CU_ASSERT(!auth_user_may(u, AUTH_CONSUME, "app.x", 5));
+	CU_ASSERT(!auth_user_may_group(u, AUTH_GROUP_READ, "orders.x", 8));
+	CU_ASSERT(auth_user_has(u, AUTH_CONSUME, 0));
+	CU_ASSERT(!auth_user_has(u, AUTH_PRODUCE | AUTH_ADMIN, 0));
+	u = &t.users[1];
+	CU_ASSERT(auth_user_may_group(u, AUTH_GROUP_DESCRIBE, "any", 3));
+	CU_ASSERT(!auth_user_may_group(u, AUTH_GROUP_READ, "any", 3));
+	CU_ASSERT(!auth_user_has(u, AUTH_CONSUME, 0));
+	u = &t.users[2];
+	CU_ASSERT(auth_user_may_group(u, AUTH_GROUP_DELETE, "ops.1", 5));
+	CU_ASSERT(auth_user_may_group(u, AUTH_GROUP_DESCRIBE, "ops.1", 5));
+	CU_ASSERT(!auth_user_may_group(u, AUTH_GROUP_READ, "ops.1", 5));
+	CU_ASSERT(auth_user_may_group(u, AUTH_GROUP_READ, "app.eu.1", 8));
+	CU_ASSERT(!auth_user_may_group(u, AUTH_GROUP_READ, "app.us", 6));
+	/* Every topic permission, no group permission: no group. */
+	u = &t.users[3];
+	CU_ASSERT(!auth_user_may_group(u, AUTH_GROUP_READ, "g", 1));
+	CU_ASSERT(!auth_user_may_group(u, AUTH_GROUP_DESCRIBE, "g", 1));
+	auth_table_free(&t);
+
+	expect_error("ok:x:group-read\nbob:SECRET9:group-read=\n",
+	    "users:2: user bob: a group prefix must be 1 to 249 characters",
+	    "SECRET9");
+	expect_error("bob:SECRET10:consume,group-describe=a/b\n",
+	    "users:1: user bob: a group prefix may only hold A-Z a-z 0-9 . _ -",
+	    "SECRET10");
+	expect_error("# c\n\nbob:SECRET11:group=app.\n",
+	    UNKNOWN_PERM("users:3: user bob"), "SECRET11");
+	expect_error("bob:SECRET12:group-write\n",
+	    UNKNOWN_PERM("users:1: user bob"), "SECRET12");
+	expect_error("bob:SECRET13:group-read=app.,\n",
+	    "users:1: user bob: empty permission after ','", "SECRET13");
+}
+
+/* auth_load's warning for a file in which nobody may use a group. */
+static void
+test_load_groupless_warning(void)
+{
+	static const char *const texts[] = {
+		"alice:x:produce,consume\nbob:y:consume=orders.\n",
+		"alice:x:produce,consume\nbob:y:consume,group-read=b.\n",
+		"alice:x:produce\n",
+	};
+	char *dir = test_mkdtemp("authfile"), path[512], err[256], warn[512];
+	size_t i;
+	int fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+	snprintf(path, sizeof(path), "%s/users", dir);
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		CU_ASSERT_FATAL(fd != -1);
+		CU_ASSERT_EQUAL(write(fd, texts[i], strlen(texts[i])),
+		    (ssize_t)strlen(texts[i]));
+		close(fd);
+		CU_ASSERT_EQUAL(auth_load(path, err, sizeof(err), warn,
+		    sizeof(warn)), 0);
+		if (i == 0) {
+			CU_ASSERT_PTR_NOT_NULL(strstr(warn, "/users: no user has "
+			    "a group permission, so no consumer group may be "
+			    "used (add group-read=prefix, see flume.conf(5))"));
+			CU_ASSERT_PTR_NULL(strstr(warn, "readable"));
+		} else	/* some group permission, or nobody consumes */
+			CU_ASSERT_STRING_EQUAL(warn, "");
+	}
+	/* With the mode warning: both in one line. */
+	chmod(path, 0644);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	CU_ASSERT_FATAL(fd != -1);
+	CU_ASSERT_EQUAL(write(fd, texts[0], strlen(texts[0])),
+	    (ssize_t)strlen(texts[0]));
+	close(fd);
+	CU_ASSERT_EQUAL(auth_load(path, err, sizeof(err), warn, sizeof(warn)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(warn, "(mode 644); it holds secrets, "
+	    "chmod 600 it; "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(warn, "/users: no user has a group "
+	    "permission"));
+	CU_ASSERT_PTR_NULL(strchr(warn, '\n'));
+	auth_unload();
+	test_rmtree(dir);
+	free(dir);
 }
 
 static void
@@ -182,5 +295,8 @@ test_codecs(void)
 TEST_SUITE("authfile", NULL, NULL,
     { "parse users, secrets and grants", test_parse_users },
     { "errors name the line, never the secret", test_parse_errors },
+    { "group permissions", test_parse_groups },
+    { "auth_load warns of a file without group permissions",
+	test_load_groupless_warning },
     { "NUL byte", test_parse_nul },
     { "AUTH_BEGIN / AUTH_PROVE codecs", test_codecs });
