@@ -35,7 +35,6 @@ auth_exec_begin(struct conn *c, struct req *r)
 	struct auth_begin_req q;
 	struct auth_begin_resp *s;
 	struct auth_session *as = &c->auth;
-	size_t i, n;
 
 	/* Logged in by a certificate: AUTH may confirm it (access.h). */
 	if (msg_decode_auth_begin_req(r->payload, r->payload_len, &q) == -1 ||
@@ -49,12 +48,8 @@ auth_exec_begin(struct conn *c, struct req *r)
 	}
 	as->pending = q.user_len <= AUTH_USER_MAX ? auth_find(q.user, q.user_len) :
 	    NULL;
-	/* A printable copy of the claimed name for the log. */
-	n = q.user_len < AUTH_USER_MAX ? q.user_len : AUTH_USER_MAX;
-	for (i = 0; i < n; i++)
-		as->claimed[i] = auth_name_char((unsigned char)q.user[i]) ?
-		    q.user[i] : '?';
-	as->claimed[n] = '\0';
+	/* The claimed name for the log, escaped (log.h). */
+	log_escape(as->claimed, sizeof(as->claimed), q.user, q.user_len);
 	randombytes_buf(as->nonce, sizeof(as->nonce));
 	as->nonce_set = 1;
 	s->error = ERR_NONE;

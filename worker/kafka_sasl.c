@@ -120,6 +120,7 @@ kafka_sasl_handshake_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	struct sasl_rq *q = k->kst;
+	char esc[LOG_ESC_SIZE(64)];
 	int m;
 
 	r->state = REQ_DONE;
@@ -141,10 +142,11 @@ kafka_sasl_handshake_exec(struct worker *w, struct conn *c, struct req *r)
 			break;
 	if (m > SASL_SCRAM512 || (m == SASL_PLAIN && !sasl_plain_allowed(c))) {
 		q->err = KERR_UNSUPPORTED_SASL_MECHANISM;
-		log_warnx("%s: Kafka SASL mechanism %.*s is not offered%s",
-		    c->peer, q->mech.len > 64 ? 64 : (int)q->mech.len,
-		    q->mech.p, m == SASL_PLAIN ? " here (PLAIN only over TLS "
-		    "or loopback)" : "");
+		log_warnx("%s: Kafka SASL mechanism %s is not offered%s",
+		    c->peer, log_escape(esc, sizeof(esc), q->mech.p,
+		    q->mech.len > 64 ? 64 : (size_t)q->mech.len),
+		    m == SASL_PLAIN ? " here (PLAIN only over TLS or loopback)" :
+		    "");
 		return;
 	}
 	if ((c->sasl = calloc(1, sizeof(*c->sasl))) == NULL) {
@@ -179,16 +181,11 @@ static void
 sasl_fail(struct conn *c, struct sasl_rq *q, const char *why)
 {
 	struct kafka_sasl *s = c->sasl;
-	char name[KSASL_USER_MAX + 1];
-	size_t i;
+	char name[LOG_ESC_SIZE(KSASL_USER_MAX)];
 
-	/* The name as the client sent it, printable. */
-	for (i = 0; i < s->user_len; i++)
-		name[i] = s->user[i] >= 0x20 && s->user[i] < 0x7f ? s->user[i] :
-		    '?';
-	name[i] = '\0';
 	log_warnx("%s: Kafka SASL %s authentication failed for user %s: %s, "
-	    "closing", c->peer, sasl_names[s->mech], i > 0 ? name : "(none)",
+	    "closing", c->peer, sasl_names[s->mech], s->user_len > 0 ?
+	    log_escape(name, sizeof(name), s->user, s->user_len) : "(none)",
 	    why);
 	q->err = KERR_SASL_AUTHENTICATION_FAILED;
 	q->msg = "Authentication failed: invalid credentials";
