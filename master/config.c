@@ -113,6 +113,8 @@ static const struct conf_key conf_keys[] = {
 	{ "max_buffered_bytes", CT_SIZE, 4 * KB, GB, 0, "4M",
 	    CF(max_buffered_bytes), NOTOPIC, RESTART },
 	{ "auth_file", CT_STRING, 0, 0, 0, NULL, CF(auth_file), NOTOPIC, RESTART },
+	{ "client_log_interval_ms", CT_DURATION, 0, DAY, 0, "1m",
+	    CF(client_log_interval_ms), NOTOPIC, RESTART },
 	{ "idle_timeout_ms", CT_DURATION, 0, 36500 * DAY, 0, "10m",
 	    CF(idle_timeout_ms), NOTOPIC, RELOAD },
 	{ "request_timeout_ms", CT_DURATION, 1, DAY, 0, "30s",

@@ -13,6 +13,7 @@
 #include "proto/frame.h"
 #include "worker/access.h"
 #include "worker/auth.h"
+#include "worker/lograte.h"
 #include "worker/conn.h"
 #include "worker/worker.h"
 
@@ -77,7 +78,8 @@ auth_exec_prove(struct conn *c, struct req *r)
 		return;
 	}
 	if (!as->nonce_set) {
-		log_warnx("%s: AUTH_PROVE without AUTH_BEGIN, closing", c->peer);
+		lograte_warnx(c->w, c->peer, LOGRATE_REFUSED, "AUTH_PROVE "
+		    "without AUTH_BEGIN, closing");
 		auth_done(r, ERR_AUTH_FAILED);
 		c->eof = 1;
 		return;
@@ -98,8 +100,9 @@ auth_exec_prove(struct conn *c, struct req *r)
 	as->nonce_set = 0;
 	as->pending = NULL;
 	if (!ok) {
-		log_warnx("%s: authentication failed for user %s%s, closing",
-		    c->peer, as->claimed, u == NULL ? " (no such user)" : "");
+		lograte_warnx(c->w, c->peer, LOGRATE_AUTH, "authentication "
+		    "failed for user %s%s, closing", as->claimed, u == NULL ?
+		    " (no such user)" : "");
 		auth_done(r, ERR_AUTH_FAILED);
 		c->eof = 1;
 		return;

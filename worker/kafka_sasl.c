@@ -28,6 +28,7 @@
 #include "worker/conn.h"
 #include "worker/dispatch.h"
 #include "worker/kafka.h"
+#include "worker/lograte.h"
 #include "worker/scram.h"
 
 enum sasl_mech { SASL_NONE = 0, SASL_PLAIN, SASL_SCRAM256, SASL_SCRAM512 };
@@ -126,14 +127,16 @@ kafka_sasl_handshake_exec(struct worker *w, struct conn *c, struct req *r)
 	r->state = REQ_DONE;
 	if (!auth_enabled()) {
 		q->err = KERR_UNSUPPORTED_SASL_MECHANISM;
-		log_warnx("%s: Kafka SaslHandshake, but there is no auth_file "
-		    "(no users to authenticate)", c->peer);
+		lograte_warnx(w, c->peer, LOGRATE_REFUSED, "Kafka "
+		    "SaslHandshake, but there is no auth_file (no users to "
+		    "authenticate)");
 		return;
 	}
 	/* Logged in by a certificate: SASL may confirm it (access.h). */
 	if ((c->auth.user != NULL && !c->auth.by_cert) || c->sasl != NULL) {
 		q->err = KERR_ILLEGAL_SASL_STATE;
-		log_warnx("%s: Kafka SaslHandshake again, closing", c->peer);
+		lograte_warnx(w, c->peer, LOGRATE_REFUSED, "Kafka "
+		    "SaslHandshake again, closing");
 		c->eof = 1;
 		return;
 	}
@@ -142,8 +145,9 @@ kafka_sasl_handshake_exec(struct worker *w, struct conn *c, struct req *r)
 			break;
 	if (m > SASL_SCRAM512 || (m == SASL_PLAIN && !sasl_plain_allowed(c))) {
 		q->err = KERR_UNSUPPORTED_SASL_MECHANISM;
-		log_warnx("%s: Kafka SASL mechanism %s is not offered%s",
-		    c->peer, log_escape(esc, sizeof(esc), q->mech.p,
+		lograte_warnx(w, c->peer, LOGRATE_AUTH, "Kafka SASL "
+		    "mechanism %s is not offered%s", log_escape(esc,
+		    sizeof(esc), q->mech.p,
 		    q->mech.len > 64 ? 64 : (size_t)q->mech.len),
 		    m == SASL_PLAIN ? " here (PLAIN only over TLS or loopback)" :
 		    "");
@@ -183,8 +187,9 @@ sasl_fail(struct conn *c, struct sasl_rq *q, const char *why)
 	struct kafka_sasl *s = c->sasl;
 	char name[LOG_ESC_SIZE(KSASL_USER_MAX)];
 
-	log_warnx("%s: Kafka SASL %s authentication failed for user %s: %s, "
-	    "closing", c->peer, sasl_names[s->mech], s->user_len > 0 ?
+	lograte_warnx(c->w, c->peer, LOGRATE_AUTH, "Kafka SASL %s "
+	    "authentication failed for user %s: %s, closing",
+	    sasl_names[s->mech], s->user_len > 0 ?
 	    log_escape(name, sizeof(name), s->user, s->user_len) : "(none)",
 	    why);
 	q->err = KERR_SASL_AUTHENTICATION_FAILED;
@@ -314,8 +319,9 @@ static void
 sasl_step(struct conn *c, struct sasl_rq *q)
 {
 	if (c->sasl == NULL || c->sasl->step == STEP_DONE) {
-		log_warnx("%s: Kafka SaslAuthenticate %s, closing", c->peer,
-		    c->sasl == NULL ? "before SaslHandshake" :
+		lograte_warnx(c->w, c->peer, LOGRATE_REFUSED, "Kafka "
+		    "SaslAuthenticate %s, closing", c->sasl == NULL ?
+		    "before SaslHandshake" :
 		    "after the exchange ended");
 		q->err = KERR_ILLEGAL_SASL_STATE;
 		q->msg = "no SASL exchange in progress";

@@ -88,6 +88,18 @@ pid_t	 flumed_child_pid(const struct flumed *d, const char *role, int slot);
 struct wbuf;
 /* Connected, blocking TCP socket to the daemon, or -1. */
 int	 support_connect(const struct flumed *d);
+/*
+ * Connected, blocking TCP socket to 127.0.0.1:port from the local
+ * address src (another loopback address, "127.0.0.2", so the broker
+ * sees another client address; NULL: any), or -1.
+ */
+int	 support_connect_from(int port, const char *src);
+/*
+ * Send one Kafka request (header v1, client id "t") with body; 0 or -1.
+ * Its answer is read with support_recv (the correlation id as id).
+ */
+int	 support_kafka_send(int fd, int16_t key, int16_t ver, int32_t corr,
+	    const void *body, size_t blen);
 /* Write all of buf (bounded by 5 s); 0 or -1. */
 int	 support_send(int fd, const void *buf, size_t len);
 /*

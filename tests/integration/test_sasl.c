@@ -75,7 +75,9 @@ setup(void)
 	ktport = support_free_port();
 	snprintf(kbroker, sizeof(kbroker), "127.0.0.1:%d", kport);
 	snprintf(ktbroker, sizeof(ktbroker), "127.0.0.1:%d", ktport);
+	/* Every failure logged: the tests count them (test_logs: the limit). */
 	snprintf(extra, sizeof(extra), "auth_file = %s\n"
+	    "client_log_interval_ms = 0\n"
 	    "kafka_listen = %s\nkafka_listen_tls = %s\n"
 	    "tls_cert_file = %s/server.pem\ntls_key_file = %s/server.key\n"
 	    "[topic s1]\npartitions = 1\n[topic s2]\npartitions = 1\n"
