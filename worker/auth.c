@@ -4,6 +4,7 @@
  * compared in constant time.  An unknown user's proof is checked against
  * a random key, so a failure takes the same time whether the user exists.
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include <sodium.h>
@@ -13,6 +14,7 @@
 #include "proto/frame.h"
 #include "worker/access.h"
 #include "worker/auth.h"
+#include "worker/authlimit.h"
 #include "worker/lograte.h"
 #include "worker/conn.h"
 #include "worker/worker.h"
@@ -70,7 +72,7 @@ auth_exec_prove(struct conn *c, struct req *r)
 	uint8_t want[crypto_auth_hmacsha256_BYTES];
 	const uint8_t *key;
 	size_t keylen;
-	int ok;
+	int ok, verdict;
 
 	if (msg_decode_auth_prove_req(r->payload, r->payload_len, &q) == -1 ||
 	    (as->user != NULL && !as->by_cert)) {
@@ -84,6 +86,9 @@ auth_exec_prove(struct conn *c, struct req *r)
 		c->eof = 1;
 		return;
 	}
+	/* The throttle (authlimit.h): parked, or refused unchecked. */
+	if ((verdict = authlimit_check(c, r)) == AUTHLIMIT_WAIT)
+		return;		/* executed again at r->deadline */
 	if (u != NULL)
 		crypto_auth_hmacsha256_init(&hs, u->secret, u->secret_len);
 	else {
@@ -92,7 +97,8 @@ auth_exec_prove(struct conn *c, struct req *r)
 	}
 	crypto_auth_hmacsha256_update(&hs, as->nonce, sizeof(as->nonce));
 	crypto_auth_hmacsha256_final(&hs, want);
-	ok = sodium_memcmp(want, q.mac, sizeof(want)) == 0 && u != NULL;
+	ok = verdict == AUTHLIMIT_GO && u != NULL &&
+	    sodium_memcmp(want, q.mac, sizeof(want)) == 0;
 	sodium_memzero(want, sizeof(want));
 	sodium_memzero(&hs, sizeof(hs));
 	/* One proof per nonce. */
@@ -100,8 +106,12 @@ auth_exec_prove(struct conn *c, struct req *r)
 	as->nonce_set = 0;
 	as->pending = NULL;
 	if (!ok) {
+		atomic_fetch_add_explicit(&c->w->me->auth_failures, 1,
+		    memory_order_relaxed);
 		lograte_warnx(c->w, c->peer, LOGRATE_AUTH, "authentication "
-		    "failed for user %s%s, closing", as->claimed, u == NULL ?
+		    "failed for user %s%s, closing", as->claimed,
+		    verdict == AUTHLIMIT_REFUSE ? " (too many failures from "
+		    "this address, refused unchecked)" : u == NULL ?
 		    " (no such user)" : "");
 		auth_done(r, ERR_AUTH_FAILED);
 		c->eof = 1;
@@ -117,6 +127,7 @@ auth_exec_prove(struct conn *c, struct req *r)
 		return;
 	}
 	as->user = u;
+	authlimit_success(c);
 	c->rd.max_size = c->w->conf->max_request_bytes;
 	log_info("%s: authenticated as user %s", c->peer, u->name);
 	s->error = ERR_NONE;
