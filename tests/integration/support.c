@@ -454,6 +454,18 @@ support_connect_from(int port, const char *src)
 }
 
 int
+support_closed(int fd)
+{
+	uint8_t *p = NULL;
+	size_t n;
+	uint32_t id;
+	int rc = support_recv(fd, 10000, &id, &p, &n);
+
+	free(p);
+	return rc == 0;
+}
+
+int
 support_kafka_send(int fd, int16_t key, int16_t ver, int32_t corr,
     const void *body, size_t blen)
 {

@@ -100,6 +100,8 @@ int	 support_connect_from(int port, const char *src);
  */
 int	 support_kafka_send(int fd, int16_t key, int16_t ver, int32_t corr,
 	    const void *body, size_t blen);
+/* 1 when the broker closes fd before another answer (within 10 s), else 0. */
+int	 support_closed(int fd);
 /* Write all of buf (bounded by 5 s); 0 or -1. */
 int	 support_send(int fd, const void *buf, size_t len);
 /*

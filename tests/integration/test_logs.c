@@ -96,19 +96,6 @@ counter(size_t off)
 	return n;
 }
 
-/* 1 when the broker closed fd without answering (bounded: 10 s). */
-static int
-closed(int fd)
-{
-	uint8_t *p = NULL;
-	size_t n;
-	uint32_t id;
-	int rc = support_recv(fd, 10000, &id, &p, &n);
-
-	free(p);
-	return rc == 0;
-}
-
 /*
  * ATTEMPTS connections from src, each sending frame (len bytes) and
  * closed for it; how many were.
@@ -121,7 +108,7 @@ refused_from(const char *src, const uint8_t *frame, size_t len)
 	for (i = 0; i < ATTEMPTS; i++) {
 		if ((fd = support_connect_from(kport, src)) == -1)
 			continue;
-		if (support_send(fd, frame, len) == 0 && closed(fd))
+		if (support_send(fd, frame, len) == 0 && support_closed(fd))
 			n++;
 		close(fd);
 	}
@@ -188,7 +175,7 @@ test_refused_requests_once_per_address(void)
 	n = kframe(f, 21, 0);
 	CU_ASSERT_FATAL((fd = support_connect_from(kport, "127.0.0.7")) >= 0);
 	CU_ASSERT_EQUAL(support_send(fd, f, n), 0);
-	CU_ASSERT(closed(fd));
+	CU_ASSERT(support_closed(fd));
 	close(fd);
 	CU_ASSERT_EQUAL(lines("127.0.0.7:"), 1);
 	CU_ASSERT_EQUAL(lines(": Kafka DeleteRecords v0 (key 21) is not "
@@ -196,7 +183,7 @@ test_refused_requests_once_per_address(void)
 	n = kframe(f, KAPI_API_VERSIONS, 0);
 	CU_ASSERT_FATAL((fd = support_connect_from(kport, "127.0.0.2")) >= 0);
 	CU_ASSERT_EQUAL(support_send(fd, f, n), 0);
-	CU_ASSERT_FALSE(closed(fd));	/* answered */
+	CU_ASSERT_FALSE(support_closed(fd));	/* answered */
 	close(fd);
 }
 

@@ -21,7 +21,6 @@
 
 static char	*tmpdir;
 static char	 lpath[4096];
-static int	 saved_stderr = -1;
 static char	 out[16384];
 
 static int
@@ -44,32 +43,16 @@ teardown(void)
 static void
 capture_begin(void)
 {
-	int	fd = open(lpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-	CU_ASSERT_FATAL(fd >= 0);
-	fflush(stderr);
-	saved_stderr = dup(STDERR_FILENO);
-	CU_ASSERT_FATAL(saved_stderr >= 0);
-	CU_ASSERT_FATAL(dup2(fd, STDERR_FILENO) == STDERR_FILENO);
-	close(fd);
+	CU_ASSERT_FATAL(test_capture_begin(lpath) == 0);
 }
 
 /* Restore stderr and read what was written into out; returns its length. */
 static size_t
 capture_end(void)
 {
-	ssize_t	n;
-	int	fd;
+	long	n = test_capture_end(lpath, out, sizeof(out));
 
-	CU_ASSERT_FATAL(dup2(saved_stderr, STDERR_FILENO) == STDERR_FILENO);
-	close(saved_stderr);
-	saved_stderr = -1;
-	fd = open(lpath, O_RDONLY);
-	CU_ASSERT_FATAL(fd >= 0);
-	n = read(fd, out, sizeof(out) - 1);
-	close(fd);
 	CU_ASSERT_FATAL(n >= 0);
-	out[n] = '\0';
 	return (size_t)n;
 }
 

@@ -5,7 +5,6 @@
  * their own, the burst cap over all addresses, interval 0 logging all,
  * and a full table taking over its least recently used entry.
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +19,6 @@
 
 static char	*tmpdir;
 static char	 lpath[4096];
-static int	 saved = -1;
 static char	 out[1 << 16];
 static struct config conf;
 static struct worker w;
@@ -46,12 +44,7 @@ teardown(void)
 static void
 capture_begin(void)
 {
-	int fd = open(lpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-	CU_ASSERT_FATAL(fd >= 0);
-	saved = dup(STDERR_FILENO);
-	CU_ASSERT_FATAL(dup2(fd, STDERR_FILENO) == STDERR_FILENO);
-	close(fd);
+	CU_ASSERT_FATAL(test_capture_begin(lpath) == 0);
 	lograte_reset();
 	conf.client_log_interval_ms = 60000;
 	w.now = 1000000;
@@ -61,18 +54,10 @@ capture_begin(void)
 static int
 capture_end(void)
 {
-	ssize_t n;
-	int fd, lines = 0;
+	int lines = 0;
 	char *p;
 
-	CU_ASSERT_FATAL(dup2(saved, STDERR_FILENO) == STDERR_FILENO);
-	close(saved);
-	fd = open(lpath, O_RDONLY);
-	CU_ASSERT_FATAL(fd >= 0);
-	n = read(fd, out, sizeof(out) - 1);
-	close(fd);
-	CU_ASSERT_FATAL(n >= 0);
-	out[n] = '\0';
+	CU_ASSERT_FATAL(test_capture_end(lpath, out, sizeof(out)) >= 0);
 	for (p = out; (p = strchr(p, '\n')) != NULL; p++)
 		lines++;
 	return lines;
