@@ -32,14 +32,14 @@ lograte_reset(void)
 	lograte_over = 0;
 }
 
-void
-lograte_warnx(const struct worker *w, const char *peer, int kind,
-    const char *fmt, ...)
+/* Log at WARN (warn 1) or INFO, if peer's address and the burst allow. */
+static void
+lograte_vlog(const struct worker *w, const char *peer, int kind, int warn,
+    const char *fmt, va_list ap)
 {
 	struct lograte_entry *e;
 	char addr[ADDRTAB_ADDR_MAX], msg[LOGRATE_MSG_MAX], more[160];
 	int64_t now = w->now, every = w->conf->client_log_interval_ms;
-	va_list ap;
 	size_t len;
 
 	addrtab_addr(peer, addr);
@@ -59,9 +59,7 @@ lograte_warnx(const struct worker *w, const char *peer, int kind,
 		return;
 	}
 	lograte_lines++;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	more[0] = '\0';
 	if (e->skipped[kind] > 0)
 		snprintf(more, sizeof(more), " (and %u more from %s in the "
@@ -75,5 +73,30 @@ lograte_warnx(const struct worker *w, const char *peer, int kind,
 	}
 	e->logged[kind] = now;
 	e->skipped[kind] = 0;
-	log_warnx("%s: %s%s", peer, msg, more);
+	if (warn)
+		log_warnx("%s: %s%s", peer, msg, more);
+	else
+		log_info("%s: %s%s", peer, msg, more);
+}
+
+void
+lograte_warnx(const struct worker *w, const char *peer, int kind,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	lograte_vlog(w, peer, kind, 1, fmt, ap);
+	va_end(ap);
+}
+
+void
+lograte_info(const struct worker *w, const char *peer, int kind,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	lograte_vlog(w, peer, kind, 0, fmt, ap);
+	va_end(ap);
 }

@@ -34,6 +34,9 @@ enum lograte_kind {
  */
 void	lograte_warnx(const struct worker *w, const char *peer, int kind,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The same at INFO, for refusals a working client meets in passing. */
+void	lograte_info(const struct worker *w, const char *peer, int kind,
+	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Tests: forget everything. */
 void	lograte_reset(void);
 

@@ -7,6 +7,8 @@
  *   frames of a bad size, 300 malformed bodies, each set from its own
  *   client address, write one line per address, naming the API; a
  *   second address still gets its own line.
+ * - 300 transactional InitProducerId retried on one connection write
+ *   one line.
  * - A SASL mechanism name holding a newline is logged on one line,
  *   escaped.
  * - A SCRAM failure costs one key derivation whether the user exists or
@@ -325,9 +327,12 @@ test_unknown_user_same_work(void)
 	CU_ASSERT_STRING_EQUAL(salt_part(unknown), salt_part(again));
 }
 
-/* PLAIN login from src as alice on the Kafka listener: its error. */
+/*
+ * PLAIN login from src as alice on the Kafka listener: its error; with
+ * fdp, the connection is left open there.
+ */
 static int
-plain_login(const char *src)
+plain_login_fd(const char *src, int *fdp)
 {
 	static const uint8_t mech[] = { 0, 5, 'P', 'L', 'A', 'I', 'N' };
 	uint8_t *p = NULL;
@@ -344,8 +349,50 @@ plain_login(const char *src)
 		err = sasl_auth(fd, 2, "\0alice\0alice-pw", 15, out,
 		    sizeof(out));
 	free(p);
-	close(fd);
+	if (fdp != NULL && err == 0)
+		*fdp = fd;
+	else
+		close(fd);
 	return err;
+}
+
+static int
+plain_login(const char *src)
+{
+	return plain_login_fd(src, NULL);
+}
+
+/*
+ * A client that retries a refused request on its connection: 300
+ * transactional InitProducerId, each answered
+ * TRANSACTIONAL_ID_AUTHORIZATION_FAILED, one line.
+ */
+static void
+test_retried_refusal_once(void)
+{
+	static const uint8_t body[] = { 0, 2, 't', 'x', 0, 0, 0xea, 0x60 };
+	uint8_t *p = NULL;
+	size_t n;
+	uint32_t id;
+	int i, fd = -1, ok = 0;
+
+	CU_ASSERT_FATAL(plain_login_fd("127.0.0.40", &fd) == 0);
+	for (i = 0; i < ATTEMPTS; i++) {
+		if (support_kafka_send(fd, KAPI_INIT_PRODUCER_ID, 0, 10 + i,
+		    body, sizeof(body)) == 0 &&
+		    support_recv(fd, 10000, &id, &p, &n) == 1 &&
+		    id == (uint32_t)(10 + i) && n == 4 + 2 + 8 + 2 &&
+		    (int16_t)be16_get(p + 4) ==
+		    KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+			ok++;
+		free(p);
+		p = NULL;
+	}
+	close(fd);
+	CU_ASSERT_EQUAL(ok, ATTEMPTS);
+	CU_ASSERT_EQUAL(lines("127.0.0.40:"), 2);	/* the login, the refusal */
+	CU_ASSERT_EQUAL(lines(": InitProducerId with a transactional id "
+	    "refused (Flume has no transactions)"), 1);
 }
 
 static void
@@ -423,4 +470,6 @@ TEST_SUITE("logs", setup, teardown,
 	test_unknown_user_same_work },
     { "SCRAM: failures delayed, then refused unchecked, logged once",
 	test_scram_throttle },
+    { "a refusal retried on one connection: one line",
+	test_retried_refusal_once },
     { "native AUTH_PROVE: the same throttle", test_native_throttle });

@@ -145,11 +145,14 @@ test_burst(void)
 		lograte_warnx(&w, peer, LOGRATE_REFUSED, "bad");
 	}
 	w.now += 60000;
-	lograte_warnx(&w, "10.200.0.1:80", LOGRATE_REFUSED, "later");
+	/* At INFO, the same limits. */
+	lograte_info(&w, "10.200.0.1:80", LOGRATE_REFUSED, "later");
+	lograte_info(&w, "10.200.0.1:80", LOGRATE_REFUSED, "not logged");
 	CU_ASSERT_EQUAL(capture_end(), LOGRATE_BURST + 1);
 	CU_ASSERT_EQUAL(count(": bad\n"), LOGRATE_BURST);
-	CU_ASSERT_EQUAL(count("10.200.0.1:80: later (and 4940 more from other "
-	    "addresses, not logged)\n"), 1);
+	CU_ASSERT_EQUAL(count(" INFO [worker 0 "), 1);
+	CU_ASSERT_EQUAL(count("] 10.200.0.1:80: later (and 4940 more from "
+	    "other addresses, not logged)\n"), 1);
 }
 
 struct tentry {
