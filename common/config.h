@@ -60,6 +60,10 @@ struct config {
 	uint32_t	 max_inflight_per_connection; /* requests queued per connection */
 	uint64_t	 max_buffered_bytes;	/* output held per connection before reading stops */
 	char		 auth_file[PATH_MAX];	/* user:secret:permissions lines; "" = no auth */
+	uint32_t	 auth_throttle_after;	/* failed logins from an address a minute before each waits */
+	int64_t		 auth_throttle_delay_ms; /* ... this long for its answer */
+	uint32_t	 auth_throttle_max;	/* failed logins an address a minute before refusal; 0 no limit */
+	int64_t		 client_log_interval_ms; /* a client address's errors logged once per this; 0 all */
 	int64_t		 idle_timeout_ms;	/* drop a connection silent this long; 0 never */
 	int64_t		 request_timeout_ms;	/* a half-sent frame older than this is dropped */
 	int64_t		 retention_check_ms;	/* how often the writer applies retention */

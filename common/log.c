@@ -74,6 +74,46 @@ log_level_parse(const char *s)
 	return -1;
 }
 
+const char *
+log_escape(char *out, size_t outlen, const void *p, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = p;
+	char e[5];
+	size_t i, o = 0, n;
+
+	if (outlen == 0)
+		return out;
+	for (i = 0; i < len; i++) {
+		n = 0;
+		if (s[i] == '\\' || s[i] == '\n' || s[i] == '\r' ||
+		    s[i] == '\t') {
+			e[n++] = '\\';
+			e[n++] = s[i] == '\n' ? 'n' : s[i] == '\r' ? 'r' :
+			    s[i] == '\t' ? 't' : '\\';
+		} else if (s[i] >= 0x20 && s[i] < 0x7f)
+			e[n++] = (char)s[i];
+		else {
+			e[n++] = '\\';
+			e[n++] = 'x';
+			e[n++] = hex[s[i] >> 4];
+			e[n++] = hex[s[i] & 0xf];
+		}
+		if (o + n >= outlen) {
+			/* Cut short: "..." where it fits. */
+			o = outlen > 4 ? (o < outlen - 4 ? o : outlen - 4) : 0;
+			n = outlen - 1 - o < 3 ? outlen - 1 - o : 3;
+			memcpy(out + o, "...", n);
+			out[o + n] = '\0';
+			return out;
+		}
+		memcpy(out + o, e, n);
+		o += n;
+	}
+	out[o] = '\0';
+	return out;
+}
+
 /*
  * Format and emit one line at level; errnum >= 0 appends ": strerror".
  * Never changes errno, so callers may log and then return -1.
@@ -83,6 +123,7 @@ log_vemit(int level, int errnum, const char *fmt, va_list ap)
 {
 	char		 msg[LOG_LINE_MAX];
 	char		 line[LOG_LINE_MAX + 128];
+	char		*p;
 	struct timespec	 ts;
 	struct tm	 tm;
 	size_t		 len;
@@ -98,6 +139,10 @@ log_vemit(int level, int errnum, const char *fmt, va_list ap)
 		len = strlen(msg);
 		snprintf(msg + len, sizeof(msg) - len, ": %s", strerror(errnum));
 	}
+	/* One call, one line, whatever a caller forgot to log_escape(). */
+	for (p = msg; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	if (log_to_syslog) {
 		syslog(log_prio[level], "[%s] %s", log_role, msg);
 		errno = saved;

@@ -41,6 +41,9 @@ stats_children(struct shm *s, struct arena *a, struct stats_resp *out)
 		c->bytes_out = u2i(atomic_load(&ch->bytes_out));
 		c->rejected_conns = u2i(atomic_load(&ch->rejected_conns));
 		c->protocol_errors = u2i(atomic_load(&ch->protocol_errors));
+		c->auth_failures = u2i(atomic_load(&ch->auth_failures));
+		c->auth_throttled = u2i(atomic_load(&ch->auth_throttled));
+		c->auth_derivations = u2i(atomic_load(&ch->auth_derivations));
 	}
 	return 0;
 }

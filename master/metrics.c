@@ -173,6 +173,14 @@ static const struct series worker_series[] = {
 	    "Bytes read from clients.", CFO(bytes_in), F64 },
 	{ "flume_worker_bytes_out_total", "counter",
 	    "Bytes written to clients.", CFO(bytes_out), F64 },
+	{ "flume_worker_auth_failures_total", "counter",
+	    "Failed logins.", CFO(auth_failures), F64 },
+	{ "flume_worker_auth_throttled_total", "counter",
+	    "Logins answered late or refused unchecked by the authentication "
+	    "throttle.", CFO(auth_throttled), F64 },
+	{ "flume_worker_auth_key_derivations_total", "counter",
+	    "SCRAM salted passwords derived (PBKDF2).", CFO(auth_derivations),
+	    F64 },
 };
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))

@@ -3,6 +3,7 @@
  * with and reports "RESULT name passed failed" (counted per test case).
  */
 #include <CUnit/Basic.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,4 +100,44 @@ main(int argc, char **argv)
 	    run >= failed ? run - failed : 0, failed);
 	CU_cleanup_registry();
 	return failed == 0 ? 0 : 1;
+}
+
+static int test_saved_stderr = -1;
+
+int
+test_capture_begin(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	if (fd == -1)
+		return -1;
+	fflush(stderr);
+	if ((test_saved_stderr = dup(STDERR_FILENO)) == -1 ||
+	    dup2(fd, STDERR_FILENO) != STDERR_FILENO) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+long
+test_capture_end(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	if (test_saved_stderr == -1 ||
+	    dup2(test_saved_stderr, STDERR_FILENO) != STDERR_FILENO)
+		return -1;
+	close(test_saved_stderr);
+	test_saved_stderr = -1;
+	if ((fd = open(path, O_RDONLY)) == -1)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return (long)n;
 }

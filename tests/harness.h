@@ -36,6 +36,14 @@ extern const struct test_suite test_suite;
 char	*test_mkdtemp(const char *tag);
 void	 test_rmtree(const char *path);
 
+/*
+ * Standard error into the file path (made anew) until
+ * test_capture_end(), which restores it and reads what was written into
+ * buf (NUL-terminated, at most len - 1 bytes): its length, or -1.
+ */
+int	 test_capture_begin(const char *path);
+long	 test_capture_end(const char *path, char *buf, size_t len);
+
 /* Deterministic pseudo-random numbers (xorshift), seeded per suite. */
 uint64_t test_rand(void);
 void	 test_fill_random(void *buf, size_t len);

@@ -15,12 +15,13 @@
 #include <stdint.h>
 
 #include "common/authfile.h"
+#include "common/log.h"
 
 /* A connection's identity; all zero (calloc) = not authenticated. */
 struct auth_session {
 	const struct auth_user *user;		/* set by a successful AUTH_PROVE */
 	const struct auth_user *pending;	/* named by AUTH_BEGIN; NULL if unknown */
-	char		 claimed[AUTH_USER_MAX + 1]; /* printable name from AUTH_BEGIN */
+	char		 claimed[LOG_ESC_SIZE(AUTH_USER_MAX)]; /* AUTH_BEGIN's name, log_escape'd */
 	uint8_t		 nonce[AUTH_NONCE_LEN];
 	uint8_t		 nonce_set;		/* an AUTH_BEGIN awaits its AUTH_PROVE */
 	uint32_t	 denials;		/* for AUTH_LOG_DENIALS */

@@ -4,6 +4,7 @@
  * compared in constant time.  An unknown user's proof is checked against
  * a random key, so a failure takes the same time whether the user exists.
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include <sodium.h>
@@ -13,6 +14,8 @@
 #include "proto/frame.h"
 #include "worker/access.h"
 #include "worker/auth.h"
+#include "worker/authlimit.h"
+#include "worker/lograte.h"
 #include "worker/conn.h"
 #include "worker/worker.h"
 
@@ -35,7 +38,6 @@ auth_exec_begin(struct conn *c, struct req *r)
 	struct auth_begin_req q;
 	struct auth_begin_resp *s;
 	struct auth_session *as = &c->auth;
-	size_t i, n;
 
 	/* Logged in by a certificate: AUTH may confirm it (access.h). */
 	if (msg_decode_auth_begin_req(r->payload, r->payload_len, &q) == -1 ||
@@ -49,12 +51,8 @@ auth_exec_begin(struct conn *c, struct req *r)
 	}
 	as->pending = q.user_len <= AUTH_USER_MAX ? auth_find(q.user, q.user_len) :
 	    NULL;
-	/* A printable copy of the claimed name for the log. */
-	n = q.user_len < AUTH_USER_MAX ? q.user_len : AUTH_USER_MAX;
-	for (i = 0; i < n; i++)
-		as->claimed[i] = auth_name_char((unsigned char)q.user[i]) ?
-		    q.user[i] : '?';
-	as->claimed[n] = '\0';
+	/* The claimed name for the log, escaped (log.h). */
+	log_escape(as->claimed, sizeof(as->claimed), q.user, q.user_len);
 	randombytes_buf(as->nonce, sizeof(as->nonce));
 	as->nonce_set = 1;
 	s->error = ERR_NONE;
@@ -74,7 +72,7 @@ auth_exec_prove(struct conn *c, struct req *r)
 	uint8_t want[crypto_auth_hmacsha256_BYTES];
 	const uint8_t *key;
 	size_t keylen;
-	int ok;
+	int ok, verdict;
 
 	if (msg_decode_auth_prove_req(r->payload, r->payload_len, &q) == -1 ||
 	    (as->user != NULL && !as->by_cert)) {
@@ -82,11 +80,15 @@ auth_exec_prove(struct conn *c, struct req *r)
 		return;
 	}
 	if (!as->nonce_set) {
-		log_warnx("%s: AUTH_PROVE without AUTH_BEGIN, closing", c->peer);
+		lograte_warnx(c->w, c->peer, LOGRATE_REFUSED, "AUTH_PROVE "
+		    "without AUTH_BEGIN, closing");
 		auth_done(r, ERR_AUTH_FAILED);
 		c->eof = 1;
 		return;
 	}
+	/* The throttle (authlimit.h): parked, or refused unchecked. */
+	if ((verdict = authlimit_check(c, r)) == AUTHLIMIT_WAIT)
+		return;		/* executed again at r->deadline */
 	if (u != NULL)
 		crypto_auth_hmacsha256_init(&hs, u->secret, u->secret_len);
 	else {
@@ -95,7 +97,8 @@ auth_exec_prove(struct conn *c, struct req *r)
 	}
 	crypto_auth_hmacsha256_update(&hs, as->nonce, sizeof(as->nonce));
 	crypto_auth_hmacsha256_final(&hs, want);
-	ok = sodium_memcmp(want, q.mac, sizeof(want)) == 0 && u != NULL;
+	ok = verdict == AUTHLIMIT_GO && u != NULL &&
+	    sodium_memcmp(want, q.mac, sizeof(want)) == 0;
 	sodium_memzero(want, sizeof(want));
 	sodium_memzero(&hs, sizeof(hs));
 	/* One proof per nonce. */
@@ -103,8 +106,13 @@ auth_exec_prove(struct conn *c, struct req *r)
 	as->nonce_set = 0;
 	as->pending = NULL;
 	if (!ok) {
-		log_warnx("%s: authentication failed for user %s%s, closing",
-		    c->peer, as->claimed, u == NULL ? " (no such user)" : "");
+		atomic_fetch_add_explicit(&c->w->me->auth_failures, 1,
+		    memory_order_relaxed);
+		lograte_warnx(c->w, c->peer, LOGRATE_AUTH, "authentication "
+		    "failed for user %s%s, closing", as->claimed,
+		    verdict == AUTHLIMIT_REFUSE ? " (too many failures from "
+		    "this address, refused unchecked)" : u == NULL ?
+		    " (no such user)" : "");
 		auth_done(r, ERR_AUTH_FAILED);
 		c->eof = 1;
 		return;
@@ -119,6 +127,7 @@ auth_exec_prove(struct conn *c, struct req *r)
 		return;
 	}
 	as->user = u;
+	authlimit_success(c);
 	c->rd.max_size = c->w->conf->max_request_bytes;
 	log_info("%s: authenticated as user %s", c->peer, u->name);
 	s->error = ERR_NONE;

@@ -38,6 +38,7 @@
 #include "worker/handlers.h"
 #include "worker/kafka.h"
 #include "worker/limits.h"
+#include "worker/lograte.h"
 #include "worker/native.h"
 #include "worker/tls.h"
 
@@ -542,8 +543,9 @@ conn_process(struct conn *c)
 		while (conn_may_parse(c)) {
 			st = frame_reader_next(&c->rd, &f);
 			if (st == -1) {
-				log_warnx("%s: bad frame size, closing connection",
-				    c->peer);
+				lograte_warnx(c->w, c->peer,
+				    LOGRATE_REFUSED, "bad frame size, closing "
+				    "connection");
 				atomic_fetch_add_explicit(&c->w->me->protocol_errors,
 				    1, memory_order_relaxed);
 				c->dead = 1;

@@ -32,6 +32,7 @@
 #include "worker/kafka.h"
 #include "worker/kafka_admin.h"
 #include "worker/kafka_group.h"
+#include "worker/lograte.h"
 #include "worker/native.h"
 
 #define KAFKA_CLUSTER_ID	"flume"
@@ -193,15 +194,29 @@ kafka_error(int16_t e)
 	return KERR_UNKNOWN_SERVER_ERROR;
 }
 
-/* Close c for a request it should not have sent; one log line. */
+/*
+ * Close c for a request it should not have sent (why NULL: its header
+ * could not be read); one log line a minute per address (lograte.h),
+ * naming the API as Kafka does.
+ */
 static void
 kafka_refuse(struct conn *c, struct req *r, const char *why)
 {
 	struct kafka_req *k = r->dec;
+	const char *name = kapi_name(k->h.api_key);
 
-	log_warnx("%s: Kafka %s v%d (key %d)%s, closing connection", c->peer,
-	    kapi_name(k->h.api_key), (int)k->h.api_version, (int)k->h.api_key,
-	    why);
+	if (why == NULL)
+		lograte_warnx(c->w, c->peer, LOGRATE_REFUSED, "Kafka "
+		    "request with a malformed header, closing connection");
+	else if (name != NULL)
+		lograte_warnx(c->w, c->peer, LOGRATE_REFUSED, "Kafka %s "
+		    "v%d (key %d)%s, closing connection", name,
+		    (int)k->h.api_version, (int)k->h.api_key, why);
+	else
+		lograte_warnx(c->w, c->peer, LOGRATE_REFUSED, "Kafka "
+		    "API key %d v%d (Kafka has no such API)%s, closing "
+		    "connection", (int)k->h.api_key, (int)k->h.api_version,
+		    why);
 	atomic_fetch_add_explicit(&c->w->me->protocol_errors, 1,
 	    memory_order_relaxed);
 	r->noresp = 1;
@@ -256,7 +271,7 @@ kafka_exec(struct worker *w, struct conn *c, struct req *r)
 		return;
 	}
 	if (kheader_decode(&k->h, r->payload, r->payload_len) == -1) {
-		kafka_refuse(c, r, ": bad header");
+		kafka_refuse(c, r, NULL);
 		return;
 	}
 	k->row = api_row_find(kafka_rows, KAFKA_NROWS, k->h.api_key);

@@ -26,6 +26,7 @@
 #include "worker/conn.h"
 #include "worker/handlers.h"
 #include "worker/kafka.h"
+#include "worker/lograte.h"
 #include "worker/native.h"
 
 /* Parts over all topics of a nested request. */
@@ -178,9 +179,9 @@ kafka_produce_emit(struct worker *w, struct conn *c, struct req *r)
 		}
 	}
 	if (old > 0)
-		log_info("%s: Kafka Produce v%d with %d old-format (magic 0/1) "
-		    "message sets refused", c->peer, (int)k->h.api_version,
-		    (int)old);
+		lograte_info(w, c->peer, LOGRATE_REFUSED, "Kafka Produce v%d "
+		    "with %d old-format (magic 0/1) message sets refused",
+		    (int)k->h.api_version, (int)old);
 	pos = kafka_resp_begin(c, r);
 	kproduce_encode_resp(&c->out, k->h.api_version, &s);
 	kafka_resp_end(c, pos);
@@ -215,8 +216,8 @@ kafka_init_pid_exec(struct worker *w, struct conn *c, struct req *r)
 	s->producer_epoch = -1;
 	k->kst = s;
 	if (k->k.init_pid.transactional_id.len >= 0) {
-		log_info("%s: InitProducerId with a transactional id refused "
-		    "(Flume has no transactions)", c->peer);
+		lograte_info(w, c->peer, LOGRATE_REFUSED, "InitProducerId with "
+		    "a transactional id refused (Flume has no transactions)");
 		s->error = KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
 		return;
 	}
@@ -289,9 +290,9 @@ kafka_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 	 * with a full fetch.
 	 */
 	if (q->session_id != 0 || q->session_epoch > 0) {
-		log_info("%s: Kafka Fetch v%d with fetch session %d epoch %d "
-		    "refused (Flume keeps no fetch sessions)", c->peer,
-		    (int)k->h.api_version, (int)q->session_id,
+		lograte_info(w, c->peer, LOGRATE_REFUSED, "Kafka Fetch v%d with "
+		    "fetch session %d epoch %d refused (Flume keeps no fetch "
+		    "sessions)", (int)k->h.api_version, (int)q->session_id,
 		    (int)q->session_epoch);
 		k->no_native = 1;
 		r->state = REQ_DONE;

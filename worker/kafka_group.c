@@ -95,6 +95,7 @@ kg_st_new(struct conn *c, struct req *r)
 static int
 kg_group(struct worker *w, struct kstr id, int create, int16_t *err)
 {
+	char esc[LOG_ESC_SIZE(GROUP_NAME_MAX)];
 	int gidx;
 
 	if (w->shm->hdr->limits.max_groups == 0) {
@@ -111,8 +112,9 @@ kg_group(struct worker *w, struct kstr id, int create, int16_t *err)
 		*err = !create ? KERR_UNKNOWN_MEMBER_ID : errno == ENOSPC ?
 		    KERR_COORDINATOR_NOT_AVAILABLE : KERR_INVALID_GROUP_ID;
 	if (gidx < 0 && create && errno == ENOSPC)
-		log_warnx("group %.*s: no room (max_groups %u)", (int)id.len,
-		    id.p, w->shm->hdr->limits.max_groups);
+		log_warnx("group %s: no room (max_groups %u)",
+		    log_escape(esc, sizeof(esc), id.p, (size_t)id.len),
+		    w->shm->hdr->limits.max_groups);
 	return gidx;
 }
 
@@ -316,6 +318,7 @@ kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 	struct shm_group *g;
 	struct shm_member *m;
 	struct kg_st *st;
+	char esc[LOG_ESC_SIZE(GROUP_NAME_MAX)];
 	uint32_t s0, g0;
 	int32_t i;
 	int16_t err = KERR_NONE;
@@ -395,10 +398,10 @@ kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 	}
 	wgroup_unlock(w, g, s0, g0);
 	if (err == KERR_MESSAGE_TOO_LARGE)
-		log_warnx("%s: group %.*s: JoinGroup refused, its protocols "
+		log_warnx("%s: group %s: JoinGroup refused, its protocols "
 		    "exceed max_group_member_metadata (%u bytes)", c->peer,
-		    (int)q->group_id.len, q->group_id.p,
-		    w->shm->hdr->limits.member_meta);
+		    log_escape(esc, sizeof(esc), q->group_id.p,
+		    (size_t)q->group_id.len), w->shm->hdr->limits.member_meta);
 	if (err != KERR_NONE) {
 		join_fail(st, r, err);
 		return;
@@ -473,6 +476,7 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 	struct group_params gp;
 	struct shm_group *g;
 	struct kg_st *st = k->kst;
+	char esc[LOG_ESC_SIZE(GROUP_NAME_MAX)];
 	uint32_t s0, g0;
 	int32_t i;
 	int16_t err = KERR_NONE;
@@ -549,10 +553,10 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 	}
 	wgroup_unlock(w, g, s0, g0);
 	if (err == KERR_MESSAGE_TOO_LARGE)
-		log_warnx("%s: group %.*s: SyncGroup refused, an assignment "
+		log_warnx("%s: group %s: SyncGroup refused, an assignment "
 		    "exceeds max_group_member_metadata (%u bytes)", c->peer,
-		    (int)q->group_id.len, q->group_id.p,
-		    w->shm->hdr->limits.member_meta);
+		    log_escape(esc, sizeof(esc), q->group_id.p,
+		    (size_t)q->group_id.len), w->shm->hdr->limits.member_meta);
 }
 
 void

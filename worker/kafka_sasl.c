@@ -16,18 +16,22 @@
  * PLAIN sends the secret itself, so it is offered only on a TLS
  * connection or from a loopback address.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sodium.h>
 
+#include "common/authfile.h"
 #include "common/log.h"
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/ksasl.h"
 #include "worker/access.h"
+#include "worker/authlimit.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
 #include "worker/kafka.h"
+#include "worker/lograte.h"
 #include "worker/scram.h"
 
 enum sasl_mech { SASL_NONE = 0, SASL_PLAIN, SASL_SCRAM256, SASL_SCRAM512 };
@@ -120,19 +124,22 @@ kafka_sasl_handshake_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	struct sasl_rq *q = k->kst;
+	char esc[LOG_ESC_SIZE(64)];
 	int m;
 
 	r->state = REQ_DONE;
 	if (!auth_enabled()) {
 		q->err = KERR_UNSUPPORTED_SASL_MECHANISM;
-		log_warnx("%s: Kafka SaslHandshake, but there is no auth_file "
-		    "(no users to authenticate)", c->peer);
+		lograte_warnx(w, c->peer, LOGRATE_REFUSED, "Kafka "
+		    "SaslHandshake, but there is no auth_file (no users to "
+		    "authenticate)");
 		return;
 	}
 	/* Logged in by a certificate: SASL may confirm it (access.h). */
 	if ((c->auth.user != NULL && !c->auth.by_cert) || c->sasl != NULL) {
 		q->err = KERR_ILLEGAL_SASL_STATE;
-		log_warnx("%s: Kafka SaslHandshake again, closing", c->peer);
+		lograte_warnx(w, c->peer, LOGRATE_REFUSED, "Kafka "
+		    "SaslHandshake again, closing");
 		c->eof = 1;
 		return;
 	}
@@ -141,10 +148,12 @@ kafka_sasl_handshake_exec(struct worker *w, struct conn *c, struct req *r)
 			break;
 	if (m > SASL_SCRAM512 || (m == SASL_PLAIN && !sasl_plain_allowed(c))) {
 		q->err = KERR_UNSUPPORTED_SASL_MECHANISM;
-		log_warnx("%s: Kafka SASL mechanism %.*s is not offered%s",
-		    c->peer, q->mech.len > 64 ? 64 : (int)q->mech.len,
-		    q->mech.p, m == SASL_PLAIN ? " here (PLAIN only over TLS "
-		    "or loopback)" : "");
+		lograte_warnx(w, c->peer, LOGRATE_AUTH, "Kafka SASL "
+		    "mechanism %s is not offered%s", log_escape(esc,
+		    sizeof(esc), q->mech.p,
+		    q->mech.len > 64 ? 64 : (size_t)q->mech.len),
+		    m == SASL_PLAIN ? " here (PLAIN only over TLS or loopback)" :
+		    "");
 		return;
 	}
 	if ((c->sasl = calloc(1, sizeof(*c->sasl))) == NULL) {
@@ -179,23 +188,40 @@ static void
 sasl_fail(struct conn *c, struct sasl_rq *q, const char *why)
 {
 	struct kafka_sasl *s = c->sasl;
-	char name[KSASL_USER_MAX + 1];
-	size_t i;
+	char name[LOG_ESC_SIZE(KSASL_USER_MAX)];
 
-	/* The name as the client sent it, printable. */
-	for (i = 0; i < s->user_len; i++)
-		name[i] = s->user[i] >= 0x20 && s->user[i] < 0x7f ? s->user[i] :
-		    '?';
-	name[i] = '\0';
-	log_warnx("%s: Kafka SASL %s authentication failed for user %s: %s, "
-	    "closing", c->peer, sasl_names[s->mech], i > 0 ? name : "(none)",
+	lograte_warnx(c->w, c->peer, LOGRATE_AUTH, "Kafka SASL %s "
+	    "authentication failed for user %s: %s, closing",
+	    sasl_names[s->mech], s->user_len > 0 ?
+	    log_escape(name, sizeof(name), s->user, s->user_len) : "(none)",
 	    why);
+	atomic_fetch_add_explicit(&c->w->me->auth_failures, 1,
+	    memory_order_relaxed);
 	q->err = KERR_SASL_AUTHENTICATION_FAILED;
 	q->msg = "Authentication failed: invalid credentials";
 	q->out = NULL;
 	q->outlen = 0;
 	s->step = STEP_DONE;
 	c->eof = 1;	/* closed once the answer is out */
+}
+
+/*
+ * The throttle (worker/authlimit.h) before a password or proof is
+ * checked: 1 to check it now; 0 when r is parked (BLOCKED until
+ * r->deadline, then executed again) or was failed unchecked.
+ */
+static int
+sasl_throttle(struct conn *c, struct req *r, struct sasl_rq *q)
+{
+	switch (authlimit_check(c, r)) {
+	case AUTHLIMIT_WAIT:
+		return 0;
+	case AUTHLIMIT_REFUSE:
+		sasl_fail(c, q, "too many failures from this address, "
+		    "refused unchecked");
+		return 0;
+	}
+	return 1;
 }
 
 /* As sasl_fail, for a reason auth_session_again has logged already. */
@@ -223,7 +249,7 @@ sasl_set_user(struct kafka_sasl *s, const char *p, size_t len)
 }
 
 static void
-sasl_plain(struct conn *c, struct sasl_rq *q)
+sasl_plain(struct conn *c, struct req *r, struct sasl_rq *q)
 {
 	struct kafka_sasl *s = c->sasl;
 	const struct auth_user *u;
@@ -236,6 +262,8 @@ sasl_plain(struct conn *c, struct sasl_rq *q)
 		return;
 	}
 	sasl_set_user(s, user, ul);
+	if (!sasl_throttle(c, r, q))
+		return;
 	u = auth_user_find(user, ul);
 	/* Unequal lengths already differ; equal ones compare in constant time. */
 	if (u == NULL || u->secret_len != pl ||
@@ -248,19 +276,26 @@ sasl_plain(struct conn *c, struct sasl_rq *q)
 		return;
 	}
 	s->step = STEP_DONE;
+	authlimit_success(c);
 	auth_session_login(c, u, "SASL PLAIN");
 }
 
 static void
-sasl_scram(struct conn *c, struct sasl_rq *q)
+sasl_scram(struct conn *c, struct req *r, struct sasl_rq *q)
 {
 	struct kafka_sasl *s = c->sasl;
 	struct ksasl_scram_first f;
 	struct ksasl_scram_final fin;
 	const struct auth_user *u;
+	const uint8_t *key, *pw;
 	uint8_t salt[SCRAM_SALT_LEN];
 	char snonce[2 * SCRAM_SNONCE_LEN + 1], *out;
 	int mech = s->mech == SASL_SCRAM512 ? SCRAM_SHA512 : SCRAM_SHA256;
+	size_t keylen, pwlen;
+	uint64_t derived;
+	int rc;
+
+	key = auth_unknown_user_key(&keylen);
 
 	if (s->step == STEP_FIRST) {
 		if (ksasl_scram_first_parse(q->in.p, (size_t)q->in.len,
@@ -270,7 +305,7 @@ sasl_scram(struct conn *c, struct sasl_rq *q)
 		}
 		sasl_set_user(s, f.user, f.user_len);
 		/* An unknown user gets a salt too, and fails at the proof. */
-		scram_salt(f.user, f.user_len, salt);
+		scram_salt(key, keylen, f.user, f.user_len, salt);
 		scram_nonce(snonce);
 		if (scram_server_first(&s->scram, mech, q->in.p,
 		    (size_t)q->in.len, &f, snonce, salt, sizeof(salt),
@@ -288,15 +323,31 @@ sasl_scram(struct conn *c, struct sasl_rq *q)
 		sasl_fail(c, q, "malformed client-final message");
 		return;
 	}
+	if (!sasl_throttle(c, r, q))
+		return;
 	if ((out = conn_alloc(c, 256)) == NULL) {
 		sasl_fail(c, q, "out of memory");
 		return;
 	}
-	u = auth_user_find(s->user, s->user_len);
-	scram_salt(s->user, s->user_len, salt);
-	if (u == NULL || scram_server_final(&s->scram, u->secret,
-	    u->secret_len, salt, sizeof(salt), SCRAM_ITERATIONS, &fin, out,
-	    256) == -1) {
+	/*
+	 * A user the auth_file does not have costs the same derivation,
+	 * against the broker's secret (scram.h): no answer and no delay
+	 * tells whether a name exists.
+	 */
+	if ((u = auth_user_find(s->user, s->user_len)) != NULL) {
+		pw = u->secret;
+		pwlen = u->secret_len;
+	} else {
+		pw = key;
+		pwlen = keylen;
+	}
+	scram_salt(key, keylen, s->user, s->user_len, salt);
+	derived = scram_derivations();
+	rc = scram_server_final(&s->scram, pw, pwlen, salt, sizeof(salt),
+	    SCRAM_ITERATIONS, &fin, out, 256);
+	atomic_fetch_add_explicit(&c->w->me->auth_derivations,
+	    scram_derivations() - derived, memory_order_relaxed);
+	if (rc == -1 || u == NULL) {
 		sasl_fail(c, q, u == NULL ? "no such user" :
 		    "wrong password (or proof)");
 		return;
@@ -309,16 +360,18 @@ sasl_scram(struct conn *c, struct sasl_rq *q)
 	q->out = (const uint8_t *)out;
 	q->outlen = strlen(out);
 	s->step = STEP_DONE;
+	authlimit_success(c);
 	auth_session_login(c, u, mech == SCRAM_SHA512 ? "SASL SCRAM-SHA-512" :
 	    "SASL SCRAM-SHA-256");
 }
 
 static void
-sasl_step(struct conn *c, struct sasl_rq *q)
+sasl_step(struct conn *c, struct req *r, struct sasl_rq *q)
 {
 	if (c->sasl == NULL || c->sasl->step == STEP_DONE) {
-		log_warnx("%s: Kafka SaslAuthenticate %s, closing", c->peer,
-		    c->sasl == NULL ? "before SaslHandshake" :
+		lograte_warnx(c->w, c->peer, LOGRATE_REFUSED, "Kafka "
+		    "SaslAuthenticate %s, closing", c->sasl == NULL ?
+		    "before SaslHandshake" :
 		    "after the exchange ended");
 		q->err = KERR_ILLEGAL_SASL_STATE;
 		q->msg = "no SASL exchange in progress";
@@ -326,9 +379,9 @@ sasl_step(struct conn *c, struct sasl_rq *q)
 		return;
 	}
 	if (c->sasl->mech == SASL_PLAIN)
-		sasl_plain(c, q);
+		sasl_plain(c, r, q);
 	else
-		sasl_scram(c, q);
+		sasl_scram(c, r, q);
 }
 
 /* ---- SaslAuthenticate ---- */
@@ -350,8 +403,9 @@ kafka_sasl_auth_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 
-	sasl_step(c, k->kst);
-	r->state = REQ_DONE;
+	sasl_step(c, r, k->kst);
+	if (r->state != REQ_BLOCKED)
+		r->state = REQ_DONE;
 }
 
 void
@@ -387,7 +441,9 @@ sasl_raw_exec(struct worker *w, struct conn *c, struct req *r)
 	struct kafka_req *k = r->dec;
 	struct sasl_rq *q = k->kst;
 
-	sasl_step(c, q);
+	sasl_step(c, r, q);
+	if (r->state == REQ_BLOCKED)
+		return;
 	r->state = REQ_DONE;
 	/* v0 has no error field: a failure is the closed connection. */
 	if (q->err != KERR_NONE)

@@ -18,6 +18,7 @@
 #include "worker/dispatch.h"
 #include "worker/group.h"
 #include "worker/handlers.h"
+#include "worker/lograte.h"
 #include "worker/native.h"
 #include "worker/produce_dedup.h"
 #include "worker/stats.h"
@@ -226,8 +227,12 @@ native_exec(struct worker *w, struct conn *c, struct req *r)
 	if (row == NULL) {
 		/* Known or not, nothing is answered before authentication. */
 		r->error = auth_gate(c, 0, r->api);
-		if (r->error == ERR_NONE)
+		if (r->error == ERR_NONE) {
 			r->error = ERR_UNSUPPORTED_API;
+			lograte_warnx(w, c->peer, LOGRATE_REFUSED, "API "
+			    "key %u is not one this broker serves, answered "
+			    "UNSUPPORTED_API", (unsigned)r->api);
+		}
 		r->state = REQ_DONE;
 		return;
 	}
@@ -238,6 +243,9 @@ native_exec(struct worker *w, struct conn *c, struct req *r)
 		}
 		if (row->decode != NULL && row->decode(c, r) == -1) {
 			r->error = ERR_INVALID_REQUEST;
+			lograte_warnx(w, c->peer, LOGRATE_REFUSED, "%s: "
+			    "malformed request, answered INVALID_REQUEST",
+			    row->name);
 			r->state = REQ_DONE;
 			return;
 		}

@@ -27,17 +27,27 @@ scram_md(int mech, size_t *len)
 	return mech == SCRAM_SHA512 ? EVP_sha512() : EVP_sha256();
 }
 
-void
-scram_salt(const char *user, size_t len, uint8_t salt[SCRAM_SALT_LEN])
-{
-	crypto_hash_sha256_state st;
-	uint8_t h[crypto_hash_sha256_BYTES];
+static uint64_t scram_derived;
 
-	crypto_hash_sha256_init(&st);
-	crypto_hash_sha256_update(&st, (const uint8_t *)SCRAM_SALT_LABEL,
+uint64_t
+scram_derivations(void)
+{
+	return scram_derived;
+}
+
+void
+scram_salt(const uint8_t *key, size_t keylen, const char *user, size_t len,
+    uint8_t salt[SCRAM_SALT_LEN])
+{
+	crypto_auth_hmacsha256_state st;
+	uint8_t h[crypto_auth_hmacsha256_BYTES];
+
+	crypto_auth_hmacsha256_init(&st, key, keylen);
+	crypto_auth_hmacsha256_update(&st, (const uint8_t *)SCRAM_SALT_LABEL,
 	    sizeof(SCRAM_SALT_LABEL));	/* with its NUL: a separator */
-	crypto_hash_sha256_update(&st, (const uint8_t *)user, len);
-	crypto_hash_sha256_final(&st, h);
+	crypto_auth_hmacsha256_update(&st, (const uint8_t *)user, len);
+	crypto_auth_hmacsha256_final(&st, h);
+	sodium_memzero(&st, sizeof(st));
 	memcpy(salt, h, SCRAM_SALT_LEN);
 }
 
@@ -147,6 +157,7 @@ scram_server_final(struct scram_server *s, const uint8_t *password,
 	if (sodium_base642bin(proof, sizeof(proof), f->proof, f->proof_len,
 	    NULL, &n, NULL, sodium_base64_VARIANT_ORIGINAL) != 0 || n != dlen)
 		return -1;
+	scram_derived++;
 	if (PKCS5_PBKDF2_HMAC((const char *)password, (int)plen, salt,
 	    (int)saltlen, iterations, md, (int)dlen, salted) != 1)
 		goto out;

@@ -4,10 +4,16 @@
  *
  * The auth_file holds secrets, not SCRAM credentials: the salted
  * password is derived from the user's secret at each authentication,
- * with SCRAM_ITERATIONS rounds and a salt derived from the user name
- * (scram_salt()), so the same user always gets the same salt and
- * nothing else needs storing.  Clients authenticate with the secret as
- * their password.
+ * with SCRAM_ITERATIONS rounds and a salt derived from the user name and
+ * a secret of the broker's (scram_salt()), so the same user always gets
+ * the same salt from a running broker, nothing else needs storing, and
+ * no table computed for another broker applies.  Clients authenticate
+ * with the secret as their password.
+ *
+ * A user the auth_file does not have gets a salt the same way and, at
+ * the proof, the same key derivation (against the broker's secret as
+ * password), so a failure takes the same work and looks the same
+ * whether the user exists or not.
  */
 #ifndef FLUME_WORKER_SCRAM_H
 #define FLUME_WORKER_SCRAM_H
@@ -36,8 +42,13 @@ struct scram_server {
 	size_t		 first_len;		/* the server-first part's length */
 };
 
-/* The salt of user: SHA-256 of a fixed label and the name, cut short. */
-void	scram_salt(const char *user, size_t len, uint8_t salt[SCRAM_SALT_LEN]);
+/*
+ * The salt of user: HMAC-SHA-256 keyed with the broker's secret key
+ * (common/authfile.h, auth_unknown_user_key) of a fixed label and the
+ * name, cut short.
+ */
+void	scram_salt(const uint8_t *key, size_t keylen, const char *user,
+	    size_t len, uint8_t salt[SCRAM_SALT_LEN]);
 /*
  * Answer a client-first message: the server-first message is
  * s->auth + s->auth_len - s->first_len (s->first_len bytes).  snonce is
@@ -54,6 +65,8 @@ int	scram_server_first(struct scram_server *s, int mech, const char *msg,
 int	scram_server_final(struct scram_server *s, const uint8_t *password,
 	    size_t plen, const uint8_t *salt, size_t saltlen, int iterations,
 	    const struct ksasl_scram_final *f, char *out, size_t outlen);
+/* Salted passwords this process has derived (PBKDF2 runs), for metrics. */
+uint64_t scram_derivations(void);
 /* A fresh server nonce part, base64 of SCRAM_SNONCE_LEN random bytes. */
 void	scram_nonce(char out[2 * SCRAM_SNONCE_LEN + 1]);
 

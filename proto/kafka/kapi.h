@@ -101,7 +101,10 @@ extern const size_t kapi_nversions;
 const struct kapi_version *kapi_lookup(int16_t key);
 /* 1 if (key, version) is in the table. */
 int		 kapi_supported(int16_t key, int16_t version);
-/* The API's name ("Produce"), or "Unknown". */
+/*
+ * Kafka's name of the API ("Produce", "DeleteRecords"), for every key
+ * Kafka defines, Flume's or not; NULL for a key Kafka does not have.
+ */
 const char	*kapi_name(int16_t key);
 
 #endif

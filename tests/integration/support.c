@@ -25,6 +25,7 @@
 
 #include <sodium.h>
 
+#include "proto/bytes.h"
 #include "proto/msg.h"
 #include "proto/msg_auth.h"
 #include "proto/wire.h"
@@ -468,6 +469,12 @@ support_pid_state(pid_t pid, const char *states, int ms)
 int
 support_connect(const struct flumed *d)
 {
+	return support_connect_from(d->port, NULL);
+}
+
+int
+support_connect_from(int port, const char *src)
+{
 	struct sockaddr_in sin;
 	struct timeval tv = { 5, 0 };
 	int fd;
@@ -476,7 +483,12 @@ support_connect(const struct flumed *d)
 		return -1;
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
-	sin.sin_port = htons((uint16_t)d->port);
+	if (src != NULL && (inet_pton(AF_INET, src, &sin.sin_addr) != 1 ||
+	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)) {
+		close(fd);
+		return -1;
+	}
+	sin.sin_port = htons((uint16_t)port);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
 		close(fd);
@@ -484,6 +496,40 @@ support_connect(const struct flumed *d)
 	}
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	return fd;
+}
+
+int
+support_closed(int fd)
+{
+	uint8_t *p = NULL;
+	size_t n;
+	uint32_t id;
+	int rc = support_recv(fd, 10000, &id, &p, &n);
+
+	free(p);
+	return rc == 0;
+}
+
+int
+support_kafka_send(int fd, int16_t key, int16_t ver, int32_t corr,
+    const void *body, size_t blen)
+{
+	uint8_t buf[2048];
+	size_t n = 4;
+
+	if (blen > sizeof(buf) - 15)
+		return -1;
+	be16_put(buf + n, (uint16_t)key);
+	be16_put(buf + n + 2, (uint16_t)ver);
+	be32_put(buf + n + 4, (uint32_t)corr);
+	be16_put(buf + n + 8, 1);
+	buf[n + 10] = 't';
+	n += 11;
+	if (blen > 0)
+		memcpy(buf + n, body, blen);
+	n += blen;
+	be32_put(buf, (uint32_t)(n - 4));
+	return support_send(fd, buf, n);
 }
 
 int

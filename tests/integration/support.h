@@ -100,6 +100,20 @@ int	 support_pid_state(pid_t pid, const char *states, int ms);
 struct wbuf;
 /* Connected, blocking TCP socket to the daemon, or -1. */
 int	 support_connect(const struct flumed *d);
+/*
+ * Connected, blocking TCP socket to 127.0.0.1:port from the local
+ * address src (another loopback address, "127.0.0.2", so the broker
+ * sees another client address; NULL: any), or -1.
+ */
+int	 support_connect_from(int port, const char *src);
+/*
+ * Send one Kafka request (header v1, client id "t") with body; 0 or -1.
+ * Its answer is read with support_recv (the correlation id as id).
+ */
+int	 support_kafka_send(int fd, int16_t key, int16_t ver, int32_t corr,
+	    const void *body, size_t blen);
+/* 1 when the broker closes fd before another answer (within 10 s), else 0. */
+int	 support_closed(int fd);
 /* Write all of buf (bounded by 5 s); 0 or -1. */
 int	 support_send(int fd, const void *buf, size_t len);
 /*

@@ -92,7 +92,9 @@ setup(void)
 		if (write_file(secret_path(who[i][0]), line, 0600) == -1)
 			goto fail;
 	}
-	snprintf(extra, sizeof(extra), "auth_file = %s\npartitions = 2\n", users);
+	/* Every failure logged: the tests count them (test_logs: the limit). */
+	snprintf(extra, sizeof(extra), "auth_file = %s\npartitions = 2\n"
+	    "client_log_interval_ms = 0\n", users);
 	/* flume-admin workers (used by flumed_child_pid) needs admin. */
 	setenv("FLUME_SECRET_FILE", secret_path("root"), 1);
 	if (flumed_start(&d, extra) != 0)

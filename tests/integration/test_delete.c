@@ -502,21 +502,7 @@ static int
 ksend(int fd, int16_t key, int16_t ver, int32_t corr, const uint8_t *body,
     size_t blen)
 {
-	uint8_t buf[512];
-	size_t n = 4;
-
-	if (blen > sizeof(buf) - 15)
-		return -1;
-	be16_put(buf + n, (uint16_t)key);
-	be16_put(buf + n + 2, (uint16_t)ver);
-	be32_put(buf + n + 4, (uint32_t)corr);
-	be16_put(buf + n + 8, 1);
-	buf[n + 10] = 't';
-	n += 11;
-	memcpy(buf + n, body, blen);
-	n += blen;
-	be32_put(buf, (uint32_t)(n - 4));
-	return support_send(fd, buf, n);
+	return support_kafka_send(fd, key, ver, corr, body, blen);
 }
 
 /*

@@ -76,7 +76,9 @@ setup(void)
 	ktport = support_free_port();
 	snprintf(kbroker, sizeof(kbroker), "127.0.0.1:%d", kport);
 	snprintf(ktbroker, sizeof(ktbroker), "127.0.0.1:%d", ktport);
+	/* Every failure logged: the tests count them (test_logs: the limit). */
 	snprintf(extra, sizeof(extra), "auth_file = %s\n"
+	    "client_log_interval_ms = 0\n"
 	    "kafka_listen = %s\nkafka_listen_tls = %s\n"
 	    "tls_cert_file = %s/server.pem\ntls_key_file = %s/server.key\n"
 	    "[topic s1]\npartitions = 1\n[topic s2]\npartitions = 1\n"
@@ -361,21 +363,7 @@ static int
 ksend(int fd, int16_t key, int16_t ver, int32_t corr, const void *body,
     size_t blen)
 {
-	uint8_t buf[1024];
-	size_t n = 4;
-
-	if (blen > sizeof(buf) - 17)
-		return -1;
-	be16_put(buf + n, (uint16_t)key);
-	be16_put(buf + n + 2, (uint16_t)ver);
-	be32_put(buf + n + 4, (uint32_t)corr);
-	be16_put(buf + n + 8, 1);
-	buf[n + 10] = 't';
-	n += 11;
-	memcpy(buf + n, body, blen);
-	n += blen;
-	be32_put(buf, (uint32_t)(n - 4));
-	return support_send(fd, buf, n);
+	return support_kafka_send(fd, key, ver, corr, body, blen);
 }
 
 /* The error code of the answer to corr; -1000 closed, -2000 no answer. */
@@ -395,13 +383,7 @@ kerror(int fd, int32_t corr, uint8_t **p, size_t *n)
 static int
 closed(int fd)
 {
-	uint8_t *p = NULL;
-	size_t n;
-	uint32_t id;
-	int rc = support_recv(fd, 10000, &id, &p, &n);
-
-	free(p);
-	return rc == 0;
+	return support_closed(fd);
 }
 
 static void

@@ -1118,7 +1118,19 @@ test_version_table(void)
 	CU_ASSERT(!kapi_supported(4, 0));	/* LeaderAndIsr */
 	CU_ASSERT(!kapi_supported(17, 0));	/* SaslHandshake, for now */
 	CU_ASSERT_STRING_EQUAL(kapi_name(KAPI_FETCH), "Fetch");
-	CU_ASSERT_STRING_EQUAL(kapi_name(99), "Unknown");
+	CU_ASSERT_PTR_NULL(kapi_name(99));
+	CU_ASSERT_PTR_NULL(kapi_name(-1));
+	/* Every key Kafka has is named, served or not. */
+	CU_ASSERT_STRING_EQUAL(kapi_name(0), "Produce");
+	CU_ASSERT_STRING_EQUAL(kapi_name(21), "DeleteRecords");
+	CU_ASSERT_STRING_EQUAL(kapi_name(32), "DescribeConfigs");
+	CU_ASSERT_STRING_EQUAL(kapi_name(33), "AlterConfigs");
+	CU_ASSERT_STRING_EQUAL(kapi_name(37), "CreatePartitions");
+	CU_ASSERT_STRING_EQUAL(kapi_name(42), "DeleteGroups");
+	CU_ASSERT_STRING_EQUAL(kapi_name(68), "ConsumerGroupHeartbeat");
+	CU_ASSERT_STRING_EQUAL(kapi_name(75), "DescribeTopicPartitions");
+	CU_ASSERT_STRING_EQUAL(kapi_name(92), "DeleteShareGroupOffsets");
+	CU_ASSERT_PTR_NULL(kapi_name(93));
 }
 
 /*

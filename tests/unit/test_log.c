@@ -1,7 +1,9 @@
 /*
  * Daemon logging: the exact line format on stderr, the level filter,
  * strerror for log_warn, errno left alone, long lines cut with their
- * newline kept, and fatal/fatalx exiting 1 after logging.
+ * newline kept, fatal/fatalx exiting 1 after logging, client bytes
+ * escaped by log_escape, and a control character that reaches a line
+ * anyway never starts another.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -19,7 +21,6 @@
 
 static char	*tmpdir;
 static char	 lpath[4096];
-static int	 saved_stderr = -1;
 static char	 out[16384];
 
 static int
@@ -42,32 +43,16 @@ teardown(void)
 static void
 capture_begin(void)
 {
-	int	fd = open(lpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-	CU_ASSERT_FATAL(fd >= 0);
-	fflush(stderr);
-	saved_stderr = dup(STDERR_FILENO);
-	CU_ASSERT_FATAL(saved_stderr >= 0);
-	CU_ASSERT_FATAL(dup2(fd, STDERR_FILENO) == STDERR_FILENO);
-	close(fd);
+	CU_ASSERT_FATAL(test_capture_begin(lpath) == 0);
 }
 
 /* Restore stderr and read what was written into out; returns its length. */
 static size_t
 capture_end(void)
 {
-	ssize_t	n;
-	int	fd;
+	long	n = test_capture_end(lpath, out, sizeof(out));
 
-	CU_ASSERT_FATAL(dup2(saved_stderr, STDERR_FILENO) == STDERR_FILENO);
-	close(saved_stderr);
-	saved_stderr = -1;
-	fd = open(lpath, O_RDONLY);
-	CU_ASSERT_FATAL(fd >= 0);
-	n = read(fd, out, sizeof(out) - 1);
-	close(fd);
 	CU_ASSERT_FATAL(n >= 0);
-	out[n] = '\0';
 	return (size_t)n;
 }
 
@@ -230,7 +215,54 @@ test_fatal_exits_1(void)
 	CU_ASSERT(line_is(lines[1], lens[1], rest));
 }
 
+static void
+test_escape(void)
+{
+	static const char raw[] = "ok \\ \n\r\t\x01\x7f\xff\"";
+	char buf[LOG_ESC_SIZE(sizeof(raw))], small[8];
+
+	CU_ASSERT_STRING_EQUAL(log_escape(buf, sizeof(buf), raw,
+	    sizeof(raw) - 1), "ok \\\\ \\n\\r\\t\\x01\\x7f\\xff\"");
+	CU_ASSERT_STRING_EQUAL(log_escape(buf, sizeof(buf), "", 0), "");
+	/* Only len bytes; a NUL inside is a byte like any other. */
+	CU_ASSERT_STRING_EQUAL(log_escape(buf, sizeof(buf), "a\0b", 3),
+	    "a\\x00b");
+	CU_ASSERT_STRING_EQUAL(log_escape(buf, sizeof(buf), "abcdef", 2), "ab");
+	/* Too long for out: cut, ending in "...", still NUL-terminated. */
+	CU_ASSERT_STRING_EQUAL(log_escape(small, sizeof(small), "abcdefghij",
+	    10), "abcd...");
+	CU_ASSERT_STRING_EQUAL(log_escape(small, sizeof(small), "\n\n\n\n",
+	    4), "\\n\\n...");
+	CU_ASSERT_STRING_EQUAL(log_escape(small, 3, "abcdef", 6), "..");
+	CU_ASSERT_STRING_EQUAL(log_escape(small, 1, "abcdef", 6), "");
+	CU_ASSERT_STRING_EQUAL(log_escape(small, sizeof(small), "abcdefg", 7),
+	    "abcdefg");
+}
+
+/* A newline that reaches the format anyway does not start a line. */
+static void
+test_one_line_per_call(void)
+{
+	char	*lines[4], rest[256];
+	size_t	 lens[4];
+	int	 n;
+
+	capture_begin();
+	log_init(0, LOG_LVL_INFO, "worker 1");
+	log_warnx("mechanism %s is not offered", "X\n2026-01-01T00:00:00.000 "
+	    "INFO [master 1] forged\r");
+	capture_end();
+	n = split_lines(lines, lens, 4);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	snprintf(rest, sizeof(rest), "WARN \\[worker 1 %ld\\] mechanism "
+	    "X\\?2026-01-01T00:00:00\\.000 INFO \\[master 1\\] forged\\? "
+	    "is not offered", (long)getpid());
+	CU_ASSERT(line_is(lines[0], lens[0], rest));
+}
+
 TEST_SUITE("log", setup, teardown,
+	{ "log_escape", test_escape },
+	{ "one line per call", test_one_line_per_call },
 	{ "format and levels", test_format_and_levels },
 	{ "level names", test_level_parse },
 	{ "long line", test_long_line },

@@ -99,13 +99,18 @@ test_wrong_password_nonce_binding_refused(void)
 static void
 test_salt_is_per_user_and_stable(void)
 {
+	static const uint8_t k1[32] = { 1 }, k2[32] = { 2 };
 	uint8_t a[SCRAM_SALT_LEN], b[SCRAM_SALT_LEN], c[SCRAM_SALT_LEN];
+	uint8_t d[SCRAM_SALT_LEN];
 
-	scram_salt("alice", 5, a);
-	scram_salt("alice", 5, b);
-	scram_salt("alicf", 5, c);
+	scram_salt(k1, sizeof(k1), "alice", 5, a);
+	scram_salt(k1, sizeof(k1), "alice", 5, b);
+	scram_salt(k1, sizeof(k1), "alicf", 5, c);
+	/* Another broker's secret: another salt for the same name. */
+	scram_salt(k2, sizeof(k2), "alice", 5, d);
 	CU_ASSERT_EQUAL(memcmp(a, b, sizeof(a)), 0);
 	CU_ASSERT_NOT_EQUAL(memcmp(a, c, sizeof(a)), 0);
+	CU_ASSERT_NOT_EQUAL(memcmp(a, d, sizeof(a)), 0);
 }
 
 static void

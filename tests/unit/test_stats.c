@@ -51,8 +51,10 @@ sample(struct stats_resp *m, struct stats_child *c, struct stats_partition *p,
 	memset(c, 0, 2 * sizeof(*c));
 	memset(p, 0, sizeof(*p));
 	memset(l, 0, sizeof(*l));
-	c[0] = (struct stats_child){ 0, 0, 4242, 3, 5, 6, 7, 8, 9, 10, 11 };
-	c[1] = (struct stats_child){ 1, 1, 4243, 0, 0, 0, 0, 0, 0, 0, 0 };
+	c[0] = (struct stats_child){ 0, 0, 4242, 3, 5, 6, 7, 8, 9, 10, 11,
+	    12, 13, 14 };
+	c[1] = (struct stats_child){ 1, 1, 4243, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0 };
 	p->topic = "orders";
 	p->topic_len = 6;
 	p->partition = 2;
@@ -325,6 +327,9 @@ test_render(void)
 		"\nflume_child_up{slot=\"0\",role=\"worker\"} 1\n",
 		"\nflume_child_restarts_total{slot=\"0\",role=\"worker\"} 3\n",
 		"\nflume_worker_requests_total{slot=\"0\",role=\"worker\"} 7\n",
+		"\nflume_worker_auth_failures_total{slot=\"0\",role=\"worker\"} 12\n",
+		"\nflume_worker_auth_throttled_total{slot=\"0\",role=\"worker\"} 13\n",
+		"\nflume_worker_auth_key_derivations_total{slot=\"0\",role=\"worker\"} 14\n",
 		"\nflume_worker_connections_rejected_total{slot=\"0\",role=\"worker\"} 10\n",
 		"\nflume_request_errors_total{code=\"8\",error=\"unknown topic or partition\"} 12\n",
 		"\nflume_fsync_duration_seconds_bucket{le=\"0.0001\"} 1\n",
