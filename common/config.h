@@ -56,7 +56,7 @@ struct config {
 	uint32_t	 max_connections;	/* per worker */
 	uint32_t	 max_connections_total;	/* over all workers */
 	uint32_t	 max_connections_per_ip; /* from one client address, over all workers; 0 no limit */
-	int64_t		 handshake_timeout_ms;	/* close a connection not handshaken (authenticated) by then; 0 never */
+	int64_t		 handshake_timeout_ms;	/* close a connection that sent no request past its handshake by then; 0 never */
 	uint32_t	 max_inflight_per_connection; /* requests queued per connection */
 	uint64_t	 max_buffered_bytes;	/* output held per connection before reading stops */
 	char		 auth_file[PATH_MAX];	/* user:secret:permissions lines; "" = no auth */

@@ -764,17 +764,21 @@ conn_check_timeouts(struct conn *c, int64_t now, int64_t *deadline)
 	}
 	/*
 	 * A connection that has not said who it is (HANDSHAKE, or with an
-	 * auth_file a successful AUTH_PROVE) soon holds no slot any more:
-	 * a flood of idle connections cannot lock others out for
-	 * idle_timeout_ms.
+	 * auth_file a successful AUTH_PROVE), or said only that (one
+	 * ApiVersions, one HANDSHAKE, a SASL exchange) and nothing since,
+	 * soon holds no slot any more: a flood of such connections cannot
+	 * lock others out for idle_timeout_ms.  The face sets c->useful on
+	 * the first request past that setup (a Metadata is what a real
+	 * client sends next).
 	 */
-	if (conf->handshake_timeout_ms > 0 && !(auth_enabled() ?
-	    c->auth.user != NULL : c->handshaken)) {
+	if (conf->handshake_timeout_ms > 0 && !c->useful) {
 		t = c->opened + conf->handshake_timeout_ms;
 		if (now >= t) {
-			log_warnx("%s: no %s within handshake_timeout_ms "
-			    "(%lld ms), closing", c->peer, auth_enabled() ?
-			    "authentication" : "HANDSHAKE",
+			log_warnx("%s: %s within handshake_timeout_ms "
+			    "(%lld ms), closing", c->peer, auth_enabled() &&
+			    c->auth.user == NULL ? "no authentication" :
+			    !c->handshaken ? "no HANDSHAKE" :
+			    "nothing past the handshake",
 			    (long long)conf->handshake_timeout_ms);
 			conn_close(c);
 			return -1;

@@ -83,6 +83,7 @@ struct conn {
 	int64_t			 partial_since;	/* a partial frame arrived; 0 = none */
 	int64_t			 opened;	/* accepted at (for handshake_timeout_ms) */
 	int			 handshaken;	/* a HANDSHAKE was answered without error */
+	int			 useful;	/* took a request past the session's setup */
 	uint64_t		 ip_key;	/* per-address count held (shm/ipcount.h); 0 none */
 	struct auth_session	 auth;		/* who this client proved to be */
 	int			 kafka;		/* a Kafka client (worker/kafka.h) */
