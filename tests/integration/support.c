@@ -423,6 +423,12 @@ flumed_child_pid(const struct flumed *d, const char *role, int slot)
 int
 support_connect(const struct flumed *d)
 {
+	return support_connect_from(d, NULL);
+}
+
+int
+support_connect_from(const struct flumed *d, const char *src)
+{
 	struct sockaddr_in sin;
 	struct timeval tv = { 5, 0 };
 	int fd;
@@ -431,6 +437,11 @@ support_connect(const struct flumed *d)
 		return -1;
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
+	if (src != NULL && (inet_pton(AF_INET, src, &sin.sin_addr) != 1 ||
+	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)) {
+		close(fd);
+		return -1;
+	}
 	sin.sin_port = htons((uint16_t)d->port);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1) {

@@ -76,27 +76,7 @@ teardown(void)
 static int
 connect_from(const char *src)
 {
-	struct sockaddr_in sin;
-	struct timeval tv = { 5, 0 };
-	int fd;
-
-	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
-		return -1;
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	inet_pton(AF_INET, src, &sin.sin_addr);
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
-		close(fd);
-		return -1;
-	}
-	sin.sin_port = htons((uint16_t)d.port);
-	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
-	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
-		close(fd);
-		return -1;
-	}
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	return fd;
+	return support_connect_from(&d, src);
 }
 
 /* METADATA of every topic on fd (request id id): 0 when answered. */
