@@ -59,6 +59,8 @@ struct config {
 	int64_t		 handshake_timeout_ms;	/* close a connection that sent no request past its handshake by then; 0 never */
 	uint32_t	 max_inflight_per_connection; /* requests queued per connection */
 	uint64_t	 max_buffered_bytes;	/* output held per connection before reading stops */
+	uint64_t	 partial_frame_memory;	/* per worker: reader memory of incomplete frames */
+	uint64_t	 partial_frame_memory_per_ip; /* ... of one client address; 0 no share */
 	char		 auth_file[PATH_MAX];	/* user:secret:permissions lines; "" = no auth */
 	int64_t		 idle_timeout_ms;	/* drop a connection silent this long; 0 never */
 	int64_t		 request_timeout_ms;	/* a half-sent frame older than this is dropped */

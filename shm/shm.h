@@ -49,7 +49,7 @@
 #include "proto/role.h"
 
 #define SHM_MAGIC		0x314d48534d554c46ULL	/* "FLUMSHM1" */
-#define SHM_LAYOUT_VERSION	8
+#define SHM_LAYOUT_VERSION	9
 #define SHM_NAME_MAX		64
 
 struct shm_authpub;
@@ -139,6 +139,8 @@ struct shm_child {
 	_Atomic uint64_t	bytes_out;
 	_Atomic uint64_t	rejected_conns;	/* closed at accept: max_connections */
 	_Atomic uint64_t	protocol_errors;/* connections closed for a bad frame */
+	_Atomic uint64_t	partial_bytes;	/* reader memory of incomplete frames, now */
+	_Atomic uint64_t	partial_pauses;	/* reads paused by partial_frame_memory */
 	_Atomic uint64_t	errors[SHM_ERR_SLOTS];	/* answers with that error code */
 };
 
