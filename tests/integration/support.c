@@ -423,11 +423,11 @@ flumed_child_pid(const struct flumed *d, const char *role, int slot)
 int
 support_connect(const struct flumed *d)
 {
-	return support_connect_from(d, NULL);
+	return support_connect_from(d->port, NULL);
 }
 
 int
-support_connect_from(const struct flumed *d, const char *src)
+support_connect_from(int port, const char *src)
 {
 	struct sockaddr_in sin;
 	struct timeval tv = { 5, 0 };
@@ -442,7 +442,7 @@ support_connect_from(const struct flumed *d, const char *src)
 		close(fd);
 		return -1;
 	}
-	sin.sin_port = htons((uint16_t)d->port);
+	sin.sin_port = htons((uint16_t)port);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
 		close(fd);

@@ -88,8 +88,12 @@ pid_t	 flumed_child_pid(const struct flumed *d, const char *role, int slot);
 struct wbuf;
 /* Connected, blocking TCP socket to the daemon, or -1. */
 int	 support_connect(const struct flumed *d);
-/* The same from source address src ("127.0.0.x"; NULL: any). */
-int	 support_connect_from(const struct flumed *d, const char *src);
+/*
+ * Connected, blocking TCP socket to 127.0.0.1:port from the local
+ * address src (another loopback address, "127.0.0.2", so the broker
+ * sees another client address; NULL: any), or -1.
+ */
+int	 support_connect_from(int port, const char *src);
 /* Write all of buf (bounded by 5 s); 0 or -1. */
 int	 support_send(int fd, const void *buf, size_t len);
 /*

@@ -76,7 +76,7 @@ teardown(void)
 static int
 connect_from(const char *src)
 {
-	return support_connect_from(&d, src);
+	return support_connect_from(d.port, src);
 }
 
 /* METADATA of every topic on fd (request id id): 0 when answered. */

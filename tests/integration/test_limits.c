@@ -704,7 +704,7 @@ test_partial_frame_memory(void)
 	be16_put(head + 4, API_PRODUCE);
 	for (i = 0; i < SLOW; i++) {
 		be32_put(head + 6, (uint32_t)(1000 + i));
-		fds[i] = support_connect_from(&d, "127.0.0.2");
+		fds[i] = support_connect_from(d.port, "127.0.0.2");
 		CU_ASSERT_FATAL(fds[i] != -1);
 		CU_ASSERT_EQUAL_FATAL(support_send(fds[i], head, 10), 0);
 	}
