@@ -56,9 +56,11 @@ struct config {
 	uint32_t	 max_connections;	/* per worker */
 	uint32_t	 max_connections_total;	/* over all workers */
 	uint32_t	 max_connections_per_ip; /* from one client address, over all workers; 0 no limit */
-	int64_t		 handshake_timeout_ms;	/* close a connection not handshaken (authenticated) by then; 0 never */
+	int64_t		 handshake_timeout_ms;	/* close a connection that sent no request past its handshake by then; 0 never */
 	uint32_t	 max_inflight_per_connection; /* requests queued per connection */
 	uint64_t	 max_buffered_bytes;	/* output held per connection before reading stops */
+	uint64_t	 partial_frame_memory;	/* per worker: reader memory of incomplete frames */
+	uint64_t	 partial_frame_memory_per_ip; /* ... of one client address; 0 no share */
 	char		 auth_file[PATH_MAX];	/* user:secret:permissions lines; "" = no auth */
 	uint32_t	 auth_throttle_after;	/* failed logins from an address a minute before each waits */
 	int64_t		 auth_throttle_delay_ms; /* ... this long for its answer */

@@ -4,9 +4,12 @@
  * frame in a struct wbuf.
  *
  * The reader's buffer holds [start, len) unconsumed bytes.  It is sized
- * for the frame being read, never for what a peer merely claims: a size
- * field is checked against max_size the moment its 4 bytes are in, before
- * the buffer grows for it.  Frames handed out by frame_reader_next() stay
+ * for the bytes of the frame being read that arrived, never for what a
+ * peer merely claims: a size field is checked against max_size the moment
+ * its 4 bytes are in, and the buffer doubles only when the frame does not
+ * fit and the room left is small, up to the frame's size; so it holds at
+ * most twice what came, and a whole frame costs a few reallocs, not a
+ * copy per read.  Frames handed out by frame_reader_next() stay
  * in place until the next space/feed call, which is the only place bytes
  * move (compaction) or memory is reallocated.
  */
@@ -18,8 +21,6 @@
 #include "proto/frame.h"
 #include "proto/wire.h"
 
-/* Smallest buffer: enough to read many small frames with one read(2). */
-#define FRAME_READ_MIN	4096
 /* An idle reader keeps at most this much memory (large frames are rare). */
 #define FRAME_KEEP_MAX	(64 * 1024)
 
@@ -95,23 +96,49 @@ frame_resize(struct frame_reader *r, size_t ncap)
 	return 0;
 }
 
+size_t
+frame_reader_want(const struct frame_reader *r)
+{
+	size_t pending = r->len - r->start, frame, ncap;
+	uint32_t size;
+
+	/* What frame_reader_space() keeps of an idle buffer. */
+	if (r->cap == 0 || (pending == 0 && r->cap > FRAME_KEEP_MAX))
+		return FRAME_READ_MIN;
+	/* A refused size never makes the buffer grow. */
+	if (frame_size(r, &size) != 1)
+		return r->cap;
+	frame = FRAME_SIZE_LEN + (size_t)size;
+	/* The frame is compacted to the front before it grows. */
+	if (frame <= r->cap || r->cap - pending >= FRAME_READ_MIN / 2)
+		return r->cap;
+	ncap = r->cap * 2;
+	return ncap < frame ? ncap : frame;
+}
+
+void
+frame_reader_trim(struct frame_reader *r)
+{
+	if (r->start != r->len)
+		return;
+	r->start = r->len = 0;
+	if (r->cap > FRAME_KEEP_MAX) {
+		free(r->buf);
+		r->buf = NULL;
+		r->cap = 0;
+	}
+}
+
 uint8_t *
 frame_reader_space(struct frame_reader *r, size_t *room)
 {
-	size_t want = FRAME_SIZE_LEN, need;
+	size_t want = FRAME_SIZE_LEN, ncap;
 	uint32_t size;
-	int st;
 
+	ncap = frame_reader_want(r);
 	/* Drop memory a past large frame needed once nothing is pending. */
-	if (r->start == r->len) {
-		r->start = r->len = 0;
-		if (r->cap > FRAME_KEEP_MAX) {
-			free(r->buf);
-			r->buf = NULL;
-			r->cap = 0;
-		}
-	}
-	if ((st = frame_size(r, &size)) == 1)
+	frame_reader_trim(r);
+	if (frame_size(r, &size) == 1)
 		want = FRAME_SIZE_LEN + (size_t)size;
 	/*
 	 * Compact when the current frame would not fit behind start, or
@@ -120,14 +147,8 @@ frame_reader_space(struct frame_reader *r, size_t *room)
 	if (r->start > 0 && (r->start + want > r->cap ||
 	    r->cap - r->len < FRAME_READ_MIN / 4))
 		frame_compact(r);
-	/* A refused size never makes the buffer grow. */
-	need = st == -1 ? FRAME_READ_MIN : want;
-	if (need < FRAME_READ_MIN)
-		need = FRAME_READ_MIN;
-	if (r->cap < need && (st != -1 || r->cap == 0)) {
-		if (frame_resize(r, need) == -1)
-			return NULL;
-	}
+	if (ncap > r->cap && frame_resize(r, ncap) == -1)
+		return NULL;
 	*room = r->cap - r->len;
 	return r->buf + r->len;
 }

@@ -8,6 +8,9 @@
  * byte at a time works) and yields whole frames.  A size larger than the
  * configured maximum, or too small to hold the header, is refused as soon
  * as the 4 size bytes are in, before anything is allocated for the body.
+ * A large frame's buffer grows as its bytes arrive (doubling), never to
+ * what the size field merely claims, so a peer that declares 16 MiB and
+ * sends a few bytes costs FRAME_READ_MIN.
  */
 #ifndef FLUME_PROTO_FRAME_H
 #define FLUME_PROTO_FRAME_H
@@ -18,6 +21,8 @@
 #define FRAME_SIZE_LEN		4
 #define FRAME_REQ_HEADER	10	/* size + api_key + request_id */
 #define FRAME_RESP_HEADER	8	/* size + request_id */
+/* Smallest buffer: enough to read many small frames with one read(2). */
+#define FRAME_READ_MIN		4096
 
 /*
  * FRAME_KAFKA: a Kafka request, [size i32][api_key i16][api_version i16]
@@ -47,11 +52,24 @@ struct frame_reader {
 void	frame_reader_init(struct frame_reader *r, enum frame_kind kind, uint32_t max_size);
 void	frame_reader_free(struct frame_reader *r);
 /*
- * Where to put up to *room more bytes (read(2) straight into it).  Grows
- * the buffer to fit the frame being read when its size is known, never
- * beyond max_size.  NULL on allocation failure.
+ * The buffer size the next frame_reader_space() call sets: the present
+ * one, FRAME_READ_MIN for none, or, when the frame being read does not
+ * fit and less than FRAME_READ_MIN / 2 is free, twice the present one up
+ * to the frame's whole size (never beyond max_size).
+ */
+size_t	frame_reader_want(const struct frame_reader *r);
+/*
+ * Where to put up to *room more bytes (read(2) straight into it), the
+ * buffer grown or dropped as frame_reader_want() says.  NULL on
+ * allocation failure.
  */
 uint8_t	*frame_reader_space(struct frame_reader *r, size_t *room);
+/*
+ * With nothing pending, give back a buffer a past large frame needed
+ * (frame_reader_space() does as much before its read); frames handed out
+ * are gone with it.
+ */
+void	frame_reader_trim(struct frame_reader *r);
 /* n bytes were written at frame_reader_space(). */
 void	frame_reader_commit(struct frame_reader *r, size_t n);
 /* Copy bytes in (for tests and clients that already hold bytes). */

@@ -139,6 +139,8 @@ struct shm_child {
 	_Atomic uint64_t	bytes_out;
 	_Atomic uint64_t	rejected_conns;	/* closed at accept: max_connections */
 	_Atomic uint64_t	protocol_errors;/* connections closed for a bad frame */
+	_Atomic uint64_t	partial_bytes;	/* reader memory of incomplete frames, now */
+	_Atomic uint64_t	partial_pauses;	/* reads paused by partial_frame_memory */
 	_Atomic uint64_t	errors[SHM_ERR_SLOTS];	/* answers with that error code */
 	_Atomic uint64_t	auth_failures;	/* failed logins (worker/authlimit.h) */
 	_Atomic uint64_t	auth_throttled;	/* ... answered late or refused unchecked */

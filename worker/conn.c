@@ -20,6 +20,14 @@
  * full): nothing behind it can run, and reading on would only copy it
  * into the arena (a whole large batch, into fresh pages, each time the
  * writer falls behind); the socket buffer holds what follows instead.
+ *
+ * The frame reader grows as a frame's bytes arrive, and a connection
+ * holding an incomplete frame is charged its reader's memory against
+ * partial_frame_memory and the per-address share (limits.h): one whose
+ * reader would grow past them is not read (rd_paused) until others free
+ * memory, and is closed by request_timeout_ms if that takes too long.
+ * Frames that fit the reader as it is are never held back, so slow
+ * senders of large frames cannot stall anyone's small requests.
  */
 #include <sys/epoll.h>
 #include <sys/sendfile.h>
@@ -122,6 +130,71 @@ conn_arena_limit(const struct conn *c)
 	return c->w->conf->max_buffered_bytes + 8 * max + 2 * max;
 }
 
+/*
+ * Read again, in the order they were paused, the connections whose
+ * reader now fits partial_frame_memory: as if their socket had said so
+ * (w->ready), as many as the memory freed allows.
+ */
+static void
+conn_partial_wake(struct worker *w)
+{
+	struct conn *c, *next;
+	uint64_t reserved = 0;
+
+	for (c = TAILQ_FIRST(&w->paused); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, pause_entry);
+		if (!limits_partial_fits(w, c->addr_key, c->rd_held, c->rd_want,
+		    reserved))
+			continue;
+		reserved += c->rd_want - c->rd_held;
+		TAILQ_REMOVE(&w->paused, c, pause_entry);
+		c->rd_paused = 0;
+		if (!c->in_ready) {
+			TAILQ_INSERT_TAIL(&w->ready, c, ready_entry);
+			c->in_ready = 1;
+		}
+	}
+}
+
+/*
+ * Charge c what its reader holds for incomplete frames; memory freed
+ * may let paused connections read again.
+ */
+static void
+conn_rd_account(struct conn *c)
+{
+	size_t now = frame_reader_pending(&c->rd) > 0 ? c->rd.cap : 0;
+	size_t held = c->rd_held;
+
+	if (now == held)
+		return;
+	limits_partial_charge(c->w, held, now);
+	c->rd_held = now;
+	if (now < held && !TAILQ_EMPTY(&c->w->paused))
+		conn_partial_wake(c->w);
+}
+
+/*
+ * May c's reader grow as it wants to for the next read?  If not, c is
+ * not read (rd_paused) until conn_partial_wake() finds the room.
+ */
+static int
+conn_rd_may_grow(struct conn *c)
+{
+	size_t want = frame_reader_want(&c->rd);
+
+	if (limits_partial_fits(c->w, c->addr_key, c->rd_held, want, 0))
+		return 1;
+	c->rd_paused = 1;
+	c->rd_want = want;
+	TAILQ_INSERT_TAIL(&c->w->paused, c, pause_entry);
+	atomic_fetch_add_explicit(&c->w->me->partial_pauses, 1,
+	    memory_order_relaxed);
+	log_debug("%s: %zu bytes of a frame in, paused for "
+	    "partial_frame_memory", c->peer, frame_reader_pending(&c->rd));
+	return 0;
+}
+
 struct conn *
 conn_new(struct worker *w, int fd, const char *peer)
 {
@@ -186,12 +259,18 @@ conn_close(struct conn *c)
 		TAILQ_REMOVE(&w->busy, c, busy_entry);
 	if (c->in_ready)
 		TAILQ_REMOVE(&w->ready, c, ready_entry);
+	if (c->rd_paused)
+		TAILQ_REMOVE(&w->paused, c, pause_entry);
 	tls_free(c->tls);
 	kafka_sasl_free(c);
 	TAILQ_REMOVE(&w->conns, c, entry);
 	w->nconns--;
 	atomic_fetch_sub_explicit(&w->me->connections, 1, memory_order_relaxed);
 	limits_ip_release(w, c->ip_key);
+	if (c->rd_held > 0) {
+		limits_partial_charge(w, c->rd_held, 0);
+		conn_partial_wake(w);
+	}
 	close(c->fd);	/* also drops it from the epoll set */
 	frame_reader_free(&c->rd);
 	arena_free(&c->arena);
@@ -416,7 +495,7 @@ static int
 conn_may_read(const struct conn *c)
 {
 	return conn_may_parse(c) && !conn_blocked(c) && !c->eof &&
-	    !c->w->stopping;
+	    !c->rd_paused && !c->w->stopping;
 }
 
 static int
@@ -565,6 +644,10 @@ conn_process(struct conn *c)
 		if (conn_emit(c) > 0 && frame_reader_pending(&c->rd) > 0)
 			more = 1;
 	} while (more && !c->dead);
+	/* Nothing points into the reader: a large frame's memory goes now. */
+	if (c->nreq == 0)
+		frame_reader_trim(&c->rd);
+	conn_rd_account(c);
 	if (frame_reader_pending(&c->rd) == 0)
 		c->partial_since = 0;
 	else if (c->partial_since == 0 && conn_may_parse(c)) {
@@ -592,6 +675,8 @@ conn_read(struct conn *c)
 		c->dead = 1;
 		return 0;
 	}
+	if (!conn_rd_may_grow(c))
+		return 0;
 	if ((p = frame_reader_space(&c->rd, &room)) == NULL) {
 		log_warn("%s: read buffer", c->peer);
 		c->dead = 1;
@@ -665,7 +750,9 @@ conn_on_event(struct conn *c, uint32_t events)
 		 * per request for nothing.
 		 */
 		for (i = 0; i < CONN_READ_ROUNDS && conn_may_read(c); i++) {
-			if ((rc = conn_read(c)) == 0)
+			rc = conn_read(c);
+			conn_rd_account(c);
+			if (rc == 0)
 				break;
 			conn_process(c);
 			if (rc == 1)
@@ -766,17 +853,21 @@ conn_check_timeouts(struct conn *c, int64_t now, int64_t *deadline)
 	}
 	/*
 	 * A connection that has not said who it is (HANDSHAKE, or with an
-	 * auth_file a successful AUTH_PROVE) soon holds no slot any more:
-	 * a flood of idle connections cannot lock others out for
-	 * idle_timeout_ms.
+	 * auth_file a successful AUTH_PROVE), or said only that (one
+	 * ApiVersions, one HANDSHAKE, a SASL exchange) and nothing since,
+	 * soon holds no slot any more: a flood of such connections cannot
+	 * lock others out for idle_timeout_ms.  The face sets c->useful on
+	 * the first request past that setup (a Metadata is what a real
+	 * client sends next).
 	 */
-	if (conf->handshake_timeout_ms > 0 && !(auth_enabled() ?
-	    c->auth.user != NULL : c->handshaken)) {
+	if (conf->handshake_timeout_ms > 0 && !c->useful) {
 		t = c->opened + conf->handshake_timeout_ms;
 		if (now >= t) {
-			log_warnx("%s: no %s within handshake_timeout_ms "
-			    "(%lld ms), closing", c->peer, auth_enabled() ?
-			    "authentication" : "HANDSHAKE",
+			log_warnx("%s: %s within handshake_timeout_ms "
+			    "(%lld ms), closing", c->peer, auth_enabled() &&
+			    c->auth.user == NULL ? "no authentication" :
+			    !c->handshaken ? "no HANDSHAKE" :
+			    "nothing past the handshake",
 			    (long long)conf->handshake_timeout_ms);
 			conn_close(c);
 			return -1;
@@ -798,8 +889,9 @@ conn_check_timeouts(struct conn *c, int64_t now, int64_t *deadline)
 	if (conf->request_timeout_ms > 0 && c->partial_since != 0) {
 		t = c->partial_since + conf->request_timeout_ms;
 		if (now >= t) {
-			log_warnx("%s: request not completed in time, closing",
-			    c->peer);
+			log_warnx("%s: request not completed in time%s, closing",
+			    c->peer, c->rd_paused ? " (not read meanwhile: "
+			    "partial_frame_memory full)" : "");
 			conn_close(c);
 			return -1;
 		}

@@ -83,7 +83,13 @@ struct conn {
 	int64_t			 partial_since;	/* a partial frame arrived; 0 = none */
 	int64_t			 opened;	/* accepted at (for handshake_timeout_ms) */
 	int			 handshaken;	/* a HANDSHAKE was answered without error */
+	int			 useful;	/* took a request past the session's setup */
 	uint64_t		 ip_key;	/* per-address count held (shm/ipcount.h); 0 none */
+	uint64_t		 addr_key;	/* the peer's address, for partial_frame_memory_per_ip */
+	size_t			 rd_held;	/* charged to partial_frame_memory (limits.h) */
+	size_t			 rd_want;	/* paused: the reader size it waits for */
+	int			 rd_paused;	/* not read until rd_want fits (on w->paused) */
+	TAILQ_ENTRY(conn)	 pause_entry;
 	struct auth_session	 auth;		/* who this client proved to be */
 	int			 kafka;		/* a Kafka client (worker/kafka.h) */
 	struct tls		*tls;		/* came in on a TLS listener; NULL plaintext */

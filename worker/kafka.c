@@ -147,6 +147,18 @@ init_pid_exec(struct worker *w, struct conn *c, struct req *r)
 	k->kst = s;
 }
 
+/*
+ * The requests that only set up a session (ApiVersions, SASL), as taken
+ * before authentication: not enough to keep a connection past
+ * handshake_timeout_ms (conn.c).
+ */
+static int
+kafka_setup_api(int16_t key)
+{
+	return key == KAPI_API_VERSIONS || key == KAPI_SASL_HANDSHAKE ||
+	    key == KAPI_SASL_AUTHENTICATE;
+}
+
 void
 kafka_conn_init(struct conn *c)
 {
@@ -304,6 +316,8 @@ kafka_exec(struct worker *w, struct conn *c, struct req *r)
 	}
 	/* Kafka has no HANDSHAKE: a well-formed request counts as one. */
 	c->handshaken = 1;
+	if (!kafka_setup_api(k->row->key))
+		c->useful = 1;
 	k->row->exec(w, c, r);
 }
 

@@ -38,5 +38,26 @@ int	limits_ip_reserve(struct worker *w, const struct sockaddr_storage *ss,
 	    const char *peer, uint64_t *key);
 /* Give back a reservation of limits_ip_reserve (key 0: nothing). */
 void	limits_ip_release(struct worker *w, uint64_t key);
+/* The address of ss as shm/ipcount.h keys it; 0 when not an IP address. */
+uint64_t limits_addr_key(const struct sockaddr_storage *ss);
+
+/*
+ * Memory of incomplete frames (partial_frame_memory per worker,
+ * partial_frame_memory_per_ip per client address in it): a connection
+ * whose reader holds bytes of a frame not yet whole is charged its
+ * reader's whole buffer (conn.c), which grows only as bytes arrive
+ * (proto/frame.h).  Growing past FRAME_READ_MIN must fit both limits,
+ * with what the other connections hold (alone, a connection may grow to
+ * any frame max_request_bytes allows); a connection it does not fit
+ * stops being read until it does.
+ *
+ * May a connection from addr (0: unknown) that is charged held bytes be
+ * charged want instead, with reserved bytes already promised to others?
+ * 1 yes, 0 not now.
+ */
+int	limits_partial_fits(const struct worker *w, uint64_t addr, size_t held,
+	    size_t want, uint64_t reserved);
+/* A connection's charge changes from held to now bytes. */
+void	limits_partial_charge(struct worker *w, size_t held, size_t now);
 
 #endif

@@ -249,6 +249,9 @@ native_exec(struct worker *w, struct conn *c, struct req *r)
 			r->state = REQ_DONE;
 			return;
 		}
+		/* HANDSHAKE and AUTH_* only set up the session. */
+		if (!(row->perm & API_PERM_OPEN))
+			c->useful = 1;
 	}
 	row->exec(w, c, r);
 }

@@ -221,6 +221,7 @@ worker_accept(struct worker *w, int which)
 			kafka_conn_init(c);
 		if (c != NULL) {
 			c->ip_key = key;
+			c->addr_key = limits_addr_key(&ss);
 			if (tls && conn_tls_start(c) == -1)
 				continue;	/* closed, the address released */
 			log_debug("%s: connected%s%s", peer,
@@ -232,8 +233,9 @@ worker_accept(struct worker *w, int which)
 
 /*
  * Connections whose input OpenSSL holds decrypted (a record larger than
- * the room the frame reader offered): read them as if the socket said
- * so.  Each is taken off the list first, so one turn reads each once.
+ * the room the frame reader offered), or that partial_frame_memory had
+ * paused and now lets read: read them as if the socket said so.  Each is
+ * taken off the list first, so one turn reads each once.
  */
 static void
 worker_run_ready(struct worker *w)
@@ -360,6 +362,7 @@ worker_setup(struct worker *w, struct broker *b)
 	TAILQ_INIT(&w->conns);
 	TAILQ_INIT(&w->busy);
 	TAILQ_INIT(&w->ready);
+	TAILQ_INIT(&w->paused);
 	if (handlers_init(w) == -1)
 		fatal("reader cache");
 	/* The master checked the files: a failure now is a changed file. */
@@ -391,6 +394,7 @@ worker_setup(struct worker *w, struct broker *b)
 		fatal("epoll_ctl eventfd");
 
 	atomic_store(&w->me->connections, 0);
+	atomic_store(&w->me->partial_bytes, 0);
 	child_active(b);
 }
 

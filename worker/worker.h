@@ -34,8 +34,10 @@ struct worker {
 	int			 wake_fd;	/* eventfds[b->slot] */
 	TAILQ_HEAD(, conn)	 conns;		/* every open connection */
 	TAILQ_HEAD(, conn)	 busy;		/* connections holding requests */
-	TAILQ_HEAD(, conn)	 ready;		/* TLS input buffered, no event due */
+	TAILQ_HEAD(, conn)	 ready;		/* to read with no event due (TLS, unpaused) */
+	TAILQ_HEAD(, conn)	 paused;	/* wait for partial_frame_memory, in order */
 	uint32_t		 nconns;
+	uint64_t		 partial_bytes;	/* charged by connections (limits.h) */
 	struct plog_reader	**readers;	/* [max_partitions], opened lazily */
 	uint32_t		 nreaders;
 	uint32_t		*reader_inc;	/* [max_partitions]: incarnation it was opened in */

@@ -6,8 +6,12 @@
  *    served meanwhile, a closed one frees its place, and a worker killed
  *    with SIGKILL leaks none of the counts of its connections;
  *  - handshake_timeout_ms closes a connection that never completes its
- *    HANDSHAKE after that long (not before), leaves a handshaken one
- *    alone, and a normal client gets in once the idle ones are gone.
+ *    HANDSHAKE after that long (not before), leaves a client that sent
+ *    a real request alone, and a normal client gets in once the idle
+ *    ones are gone;
+ *  - it also closes, on both listeners, a connection that said only
+ *    HANDSHAKE (Kafka: only ApiVersions) and went silent, which would
+ *    otherwise hold its slot for idle_timeout_ms.
  */
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -22,6 +26,9 @@
 #include <unistd.h>
 
 #include "clients/flume.h"
+#include "proto/kafka/kapi.h"
+#include "proto/kafka/kheader.h"
+#include "proto/bytes.h"
 #include "proto/msg.h"
 #include "proto/wire.h"
 #include "shm/ipcount.h"
@@ -69,40 +76,77 @@ teardown(void)
 static int
 connect_from(const char *src)
 {
-	struct sockaddr_in sin;
-	struct timeval tv = { 5, 0 };
-	int fd;
-
-	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
-		return -1;
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	inet_pton(AF_INET, src, &sin.sin_addr);
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
-		close(fd);
-		return -1;
-	}
-	sin.sin_port = htons((uint16_t)d.port);
-	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
-	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
-		close(fd);
-		return -1;
-	}
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	return fd;
+	return support_connect_from(d.port, src);
 }
 
-/* A connection from src that the broker serves: its fd, or -1. */
+/* METADATA of every topic on fd (request id id): 0 when answered. */
+static int
+metadata_all(int fd, uint32_t id)
+{
+	struct wbuf wb;
+	int rc;
+
+	wbuf_init(&wb);
+	wbuf_i8(&wb, 0);	/* no auto-create */
+	wbuf_i32(&wb, 0);	/* every topic */
+	rc = support_call(fd, API_METADATA, id, &wb, 5000, NULL, NULL);
+	wbuf_free(&wb);
+	return rc;
+}
+
+/*
+ * A connection from src that the broker serves, as a client's: HANDSHAKE
+ * and a METADATA (a HANDSHAKE alone lasts handshake_timeout_ms).  Its
+ * fd, or -1.
+ */
 static int
 served_from(const char *src)
 {
 	int fd = connect_from(src);
 
-	if (fd != -1 && support_handshake(fd, 1, 5000) != 0) {
+	if (fd != -1 && (support_handshake(fd, 1, 5000) != 0 ||
+	    metadata_all(fd, 2) != 0)) {
 		close(fd);
 		fd = -1;
 	}
 	return fd;
+}
+
+/*
+ * A Kafka request (key, version, correlation id corr, body bytes) on fd,
+ * and its answer's first two body bytes in *err: 1 answered, 0 closed,
+ * -1 no answer in time.
+ */
+static int
+kafka_call(int fd, int16_t key, int16_t version, int32_t corr,
+    const void *body, size_t len, int16_t *err)
+{
+	struct kheader h;
+	struct wbuf wb;
+	uint8_t *p = NULL;
+	size_t n = 0;
+	uint32_t id = 0;
+	int rc = 0;
+
+	memset(&h, 0, sizeof(h));
+	h.api_key = key;
+	h.api_version = version;
+	h.correlation_id = corr;
+	h.client_id = kstr_c("test_connlimits");
+	wbuf_init(&wb);
+	wbuf_i32(&wb, 0);
+	kheader_encode(&wb, &h);
+	wbuf_raw(&wb, body, len);
+	wbuf_put_u32_at(&wb, 0, (uint32_t)(wb.len - 4));
+	if (support_send(fd, wb.buf, wb.len) == 0)
+		rc = support_recv(fd, 5000, &id, &p, &n);
+	if (rc == 1 && (id != (uint32_t)corr || n < 2))
+		rc = -1;
+	if (rc == 1)
+		*err = (int16_t)be16_get(p);
+	free(p);
+	wbuf_free(&wb);
+	return rc;
 }
 
 /* Was fd closed by the broker (EOF within timeout_ms)? */
@@ -286,6 +330,28 @@ test_per_ip_limit(void)
 	flumed_cleanup(&d);
 }
 
+/*
+ * fds[from..to) are each closed by the broker (EOF within 5 s; closed
+ * here then), handshake_timeout_ms (700 ms) after t0, not before: the
+ * time that took.
+ */
+static long long
+closed_after_timeout(int from, int to, long long t0)
+{
+	long long elapsed;
+	int i;
+
+	for (i = from; i < to; i++) {
+		CU_ASSERT(closed_by_broker(fds[i], 5000));
+		close(fds[i]);
+		fds[i] = -1;
+	}
+	elapsed = support_now_ms() - t0;
+	CU_ASSERT(elapsed >= 650);
+	CU_ASSERT(elapsed < 5000);
+	return elapsed;
+}
+
 static void
 test_handshake_timeout(void)
 {
@@ -313,18 +379,11 @@ test_handshake_timeout(void)
 	if (fd != -1)
 		close(fd);
 	/* The idle ones are closed after the timeout, not before. */
-	for (i = 1; i < 3; i++) {
-		CU_ASSERT(closed_by_broker(fds[i], 5000));
-		close(fds[i]);
-		fds[i] = -1;
-	}
-	elapsed = support_now_ms() - t0;
-	CU_ASSERT(elapsed >= 650);
-	CU_ASSERT(elapsed < 5000);
+	elapsed = closed_after_timeout(1, 3, t0);
 	printf("idle connections closed after %lld ms\n", elapsed);
 	CU_ASSERT_EQUAL(flumed_log_count(&d, "no HANDSHAKE within "
 	    "handshake_timeout_ms (700 ms), closing"), 2);
-	/* The handshaken one is still served. */
+	/* The one that sent a METADATA is still served. */
 	CU_ASSERT_EQUAL(support_handshake(fds[0], 3, 5000), 0);
 	/* A normal client (libflume) gets in again. */
 	ok = 0;
@@ -337,8 +396,75 @@ test_handshake_timeout(void)
 	}
 	CU_ASSERT(ok);
 	close_all();
+	CU_ASSERT_EQUAL(flumed_stop(&d), 0);
+	flumed_cleanup(&d);
+}
+
+/*
+ * SILENT native connections that say HANDSHAKE and SILENT Kafka ones
+ * that ask ApiVersions, then go silent, are closed after
+ * handshake_timeout_ms (not before); one of each that sent a real
+ * request (METADATA, Metadata) is still served after it.
+ */
+#define SILENT		5
+
+static void
+test_handshake_only(void)
+{
+	static const uint8_t no_topics[4] = { 0, 0, 0, 0 };
+	struct flumed k;
+	char extra[256];
+	long long t0, elapsed;
+	int16_t err;
+	int i, kport, real_n, real_k;
+
+	kport = support_free_port();
+	CU_ASSERT_FATAL(kport > 0);
+	snprintf(extra, sizeof(extra), "handshake_timeout_ms = 700ms\n"
+	    "workers = 2\nkafka_listen = 127.0.0.1:%d\n", kport);
+	CU_ASSERT_EQUAL_FATAL(flumed_start(&d, extra), 0);
+	k = d;
+	k.port = kport;
+	t0 = support_now_ms();
+	/* The real clients: a HANDSHAKE or ApiVersions, then metadata. */
+	real_n = fds[0] = support_connect_served(&d, 5000);
+	CU_ASSERT_FATAL(real_n != -1);
+	CU_ASSERT_EQUAL_FATAL(metadata_all(real_n, 2), 0);
+	real_k = fds[1] = support_connect(&k);
+	CU_ASSERT_FATAL(real_k != -1);
+	CU_ASSERT_EQUAL_FATAL(kafka_call(real_k, KAPI_API_VERSIONS, 0, 1,
+	    NULL, 0, &err), 1);
+	CU_ASSERT_EQUAL(err, KERR_NONE);
+	/* Metadata v1 of no topic: librdkafka's first request. */
+	CU_ASSERT_EQUAL_FATAL(kafka_call(real_k, KAPI_METADATA, 1, 2,
+	    no_topics, sizeof(no_topics), &err), 1);
+	/* The silent ones. */
+	for (i = 0; i < SILENT; i++) {
+		fds[2 + i] = support_connect_served(&d, 5000);
+		CU_ASSERT_FATAL(fds[2 + i] != -1);
+		fds[2 + SILENT + i] = support_connect(&k);
+		CU_ASSERT_FATAL(fds[2 + SILENT + i] != -1);
+		CU_ASSERT_EQUAL_FATAL(kafka_call(fds[2 + SILENT + i],
+		    KAPI_API_VERSIONS, 2, 10 + i, NULL, 0, &err), 1);
+		CU_ASSERT_EQUAL(err, KERR_NONE);
+	}
+	elapsed = closed_after_timeout(2, 2 + 2 * SILENT, t0);
+	printf("handshake-only connections closed after %lld ms\n", elapsed);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "nothing past the handshake "
+	    "within handshake_timeout_ms (700 ms), closing"), 2 * SILENT);
+	/* Opened before all of them, the real clients are still served. */
+	CU_ASSERT(support_now_ms() - t0 >= 700);
+	CU_ASSERT_EQUAL(support_handshake(real_n, 3, 5000), 0);
+	CU_ASSERT_EQUAL(kafka_call(real_k, KAPI_API_VERSIONS, 0, 3, NULL, 0,
+	    &err), 1);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "within handshake_timeout_ms"),
+	    2 * SILENT);
+	close_all();
+	CU_ASSERT_EQUAL(flumed_stop(&d), 0);
+	flumed_cleanup(&d);
 }
 
 TEST_SUITE("connlimits", setup, teardown,
     { "max_connections_per_ip", test_per_ip_limit },
-    { "handshake_timeout_ms", test_handshake_timeout });
+    { "handshake_timeout_ms", test_handshake_timeout },
+    { "handshake_timeout_ms: a handshake alone", test_handshake_only });

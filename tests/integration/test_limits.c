@@ -2,21 +2,25 @@
  * Every limit of flume.conf, through the real daemon: connections per
  * worker and in total (and a killed worker's connections stop counting),
  * requests in flight per connection, output buffered per connection for a
- * client that never reads, frame size, topics and partitions, and the
- * idle and partial-frame timeouts.  Each case starts its own broker with
- * the configuration it needs.
+ * client that never reads, frame size, topics and partitions, the
+ * memory of incomplete frames, and the idle and partial-frame timeouts.
+ * Each case starts its own broker with the configuration it needs.
  */
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+#include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "clients/flume.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "proto/frame.h"
 #include "proto/msg.h"
 #include "proto/wire.h"
 #include "shm/shm.h"
@@ -522,6 +526,330 @@ test_request_timeout(void)
 	stop_broker();
 }
 
+/* ---- partial_frame_memory ---- */
+
+#define SLOW		60
+#define SLOW_MB		1		/* what each slow sender sends later */
+#define DECLARED	(16u << 20)	/* what each declares */
+
+/* A "Name:   N kB" line of /proc/pid/status, in bytes; -1 if none. */
+static long long
+proc_status(pid_t pid, const char *name)
+{
+	char path[64], line[256];
+	long long kb = -1;
+	size_t n = strlen(name);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, name, n) == 0 && line[n] == ':')
+			kb = strtoll(line + n + 1, NULL, 10);
+	fclose(f);
+	return kb < 0 ? -1 : kb * 1024;
+}
+
+/* Worker slot 0's partial_bytes and partial_pauses (its shm counters). */
+static int
+partial_counters(uint64_t *bytes, uint64_t *pauses)
+{
+	char name[SHM_NAME_MAX];
+	struct shm s;
+
+	if (shm_name_for(d.data, name, sizeof(name)) == -1 ||
+	    shm_attach(&s, name) == -1)
+		return -1;
+	*bytes = atomic_load(&s.children[0].partial_bytes);
+	*pauses = atomic_load(&s.children[0].partial_pauses);
+	shm_detach(&s);
+	return 0;
+}
+
+static uint64_t
+partial_bytes(void)
+{
+	uint64_t b, p;
+
+	return partial_counters(&b, &p) == 0 ? b : UINT64_MAX;
+}
+
+/* Wait (<= 10 s) until the worker charges exactly n; the last value. */
+static uint64_t
+wait_partial(uint64_t n)
+{
+	long long deadline = support_now_ms() + 10000;
+	uint64_t b;
+
+	while ((b = partial_bytes()) != n && support_now_ms() < deadline)
+		usleep(20 * 1000);	/* polling a condition, bounded above */
+	return b;
+}
+
+/* Wait (<= 10 s) until the charge holds still for 500 ms; the value. */
+static uint64_t
+wait_partial_settled(void)
+{
+	long long deadline = support_now_ms() + 10000, since;
+	uint64_t last = partial_bytes(), b;
+
+	since = support_now_ms();
+	while (support_now_ms() - since < 500 && support_now_ms() < deadline) {
+		usleep(20 * 1000);	/* polling a condition, bounded above */
+		if ((b = partial_bytes()) != last) {
+			last = b;
+			since = support_now_ms();
+		}
+	}
+	return last;
+}
+
+/*
+ * Send up to len bytes without blocking for more than a moment: what the
+ * sockets take while the broker does not read.  The bytes sent.
+ */
+static size_t
+send_some(int fd, const uint8_t *buf, size_t len)
+{
+	long long deadline = support_now_ms() + 2000;
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < len && support_now_ms() < deadline) {
+		n = send(fd, buf + off, len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n > 0) {
+			off += (size_t)n;
+			continue;
+		}
+		if (n == -1 && errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != EINTR)
+			break;
+		usleep(10 * 1000);	/* the peer may read on; bounded above */
+	}
+	return off;
+}
+
+/* Produce value (len bytes) to "big" partition 0 and read it back whole. */
+static int
+produce_and_fetch(struct flume_client *c, const uint8_t *value, int32_t len)
+{
+	struct flume_producer_conf pc;
+	struct flume_consumer_conf kc;
+	struct flume_producer *p;
+	struct flume_consumer *k;
+	struct flume_message m;
+	int64_t end = -1;
+	int ok = 0;
+
+	flume_producer_conf_init(&pc);
+	pc.max_request_bytes = 17 << 20;
+	if ((p = flume_producer_new(c, &pc)) == NULL)
+		return 0;
+	if (flume_produce(p, "big", 0, NULL, -1, value, len, NULL) == 0 &&
+	    flume_producer_flush(p, 20000) == 0 &&
+	    flume_list_offset(c, "big", 0, FLUME_OFFSET_END, &end) == 0)
+		ok = 1;
+	flume_producer_free(p);
+	if (!ok || end < 1)
+		return 0;
+	flume_consumer_conf_init(&kc);
+	kc.max_bytes = 17 << 20;
+	if ((k = flume_consumer_new(c, &kc)) == NULL)
+		return 0;
+	ok = flume_consumer_subscribe(k, "big", 0, end - 1) == 0 &&
+	    flume_consumer_poll(k, &m, 20000) == 1 && m.offset == end - 1 &&
+	    m.value_len == len && memcmp(m.value, value, (size_t)len) == 0;
+	flume_consumer_free(k);
+	return ok;
+}
+
+/*
+ * SLOW connections from 127.0.0.2 each declare a 16 MiB PRODUCE frame
+ * and send 100 bytes of it: each costs the worker FRAME_READ_MIN, not
+ * 16 MiB.  Then each sends SLOW_MB MiB more: what 127.0.0.2 holds stays
+ * within partial_frame_memory_per_ip (the rest is not read), while a
+ * client from 127.0.0.1 produces and fetches 100 bytes, 1 MiB and a
+ * frame of nearly 16 MiB.  One paused sender, the others gone, is read
+ * again and answered; with every one gone the charge is exactly 0.
+ */
+static void
+test_partial_frame_memory(void)
+{
+	static const int32_t sizes[3] = { 100, 1 << 20, (16 << 20) - 4096 };
+	uint8_t head[100], *fill, *value, *p = NULL;
+	uint64_t bytes, pauses, pauses_before;
+	long long data0, data1, anon0, anon1;
+	struct flume_client *c;
+	int fds[SLOW], i, got;
+	size_t sent, len, rest;
+	uint32_t id;
+	pid_t wpid;
+
+	CU_ASSERT_EQUAL_FATAL(flumed_start(&d, "workers = 1\n"
+	    "partial_frame_memory = 64M\npartial_frame_memory_per_ip = 20M\n"
+	    "max_message_bytes = 16M\nring_size = 40M\nmax_partitions = 4\n"
+	    "partitions = 1\nrequest_timeout_ms = 1h\nidle_timeout_ms = 1h\n"
+	    "handshake_timeout_ms = 0\n"), 0);
+	CU_ASSERT_EQUAL_FATAL(create_topic("big", 1), 0);
+	wpid = flumed_child_pid(&d, "worker", 0);
+	CU_ASSERT_FATAL(wpid > 0);
+	CU_ASSERT_EQUAL_FATAL(wait_partial(0), 0);
+	data0 = proc_status(wpid, "VmData");
+	anon0 = proc_status(wpid, "RssAnon");
+	CU_ASSERT_FATAL(data0 > 0 && anon0 > 0);
+
+	memset(head, 0xff, sizeof(head));
+	be32_put(head, DECLARED);
+	be16_put(head + 4, API_PRODUCE);
+	for (i = 0; i < SLOW; i++) {
+		be32_put(head + 6, (uint32_t)(1000 + i));
+		fds[i] = support_connect_from(d.port, "127.0.0.2");
+		CU_ASSERT_FATAL(fds[i] != -1);
+		CU_ASSERT_EQUAL_FATAL(support_send(fds[i], head, 10), 0);
+	}
+	/* One FRAME_READ_MIN reader each, exactly, also after more bytes. */
+	CU_ASSERT_EQUAL(wait_partial(SLOW * FRAME_READ_MIN),
+	    SLOW * FRAME_READ_MIN);
+	for (i = 0; i < SLOW; i++)
+		CU_ASSERT_EQUAL_FATAL(support_send(fds[i], head + 10,
+		    sizeof(head) - 10), 0);
+	CU_ASSERT_EQUAL(wait_partial_settled(), SLOW * FRAME_READ_MIN);
+	data1 = proc_status(wpid, "VmData");
+	printf("\n  %d frames of 16 MiB declared: partial %llu bytes, "
+	    "VmData +%lld KiB\n", SLOW, (unsigned long long)partial_bytes(),
+	    (data1 - data0) / 1024);
+	CU_ASSERT(data1 - data0 < 32LL << 20);
+
+	/* SLOW_MB MiB more from all but fds[0], then from fds[0]. */
+	fill = malloc(SLOW_MB << 20);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fill);
+	memset(fill, 0xff, SLOW_MB << 20);
+	for (i = 1; i < SLOW; i++)
+		send_some(fds[i], fill, SLOW_MB << 20);
+	bytes = wait_partial_settled();
+	CU_ASSERT_EQUAL_FATAL(partial_counters(&bytes, &pauses_before), 0);
+	CU_ASSERT(bytes <= 20u << 20);
+	CU_ASSERT(bytes > 10u << 20);
+	CU_ASSERT(pauses_before >= 1);
+	sent = send_some(fds[0], fill, SLOW_MB << 20);
+	CU_ASSERT(sent > 0);
+	bytes = wait_partial_settled();
+	CU_ASSERT_EQUAL(partial_counters(&bytes, &pauses), 0);
+	CU_ASSERT(pauses > pauses_before);
+	CU_ASSERT(bytes <= 20u << 20);
+	anon1 = proc_status(wpid, "RssAnon");
+	data1 = proc_status(wpid, "VmData");
+	printf("  then %d MiB more each: partial %llu bytes, %llu pauses, "
+	    "RssAnon +%lld KiB, VmData +%lld KiB\n", SLOW_MB,
+	    (unsigned long long)bytes, (unsigned long long)pauses,
+	    (anon1 - anon0) / 1024, (data1 - data0) / 1024);
+	CU_ASSERT(data1 - data0 < 64LL << 20);
+#ifndef __SANITIZE_ADDRESS__
+	/* ASan's quarantine keeps the readers' outgrown buffers resident. */
+	CU_ASSERT(anon1 - anon0 < 36LL << 20);
+#endif
+
+	/* Another address produces and fetches, large frames included. */
+	value = malloc((size_t)sizes[2]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(value);
+	for (i = 0; i < sizes[2]; i++)
+		value[i] = (uint8_t)(i * 7 + i / 4093);
+	c = flume_connect(d.broker);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	for (i = 0; i < 3; i++)
+		CU_ASSERT(produce_and_fetch(c, value, sizes[i]));
+	flume_close(c);
+	free(value);
+
+	/* The others go: fds[0] is read again and its frame answered. */
+	for (i = 1; i < SLOW; i++)
+		close(fds[i]);
+	rest = DECLARED + 4 - sizeof(head) - sent;
+	got = 0;
+	while (rest > 0) {
+		len = rest < (SLOW_MB << 20) ? rest : SLOW_MB << 20;
+		if (support_send(fds[0], fill, len) != 0)
+			break;
+		rest -= len;
+	}
+	CU_ASSERT_EQUAL(rest, 0);
+	if (rest == 0 && support_recv(fds[0], 10000, &id, &p, &len) == 1) {
+		got = 1;
+		CU_ASSERT_EQUAL(id, 1000);
+		CU_ASSERT(len >= 2 && (int16_t)be16_get(p) == ERR_INVALID_REQUEST);
+	}
+	CU_ASSERT(got);
+	free(p);
+	close(fds[0]);
+	free(fill);
+	CU_ASSERT_EQUAL(wait_partial(0), 0);
+	stop_broker();
+}
+
+/* Wait (<= 10 s) until the worker has paused n times; the last count. */
+static uint64_t
+wait_pauses(uint64_t n)
+{
+	long long deadline = support_now_ms() + 10000;
+	uint64_t b = 0, pauses = 0;
+
+	while ((partial_counters(&b, &pauses) == -1 || pauses < n) &&
+	    support_now_ms() < deadline)
+		usleep(20 * 1000);	/* polling a condition, bounded above */
+	return pauses;
+}
+
+/*
+ * With partial_frame_memory = 64K, two senders of 1 MiB frames pause
+ * each other; request_timeout_ms closes both, and the one that was not
+ * read for want of memory says so.
+ */
+static void
+test_partial_frame_timeout(void)
+{
+	uint8_t head[100], *fill, *p = NULL;
+	size_t len;
+	uint32_t id;
+	int a, b;
+
+	CU_ASSERT_EQUAL_FATAL(flumed_start(&d, "workers = 1\n"
+	    "partial_frame_memory = 64K\npartial_frame_memory_per_ip = 0\n"
+	    "request_timeout_ms = 1s\nidle_timeout_ms = 1h\n"
+	    "handshake_timeout_ms = 0\n"), 0);
+	memset(head, 0xff, sizeof(head));
+	be32_put(head, 1u << 20);
+	be16_put(head + 4, API_METADATA);
+	be32_put(head + 6, 7);
+	fill = malloc(200 << 10);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fill);
+	memset(fill, 0xff, 200 << 10);
+	/* b first (it times out first), then a takes what b leaves. */
+	b = support_connect(&d);
+	a = support_connect(&d);
+	CU_ASSERT_FATAL(a != -1 && b != -1);
+	CU_ASSERT_EQUAL(support_send(b, head, sizeof(head)), 0);
+	CU_ASSERT_EQUAL(wait_partial(FRAME_READ_MIN), FRAME_READ_MIN);
+	CU_ASSERT_EQUAL(support_send(a, head, sizeof(head)), 0);
+	CU_ASSERT(send_some(a, fill, 200 << 10) > 0);
+	CU_ASSERT_EQUAL(wait_pauses(1), 1);
+	CU_ASSERT(send_some(b, fill, 100 << 10) > 0);
+	CU_ASSERT_EQUAL(wait_pauses(2), 2);
+	CU_ASSERT_EQUAL(partial_bytes(), 64u << 10);
+	/* Both dropped (EOF, no answer), b's line naming the memory. */
+	CU_ASSERT_EQUAL(support_recv(b, 8000, &id, &p, &len), 0);
+	CU_ASSERT_EQUAL(support_recv(a, 8000, &id, &p, &len), 0);
+	CU_ASSERT_EQUAL(flumed_wait_log(&d, "request not completed in time",
+	    2, 5000), 2);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "request not completed in time "
+	    "(not read meanwhile: partial_frame_memory full), closing"), 1);
+	CU_ASSERT_EQUAL(wait_partial(0), 0);
+	close(a);
+	close(b);
+	free(fill);
+	stop_broker();
+}
+
 TEST_SUITE("limits", NULL, teardown,
     { "max_connections per worker", test_connections_per_worker },
     { "max_connections_total, killed workers do not leak",
@@ -534,4 +862,8 @@ TEST_SUITE("limits", NULL, teardown,
     { "max_request_bytes checked on the size field", test_frame_size },
     { "max_topics and max_partitions", test_topics_and_partitions },
     { "idle_timeout_ms", test_idle_timeout },
-    { "request_timeout_ms", test_request_timeout });
+    { "request_timeout_ms", test_request_timeout },
+    { "partial_frame_memory: declared sizes, slow senders",
+	test_partial_frame_memory },
+    { "partial_frame_memory: paused past request_timeout_ms",
+	test_partial_frame_timeout });

@@ -372,7 +372,8 @@ test_undersize_refused(void)
 
 /*
  * A frame of exactly max_size is accepted and the buffer grows to fit it
- * (no more); once it is consumed, the reader gives the memory back.
+ * (no more), as its bytes arrive: never more than twice what is in plus
+ * FRAME_READ_MIN; once it is consumed, the reader gives the memory back.
  */
 static void
 test_large_frame(void)
@@ -402,6 +403,7 @@ test_large_frame(void)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 		CU_ASSERT_FATAL(room > 0);
 		CU_ASSERT_FATAL(r.cap <= 4 + MAX);
+		CU_ASSERT_FATAL(r.cap <= 2 * (r.len - r.start) + FRAME_READ_MIN);
 		if (r.cap > maxcap)
 			maxcap = r.cap;
 		n = 1 + test_rand() % 10000;
@@ -439,6 +441,50 @@ test_large_frame(void)
 	free(payload);
 }
 
+/*
+ * A peer that declares a 16 MiB frame and sends 100 bytes of it holds
+ * FRAME_READ_MIN of the reader, however often it is offered room.
+ */
+static void
+test_declared_not_reserved(void)
+{
+	struct frame_reader r;
+	struct frame f;
+	uint8_t *p, head[100];
+	size_t room;
+	int i;
+
+	memset(head, 0x5a, sizeof(head));
+	be32_put(head, 16u << 20);
+	be16_put(head + 4, 1);
+	be32_put(head + 6, 77);
+	frame_reader_init(&r, FRAME_REQUEST, 17u << 20);
+	p = frame_reader_space(&r, &room);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_FATAL(room >= sizeof(head));
+	memcpy(p, head, sizeof(head));
+	frame_reader_commit(&r, sizeof(head));
+	CU_ASSERT_EQUAL(frame_reader_next(&r, &f), 0);
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(frame_reader_want(&r), FRAME_READ_MIN);
+		p = frame_reader_space(&r, &room);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		CU_ASSERT_EQUAL(r.cap, FRAME_READ_MIN);
+		CU_ASSERT_EQUAL(room, FRAME_READ_MIN - sizeof(head));
+	}
+	/* Filled to within FRAME_READ_MIN / 2: it doubles, no more. */
+	memset(p, 0, room - 100);
+	frame_reader_commit(&r, room - 100);
+	CU_ASSERT_EQUAL(frame_reader_want(&r), 2 * FRAME_READ_MIN);
+	p = frame_reader_space(&r, &room);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_EQUAL(r.cap, 2 * FRAME_READ_MIN);
+	CU_ASSERT_EQUAL(room, FRAME_READ_MIN + 100);
+	CU_ASSERT_EQUAL(frame_reader_pending(&r), FRAME_READ_MIN - 100);
+	CU_ASSERT_EQUAL(frame_reader_next(&r, &f), 0);
+	frame_reader_free(&r);
+}
+
 TEST_SUITE("frame", setup, teardown,
     { "frame_begin/frame_end exact bytes", test_exact_bytes },
     { "requests one byte at a time", test_requests_byte_by_byte },
@@ -447,5 +493,6 @@ TEST_SUITE("frame", setup, teardown,
     { "responses in random splits", test_responses_random_splits },
     { "many frames in one feed", test_back_to_back },
     { "oversize refused after 4 bytes", test_oversize_refused },
+    { "a declared size is not reserved", test_declared_not_reserved },
     { "undersize refused", test_undersize_refused },
     { "large frame up to max", test_large_frame });
