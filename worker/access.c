@@ -78,17 +78,30 @@ auth_log_more(struct conn *c)
 	return 1;
 }
 
+/*
+ * A name from the wire for the log, escaped (log_escape: it could hold a
+ * newline), at most max bytes of it; "" when absent (null).
+ */
+static const char *
+auth_esc(char *buf, size_t size, const char *p, size_t len, size_t max)
+{
+	if (p == NULL)
+		return "";
+	return log_escape(buf, size, p, len > max ? max : len);
+}
+
 static void
 auth_log_denial(struct conn *c, uint16_t api, const char *topic, size_t len)
 {
+	char tbuf[LOG_ESC_SIZE(TOPIC_NAME_MAX)];
+
 	if (!auth_log_more(c))
 		return;
-	if (topic != NULL) {
-		if (len > TOPIC_NAME_MAX)
-			len = TOPIC_NAME_MAX;
-		log_warnx("%s: user %s: access denied: %s on topic %.*s",
-		    c->peer, auth_who(c), api_name(api), (int)len, topic);
-	} else
+	if (topic != NULL)
+		log_warnx("%s: user %s: access denied: %s on topic %s",
+		    c->peer, auth_who(c), api_name(api),
+		    auth_esc(tbuf, sizeof(tbuf), topic, len, TOPIC_NAME_MAX));
+	else
 		log_warnx("%s: user %s: access denied: %s", c->peer,
 		    auth_who(c), api_name(api));
 }
@@ -133,25 +146,6 @@ auth_topic(struct conn *c, unsigned perms, const char *topic, size_t len)
 }
 
 /* A name from the wire, at most max bytes of it, for the log. */
-static int
-auth_name_len(size_t len, size_t max)
-{
-	return (int)(len > max ? max : len);
-}
-
-/*
- * A name from the wire for the log: "" when absent (null), "?" when it
- * is no valid topic or group name (it could hold a newline).
- */
-static const char *
-auth_name(const char *p, size_t len)
-{
-	if (p == NULL || len == 0)
-		return "";
-	return group_name_valid(p, len > GROUP_NAME_MAX ? GROUP_NAME_MAX :
-	    len) ? p : "?";
-}
-
 int
 auth_group_may(const struct conn *c, unsigned perm, const char *group,
     size_t glen)
@@ -166,12 +160,14 @@ int16_t
 auth_group(struct conn *c, unsigned perm, const char *api, const char *group,
     size_t glen)
 {
+	char gbuf[LOG_ESC_SIZE(GROUP_NAME_MAX)];
+
 	if (auth_group_may(c, perm, group, glen))
 		return ERR_NONE;
 	if (auth_log_more(c))
-		log_warnx("%s: user %s: access denied: %s on group %.*s",
-		    c->peer, auth_who(c), api, auth_name_len(glen,
-		    GROUP_NAME_MAX), auth_name(group, glen));
+		log_warnx("%s: user %s: access denied: %s on group %s",
+		    c->peer, auth_who(c), api,
+		    auth_esc(gbuf, sizeof(gbuf), group, glen, GROUP_NAME_MAX));
 	return ERR_ACCESS_DENIED;
 }
 
@@ -179,22 +175,25 @@ int16_t
 auth_group_topic(struct conn *c, const char *api, const char *group,
     size_t glen, const char *topic, size_t tlen)
 {
+	char gbuf[LOG_ESC_SIZE(GROUP_NAME_MAX)];
+	char tbuf[LOG_ESC_SIZE(TOPIC_NAME_MAX)];
+	const char *g;
+
 	if (!auth_enabled())
 		return ERR_NONE;
 	if (topic != NULL && auth_may(c, AUTH_CONSUME, topic, tlen))
 		return ERR_NONE;
 	if (!auth_log_more(c))
 		return ERR_ACCESS_DENIED;
+	g = auth_esc(gbuf, sizeof(gbuf), group, glen, GROUP_NAME_MAX);
 	if (topic == NULL)
-		log_warnx("%s: user %s: access denied: %s on group %.*s: "
+		log_warnx("%s: user %s: access denied: %s on group %s: "
 		    "its consumer subscription cannot be read", c->peer,
-		    auth_who(c), api, auth_name_len(glen, GROUP_NAME_MAX),
-		    auth_name(group, glen));
+		    auth_who(c), api, g);
 	else
-		log_warnx("%s: user %s: access denied: %s on group %.*s "
-		    "subscribes to topic %.*s", c->peer, auth_who(c), api,
-		    auth_name_len(glen, GROUP_NAME_MAX), auth_name(group, glen),
-		    auth_name_len(tlen, TOPIC_NAME_MAX), auth_name(topic, tlen));
+		log_warnx("%s: user %s: access denied: %s on group %s "
+		    "subscribes to topic %s", c->peer, auth_who(c), api,
+		    g, auth_esc(tbuf, sizeof(tbuf), topic, tlen, TOPIC_NAME_MAX));
 	return ERR_ACCESS_DENIED;
 }
 
