@@ -538,7 +538,11 @@ struct flume_reset_result {
 int	flume_group_reset(struct flume_client *c, const char *group,
 	    const char *topic, int32_t partition, int mode, int64_t value,
 	    struct flume_reset_result **out);
-/* The group's committed offset of topic/partition into *offset (-1: none). */
+/*
+ * The group's committed offset of topic/partition into *offset (-1:
+ * none; a committed offset below 0, which Kafka clients may store, reads
+ * as none too).
+ */
 int	flume_committed_offset(struct flume_client *c, const char *group,
 	    const char *topic, int32_t partition, int64_t *offset);
 

@@ -175,8 +175,9 @@ gfetch_committed(struct flume_group *g, struct gpart *parts, size_t n)
 		goto done;
 	}
 	for (i = 0; i < n; i++)
-		parts[i].committed = resp.results[i].error == ERR_NONE ?
-		    resp.results[i].offset : -1;
+		/* Below 0 (a Kafka client may commit -2): none, start_offset applies. */
+		parts[i].committed = resp.results[i].error == ERR_NONE &&
+		    resp.results[i].offset >= 0 ? resp.results[i].offset : -1;
 	rc = 0;
 done:
 	free(s.buf);
@@ -1053,7 +1054,8 @@ gdesc_copy(const struct describe_group_resp *r)
 	for (i = 0; i < r->noffsets; i++) {
 		d->partition_count = i + 1;
 		d->partitions[i].partition = r->offsets[i].partition;
-		d->partitions[i].committed = r->offsets[i].committed;
+		d->partitions[i].committed = r->offsets[i].committed >= 0 ?
+		    r->offsets[i].committed : -1;
 		d->partitions[i].log_end = r->offsets[i].log_end;
 		if ((d->partitions[i].topic = strndup(r->offsets[i].topic,
 		    r->offsets[i].topic_len)) == NULL)

@@ -138,7 +138,8 @@ group_save(const struct shm *s, struct shm_group *g, const char *dir,
 		e[n].offset = off;
 		n++;
 	}
-	rc = n == 0 ? 0 : offsets_save(dir, name, e, n);
+	/* Nothing committed (every offset below 0): no file. */
+	rc = n == 0 ? offsets_remove(dir, name) : offsets_save(dir, name, e, n);
 	saved = errno;
 	free(e);
 	errno = saved;

@@ -433,8 +433,7 @@ exec_commit(struct worker *w, struct conn *c, struct req *r)
 			continue;
 		s->errors[i] = wgroup_part(w, q->parts[i].topic,
 		    q->parts[i].topic_len, q->parts[i].partition, &slot);
-		if (s->errors[i] == ERR_NONE && q->parts[i].offset < 0)
-			s->errors[i] = ERR_OFFSET_OUT_OF_RANGE;
+		/* Stored as given: a reader takes one below 0 as none (Kafka's rule). */
 		if (s->errors[i] == ERR_NONE)
 			group_offset_set(w->shm, g, slot, q->parts[i].offset);
 	}

@@ -102,8 +102,7 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 			    q->topics[i].name.p, (size_t)q->topics[i].name.len,
 			    cp->partition, &slot) != ERR_NONE)
 				pe[j].error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
-			else if (cp->offset < 0)
-				pe[j].error = KERR_OFFSET_OUT_OF_RANGE;
+			/* Stored as given (Kafka's rule): below 0 reads as none. */
 			else if ((pe[j].error = kgroup_commit_topic(w->shm, g,
 			    shm_topic_find(w->shm, q->topics[i].name.p,
 			    (size_t)q->topics[i].name.len))) == KERR_NONE) {
