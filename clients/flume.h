@@ -539,6 +539,12 @@ int	flume_group_reset(struct flume_client *c, const char *group,
 	    const char *topic, int32_t partition, int mode, int64_t value,
 	    struct flume_reset_result **out);
 /*
+ * Delete group: its committed offsets and its place in the broker's
+ * group table.  Refused while the group has members (errno EBUSY); a
+ * group that does not exist is ENOENT.  0 or -1.
+ */
+int	flume_group_delete(struct flume_client *c, const char *group);
+/*
  * The group's committed offset of topic/partition into *offset (-1:
  * none; a committed offset below 0, which Kafka clients may store, reads
  * as none too).

@@ -191,7 +191,8 @@ group_find(struct shm *s, const char *name, size_t len)
 	n = group_count(s);
 	for (i = 0; i < n; i++) {
 		g = group_at(s, i);
-		if (atomic_load_explicit(&g->used, memory_order_acquire) != 1)
+		if (atomic_load_explicit(&g->used, memory_order_acquire) !=
+		    GROUP_SLOT_USED)
 			continue;
 		if (g->name_len == len && memcmp(g->name, name, len) == 0)
 			return (int)i;
@@ -207,19 +208,54 @@ group_roll_forward(struct shm *s)
 	uint32_t n = atomic_load_explicit(&d->count, memory_order_relaxed);
 
 	while (n < s->hdr->limits.max_groups &&
-	    atomic_load_explicit(&group_at(s, n)->used, memory_order_acquire) == 1) {
+	    atomic_load_explicit(&group_at(s, n)->used, memory_order_acquire) !=
+	    GROUP_SLOT_FREE) {
 		n++;
 		atomic_store_explicit(&d->count, n, memory_order_release);
 	}
 }
 
+uint32_t
+group_reserved(const struct shm_limits *lim)
+{
+	if (lim->max_groups < 2)
+		return 0;
+	return lim->max_groups / 8 > 0 ? lim->max_groups / 8 : 1;
+}
+
+/*
+ * Under the directory lock: a slot for a new group, FREE ones below
+ * count first, or -1 (ENOSPC) when a group created by a commit alone
+ * (join 0) would leave fewer than group_reserved() slots.
+ */
+static int
+group_slot_pick(struct shm *s, uint32_t n, int join)
+{
+	uint32_t i, nfree, first = UINT32_MAX;
+
+	nfree = s->hdr->limits.max_groups - n;
+	for (i = 0; i < n; i++) {
+		if (atomic_load_explicit(&group_at(s, i)->used,
+		    memory_order_acquire) != GROUP_SLOT_FREE)
+			continue;
+		if (first == UINT32_MAX)
+			first = i;
+		nfree++;
+	}
+	if (nfree == 0 || (!join && nfree <= group_reserved(&s->hdr->limits))) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return first != UINT32_MAX ? (int)first : (int)n;
+}
+
 int
-group_create(struct shm *s, const char *name, size_t len)
+group_create(struct shm *s, const char *name, size_t len, int join)
 {
 	struct shm_group_dir *d;
 	struct shm_group *g;
 	uint32_t i, n;
-	int idx;
+	int idx, locked;
 
 	if (len == 0 || len > GROUP_NAME_MAX) {
 		errno = EINVAL;
@@ -240,13 +276,22 @@ group_create(struct shm *s, const char *name, size_t len)
 		return idx;
 	}
 	n = atomic_load_explicit(&d->count, memory_order_relaxed);
-	if (n >= s->hdr->limits.max_groups) {
+	if ((idx = group_slot_pick(s, n, join)) == -1) {
 		shm_unlock(&d->lock);
-		errno = ENOSPC;
 		return -1;
 	}
-	/* Nobody looks at slot n yet (its lock was initialised with the table). */
-	g = group_at(s, n);
+	g = group_at(s, (uint32_t)idx);
+	/*
+	 * A reused slot may still be looked at by a process that found the
+	 * group it held: fill it under its lock, which that process takes
+	 * (and then sees the name) before it uses the group.  Slot n has
+	 * never been locked by anyone.
+	 */
+	locked = (uint32_t)idx < n;
+	if (locked && shm_lock(&g->lock) == -1) {
+		shm_unlock(&d->lock);
+		return -1;
+	}
 	g->name_len = (uint32_t)len;
 	memset(g->name, 0, sizeof(g->name));
 	memcpy(g->name, name, len);
@@ -258,15 +303,79 @@ group_create(struct shm *s, const char *name, size_t len)
 	g->leader = -1;
 	g->initial = 0;
 	g->ptype_len = g->proto_len = 0;
-	atomic_store_explicit(&g->commit_seq, 0, memory_order_relaxed);
+	/* A reused slot's never goes back to a value the writer saved. */
+	if (locked)
+		atomic_fetch_add_explicit(&g->commit_seq, 1, memory_order_relaxed);
+	else
+		atomic_store_explicit(&g->commit_seq, 0, memory_order_relaxed);
 	memset(group_member_at(s, g, 0), 0,
 	    (size_t)s->hdr->limits.max_group_members * sizeof(struct shm_member));
 	for (i = 0; i < s->hdr->limits.max_partitions; i++)
 		__atomic_store_n(&group_offsets(s, g)[i], -1, __ATOMIC_RELAXED);
-	atomic_store_explicit(&g->used, 1, memory_order_release);
-	atomic_store_explicit(&d->count, n + 1, memory_order_release);
+	atomic_store_explicit(&g->used, GROUP_SLOT_USED, memory_order_release);
+	if (locked)
+		shm_unlock(&g->lock);
+	else
+		atomic_store_explicit(&d->count, n + 1, memory_order_release);
 	shm_unlock(&d->lock);
-	return (int)n;
+	return idx;
+}
+
+int16_t
+group_delete(struct shm *s, uint32_t idx, int64_t now,
+    const struct group_params *gp, uint64_t if_seq)
+{
+	struct shm_group_dir *d = group_dir(s);
+	struct shm_group *g;
+	uint32_t i;
+	int16_t err = ERR_NONE;
+
+	if (idx >= group_count(s) || (g = group_at(s, idx)) == NULL)
+		return ERR_INVALID_GROUP;
+	if (shm_lock(&d->lock) == -1)
+		return ERR_UNKNOWN;
+	if (group_lock(s, g, now, gp) == -1) {
+		shm_unlock(&d->lock);
+		return ERR_UNKNOWN;
+	}
+	if (atomic_load_explicit(&g->used, memory_order_acquire) !=
+	    GROUP_SLOT_USED)
+		err = ERR_INVALID_GROUP;
+	else {
+		/* Members silent past their session are gone already. */
+		(void)group_tick(s, g, now, gp);
+		if (group_member_count(s, g) > 0 || (if_seq != GROUP_ANY_SEQ &&
+		    atomic_load_explicit(&g->commit_seq, memory_order_acquire) !=
+		    if_seq))
+			err = ERR_GROUP_NOT_EMPTY;
+	}
+	if (err == ERR_NONE) {
+		for (i = 0; i < s->hdr->limits.max_partitions; i++)
+			__atomic_store_n(&group_offsets(s, g)[i], -1,
+			    __ATOMIC_RELAXED);
+		atomic_fetch_add_explicit(&g->commit_seq, 1,
+		    memory_order_relaxed);
+		atomic_store_explicit(&g->used, GROUP_SLOT_DELETED,
+		    memory_order_release);
+	}
+	group_unlock(g);
+	shm_unlock(&d->lock);
+	return err;
+}
+
+void
+group_slot_free(struct shm *s, uint32_t idx)
+{
+	struct shm_group_dir *d = group_dir(s);
+	struct shm_group *g = group_at(s, idx);
+
+	if (g == NULL || shm_lock(&d->lock) == -1)
+		return;
+	if (atomic_load_explicit(&g->used, memory_order_acquire) ==
+	    GROUP_SLOT_DELETED)
+		atomic_store_explicit(&g->used, GROUP_SLOT_FREE,
+		    memory_order_release);
+	shm_unlock(&d->lock);
 }
 
 uint32_t

@@ -189,6 +189,18 @@ offsets_remove(const char *dir, const char *group)
 }
 
 int
+offsets_mtime(const char *dir, const char *group, int64_t *ms)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (group_path(path, dir, group) == -1 || stat(path, &st) == -1)
+		return -1;
+	*ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+	return 0;
+}
+
+int
 offsets_load(const char *dir, const char *group, struct offset_entry **ep,
     size_t *np)
 {

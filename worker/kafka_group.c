@@ -103,7 +103,7 @@ kg_group(struct worker *w, struct kstr id, int create, int16_t *err)
 		*err = KERR_INVALID_GROUP_ID;
 		return -1;
 	}
-	gidx = create ? group_create(w->shm, id.p, (size_t)id.len) :
+	gidx = create ? group_create(w->shm, id.p, (size_t)id.len, 1) :
 	    group_find(w->shm, id.p, (size_t)id.len);
 	if (gidx < 0)
 		*err = !create ? KERR_UNKNOWN_MEMBER_ID : errno == ENOSPC ?

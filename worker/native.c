@@ -195,6 +195,8 @@ static const struct api_row native_rows[] = {
 	GROUP_ROW(API_LIST_GROUPS, "LIST_GROUPS", AUTH_CONSUME),
 	GROUP_ROW(API_DESCRIBE_GROUP, "DESCRIBE_GROUP", AUTH_CONSUME),
 	GROUP_ROW(API_GROUP_RESET, "GROUP_RESET", AUTH_ADMIN),
+	/* Its offsets may be of any topic: an admin of every topic. */
+	GROUP_ROW(API_GROUP_DELETE, "GROUP_DELETE", AUTH_ADMIN | API_PERM_ALL),
 	/* Decodes its own request. */
 	ROW(API_INIT_PRODUCER, "INIT_PRODUCER", AUTH_PRODUCE, NULL,
 	    produce_exec_init, NULL, emit_init_producer, NULL, ERRBODY_NONE),

@@ -29,6 +29,12 @@ const char *support_bindir(void);
 int	 support_free_port(void);
 /* Milliseconds on CLOCK_MONOTONIC. */
 long long support_now_ms(void);
+/* Poll cond every 50 ms until it holds or ms have passed (needs unistd.h). */
+#define WAIT_UNTIL(cond, ms) do {					\
+	long long dl_ = support_now_ms() + (ms);			\
+	while (!(cond) && support_now_ms() < dl_)			\
+		usleep(50 * 1000);	/* polling a condition, bounded */ \
+} while (0)
 
 /*
  * Write flume.conf (listen on a free port, data_dir in a new temp dir,

@@ -1,13 +1,17 @@
 /*
  * Consumer-group state against the real daemon: committed offsets below
  * 0 (Kafka's "reset to earliest", as kafkajs' admin.resetOffsets commits
- * it) are stored and read as none.
+ * it) are stored and read as none; the group table cannot be filled for good by groups that only commit (room is
+ * kept for joins, flume-admin group delete frees a slot, and
+ * offsets_retention expires idle empty groups, also across a restart).
  *
  * Every process is started by this test and signalled by pid; every
  * wait is a bounded poll of a condition.
  */
 #include <sys/stat.h>
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +24,7 @@
 #include "tests/harness.h"
 #include "tests/integration/support.h"
 
+#define WAIT_MS		20000
 #define KAFKAJS_JS	"tests/tools/kafkajs_reset.js"
 #define KAFKAJS_CACHE	".cache/flume/kafkajs-2.2.4/node_modules"
 
@@ -39,6 +44,7 @@ setup(void)
 	    "group_min_session_timeout_ms = 500\n"
 	    "group_rebalance_timeout_ms = 5s\n"
 	    "group_initial_rebalance_delay_ms = 300ms\n"
+	    "max_groups = 64\n"
 	    "[topic t1]\npartitions = 1\n[topic kj]\npartitions = 1\n",
 	    kbroker);
 	return flumed_start(&d, extra);
@@ -232,7 +238,246 @@ test_kafkajs_reset_offsets(void)
 	free(err);
 }
 
+/* ---- C: the group table ---- */
+
+/*
+ * A Kafka OffsetCommit v2 of t1/0 = offset by group (generation -1, no
+ * member: a "simple" commit, as kafka-consumer-groups or an assign()ed
+ * consumer sends): the partition's error, or -1000.
+ */
+static int
+kafka_commit(int fd, const char *group, int32_t corr, int64_t offset)
+{
+	struct wbuf wb;
+	struct rbuf rb;
+	uint8_t *p = NULL;
+	uint32_t id = 0;
+	size_t n = 0, body;
+	int rc = -1000;
+
+	wbuf_init(&wb);
+	wbuf_i32(&wb, 0);			/* size, patched below */
+	wbuf_i16(&wb, KAPI_OFFSET_COMMIT);
+	wbuf_i16(&wb, 2);
+	wbuf_i32(&wb, corr);
+	wbuf_str(&wb, "raw", 3);
+	wbuf_str(&wb, group, strlen(group));
+	wbuf_i32(&wb, -1);			/* generation */
+	wbuf_str(&wb, "", 0);			/* member id */
+	wbuf_i64(&wb, -1);			/* retention time */
+	wbuf_i32(&wb, 1);
+	wbuf_str(&wb, "t1", 2);
+	wbuf_i32(&wb, 1);
+	wbuf_i32(&wb, 0);
+	wbuf_i64(&wb, offset);
+	wbuf_str(&wb, "", 0);			/* metadata */
+	body = wb.len - 4;
+	wb.buf[0] = (uint8_t)(body >> 24);
+	wb.buf[1] = (uint8_t)(body >> 16);
+	wb.buf[2] = (uint8_t)(body >> 8);
+	wb.buf[3] = (uint8_t)body;
+	if (support_send(fd, wb.buf, wb.len) == 0 &&
+	    support_recv(fd, 10000, &id, &p, &n) == 1 && id == (uint32_t)corr) {
+		/* [topics: 1][name "t1"][partitions: 1][partition 0][error] */
+		rbuf_init(&rb, p, n);
+		(void)rbuf_i32(&rb);
+		(void)rbuf_raw(&rb, 2 + 2);
+		(void)rbuf_i32(&rb);
+		(void)rbuf_i32(&rb);
+		rc = rbuf_i16(&rb);
+		if (rb.err)
+			rc = -1000;
+	}
+	free(p);
+	wbuf_free(&wb);
+	return rc;
+}
+
+/* Set offsets_retention in flume.conf (before any [topic] section). */
+static int
+conf_retention(const char *value)
+{
+	char *text = NULL, *line, *nl;
+	FILE *f;
+	long sz;
+
+	if ((f = fopen(d.conf, "r")) == NULL)
+		return -1;
+	if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) != 0 || (text = calloc(1, (size_t)sz + 1)) ==
+	    NULL || fread(text, 1, (size_t)sz, f) != (size_t)sz) {
+		fclose(f);
+		free(text);
+		return -1;
+	}
+	fclose(f);
+	if ((f = fopen(d.conf, "w")) == NULL) {
+		free(text);
+		return -1;
+	}
+	fprintf(f, "offsets_retention = %s\n", value);
+	for (line = text; *line != '\0'; line = nl + 1) {
+		if ((nl = strchr(line, '\n')) == NULL)
+			nl = line + strlen(line) - 1;
+		if (strncmp(line, "offsets_retention", 17) != 0)
+			fwrite(line, 1, (size_t)(nl - line + 1), f);
+	}
+	free(text);
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+/* Files in data/__consumer_offsets/ named *.offsets (0 without the directory). */
+static int
+offsets_files(void)
+{
+	char dir[700];
+	struct dirent *e;
+	size_t len;
+	DIR *dp;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/__consumer_offsets", d.data);
+	if ((dp = opendir(dir)) == NULL)
+		return errno == ENOENT ? 0 : -1;
+	while ((e = readdir(dp)) != NULL)
+		if ((len = strlen(e->d_name)) > 8 &&
+		    strcmp(e->d_name + len - 8, ".offsets") == 0)
+			n++;
+	closedir(dp);
+	return n;
+}
+
+/* Groups flume-admin groups lists. */
+static int
+groups_listed(void)
+{
+	struct flume_group_info *l;
+	struct flume_client *c;
+	int n;
+
+	if ((c = flume_connect(d.broker)) == NULL)
+		return -1;
+	n = flume_list_groups(c, &l);
+	if (n >= 0)
+		flume_group_list_free(l, n);
+	flume_close(c);
+	return n;
+}
+
+/* A Kafka commit-only group "fillN" at offset 1 from a fresh connection. */
+static int
+fill_one(int n)
+{
+	struct flumed k = d;
+	char name[32];
+	int fd, rc;
+
+	k.port = kport;
+	if ((fd = support_connect(&k)) < 0)
+		return -1000;
+	snprintf(name, sizeof(name), "fill%d", n);
+	rc = kafka_commit(fd, name, n, 1);
+	close(fd);
+	return rc;
+}
+
+/*
+ * 64 Kafka commits to new group names (max_groups = 64): 56 are taken,
+ * the last 8 slots are kept for groups that members join, so the rest
+ * are refused (COORDINATOR_NOT_AVAILABLE, logged) and (a) a joined
+ * group still gets room; (b) after flume-admin group delete (refused
+ * while the group has a member) a new one gets room; (c) with
+ * offsets_retention = 2s the empty groups expire, room comes back, and
+ * after a restart they stay gone.
+ */
+static void
+test_table_room(void)
+{
+	const char *del_neg[] = { "flume-admin", "group", "neg", "delete", NULL };
+	const char *del_f0[] = { "flume-admin", "group", "fill0", "delete", NULL };
+	const char *del_none[] = { "flume-admin", "group", "nosuch", "delete",
+	    NULL };
+	struct flume_group_conf gconf;
+	struct flume_client *c;
+	struct flume_group *g;
+	char path[1100];
+	struct stat st;
+	int i, ok = 0, refused = 0, before, base;
+
+	base = groups_listed();		/* the groups of the tests before */
+	CU_ASSERT_FATAL(base >= 0 && base < 8);
+	before = flumed_log_count(&d, "no room for a group without members");
+	for (i = 0; i < 64; i++) {
+		int e = fill_one(i);
+
+		if (e == KERR_NONE)
+			ok++;
+		else if (e == KERR_COORDINATOR_NOT_AVAILABLE)
+			refused++;
+	}
+	CU_ASSERT_EQUAL(ok, 56 - base);
+	CU_ASSERT_EQUAL(refused, 64 - (56 - base));
+	CU_ASSERT_EQUAL(flumed_wait_log(&d, "no room for a group without "
+	    "members", before + refused, 5000), before + refused);
+	CU_ASSERT_EQUAL(groups_listed(), 56);
+
+	/* (a) A group that a member joins still finds room. */
+	c = flume_connect(d.broker);
+	CU_ASSERT_FATAL(c != NULL);
+	flume_group_conf_init(&gconf);
+	gconf.session_timeout_ms = 1500;
+	gconf.heartbeat_interval_ms = 500;
+	g = flume_group_join(c, "joined", (const char *const[]){ "t1" }, 1,
+	    &gconf);
+	CU_ASSERT_PTR_NOT_NULL(g);
+	CU_ASSERT_EQUAL(groups_listed(), 57);
+
+	/* (b) A delete is refused while the group has a member ... */
+	{
+		const char *argv[] = { "flume-admin", "group", "joined",
+		    "delete", NULL };
+
+		CU_ASSERT_EQUAL(run_tool(&d, NULL, NULL, 10000, argv), 1);
+	}
+	CU_ASSERT_EQUAL(run_tool(&d, NULL, NULL, 10000, del_none), 1);
+	if (g != NULL)
+		CU_ASSERT_EQUAL(flume_group_close(g), 0);
+	flume_close(c);
+	/* ... and frees a slot and the file of an empty one. */
+	snprintf(path, sizeof(path), "%s/__consumer_offsets/neg.offsets",
+	    d.data);
+	WAIT_UNTIL(stat(path, &st) == 0, WAIT_MS);
+	CU_ASSERT_EQUAL(run_tool(&d, NULL, NULL, 10000, del_neg), 0);
+	CU_ASSERT_EQUAL(run_tool(&d, NULL, NULL, 10000, del_f0), 0);
+	WAIT_UNTIL(stat(path, &st) == -1, WAIT_MS);
+	CU_ASSERT_EQUAL(stat(path, &st), -1);
+	WAIT_UNTIL(groups_listed() == 55, WAIT_MS);
+	CU_ASSERT_EQUAL(groups_listed(), 55);
+	CU_ASSERT_EQUAL(fill_one(100), KERR_NONE);
+
+	/* (c) A short retention: the empty groups expire ... */
+	CU_ASSERT_EQUAL_FATAL(flumed_stop(&d), 0);
+	CU_ASSERT_EQUAL_FATAL(conf_retention("2s"), 0);
+	CU_ASSERT_EQUAL_FATAL(flumed_restart(&d), 0);
+	WAIT_UNTIL(groups_listed() == 0, WAIT_MS);
+	CU_ASSERT_EQUAL(groups_listed(), 0);
+	/* The files go right after (the same writer tick). */
+	WAIT_UNTIL(offsets_files() == 0, WAIT_MS);
+	CU_ASSERT_EQUAL(offsets_files(), 0);
+	CU_ASSERT(flumed_log_count(&d, "its offsets expired") >= 56);
+	/* ... and stay gone after a restart (with the default retention). */
+	CU_ASSERT_EQUAL_FATAL(flumed_stop(&d), 0);
+	CU_ASSERT_EQUAL_FATAL(conf_retention("7d"), 0);
+	CU_ASSERT_EQUAL_FATAL(flumed_restart(&d), 0);
+	CU_ASSERT_EQUAL(groups_listed(), 0);
+	for (ok = 0, i = 200; i < 256; i++)
+		ok += fill_one(i) == KERR_NONE;
+	CU_ASSERT_EQUAL(ok, 56);
+}
+
 TEST_SUITE("group_state", setup, teardown,
     { "a commit below 0 is stored and read as none", test_commit_below_zero },
     { "kafkajs admin.resetOffsets to earliest returns; the group rereads",
-      test_kafkajs_reset_offsets });
+      test_kafkajs_reset_offsets },
+    { "commit-only groups cannot fill the table; delete and expiry free it",
+      test_table_room });

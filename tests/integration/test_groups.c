@@ -242,12 +242,6 @@ group_caught_up(const char *group)
 	return ok;
 }
 
-#define WAIT_UNTIL(cond, ms) do {					\
-	long long dl_ = support_now_ms() + (ms);			\
-	while (!(cond) && support_now_ms() < dl_)			\
-		usleep(50 * 1000);	/* polling a condition, bounded */ \
-} while (0)
-
 /* Do consumers [first, first+n) together hold values tag-0..tag-(cnt-1)? */
 static int
 all_seen(int first, int n, const char *tag, int cnt, int *dups)

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,7 @@ suite_teardown(void)
 static struct shm_group *
 new_group(const char *n)
 {
-	int idx = group_create(&s, n, strlen(n));
+	int idx = group_create(&s, n, strlen(n), 1);
 
 	CU_ASSERT_FATAL(idx >= 0);
 	return group_at(&s, (uint32_t)idx);
@@ -168,8 +169,8 @@ test_create_find(void)
 	struct shm_group *g;
 	int a, b;
 
-	a = group_create(&s, "cf", 2);
-	b = group_create(&s, "cf", 2);
+	a = group_create(&s, "cf", 2, 1);
+	b = group_create(&s, "cf", 2, 1);
 	CU_ASSERT(a >= 0);
 	CU_ASSERT_EQUAL(a, b);
 	CU_ASSERT_EQUAL(group_find(&s, "cf", 2), a);
@@ -393,8 +394,8 @@ test_leave_and_limits(void)
 	    ERR_UNKNOWN_MEMBER);
 	group_unlock(g);
 	/* Six groups so far: a seventh fits, an eighth is refused. */
-	CU_ASSERT(group_create(&s, "x1", 2) >= 0);
-	CU_ASSERT_EQUAL(group_create(&s, "x2", 2), -1);
+	CU_ASSERT(group_create(&s, "x1", 2, 1) >= 0);
+	CU_ASSERT_EQUAL(group_create(&s, "x2", 2, 1), -1);
 	CU_ASSERT_EQUAL(errno, ENOSPC);
 }
 
@@ -450,6 +451,70 @@ test_crash_repair(void)
 	group_unlock(g);
 }
 
+
+/*
+ * The table is full (seven groups): deletion takes an empty group out of
+ * sight, the freed slot is reused with no offsets; groups with members
+ * (or a commit since the writer looked) are not deleted; the last slot
+ * is kept for a group that a member joins.
+ */
+static void
+test_delete_and_room(void)
+{
+	struct shm_group *g;
+	uint32_t topics[1] = { (uint32_t)t2 };
+	char a[MEMBER_ID_MAX + 1] = "";
+	int64_t now = 90000000;	/* every earlier member is silent by then */
+	uint64_t seq;
+	int x1, j1, fence;
+
+	CU_ASSERT_EQUAL(group_count(&s), 7);
+	CU_ASSERT_EQUAL(group_reserved(&s.hdr->limits), 1);
+	CU_ASSERT_EQUAL(group_create(&s, "c1", 2, 0), -1);
+	CU_ASSERT_EQUAL(errno, ENOSPC);
+	CU_ASSERT_EQUAL(group_create(&s, "j1", 2, 1), -1);
+	x1 = group_find(&s, "x1", 2);
+	CU_ASSERT_FATAL(x1 >= 0);
+	group_offset_set(&s, group_at(&s, (uint32_t)x1), slot_of(t2, 0), 42);
+	CU_ASSERT_EQUAL(group_delete(&s, (uint32_t)x1, now, &gp, GROUP_ANY_SEQ),
+	    ERR_NONE);
+	CU_ASSERT_EQUAL(group_find(&s, "x1", 2), -1);
+	CU_ASSERT_EQUAL(group_delete(&s, (uint32_t)x1, now, &gp, GROUP_ANY_SEQ),
+	    ERR_INVALID_GROUP);
+	/* Not reused before the writer removed its file. */
+	CU_ASSERT_EQUAL(group_create(&s, "j1", 2, 1), -1);
+	group_slot_free(&s, (uint32_t)x1);
+	/* One free slot: kept for a join. */
+	CU_ASSERT_EQUAL(group_create(&s, "c1", 2, 0), -1);
+	CU_ASSERT_EQUAL(errno, ENOSPC);
+	j1 = group_create(&s, "j1", 2, 1);
+	CU_ASSERT_EQUAL(j1, x1);
+	g = group_at(&s, (uint32_t)j1);
+	CU_ASSERT_EQUAL(group_offset_get(&s, g, slot_of(t2, 0)), -1);
+	CU_ASSERT_EQUAL(group_count(&s), 7);
+	join(g, a, now, topics, 1);
+	CU_ASSERT_EQUAL(group_delete(&s, (uint32_t)j1, now + 1, &gp,
+	    GROUP_ANY_SEQ), ERR_GROUP_NOT_EMPTY);
+	CU_ASSERT_EQUAL(group_find(&s, "j1", 2), j1);
+	/* A commit after the writer saw the group idle keeps it. */
+	fence = group_find(&s, "fence", 5);
+	CU_ASSERT_FATAL(fence >= 0);
+	g = group_at(&s, (uint32_t)fence);
+	seq = atomic_load(&g->commit_seq);
+	group_offset_set(&s, g, slot_of(t2, 1), 7);
+	CU_ASSERT_EQUAL(group_delete(&s, (uint32_t)fence, now, &gp, seq),
+	    ERR_GROUP_NOT_EMPTY);
+	seq = atomic_load(&g->commit_seq);
+	CU_ASSERT_EQUAL(group_delete(&s, (uint32_t)fence, now, &gp, seq),
+	    ERR_NONE);
+	group_slot_free(&s, (uint32_t)fence);
+	CU_ASSERT(group_create(&s, "c2", 2, 1) == fence);
+	/* Room for the next test's group. */
+	CU_ASSERT_EQUAL(group_delete(&s, (uint32_t)fence, now, &gp,
+	    GROUP_ANY_SEQ), ERR_NONE);
+	group_slot_free(&s, (uint32_t)fence);
+}
+
 TEST_SUITE("group", suite_setup, suite_teardown,
     { "assignment rule: one owner, shares within one", test_assign_rule },
     { "create, find, offsets default to none", test_create_find },
@@ -458,4 +523,5 @@ TEST_SUITE("group", suite_setup, suite_teardown,
     { "a silent member expires after its session", test_session_expiry },
     { "members that do not rejoin are dropped at the timeout", test_rebalance_timeout },
     { "leave starts a generation; bounds and limits", test_leave_and_limits },
-    { "a lock holder's death is repaired by a new generation", test_crash_repair });
+    { "a lock holder's death is repaired by a new generation", test_crash_repair },
+    { "delete, reuse, and room kept for joined groups", test_delete_and_room });
