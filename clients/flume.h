@@ -389,7 +389,8 @@ struct flume_group;
 struct flume_group_conf {
 	int		 session_timeout_ms;	/* default 10000 */
 	int		 heartbeat_interval_ms;	/* default session_timeout_ms / 3 */
-	int		 auto_commit_ms;	/* commit marked offsets this often; 0: only explicitly; default 5000 */
+	int		 auto_commit_ms;	/* commit marked offsets this often and before
+						   a rejoin; 0: only explicitly; default 5000 */
 	int64_t		 start_offset;		/* FLUME_OFFSET_END (default) or _BEGINNING: a
 						   partition the group has no committed offset for */
 	int		 max_wait_ms;		/* fetch long-poll, default 500 (at most half the interval) */

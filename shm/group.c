@@ -300,6 +300,7 @@ group_create(struct shm *s, const char *name, size_t len, int join)
 	g->rebalance_deadline = 0;
 	g->ntopics = 0;
 	g->kind = GROUP_KIND_NONE;
+	g->gen_members = 0;
 	g->leader = -1;
 	g->initial = 0;
 	g->ptype_len = g->proto_len = 0;
@@ -465,6 +466,46 @@ group_topic_incarnation(struct shm *s, uint32_t t)
 	    memory_order_acquire);
 }
 
+static int member_id_cmp(const struct shm_member *, const struct shm_member *);
+
+static uint32_t
+rr_owner(uint32_t k, uint32_t nmembers)
+{
+	return k % nmembers;
+}
+
+/*
+ * Note each member's rank in the generation (members sorted by id) and
+ * their number, so that what a member owned can still be told once the
+ * next rebalance has begun (group_prev_owned()).
+ */
+static void
+group_rank(struct shm *s, struct shm_group *g)
+{
+	struct shm_member *m, *o;
+	uint32_t i, j, nm = 0, rank;
+
+	for (i = 0; i < s->hdr->limits.max_group_members; i++) {
+		m = group_member_at(s, g, i);
+		if (atomic_load_explicit(&m->state, memory_order_relaxed) !=
+		    MEMBER_ACTIVE || m->joined_gen != g->generation)
+			continue;
+		nm++;
+		rank = 0;
+		for (j = 0; j < s->hdr->limits.max_group_members; j++) {
+			o = group_member_at(s, g, j);
+			if (o != m && atomic_load_explicit(&o->state,
+			    memory_order_relaxed) == MEMBER_ACTIVE &&
+			    o->joined_gen == g->generation &&
+			    member_id_cmp(o, m) < 0)
+				rank++;
+		}
+		m->rank = rank;
+		m->rank_gen = g->generation;
+	}
+	g->gen_members = nm;
+}
+
 /*
  * The rebalance is over: the subscription becomes the sorted union of
  * the members' topics with their partition counts now, and every member
@@ -500,6 +541,7 @@ group_complete(struct shm *s, struct shm_group *g, int64_t now)
 		    g->topics[k].topic);
 	}
 	g->ntopics = n;
+	group_rank(s, g);
 	g->state = group_member_count(s, g) > 0 ? GROUP_STABLE : GROUP_EMPTY;
 }
 
@@ -761,19 +803,63 @@ group_leave(struct shm *s, struct shm_group *g, const char *id, size_t len,
 
 int16_t
 group_commit_check(struct shm *s, struct shm_group *g, const char *id,
-    size_t len, int32_t generation, int64_t now, const struct group_params *gp)
+    size_t len, int32_t generation, int64_t now, const struct group_params *gp,
+    int *prev)
 {
 	struct shm_member *m;
 	int idx;
 
+	*prev = -1;
 	(void)group_tick(s, g, now, gp);
 	if ((idx = group_member_find(s, g, id, len)) == -1)
 		return ERR_UNKNOWN_MEMBER;
 	m = group_member_at(s, g, (uint32_t)idx);
-	if ((uint32_t)generation != g->generation || m->joined_gen != g->generation)
-		return ERR_ILLEGAL_GENERATION;
-	m->last_seen_ms = now;
-	return ERR_NONE;
+	if ((uint32_t)generation == g->generation &&
+	    m->joined_gen == g->generation) {
+		m->last_seen_ms = now;
+		return ERR_NONE;
+	}
+	/*
+	 * The generation it had just ended and the next is being formed:
+	 * no one has been given its partitions yet (a new generation's
+	 * assignment exists only once it completes).
+	 */
+	if (g->state == GROUP_REBALANCING && g->kind == GROUP_KIND_NATIVE &&
+	    (uint32_t)generation == m->joined_gen &&
+	    m->joined_gen + 1 == g->generation && m->rank_gen == m->joined_gen &&
+	    m->rank < g->gen_members) {
+		m->last_seen_ms = now;
+		*prev = idx;
+		return ERR_NONE;
+	}
+	return ERR_ILLEGAL_GENERATION;
+}
+
+int
+group_prev_owned(struct shm *s, struct shm_group *g, int member, uint32_t slot)
+{
+	struct shm_member *m;
+	const struct shm_topic *t;
+	uint32_t i, k = 0, p;
+
+	m = member >= 0 ? group_member_at(s, g, (uint32_t)member) : NULL;
+	if (m == NULL || g->gen_members == 0 || slot >= s->hdr->limits.max_partitions)
+		return 0;
+	/* The topics are the generation's until the next one completes. */
+	for (i = 0; i < g->ntopics && i < GROUP_TOPICS_MAX; i++) {
+		if (g->topics[i].topic >= s->hdr->limits.max_topics ||
+		    g->topics[i].partitions <= 0)
+			continue;
+		t = &s->topics[g->topics[i].topic];
+		if (s->parts[slot].topic == g->topics[i].topic &&
+		    slot >= t->first_part &&
+		    (p = slot - t->first_part) < (uint32_t)g->topics[i].partitions &&
+		    group_topic_incarnation(s, g->topics[i].topic) ==
+		    g->topics[i].incarnation)
+			return rr_owner(k + p, g->gen_members) == m->rank;
+		k += (uint32_t)g->topics[i].partitions;
+	}
+	return 0;
 }
 
 /* EOWNERDEAD: drop member slots that do not check out, force a generation. */
@@ -832,12 +918,6 @@ void
 group_unlock(struct shm_group *g)
 {
 	pthread_mutex_unlock(&g->lock);
-}
-
-static uint32_t
-rr_owner(uint32_t k, uint32_t nmembers)
-{
-	return k % nmembers;
 }
 
 void

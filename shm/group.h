@@ -25,6 +25,13 @@
  * every operation on the group and by the writer); members waiting in a
  * rebalance they already rejoined are not expired.
  *
+ * A member that has not rejoined yet may still commit, while the group
+ * is REBALANCING, the partitions it owned in the generation just ended
+ * (group_commit_check()): nobody owns them in the new one before it
+ * completes, and a member that stops commits what it processed instead
+ * of having it delivered again.  Once a newer generation completed, its
+ * commits are refused (the partition may have moved on).
+ *
  * Slots: a group slot is FREE, USED or DELETED.  group_delete() takes an
  * empty group out of sight (DELETED: no lookup finds it, its offsets are
  * gone); the writer removes its offsets file and frees the slot
@@ -89,6 +96,9 @@ struct shm_member {
 	uint32_t		nprotocols;
 	uint32_t		meta_len;	/* protocols, encoded, in the metadata space */
 	uint32_t		assign_len;	/* the leader's assignment for it */
+	/* Native: its rank among the members of generation rank_gen. */
+	uint32_t		rank_gen;
+	uint32_t		rank;
 };
 
 /*
@@ -118,6 +128,7 @@ struct shm_group {
 	struct group_topic	topics[GROUP_TOPICS_MAX];
 	_Atomic uint64_t	commit_seq;	/* bumped by every commit (the writer saves) */
 	uint32_t		kind;		/* GROUP_KIND_* */
+	uint32_t		gen_members;	/* native: members of the generation completed */
 	/* Kafka groups (shm/kgroup.h). */
 	int32_t			leader;		/* member index, -1: none */
 	uint32_t		initial;	/* the first rebalance of an empty group */
@@ -232,10 +243,18 @@ int16_t	group_heartbeat(struct shm *s, struct shm_group *g, const char *id,
 	    const struct group_params *gp);
 int16_t	group_leave(struct shm *s, struct shm_group *g, const char *id,
 	    size_t len, int64_t now, const struct group_params *gp);
-/* May member id of generation commit now?  A flume error code. */
+/*
+ * May member id of generation commit now?  A flume error code.  *prev is
+ * the member's index when it may commit only the partitions it owned in
+ * the generation before (see the top of this file: group_prev_owned()),
+ * -1 when it may commit any.
+ */
 int16_t	group_commit_check(struct shm *s, struct shm_group *g, const char *id,
 	    size_t len, int32_t generation, int64_t now,
-	    const struct group_params *gp);
+	    const struct group_params *gp, int *prev);
+/* Did member own partition slot in the generation that ended last? */
+int	group_prev_owned(struct shm *s, struct shm_group *g, int member,
+	    uint32_t slot);
 /*
  * Expire silent members, finish a rebalance that is complete or timed
  * out, start one when a topic's partition count changed or the topic was

@@ -435,7 +435,7 @@ exec_commit(struct worker *w, struct conn *c, struct req *r)
 	uint32_t s0, g0, slot = 0;
 	int16_t err;
 	int32_t i;
-	int gidx;
+	int gidx, prev;
 
 	if (!group_name_valid(q->group, q->group_len)) {
 		wgroup_done(r, ERR_INVALID_GROUP);
@@ -463,12 +463,16 @@ exec_commit(struct worker *w, struct conn *c, struct req *r)
 		return;
 	}
 	err = group_commit_check(w->shm, g, q->member_id, q->member_id_len,
-	    q->generation, w->now, &gp);
+	    q->generation, w->now, &gp, &prev);
 	for (i = 0; err == ERR_NONE && i < q->count; i++) {
 		if (s->errors[i] != ERR_NONE)
 			continue;
 		s->errors[i] = wgroup_part(w, q->parts[i].topic,
 		    q->parts[i].topic_len, q->parts[i].partition, &slot);
+		/* The generation before: only what it owned then. */
+		if (s->errors[i] == ERR_NONE && prev >= 0 &&
+		    !group_prev_owned(w->shm, g, prev, slot))
+			s->errors[i] = ERR_ILLEGAL_GENERATION;
 		/* Stored as given: a reader takes one below 0 as none (Kafka's rule). */
 		if (s->errors[i] == ERR_NONE)
 			group_offset_set(w->shm, g, slot, q->parts[i].offset);

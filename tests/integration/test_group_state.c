@@ -1,7 +1,9 @@
 /*
  * Consumer-group state against the real daemon: committed offsets below
  * 0 (Kafka's "reset to earliest", as kafkajs' admin.resetOffsets commits
- * it) are stored and read as none; the group table cannot be filled for good by groups that only commit (room is
+ * it) are stored and read as none; two flume-consume -g members stopped
+ * by one SIGTERM together commit everything they printed; the group
+ * table cannot be filled for good by groups that only commit (room is
  * kept for joins, flume-admin group delete frees a slot, and
  * offsets_retention expires idle empty groups, also across a restart).
  *
@@ -9,9 +11,12 @@
  * wait is a bounded poll of a condition.
  */
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +241,142 @@ test_kafkajs_reset_offsets(void)
 	    "second 5 v0 v4\n");
 	free(out);
 	free(err);
+}
+
+/* ---- B: members that stop together ---- */
+
+struct member {
+	pid_t	pid;
+	char	out[600];
+};
+
+/*
+ * flume-consume -g group -t topic, values to m->out; -C 60000: no timed
+ * commit within the test, so the rerun shows exactly what the members
+ * committed on their rebalances and exits.
+ */
+static void
+member_start(struct member *m, const char *group, const char *topic, int i)
+{
+	char prog[512];
+	int fd;
+
+	snprintf(prog, sizeof(prog), "%s/flume-consume", support_bindir());
+	snprintf(m->out, sizeof(m->out), "%s/%s-%d.out", d.dir, group, i);
+	fflush(stdout);
+	fflush(stderr);
+	m->pid = fork();
+	CU_ASSERT_FATAL(m->pid >= 0);
+	if (m->pid == 0) {
+		if ((fd = open(m->out, O_WRONLY | O_CREAT | O_TRUNC, 0600)) == -1)
+			_exit(127);
+		dup2(fd, STDOUT_FILENO);
+		close(fd);
+		execl(prog, "flume-consume", "-b", d.broker, "-g", group, "-t",
+		    topic, "-o", "beginning", "-s", "1500", "-C", "60000", "-f",
+		    "%v\\n", (char *)NULL);
+		_exit(127);
+	}
+}
+
+/* Distinct "vNNN" values (N < 400) the two members printed together. */
+static int
+distinct_of(const struct member *m)
+{
+	char seen[400], line[64];
+	FILE *f;
+	int i, v, n = 0;
+
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < 2; i++) {
+		if ((f = fopen(m[i].out, "r")) == NULL)
+			continue;
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (sscanf(line, "v%d", &v) == 1 && v >= 0 && v < 400 &&
+			    !seen[v]) {
+				seen[v] = 1;
+				n++;
+			}
+		fclose(f);
+	}
+	return n;
+}
+
+/* Lines in a string. */
+static int
+lines_in(const char *s)
+{
+	int n = 0;
+
+	for (; *s != '\0'; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* Wait (<= 15 s) for pid; its exit status, or -1 (then SIGKILLed). */
+static int
+member_wait(struct member *m)
+{
+	long long deadline = support_now_ms() + 15000;
+	int st;
+	pid_t r;
+
+	while ((r = waitpid(m->pid, &st, WNOHANG)) == 0 &&
+	    support_now_ms() < deadline)
+		usleep(20 * 1000);
+	if (r != m->pid) {
+		kill(m->pid, SIGKILL);
+		waitpid(m->pid, NULL, 0);
+		st = -1;
+	}
+	m->pid = 0;
+	return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * The README's scenario: 400 keyed records, two members started
+ * together print them between them (often one member all of them, the
+ * other joining late), both get SIGTERM at once; each commits what it
+ * printed although the other's leave (or its own late join) began a new
+ * generation, so a rerun of the group prints nothing.  Three rounds,
+ * each with a group and a topic of its own: the old broker refused a
+ * last commit in most (ILLEGAL_GENERATION).
+ */
+static void
+test_stop_together(void)
+{
+	char *in, *out = NULL, name[16];
+	const char *argv[] = { "flume-consume", "-g", name, "-t", name, "-o",
+	    "beginning", "-e", NULL };
+	struct member m[2];
+	size_t len = 0;
+	int i, round;
+
+	in = malloc(400 * 16);
+	CU_ASSERT_FATAL(in != NULL);
+	for (i = 0; i < 400; i++)
+		len += (size_t)sprintf(in + len, "k%03d:v%03d\n", i, i);
+	for (round = 0; round < 3; round++) {
+		snprintf(name, sizeof(name), "st%d", round);
+		CU_ASSERT_EQUAL_FATAL(produce(name, in, 1), 0);
+		member_start(&m[0], name, name, 0);
+		member_start(&m[1], name, name, 1);
+		WAIT_UNTIL(distinct_of(m) == 400, WAIT_MS);
+		CU_ASSERT_EQUAL(distinct_of(m), 400);
+		kill(m[0].pid, SIGTERM);
+		kill(m[1].pid, SIGTERM);
+		CU_ASSERT_EQUAL(member_wait(&m[0]), 0);
+		CU_ASSERT_EQUAL(member_wait(&m[1]), 0);
+		CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 30000, argv), 0);
+		CU_ASSERT_PTR_NOT_NULL(out);
+		if (out != NULL && out[0] != '\0')
+			fprintf(stderr, "round %d: the rerun printed %d lines\n",
+			    round, lines_in(out));
+		CU_ASSERT_STRING_EQUAL(out != NULL ? out : "?", "");
+		free(out);
+		out = NULL;
+	}
+	free(in);
 }
 
 /* ---- C: the group table ---- */
@@ -479,5 +620,7 @@ TEST_SUITE("group_state", setup, teardown,
     { "a commit below 0 is stored and read as none", test_commit_below_zero },
     { "kafkajs admin.resetOffsets to earliest returns; the group rereads",
       test_kafkajs_reset_offsets },
+    { "two members SIGTERMed together commit all; a rerun prints nothing",
+      test_stop_together },
     { "commit-only groups cannot fill the table; delete and expiry free it",
       test_table_room });

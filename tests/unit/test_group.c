@@ -255,6 +255,19 @@ test_three_members(void)
 	CU_ASSERT_EQUAL(heartbeat(g, "nobody", 3, now + 90), ERR_UNKNOWN_MEMBER);
 }
 
+/* A commit checked as member id of generation gen; *prev as it answered. */
+static int16_t
+commit_check(struct shm_group *g, const char *id, int32_t gen, int64_t now,
+    int *prev)
+{
+	int16_t e;
+
+	CU_ASSERT_FATAL(group_lock(&s, g, now, &gp) == 0);
+	e = group_commit_check(&s, g, id, strlen(id), gen, now, &gp, prev);
+	group_unlock(g);
+	return e;
+}
+
 static void
 test_commit_fencing(void)
 {
@@ -262,23 +275,20 @@ test_commit_fencing(void)
 	uint32_t topics[1] = { (uint32_t)t2 };
 	char a[MEMBER_ID_MAX + 1] = "", b[MEMBER_ID_MAX + 1] = "";
 	int64_t now = 2000000;
+	int prev;
 
 	join(g, a, now, topics, 1);
-	CU_ASSERT_FATAL(group_lock(&s, g, now, &gp) == 0);
-	CU_ASSERT_EQUAL(group_commit_check(&s, g, a, strlen(a), 1, now, &gp),
-	    ERR_NONE);
-	group_unlock(g);
+	CU_ASSERT_EQUAL(commit_check(g, a, 1, now, &prev), ERR_NONE);
+	CU_ASSERT_EQUAL(prev, -1);
 	join(g, b, now + 1, topics, 1);	/* generation 2 */
 	join(g, a, now + 2, topics, 1);
 	CU_ASSERT_EQUAL(g->state, GROUP_STABLE);
-	CU_ASSERT_FATAL(group_lock(&s, g, now + 3, &gp) == 0);
-	CU_ASSERT_EQUAL(group_commit_check(&s, g, a, strlen(a), 1, now + 3, &gp),
+	CU_ASSERT_EQUAL(commit_check(g, a, 1, now + 3, &prev),
 	    ERR_ILLEGAL_GENERATION);
-	CU_ASSERT_EQUAL(group_commit_check(&s, g, "ghost", 5, 2, now + 3, &gp),
+	CU_ASSERT_EQUAL(commit_check(g, "ghost", 2, now + 3, &prev),
 	    ERR_UNKNOWN_MEMBER);
-	CU_ASSERT_EQUAL(group_commit_check(&s, g, b, strlen(b), 2, now + 3, &gp),
-	    ERR_NONE);
-	group_unlock(g);
+	CU_ASSERT_EQUAL(commit_check(g, b, 2, now + 3, &prev), ERR_NONE);
+	CU_ASSERT_EQUAL(prev, -1);
 }
 
 /* A silent member is dropped after its session; the survivor gets all. */
@@ -453,6 +463,59 @@ test_crash_repair(void)
 
 
 /*
+ * Two members stop together: a leaves first (a new generation begins),
+ * b's last commit, of the generation just ended, is taken for exactly
+ * the partitions b owned in it, until the next generation completes.
+ */
+static void
+test_prev_generation_commit(void)
+{
+	struct shm_group *g = new_group("pg");
+	uint32_t topics[1] = { (uint32_t)t6 }, sl[16], i, owned = 0;
+	char a[MEMBER_ID_MAX + 1] = "", b[MEMBER_ID_MAX + 1] = "";
+	int64_t now = 8000000;
+	int ma, mb, prev, n, k, mine;
+
+	ma = join(g, a, now, topics, 1);
+	mb = join(g, b, now, topics, 1);
+	join(g, a, now, topics, 1);
+	CU_ASSERT_EQUAL_FATAL(g->state, GROUP_STABLE);
+	CU_ASSERT_EQUAL_FATAL(g->generation, 2);
+	CU_ASSERT_EQUAL(assigned(g, ma, sl), 3);
+	n = (int)assigned(g, mb, sl);
+	CU_ASSERT_EQUAL_FATAL(n, 3);
+	CU_ASSERT_FATAL(group_lock(&s, g, now + 1, &gp) == 0);
+	CU_ASSERT_EQUAL(group_leave(&s, g, a, strlen(a), now + 1, &gp), ERR_NONE);
+	group_unlock(g);
+	CU_ASSERT_EQUAL(g->state, GROUP_REBALANCING);
+	CU_ASSERT_EQUAL(g->generation, 3);
+	/* b has not rejoined: its generation-2 commit is taken ... */
+	CU_ASSERT_EQUAL(commit_check(g, b, 2, now + 2, &prev), ERR_NONE);
+	CU_ASSERT_EQUAL(prev, mb);
+	/* ... for its own partitions of generation 2 only. */
+	for (i = 0; i < 6; i++) {
+		for (mine = 0, k = 0; k < n; k++)
+			if (sl[k] == slot_of(t6, (int32_t)i))
+				mine = 1;
+		CU_ASSERT_EQUAL(group_prev_owned(&s, g, mb,
+		    slot_of(t6, (int32_t)i)), mine);
+		owned += (uint32_t)mine;
+	}
+	CU_ASSERT_EQUAL(owned, 3);
+	CU_ASSERT_EQUAL(group_prev_owned(&s, g, mb, slot_of(t2, 0)), 0);
+	CU_ASSERT_EQUAL(commit_check(g, b, 1, now + 2, &prev),
+	    ERR_ILLEGAL_GENERATION);
+	/* Generation 3 completes: b owns all; generation 2 is fenced again. */
+	join(g, b, now + 3, topics, 1);
+	CU_ASSERT_EQUAL(g->state, GROUP_STABLE);
+	CU_ASSERT_EQUAL(assigned(g, mb, sl), 6);
+	CU_ASSERT_EQUAL(commit_check(g, b, 2, now + 4, &prev),
+	    ERR_ILLEGAL_GENERATION);
+	CU_ASSERT_EQUAL(commit_check(g, b, 3, now + 4, &prev), ERR_NONE);
+	CU_ASSERT_EQUAL(prev, -1);
+}
+
+/*
  * The table is full (seven groups): deletion takes an empty group out of
  * sight, the freed slot is reused with no offsets; groups with members
  * (or a commit since the writer looked) are not deleted; the last slot
@@ -524,4 +587,6 @@ TEST_SUITE("group", suite_setup, suite_teardown,
     { "members that do not rejoin are dropped at the timeout", test_rebalance_timeout },
     { "leave starts a generation; bounds and limits", test_leave_and_limits },
     { "a lock holder's death is repaired by a new generation", test_crash_repair },
-    { "delete, reuse, and room kept for joined groups", test_delete_and_room });
+    { "delete, reuse, and room kept for joined groups", test_delete_and_room },
+    { "a stopping member commits its partitions of the last generation",
+      test_prev_generation_commit });
