@@ -468,6 +468,27 @@ group_topic_incarnation(struct shm *s, uint32_t t)
 
 static int member_id_cmp(const struct shm_member *, const struct shm_member *);
 
+/* me's rank among the members of g's generation sorted by id; *nm their number. */
+static uint32_t
+gen_rank(struct shm *s, struct shm_group *g, const struct shm_member *me,
+    uint32_t *nm)
+{
+	struct shm_member *m;
+	uint32_t i, rank = 0;
+
+	*nm = 0;
+	for (i = 0; i < s->hdr->limits.max_group_members; i++) {
+		m = group_member_at(s, g, i);
+		if (atomic_load_explicit(&m->state, memory_order_relaxed) !=
+		    MEMBER_ACTIVE || m->joined_gen != g->generation)
+			continue;
+		(*nm)++;
+		if (m != me && member_id_cmp(m, me) < 0)
+			rank++;
+	}
+	return rank;
+}
+
 static uint32_t
 rr_owner(uint32_t k, uint32_t nmembers)
 {
@@ -482,28 +503,18 @@ rr_owner(uint32_t k, uint32_t nmembers)
 static void
 group_rank(struct shm *s, struct shm_group *g)
 {
-	struct shm_member *m, *o;
-	uint32_t i, j, nm = 0, rank;
+	struct shm_member *m;
+	uint32_t i;
 
+	g->gen_members = 0;
 	for (i = 0; i < s->hdr->limits.max_group_members; i++) {
 		m = group_member_at(s, g, i);
 		if (atomic_load_explicit(&m->state, memory_order_relaxed) !=
 		    MEMBER_ACTIVE || m->joined_gen != g->generation)
 			continue;
-		nm++;
-		rank = 0;
-		for (j = 0; j < s->hdr->limits.max_group_members; j++) {
-			o = group_member_at(s, g, j);
-			if (o != m && atomic_load_explicit(&o->state,
-			    memory_order_relaxed) == MEMBER_ACTIVE &&
-			    o->joined_gen == g->generation &&
-			    member_id_cmp(o, m) < 0)
-				rank++;
-		}
-		m->rank = rank;
+		m->rank = gen_rank(s, g, m, &g->gen_members);
 		m->rank_gen = g->generation;
 	}
-	g->gen_members = nm;
 }
 
 /*
@@ -944,7 +955,7 @@ uint32_t
 group_assignment(struct shm *s, struct shm_group *g, int member,
     uint32_t *slots, uint32_t cap)
 {
-	struct shm_member *me, *m;
+	struct shm_member *me;
 	const struct shm_topic *t;
 	uint32_t i, k, p, nm = 0, rank = 0, got = 0;
 
@@ -953,16 +964,7 @@ group_assignment(struct shm *s, struct shm_group *g, int member,
 	    atomic_load_explicit(&me->state, memory_order_relaxed) != MEMBER_ACTIVE ||
 	    me->joined_gen != g->generation)
 		return 0;
-	/* Our rank among the generation's members sorted by id. */
-	for (i = 0; i < s->hdr->limits.max_group_members; i++) {
-		m = group_member_at(s, g, i);
-		if (atomic_load_explicit(&m->state, memory_order_relaxed) !=
-		    MEMBER_ACTIVE || m->joined_gen != g->generation)
-			continue;
-		nm++;
-		if (m != me && member_id_cmp(m, me) < 0)
-			rank++;
-	}
+	rank = gen_rank(s, g, me, &nm);
 	k = 0;
 	for (i = 0; i < g->ntopics && i < GROUP_TOPICS_MAX; i++) {
 		if (g->topics[i].topic >= s->hdr->limits.max_topics)
