@@ -75,46 +75,6 @@ produce(const char *topic, const char *lines, int keyed)
 
 /* ---- A: offsets below 0 ---- */
 
-/* A raw native call on fd; the answer's payload (free it) or NULL. */
-static uint8_t *
-raw_call(int fd, uint16_t api, uint32_t id, struct wbuf *wb, size_t *len)
-{
-	uint8_t *p = NULL;
-	uint32_t rid = 0;
-
-	if (support_request(fd, api, id, wb->buf, wb->len) != 0 ||
-	    support_recv(fd, 10000, &rid, &p, len) != 1 || rid != id) {
-		free(p);
-		p = NULL;
-	}
-	wbuf_reset(wb);
-	return p;
-}
-
-/* OFFSET_COMMIT of t1/0 at offset as member id of gen: the partition's error. */
-static int
-native_commit(int fd, struct wbuf *wb, const char *group, const char *id,
-    int32_t gen, int64_t offset)
-{
-	struct commit_part cp = { "t1", 2, 0, offset };
-	struct offset_commit_req q = { group, strlen(group), id, strlen(id), gen,
-	    1, &cp };
-	struct offset_commit_resp r;
-	struct arena a;
-	uint8_t *p;
-	size_t len;
-	int e = -1;
-
-	msg_encode_offset_commit_req(wb, &q);
-	arena_init(&a, 1 << 16);
-	if ((p = raw_call(fd, API_OFFSET_COMMIT, 7, wb, &len)) != NULL &&
-	    msg_decode_offset_commit_resp(p, len, &a, &r) == 0)
-		e = r.error != ERR_NONE ? r.error : r.count == 1 ? r.errors[0] : -1;
-	free(p);
-	arena_free(&a);
-	return e;
-}
-
 /*
  * A member commits 3, then -2 (Kafka's "earliest", which Kafka stores):
  * the commit is taken, libflume reads it as none, and the next member
@@ -145,24 +105,27 @@ test_commit_below_zero(void)
 	wbuf_init(&wb);
 	arena_init(&a, 1 << 16);
 	msg_encode_join_group_req(&wb, &jq);
-	p = raw_call(fd, API_JOIN_GROUP, 1, &wb, &len);
-	CU_ASSERT_FATAL(p != NULL);
+	p = NULL;
+	CU_ASSERT_FATAL(support_call(fd, API_JOIN_GROUP, 1, &wb, 10000, &p,
+	    &len) > -1000);
 	CU_ASSERT_EQUAL_FATAL(msg_decode_join_group_resp(p, len, &a, &jr), 0);
 	CU_ASSERT_EQUAL_FATAL(jr.error, ERR_NONE);
 	CU_ASSERT_FATAL(jr.member_id_len > 0 && jr.member_id_len <= MEMBER_ID_MAX);
 	memcpy(id, jr.member_id, jr.member_id_len);
 	id[jr.member_id_len] = '\0';
 	free(p);
-	CU_ASSERT_EQUAL(native_commit(fd, &wb, "neg", id, jr.generation, 3),
+	CU_ASSERT_EQUAL(support_commit(fd, "neg", id, jr.generation, "t1", 0, 3),
 	    ERR_NONE);
-	CU_ASSERT_EQUAL(native_commit(fd, &wb, "neg", id, jr.generation, -2),
-	    ERR_NONE);
+	CU_ASSERT_EQUAL(support_commit(fd, "neg", id, jr.generation, "t1", 0,
+	    -2), ERR_NONE);
 	lq.group = "neg";
 	lq.group_len = 3;
 	lq.member_id = id;
 	lq.member_id_len = strlen(id);
+	wbuf_reset(&wb);
 	msg_encode_leave_group_req(&wb, &lq);
-	free(raw_call(fd, API_LEAVE_GROUP, 8, &wb, &len));
+	CU_ASSERT_EQUAL(support_call(fd, API_LEAVE_GROUP, 8, &wb, 10000, NULL,
+	    NULL), ERR_NONE);
 	close(fd);
 	wbuf_free(&wb);
 	arena_free(&a);

@@ -384,22 +384,8 @@ static int16_t
 raw_commit(int fd, struct wbuf *wb, const char *member, int32_t gen,
     int64_t offset)
 {
-	struct commit_part cp = { "gt4", 3, 0, offset };
-	struct offset_commit_req q = { "g4", 2, member, strlen(member), gen, 1, &cp };
-	struct offset_commit_resp r;
-	struct arena a;
-	uint8_t *p;
-	size_t len;
-	int16_t e = -1;
-
-	msg_encode_offset_commit_req(wb, &q);
-	arena_init(&a, 1 << 16);
-	if ((p = raw_call(fd, API_OFFSET_COMMIT, 40, wb, &len)) != NULL &&
-	    msg_decode_offset_commit_resp(p, len, &a, &r) == 0)
-		e = r.error != ERR_NONE ? r.error : r.count == 1 ? r.errors[0] : -1;
-	free(p);
-	arena_free(&a);
-	return e;
+	(void)wb;
+	return (int16_t)support_commit(fd, "g4", member, gen, "gt4", 0, offset);
 }
 
 static void
@@ -547,23 +533,8 @@ static int16_t
 raw_commit_gd(int fd, struct wbuf *wb, const char *member, int32_t gen,
     int64_t offset)
 {
-	struct commit_part cp = { "gdt", 3, 0, offset };
-	struct offset_commit_req q = { "gd", 2, member, strlen(member), gen, 1,
-	    &cp };
-	struct offset_commit_resp r;
-	struct arena a;
-	uint8_t *p;
-	size_t len;
-	int16_t e = -1;
-
-	msg_encode_offset_commit_req(wb, &q);
-	arena_init(&a, 1 << 16);
-	if ((p = raw_call(fd, API_OFFSET_COMMIT, 51, wb, &len)) != NULL &&
-	    msg_decode_offset_commit_resp(p, len, &a, &r) == 0)
-		e = r.error != ERR_NONE ? r.error : r.count == 1 ? r.errors[0] : -1;
-	free(p);
-	arena_free(&a);
-	return e;
+	(void)wb;
+	return (int16_t)support_commit(fd, "gd", member, gen, "gdt", 0, offset);
 }
 
 /*
