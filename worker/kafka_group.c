@@ -375,7 +375,9 @@ kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 	in.protos = protos;
 	in.nprotos = (uint32_t)q->nprotocols;
 	wgroup_params(w, &gp);
-	if ((g = wgroup_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
+	/* By name: the slot may have been deleted and reused since kg_group. */
+	if ((g = wgroup_lock_name(w, st->gidx, q->group_id.p,
+	    (size_t)q->group_id.len, &gp, &s0, &g0)) == NULL) {
 		join_fail(st, r, KERR_COORDINATOR_NOT_AVAILABLE);
 		return;
 	}
