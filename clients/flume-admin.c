@@ -29,6 +29,7 @@ usage(FILE *f)
 	    "[-p partition]\n"
 	    "                   --to-offset N | --to-earliest | --to-latest | "
 	    "--to-time ms|@time|-age\n"
+	    "       flume-admin [-b host:port] group name delete\n"
 	    "       flume-admin [-b host:port] stats\n"
 	    "       flume-admin -h | --help | -V | --version\n"
 	    "options (before the command): --secret-file file (default "
@@ -386,6 +387,18 @@ cmd_reset(struct flume_client *c, const char *name, const struct reset_args *ra)
 	return status;
 }
 
+/* Delete group name (it must have no members). */
+static int
+cmd_group_delete(struct flume_client *c, const char *name)
+{
+	if (flume_group_delete(c, name) == -1) {
+		fprintf(stderr, "flume-admin: delete: %s\n", flume_errstr(c));
+		return 1;
+	}
+	printf("deleted group %s\n", name);
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -435,6 +448,8 @@ main(int argc, char *argv[])
 	    (strcmp(cmd, "group") == 0 && argc == 2) ||
 	    (strcmp(cmd, "group") == 0 && argc >= 3 &&
 	    strcmp(argv[2], "reset") == 0) ||
+	    (strcmp(cmd, "group") == 0 && argc == 3 &&
+	    strcmp(argv[2], "delete") == 0) ||
 	    (strcmp(cmd, "describe") == 0 && argc == 2) ||
 	    (strcmp(cmd, "delete") == 0 && argc >= 2) ||
 	    strcmp(cmd, "create") == 0)) {
@@ -442,6 +457,7 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	if (strcmp(cmd, "group") == 0 && argc >= 3 &&
+	    strcmp(argv[2], "reset") == 0 &&
 	    reset_parse(argc - 2, argv + 2, &ra) == -1)
 		return 2;
 	broker = flume_tool_broker(broker);
@@ -457,6 +473,9 @@ main(int argc, char *argv[])
 		status = cmd_stats(c);
 	else if (strcmp(cmd, "groups") == 0)
 		status = cmd_groups(c);
+	else if (strcmp(cmd, "group") == 0 && argc >= 3 &&
+	    strcmp(argv[2], "delete") == 0)
+		status = cmd_group_delete(c, argv[1]);
 	else if (strcmp(cmd, "group") == 0 && argc >= 3)
 		status = cmd_reset(c, argv[1], &ra);
 	else if (strcmp(cmd, "group") == 0)

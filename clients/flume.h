@@ -389,7 +389,8 @@ struct flume_group;
 struct flume_group_conf {
 	int		 session_timeout_ms;	/* default 10000 */
 	int		 heartbeat_interval_ms;	/* default session_timeout_ms / 3 */
-	int		 auto_commit_ms;	/* commit marked offsets this often; 0: only explicitly; default 5000 */
+	int		 auto_commit_ms;	/* commit marked offsets this often and before
+						   a rejoin; 0: only explicitly; default 5000 */
 	int64_t		 start_offset;		/* FLUME_OFFSET_END (default) or _BEGINNING: a
 						   partition the group has no committed offset for */
 	int		 max_wait_ms;		/* fetch long-poll, default 500 (at most half the interval) */
@@ -538,7 +539,17 @@ struct flume_reset_result {
 int	flume_group_reset(struct flume_client *c, const char *group,
 	    const char *topic, int32_t partition, int mode, int64_t value,
 	    struct flume_reset_result **out);
-/* The group's committed offset of topic/partition into *offset (-1: none). */
+/*
+ * Delete group: its committed offsets and its place in the broker's
+ * group table.  Refused while the group has members (errno EBUSY); a
+ * group that does not exist is ENOENT.  0 or -1.
+ */
+int	flume_group_delete(struct flume_client *c, const char *group);
+/*
+ * The group's committed offset of topic/partition into *offset (-1:
+ * none; a committed offset below 0, which Kafka clients may store, reads
+ * as none too).
+ */
 int	flume_committed_offset(struct flume_client *c, const char *group,
 	    const char *topic, int32_t partition, int64_t *offset);
 

@@ -883,6 +883,7 @@ client_encode(struct wbuf *wb, uint16_t api, const void *msg)
 		msg_encode_offset_fetch_req(wb, msg);
 		break;
 	case API_DESCRIBE_GROUP:
+	case API_GROUP_DELETE:		/* the same [group str] */
 		msg_encode_describe_group_req(wb, msg);
 		break;
 	case API_GROUP_RESET:

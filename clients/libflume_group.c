@@ -175,8 +175,9 @@ gfetch_committed(struct flume_group *g, struct gpart *parts, size_t n)
 		goto done;
 	}
 	for (i = 0; i < n; i++)
-		parts[i].committed = resp.results[i].error == ERR_NONE ?
-		    resp.results[i].offset : -1;
+		/* Below 0 (a Kafka client may commit -2): none, start_offset applies. */
+		parts[i].committed = resp.results[i].error == ERR_NONE &&
+		    resp.results[i].offset >= 0 ? resp.results[i].offset : -1;
 	rc = 0;
 done:
 	free(s.buf);
@@ -208,6 +209,7 @@ gmembership_error(struct flume_group *g, int err)
 
 #define GCOMMIT_ALL	0x1	/* also offsets the group already has */
 #define GCOMMIT_PIN	0x2	/* a partition without a committed offset: its position */
+#define GCOMMIT_STALE	0x4	/* also with a rejoin pending (see flume_group_close) */
 
 /*
  * The parts an OFFSET_COMMIT of the marked offsets covers (only those
@@ -274,7 +276,8 @@ gcommit(struct flume_group *g, int flags)
 	size_t i, n, *idx;
 	int rc = -1;
 
-	if (g->nparts == 0 || g->k == NULL || g->need_join)
+	if (g->nparts == 0 || g->k == NULL ||
+	    (g->need_join && !(flags & GCOMMIT_STALE)))
 		return 0;
 	cp = calloc(g->nparts, sizeof(*cp));
 	want = calloc(g->nparts, sizeof(*want));
@@ -725,6 +728,13 @@ gduties(struct flume_group *g, int64_t now)
 	}
 	if (g->need_join) {
 		sent = 1;
+		/*
+		 * Commit before the rebalance may move partitions away (as
+		 * Kafka's consumers do on revocation): the broker takes the
+		 * ending generation's commit until the next one completes.
+		 */
+		if (g->conf.auto_commit_ms > 0 && g->member_id[0] != '\0')
+			(void)gcommit(g, GCOMMIT_STALE);
 		if (gjoin(g) == -1)
 			return -1;
 	}
@@ -862,6 +872,75 @@ flume_group_buffered(const struct flume_group *g)
 	return g->k != NULL && flume_consumer_buffered(g->k);
 }
 
+/* Is part i's marked offset one the group does not have yet? */
+static int
+gmark_pending(const struct gpart *p)
+{
+	return p->marked >= 0 && p->marked != p->committed;
+}
+
+/* Does the group have offset (or more) for topic/partition, as we know? */
+static int
+gcommitted_past(const struct flume_group *g, const char *topic,
+    int32_t partition, int64_t offset)
+{
+	size_t i;
+
+	for (i = 0; i < g->nparts; i++)
+		if (g->parts[i].partition == partition &&
+		    strcmp(g->parts[i].topic, topic) == 0)
+			return g->parts[i].committed >= offset;
+	return 0;
+}
+
+/*
+ * Commit what was marked before leaving.  A rebalance that began (a
+ * member that stopped with us left first) does not stop it: the broker
+ * takes a commit of the generation just ended for the partitions we
+ * owned in it, until the next one completes.  If it did complete (or we
+ * were dropped), rejoin and commit what is still ours; what moved to
+ * another member is not ours to commit, and is delivered again there.
+ */
+static int
+gclose_commit(struct flume_group *g)
+{
+	struct gpart *want;
+	size_t i, n = 0, lost = 0;
+	int rc;
+
+	if (g->member_id[0] != '\0' &&
+	    (rc = gcommit(g, GCOMMIT_STALE)) != 1)
+		return rc;
+	for (i = 0; i < g->nparts; i++)
+		n += gmark_pending(&g->parts[i]);
+	if (n == 0)
+		return 0;
+	/* What to commit, by name: the rejoin rebuilds g->parts. */
+	if ((want = calloc(n, sizeof(*want))) == NULL) {
+		client_seterr(g->c, "out of memory");
+		return -1;
+	}
+	for (i = 0, n = 0; i < g->nparts; i++)
+		if (gmark_pending(&g->parts[i]) &&
+		    (want[n].topic = strdup(g->parts[i].topic)) != NULL) {
+			want[n].partition = g->parts[i].partition;
+			want[n++].marked = g->parts[i].marked;
+		}
+	rc = gjoin(g) == 0 && gcommit(g, 0) == 0 ? 0 : -1;
+	for (i = 0; i < n; i++)
+		if (!gcommitted_past(g, want[i].topic, want[i].partition,
+		    want[i].marked))
+			lost++;
+	gparts_free(want, n);
+	if (rc == 0 && lost > 0) {
+		client_seterr(g->c, "offset commit: %zu partition%s moved to "
+		    "another member before the commit; its last records will "
+		    "be delivered again", lost, lost == 1 ? "" : "s");
+		rc = -1;
+	}
+	return rc;
+}
+
 int
 flume_group_close(struct flume_group *g)
 {
@@ -872,7 +951,7 @@ flume_group_close(struct flume_group *g)
 
 	if (g == NULL)
 		return 0;
-	if (gcommit(g, 0) != 0)
+	if (gclose_commit(g) != 0)
 		rc = -1;
 	if (g->member_id[0] != '\0') {
 		req.group = g->group;
@@ -1053,7 +1132,8 @@ gdesc_copy(const struct describe_group_resp *r)
 	for (i = 0; i < r->noffsets; i++) {
 		d->partition_count = i + 1;
 		d->partitions[i].partition = r->offsets[i].partition;
-		d->partitions[i].committed = r->offsets[i].committed;
+		d->partitions[i].committed = r->offsets[i].committed >= 0 ?
+		    r->offsets[i].committed : -1;
 		d->partitions[i].log_end = r->offsets[i].log_end;
 		if ((d->partitions[i].topic = strndup(r->offsets[i].topic,
 		    r->offsets[i].topic_len)) == NULL)

@@ -1,9 +1,9 @@
 /*
- * GROUP_RESET (19) for flume-admin and library users: move a group that
- * has no members to chosen offsets, e.g. past a corrupt batch.  One
- * synchronous call, not resent after a lost connection (a second reset
- * to the same place would be harmless, but the caller should see the
- * failure and decide).
+ * GROUP_RESET (19) and GROUP_DELETE (21) for flume-admin and library
+ * users: move a group that has no members to chosen offsets, e.g. past a
+ * corrupt batch, or delete it.  One synchronous call each, not resent
+ * after a lost connection (a second reset to the same place would be
+ * harmless, but the caller should see the failure and decide).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -69,5 +69,38 @@ flume_group_reset(struct flume_client *c, const char *group, const char *topic,
 done:
 	free(s.buf);
 	arena_free(&a);
+	return rc;
+}
+
+int
+flume_group_delete(struct flume_client *c, const char *group)
+{
+	struct describe_group_req req;
+	struct group_error_resp resp;
+	struct client_sync s;
+	int rc = -1;
+
+	memset(&s, 0, sizeof(s));
+	req.group = group;
+	req.group_len = strlen(group);
+	if (client_call(c, API_GROUP_DELETE, &req, c->conf.request_timeout_ms,
+	    0, &s) == -1)
+		return -1;
+	if (msg_decode_group_error_resp(s.buf, s.len, &resp) == -1) {
+		client_seterr(c, "malformed group delete response");
+		errno = EPROTO;
+	} else if (resp.error != ERR_NONE) {
+		client_broker_fail(c, resp.error, group);
+		if (resp.error == ERR_GROUP_NOT_EMPTY) {
+			client_seterr(c, "%s: the group has active members; "
+			    "stop them first", group);
+			errno = EBUSY;
+		} else if (resp.error == ERR_INVALID_GROUP) {
+			client_seterr(c, "%s: no such group", group);
+			errno = ENOENT;
+		}
+	} else
+		rc = 0;
+	free(s.buf);
 	return rc;
 }

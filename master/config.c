@@ -144,6 +144,8 @@ static const struct conf_key conf_keys[] = {
 	    CF(group_max_session_timeout_ms), NOTOPIC, RESTART },
 	{ "group_rebalance_timeout_ms", CT_DURATION, 100, HOUR, 0, "30s",
 	    CF(group_rebalance_timeout_ms), NOTOPIC, RESTART },
+	{ "offsets_retention", CT_DURATION, 100, 36500 * DAY, 1, "7d",
+	    CF(offsets_retention_ms), NOTOPIC, RESTART },
 	{ "log_level", CT_LOGLEVEL, 0, 0, 0, "info", CF(log_level), NOTOPIC, RELOAD },
 	{ "metrics_listen", CT_LISTEN, 0, 0, 0, NULL, CF(metrics_listen), NOTOPIC, RESTART },
 	{ "metrics_tls", CT_BOOL, 0, 1, 0, "no", CF(metrics_tls), NOTOPIC, RESTART },

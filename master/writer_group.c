@@ -16,6 +16,17 @@
  * WG_TICK_MAX_MS and at the nearest session or rebalance deadline it saw,
  * so a group whose members all went silent still loses them (the
  * workers run the same machine on every group request).
+ *
+ * Retention (offsets_retention, Kafka's offsets.retention.minutes): a
+ * group without members whose offsets did not change for that long (the
+ * writer's tick notes, in wall-clock time, when it last saw members or a
+ * commit; a writer that starts takes the time of the group's file) is
+ * deleted (group_delete()), as a `flume-admin group delete` does.  A
+ * deleted slot's file is removed here, then the slot is freed for reuse
+ * (wg_reap()); a group of the same name made meanwhile is saved instead,
+ * its file written or removed by what it holds.  At shutdown, groups
+ * that still have members are saved again, so that after a restart
+ * their retention counts from then, not from their last commit.
  */
 #include <errno.h>
 #include <limits.h>
@@ -24,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "master/writer_group.h"
 #include "shm/group.h"
@@ -39,6 +51,9 @@ struct wg_slot {
 	int		error;		/* errno of the last failed save, 0 if none */
 	int64_t		retry_ms;
 	int64_t		next_save_ms;	/* no save before this (WG_SAVE_MS) */
+	int64_t		active_ms;	/* CLOCK_REALTIME: members or a commit seen; 0 unknown */
+	uint64_t	seen_seq;	/* commit_seq at that time */
+	int		reap_error;	/* errno of the last failed file removal */
 };
 
 struct writer_groups {
@@ -74,15 +89,15 @@ wg_params(const struct config *conf, struct group_params *gp)
 
 /*
  * Copy group g's name into buf (GROUP_NAME_MAX + 1) if it checks out:
- * published, a valid name.  A region re-attached at start-up is trusted
- * no further than this.
+ * its slot is in state used (GROUP_SLOT_*), a valid name.  A region
+ * re-attached at start-up is trusted no further than this.
  */
 static int
-group_name_get(struct shm_group *g, char *buf)
+group_name_get(struct shm_group *g, uint32_t used, char *buf)
 {
 	uint32_t len = g->name_len;
 
-	if (atomic_load_explicit(&g->used, memory_order_acquire) != 1 ||
+	if (atomic_load_explicit(&g->used, memory_order_acquire) != used ||
 	    len == 0 || len > GROUP_NAME_MAX)
 		return -1;
 	memcpy(buf, g->name, len);
@@ -139,7 +154,8 @@ group_save(const struct shm *s, struct shm_group *g, const char *dir,
 		e[n].offset = off;
 		n++;
 	}
-	rc = n == 0 ? 0 : offsets_save(dir, name, e, n);
+	/* Nothing committed (deleted, or every offset below 0): no file. */
+	rc = n == 0 ? offsets_remove(dir, name) : offsets_save(dir, name, e, n);
 	saved = errno;
 	free(e);
 	errno = saved;
@@ -214,7 +230,7 @@ wg_save_changed(struct writer_groups *wg, int64_t now, int force)
 		g = group_at(wg->s, i);
 		sl = &wg->slots[i];
 		seq = atomic_load_explicit(&g->commit_seq, memory_order_acquire);
-		if (seq == sl->saved_seq || group_name_get(g, name) == -1)
+		if (seq == sl->saved_seq || group_name_get(g, GROUP_SLOT_USED, name) == -1)
 			continue;
 		if (!force && sl->error != 0 && now < sl->retry_ms) {
 			if (sl->retry_ms < wg->next_save)
@@ -247,21 +263,97 @@ wg_save_changed(struct writer_groups *wg, int64_t now, int force)
 	return rc;
 }
 
-/* Run every group's state machine; note the nearest deadline. */
+/*
+ * Remove the files of DELETED slots and free them for reuse.  A group
+ * of the same name made since is saved instead (written or removed by
+ * what it holds), so its file is never lost to the old one's removal.
+ */
+static void
+wg_reap(struct writer_groups *wg)
+{
+	struct shm_group *g;
+	struct wg_slot *sl;
+	char name[GROUP_NAME_MAX + 1];
+	uint32_t i, n = group_count(wg->s);
+	int live, rc;
+
+	for (i = 0; i < n; i++) {
+		g = group_at(wg->s, i);
+		if (atomic_load_explicit(&g->used, memory_order_acquire) !=
+		    GROUP_SLOT_DELETED)
+			continue;
+		sl = &wg->slots[i];
+		if (group_name_get(g, GROUP_SLOT_DELETED, name) == -1)
+			rc = 0;		/* no name: no file to remove */
+		else if ((live = group_find(wg->s, name, strlen(name))) >= 0)
+			rc = group_save(wg->s, group_at(wg->s, (uint32_t)live),
+			    wg->dir, name);
+		else
+			rc = offsets_remove(wg->dir, name);
+		if (rc == -1) {
+			if (sl->reap_error != errno)
+				log_warn("group %s: cannot remove its committed "
+				    "offsets; retrying", name);
+			sl->reap_error = errno;
+			continue;
+		}
+		memset(sl, 0, sizeof(*sl));
+		sl->saved_seq = atomic_load_explicit(&g->commit_seq,
+		    memory_order_acquire);
+		group_slot_free(wg->s, i);
+	}
+}
+
+/*
+ * Retention of group i (locked, ticked) at wall-clock time real: note
+ * when it was last seen with members or a commit.  Its commit_seq when
+ * it has been idle past offsets_retention, else GROUP_ANY_SEQ.
+ */
+static uint64_t
+wg_idle(struct writer_groups *wg, uint32_t i, struct shm_group *g,
+    int64_t real)
+{
+	struct wg_slot *sl = &wg->slots[i];
+	char name[GROUP_NAME_MAX + 1];
+	uint64_t seq = atomic_load_explicit(&g->commit_seq, memory_order_acquire);
+
+	if (sl->active_ms == 0) {
+		/* A writer just started: the file tells the last save. */
+		if (group_name_get(g, GROUP_SLOT_USED, name) == -1 ||
+		    offsets_mtime(wg->dir, name, &sl->active_ms) == -1 ||
+		    sl->active_ms > real)
+			sl->active_ms = real;
+		sl->seen_seq = seq;
+	}
+	if (group_member_count(wg->s, g) > 0 || seq != sl->seen_seq) {
+		sl->active_ms = real;
+		sl->seen_seq = seq;
+		return GROUP_ANY_SEQ;
+	}
+	if (wg->conf->offsets_retention_ms < 0 ||
+	    real - sl->active_ms < wg->conf->offsets_retention_ms)
+		return GROUP_ANY_SEQ;
+	return seq;
+}
+
+/* Run every group's state machine and retention; note the nearest deadline. */
 static void
 wg_tick(struct writer_groups *wg, int64_t now)
 {
 	struct group_params gp;
 	struct shm_group *g;
 	struct shm_member *m;
+	char name[GROUP_NAME_MAX + 1];
 	uint32_t i, j, n = group_count(wg->s);
-	int64_t due = now + WG_TICK_MAX_MS, t;
+	int64_t due = now + WG_TICK_MAX_MS, t, real = clock_real_ms();
+	uint64_t idle;
 	int changed = 0, rc;
 
 	wg_params(wg->conf, &gp);
 	for (i = 0; i < n; i++) {
 		g = group_at(wg->s, i);
-		if (atomic_load_explicit(&g->used, memory_order_acquire) != 1)
+		if (atomic_load_explicit(&g->used, memory_order_acquire) !=
+		    GROUP_SLOT_USED)
 			continue;
 		if ((rc = group_lock(wg->s, g, now, &gp)) == -1)
 			continue;
@@ -287,8 +379,17 @@ wg_tick(struct writer_groups *wg, int64_t now)
 			if (t < due)
 				due = t;
 		}
+		idle = wg_idle(wg, i, g, real);
 		group_unlock(g);
+		/* Deleted only if still idle: no member, no commit since. */
+		if (idle != GROUP_ANY_SEQ &&
+		    group_name_get(g, GROUP_SLOT_USED, name) == 0 &&
+		    group_delete(wg->s, i, now, &gp, idle) == ERR_NONE)
+			log_info("group %s: no member and no commit for %lld ms "
+			    "(offsets_retention): its offsets expired", name,
+			    (long long)(real - wg->slots[i].active_ms));
 	}
+	wg_reap(wg);
 	wg->next_tick = due > now ? due : now + 1;
 	if (changed)
 		wg_wake_workers(wg);
@@ -318,9 +419,24 @@ writer_groups_due(const struct writer_groups *wg)
 int
 writer_groups_finish(struct writer_groups *wg, int64_t now)
 {
-	if (wg == NULL || group_count(wg->s) == 0)
+	struct shm_group *g;
+	char name[GROUP_NAME_MAX + 1];
+	uint32_t i, n;
+	int rc;
+
+	if (wg == NULL || (n = group_count(wg->s)) == 0)
 		return 0;
-	return wg_save_changed(wg, now, 1);
+	wg_reap(wg);
+	rc = wg_save_changed(wg, now, 1);
+	/* Their retention counts from now after a restart (see the top). */
+	for (i = 0; i < n; i++) {
+		g = group_at(wg->s, i);
+		if (group_name_get(g, GROUP_SLOT_USED, name) == 0 &&
+		    group_member_count(wg->s, g) > 0 &&
+		    group_save(wg->s, g, wg->dir, name) == -1)
+			rc = -1;
+	}
+	return rc;
 }
 
 int
@@ -340,7 +456,20 @@ writer_groups_drain_region(struct shm *old, const struct config *conf)
 	n = group_count(old);
 	for (i = 0; i < n; i++) {
 		g = group_at(old, i);
-		if (group_name_get(g, name) == -1) {
+		if (atomic_load_explicit(&g->used, memory_order_acquire) ==
+		    GROUP_SLOT_FREE)
+			continue;
+		/* Deleted, its file not yet removed (unless made again). */
+		if (group_name_get(g, GROUP_SLOT_DELETED, name) == 0) {
+			if (group_find(old, name, strlen(name)) == -1 &&
+			    offsets_remove(dir, name) == -1) {
+				log_warn("group %s: cannot remove its committed "
+				    "offsets", name);
+				rc = -1;
+			}
+			continue;
+		}
+		if (group_name_get(g, GROUP_SLOT_USED, name) == -1) {
 			log_warnx("old shared memory: group entry %u is damaged; "
 			    "ignored", i);
 			continue;
@@ -379,7 +508,7 @@ writer_groups_load(struct shm *s, const struct config *conf)
 			    "ignored", names[i]);
 			continue;
 		}
-		if ((gidx = group_create(s, names[i], strlen(names[i]))) == -1) {
+		if ((gidx = group_create(s, names[i], strlen(names[i]), 1)) == -1) {
 			log_warnx("group %s does not fit: raise max_groups (%u)",
 			    names[i], conf->max_groups);
 			free(e);

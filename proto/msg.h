@@ -46,7 +46,8 @@ enum api_key {
 	API_STATS = 18,			/* broker figures for flume-admin stats */
 	API_GROUP_RESET = 19,		/* set a member-less group's offsets */
 	API_DELETE_TOPIC = 20,		/* delete a topic and its data */
-	API_MAX = 21
+	API_GROUP_DELETE = 21,		/* delete a member-less group and its offsets */
+	API_MAX = 22
 };
 
 enum flume_error {
@@ -296,6 +297,12 @@ struct describe_group_req { const char *group; size_t group_len; };
 struct describe_group_resp { int16_t error; int8_t state; int32_t generation;
 	int32_t nmembers; struct member_desc *members;
 	int32_t noffsets; struct group_offset_desc *offsets; };
+
+/* ---- GROUP_DELETE (21) ----
+ * req:  [group str]			(struct describe_group_req's codec)
+ * resp: [error i16]			(struct group_error_resp's)
+ *         GROUP_NOT_EMPTY while the group has members, INVALID_GROUP
+ *         when there is no such group */
 
 /* ---- GROUP_RESET (19) ----
  * req:  [group str][topic str][partition i32][mode i8][value i64]

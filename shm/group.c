@@ -171,7 +171,8 @@ group_find(struct shm *s, const char *name, size_t len)
 	n = group_count(s);
 	for (i = 0; i < n; i++) {
 		g = group_at(s, i);
-		if (atomic_load_explicit(&g->used, memory_order_acquire) != 1)
+		if (atomic_load_explicit(&g->used, memory_order_acquire) !=
+		    GROUP_SLOT_USED)
 			continue;
 		if (g->name_len == len && memcmp(g->name, name, len) == 0)
 			return (int)i;
@@ -187,19 +188,54 @@ group_roll_forward(struct shm *s)
 	uint32_t n = atomic_load_explicit(&d->count, memory_order_relaxed);
 
 	while (n < s->hdr->limits.max_groups &&
-	    atomic_load_explicit(&group_at(s, n)->used, memory_order_acquire) == 1) {
+	    atomic_load_explicit(&group_at(s, n)->used, memory_order_acquire) !=
+	    GROUP_SLOT_FREE) {
 		n++;
 		atomic_store_explicit(&d->count, n, memory_order_release);
 	}
 }
 
+uint32_t
+group_reserved(const struct shm_limits *lim)
+{
+	if (lim->max_groups < 2)
+		return 0;
+	return lim->max_groups / 8 > 0 ? lim->max_groups / 8 : 1;
+}
+
+/*
+ * Under the directory lock: a slot for a new group, FREE ones below
+ * count first, or -1 (ENOSPC) when a group created by a commit alone
+ * (join 0) would leave fewer than group_reserved() slots.
+ */
+static int
+group_slot_pick(struct shm *s, uint32_t n, int join)
+{
+	uint32_t i, nfree, first = UINT32_MAX;
+
+	nfree = s->hdr->limits.max_groups - n;
+	for (i = 0; i < n; i++) {
+		if (atomic_load_explicit(&group_at(s, i)->used,
+		    memory_order_acquire) != GROUP_SLOT_FREE)
+			continue;
+		if (first == UINT32_MAX)
+			first = i;
+		nfree++;
+	}
+	if (nfree == 0 || (!join && nfree <= group_reserved(&s->hdr->limits))) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return first != UINT32_MAX ? (int)first : (int)n;
+}
+
 int
-group_create(struct shm *s, const char *name, size_t len)
+group_create(struct shm *s, const char *name, size_t len, int join)
 {
 	struct shm_group_dir *d;
 	struct shm_group *g;
 	uint32_t i, n;
-	int idx;
+	int idx, locked;
 
 	if (len == 0 || len > GROUP_NAME_MAX) {
 		errno = EINVAL;
@@ -220,13 +256,22 @@ group_create(struct shm *s, const char *name, size_t len)
 		return idx;
 	}
 	n = atomic_load_explicit(&d->count, memory_order_relaxed);
-	if (n >= s->hdr->limits.max_groups) {
+	if ((idx = group_slot_pick(s, n, join)) == -1) {
 		lock_release(&d->lock);
-		errno = ENOSPC;
 		return -1;
 	}
-	/* Nobody looks at slot n yet (its lock was initialised with the table). */
-	g = group_at(s, n);
+	g = group_at(s, (uint32_t)idx);
+	/*
+	 * A reused slot may still be looked at by a process that found the
+	 * group it held: fill it under its lock, which that process takes
+	 * (and then sees the name) before it uses the group.  Slot n has
+	 * never been locked by anyone.
+	 */
+	locked = (uint32_t)idx < n;
+	if (locked && lock_take(&g->lock, NULL, NULL) == -1) {
+		lock_release(&d->lock);
+		return -1;
+	}
 	g->name_len = (uint32_t)len;
 	memset(g->name, 0, sizeof(g->name));
 	memcpy(g->name, name, len);
@@ -235,18 +280,83 @@ group_create(struct shm *s, const char *name, size_t len)
 	g->rebalance_deadline = 0;
 	g->ntopics = 0;
 	g->kind = GROUP_KIND_NONE;
+	g->gen_members = 0;
 	g->leader = -1;
 	g->initial = 0;
 	g->ptype_len = g->proto_len = 0;
-	atomic_store_explicit(&g->commit_seq, 0, memory_order_relaxed);
+	/* A reused slot's never goes back to a value the writer saved. */
+	if (locked)
+		atomic_fetch_add_explicit(&g->commit_seq, 1, memory_order_relaxed);
+	else
+		atomic_store_explicit(&g->commit_seq, 0, memory_order_relaxed);
 	memset(group_member_at(s, g, 0), 0,
 	    (size_t)s->hdr->limits.max_group_members * sizeof(struct shm_member));
 	for (i = 0; i < s->hdr->limits.max_partitions; i++)
 		__atomic_store_n(&group_offsets(s, g)[i], -1, __ATOMIC_RELAXED);
-	atomic_store_explicit(&g->used, 1, memory_order_release);
-	atomic_store_explicit(&d->count, n + 1, memory_order_release);
+	atomic_store_explicit(&g->used, GROUP_SLOT_USED, memory_order_release);
+	if (locked)
+		lock_release(&g->lock);
+	else
+		atomic_store_explicit(&d->count, n + 1, memory_order_release);
 	lock_release(&d->lock);
-	return (int)n;
+	return idx;
+}
+
+int16_t
+group_delete(struct shm *s, uint32_t idx, int64_t now,
+    const struct group_params *gp, uint64_t if_seq)
+{
+	struct shm_group_dir *d = group_dir(s);
+	struct shm_group *g;
+	uint32_t i;
+	int16_t err = ERR_NONE;
+
+	if (idx >= group_count(s) || (g = group_at(s, idx)) == NULL)
+		return ERR_INVALID_GROUP;
+	if (lock_take(&d->lock, NULL, NULL) == -1)
+		return ERR_UNKNOWN;
+	if (group_lock(s, g, now, gp) == -1) {
+		lock_release(&d->lock);
+		return ERR_UNKNOWN;
+	}
+	if (atomic_load_explicit(&g->used, memory_order_acquire) !=
+	    GROUP_SLOT_USED)
+		err = ERR_INVALID_GROUP;
+	else {
+		/* Members silent past their session are gone already. */
+		(void)group_tick(s, g, now, gp);
+		if (group_member_count(s, g) > 0 || (if_seq != GROUP_ANY_SEQ &&
+		    atomic_load_explicit(&g->commit_seq, memory_order_acquire) !=
+		    if_seq))
+			err = ERR_GROUP_NOT_EMPTY;
+	}
+	if (err == ERR_NONE) {
+		for (i = 0; i < s->hdr->limits.max_partitions; i++)
+			__atomic_store_n(&group_offsets(s, g)[i], -1,
+			    __ATOMIC_RELAXED);
+		atomic_fetch_add_explicit(&g->commit_seq, 1,
+		    memory_order_relaxed);
+		atomic_store_explicit(&g->used, GROUP_SLOT_DELETED,
+		    memory_order_release);
+	}
+	group_unlock(g);
+	lock_release(&d->lock);
+	return err;
+}
+
+void
+group_slot_free(struct shm *s, uint32_t idx)
+{
+	struct shm_group_dir *d = group_dir(s);
+	struct shm_group *g = group_at(s, idx);
+
+	if (g == NULL || lock_take(&d->lock, NULL, NULL) == -1)
+		return;
+	if (atomic_load_explicit(&g->used, memory_order_acquire) ==
+	    GROUP_SLOT_DELETED)
+		atomic_store_explicit(&g->used, GROUP_SLOT_FREE,
+		    memory_order_release);
+	lock_release(&d->lock);
 }
 
 uint32_t
@@ -336,6 +446,57 @@ group_topic_incarnation(struct shm *s, uint32_t t)
 	    memory_order_acquire);
 }
 
+static int member_id_cmp(const struct shm_member *, const struct shm_member *);
+
+/* me's rank among the members of g's generation sorted by id; *nm their number. */
+static uint32_t
+gen_rank(struct shm *s, struct shm_group *g, const struct shm_member *me,
+    uint32_t *nm)
+{
+	struct shm_member *m;
+	uint32_t i, rank = 0;
+
+	*nm = 0;
+	for (i = 0; i < s->hdr->limits.max_group_members; i++) {
+		m = group_member_at(s, g, i);
+		if (atomic_load_explicit(&m->state, memory_order_relaxed) !=
+		    MEMBER_ACTIVE || m->joined_gen != g->generation)
+			continue;
+		(*nm)++;
+		if (m != me && member_id_cmp(m, me) < 0)
+			rank++;
+	}
+	return rank;
+}
+
+static uint32_t
+rr_owner(uint32_t k, uint32_t nmembers)
+{
+	return k % nmembers;
+}
+
+/*
+ * Note each member's rank in the generation (members sorted by id) and
+ * their number, so that what a member owned can still be told once the
+ * next rebalance has begun (group_prev_owned()).
+ */
+static void
+group_rank(struct shm *s, struct shm_group *g)
+{
+	struct shm_member *m;
+	uint32_t i;
+
+	g->gen_members = 0;
+	for (i = 0; i < s->hdr->limits.max_group_members; i++) {
+		m = group_member_at(s, g, i);
+		if (atomic_load_explicit(&m->state, memory_order_relaxed) !=
+		    MEMBER_ACTIVE || m->joined_gen != g->generation)
+			continue;
+		m->rank = gen_rank(s, g, m, &g->gen_members);
+		m->rank_gen = g->generation;
+	}
+}
+
 /*
  * The rebalance is over: the subscription becomes the sorted union of
  * the members' topics with their partition counts now, and every member
@@ -371,6 +532,7 @@ group_complete(struct shm *s, struct shm_group *g, int64_t now)
 		    g->topics[k].topic);
 	}
 	g->ntopics = n;
+	group_rank(s, g);
 	g->state = group_member_count(s, g) > 0 ? GROUP_STABLE : GROUP_EMPTY;
 }
 
@@ -632,19 +794,63 @@ group_leave(struct shm *s, struct shm_group *g, const char *id, size_t len,
 
 int16_t
 group_commit_check(struct shm *s, struct shm_group *g, const char *id,
-    size_t len, int32_t generation, int64_t now, const struct group_params *gp)
+    size_t len, int32_t generation, int64_t now, const struct group_params *gp,
+    int *prev)
 {
 	struct shm_member *m;
 	int idx;
 
+	*prev = -1;
 	(void)group_tick(s, g, now, gp);
 	if ((idx = group_member_find(s, g, id, len)) == -1)
 		return ERR_UNKNOWN_MEMBER;
 	m = group_member_at(s, g, (uint32_t)idx);
-	if ((uint32_t)generation != g->generation || m->joined_gen != g->generation)
-		return ERR_ILLEGAL_GENERATION;
-	m->last_seen_ms = now;
-	return ERR_NONE;
+	if ((uint32_t)generation == g->generation &&
+	    m->joined_gen == g->generation) {
+		m->last_seen_ms = now;
+		return ERR_NONE;
+	}
+	/*
+	 * The generation it had just ended and the next is being formed:
+	 * no one has been given its partitions yet (a new generation's
+	 * assignment exists only once it completes).
+	 */
+	if (g->state == GROUP_REBALANCING && g->kind == GROUP_KIND_NATIVE &&
+	    (uint32_t)generation == m->joined_gen &&
+	    m->joined_gen + 1 == g->generation && m->rank_gen == m->joined_gen &&
+	    m->rank < g->gen_members) {
+		m->last_seen_ms = now;
+		*prev = idx;
+		return ERR_NONE;
+	}
+	return ERR_ILLEGAL_GENERATION;
+}
+
+int
+group_prev_owned(struct shm *s, struct shm_group *g, int member, uint32_t slot)
+{
+	struct shm_member *m;
+	const struct shm_topic *t;
+	uint32_t i, k = 0, p;
+
+	m = member >= 0 ? group_member_at(s, g, (uint32_t)member) : NULL;
+	if (m == NULL || g->gen_members == 0 || slot >= s->hdr->limits.max_partitions)
+		return 0;
+	/* The topics are the generation's until the next one completes. */
+	for (i = 0; i < g->ntopics && i < GROUP_TOPICS_MAX; i++) {
+		if (g->topics[i].topic >= s->hdr->limits.max_topics ||
+		    g->topics[i].partitions <= 0)
+			continue;
+		t = &s->topics[g->topics[i].topic];
+		if (s->parts[slot].topic == g->topics[i].topic &&
+		    slot >= t->first_part &&
+		    (p = slot - t->first_part) < (uint32_t)g->topics[i].partitions &&
+		    group_topic_incarnation(s, g->topics[i].topic) ==
+		    g->topics[i].incarnation)
+			return rr_owner(k + p, g->gen_members) == m->rank;
+		k += (uint32_t)g->topics[i].partitions;
+	}
+	return 0;
 }
 
 /* EOWNERDEAD: drop member slots that do not check out, force a generation. */
@@ -710,12 +916,6 @@ group_unlock(struct shm_group *g)
 	lock_release(&g->lock);
 }
 
-static uint32_t
-rr_owner(uint32_t k, uint32_t nmembers)
-{
-	return k % nmembers;
-}
-
 void
 group_assign_rr(uint32_t nmembers, uint32_t npart, uint32_t *owner)
 {
@@ -740,7 +940,7 @@ uint32_t
 group_assignment(struct shm *s, struct shm_group *g, int member,
     uint32_t *slots, uint32_t cap)
 {
-	struct shm_member *me, *m;
+	struct shm_member *me;
 	const struct shm_topic *t;
 	uint32_t i, k, p, nm = 0, rank = 0, got = 0;
 
@@ -749,16 +949,7 @@ group_assignment(struct shm *s, struct shm_group *g, int member,
 	    atomic_load_explicit(&me->state, memory_order_relaxed) != MEMBER_ACTIVE ||
 	    me->joined_gen != g->generation)
 		return 0;
-	/* Our rank among the generation's members sorted by id. */
-	for (i = 0; i < s->hdr->limits.max_group_members; i++) {
-		m = group_member_at(s, g, i);
-		if (atomic_load_explicit(&m->state, memory_order_relaxed) !=
-		    MEMBER_ACTIVE || m->joined_gen != g->generation)
-			continue;
-		nm++;
-		if (m != me && member_id_cmp(m, me) < 0)
-			rank++;
-	}
+	rank = gen_rank(s, g, me, &nm);
 	k = 0;
 	for (i = 0; i < g->ntopics && i < GROUP_TOPICS_MAX; i++) {
 		if (g->topics[i].topic >= s->hdr->limits.max_topics)

@@ -25,9 +25,21 @@
  * every operation on the group and by the writer); members waiting in a
  * rebalance they already rejoined are not expired.
  *
+ * A member that has not rejoined yet may still commit, while the group
+ * is REBALANCING, the partitions it owned in the generation just ended
+ * (group_commit_check()): nobody owns them in the new one before it
+ * completes, and a member that stops commits what it processed instead
+ * of having it delivered again.  Once a newer generation completed, its
+ * commits are refused (the partition may have moved on).
+ *
+ * Slots: a group slot is FREE, USED or DELETED.  group_delete() takes an
+ * empty group out of sight (DELETED: no lookup finds it, its offsets are
+ * gone); the writer removes its offsets file and frees the slot
+ * (group_slot_free()), which group_create() then reuses.
+ *
  * The crash rule: a member slot is filled before its state is published
  * and freed by one store; each committed offset is one 8-byte atomic
- * store.  A process that dies holding a group's lock leaves it
+ * store; a slot's `used` is stored last.  A process that dies holding a group's lock leaves it
  * EOWNERDEAD; group_lock() then repairs it by dropping member slots that
  * do not check out and forcing a rebalance (a new generation), which is
  * always a valid transition: every member simply rejoins.
@@ -84,6 +96,9 @@ struct shm_member {
 	uint32_t		nprotocols;
 	uint32_t		meta_len;	/* protocols, encoded, in the metadata space */
 	uint32_t		assign_len;	/* the leader's assignment for it */
+	/* Native: its rank among the members of generation rank_gen. */
+	uint32_t		rank_gen;
+	uint32_t		rank;
 };
 
 /*
@@ -99,9 +114,11 @@ struct group_topic {
 	uint32_t		incarnation;	/* ... and its first slot's incarnation */
 };
 
+enum { GROUP_SLOT_FREE = 0, GROUP_SLOT_USED = 1, GROUP_SLOT_DELETED = 2 };
+
 struct shm_group {
 	pthread_mutex_t		lock;		/* robust; everything below but used/name */
-	_Atomic uint32_t	used;		/* published last at creation, never cleared */
+	_Atomic uint32_t	used;		/* GROUP_SLOT_*, published last */
 	uint32_t		name_len;
 	char			name[GROUP_NAME_MAX + 1];
 	uint32_t		state;		/* enum group_state */
@@ -111,6 +128,7 @@ struct shm_group {
 	struct group_topic	topics[GROUP_TOPICS_MAX];
 	_Atomic uint64_t	commit_seq;	/* bumped by every commit (the writer saves) */
 	uint32_t		kind;		/* GROUP_KIND_* */
+	uint32_t		gen_members;	/* native: members of the generation completed */
 	/* Kafka groups (shm/kgroup.h). */
 	int32_t			leader;		/* member index, -1: none */
 	uint32_t		initial;	/* the first rebalance of an empty group */
@@ -153,8 +171,30 @@ uint8_t	*group_assign(const struct shm *s, struct shm_group *g, uint32_t i);
 
 /* Index of a published group of that name, or -1 (lock-free). */
 int	group_find(struct shm *s, const char *name, size_t len);
-/* The group of that name, created EMPTY if missing; index or -1 (ENOSPC, EINVAL). */
-int	group_create(struct shm *s, const char *name, size_t len);
+/*
+ * The group of that name, created EMPTY if missing; index or -1 (ENOSPC,
+ * EINVAL).  A group created for a member (join) may take any free slot;
+ * one created by a commit alone (join 0) is refused (ENOSPC) once only
+ * group_reserved() slots are left, so that groups with members always
+ * find room.
+ */
+int	group_create(struct shm *s, const char *name, size_t len, int join);
+/* Slots kept for groups created by a join: an eighth of the table, at least 1. */
+uint32_t group_reserved(const struct shm_limits *lim);
+/*
+ * Delete group idx if it has no members (and, unless if_seq is
+ * GROUP_ANY_SEQ, if its commit_seq is still if_seq: the writer expires a
+ * group it saw idle, not one committed to since): its offsets are
+ * dropped and the slot becomes DELETED, for the writer to remove the
+ * file and free it.  Takes the directory lock, then the group's.  A
+ * flume error: ERR_NONE, ERR_GROUP_NOT_EMPTY (members, or a commit since
+ * if_seq), ERR_INVALID_GROUP (no such group), ERR_UNKNOWN (a lock failed).
+ */
+#define GROUP_ANY_SEQ	UINT64_MAX
+int16_t	group_delete(struct shm *s, uint32_t idx, int64_t now,
+	    const struct group_params *gp, uint64_t if_seq);
+/* Writer: the file of DELETED slot idx is gone; the slot may be reused. */
+void	group_slot_free(struct shm *s, uint32_t idx);
 
 /*
  * Take g's lock.  0, 1 when the previous owner died and g was repaired
@@ -203,10 +243,18 @@ int16_t	group_heartbeat(struct shm *s, struct shm_group *g, const char *id,
 	    const struct group_params *gp);
 int16_t	group_leave(struct shm *s, struct shm_group *g, const char *id,
 	    size_t len, int64_t now, const struct group_params *gp);
-/* May member id of generation commit now?  A flume error code. */
+/*
+ * May member id of generation commit now?  A flume error code.  *prev is
+ * the member's index when it may commit only the partitions it owned in
+ * the generation before (see the top of this file: group_prev_owned()),
+ * -1 when it may commit any.
+ */
 int16_t	group_commit_check(struct shm *s, struct shm_group *g, const char *id,
 	    size_t len, int32_t generation, int64_t now,
-	    const struct group_params *gp);
+	    const struct group_params *gp, int *prev);
+/* Did member own partition slot in the generation that ended last? */
+int	group_prev_owned(struct shm *s, struct shm_group *g, int member,
+	    uint32_t slot);
 /*
  * Expire silent members, finish a rebalance that is complete or timed
  * out, start one when a topic's partition count changed or the topic was

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "proto/crc32c.h"
 #include "store/file.h"
@@ -154,6 +155,47 @@ parse_entry(const char *line, struct offset_entry *e)
 	if (errno != 0 || *end != '\0' || end == line)
 		return -1;
 	e->offset = (int64_t)v;
+	return 0;
+}
+
+/* <dir>/<group>.offsets into path (PATH_MAX). */
+static int
+group_path(char *path, const char *dir, const char *group)
+{
+	char name[NAME_MAX + 2];
+	int k;
+
+	if (group_file(name, sizeof(name), group) == -1)
+		return -1;
+	k = snprintf(path, PATH_MAX, "%s/%s", dir, name);
+	if (k < 0 || k >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+int
+offsets_remove(const char *dir, const char *group)
+{
+	char path[PATH_MAX];
+
+	if (group_path(path, dir, group) == -1)
+		return -1;
+	if (unlink(path) == -1)
+		return errno == ENOENT ? 0 : -1;
+	return store_dir_sync(dir);
+}
+
+int
+offsets_mtime(const char *dir, const char *group, int64_t *ms)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (group_path(path, dir, group) == -1 || stat(path, &st) == -1)
+		return -1;
+	*ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
 	return 0;
 }
 

@@ -34,5 +34,9 @@ int	offsets_load(const char *dir, const char *group,
 	    struct offset_entry **e, size_t *n);
 /* Group names of every saved file (malloc'ed array of malloc'ed names). */
 int	offsets_list(const char *dir, char ***groups, size_t *n);
+/* Remove a group's file (and sync the directory); no file is 0. */
+int	offsets_remove(const char *dir, const char *group);
+/* When a group's file was last written (CLOCK_REALTIME ms); 0 or -1 (ENOENT). */
+int	offsets_mtime(const char *dir, const char *group, int64_t *ms);
 
 #endif

@@ -74,7 +74,8 @@ wgroup_decode(struct conn *c, struct req *r)
 	case API_LEAVE_GROUP:	sz = sizeof(struct leave_group_req); break;
 	case API_OFFSET_COMMIT:	sz = sizeof(struct offset_commit_req); break;
 	case API_OFFSET_FETCH:	sz = sizeof(struct offset_fetch_req); break;
-	case API_DESCRIBE_GROUP: sz = sizeof(struct describe_group_req); break;
+	case API_DESCRIBE_GROUP:
+	case API_GROUP_DELETE:	sz = sizeof(struct describe_group_req); break;
 	case API_GROUP_RESET:	sz = sizeof(struct group_reset_req); break;
 	case API_LIST_GROUPS:
 		return r->payload_len == 0 ? 0 : -1;
@@ -105,7 +106,7 @@ wgroup_decode(struct conn *c, struct req *r)
 		rc = msg_decode_group_reset_req(r->payload, r->payload_len,
 		    r->dec);
 		break;
-	default:
+	default:	/* DESCRIBE_GROUP, GROUP_DELETE */
 		rc = msg_decode_describe_group_req(r->payload, r->payload_len,
 		    r->dec);
 		break;
@@ -171,8 +172,42 @@ wgroup_lock(struct worker *w, int gidx, const struct group_params *gp,
 	if (rc == 1)
 		log_warnx("group %.*s: its lock holder died; forced a new "
 		    "generation %u", (int)g->name_len, g->name, g->generation);
+	/* Deleted since it was looked up (group_delete()): gone. */
+	if (atomic_load_explicit(&g->used, memory_order_acquire) !=
+	    GROUP_SLOT_USED) {
+		group_unlock(g);
+		return NULL;
+	}
 	*state0 = g->state;
 	*gen0 = g->generation;
+	return g;
+}
+
+void
+wgroup_no_room(struct worker *w, const char *name, size_t len)
+{
+	const struct shm_limits *lim = &w->shm->hdr->limits;
+
+	if (errno != ENOSPC)
+		return;
+	log_warnx("group %.*s: no room for a group without members "
+	    "(max_groups %u, the last %u kept for groups that members join; "
+	    "see offsets_retention and flume-admin group delete)", (int)len,
+	    name, lim->max_groups, group_reserved(lim));
+}
+
+struct shm_group *
+wgroup_lock_name(struct worker *w, int gidx, const char *name, size_t len,
+    const struct group_params *gp, uint32_t *state0, uint32_t *gen0)
+{
+	struct shm_group *g;
+
+	if ((g = wgroup_lock(w, gidx, gp, state0, gen0)) == NULL)
+		return NULL;
+	if (g->name_len != len || memcmp(g->name, name, len) != 0) {
+		group_unlock(g);
+		return NULL;
+	}
 	return g;
 }
 
@@ -318,7 +353,7 @@ exec_join(struct worker *w, struct conn *c, struct req *r)
 		}
 		topics[n++] = (uint32_t)idx;
 	}
-	if ((gidx = group_create(w->shm, q->group, q->group_len)) == -1) {
+	if ((gidx = group_create(w->shm, q->group, q->group_len, 1)) == -1) {
 		wgroup_done(r, errno == ENOSPC ? ERR_RESOURCE_LIMIT : ERR_UNKNOWN);
 		return;
 	}
@@ -338,7 +373,8 @@ exec_join(struct worker *w, struct conn *c, struct req *r)
 	in.topics = topics;
 	in.ntopics = n;
 	wgroup_params(w, &gp);
-	if ((g = wgroup_lock(w, gidx, &gp, &s0, &g0)) == NULL) {
+	if ((g = wgroup_lock_name(w, gidx, q->group, q->group_len, &gp, &s0,
+	    &g0)) == NULL) {
 		wgroup_done(r, ERR_UNKNOWN);
 		return;
 	}
@@ -423,7 +459,7 @@ exec_commit(struct worker *w, struct conn *c, struct req *r)
 	uint32_t s0, g0, slot = 0;
 	int16_t err;
 	int32_t i;
-	int gidx;
+	int gidx, prev;
 
 	if (!group_name_valid(q->group, q->group_len)) {
 		wgroup_done(r, ERR_INVALID_GROUP);
@@ -456,14 +492,17 @@ exec_commit(struct worker *w, struct conn *c, struct req *r)
 		return;
 	}
 	err = group_commit_check(w->shm, g, q->member_id, q->member_id_len,
-	    q->generation, w->now, &gp);
+	    q->generation, w->now, &gp, &prev);
 	for (i = 0; err == ERR_NONE && i < q->count; i++) {
 		if (s->errors[i] != ERR_NONE)
 			continue;
 		s->errors[i] = wgroup_part(w, q->parts[i].topic,
 		    q->parts[i].topic_len, q->parts[i].partition, &slot);
-		if (s->errors[i] == ERR_NONE && q->parts[i].offset < 0)
-			s->errors[i] = ERR_OFFSET_OUT_OF_RANGE;
+		/* The generation before: only what it owned then. */
+		if (s->errors[i] == ERR_NONE && prev >= 0 &&
+		    !group_prev_owned(w->shm, g, prev, slot))
+			s->errors[i] = ERR_ILLEGAL_GENERATION;
+		/* Stored as given: a reader takes one below 0 as none (Kafka's rule). */
 		if (s->errors[i] == ERR_NONE)
 			group_offset_set(w->shm, g, slot, q->parts[i].offset);
 	}
@@ -849,13 +888,15 @@ exec_group_reset(struct worker *w, struct conn *c, struct req *r)
 			return;
 		}
 	}
-	if ((gidx = group_create(w->shm, q->group, q->group_len)) < 0) {
+	if ((gidx = group_create(w->shm, q->group, q->group_len, 0)) < 0) {
 		wgroup_done(r, errno == ENOSPC ? ERR_RESOURCE_LIMIT :
 		    ERR_INVALID_GROUP);
+		wgroup_no_room(w, q->group, q->group_len);
 		return;
 	}
 	wgroup_params(w, &gp);
-	if ((g = wgroup_lock(w, gidx, &gp, &s0, &g0)) == NULL) {
+	if ((g = wgroup_lock_name(w, gidx, q->group, q->group_len, &gp, &s0,
+	    &g0)) == NULL) {
 		wgroup_done(r, ERR_UNKNOWN);
 		return;
 	}
@@ -879,6 +920,44 @@ exec_group_reset(struct worker *w, struct conn *c, struct req *r)
 	r->st = s;
 	wgroup_done(r, ERR_NONE);
 	/* The writer saves committed offsets; it need not sleep out its timeout. */
+	worker_wake_writer(w, 0);
+}
+
+/*
+ * GROUP_DELETE: a group without members loses its committed offsets and
+ * its slot (the writer removes its file).  Kafka's DeleteGroups answers
+ * NON_EMPTY_GROUP for one with members; so do we (GROUP_NOT_EMPTY).
+ */
+static void
+exec_group_delete(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct describe_group_req *q = r->dec;
+	struct group_params gp;
+	int16_t err;
+	int gidx;
+
+	/* Refused alike whether or not the group exists. */
+	if ((err = auth_group(c, AUTH_GROUP_DELETE, api_name(r->api), q->group,
+	    q->group_len)) != ERR_NONE) {
+		wgroup_done(r, err);
+		return;
+	}
+	if (!group_name_valid(q->group, q->group_len) ||
+	    (gidx = group_find(w->shm, q->group, q->group_len)) < 0) {
+		wgroup_done(r, ERR_INVALID_GROUP);
+		return;
+	}
+	wgroup_params(w, &gp);
+	if ((r->error = group_delete(w->shm, (uint32_t)gidx, w->now, &gp,
+	    GROUP_ANY_SEQ)) != ERR_NONE) {
+		r->state = REQ_DONE;
+		return;
+	}
+	log_info("group %.*s: deleted by %s", (int)q->group_len, q->group,
+	    c->peer);
+	r->st = &wgroup_ok;
+	wgroup_done(r, ERR_NONE);
+	/* The writer removes the file and frees the slot. */
 	worker_wake_writer(w, 0);
 }
 
@@ -921,6 +1000,9 @@ wgroup_exec(struct worker *w, struct conn *c, struct req *r)
 		break;
 	case API_GROUP_RESET:
 		exec_group_reset(w, c, r);
+		break;
+	case API_GROUP_DELETE:
+		exec_group_delete(w, c, r);
 		break;
 	default:
 		wgroup_done(r, ERR_UNSUPPORTED_API);

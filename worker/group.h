@@ -35,9 +35,18 @@ void	wgroup_params(const struct worker *w, struct group_params *gp);
  * generation changed, and one of them may hold a request waiting for it.
  */
 void	wgroup_wake_all(struct worker *w);
-/* Lock group gidx (logging a repair); NULL on failure. */
+/* Log why group_create() (join 0) refused group name, if for room. */
+void	wgroup_no_room(struct worker *w, const char *name, size_t len);
+/* Lock group gidx (logging a repair); NULL on failure or if it was deleted. */
 struct shm_group *wgroup_lock(struct worker *w, int gidx,
 	    const struct group_params *gp, uint32_t *state0, uint32_t *gen0);
+/*
+ * wgroup_lock(), and NULL unless the slot still holds group name: a slot
+ * deleted and reused since the lookup holds another group.
+ */
+struct shm_group *wgroup_lock_name(struct worker *w, int gidx,
+	    const char *name, size_t len, const struct group_params *gp,
+	    uint32_t *state0, uint32_t *gen0);
 /* Unlock; wake the other workers if the state or generation moved. */
 void	wgroup_unlock(struct worker *w, struct shm_group *g, uint32_t state0,
 	    uint32_t gen0);

@@ -106,7 +106,7 @@ kg_group(struct worker *w, struct kstr id, int create, int16_t *err)
 		*err = KERR_INVALID_GROUP_ID;
 		return -1;
 	}
-	gidx = create ? group_create(w->shm, id.p, (size_t)id.len) :
+	gidx = create ? group_create(w->shm, id.p, (size_t)id.len, 1) :
 	    group_find(w->shm, id.p, (size_t)id.len);
 	if (gidx < 0)
 		*err = !create ? KERR_UNKNOWN_MEMBER_ID : errno == ENOSPC ?
@@ -382,7 +382,9 @@ kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 	in.protos = protos;
 	in.nprotos = (uint32_t)q->nprotocols;
 	wgroup_params(w, &gp);
-	if ((g = wgroup_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
+	/* By name: the slot may have been deleted and reused since kg_group. */
+	if ((g = wgroup_lock_name(w, st->gidx, q->group_id.p,
+	    (size_t)q->group_id.len, &gp, &s0, &g0)) == NULL) {
 		join_fail(st, r, KERR_COORDINATOR_NOT_AVAILABLE);
 		return;
 	}

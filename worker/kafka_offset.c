@@ -66,11 +66,13 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 	else if (q->member_id.len > MEMBER_ID_MAX)
 		err = KERR_UNKNOWN_MEMBER_ID;
 	else if ((gidx = group_create(w->shm, q->group_id.p,
-	    (size_t)q->group_id.len)) < 0)
+	    (size_t)q->group_id.len, 0)) < 0) {
 		err = KERR_COORDINATOR_NOT_AVAILABLE;
+		wgroup_no_room(w, q->group_id.p, (size_t)q->group_id.len);
+	}
 	wgroup_params(w, &gp);
-	if (err == KERR_NONE &&
-	    (g = wgroup_lock(w, gidx, &gp, &s0, &g0)) == NULL)
+	if (err == KERR_NONE && (g = wgroup_lock_name(w, gidx, q->group_id.p,
+	    (size_t)q->group_id.len, &gp, &s0, &g0)) == NULL)
 		err = KERR_COORDINATOR_NOT_AVAILABLE;
 	if (g != NULL)
 		err = kgroup_commit_check(w->shm, g, q->member_id.p,
@@ -103,8 +105,7 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 			    q->topics[i].name.p, (size_t)q->topics[i].name.len,
 			    cp->partition, &slot) != ERR_NONE)
 				pe[j].error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
-			else if (cp->offset < 0)
-				pe[j].error = KERR_OFFSET_OUT_OF_RANGE;
+			/* Stored as given (Kafka's rule): below 0 reads as none. */
 			else if ((pe[j].error = kgroup_commit_topic(w->shm, g,
 			    shm_topic_find(w->shm, q->topics[i].name.p,
 			    (size_t)q->topics[i].name.len))) == KERR_NONE) {

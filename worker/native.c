@@ -196,6 +196,8 @@ static const struct api_row native_rows[] = {
 	GROUP_ROW(API_LIST_GROUPS, "LIST_GROUPS", 0),
 	GROUP_ROW(API_DESCRIBE_GROUP, "DESCRIBE_GROUP", 0),
 	GROUP_ROW(API_GROUP_RESET, "GROUP_RESET", AUTH_ADMIN),
+	/* group-delete on the group, as Kafka's DeleteGroups needs DELETE. */
+	GROUP_ROW(API_GROUP_DELETE, "GROUP_DELETE", 0),
 	/* Decodes its own request. */
 	ROW(API_INIT_PRODUCER, "INIT_PRODUCER", AUTH_PRODUCE, NULL,
 	    produce_exec_init, NULL, emit_init_producer, NULL, ERRBODY_NONE),

@@ -684,6 +684,32 @@ support_call(int fd, uint16_t api, uint32_t id, const struct wbuf *wb,
 	return r;
 }
 
+int
+support_commit(int fd, const char *group, const char *member, int32_t gen,
+    const char *topic, int32_t partition, int64_t offset)
+{
+	struct commit_part cp = { topic, strlen(topic), partition, offset };
+	struct offset_commit_req q = { group, strlen(group), member,
+	    strlen(member), gen, 1, &cp };
+	struct offset_commit_resp r;
+	struct arena a;
+	struct wbuf wb;
+	uint8_t *p = NULL;
+	size_t len = 0;
+	int e = -1;
+
+	wbuf_init(&wb);
+	msg_encode_offset_commit_req(&wb, &q);
+	arena_init(&a, 1 << 16);
+	if (support_call(fd, API_OFFSET_COMMIT, 0xC0, &wb, 10000, &p,
+	    &len) > -1000 && msg_decode_offset_commit_resp(p, len, &a, &r) == 0)
+		e = r.error != ERR_NONE ? r.error : r.count == 1 ? r.errors[0] : -1;
+	free(p);
+	arena_free(&a);
+	wbuf_free(&wb);
+	return e;
+}
+
 /* The sum of one counter (at off in struct shm_child) over the workers. */
 static uint64_t
 workers_sum(const struct flumed *d, size_t off)

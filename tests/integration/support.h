@@ -29,6 +29,12 @@ const char *support_bindir(void);
 int	 support_free_port(void);
 /* Milliseconds on CLOCK_MONOTONIC. */
 long long support_now_ms(void);
+/* Poll cond every 50 ms until it holds or ms have passed (needs unistd.h). */
+#define WAIT_UNTIL(cond, ms) do {					\
+	long long dl_ = support_now_ms() + (ms);			\
+	while (!(cond) && support_now_ms() < dl_)			\
+		usleep(50 * 1000);	/* polling a condition, bounded */ \
+} while (0)
 
 /*
  * Write flume.conf (listen on a free port, data_dir in a new temp dir,
@@ -140,6 +146,13 @@ int	 support_call(int fd, uint16_t api, uint32_t id, const struct wbuf *wb,
 int	 support_handshake(int fd, uint32_t id, int timeout_ms);
 /* A connection the daemon serves (connected, handshaken): its fd, or -1. */
 int	 support_connect_served(const struct flumed *d, int timeout_ms);
+/*
+ * OFFSET_COMMIT of topic/partition at offset for member of generation
+ * gen in group, on a served connection: the request's error, else the
+ * partition's; -1 when no well-formed answer came.
+ */
+int	 support_commit(int fd, const char *group, const char *member,
+	    int32_t gen, const char *topic, int32_t partition, int64_t offset);
 /* Requests the daemon's workers have taken in so far (their shm counters). */
 uint64_t flumed_requests_taken(const struct flumed *d);
 /*

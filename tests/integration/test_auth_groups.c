@@ -496,11 +496,24 @@ raw_reset(int fd, const char *group, const char *topic)
 	return raw_call(fd, API_GROUP_RESET, &wb, NULL, NULL);
 }
 
+/* GROUP_DELETE of group: the error. */
+static int
+raw_delete(int fd, const char *group)
+{
+	struct describe_group_req q = { group, strlen(group) };
+	struct wbuf wb;
+
+	wbuf_init(&wb);
+	msg_encode_describe_group_req(&wb, &q);
+	return raw_call(fd, API_GROUP_DELETE, &wb, NULL, NULL);
+}
+
 /*
  * GROUP_RESET replaces a group's offsets: it needs group-delete on the
  * group besides admin on the topic.  ops, an admin who may read every
  * group but not delete, is refused, logged, and makes no group; root
- * may.
+ * may.  GROUP_DELETE needs group-delete alike (admin on topics is not
+ * enough): ops is refused and the group stays; root deletes it.
  */
 static void
 test_reset_needs_delete(void)
@@ -519,6 +532,21 @@ test_reset_needs_delete(void)
 	CU_ASSERT_EQUAL(raw_reset(fd, "ops.g", "orders.a"), ERR_NONE);
 	raw_list(fd, names, sizeof(names));
 	CU_ASSERT_PTR_NOT_NULL(strstr(names, "ops.g\n"));
+	close(fd);
+
+	fd = connect_as("ops");
+	CU_ASSERT_EQUAL(raw_delete(fd, "ops.g"), ERR_ACCESS_DENIED);
+	CU_ASSERT_EQUAL(raw_delete(fd, "no.such.g"), ERR_ACCESS_DENIED);
+	close(fd);
+	CU_ASSERT_EQUAL(flumed_wait_log(&d, "user ops: access denied: "
+	    "GROUP_DELETE on group ops.g", 1, 5000), 1);
+	fd = connect_as("root");
+	raw_list(fd, names, sizeof(names));
+	CU_ASSERT_PTR_NOT_NULL(strstr(names, "ops.g\n"));
+	CU_ASSERT_EQUAL(raw_delete(fd, "ops.g"), ERR_NONE);
+	CU_ASSERT_EQUAL(raw_delete(fd, "ops.g"), ERR_INVALID_GROUP);
+	raw_list(fd, names, sizeof(names));
+	CU_ASSERT_PTR_NULL(strstr(names, "ops.g\n"));
 	close(fd);
 }
 
@@ -595,7 +623,8 @@ TEST_SUITE("auth_groups", setup, teardown,
 	test_intruder_refused },
     { "native: a description shows only readable topics",
 	test_describe_filtered },
-    { "GROUP_RESET needs group-delete", test_reset_needs_delete },
+    { "GROUP_RESET and GROUP_DELETE need group-delete",
+	test_reset_needs_delete },
     { "kafka: another user cannot join, kick or describe it",
 	test_kafka_intruder_refused },
     { "no worker died, no secret logged", test_no_crash });

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,7 @@ suite_teardown(void)
 static struct shm_group *
 new_group(const char *n)
 {
-	int idx = group_create(&s, n, strlen(n));
+	int idx = group_create(&s, n, strlen(n), 1);
 
 	CU_ASSERT_FATAL(idx >= 0);
 	return group_at(&s, (uint32_t)idx);
@@ -169,8 +170,8 @@ test_create_find(void)
 	struct shm_group *g;
 	int a, b;
 
-	a = group_create(&s, "cf", 2);
-	b = group_create(&s, "cf", 2);
+	a = group_create(&s, "cf", 2, 1);
+	b = group_create(&s, "cf", 2, 1);
 	CU_ASSERT(a >= 0);
 	CU_ASSERT_EQUAL(a, b);
 	CU_ASSERT_EQUAL(group_find(&s, "cf", 2), a);
@@ -255,6 +256,19 @@ test_three_members(void)
 	CU_ASSERT_EQUAL(heartbeat(g, "nobody", 3, now + 90), ERR_UNKNOWN_MEMBER);
 }
 
+/* A commit checked as member id of generation gen; *prev as it answered. */
+static int16_t
+commit_check(struct shm_group *g, const char *id, int32_t gen, int64_t now,
+    int *prev)
+{
+	int16_t e;
+
+	CU_ASSERT_FATAL(group_lock(&s, g, now, &gp) == 0);
+	e = group_commit_check(&s, g, id, strlen(id), gen, now, &gp, prev);
+	group_unlock(g);
+	return e;
+}
+
 static void
 test_commit_fencing(void)
 {
@@ -262,23 +276,20 @@ test_commit_fencing(void)
 	uint32_t topics[1] = { (uint32_t)t2 };
 	char a[MEMBER_ID_MAX + 1] = "", b[MEMBER_ID_MAX + 1] = "";
 	int64_t now = 2000000;
+	int prev;
 
 	join(g, a, now, topics, 1);
-	CU_ASSERT_FATAL(group_lock(&s, g, now, &gp) == 0);
-	CU_ASSERT_EQUAL(group_commit_check(&s, g, a, strlen(a), 1, now, &gp),
-	    ERR_NONE);
-	group_unlock(g);
+	CU_ASSERT_EQUAL(commit_check(g, a, 1, now, &prev), ERR_NONE);
+	CU_ASSERT_EQUAL(prev, -1);
 	join(g, b, now + 1, topics, 1);	/* generation 2 */
 	join(g, a, now + 2, topics, 1);
 	CU_ASSERT_EQUAL(g->state, GROUP_STABLE);
-	CU_ASSERT_FATAL(group_lock(&s, g, now + 3, &gp) == 0);
-	CU_ASSERT_EQUAL(group_commit_check(&s, g, a, strlen(a), 1, now + 3, &gp),
+	CU_ASSERT_EQUAL(commit_check(g, a, 1, now + 3, &prev),
 	    ERR_ILLEGAL_GENERATION);
-	CU_ASSERT_EQUAL(group_commit_check(&s, g, "ghost", 5, 2, now + 3, &gp),
+	CU_ASSERT_EQUAL(commit_check(g, "ghost", 2, now + 3, &prev),
 	    ERR_UNKNOWN_MEMBER);
-	CU_ASSERT_EQUAL(group_commit_check(&s, g, b, strlen(b), 2, now + 3, &gp),
-	    ERR_NONE);
-	group_unlock(g);
+	CU_ASSERT_EQUAL(commit_check(g, b, 2, now + 3, &prev), ERR_NONE);
+	CU_ASSERT_EQUAL(prev, -1);
 }
 
 /* A silent member is dropped after its session; the survivor gets all. */
@@ -394,8 +405,8 @@ test_leave_and_limits(void)
 	    ERR_UNKNOWN_MEMBER);
 	group_unlock(g);
 	/* Six groups so far: a seventh fits, an eighth is refused. */
-	CU_ASSERT(group_create(&s, "x1", 2) >= 0);
-	CU_ASSERT_EQUAL(group_create(&s, "x2", 2), -1);
+	CU_ASSERT(group_create(&s, "x1", 2, 1) >= 0);
+	CU_ASSERT_EQUAL(group_create(&s, "x2", 2, 1), -1);
 	CU_ASSERT_EQUAL(errno, ENOSPC);
 }
 
@@ -451,6 +462,123 @@ test_crash_repair(void)
 	group_unlock(g);
 }
 
+
+/*
+ * Two members stop together: a leaves first (a new generation begins),
+ * b's last commit, of the generation just ended, is taken for exactly
+ * the partitions b owned in it, until the next generation completes.
+ */
+static void
+test_prev_generation_commit(void)
+{
+	struct shm_group *g = new_group("pg");
+	uint32_t topics[1] = { (uint32_t)t6 }, sl[16], i, owned = 0;
+	char a[MEMBER_ID_MAX + 1] = "", b[MEMBER_ID_MAX + 1] = "";
+	int64_t now = 8000000;
+	int ma, mb, prev, n, k, mine;
+
+	ma = join(g, a, now, topics, 1);
+	mb = join(g, b, now, topics, 1);
+	join(g, a, now, topics, 1);
+	CU_ASSERT_EQUAL_FATAL(g->state, GROUP_STABLE);
+	CU_ASSERT_EQUAL_FATAL(g->generation, 2);
+	CU_ASSERT_EQUAL(assigned(g, ma, sl), 3);
+	n = (int)assigned(g, mb, sl);
+	CU_ASSERT_EQUAL_FATAL(n, 3);
+	CU_ASSERT_FATAL(group_lock(&s, g, now + 1, &gp) == 0);
+	CU_ASSERT_EQUAL(group_leave(&s, g, a, strlen(a), now + 1, &gp), ERR_NONE);
+	group_unlock(g);
+	CU_ASSERT_EQUAL(g->state, GROUP_REBALANCING);
+	CU_ASSERT_EQUAL(g->generation, 3);
+	/* b has not rejoined: its generation-2 commit is taken ... */
+	CU_ASSERT_EQUAL(commit_check(g, b, 2, now + 2, &prev), ERR_NONE);
+	CU_ASSERT_EQUAL(prev, mb);
+	/* ... for its own partitions of generation 2 only. */
+	for (i = 0; i < 6; i++) {
+		for (mine = 0, k = 0; k < n; k++)
+			if (sl[k] == slot_of(t6, (int32_t)i))
+				mine = 1;
+		CU_ASSERT_EQUAL(group_prev_owned(&s, g, mb,
+		    slot_of(t6, (int32_t)i)), mine);
+		owned += (uint32_t)mine;
+	}
+	CU_ASSERT_EQUAL(owned, 3);
+	CU_ASSERT_EQUAL(group_prev_owned(&s, g, mb, slot_of(t2, 0)), 0);
+	CU_ASSERT_EQUAL(commit_check(g, b, 1, now + 2, &prev),
+	    ERR_ILLEGAL_GENERATION);
+	/* Generation 3 completes: b owns all; generation 2 is fenced again. */
+	join(g, b, now + 3, topics, 1);
+	CU_ASSERT_EQUAL(g->state, GROUP_STABLE);
+	CU_ASSERT_EQUAL(assigned(g, mb, sl), 6);
+	CU_ASSERT_EQUAL(commit_check(g, b, 2, now + 4, &prev),
+	    ERR_ILLEGAL_GENERATION);
+	CU_ASSERT_EQUAL(commit_check(g, b, 3, now + 4, &prev), ERR_NONE);
+	CU_ASSERT_EQUAL(prev, -1);
+}
+
+/*
+ * The table is full (seven groups): deletion takes an empty group out of
+ * sight, the freed slot is reused with no offsets; groups with members
+ * (or a commit since the writer looked) are not deleted; the last slot
+ * is kept for a group that a member joins.
+ */
+static void
+test_delete_and_room(void)
+{
+	struct shm_group *g;
+	uint32_t topics[1] = { (uint32_t)t2 };
+	char a[MEMBER_ID_MAX + 1] = "";
+	int64_t now = 90000000;	/* every earlier member is silent by then */
+	uint64_t seq;
+	int x1, j1, fence;
+
+	CU_ASSERT_EQUAL(group_count(&s), 7);
+	CU_ASSERT_EQUAL(group_reserved(&s.hdr->limits), 1);
+	CU_ASSERT_EQUAL(group_create(&s, "c1", 2, 0), -1);
+	CU_ASSERT_EQUAL(errno, ENOSPC);
+	CU_ASSERT_EQUAL(group_create(&s, "j1", 2, 1), -1);
+	x1 = group_find(&s, "x1", 2);
+	CU_ASSERT_FATAL(x1 >= 0);
+	group_offset_set(&s, group_at(&s, (uint32_t)x1), slot_of(t2, 0), 42);
+	CU_ASSERT_EQUAL(group_delete(&s, (uint32_t)x1, now, &gp, GROUP_ANY_SEQ),
+	    ERR_NONE);
+	CU_ASSERT_EQUAL(group_find(&s, "x1", 2), -1);
+	CU_ASSERT_EQUAL(group_delete(&s, (uint32_t)x1, now, &gp, GROUP_ANY_SEQ),
+	    ERR_INVALID_GROUP);
+	/* Not reused before the writer removed its file. */
+	CU_ASSERT_EQUAL(group_create(&s, "j1", 2, 1), -1);
+	group_slot_free(&s, (uint32_t)x1);
+	/* One free slot: kept for a join. */
+	CU_ASSERT_EQUAL(group_create(&s, "c1", 2, 0), -1);
+	CU_ASSERT_EQUAL(errno, ENOSPC);
+	j1 = group_create(&s, "j1", 2, 1);
+	CU_ASSERT_EQUAL(j1, x1);
+	g = group_at(&s, (uint32_t)j1);
+	CU_ASSERT_EQUAL(group_offset_get(&s, g, slot_of(t2, 0)), -1);
+	CU_ASSERT_EQUAL(group_count(&s), 7);
+	join(g, a, now, topics, 1);
+	CU_ASSERT_EQUAL(group_delete(&s, (uint32_t)j1, now + 1, &gp,
+	    GROUP_ANY_SEQ), ERR_GROUP_NOT_EMPTY);
+	CU_ASSERT_EQUAL(group_find(&s, "j1", 2), j1);
+	/* A commit after the writer saw the group idle keeps it. */
+	fence = group_find(&s, "fence", 5);
+	CU_ASSERT_FATAL(fence >= 0);
+	g = group_at(&s, (uint32_t)fence);
+	seq = atomic_load(&g->commit_seq);
+	group_offset_set(&s, g, slot_of(t2, 1), 7);
+	CU_ASSERT_EQUAL(group_delete(&s, (uint32_t)fence, now, &gp, seq),
+	    ERR_GROUP_NOT_EMPTY);
+	seq = atomic_load(&g->commit_seq);
+	CU_ASSERT_EQUAL(group_delete(&s, (uint32_t)fence, now, &gp, seq),
+	    ERR_NONE);
+	group_slot_free(&s, (uint32_t)fence);
+	CU_ASSERT(group_create(&s, "c2", 2, 1) == fence);
+	/* Room for the next test's group. */
+	CU_ASSERT_EQUAL(group_delete(&s, (uint32_t)fence, now, &gp,
+	    GROUP_ANY_SEQ), ERR_NONE);
+	group_slot_free(&s, (uint32_t)fence);
+}
+
 TEST_SUITE("group", suite_setup, suite_teardown,
     { "assignment rule: one owner, shares within one", test_assign_rule },
     { "create, find, offsets default to none", test_create_find },
@@ -459,4 +587,7 @@ TEST_SUITE("group", suite_setup, suite_teardown,
     { "a silent member expires after its session", test_session_expiry },
     { "members that do not rejoin are dropped at the timeout", test_rebalance_timeout },
     { "leave starts a generation; bounds and limits", test_leave_and_limits },
-    { "a lock holder's death is repaired by a new generation", test_crash_repair });
+    { "a lock holder's death is repaired by a new generation", test_crash_repair },
+    { "delete, reuse, and room kept for joined groups", test_delete_and_room },
+    { "a stopping member commits its partitions of the last generation",
+      test_prev_generation_commit });

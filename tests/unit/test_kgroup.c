@@ -63,7 +63,7 @@ suite_teardown(void)
 static struct shm_group *
 new_group(const char *n)
 {
-	int idx = group_create(&s, n, strlen(n));
+	int idx = group_create(&s, n, strlen(n), 1);
 
 	CU_ASSERT_FATAL(idx >= 0);
 	return group_at(&s, (uint32_t)idx);

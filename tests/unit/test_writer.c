@@ -1110,7 +1110,7 @@ test_group_save(void)
 	start();
 	t = topic("gs", 2);
 	slot = (uint32_t)(shm_partition(&b.shm, t, 1) - b.shm.parts);
-	gi = group_create(&b.shm, "billing", strlen("billing"));
+	gi = group_create(&b.shm, "billing", strlen("billing"), 1);
 	CU_ASSERT_FATAL(gi >= 0);
 	g = group_at(&b.shm, (uint32_t)gi);
 	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 1000), 0);
