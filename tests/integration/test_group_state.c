@@ -26,6 +26,7 @@
 #include "proto/kafka/kapi.h"
 #include "proto/msg.h"
 #include "proto/wire.h"
+#include "store/offsets.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
 
@@ -430,7 +431,7 @@ conf_retention(const char *value)
 	return fclose(f) == 0 ? 0 : -1;
 }
 
-/* Files in data/__consumer_offsets/ named *.offsets (0 without the directory). */
+/* Files in data/flume~offsets/ named *.offsets (0 without the directory). */
 static int
 offsets_files(void)
 {
@@ -440,7 +441,7 @@ offsets_files(void)
 	DIR *dp;
 	int n = 0;
 
-	snprintf(dir, sizeof(dir), "%s/__consumer_offsets", d.data);
+	snprintf(dir, sizeof(dir), "%s/" OFFSETS_DIR, d.data);
 	if ((dp = opendir(dir)) == NULL)
 		return errno == ENOENT ? 0 : -1;
 	while ((e = readdir(dp)) != NULL)
@@ -548,7 +549,7 @@ test_table_room(void)
 		CU_ASSERT_EQUAL(flume_group_close(g), 0);
 	flume_close(c);
 	/* ... and frees a slot and the file of an empty one. */
-	snprintf(path, sizeof(path), "%s/__consumer_offsets/neg.offsets",
+	snprintf(path, sizeof(path), "%s/" OFFSETS_DIR "/neg.offsets",
 	    d.data);
 	WAIT_UNTIL(stat(path, &st) == 0, WAIT_MS);
 	CU_ASSERT_EQUAL(run_tool(&d, NULL, NULL, 10000, del_neg), 0);
