@@ -452,9 +452,11 @@ int
 kdesc_decode(const struct kdesc *d, int16_t version, int flexible,
     void *out, const uint8_t *p, size_t len, struct arena *a)
 {
+	static const uint8_t empty[1];
 	struct rbuf rb;
 
-	rbuf_init(&rb, p, len);
+	/* An empty wbuf has no buffer: NULL + 0 is undefined. */
+	rbuf_init(&rb, p != NULL ? p : empty, p != NULL ? len : 0);
 	if (read_struct(d, version, flexible, out, &rb, a) == -1)
 		return -1;
 	return kbuf_done(&rb);
