@@ -292,6 +292,21 @@ test_fixture_groups(void)
 	refuse_prefixes(&kmsg_find_coordinator, 0, 1, f.body, f.blen);
 	fx_close(&f);
 
+	/*
+	 * kcat -G grp (librdkafka 2.0.2), captured by
+	 * tests/tools/kdesc_capture.py: v2, key type 0.
+	 */
+	fx_open(&f, "kdesc/kcat-FindCoordinator-v2.bin",
+	    &kmsg_find_coordinator, &fc);
+	CU_ASSERT_EQUAL(f.h.api_version, 2);
+	CU_ASSERT_EQUAL(f.h.correlation_id, 3);
+	CU_ASSERT(str_is(f.h.client_id, "rdkafka"));
+	CU_ASSERT(str_is(fc.key, "grp"));
+	CU_ASSERT_EQUAL(fc.key_type, 0);
+	CU_ASSERT_EQUAL(f.blen, 2 + 3 + 1);
+	refuse_prefixes(&kmsg_find_coordinator, 2, 1, f.body, f.blen);
+	fx_close(&f);
+
 	fx_open(&f, "kafka_codec/19-Heartbeat-v0.bin", &kmsg_heartbeat, &hb);
 	CU_ASSERT_EQUAL(f.h.api_version, 0);
 	CU_ASSERT_EQUAL(f.h.correlation_id, 1019);
