@@ -10,14 +10,20 @@
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_group.h"
+#include "proto/kafka/kmsg_join.h"
 #include "proto/kafka/kmsg_meta.h"
+#include "proto/kafka/kmsg_offset.h"
 #include "proto/wire.h"
 
 const struct kmsg *const kmsg_all[] = {
 	&kmsg_metadata,
+	&kmsg_offset_commit,
+	&kmsg_offset_fetch,
 	&kmsg_find_coordinator,
+	&kmsg_join_group,
 	&kmsg_heartbeat,
 	&kmsg_leave_group,
+	&kmsg_sync_group,
 	&kmsg_describe_groups,
 	&kmsg_list_groups,
 	&kmsg_api_versions,

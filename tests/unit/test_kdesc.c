@@ -22,7 +22,9 @@
 #include "proto/kafka/kbuf.h"
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_group.h"
+#include "proto/kafka/kmsg_join.h"
 #include "proto/kafka/kmsg_meta.h"
+#include "proto/kafka/kmsg_offset.h"
 #include "proto/wire.h"
 #include "tests/harness.h"
 
@@ -70,6 +72,9 @@ slurp(const char *path, size_t *len)
 	*len = (size_t)sz;
 	return buf;
 }
+
+static void	expect_bytes(const struct kmsg *, int16_t, int, const void *,
+		    const uint8_t *, size_t);
 
 static int
 str_is(struct kstr s, const char *c)
@@ -372,6 +377,242 @@ test_fixture_groups(void)
 	CU_ASSERT_EQUAL(f.h.api_version, 1);
 	CU_ASSERT_EQUAL(dg.groups.n, 0);
 	fx_close(&f);
+}
+
+static void
+test_fixture_join_sync(void)
+{
+	const struct km_join_protocol *jp;
+	const struct km_sync_assignment *sa;
+	struct km_join_req j;
+	struct km_sync_req sy;
+	struct fx f;
+
+	fx_open(&f, "kafka_codec/14-JoinGroup-v0.bin", &kmsg_join_group, &j);
+	CU_ASSERT_EQUAL(f.h.api_version, 0);
+	CU_ASSERT_EQUAL(f.h.correlation_id, 1014);
+	CU_ASSERT(str_is(j.group_id, "g1"));
+	CU_ASSERT_EQUAL(j.session_timeout_ms, 10000);
+	CU_ASSERT_EQUAL(j.rebalance_timeout_ms, -1);	/* default */
+	CU_ASSERT(str_is(j.member_id, ""));
+	CU_ASSERT(str_is(j.group_instance_id, NULL));
+	CU_ASSERT(str_is(j.protocol_type, "consumer"));
+	CU_ASSERT_EQUAL_FATAL(j.protocols.n, 2);
+	jp = j.protocols.v;
+	CU_ASSERT(str_is(jp[0].name, "range"));
+	CU_ASSERT_EQUAL(jp[0].metadata.len, 6);
+	CU_ASSERT(memcmp(jp[0].metadata.p, "\x00\x01meta", 6) == 0);
+	CU_ASSERT(str_is(jp[1].name, "roundrobin"));
+	CU_ASSERT_EQUAL(jp[1].metadata.len, 0);
+	CU_ASSERT(str_is(j.reason, NULL));
+	refuse_prefixes(&kmsg_join_group, 0, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kafka_codec/15-JoinGroup-v1.bin", &kmsg_join_group, &j);
+	CU_ASSERT_EQUAL(f.h.api_version, 1);
+	CU_ASSERT(str_is(j.group_id, "g1"));
+	CU_ASSERT_EQUAL(j.session_timeout_ms, 10000);
+	CU_ASSERT_EQUAL(j.rebalance_timeout_ms, 30000);
+	CU_ASSERT(str_is(j.member_id, "m-1"));
+	CU_ASSERT_EQUAL(j.protocols.n, 2);
+	fx_close(&f);
+
+	fx_open(&f, "kafka_codec/16-JoinGroup-v2.bin", &kmsg_join_group, &j);
+	CU_ASSERT_EQUAL(f.h.api_version, 2);
+	CU_ASSERT(str_is(j.group_id, "g2"));
+	CU_ASSERT_EQUAL(j.session_timeout_ms, 6000);
+	CU_ASSERT_EQUAL(j.rebalance_timeout_ms, 45000);
+	CU_ASSERT(str_is(j.member_id, ""));
+	CU_ASSERT_EQUAL_FATAL(j.protocols.n, 1);
+	jp = j.protocols.v;
+	CU_ASSERT(str_is(jp[0].name, "range"));
+	CU_ASSERT(jp[0].metadata.len == 1 &&
+	    (uint8_t)jp[0].metadata.p[0] == 0xff);
+	fx_close(&f);
+
+	fx_open(&f, "kafka_codec/17-SyncGroup-v0.bin", &kmsg_sync_group, &sy);
+	CU_ASSERT_EQUAL(f.h.api_version, 0);
+	CU_ASSERT_EQUAL(f.h.correlation_id, 1017);
+	CU_ASSERT(str_is(sy.group_id, "g1"));
+	CU_ASSERT_EQUAL(sy.generation_id, 3);
+	CU_ASSERT(str_is(sy.member_id, "m-1"));
+	CU_ASSERT_EQUAL_FATAL(sy.assignments.n, 2);
+	sa = sy.assignments.v;
+	CU_ASSERT(str_is(sa[0].member_id, "m-1"));
+	CU_ASSERT(str_is(sa[0].assignment, "assign1"));
+	CU_ASSERT(str_is(sa[1].member_id, "m-2"));
+	CU_ASSERT_EQUAL(sa[1].assignment.len, 0);
+	refuse_prefixes(&kmsg_sync_group, 0, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kafka_codec/18-SyncGroup-v1.bin", &kmsg_sync_group, &sy);
+	CU_ASSERT_EQUAL(f.h.api_version, 1);
+	CU_ASSERT(str_is(sy.group_id, "g1"));
+	CU_ASSERT_EQUAL(sy.generation_id, 4);
+	CU_ASSERT(str_is(sy.member_id, "m-2"));
+	CU_ASSERT_EQUAL(sy.assignments.n, 0);
+	fx_close(&f);
+}
+
+static void
+test_fixture_offsets(void)
+{
+	const struct km_commit_topic *ct;
+	const struct km_commit_part *cp;
+	const struct km_ofetch_topic *ot;
+	struct km_commit_req c;
+	struct km_ofetch_req o;
+	struct fx f;
+
+	fx_open(&f, "kafka_codec/23-OffsetCommit-v0.bin", &kmsg_offset_commit,
+	    &c);
+	CU_ASSERT_EQUAL(f.h.api_version, 0);
+	CU_ASSERT_EQUAL(f.h.correlation_id, 1023);
+	CU_ASSERT(str_is(c.group_id, "g1"));
+	CU_ASSERT_EQUAL(c.generation_id, -1);		/* defaults */
+	CU_ASSERT(str_is(c.member_id, ""));
+	CU_ASSERT_EQUAL(c.retention_time_ms, -1);
+	CU_ASSERT_EQUAL_FATAL(c.topics.n, 1);
+	ct = c.topics.v;
+	CU_ASSERT(str_is(ct[0].name, "t1"));
+	CU_ASSERT_EQUAL_FATAL(ct[0].partitions.n, 2);
+	cp = ct[0].partitions.v;
+	CU_ASSERT_EQUAL(cp[0].partition_index, 0);
+	CU_ASSERT_EQUAL(cp[0].committed_offset, 42);
+	CU_ASSERT(str_is(cp[0].committed_metadata, "meta"));
+	CU_ASSERT_EQUAL(cp[0].commit_timestamp, -1);
+	CU_ASSERT_EQUAL(cp[0].committed_leader_epoch, -1);
+	CU_ASSERT_EQUAL(cp[1].partition_index, 1);
+	CU_ASSERT_EQUAL(cp[1].committed_offset, 7);
+	CU_ASSERT(str_is(cp[1].committed_metadata, NULL));
+	refuse_prefixes(&kmsg_offset_commit, 0, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kafka_codec/24-OffsetCommit-v1.bin", &kmsg_offset_commit,
+	    &c);
+	CU_ASSERT_EQUAL(f.h.api_version, 1);
+	CU_ASSERT(str_is(c.group_id, "g1"));
+	CU_ASSERT_EQUAL(c.generation_id, 4);
+	CU_ASSERT(str_is(c.member_id, "m-1"));
+	CU_ASSERT_EQUAL_FATAL(c.topics.n, 1);
+	ct = c.topics.v;
+	CU_ASSERT_EQUAL_FATAL(ct[0].partitions.n, 1);
+	cp = ct[0].partitions.v;
+	CU_ASSERT_EQUAL(cp[0].committed_offset, 43);
+	CU_ASSERT_EQUAL(cp[0].commit_timestamp, 1700000000000LL);
+	CU_ASSERT(str_is(cp[0].committed_metadata, ""));
+	refuse_prefixes(&kmsg_offset_commit, 1, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kafka_codec/25-OffsetCommit-v2.bin", &kmsg_offset_commit,
+	    &c);
+	CU_ASSERT_EQUAL(f.h.api_version, 2);
+	CU_ASSERT_EQUAL(c.generation_id, 5);
+	CU_ASSERT_EQUAL(c.retention_time_ms, 86400000);
+	CU_ASSERT_EQUAL_FATAL(c.topics.n, 2);
+	ct = c.topics.v;
+	CU_ASSERT(str_is(ct[1].name, "u"));
+	CU_ASSERT_EQUAL(ct[1].partitions.n, 0);
+	CU_ASSERT_EQUAL_FATAL(ct[0].partitions.n, 1);
+	cp = ct[0].partitions.v;
+	CU_ASSERT_EQUAL(cp[0].partition_index, 2);
+	CU_ASSERT_EQUAL(cp[0].committed_offset, 99);
+	CU_ASSERT(str_is(cp[0].committed_metadata, "x"));
+	CU_ASSERT_EQUAL(cp[0].commit_timestamp, -1);	/* v1 only */
+	fx_close(&f);
+
+	fx_open(&f, "kafka_codec/26-OffsetFetch-v0.bin", &kmsg_offset_fetch,
+	    &o);
+	CU_ASSERT_EQUAL(f.h.api_version, 0);
+	CU_ASSERT_EQUAL(f.h.correlation_id, 1026);
+	CU_ASSERT(str_is(o.group_id, "g1"));
+	CU_ASSERT_EQUAL_FATAL(o.topics.n, 2);
+	ot = o.topics.v;
+	CU_ASSERT(str_is(ot[0].name, "t1"));
+	CU_ASSERT_EQUAL_FATAL(ot[0].partition_indexes.n, 3);
+	CU_ASSERT_EQUAL(((int32_t *)ot[0].partition_indexes.v)[2], 2);
+	CU_ASSERT(str_is(ot[1].name, "u"));
+	CU_ASSERT_EQUAL_FATAL(ot[1].partition_indexes.n, 1);
+	CU_ASSERT_EQUAL(((int32_t *)ot[1].partition_indexes.v)[0], 5);
+	CU_ASSERT_EQUAL(o.groups.n, 0);
+	refuse_prefixes(&kmsg_offset_fetch, 0, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kafka_codec/27-OffsetFetch-v1.bin", &kmsg_offset_fetch,
+	    &o);
+	CU_ASSERT_EQUAL(f.h.api_version, 1);
+	CU_ASSERT(str_is(o.group_id, "g2"));
+	CU_ASSERT_EQUAL_FATAL(o.topics.n, 1);
+	ot = o.topics.v;
+	CU_ASSERT(str_is(ot[0].name, "t1"));
+	CU_ASSERT_EQUAL(ot[0].partition_indexes.n, 0);
+	fx_close(&f);
+}
+
+/* OffsetFetch v8-9: groups batched, their topic arrays nullable. */
+static void
+test_offset_fetch_batched(void)
+{
+	const struct kmsg *m = &kmsg_offset_fetch;
+	struct km_ofetch_group g[2];
+	struct km_ofetch_topic t;
+	struct km_ofetch_req r, d;
+	int32_t parts[2] = { 0, 3 };
+	struct arena a;
+	static const uint8_t v9[] = {
+		0x03,				/* 2 groups */
+		0x03, 'g', '1',
+		0x00,				/* member id null */
+		0xff, 0xff, 0xff, 0xff,		/* member epoch -1 */
+		0x02, 0x02, 't',		/* 1 topic */
+		0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03,
+		0x00,				/* topic's tags */
+		0x00,				/* group's tags */
+		0x03, 'g', '2',
+		0x02, 'm',
+		0x00, 0x00, 0x00, 0x07,
+		0x00,				/* topics null: all */
+		0x00,
+		0x01,				/* require stable */
+		0x00,
+	};
+
+	kdesc_defaults(m->km_req, &r);
+	t.name = kstr_c("t");
+	t.partition_indexes.n = 2;
+	t.partition_indexes.v = parts;
+	g[0].group_id = kstr_c("g1");
+	g[0].member_id = kstr_c(NULL);
+	g[0].member_epoch = -1;
+	g[0].topics.n = 1;
+	g[0].topics.v = &t;
+	g[1].group_id = kstr_c("g2");
+	g[1].member_id = kstr_c("m");
+	g[1].member_epoch = 7;
+	g[1].topics.n = -1;
+	g[1].topics.v = NULL;
+	r.groups.n = 2;
+	r.groups.v = g;
+	r.require_stable = 1;
+	expect_bytes(m, 9, 1, &r, v9, sizeof(v9));
+
+	arena_init(&a, ARENA_LIMIT);
+	CU_ASSERT_EQUAL_FATAL(kmsg_decode_req(m, 9, &d, v9, sizeof(v9), &a),
+	    0);
+	CU_ASSERT(str_is(d.group_id, ""));		/* absent from v8 */
+	CU_ASSERT_EQUAL(d.topics.n, 0);
+	CU_ASSERT_EQUAL_FATAL(d.groups.n, 2);
+	CU_ASSERT(str_is(((struct km_ofetch_group *)d.groups.v)[1].member_id,
+	    "m"));
+	CU_ASSERT_EQUAL(((struct km_ofetch_group *)d.groups.v)[1].topics.n,
+	    -1);
+	CU_ASSERT_EQUAL(((struct km_ofetch_group *)d.groups.v)[0].topics.n,
+	    1);
+	CU_ASSERT_EQUAL(d.require_stable, 1);
+	refuse_prefixes(m, 9, 1, v9, sizeof(v9));
+	/* v8: no member id or epoch, so 5 + 4 bytes fewer. */
+	CU_ASSERT_EQUAL(kmsg_decode_req(m, 8, &d, v9, sizeof(v9), &a), -1);
+	arena_free(&a);
 }
 
 /* Encode in at version and compare with want; then decode it back. */
@@ -691,9 +932,13 @@ test_versions_table(void)
 		int16_t key, vmin, vmax, flex;
 	} want[] = {
 		{ KAPI_METADATA, 0, 13, 9 },
+		{ KAPI_OFFSET_COMMIT, 0, 9, 8 },
+		{ KAPI_OFFSET_FETCH, 0, 9, 6 },
 		{ KAPI_FIND_COORDINATOR, 0, 6, 3 },
+		{ KAPI_JOIN_GROUP, 0, 9, 6 },
 		{ KAPI_HEARTBEAT, 0, 4, 4 },
 		{ KAPI_LEAVE_GROUP, 0, 5, 4 },
+		{ KAPI_SYNC_GROUP, 0, 5, 4 },
 		{ KAPI_DESCRIBE_GROUPS, 0, 6, 5 },
 		{ KAPI_LIST_GROUPS, 0, 5, 3 },
 		{ KAPI_API_VERSIONS, 0, 4, 3 },
@@ -1193,7 +1438,12 @@ TEST_SUITE("kdesc", setup, NULL,
 	{ "Metadata v0-4 from kafka-python and kcat", test_fixture_metadata },
 	{ "ApiVersions v0-3 from kafka-python and kcat",
 	    test_fixture_api_versions },
-	{ "group APIs from kafka-python", test_fixture_groups },
+	{ "group APIs from kafka-python and kcat", test_fixture_groups },
+	{ "JoinGroup v0-2, SyncGroup v0-1 from kafka-python",
+	    test_fixture_join_sync },
+	{ "OffsetCommit v0-2, OffsetFetch v0-1 from kafka-python",
+	    test_fixture_offsets },
+	{ "OffsetFetch v9 batched groups", test_offset_fetch_batched },
 	{ "ApiVersions v3 response with tagged fields",
 	    test_flexible_api_versions_resp },
 	{ "Metadata v12 request, v13 response", test_flexible_metadata },
