@@ -549,6 +549,103 @@ test_fixture_offsets(void)
 	fx_close(&f);
 }
 
+/*
+ * kcat -G grp t (librdkafka 2.0.2) through a whole rebalance, captured by
+ * tests/tools/kdesc_capture.py with KDESC_GROUP=1: JoinGroup v5 with
+ * static membership's null instance id, SyncGroup v3 as the leader,
+ * Heartbeat v3, the flexible OffsetFetch v7 (header v2, compact arrays,
+ * RequireStable) and LeaveGroup v1.
+ */
+static void
+test_fixture_librdkafka_group(void)
+{
+	static const uint8_t sub[17] = { 0x00, 0x01, 0x00, 0x00, 0x00, 0x01,
+	    0x00, 0x01, 't', 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 };
+	static const uint8_t asg[21] = { 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+	    0x00, 0x01, 't', 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
+	    0xff, 0xff, 0xff, 0xff };
+	const struct km_join_protocol *jp;
+	const struct km_sync_assignment *sa;
+	const struct km_ofetch_topic *ot;
+	struct km_join_req j;
+	struct km_sync_req sy;
+	struct km_heartbeat_req hb;
+	struct km_ofetch_req o;
+	struct km_leave_req lv;
+	struct fx f;
+
+	fx_open(&f, "kdesc/kcat-JoinGroup-v5.bin", &kmsg_join_group, &j);
+	CU_ASSERT_EQUAL(f.h.api_version, 5);
+	CU_ASSERT_EQUAL(f.h.correlation_id, 2);
+	CU_ASSERT(str_is(f.h.client_id, "rdkafka"));
+	CU_ASSERT(str_is(j.group_id, "grp"));
+	CU_ASSERT_EQUAL(j.session_timeout_ms, 45000);
+	CU_ASSERT_EQUAL(j.rebalance_timeout_ms, 300000);
+	CU_ASSERT(str_is(j.member_id, ""));
+	CU_ASSERT(str_is(j.group_instance_id, NULL));
+	CU_ASSERT(str_is(j.protocol_type, "consumer"));
+	CU_ASSERT_EQUAL_FATAL(j.protocols.n, 2);
+	jp = j.protocols.v;
+	CU_ASSERT(str_is(jp[0].name, "range"));
+	CU_ASSERT(jp[0].metadata.len == 17 &&
+	    memcmp(jp[0].metadata.p, sub, 17) == 0);
+	CU_ASSERT(str_is(jp[1].name, "roundrobin"));
+	CU_ASSERT(jp[1].metadata.len == 17 &&
+	    memcmp(jp[1].metadata.p, sub, 17) == 0);
+	refuse_prefixes(&kmsg_join_group, 5, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/kcat-SyncGroup-v3.bin", &kmsg_sync_group, &sy);
+	CU_ASSERT_EQUAL(f.h.api_version, 3);
+	CU_ASSERT_EQUAL(f.h.correlation_id, 4);
+	CU_ASSERT(str_is(sy.group_id, "grp"));
+	CU_ASSERT_EQUAL(sy.generation_id, 1);
+	CU_ASSERT(str_is(sy.member_id, "m1"));
+	CU_ASSERT(str_is(sy.group_instance_id, NULL));
+	CU_ASSERT_EQUAL_FATAL(sy.assignments.n, 1);
+	sa = sy.assignments.v;
+	CU_ASSERT(str_is(sa[0].member_id, "m1"));
+	CU_ASSERT(sa[0].assignment.len == 21 &&
+	    memcmp(sa[0].assignment.p, asg, 21) == 0);
+	refuse_prefixes(&kmsg_sync_group, 3, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/kcat-Heartbeat-v3.bin", &kmsg_heartbeat, &hb);
+	CU_ASSERT_EQUAL(f.h.api_version, 3);
+	CU_ASSERT_EQUAL(f.h.correlation_id, 5);
+	CU_ASSERT(str_is(hb.group_id, "grp"));
+	CU_ASSERT_EQUAL(hb.generation_id, 1);
+	CU_ASSERT(str_is(hb.member_id, "m1"));
+	CU_ASSERT(str_is(hb.group_instance_id, NULL));
+	CU_ASSERT_EQUAL(f.blen, 5 + 4 + 4 + 2);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/kcat-OffsetFetch-v7.bin", &kmsg_offset_fetch, &o);
+	CU_ASSERT_EQUAL(f.h.api_version, 7);
+	CU_ASSERT_EQUAL(f.h.correlation_id, 6);
+	CU_ASSERT(str_is(f.h.client_id, "rdkafka"));
+	CU_ASSERT_EQUAL(f.hlen, 8 + 2 + 7 + 1);		/* header v2 */
+	CU_ASSERT(str_is(o.group_id, "grp"));
+	CU_ASSERT_EQUAL_FATAL(o.topics.n, 1);
+	ot = o.topics.v;
+	CU_ASSERT(str_is(ot[0].name, "t"));
+	CU_ASSERT_EQUAL_FATAL(ot[0].partition_indexes.n, 1);
+	CU_ASSERT_EQUAL(((int32_t *)ot[0].partition_indexes.v)[0], 0);
+	CU_ASSERT_EQUAL(o.require_stable, 1);
+	CU_ASSERT_EQUAL(o.groups.n, 0);
+	CU_ASSERT_EQUAL(f.blen, 4 + 1 + 2 + 1 + 4 + 1 + 1 + 1);
+	refuse_prefixes(&kmsg_offset_fetch, 7, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/kcat-LeaveGroup-v1.bin", &kmsg_leave_group, &lv);
+	CU_ASSERT_EQUAL(f.h.api_version, 1);
+	CU_ASSERT_EQUAL(f.h.correlation_id, 10);
+	CU_ASSERT(str_is(lv.group_id, "grp"));
+	CU_ASSERT(str_is(lv.member_id, "m1"));
+	CU_ASSERT_EQUAL(lv.members.n, 0);
+	fx_close(&f);
+}
+
 /* OffsetFetch v8-9: groups batched, their topic arrays nullable. */
 static void
 test_offset_fetch_batched(void)
@@ -1443,6 +1540,8 @@ TEST_SUITE("kdesc", setup, NULL,
 	    test_fixture_join_sync },
 	{ "OffsetCommit v0-2, OffsetFetch v0-1 from kafka-python",
 	    test_fixture_offsets },
+	{ "a librdkafka consumer's rebalance, OffsetFetch v7 flexible",
+	    test_fixture_librdkafka_group },
 	{ "OffsetFetch v9 batched groups", test_offset_fetch_batched },
 	{ "ApiVersions v3 response with tagged fields",
 	    test_flexible_api_versions_resp },
