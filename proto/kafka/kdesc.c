@@ -91,8 +91,8 @@ wbuf_uvarint(struct wbuf *wb, uint32_t v)
 	wbuf_raw(wb, tmp, uvarint_put(tmp, v));
 }
 
-static size_t
-ctype_size(const struct kfield *f, int t)
+size_t
+kdesc_csize(const struct kfield *f, int t)
 {
 	switch (t) {
 	case KT_INT8:
@@ -116,6 +116,8 @@ ctype_size(const struct kfield *f, int t)
 	case KT_BYTES:
 	case KT_RECORDS:
 		return sizeof(struct kstr);
+	case KT_ARRAY:
+		return sizeof(struct karray);
 	case KT_STRUCT:
 		return f->kf_sub->kd_size;
 	}
@@ -161,6 +163,43 @@ wire_min(const struct kfield *f, int t, int16_t v, int flexible)
 	return 1;
 }
 
+/* The integer types (bool too) in their C types, through an int64_t. */
+static int
+is_int(int t)
+{
+	return t == KT_INT8 || t == KT_BOOL || t == KT_INT16 ||
+	    t == KT_UINT16 || t == KT_INT32 || t == KT_VARINT ||
+	    t == KT_UVARINT || t == KT_INT64 || t == KT_VARLONG;
+}
+
+static void
+int_store(int t, void *p, int64_t v)
+{
+	switch (t) {
+	case KT_INT8: *(int8_t *)p = (int8_t)v; break;
+	case KT_BOOL: *(uint8_t *)p = v != 0; break;
+	case KT_INT16: *(int16_t *)p = (int16_t)v; break;
+	case KT_UINT16: *(uint16_t *)p = (uint16_t)v; break;
+	case KT_INT32: case KT_VARINT: *(int32_t *)p = (int32_t)v; break;
+	case KT_UVARINT: *(uint32_t *)p = (uint32_t)v; break;
+	default: *(int64_t *)p = v; break;
+	}
+}
+
+static int64_t
+int_load(int t, const void *p)
+{
+	switch (t) {
+	case KT_INT8: return *(const int8_t *)p;
+	case KT_BOOL: return *(const uint8_t *)p != 0;
+	case KT_INT16: return *(const int16_t *)p;
+	case KT_UINT16: return *(const uint16_t *)p;
+	case KT_INT32: case KT_VARINT: return *(const int32_t *)p;
+	case KT_UVARINT: return *(const uint32_t *)p;
+	default: return *(const int64_t *)p;
+	}
+}
+
 static void
 set_default(const struct kfield *f, void *dst)
 {
@@ -168,30 +207,11 @@ set_default(const struct kfield *f, void *dst)
 	struct karray *a = dst;
 	double d;
 
+	if (is_int(f->kf_type)) {
+		int_store(f->kf_type, dst, f->kf_def);
+		return;
+	}
 	switch (f->kf_type) {
-	case KT_INT8:
-		*(int8_t *)dst = (int8_t)f->kf_def;
-		break;
-	case KT_BOOL:
-		*(uint8_t *)dst = f->kf_def != 0;
-		break;
-	case KT_INT16:
-		*(int16_t *)dst = (int16_t)f->kf_def;
-		break;
-	case KT_UINT16:
-		*(uint16_t *)dst = (uint16_t)f->kf_def;
-		break;
-	case KT_INT32:
-	case KT_VARINT:
-		*(int32_t *)dst = (int32_t)f->kf_def;
-		break;
-	case KT_UVARINT:
-		*(uint32_t *)dst = (uint32_t)f->kf_def;
-		break;
-	case KT_INT64:
-	case KT_VARLONG:
-		*(int64_t *)dst = f->kf_def;
-		break;
 	case KT_FLOAT64:
 		d = (double)f->kf_def;
 		memcpy(dst, &d, sizeof(d));
@@ -262,22 +282,18 @@ read_one(const struct kfield *f, int t, int16_t v, int flexible, void *dst,
 
 	switch (t) {
 	case KT_INT8:
-		*(int8_t *)dst = rbuf_i8(rb);
-		break;
 	case KT_BOOL:
-		*(uint8_t *)dst = rbuf_i8(rb) != 0;
+		int_store(t, dst, rbuf_i8(rb));
 		break;
 	case KT_INT16:
-		*(int16_t *)dst = rbuf_i16(rb);
-		break;
 	case KT_UINT16:
-		*(uint16_t *)dst = (uint16_t)rbuf_i16(rb);
+		int_store(t, dst, rbuf_i16(rb));
 		break;
 	case KT_INT32:
-		*(int32_t *)dst = rbuf_i32(rb);
+		int_store(t, dst, rbuf_i32(rb));
 		break;
 	case KT_INT64:
-		*(int64_t *)dst = rbuf_i64(rb);
+		int_store(t, dst, rbuf_i64(rb));
 		break;
 	case KT_FLOAT64:
 		i64 = rbuf_i64(rb);
@@ -285,7 +301,7 @@ read_one(const struct kfield *f, int t, int16_t v, int flexible, void *dst,
 		memcpy(dst, &d, sizeof(d));
 		break;
 	case KT_UVARINT:
-		*(uint32_t *)dst = rbuf_uvarint(rb);
+		int_store(t, dst, rbuf_uvarint(rb));
 		break;
 	case KT_VARINT: {
 		int32_t x = 0;
@@ -348,7 +364,7 @@ read_one(const struct kfield *f, int t, int16_t v, int flexible, void *dst,
 		}
 		if (n == 0)
 			return 0;
-		esz = ctype_size(f, f->kf_elem);
+		esz = kdesc_csize(f, f->kf_elem);
 		/* n * min <= left, and esz is small: no overflow. */
 		if ((arr->v = arena_alloc(a, (size_t)n * esz)) == NULL) {
 			rb->err = 1;
@@ -493,22 +509,18 @@ write_one(const struct kfield *f, int t, int16_t v, int flexible,
 
 	switch (t) {
 	case KT_INT8:
-		wbuf_i8(wb, *(const int8_t *)src);
-		break;
 	case KT_BOOL:
-		wbuf_i8(wb, *(const uint8_t *)src != 0);
+		wbuf_i8(wb, (int8_t)int_load(t, src));
 		break;
 	case KT_INT16:
-		wbuf_i16(wb, *(const int16_t *)src);
-		break;
 	case KT_UINT16:
-		wbuf_i16(wb, (int16_t)*(const uint16_t *)src);
+		wbuf_i16(wb, (int16_t)int_load(t, src));
 		break;
 	case KT_INT32:
-		wbuf_i32(wb, *(const int32_t *)src);
+		wbuf_i32(wb, (int32_t)int_load(t, src));
 		break;
 	case KT_INT64:
-		wbuf_i64(wb, *(const int64_t *)src);
+		wbuf_i64(wb, int_load(t, src));
 		break;
 	case KT_FLOAT64:
 		memcpy(&d, src, sizeof(d));
@@ -516,7 +528,7 @@ write_one(const struct kfield *f, int t, int16_t v, int flexible,
 		wbuf_i64(wb, i64);
 		break;
 	case KT_UVARINT:
-		wbuf_uvarint(wb, *(const uint32_t *)src);
+		wbuf_uvarint(wb, (uint32_t)int_load(t, src));
 		break;
 	case KT_VARINT:
 		wbuf_raw(wb, tmp, varint_put(tmp, *(const int32_t *)src));
@@ -551,7 +563,7 @@ write_one(const struct kfield *f, int t, int16_t v, int flexible,
 			wbuf_uvarint(wb, (uint32_t)arr->n + 1);
 		else
 			wbuf_i32(wb, arr->n);
-		esz = ctype_size(f, f->kf_elem);
+		esz = kdesc_csize(f, f->kf_elem);
 		for (i = 0; i < arr->n && !wb->err; i++)
 			write_one(f, f->kf_elem, v, flexible,
 			    (const uint8_t *)arr->v + (size_t)i * esz, wb);
@@ -569,32 +581,12 @@ is_default(const struct kfield *f, const void *src)
 	static const uint8_t zero[16];
 	const struct kstr *s = src;
 	const struct karray *a = src;
-	int64_t x;
 	double d;
 
+	if (is_int(f->kf_type))
+		return int_load(f->kf_type, src) ==
+		    (f->kf_type == KT_BOOL ? f->kf_def != 0 : f->kf_def);
 	switch (f->kf_type) {
-	case KT_INT8:
-		x = *(const int8_t *)src;
-		break;
-	case KT_BOOL:
-		return (*(const uint8_t *)src != 0) == (f->kf_def != 0);
-	case KT_INT16:
-		x = *(const int16_t *)src;
-		break;
-	case KT_UINT16:
-		x = *(const uint16_t *)src;
-		break;
-	case KT_INT32:
-	case KT_VARINT:
-		x = *(const int32_t *)src;
-		break;
-	case KT_UVARINT:
-		x = *(const uint32_t *)src;
-		break;
-	case KT_INT64:
-	case KT_VARLONG:
-		x = *(const int64_t *)src;
-		break;
 	case KT_FLOAT64:
 		memcpy(&d, src, sizeof(d));
 		return d == (double)f->kf_def;
@@ -606,10 +598,8 @@ is_default(const struct kfield *f, const void *src)
 		return f->kf_def == -1 ? s->len == -1 : s->len == 0;
 	case KT_ARRAY:
 		return f->kf_def == -1 ? a->n == -1 : a->n == 0;
-	default:
-		return 1;
 	}
-	return x == f->kf_def;
+	return 1;
 }
 
 static void

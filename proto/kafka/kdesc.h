@@ -70,8 +70,8 @@ struct kfield {
 	int16_t			 kf_nullmin;
 	int32_t			 kf_tag;
 	uint32_t		 kf_off;	/* offsetof in the C struct */
-	int64_t			 kf_def;	/* numbers; strings: -1 = null */
-	const struct kdesc	*kf_sub;	/* element of an array of structs */
+	int64_t			 kf_def;	/* strings, arrays: -1 null */
+	const struct kdesc	*kf_sub;	/* an array's struct element */
 };
 
 struct kdesc {
@@ -143,6 +143,11 @@ int		 kdesc_read(const struct kdesc *d, int16_t version,
  */
 int		 kdesc_encode(const struct kdesc *d, int16_t version,
 		    int flexible, const void *in, struct wbuf *wb);
+/*
+ * The C size of a value of type t in row f (t is f's type, or its
+ * element type): what an array's elements are strided by.
+ */
+size_t		 kdesc_csize(const struct kfield *f, int t);
 /* Set every field of out to its default, arrays empty. */
 void		 kdesc_defaults(const struct kdesc *d, void *out);
 

@@ -60,7 +60,7 @@ struct km_leave_member {
 struct km_leave_req {
 	struct kstr	 group_id;
 	struct kstr	 member_id;			/* 0-2 */
-	struct karray	 members;			/* km_leave_member, 3+ */
+	struct karray	 members;		/* km_leave_member, 3+ */
 };
 
 struct km_leave_member_resp {

@@ -22,22 +22,6 @@ static volatile uint8_t fz_sink;
 
 static void walk(const struct kdesc *, const void *);
 
-static size_t
-elem_size(const struct kfield *f)
-{
-	switch (f->kf_elem) {
-	case KT_INT8: case KT_BOOL: return 1;
-	case KT_INT16: case KT_UINT16: return 2;
-	case KT_INT32: case KT_VARINT: case KT_UVARINT: return 4;
-	case KT_INT64: case KT_VARLONG: case KT_FLOAT64: return 8;
-	case KT_UUID: return 16;
-	case KT_STRING: case KT_BYTES: case KT_RECORDS:
-		return sizeof(struct kstr);
-	case KT_STRUCT: return f->kf_sub->kd_size;
-	}
-	abort();
-}
-
 static void
 touch(const struct kstr *s)
 {
@@ -66,7 +50,7 @@ walk_array(const struct kfield *f, const struct karray *a)
 	if (a->n < -1 || (a->n > 0 && a->v == NULL) ||
 	    (size_t)(a->n > 0 ? a->n : 0) > (size_t)(fz_hi - fz_lo))
 		abort();
-	esz = elem_size(f);
+	esz = kdesc_csize(f, f->kf_elem);
 	for (i = 0; i < a->n; i++) {
 		e = (const uint8_t *)a->v + (size_t)i * esz;
 		switch (f->kf_elem) {

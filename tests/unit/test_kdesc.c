@@ -34,46 +34,13 @@
 #define THIS_FILE	"tests/unit/test_kdesc.c"
 #define ARENA_LIMIT	(1u << 20)
 
-static char srcdir[1024];
+static const char *srcdir;
 
 static int
 setup(void)
 {
-	const char *env = getenv("FLUME_SRCDIR"), *file = __FILE__;
-	size_t n = strlen(file), t = strlen(THIS_FILE);
-
-	if (env != NULL && *env != '\0')
-		snprintf(srcdir, sizeof(srcdir), "%s", env);
-	else if (n > t && strcmp(file + n - t, THIS_FILE) == 0)
-		snprintf(srcdir, sizeof(srcdir), "%.*s", (int)(n - t), file);
-	else
-		snprintf(srcdir, sizeof(srcdir), ".");
+	srcdir = test_srcdir(__FILE__, THIS_FILE);
 	return 0;
-}
-
-static uint8_t *
-slurp(const char *path, size_t *len)
-{
-	uint8_t *buf;
-	FILE *f;
-	long sz;
-
-	if ((f = fopen(path, "rb")) == NULL)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) <= 0 ||
-	    sz > (1 << 20) || fseek(f, 0, SEEK_SET) != 0 ||
-	    (buf = malloc((size_t)sz)) == NULL) {
-		fclose(f);
-		return NULL;
-	}
-	if (fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*len = (size_t)sz;
-	return buf;
 }
 
 static void	expect_bytes(const struct kmsg *, int16_t, int, const void *,
@@ -85,10 +52,17 @@ str_is(struct kstr s, const char *c)
 	return c == NULL ? s.len == -1 && s.p == NULL : kstr_eq(s, c);
 }
 
+static int
+bytes_is(struct kstr s, const void *p, size_t len)
+{
+	return s.len >= 0 && (size_t)s.len == len &&
+	    (len == 0 || memcmp(s.p, p, len) == 0);
+}
+
 /*
  * A client's request frame: [i32 size][header][body].  fx_open decodes
- * the header and the body (into out) and checks that encoding them again
- * gives the frame's bytes.
+ * the header, checks its version and correlation id, decodes the body
+ * (into out) and checks that encoding them again gives the frame's bytes.
  */
 struct fx {
 	uint8_t		*buf;
@@ -101,7 +75,8 @@ struct fx {
 };
 
 static int
-fx_open(struct fx *f, const char *file, const struct kmsg *m, void *out)
+fx_open(struct fx *f, const char *file, const struct kmsg *m, void *out,
+    int16_t version, int32_t correlation_id)
 {
 	char path[1200];
 	struct wbuf wb;
@@ -109,7 +84,7 @@ fx_open(struct fx *f, const char *file, const struct kmsg *m, void *out)
 
 	memset(f, 0, sizeof(*f));
 	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", srcdir, file);
-	f->buf = slurp(path, &f->len);
+	f->buf = test_slurp(path, &f->len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f->buf);
 	CU_ASSERT_FATAL(f->len >= 4);
 	CU_ASSERT_EQUAL_FATAL((size_t)((uint32_t)f->buf[0] << 24 |
@@ -118,6 +93,8 @@ fx_open(struct fx *f, const char *file, const struct kmsg *m, void *out)
 	CU_ASSERT_EQUAL_FATAL(kmsg_decode_req_hdr(&f->h, f->buf + 4,
 	    f->len - 4, &f->hlen), 0);
 	CU_ASSERT_EQUAL_FATAL(f->h.api_key, m->km_key);
+	CU_ASSERT_EQUAL_FATAL(f->h.api_version, version);
+	CU_ASSERT_EQUAL(f->h.correlation_id, correlation_id);
 	f->body = f->buf + 4 + f->hlen;
 	f->blen = f->len - 4 - f->hlen;
 	arena_init(&f->a, ARENA_LIMIT);
@@ -177,9 +154,7 @@ test_fixture_metadata(void)
 	static const uint8_t zero[16];
 	struct fx f;
 
-	fx_open(&f, "kafka_codec/03-Metadata-v0.bin", m, &r);
-	CU_ASSERT_EQUAL(f.h.api_version, 0);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 1003);
+	fx_open(&f, "kafka_codec/03-Metadata-v0.bin", m, &r, 0, 1003);
 	CU_ASSERT(str_is(f.h.client_id, "fixture-3"));
 	CU_ASSERT_EQUAL_FATAL(r.topics.n, 2);
 	t = r.topics.v;
@@ -191,28 +166,22 @@ test_fixture_metadata(void)
 	refuse_prefixes(m, 0, 1, f.body, f.blen);
 	fx_close(&f);
 
-	fx_open(&f, "kafka_codec/04-Metadata-v1.bin", m, &r);
-	CU_ASSERT_EQUAL(f.h.api_version, 1);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 1004);
+	fx_open(&f, "kafka_codec/04-Metadata-v1.bin", m, &r, 1, 1004);
 	CU_ASSERT_EQUAL(r.topics.n, -1);		/* null: all topics */
 	CU_ASSERT_PTR_NULL(r.topics.v);
 	fx_close(&f);
 
-	fx_open(&f, "kafka_codec/05-Metadata-v2.bin", m, &r);
-	CU_ASSERT_EQUAL(f.h.api_version, 2);
+	fx_open(&f, "kafka_codec/05-Metadata-v2.bin", m, &r, 2, 1005);
 	CU_ASSERT_EQUAL(r.topics.n, 0);
 	fx_close(&f);
 
-	fx_open(&f, "kafka_codec/06-Metadata-v3.bin", m, &r);
-	CU_ASSERT_EQUAL(f.h.api_version, 3);
+	fx_open(&f, "kafka_codec/06-Metadata-v3.bin", m, &r, 3, 1006);
 	CU_ASSERT_EQUAL_FATAL(r.topics.n, 1);
 	CU_ASSERT(str_is(((struct km_meta_req_topic *)r.topics.v)[0].name,
 	    "a"));
 	fx_close(&f);
 
-	fx_open(&f, "kafka_codec/07-Metadata-v4.bin", m, &r);
-	CU_ASSERT_EQUAL(f.h.api_version, 4);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 1007);
+	fx_open(&f, "kafka_codec/07-Metadata-v4.bin", m, &r, 4, 1007);
 	CU_ASSERT_EQUAL_FATAL(r.topics.n, 2);
 	t = r.topics.v;
 	CU_ASSERT(str_is(t[0].name, "x"));
@@ -222,9 +191,7 @@ test_fixture_metadata(void)
 	fx_close(&f);
 
 	/* kcat -L (librdkafka 2.0.2): no topics, no auto-creation. */
-	fx_open(&f, "kafka_codec/kcat-Metadata-v4.bin", m, &r);
-	CU_ASSERT_EQUAL(f.h.api_version, 4);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 3);
+	fx_open(&f, "kafka_codec/kcat-Metadata-v4.bin", m, &r, 4, 3);
 	CU_ASSERT(str_is(f.h.client_id, "rdkafka"));
 	CU_ASSERT_EQUAL(r.topics.n, 0);
 	CU_ASSERT_EQUAL(r.allow_auto_topic_creation, 0);
@@ -245,9 +212,7 @@ test_fixture_api_versions(void)
 	    "fixture-10" };
 
 	for (i = 0; i < 3; i++) {
-		fx_open(&f, old[i], m, &r);
-		CU_ASSERT_EQUAL(f.h.api_version, i);
-		CU_ASSERT_EQUAL(f.h.correlation_id, 1008 + i);
+		fx_open(&f, old[i], m, &r, i, 1008 + i);
 		CU_ASSERT(str_is(f.h.client_id, names[i]));
 		/* Header v1: no tagged section. */
 		CU_ASSERT_EQUAL(f.hlen, 8 + 2 + strlen(names[i]));
@@ -258,9 +223,7 @@ test_fixture_api_versions(void)
 		fx_close(&f);
 	}
 
-	fx_open(&f, "kafka_codec/kcat-ApiVersions-v0.bin", m, &r);
-	CU_ASSERT_EQUAL(f.h.api_version, 0);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 2);
+	fx_open(&f, "kafka_codec/kcat-ApiVersions-v0.bin", m, &r, 0, 2);
 	CU_ASSERT(str_is(f.h.client_id, "rdkafka"));
 	fx_close(&f);
 
@@ -269,9 +232,7 @@ test_fixture_api_versions(void)
 	 * still an i16 string, then an empty tagged section) and compact
 	 * strings in the body.
 	 */
-	fx_open(&f, "kafka_codec/kcat-ApiVersions-v3.bin", m, &r);
-	CU_ASSERT_EQUAL(f.h.api_version, 3);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 1);
+	fx_open(&f, "kafka_codec/kcat-ApiVersions-v3.bin", m, &r, 3, 1);
 	CU_ASSERT(str_is(f.h.client_id, "rdkafka"));
 	CU_ASSERT_EQUAL(f.hlen, 8 + 2 + 7 + 1);
 	CU_ASSERT(str_is(r.client_software_name, "librdkafka"));
@@ -291,9 +252,7 @@ test_fixture_groups(void)
 	struct fx f;
 
 	fx_open(&f, "kafka_codec/13-FindCoordinator-v0.bin",
-	    &kmsg_find_coordinator, &fc);
-	CU_ASSERT_EQUAL(f.h.api_version, 0);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 1013);
+	    &kmsg_find_coordinator, &fc, 0, 1013);
 	CU_ASSERT(str_is(fc.key, "g1"));
 	CU_ASSERT_EQUAL(fc.key_type, 0);
 	CU_ASSERT_EQUAL(fc.coordinator_keys.n, 0);
@@ -305,9 +264,7 @@ test_fixture_groups(void)
 	 * tests/tools/kdesc_capture.py: v2, key type 0.
 	 */
 	fx_open(&f, "kdesc/kcat-FindCoordinator-v2.bin",
-	    &kmsg_find_coordinator, &fc);
-	CU_ASSERT_EQUAL(f.h.api_version, 2);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 3);
+	    &kmsg_find_coordinator, &fc, 2, 3);
 	CU_ASSERT(str_is(f.h.client_id, "rdkafka"));
 	CU_ASSERT(str_is(fc.key, "grp"));
 	CU_ASSERT_EQUAL(fc.key_type, 0);
@@ -315,9 +272,8 @@ test_fixture_groups(void)
 	refuse_prefixes(&kmsg_find_coordinator, 2, 1, f.body, f.blen);
 	fx_close(&f);
 
-	fx_open(&f, "kafka_codec/19-Heartbeat-v0.bin", &kmsg_heartbeat, &hb);
-	CU_ASSERT_EQUAL(f.h.api_version, 0);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 1019);
+	fx_open(&f, "kafka_codec/19-Heartbeat-v0.bin", &kmsg_heartbeat, &hb, 0,
+	    1019);
 	CU_ASSERT(str_is(hb.group_id, "g1"));
 	CU_ASSERT_EQUAL(hb.generation_id, 5);
 	CU_ASSERT(str_is(hb.member_id, "m-1"));
@@ -325,17 +281,15 @@ test_fixture_groups(void)
 	refuse_prefixes(&kmsg_heartbeat, 0, 1, f.body, f.blen);
 	fx_close(&f);
 
-	fx_open(&f, "kafka_codec/20-Heartbeat-v1.bin", &kmsg_heartbeat, &hb);
-	CU_ASSERT_EQUAL(f.h.api_version, 1);
+	fx_open(&f, "kafka_codec/20-Heartbeat-v1.bin", &kmsg_heartbeat, &hb, 1,
+	    1020);
 	CU_ASSERT(str_is(hb.group_id, "g1"));
 	CU_ASSERT_EQUAL(hb.generation_id, 6);
 	CU_ASSERT(str_is(hb.member_id, "m-2"));
 	fx_close(&f);
 
 	fx_open(&f, "kafka_codec/21-LeaveGroup-v0.bin", &kmsg_leave_group,
-	    &lv);
-	CU_ASSERT_EQUAL(f.h.api_version, 0);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 1021);
+	    &lv, 0, 1021);
 	CU_ASSERT(str_is(lv.group_id, "g1"));
 	CU_ASSERT(str_is(lv.member_id, "m-1"));
 	CU_ASSERT_EQUAL(lv.members.n, 0);
@@ -343,31 +297,25 @@ test_fixture_groups(void)
 	fx_close(&f);
 
 	fx_open(&f, "kafka_codec/22-LeaveGroup-v1.bin", &kmsg_leave_group,
-	    &lv);
-	CU_ASSERT_EQUAL(f.h.api_version, 1);
+	    &lv, 1, 1022);
 	CU_ASSERT(str_is(lv.group_id, "g2"));
 	CU_ASSERT(str_is(lv.member_id, "m-2"));
 	fx_close(&f);
 
 	fx_open(&f, "kafka_codec/33-ListGroups-v0.bin", &kmsg_list_groups,
-	    &lg);
-	CU_ASSERT_EQUAL(f.h.api_version, 0);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 1033);
+	    &lg, 0, 1033);
 	CU_ASSERT_EQUAL(f.blen, 0);
 	CU_ASSERT_EQUAL(lg.states_filter.n, 0);
 	CU_ASSERT_EQUAL(lg.types_filter.n, 0);
 	fx_close(&f);
 
 	fx_open(&f, "kafka_codec/34-ListGroups-v1.bin", &kmsg_list_groups,
-	    &lg);
-	CU_ASSERT_EQUAL(f.h.api_version, 1);
+	    &lg, 1, 1034);
 	CU_ASSERT_EQUAL(f.blen, 0);
 	fx_close(&f);
 
 	fx_open(&f, "kafka_codec/35-DescribeGroups-v0.bin",
-	    &kmsg_describe_groups, &dg);
-	CU_ASSERT_EQUAL(f.h.api_version, 0);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 1035);
+	    &kmsg_describe_groups, &dg, 0, 1035);
 	CU_ASSERT_EQUAL_FATAL(dg.groups.n, 2);
 	CU_ASSERT(str_is(((struct kstr *)dg.groups.v)[0], "g1"));
 	CU_ASSERT(str_is(((struct kstr *)dg.groups.v)[1], "g2"));
@@ -376,8 +324,7 @@ test_fixture_groups(void)
 	fx_close(&f);
 
 	fx_open(&f, "kafka_codec/36-DescribeGroups-v1.bin",
-	    &kmsg_describe_groups, &dg);
-	CU_ASSERT_EQUAL(f.h.api_version, 1);
+	    &kmsg_describe_groups, &dg, 1, 1036);
 	CU_ASSERT_EQUAL(dg.groups.n, 0);
 	fx_close(&f);
 }
@@ -391,9 +338,8 @@ test_fixture_join_sync(void)
 	struct km_sync_req sy;
 	struct fx f;
 
-	fx_open(&f, "kafka_codec/14-JoinGroup-v0.bin", &kmsg_join_group, &j);
-	CU_ASSERT_EQUAL(f.h.api_version, 0);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 1014);
+	fx_open(&f, "kafka_codec/14-JoinGroup-v0.bin", &kmsg_join_group, &j, 0,
+	    1014);
 	CU_ASSERT(str_is(j.group_id, "g1"));
 	CU_ASSERT_EQUAL(j.session_timeout_ms, 10000);
 	CU_ASSERT_EQUAL(j.rebalance_timeout_ms, -1);	/* default */
@@ -411,8 +357,8 @@ test_fixture_join_sync(void)
 	refuse_prefixes(&kmsg_join_group, 0, 1, f.body, f.blen);
 	fx_close(&f);
 
-	fx_open(&f, "kafka_codec/15-JoinGroup-v1.bin", &kmsg_join_group, &j);
-	CU_ASSERT_EQUAL(f.h.api_version, 1);
+	fx_open(&f, "kafka_codec/15-JoinGroup-v1.bin", &kmsg_join_group, &j, 1,
+	    1015);
 	CU_ASSERT(str_is(j.group_id, "g1"));
 	CU_ASSERT_EQUAL(j.session_timeout_ms, 10000);
 	CU_ASSERT_EQUAL(j.rebalance_timeout_ms, 30000);
@@ -420,8 +366,8 @@ test_fixture_join_sync(void)
 	CU_ASSERT_EQUAL(j.protocols.n, 2);
 	fx_close(&f);
 
-	fx_open(&f, "kafka_codec/16-JoinGroup-v2.bin", &kmsg_join_group, &j);
-	CU_ASSERT_EQUAL(f.h.api_version, 2);
+	fx_open(&f, "kafka_codec/16-JoinGroup-v2.bin", &kmsg_join_group, &j, 2,
+	    1016);
 	CU_ASSERT(str_is(j.group_id, "g2"));
 	CU_ASSERT_EQUAL(j.session_timeout_ms, 6000);
 	CU_ASSERT_EQUAL(j.rebalance_timeout_ms, 45000);
@@ -433,9 +379,8 @@ test_fixture_join_sync(void)
 	    (uint8_t)jp[0].metadata.p[0] == 0xff);
 	fx_close(&f);
 
-	fx_open(&f, "kafka_codec/17-SyncGroup-v0.bin", &kmsg_sync_group, &sy);
-	CU_ASSERT_EQUAL(f.h.api_version, 0);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 1017);
+	fx_open(&f, "kafka_codec/17-SyncGroup-v0.bin", &kmsg_sync_group, &sy, 0,
+	    1017);
 	CU_ASSERT(str_is(sy.group_id, "g1"));
 	CU_ASSERT_EQUAL(sy.generation_id, 3);
 	CU_ASSERT(str_is(sy.member_id, "m-1"));
@@ -448,8 +393,8 @@ test_fixture_join_sync(void)
 	refuse_prefixes(&kmsg_sync_group, 0, 1, f.body, f.blen);
 	fx_close(&f);
 
-	fx_open(&f, "kafka_codec/18-SyncGroup-v1.bin", &kmsg_sync_group, &sy);
-	CU_ASSERT_EQUAL(f.h.api_version, 1);
+	fx_open(&f, "kafka_codec/18-SyncGroup-v1.bin", &kmsg_sync_group, &sy, 1,
+	    1018);
 	CU_ASSERT(str_is(sy.group_id, "g1"));
 	CU_ASSERT_EQUAL(sy.generation_id, 4);
 	CU_ASSERT(str_is(sy.member_id, "m-2"));
@@ -468,9 +413,7 @@ test_fixture_offsets(void)
 	struct fx f;
 
 	fx_open(&f, "kafka_codec/23-OffsetCommit-v0.bin", &kmsg_offset_commit,
-	    &c);
-	CU_ASSERT_EQUAL(f.h.api_version, 0);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 1023);
+	    &c, 0, 1023);
 	CU_ASSERT(str_is(c.group_id, "g1"));
 	CU_ASSERT_EQUAL(c.generation_id, -1);		/* defaults */
 	CU_ASSERT(str_is(c.member_id, ""));
@@ -492,8 +435,7 @@ test_fixture_offsets(void)
 	fx_close(&f);
 
 	fx_open(&f, "kafka_codec/24-OffsetCommit-v1.bin", &kmsg_offset_commit,
-	    &c);
-	CU_ASSERT_EQUAL(f.h.api_version, 1);
+	    &c, 1, 1024);
 	CU_ASSERT(str_is(c.group_id, "g1"));
 	CU_ASSERT_EQUAL(c.generation_id, 4);
 	CU_ASSERT(str_is(c.member_id, "m-1"));
@@ -508,8 +450,7 @@ test_fixture_offsets(void)
 	fx_close(&f);
 
 	fx_open(&f, "kafka_codec/25-OffsetCommit-v2.bin", &kmsg_offset_commit,
-	    &c);
-	CU_ASSERT_EQUAL(f.h.api_version, 2);
+	    &c, 2, 1025);
 	CU_ASSERT_EQUAL(c.generation_id, 5);
 	CU_ASSERT_EQUAL(c.retention_time_ms, 86400000);
 	CU_ASSERT_EQUAL_FATAL(c.topics.n, 2);
@@ -525,9 +466,7 @@ test_fixture_offsets(void)
 	fx_close(&f);
 
 	fx_open(&f, "kafka_codec/26-OffsetFetch-v0.bin", &kmsg_offset_fetch,
-	    &o);
-	CU_ASSERT_EQUAL(f.h.api_version, 0);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 1026);
+	    &o, 0, 1026);
 	CU_ASSERT(str_is(o.group_id, "g1"));
 	CU_ASSERT_EQUAL_FATAL(o.topics.n, 2);
 	ot = o.topics.v;
@@ -542,8 +481,7 @@ test_fixture_offsets(void)
 	fx_close(&f);
 
 	fx_open(&f, "kafka_codec/27-OffsetFetch-v1.bin", &kmsg_offset_fetch,
-	    &o);
-	CU_ASSERT_EQUAL(f.h.api_version, 1);
+	    &o, 1, 1027);
 	CU_ASSERT(str_is(o.group_id, "g2"));
 	CU_ASSERT_EQUAL_FATAL(o.topics.n, 1);
 	ot = o.topics.v;
@@ -577,9 +515,7 @@ test_fixture_librdkafka_group(void)
 	struct km_leave_req lv;
 	struct fx f;
 
-	fx_open(&f, "kdesc/kcat-JoinGroup-v5.bin", &kmsg_join_group, &j);
-	CU_ASSERT_EQUAL(f.h.api_version, 5);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 2);
+	fx_open(&f, "kdesc/kcat-JoinGroup-v5.bin", &kmsg_join_group, &j, 5, 2);
 	CU_ASSERT(str_is(f.h.client_id, "rdkafka"));
 	CU_ASSERT(str_is(j.group_id, "grp"));
 	CU_ASSERT_EQUAL(j.session_timeout_ms, 45000);
@@ -590,17 +526,13 @@ test_fixture_librdkafka_group(void)
 	CU_ASSERT_EQUAL_FATAL(j.protocols.n, 2);
 	jp = j.protocols.v;
 	CU_ASSERT(str_is(jp[0].name, "range"));
-	CU_ASSERT(jp[0].metadata.len == 17 &&
-	    memcmp(jp[0].metadata.p, sub, 17) == 0);
+	CU_ASSERT(bytes_is(jp[0].metadata, sub, 17));
 	CU_ASSERT(str_is(jp[1].name, "roundrobin"));
-	CU_ASSERT(jp[1].metadata.len == 17 &&
-	    memcmp(jp[1].metadata.p, sub, 17) == 0);
+	CU_ASSERT(bytes_is(jp[1].metadata, sub, 17));
 	refuse_prefixes(&kmsg_join_group, 5, 1, f.body, f.blen);
 	fx_close(&f);
 
-	fx_open(&f, "kdesc/kcat-SyncGroup-v3.bin", &kmsg_sync_group, &sy);
-	CU_ASSERT_EQUAL(f.h.api_version, 3);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 4);
+	fx_open(&f, "kdesc/kcat-SyncGroup-v3.bin", &kmsg_sync_group, &sy, 3, 4);
 	CU_ASSERT(str_is(sy.group_id, "grp"));
 	CU_ASSERT_EQUAL(sy.generation_id, 1);
 	CU_ASSERT(str_is(sy.member_id, "m1"));
@@ -608,14 +540,11 @@ test_fixture_librdkafka_group(void)
 	CU_ASSERT_EQUAL_FATAL(sy.assignments.n, 1);
 	sa = sy.assignments.v;
 	CU_ASSERT(str_is(sa[0].member_id, "m1"));
-	CU_ASSERT(sa[0].assignment.len == 21 &&
-	    memcmp(sa[0].assignment.p, asg, 21) == 0);
+	CU_ASSERT(bytes_is(sa[0].assignment, asg, 21));
 	refuse_prefixes(&kmsg_sync_group, 3, 1, f.body, f.blen);
 	fx_close(&f);
 
-	fx_open(&f, "kdesc/kcat-Heartbeat-v3.bin", &kmsg_heartbeat, &hb);
-	CU_ASSERT_EQUAL(f.h.api_version, 3);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 5);
+	fx_open(&f, "kdesc/kcat-Heartbeat-v3.bin", &kmsg_heartbeat, &hb, 3, 5);
 	CU_ASSERT(str_is(hb.group_id, "grp"));
 	CU_ASSERT_EQUAL(hb.generation_id, 1);
 	CU_ASSERT(str_is(hb.member_id, "m1"));
@@ -623,9 +552,8 @@ test_fixture_librdkafka_group(void)
 	CU_ASSERT_EQUAL(f.blen, 5 + 4 + 4 + 2);
 	fx_close(&f);
 
-	fx_open(&f, "kdesc/kcat-OffsetFetch-v7.bin", &kmsg_offset_fetch, &o);
-	CU_ASSERT_EQUAL(f.h.api_version, 7);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 6);
+	fx_open(&f, "kdesc/kcat-OffsetFetch-v7.bin", &kmsg_offset_fetch, &o, 7,
+	    6);
 	CU_ASSERT(str_is(f.h.client_id, "rdkafka"));
 	CU_ASSERT_EQUAL(f.hlen, 8 + 2 + 7 + 1);		/* header v2 */
 	CU_ASSERT(str_is(o.group_id, "grp"));
@@ -640,9 +568,8 @@ test_fixture_librdkafka_group(void)
 	refuse_prefixes(&kmsg_offset_fetch, 7, 1, f.body, f.blen);
 	fx_close(&f);
 
-	fx_open(&f, "kdesc/kcat-LeaveGroup-v1.bin", &kmsg_leave_group, &lv);
-	CU_ASSERT_EQUAL(f.h.api_version, 1);
-	CU_ASSERT_EQUAL(f.h.correlation_id, 10);
+	fx_open(&f, "kdesc/kcat-LeaveGroup-v1.bin", &kmsg_leave_group, &lv, 1,
+	    10);
 	CU_ASSERT(str_is(lv.group_id, "grp"));
 	CU_ASSERT(str_is(lv.member_id, "m1"));
 	CU_ASSERT_EQUAL(lv.members.n, 0);
@@ -739,6 +666,7 @@ test_flexible_api_versions_resp(void)
 	const struct kmsg *m = &kmsg_api_versions;
 	struct km_apiver_key keys[2] = { { 3, 0, 13 }, { 18, 0, 4 } };
 	struct km_finalized fin = { { "metadata.version", 16 }, 7, 1 };
+	struct km_finalized ff;
 	struct km_apiver_resp r, d;
 	struct arena a;
 	static const uint8_t v3[] = {
@@ -780,10 +708,10 @@ test_flexible_api_versions_resp(void)
 	CU_ASSERT_EQUAL(d.finalized_features_epoch, 5);
 	CU_ASSERT_EQUAL(d.supported_features.n, 0);
 	CU_ASSERT_EQUAL_FATAL(d.finalized_features.n, 1);
-	CU_ASSERT(str_is(((struct km_finalized *)d.finalized_features.v)[0].name,
-	    "metadata.version"));
-	CU_ASSERT_EQUAL(((struct km_finalized *)
-	    d.finalized_features.v)[0].max_version_level, 7);
+	ff = ((struct km_finalized *)d.finalized_features.v)[0];
+	CU_ASSERT(str_is(ff.name, "metadata.version"));
+	CU_ASSERT_EQUAL(ff.max_version_level, 7);
+	CU_ASSERT_EQUAL(ff.min_version_level, 1);
 	CU_ASSERT_EQUAL(d.zk_migration_ready, 0);
 	refuse_prefixes(m, 3, 0, v3, sizeof(v3));
 	arena_free(&a);
@@ -968,12 +896,12 @@ test_find_coordinator_batched(void)
 	CU_ASSERT_EQUAL_FATAL(kmsg_decode_resp(m, 6, &dr, resp6,
 	    sizeof(resp6), &a), 0);
 	CU_ASSERT_EQUAL_FATAL(dr.coordinators.n, 2);
-	CU_ASSERT_EQUAL(((struct km_coordinator *)dr.coordinators.v)[1].error_code,
-	    15);
-	CU_ASSERT(str_is(((struct km_coordinator *)
-	    dr.coordinators.v)[1].error_message, "no"));
-	CU_ASSERT(str_is(((struct km_coordinator *)
-	    dr.coordinators.v)[0].error_message, NULL));
+	CU_ASSERT_EQUAL(((struct km_coordinator *)dr.coordinators.v)[1].
+	    error_code, 15);
+	CU_ASSERT(str_is(((struct km_coordinator *)dr.coordinators.v)[1].
+	    error_message, "no"));
+	CU_ASSERT(str_is(((struct km_coordinator *)dr.coordinators.v)[0].
+	    error_message, NULL));
 	CU_ASSERT_EQUAL(dr.node_id, 0);		/* absent from v4 */
 	refuse_prefixes(m, 6, 0, resp6, sizeof(resp6));
 	arena_free(&a);
@@ -982,9 +910,23 @@ test_find_coordinator_batched(void)
 static void
 test_headers(void)
 {
+	/* (key, version): request and response header versions. */
+	static const struct {
+		int16_t key, v;
+		int req, resp;
+	} hv[] = {
+		{ KAPI_METADATA, 8, 1, 0 },
+		{ KAPI_METADATA, 9, 2, 1 },
+		{ KAPI_HEARTBEAT, 3, 1, 0 },
+		{ KAPI_HEARTBEAT, 4, 2, 1 },
+		{ KAPI_API_VERSIONS, 2, 1, 0 },
+		{ KAPI_API_VERSIONS, 3, 2, 0 },		/* always v0 */
+		{ KAPI_API_VERSIONS, 4, 2, 0 },
+		{ KAPI_PRODUCE, 9, 1, 0 },		/* not described */
+	};
 	struct kreq_hdr h;
 	struct wbuf wb;
-	size_t hlen;
+	size_t hlen, i;
 	static const uint8_t v2[] = {
 		0x00, 0x03, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x07,
 		0xff, 0xff,			/* client id null */
@@ -992,15 +934,12 @@ test_headers(void)
 		0xaa,				/* the body */
 	};
 
-	CU_ASSERT_EQUAL(kmsg_req_hdr_version(KAPI_METADATA, 8), 1);
-	CU_ASSERT_EQUAL(kmsg_req_hdr_version(KAPI_METADATA, 9), 2);
-	CU_ASSERT_EQUAL(kmsg_req_hdr_version(KAPI_API_VERSIONS, 3), 2);
-	CU_ASSERT_EQUAL(kmsg_req_hdr_version(KAPI_PRODUCE, 9), 1);
-	CU_ASSERT_EQUAL(kmsg_resp_hdr_version(KAPI_METADATA, 8), 0);
-	CU_ASSERT_EQUAL(kmsg_resp_hdr_version(KAPI_METADATA, 9), 1);
-	CU_ASSERT_EQUAL(kmsg_resp_hdr_version(KAPI_HEARTBEAT, 4), 1);
-	CU_ASSERT_EQUAL(kmsg_resp_hdr_version(KAPI_API_VERSIONS, 3), 0);
-	CU_ASSERT_EQUAL(kmsg_resp_hdr_version(KAPI_API_VERSIONS, 4), 0);
+	for (i = 0; i < sizeof(hv) / sizeof(hv[0]); i++) {
+		CU_ASSERT_EQUAL(kmsg_req_hdr_version(hv[i].key, hv[i].v),
+		    hv[i].req);
+		CU_ASSERT_EQUAL(kmsg_resp_hdr_version(hv[i].key, hv[i].v),
+		    hv[i].resp);
+	}
 
 	/* Header v2 with unknown tagged fields: skipped. */
 	CU_ASSERT_EQUAL_FATAL(kmsg_decode_req_hdr(&h, v2, sizeof(v2), &hlen),
@@ -1067,17 +1006,7 @@ test_versions_table(void)
 static size_t
 member_size(const struct kfield *f)
 {
-	switch (f->kf_type) {
-	case KT_INT8: case KT_BOOL: return 1;
-	case KT_INT16: case KT_UINT16: return 2;
-	case KT_INT32: case KT_VARINT: case KT_UVARINT: return 4;
-	case KT_INT64: case KT_VARLONG: case KT_FLOAT64: return 8;
-	case KT_UUID: return 16;
-	case KT_STRING: case KT_BYTES: case KT_RECORDS:
-		return sizeof(struct kstr);
-	case KT_ARRAY: return sizeof(struct karray);
-	}
-	return 0;
+	return kdesc_csize(f, f->kf_type);
 }
 
 static void
@@ -1112,7 +1041,8 @@ test_descriptions(void)
 	size_t i;
 
 	for (i = 0; i < kmsg_count; i++) {
-		CU_ASSERT(i == 0 || kmsg_all[i]->km_key > kmsg_all[i - 1]->km_key);
+		CU_ASSERT(i == 0 ||
+		    kmsg_all[i]->km_key > kmsg_all[i - 1]->km_key);
 		CU_ASSERT(kmsg_all[i]->km_vmin <= kmsg_all[i]->km_vmax);
 		check_desc(kmsg_all[i]->km_req);
 		check_desc(kmsg_all[i]->km_resp);
@@ -1131,12 +1061,7 @@ static int fill_seed;
 static size_t
 elem_size(const struct kfield *f, int t)
 {
-	struct kfield g = *f;
-
-	if (t == KT_STRUCT)
-		return f->kf_sub->kd_size;
-	g.kf_type = (uint8_t)t;
-	return member_size(&g);
+	return kdesc_csize(f, t);
 }
 
 static void fill_struct(const struct kdesc *, int16_t, void *,
@@ -1452,7 +1377,7 @@ test_kafka_python_reads_responses(void)
 	static const struct {
 		const struct kmsg *m;
 		const char	*api;		/* kafka_codec_fixture.py's */
-		int16_t		 vmax;		/* kafka-python 2.0.2's, right */
+		int16_t		 vmax;	/* kafka-python 2.0.2's, right */
 	} py[] = {
 		{ &kmsg_metadata, "Metadata", 5 },
 		{ &kmsg_offset_commit, "OffsetCommit", 3 },
@@ -1541,8 +1466,8 @@ test_kafka_python_reads_responses(void)
 	while (fgets(line, sizeof(line), out) != NULL) {
 		wlen = strcspn(got, "\n");
 		if (strlen(line) != wlen + 1 || strncmp(line, got, wlen) != 0) {
-			fprintf(stderr, "kafka-python read %.*s\n        as   %s",
-			    (int)wlen, got, line);
+			fprintf(stderr, "kafka-python read %.*s\n"
+			    "        as   %s", (int)wlen, got, line);
 			CU_FAIL("kafka-python reads other values");
 		}
 		got += wlen + (got[wlen] == '\n');
@@ -1761,7 +1686,8 @@ TEST_SUITE("kdesc", setup, NULL,
 	    test_find_coordinator_batched },
 	{ "round trip: every description at every version",
 	    test_round_trip_all },
-	{ "kafka-python reads the responses", test_kafka_python_reads_responses },
+	{ "kafka-python reads the responses",
+	    test_kafka_python_reads_responses },
 	{ "versions out of range", test_out_of_range },
 	{ "malformed input", test_malformed },
 	{ "encode refusals", test_encode_refusals });
