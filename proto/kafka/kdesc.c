@@ -443,12 +443,17 @@ read_struct(const struct kdesc *d, int16_t v, int flexible, void *out,
 	const struct kfield *f;
 	size_t i;
 
-	kdesc_defaults(d, out);
+	/*
+	 * Fields the body has are read, the others (and tagged ones, which
+	 * the section at the end may set) take their defaults: every
+	 * member is written once, the hot path's arrays of partitions
+	 * pay no memset.
+	 */
 	for (i = 0; i < d->kd_nfields; i++) {
 		f = &d->kd_fields[i];
 		if (!in_version(f, v) || (f->kf_flags & KF_TAGGED))
-			continue;
-		if (read_one(f, f->kf_type, v, flexible,
+			set_default(f, (uint8_t *)out + f->kf_off);
+		else if (read_one(f, f->kf_type, v, flexible,
 		    (uint8_t *)out + f->kf_off, rb, a) == -1)
 			return -1;
 	}

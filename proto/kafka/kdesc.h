@@ -126,8 +126,9 @@ int		 kmsg_flexible(const struct kmsg *m, int16_t version);
 
 /*
  * Decode a body of description d at version (flexible or not) into out
- * (d->kd_size bytes, overwritten), arrays from a: 0, or -1 when the body
- * is malformed or not consumed exactly.  out's strings point into p.
+ * (d->kd_size bytes, every member written), arrays from a: 0, or -1
+ * when the body is malformed or not consumed exactly (out is then
+ * partly written: not to be used).  out's strings point into p.
  */
 int		 kdesc_decode(const struct kdesc *d, int16_t version,
 		    int flexible, void *out, const uint8_t *p, size_t len,
