@@ -229,6 +229,9 @@ set_default(const struct kfield *f, void *dst)
 		a->n = f->kf_def == -1 ? -1 : 0;
 		a->v = NULL;
 		break;
+	case KT_STRUCT:
+		kdesc_defaults(f->kf_sub, dst);
+		break;
 	}
 }
 
@@ -586,6 +589,8 @@ is_default(const struct kfield *f, const void *src)
 	static const uint8_t zero[16];
 	const struct kstr *s = src;
 	const struct karray *a = src;
+	const struct kfield *g;
+	size_t i;
 	double d;
 
 	if (is_int(f->kf_type))
@@ -603,6 +608,13 @@ is_default(const struct kfield *f, const void *src)
 		return f->kf_def == -1 ? s->len == -1 : s->len == 0;
 	case KT_ARRAY:
 		return f->kf_def == -1 ? a->n == -1 : a->n == 0;
+	case KT_STRUCT:
+		for (i = 0; i < f->kf_sub->kd_nfields; i++) {
+			g = &f->kf_sub->kd_fields[i];
+			if (!is_default(g, (const uint8_t *)src + g->kf_off))
+				return 0;
+		}
+		return 1;
 	}
 	return 1;
 }

@@ -17,7 +17,8 @@
  *   KT_VARINT int32_t, KT_UVARINT uint32_t, KT_INT64 and KT_VARLONG
  *   int64_t, KT_FLOAT64 double, KT_BOOL uint8_t (0 or 1), KT_UUID
  *   uint8_t[16], KT_STRING, KT_BYTES and KT_RECORDS struct kstr (len -1 is
- *   null), KT_ARRAY struct karray (n -1 is null).
+ *   null), KT_ARRAY struct karray (n -1 is null), KT_STRUCT the C struct
+ *   of kf_sub, embedded.
  *
  * Decoding is zero copy: strings and bytes point into the caller's
  * buffer, arrays come from the caller's arena (proto/wire.h), and nothing
@@ -49,7 +50,7 @@ enum ktype {
 	KT_BYTES,
 	KT_RECORDS,	/* bytes holding record batches (COMPACT_RECORDS) */
 	KT_ARRAY,
-	KT_STRUCT	/* only as an array's element type */
+	KT_STRUCT	/* a nested struct (kf_sub), or an array's element */
 };
 
 #define KV_MAX		INT16_MAX	/* "N+" in Kafka's JSON */
@@ -106,6 +107,9 @@ struct kmsg {
 #define KFS(sub, st, m, lo, hi, ...)					\
 	KF(KT_ARRAY, st, m, lo, hi, .kf_elem = KT_STRUCT,		\
 	    .kf_sub = &(sub), __VA_ARGS__)
+/* A nested struct (not an array of them). */
+#define KFT(sub, st, m, lo, hi, ...)					\
+	KF(KT_STRUCT, st, m, lo, hi, .kf_sub = &(sub), __VA_ARGS__)
 #define KNULL(v)	.kf_flags = KF_NULL, .kf_nullmin = (v)
 #define KTAG(n)		.kf_flags = KF_TAGGED, .kf_tag = (n)
 #define KDESC(name, st, rows)						\

@@ -13,9 +13,11 @@
 #include "proto/kafka/kmsg_join.h"
 #include "proto/kafka/kmsg_meta.h"
 #include "proto/kafka/kmsg_offset.h"
+#include "proto/kafka/kmsg_produce.h"
 #include "proto/wire.h"
 
 const struct kmsg *const kmsg_all[] = {
+	&kmsg_produce,
 	&kmsg_metadata,
 	&kmsg_offset_commit,
 	&kmsg_offset_fetch,

@@ -83,6 +83,9 @@ walk(const struct kdesc *d, const void *in)
 		case KT_ARRAY:
 			walk_array(f, (const struct karray *)p);
 			break;
+		case KT_STRUCT:
+			walk(f->kf_sub, p);
+			break;
 		default:
 			fz_sink ^= p[0];
 		}

@@ -28,6 +28,7 @@
 #include "proto/kafka/kmsg_join.h"
 #include "proto/kafka/kmsg_meta.h"
 #include "proto/kafka/kmsg_offset.h"
+#include "proto/kafka/kmsg_produce.h"
 #include "proto/wire.h"
 #include "tests/harness.h"
 
@@ -576,6 +577,201 @@ test_fixture_librdkafka_group(void)
 	fx_close(&f);
 }
 
+/*
+ * Produce v0-7 from kafka-python (its RecordBatch fixture as the records)
+ * and v3 and v7 from librdkafka 2.0.2.
+ */
+static void
+test_fixture_produce(void)
+{
+	static const struct {
+		const char	*file;
+		int16_t		 v;
+		const char	*txn;		/* NULL: null */
+		int16_t		 acks;
+		int32_t		 timeout;
+		const char	*topic;		/* the first */
+		int32_t		 ntopics, nparts, part;
+		int		 records;	/* 1 batch, 0 empty, -1 null */
+	} want[] = {
+		{ "kafka_codec/00-Produce-v3.bin", 3, NULL, -1, 1500, "t1",
+		    2, 2, 0, 1 },
+		{ "kafka_codec/37-Produce-v0.bin", 0, NULL, 1, 1000, "t1",
+		    1, 1, 0, 1 },
+		{ "kafka_codec/38-Produce-v1.bin", 1, NULL, 0, 2000, "a",
+		    1, 1, 1, 0 },
+		{ "kafka_codec/39-Produce-v2.bin", 2, NULL, -1, 3000, NULL,
+		    0, 0, 0, 0 },
+		{ "kafka_codec/40-Produce-v4.bin", 4, NULL, 1, 4000, "t1",
+		    1, 1, 0, 1 },
+		{ "kafka_codec/41-Produce-v5.bin", 5, "txn", -1, 5000, "b",
+		    1, 1, 2, -1 },
+		{ "kafka_codec/42-Produce-v6.bin", 6, NULL, -1, 6000, "t1",
+		    1, 2, 0, 1 },
+		{ "kafka_codec/43-Produce-v7.bin", 7, NULL, -1, 7000, "t1",
+		    1, 1, 0, 1 },
+	};
+	const struct km_produce_topic *t;
+	const struct km_produce_part *pp;
+	struct km_produce_req r;
+	char path[1200];
+	uint8_t *batch;
+	size_t blen, i;
+	struct fx f;
+	int corr;
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/kafka_python_batch.bin",
+	    srcdir);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(batch = test_slurp(path, &blen));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		corr = 1000 + atoi(strchr(want[i].file, '/') + 1);
+		fx_open(&f, want[i].file, &kmsg_produce, &r, want[i].v, corr);
+		CU_ASSERT(str_is(r.transactional_id, want[i].txn));
+		CU_ASSERT_EQUAL(r.acks, want[i].acks);
+		CU_ASSERT_EQUAL(r.timeout_ms, want[i].timeout);
+		CU_ASSERT_EQUAL_FATAL(r.topic_data.n, want[i].ntopics);
+		if (want[i].ntopics > 0) {
+			t = r.topic_data.v;
+			CU_ASSERT(str_is(t[0].name, want[i].topic));
+			CU_ASSERT_EQUAL_FATAL(t[0].partition_data.n,
+			    want[i].nparts);
+			pp = t[0].partition_data.v;
+			CU_ASSERT_EQUAL(pp[0].index, want[i].part);
+			CU_ASSERT(want[i].records == 1 ?
+			    bytes_is(pp[0].records, batch, blen) :
+			    want[i].records == 0 ?
+			    bytes_is(pp[0].records, "", 0) :
+			    str_is(pp[0].records, NULL));
+		}
+		refuse_prefixes(&kmsg_produce, want[i].v, 1, f.body, f.blen);
+		fx_close(&f);
+	}
+
+	/* v3's second partition is null, its second topic an empty batch. */
+	fx_open(&f, "kafka_codec/00-Produce-v3.bin", &kmsg_produce, &r, 3,
+	    1000);
+	t = r.topic_data.v;
+	pp = t[0].partition_data.v;
+	CU_ASSERT_EQUAL(pp[1].index, 3);
+	CU_ASSERT(str_is(pp[1].records, NULL));
+	CU_ASSERT(str_is(t[1].name, "orders"));
+	CU_ASSERT_EQUAL_FATAL(t[1].partition_data.n, 1);
+	pp = t[1].partition_data.v;
+	CU_ASSERT_EQUAL(pp[0].index, 2);
+	CU_ASSERT(bytes_is(pp[0].records, "", 0));
+	fx_close(&f);
+	free(batch);
+
+	/*
+	 * librdkafka, captured live (test_kafka_codec.c reads the batches):
+	 * acks all, 30 s, one partition of t1.
+	 */
+	for (i = 0; i < 2; i++) {
+		fx_open(&f, i == 0 ? "kafka_codec/librdkafka-Produce-v3.bin" :
+		    "kafka_codec/librdkafka-Produce-v7.bin", &kmsg_produce, &r,
+		    i == 0 ? 3 : 7, 4);
+		CU_ASSERT(str_is(f.h.client_id, "rdkafka"));
+		CU_ASSERT(str_is(r.transactional_id, NULL));
+		CU_ASSERT_EQUAL(r.acks, -1);
+		CU_ASSERT_EQUAL(r.timeout_ms, 30000);
+		CU_ASSERT_EQUAL_FATAL(r.topic_data.n, 1);
+		t = r.topic_data.v;
+		CU_ASSERT(str_is(t[0].name, "t1"));
+		CU_ASSERT_EQUAL_FATAL(t[0].partition_data.n, 1);
+		pp = t[0].partition_data.v;
+		CU_ASSERT_EQUAL(pp[0].index, i == 0 ? 1 : 0);
+		CU_ASSERT_EQUAL(pp[0].records.len, i == 0 ? 12 + 67 : 111);
+		/* The records are the frame's last bytes, in place. */
+		CU_ASSERT(pp[0].records.p + pp[0].records.len ==
+		    (const char *)f.buf + f.len);
+		fx_close(&f);
+	}
+}
+
+/*
+ * Produce v10's response: a tagged struct in each partition (the
+ * current leader, written only when not -1/-1) and tagged broker
+ * endpoints at the top (KIP-951).
+ */
+static void
+test_produce_tagged_leader(void)
+{
+	const struct kmsg *m = &kmsg_produce;
+	struct km_produce_part_resp pr;
+	struct km_produce_topic_resp tr;
+	struct km_node_endpoint ne = { 2, { "h", 1 }, 9092, { NULL, -1 } };
+	struct km_produce_resp r, d;
+	const struct km_produce_part_resp *dp;
+	struct arena a;
+	struct wbuf wb;
+	static const uint8_t v10[] = {
+		0x02, 0x02, 't', 0x02,
+		0x00, 0x00, 0x00, 0x00,			/* partition 0 */
+		0x00, 0x06,				/* NOT_LEADER */
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0x01,					/* no record errors */
+		0x00,					/* message null */
+		0x01, 0x00, 0x09,			/* tag 0, 9 bytes */
+		0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x05, 0x00,
+		0x00,					/* topic's tags */
+		0x00, 0x00, 0x00, 0x00,			/* throttle */
+		0x01, 0x00, 0x0d,			/* tag 0, 13 bytes */
+		0x02, 0x00, 0x00, 0x00, 0x02, 0x02, 'h',
+		0x00, 0x00, 0x23, 0x84, 0x00, 0x00,
+	};
+
+	kdesc_defaults(m->km_resp, &r);
+	memset(&pr, 0, sizeof(pr));
+	pr.error_code = 6;
+	pr.base_offset = -1;
+	pr.log_append_time_ms = -1;
+	pr.log_start_offset = -1;
+	pr.error_message = kstr_c(NULL);
+	pr.current_leader.leader_id = 2;
+	pr.current_leader.leader_epoch = 5;
+	tr.name = kstr_c("t");
+	tr.partition_responses.n = 1;
+	tr.partition_responses.v = &pr;
+	r.responses.n = 1;
+	r.responses.v = &tr;
+	r.node_endpoints.n = 1;
+	r.node_endpoints.v = &ne;
+	expect_bytes(m, 10, 0, &r, v10, sizeof(v10));
+
+	arena_init(&a, ARENA_LIMIT);
+	CU_ASSERT_EQUAL_FATAL(kmsg_decode_resp(m, 10, &d, v10, sizeof(v10),
+	    &a), 0);
+	CU_ASSERT_EQUAL_FATAL(d.responses.n, 1);
+	dp = ((struct km_produce_topic_resp *)d.responses.v)->
+	    partition_responses.v;
+	CU_ASSERT_EQUAL(dp->error_code, 6);
+	CU_ASSERT_EQUAL(dp->log_start_offset, -1);
+	CU_ASSERT_EQUAL(dp->current_leader.leader_id, 2);
+	CU_ASSERT_EQUAL(dp->current_leader.leader_epoch, 5);
+	CU_ASSERT_EQUAL_FATAL(d.node_endpoints.n, 1);
+	CU_ASSERT(str_is(((struct km_node_endpoint *)d.node_endpoints.v)->
+	    host, "h"));
+	refuse_prefixes(m, 10, 0, v10, sizeof(v10));
+
+	/* Leader unknown (-1, -1), no brokers: no tagged fields at all. */
+	pr.current_leader.leader_id = -1;
+	pr.current_leader.leader_epoch = -1;
+	r.node_endpoints.n = 0;
+	wbuf_init(&wb);
+	CU_ASSERT_EQUAL(kmsg_encode_resp(m, 10, &r, &wb), 0);
+	CU_ASSERT_EQUAL(wb.len, sizeof(v10) - 11 - 15);
+	CU_ASSERT_EQUAL_FATAL(kmsg_decode_resp(m, 10, &d, wb.buf, wb.len,
+	    &a), 0);
+	dp = ((struct km_produce_topic_resp *)d.responses.v)->
+	    partition_responses.v;
+	CU_ASSERT_EQUAL(dp->current_leader.leader_id, -1);
+	CU_ASSERT_EQUAL(dp->current_leader.leader_epoch, -1);
+	wbuf_free(&wb);
+	arena_free(&a);
+}
+
 /* OffsetFetch v8-9: groups batched, their topic arrays nullable. */
 static void
 test_offset_fetch_batched(void)
@@ -922,7 +1118,8 @@ test_headers(void)
 		{ KAPI_API_VERSIONS, 2, 1, 0 },
 		{ KAPI_API_VERSIONS, 3, 2, 0 },		/* always v0 */
 		{ KAPI_API_VERSIONS, 4, 2, 0 },
-		{ KAPI_PRODUCE, 9, 1, 0 },		/* not described */
+		{ KAPI_PRODUCE, 9, 2, 1 },
+		{ KAPI_FETCH, 12, 1, 0 },		/* not described */
 	};
 	struct kreq_hdr h;
 	struct wbuf wb;
@@ -970,6 +1167,7 @@ test_versions_table(void)
 	static const struct {
 		int16_t key, vmin, vmax, flex;
 	} want[] = {
+		{ KAPI_PRODUCE, 0, 12, 9 },
 		{ KAPI_METADATA, 0, 13, 9 },
 		{ KAPI_OFFSET_COMMIT, 0, 9, 8 },
 		{ KAPI_OFFSET_FETCH, 0, 9, 6 },
@@ -993,7 +1191,7 @@ test_versions_table(void)
 		CU_ASSERT_EQUAL(hi, want[i].vmax);
 		CU_ASSERT_EQUAL(fl, want[i].flex);
 	}
-	CU_ASSERT_EQUAL(kmsg_versions(KAPI_PRODUCE, &lo, &hi, &fl), -1);
+	CU_ASSERT_EQUAL(kmsg_versions(KAPI_FETCH, &lo, &hi, &fl), -1);
 	CU_ASSERT_EQUAL(kmsg_versions(-1, &lo, &hi, &fl), -1);
 	CU_ASSERT_PTR_NULL(kmsg_lookup(99));
 	CU_ASSERT_PTR_EQUAL(kmsg_lookup(KAPI_HEARTBEAT), &kmsg_heartbeat);
@@ -1021,6 +1219,10 @@ check_desc(const struct kdesc *d)
 		CU_ASSERT(member_size(f) > 0);
 		CU_ASSERT(f->kf_off + member_size(f) <= d->kd_size);
 		CU_ASSERT(f->kf_vmin >= 0 && f->kf_vmin <= f->kf_vmax);
+		if (f->kf_type == KT_STRUCT) {
+			CU_ASSERT_PTR_NOT_NULL_FATAL(f->kf_sub);
+			check_desc(f->kf_sub);
+		}
 		if (f->kf_type == KT_ARRAY) {
 			CU_ASSERT(f->kf_elem != 0 && f->kf_elem != KT_ARRAY);
 			if (f->kf_elem == KT_STRUCT) {
@@ -1379,6 +1581,7 @@ test_kafka_python_reads_responses(void)
 		const char	*api;		/* kafka_codec_fixture.py's */
 		int16_t		 vmax;	/* kafka-python 2.0.2's, right */
 	} py[] = {
+		{ &kmsg_produce, "Produce", 7 },
 		{ &kmsg_metadata, "Metadata", 5 },
 		{ &kmsg_offset_commit, "OffsetCommit", 3 },
 		{ &kmsg_offset_fetch, "OffsetFetch", 3 },
@@ -1387,7 +1590,9 @@ test_kafka_python_reads_responses(void)
 		 * throttle time (Kafka's has, from v1), and its
 		 * DescribeGroups v3 puts AuthorizedOperations after the
 		 * groups instead of in each (a misplaced parenthesis): both
-		 * are its bugs, so those versions are not asked of it.
+		 * are its bugs, so those versions are not asked of it; so
+		 * is Produce v8, whose RecordErrors and ErrorMessage it reads
+		 * after the partitions instead of in each.
 		 */
 		{ &kmsg_find_coordinator, "FindCoordinator", 0 },
 		{ &kmsg_join_group, "JoinGroup", 2 },
@@ -1679,6 +1884,10 @@ TEST_SUITE("kdesc", setup, NULL,
 	{ "a librdkafka consumer's rebalance, OffsetFetch v7 flexible",
 	    test_fixture_librdkafka_group },
 	{ "OffsetFetch v9 batched groups", test_offset_fetch_batched },
+	{ "Produce v0-7 from kafka-python and librdkafka",
+	    test_fixture_produce },
+	{ "Produce v10 response: tagged leader and endpoints",
+	    test_produce_tagged_leader },
 	{ "ApiVersions v3 response with tagged fields",
 	    test_flexible_api_versions_resp },
 	{ "Metadata v12 request, v13 response", test_flexible_metadata },
