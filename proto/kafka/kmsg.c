@@ -9,6 +9,7 @@
 
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
+#include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
 #include "proto/kafka/kmsg_meta.h"
@@ -18,6 +19,7 @@
 
 const struct kmsg *const kmsg_all[] = {
 	&kmsg_produce,
+	&kmsg_fetch,
 	&kmsg_metadata,
 	&kmsg_offset_commit,
 	&kmsg_offset_fetch,

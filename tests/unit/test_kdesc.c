@@ -24,6 +24,7 @@
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kbuf.h"
 #include "proto/kafka/kdesc.h"
+#include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
 #include "proto/kafka/kmsg_meta.h"
@@ -772,6 +773,154 @@ test_produce_tagged_leader(void)
 	arena_free(&a);
 }
 
+/*
+ * Fetch v4-10 from kafka-python and v4 and v10 from librdkafka 2.0.2:
+ * the scalars of each request and its first partition.
+ */
+static void
+test_fixture_fetch(void)
+{
+	static const struct {
+		const char	*file;
+		int16_t		 v;
+		int32_t		 corr, wait, min, max;
+		int8_t		 iso;
+		int32_t		 sid, sepoch, ntopics, nparts;
+		int32_t		 part, epoch;
+		int64_t		 offset, start;
+		int32_t		 pmax;
+	} want[] = {
+		{ "kafka_codec/01-Fetch-v4.bin", 4, 1001, 500, 1, 52428800, 0,
+		    0, -1, 2, 2, 0, -1, 42, -1, 1048576 },
+		{ "kafka_codec/44-Fetch-v5.bin", 5, 1044, 500, 1, 1000, 0,
+		    0, -1, 1, 1, 0, -1, 42, 3, 1048576 },
+		{ "kafka_codec/45-Fetch-v6.bin", 6, 1045, 600, 2, 2000, 1,
+		    0, -1, 2, 1, 1, -1, 43, -1, 65536 },
+		{ "kafka_codec/46-Fetch-v7.bin", 7, 1046, 700, 1, 3000, 0,
+		    0, 0, 1, 1, 0, -1, 44, -1, 100 },
+		{ "kafka_codec/47-Fetch-v8.bin", 8, 1047, 800, 1, 4000, 1,
+		    12345, 3, 0, 0, 0, 0, 0, 0, 0 },
+		{ "kafka_codec/48-Fetch-v9.bin", 9, 1048, 900, 1, 5000, 0,
+		    0, -1, 1, 1, 0, 5, 45, -1, 200 },
+		{ "kafka_codec/49-Fetch-v10.bin", 10, 1049, 1000, 1, 6000, 1,
+		    0, -1, 1, 2, 2, -1, 46, 0, 300 },
+		{ "kafka_codec/librdkafka-Fetch-v4.bin", 4, 8, 500, 1,
+		    52428800, 1, 0, -1, 1, 1, 0, -1, 0, -1, 1048576 },
+		{ "kafka_codec/librdkafka-Fetch-v10.bin", 10, 6, 500, 1,
+		    52428800, 1, 0, -1, 1, 1, 0, -1, 0, -1, 1048576 },
+	};
+	const struct km_fetch_topic *t;
+	const struct km_fetch_part *p;
+	struct km_fetch_req r;
+	struct fx f;
+	size_t i;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		fx_open(&f, want[i].file, &kmsg_fetch, &r, want[i].v,
+		    want[i].corr);
+		CU_ASSERT_EQUAL(r.replica_id, -1);
+		CU_ASSERT_EQUAL(r.max_wait_ms, want[i].wait);
+		CU_ASSERT_EQUAL(r.min_bytes, want[i].min);
+		CU_ASSERT_EQUAL(r.max_bytes, want[i].max);
+		CU_ASSERT_EQUAL(r.isolation_level, want[i].iso);
+		CU_ASSERT_EQUAL(r.session_id, want[i].sid);
+		CU_ASSERT_EQUAL(r.session_epoch, want[i].sepoch);
+		CU_ASSERT_EQUAL(r.forgotten_topics_data.n, 0);
+		CU_ASSERT(str_is(r.rack_id, ""));		/* v11+ */
+		CU_ASSERT_EQUAL_FATAL(r.topics.n, want[i].ntopics);
+		if (want[i].ntopics > 0) {
+			t = r.topics.v;
+			CU_ASSERT(str_is(t[0].topic, "t1"));
+			CU_ASSERT_EQUAL_FATAL(t[0].partitions.n,
+			    want[i].nparts);
+			p = t[0].partitions.v;
+			CU_ASSERT_EQUAL(p[0].partition, want[i].part);
+			CU_ASSERT_EQUAL(p[0].current_leader_epoch,
+			    want[i].epoch);
+			CU_ASSERT_EQUAL(p[0].fetch_offset, want[i].offset);
+			CU_ASSERT_EQUAL(p[0].log_start_offset, want[i].start);
+			CU_ASSERT_EQUAL(p[0].partition_max_bytes,
+			    want[i].pmax);
+			CU_ASSERT_EQUAL(p[0].last_fetched_epoch, -1);
+		}
+		refuse_prefixes(&kmsg_fetch, want[i].v, 1, f.body, f.blen);
+		fx_close(&f);
+	}
+}
+
+/*
+ * Fetch v15, as a KRaft follower sends it: topic IDs, the tagged cluster
+ * id (tag 0) and ReplicaState (tag 1) instead of ReplicaId.
+ */
+static void
+test_fetch_v15(void)
+{
+	const struct kmsg *m = &kmsg_fetch;
+	struct km_fetch_part p;
+	struct km_fetch_topic t;
+	struct km_fetch_req r, d;
+	struct arena a;
+	int i;
+	static const uint8_t v15[] = {
+		0x00, 0x00, 0x01, 0xf4, 0x00, 0x00, 0x00, 0x01,
+		0x7f, 0xff, 0xff, 0xff, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
+		0x02, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64,
+		0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0x00, 0x10, 0x00, 0x00, 0x00,		/* partition's tags */
+		0x00,					/* topic's tags */
+		0x01,					/* none forgotten */
+		0x03, 'r', '1',
+		0x02, 0x00, 0x02, 0x02, 'c',		/* tag 0: cluster */
+		0x01, 0x0d, 0x00, 0x00, 0x00, 0x01,	/* tag 1: replica */
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00,
+	};
+
+	kdesc_defaults(m->km_req, &r);
+	r.cluster_id = kstr_c("c");
+	r.replica_state.replica_id = 1;
+	r.replica_state.replica_epoch = 7;
+	r.max_wait_ms = 500;
+	r.min_bytes = 1;
+	r.rack_id = kstr_c("r1");
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < 16; i++)
+		t.topic_id[i] = (uint8_t)i;
+	t.topic = kstr_c("");
+	memset(&p, 0, sizeof(p));
+	p.current_leader_epoch = 3;
+	p.fetch_offset = 100;
+	p.last_fetched_epoch = -1;
+	p.log_start_offset = -1;
+	p.partition_max_bytes = 1 << 20;
+	t.partitions.n = 1;
+	t.partitions.v = &p;
+	r.topics.n = 1;
+	r.topics.v = &t;
+	expect_bytes(m, 15, 1, &r, v15, sizeof(v15));
+
+	arena_init(&a, ARENA_LIMIT);
+	CU_ASSERT_EQUAL_FATAL(kmsg_decode_req(m, 15, &d, v15, sizeof(v15),
+	    &a), 0);
+	CU_ASSERT(str_is(d.cluster_id, "c"));
+	CU_ASSERT_EQUAL(d.replica_id, -1);		/* gone in v15 */
+	CU_ASSERT_EQUAL(d.replica_state.replica_id, 1);
+	CU_ASSERT_EQUAL(d.replica_state.replica_epoch, 7);
+	CU_ASSERT_EQUAL(d.max_bytes, INT32_MAX);
+	CU_ASSERT(str_is(d.rack_id, "r1"));
+	CU_ASSERT_EQUAL_FATAL(d.topics.n, 1);
+	CU_ASSERT(str_is(((struct km_fetch_topic *)d.topics.v)->topic, ""));
+	CU_ASSERT(memcmp(((struct km_fetch_topic *)d.topics.v)->topic_id,
+	    t.topic_id, 16) == 0);
+	refuse_prefixes(m, 15, 1, v15, sizeof(v15));
+	/* v12 has names and ReplicaId: the same bytes do not parse. */
+	CU_ASSERT_EQUAL(kmsg_decode_req(m, 12, &d, v15, sizeof(v15), &a), -1);
+	arena_free(&a);
+}
+
 /* OffsetFetch v8-9: groups batched, their topic arrays nullable. */
 static void
 test_offset_fetch_batched(void)
@@ -1119,7 +1268,9 @@ test_headers(void)
 		{ KAPI_API_VERSIONS, 3, 2, 0 },		/* always v0 */
 		{ KAPI_API_VERSIONS, 4, 2, 0 },
 		{ KAPI_PRODUCE, 9, 2, 1 },
-		{ KAPI_FETCH, 12, 1, 0 },		/* not described */
+		{ KAPI_FETCH, 11, 1, 0 },
+		{ KAPI_FETCH, 12, 2, 1 },
+		{ KAPI_LIST_OFFSETS, 6, 1, 0 },		/* not described */
 	};
 	struct kreq_hdr h;
 	struct wbuf wb;
@@ -1168,6 +1319,7 @@ test_versions_table(void)
 		int16_t key, vmin, vmax, flex;
 	} want[] = {
 		{ KAPI_PRODUCE, 0, 12, 9 },
+		{ KAPI_FETCH, 0, 17, 12 },
 		{ KAPI_METADATA, 0, 13, 9 },
 		{ KAPI_OFFSET_COMMIT, 0, 9, 8 },
 		{ KAPI_OFFSET_FETCH, 0, 9, 6 },
@@ -1191,7 +1343,7 @@ test_versions_table(void)
 		CU_ASSERT_EQUAL(hi, want[i].vmax);
 		CU_ASSERT_EQUAL(fl, want[i].flex);
 	}
-	CU_ASSERT_EQUAL(kmsg_versions(KAPI_FETCH, &lo, &hi, &fl), -1);
+	CU_ASSERT_EQUAL(kmsg_versions(KAPI_LIST_OFFSETS, &lo, &hi, &fl), -1);
 	CU_ASSERT_EQUAL(kmsg_versions(-1, &lo, &hi, &fl), -1);
 	CU_ASSERT_PTR_NULL(kmsg_lookup(99));
 	CU_ASSERT_PTR_EQUAL(kmsg_lookup(KAPI_HEARTBEAT), &kmsg_heartbeat);
@@ -1537,6 +1689,7 @@ flat_one(FILE *o, const struct kfield *f, int t, int16_t v, const void *p)
 			fprintf(o, "%.*s|", (int)s->len, s->p);
 		break;
 	case KT_BYTES:
+	case KT_RECORDS:
 		if (s->len < 0)
 			fprintf(o, "null|");
 		for (i = 0; i < s->len; i++)
@@ -1582,6 +1735,7 @@ test_kafka_python_reads_responses(void)
 		int16_t		 vmax;	/* kafka-python 2.0.2's, right */
 	} py[] = {
 		{ &kmsg_produce, "Produce", 7 },
+		{ &kmsg_fetch, "Fetch", 11 },
 		{ &kmsg_metadata, "Metadata", 5 },
 		{ &kmsg_offset_commit, "OffsetCommit", 3 },
 		{ &kmsg_offset_fetch, "OffsetFetch", 3 },
@@ -1888,6 +2042,10 @@ TEST_SUITE("kdesc", setup, NULL,
 	    test_fixture_produce },
 	{ "Produce v10 response: tagged leader and endpoints",
 	    test_produce_tagged_leader },
+	{ "Fetch v4-10 from kafka-python and librdkafka",
+	    test_fixture_fetch },
+	{ "Fetch v15 request: topic IDs, tagged cluster and replica",
+	    test_fetch_v15 },
 	{ "ApiVersions v3 response with tagged fields",
 	    test_flexible_api_versions_resp },
 	{ "Metadata v12 request, v13 response", test_flexible_metadata },
