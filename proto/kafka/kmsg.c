@@ -12,6 +12,7 @@
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
+#include "proto/kafka/kmsg_listoff.h"
 #include "proto/kafka/kmsg_meta.h"
 #include "proto/kafka/kmsg_offset.h"
 #include "proto/kafka/kmsg_produce.h"
@@ -20,6 +21,7 @@
 const struct kmsg *const kmsg_all[] = {
 	&kmsg_produce,
 	&kmsg_fetch,
+	&kmsg_list_offsets,
 	&kmsg_metadata,
 	&kmsg_offset_commit,
 	&kmsg_offset_fetch,
@@ -31,6 +33,7 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_describe_groups,
 	&kmsg_list_groups,
 	&kmsg_api_versions,
+	&kmsg_init_producer_id,
 };
 const size_t kmsg_count = sizeof(kmsg_all) / sizeof(kmsg_all[0]);
 

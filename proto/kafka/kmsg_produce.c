@@ -1,7 +1,8 @@
 /*
- * Produce, from Kafka's ProduceRequest.json and ProduceResponse.json
- * (Kafka 3.9 and 4.0; v13's topic IDs are not described yet): one row
- * per field, in wire order.
+ * Produce and InitProducerId, from Kafka's ProduceRequest.json,
+ * ProduceResponse.json, InitProducerIdRequest.json and
+ * InitProducerIdResponse.json (Kafka 3.9 and 4.0; Produce v13's topic
+ * IDs are not described yet): one row per field, in wire order.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -113,4 +114,38 @@ static const struct kdesc kd_produce_resp =
 
 const struct kmsg kmsg_produce = {
 	KAPI_PRODUCE, "Produce", 0, 12, 9, &kd_produce_req, &kd_produce_resp
+};
+
+/*
+ * InitProducerIdRequest: v2 is flexible, v3 lets a producer bump its
+ * epoch by naming its id and epoch (KIP-360); v4-5 only new errors.
+ */
+static const struct kfield init_pid_req[] = {
+	KF(KT_STRING, struct km_init_pid_req, transactional_id, 0, KV_MAX,
+	    KNULL(0)),
+	KF(KT_INT32, struct km_init_pid_req, transaction_timeout_ms, 0,
+	    KV_MAX),
+	KF(KT_INT64, struct km_init_pid_req, producer_id, 3, KV_MAX,
+	    .kf_def = -1),
+	KF(KT_INT16, struct km_init_pid_req, producer_epoch, 3, KV_MAX,
+	    .kf_def = -1),
+};
+
+static const struct kfield init_pid_resp[] = {
+	KF(KT_INT32, struct km_init_pid_resp, throttle_time_ms, 0, KV_MAX),
+	KF(KT_INT16, struct km_init_pid_resp, error_code, 0, KV_MAX),
+	KF(KT_INT64, struct km_init_pid_resp, producer_id, 0, KV_MAX,
+	    .kf_def = -1),
+	KF(KT_INT16, struct km_init_pid_resp, producer_epoch, 0, KV_MAX),
+};
+
+static const struct kdesc kd_init_pid_req =
+    KDESC("InitProducerIdRequest", struct km_init_pid_req, init_pid_req);
+static const struct kdesc kd_init_pid_resp =
+    KDESC("InitProducerIdResponse", struct km_init_pid_resp,
+    init_pid_resp);
+
+const struct kmsg kmsg_init_producer_id = {
+	KAPI_INIT_PRODUCER_ID, "InitProducerId", 0, 5, 2,
+	&kd_init_pid_req, &kd_init_pid_resp
 };

@@ -1,6 +1,7 @@
 /*
- * Produce (0) as a description (kdesc.h).  The records are a byte range
- * of the request (zero copy), as proto/batch.h reads them.
+ * Produce (0) and InitProducerId (22) as descriptions (kdesc.h).  The
+ * records are a byte range of the request (zero copy), as proto/batch.h
+ * reads them.
  */
 #ifndef FLUME_PROTO_KAFKA_KMSG_PRODUCE_H
 #define FLUME_PROTO_KAFKA_KMSG_PRODUCE_H
@@ -67,6 +68,21 @@ struct km_produce_resp {
 	struct karray	 node_endpoints;	/* km_node_endpoint, 10+ */
 };
 
-extern const struct kmsg kmsg_produce;
+/* InitProducerId v0-5, flexible 2+. */
+struct km_init_pid_req {
+	struct kstr	 transactional_id;		/* nullable */
+	int32_t		 transaction_timeout_ms;
+	int64_t		 producer_id;			/* 3+ */
+	int16_t		 producer_epoch;		/* 3+ */
+};
+
+struct km_init_pid_resp {
+	int32_t		 throttle_time_ms;
+	int16_t		 error_code;
+	int64_t		 producer_id;
+	int16_t		 producer_epoch;
+};
+
+extern const struct kmsg kmsg_produce, kmsg_init_producer_id;
 
 #endif

@@ -27,6 +27,7 @@
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
+#include "proto/kafka/kmsg_listoff.h"
 #include "proto/kafka/kmsg_meta.h"
 #include "proto/kafka/kmsg_offset.h"
 #include "proto/kafka/kmsg_produce.h"
@@ -921,6 +922,81 @@ test_fetch_v15(void)
 	arena_free(&a);
 }
 
+/*
+ * ListOffsets v1-2 and InitProducerId v0-1 from kafka-python, ListOffsets
+ * v1-2 from librdkafka 2.0.2 (the earliest offset of t1/0).
+ */
+static void
+test_fixture_list_offsets_pid(void)
+{
+	const struct km_listoff_topic *t;
+	const struct km_listoff_part *p;
+	struct km_listoff_req l;
+	struct km_init_pid_req ip;
+	struct fx f;
+	int i;
+
+	fx_open(&f, "kafka_codec/02-ListOffsets-v1.bin", &kmsg_list_offsets,
+	    &l, 1, 1002);
+	CU_ASSERT_EQUAL(l.replica_id, -1);
+	CU_ASSERT_EQUAL(l.isolation_level, 0);
+	CU_ASSERT_EQUAL_FATAL(l.topics.n, 1);
+	t = l.topics.v;
+	CU_ASSERT(str_is(t[0].name, "t1"));
+	CU_ASSERT_EQUAL_FATAL(t[0].partitions.n, 3);
+	p = t[0].partitions.v;
+	CU_ASSERT(p[0].partition_index == 0 && p[0].timestamp == -1);
+	CU_ASSERT(p[1].partition_index == 1 && p[1].timestamp == -2);
+	CU_ASSERT(p[2].partition_index == 2 &&
+	    p[2].timestamp == 1700000000000LL);
+	CU_ASSERT_EQUAL(p[0].current_leader_epoch, -1);
+	CU_ASSERT_EQUAL(p[0].max_num_offsets, 1);	/* v0 only */
+	refuse_prefixes(&kmsg_list_offsets, 1, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kafka_codec/50-ListOffsets-v2.bin", &kmsg_list_offsets,
+	    &l, 2, 1050);
+	CU_ASSERT_EQUAL(l.isolation_level, 1);
+	CU_ASSERT_EQUAL_FATAL(l.topics.n, 1);
+	t = l.topics.v;
+	CU_ASSERT_EQUAL_FATAL(t[0].partitions.n, 2);
+	p = t[0].partitions.v;
+	CU_ASSERT(p[1].partition_index == 1 &&
+	    p[1].timestamp == 1700000000000LL);
+	fx_close(&f);
+
+	for (i = 1; i <= 2; i++) {
+		fx_open(&f, i == 1 ?
+		    "kafka_codec/librdkafka-ListOffsets-v1.bin" :
+		    "kafka_codec/librdkafka-ListOffsets-v2.bin",
+		    &kmsg_list_offsets, &l, (int16_t)i, 5);
+		CU_ASSERT_EQUAL(l.replica_id, -1);
+		CU_ASSERT_EQUAL(l.isolation_level, i == 2 ? 1 : 0);
+		CU_ASSERT_EQUAL_FATAL(l.topics.n, 1);
+		t = l.topics.v;
+		CU_ASSERT(str_is(t[0].name, "t1"));
+		CU_ASSERT_EQUAL_FATAL(t[0].partitions.n, 1);
+		p = t[0].partitions.v;
+		CU_ASSERT(p[0].partition_index == 0 && p[0].timestamp == -2);
+		fx_close(&f);
+	}
+
+	fx_open(&f, "kafka_codec/11-InitProducerId-v0.bin",
+	    &kmsg_init_producer_id, &ip, 0, 1011);
+	CU_ASSERT(str_is(ip.transactional_id, NULL));
+	CU_ASSERT_EQUAL(ip.transaction_timeout_ms, 60000);
+	CU_ASSERT_EQUAL(ip.producer_id, -1);		/* v3+ */
+	CU_ASSERT_EQUAL(ip.producer_epoch, -1);
+	refuse_prefixes(&kmsg_init_producer_id, 0, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kafka_codec/12-InitProducerId-v1.bin",
+	    &kmsg_init_producer_id, &ip, 1, 1012);
+	CU_ASSERT(str_is(ip.transactional_id, "txn-1"));
+	CU_ASSERT_EQUAL(ip.transaction_timeout_ms, 1000);
+	fx_close(&f);
+}
+
 /* OffsetFetch v8-9: groups batched, their topic arrays nullable. */
 static void
 test_offset_fetch_batched(void)
@@ -1270,7 +1346,8 @@ test_headers(void)
 		{ KAPI_PRODUCE, 9, 2, 1 },
 		{ KAPI_FETCH, 11, 1, 0 },
 		{ KAPI_FETCH, 12, 2, 1 },
-		{ KAPI_LIST_OFFSETS, 6, 1, 0 },		/* not described */
+		{ KAPI_LIST_OFFSETS, 6, 2, 1 },
+		{ KAPI_CREATE_TOPICS, 5, 1, 0 },	/* not described */
 	};
 	struct kreq_hdr h;
 	struct wbuf wb;
@@ -1320,6 +1397,7 @@ test_versions_table(void)
 	} want[] = {
 		{ KAPI_PRODUCE, 0, 12, 9 },
 		{ KAPI_FETCH, 0, 17, 12 },
+		{ KAPI_LIST_OFFSETS, 0, 10, 6 },
 		{ KAPI_METADATA, 0, 13, 9 },
 		{ KAPI_OFFSET_COMMIT, 0, 9, 8 },
 		{ KAPI_OFFSET_FETCH, 0, 9, 6 },
@@ -1331,6 +1409,7 @@ test_versions_table(void)
 		{ KAPI_DESCRIBE_GROUPS, 0, 6, 5 },
 		{ KAPI_LIST_GROUPS, 0, 5, 3 },
 		{ KAPI_API_VERSIONS, 0, 4, 3 },
+		{ KAPI_INIT_PRODUCER_ID, 0, 5, 2 },
 	};
 	int16_t lo, hi, fl;
 	size_t i;
@@ -1343,7 +1422,7 @@ test_versions_table(void)
 		CU_ASSERT_EQUAL(hi, want[i].vmax);
 		CU_ASSERT_EQUAL(fl, want[i].flex);
 	}
-	CU_ASSERT_EQUAL(kmsg_versions(KAPI_LIST_OFFSETS, &lo, &hi, &fl), -1);
+	CU_ASSERT_EQUAL(kmsg_versions(KAPI_CREATE_TOPICS, &lo, &hi, &fl), -1);
 	CU_ASSERT_EQUAL(kmsg_versions(-1, &lo, &hi, &fl), -1);
 	CU_ASSERT_PTR_NULL(kmsg_lookup(99));
 	CU_ASSERT_PTR_EQUAL(kmsg_lookup(KAPI_HEARTBEAT), &kmsg_heartbeat);
@@ -1736,6 +1815,8 @@ test_kafka_python_reads_responses(void)
 	} py[] = {
 		{ &kmsg_produce, "Produce", 7 },
 		{ &kmsg_fetch, "Fetch", 11 },
+		{ &kmsg_list_offsets, "ListOffsets", 5 },
+		{ &kmsg_init_producer_id, "InitProducerId", 1 },
 		{ &kmsg_metadata, "Metadata", 5 },
 		{ &kmsg_offset_commit, "OffsetCommit", 3 },
 		{ &kmsg_offset_fetch, "OffsetFetch", 3 },
@@ -2046,6 +2127,8 @@ TEST_SUITE("kdesc", setup, NULL,
 	    test_fixture_fetch },
 	{ "Fetch v15 request: topic IDs, tagged cluster and replica",
 	    test_fetch_v15 },
+	{ "ListOffsets v1-2 and InitProducerId v0-1 from clients",
+	    test_fixture_list_offsets_pid },
 	{ "ApiVersions v3 response with tagged fields",
 	    test_flexible_api_versions_resp },
 	{ "Metadata v12 request, v13 response", test_flexible_metadata },
