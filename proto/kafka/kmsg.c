@@ -9,6 +9,7 @@
 
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
+#include "proto/kafka/kmsg_admin.h"
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
@@ -16,6 +17,7 @@
 #include "proto/kafka/kmsg_meta.h"
 #include "proto/kafka/kmsg_offset.h"
 #include "proto/kafka/kmsg_produce.h"
+#include "proto/kafka/kmsg_sasl.h"
 #include "proto/wire.h"
 
 const struct kmsg *const kmsg_all[] = {
@@ -32,8 +34,12 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_sync_group,
 	&kmsg_describe_groups,
 	&kmsg_list_groups,
+	&kmsg_sasl_handshake,
 	&kmsg_api_versions,
+	&kmsg_create_topics,
+	&kmsg_delete_topics,
 	&kmsg_init_producer_id,
+	&kmsg_sasl_authenticate,
 };
 const size_t kmsg_count = sizeof(kmsg_all) / sizeof(kmsg_all[0]);
 

@@ -24,6 +24,7 @@
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kbuf.h"
 #include "proto/kafka/kdesc.h"
+#include "proto/kafka/kmsg_admin.h"
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
@@ -31,6 +32,7 @@
 #include "proto/kafka/kmsg_meta.h"
 #include "proto/kafka/kmsg_offset.h"
 #include "proto/kafka/kmsg_produce.h"
+#include "proto/kafka/kmsg_sasl.h"
 #include "proto/wire.h"
 #include "tests/harness.h"
 
@@ -997,6 +999,100 @@ test_fixture_list_offsets_pid(void)
 	fx_close(&f);
 }
 
+/*
+ * CreateTopics v0-2 and DeleteTopics v0-1 from kafka-python; the SASL
+ * exchange of the fuzz_kafka corpus (SCRAM-SHA-256's client-first).
+ */
+static void
+test_fixture_admin_sasl(void)
+{
+	const struct km_creatable_topic *t;
+	const struct km_replica_assignment *ra;
+	const struct km_topic_config *tc;
+	struct km_create_topics_req c;
+	struct km_delete_topics_req d;
+	struct km_sasl_handshake_req hs;
+	struct km_sasl_auth_req au;
+	struct fx f;
+
+	fx_open(&f, "kafka_codec/28-CreateTopics-v0.bin", &kmsg_create_topics,
+	    &c, 0, 1028);
+	CU_ASSERT_EQUAL(c.timeout_ms, 5000);
+	CU_ASSERT_EQUAL(c.validate_only, 0);
+	CU_ASSERT_EQUAL_FATAL(c.topics.n, 1);
+	t = c.topics.v;
+	CU_ASSERT(str_is(t[0].name, "new1"));
+	CU_ASSERT_EQUAL(t[0].num_partitions, 3);
+	CU_ASSERT_EQUAL(t[0].replication_factor, 1);
+	CU_ASSERT_EQUAL(t[0].assignments.n, 0);
+	CU_ASSERT_EQUAL_FATAL(t[0].configs.n, 1);
+	tc = t[0].configs.v;
+	CU_ASSERT(str_is(tc[0].name, "retention.ms"));
+	CU_ASSERT(str_is(tc[0].value, "1000"));
+	refuse_prefixes(&kmsg_create_topics, 0, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kafka_codec/29-CreateTopics-v1.bin", &kmsg_create_topics,
+	    &c, 1, 1029);
+	CU_ASSERT_EQUAL(c.timeout_ms, 6000);
+	CU_ASSERT_EQUAL(c.validate_only, 1);
+	CU_ASSERT_EQUAL_FATAL(c.topics.n, 2);
+	t = c.topics.v;
+	CU_ASSERT(str_is(t[0].name, "new2"));
+	CU_ASSERT_EQUAL(t[0].num_partitions, -1);
+	CU_ASSERT_EQUAL(t[0].replication_factor, -1);
+	CU_ASSERT_EQUAL_FATAL(t[0].assignments.n, 2);
+	ra = t[0].assignments.v;
+	CU_ASSERT_EQUAL(ra[1].partition_index, 1);
+	CU_ASSERT_EQUAL_FATAL(ra[1].broker_ids.n, 2);
+	CU_ASSERT_EQUAL(((int32_t *)ra[1].broker_ids.v)[1], 1);
+	CU_ASSERT_EQUAL_FATAL(t[0].configs.n, 1);
+	tc = t[0].configs.v;
+	CU_ASSERT(str_is(tc[0].name, "cleanup.policy"));
+	CU_ASSERT(str_is(tc[0].value, NULL));
+	CU_ASSERT(str_is(t[1].name, "new3"));
+	refuse_prefixes(&kmsg_create_topics, 1, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kafka_codec/30-CreateTopics-v2.bin", &kmsg_create_topics,
+	    &c, 2, 1030);
+	CU_ASSERT_EQUAL(c.timeout_ms, 7000);
+	CU_ASSERT_EQUAL_FATAL(c.topics.n, 1);
+	t = c.topics.v;
+	CU_ASSERT(str_is(t[0].name, "new4"));
+	CU_ASSERT_EQUAL(t[0].num_partitions, 8);
+	CU_ASSERT_EQUAL(t[0].replication_factor, 3);
+	fx_close(&f);
+
+	fx_open(&f, "kafka_codec/31-DeleteTopics-v0.bin", &kmsg_delete_topics,
+	    &d, 0, 1031);
+	CU_ASSERT_EQUAL(d.timeout_ms, 3000);
+	CU_ASSERT_EQUAL_FATAL(d.topic_names.n, 2);
+	CU_ASSERT(str_is(((struct kstr *)d.topic_names.v)[0], "a"));
+	CU_ASSERT(str_is(((struct kstr *)d.topic_names.v)[1], "b"));
+	CU_ASSERT_EQUAL(d.topics.n, 0);
+	refuse_prefixes(&kmsg_delete_topics, 0, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kafka_codec/32-DeleteTopics-v1.bin", &kmsg_delete_topics,
+	    &d, 1, 1032);
+	CU_ASSERT_EQUAL(d.timeout_ms, 4000);
+	CU_ASSERT_EQUAL(d.topic_names.n, 0);
+	fx_close(&f);
+
+	fx_open(&f, "../fuzz/corpus/fuzz_kafka/sasl-SaslHandshake-v1",
+	    &kmsg_sasl_handshake, &hs, 1, 1);
+	CU_ASSERT(str_is(f.h.client_id, "t"));
+	CU_ASSERT(str_is(hs.mechanism, "SCRAM-SHA-256"));
+	fx_close(&f);
+
+	fx_open(&f, "../fuzz/corpus/fuzz_kafka/sasl-SaslAuthenticate-first",
+	    &kmsg_sasl_authenticate, &au, 0, 2);
+	CU_ASSERT(str_is(au.auth_bytes, "n,,n=user,r=rOprNGfwEbeRWgbNEkqO"));
+	refuse_prefixes(&kmsg_sasl_authenticate, 0, 1, f.body, f.blen);
+	fx_close(&f);
+}
+
 /* OffsetFetch v8-9: groups batched, their topic arrays nullable. */
 static void
 test_offset_fetch_batched(void)
@@ -1347,7 +1443,9 @@ test_headers(void)
 		{ KAPI_FETCH, 11, 1, 0 },
 		{ KAPI_FETCH, 12, 2, 1 },
 		{ KAPI_LIST_OFFSETS, 6, 2, 1 },
-		{ KAPI_CREATE_TOPICS, 5, 1, 0 },	/* not described */
+		{ KAPI_CREATE_TOPICS, 5, 2, 1 },
+		{ KAPI_SASL_HANDSHAKE, 1, 1, 0 },	/* never flexible */
+		{ 32, 4, 1, 0 },	/* DescribeConfigs: not described */
 	};
 	struct kreq_hdr h;
 	struct wbuf wb;
@@ -1408,8 +1506,12 @@ test_versions_table(void)
 		{ KAPI_SYNC_GROUP, 0, 5, 4 },
 		{ KAPI_DESCRIBE_GROUPS, 0, 6, 5 },
 		{ KAPI_LIST_GROUPS, 0, 5, 3 },
+		{ KAPI_SASL_HANDSHAKE, 0, 1, -1 },
 		{ KAPI_API_VERSIONS, 0, 4, 3 },
+		{ KAPI_CREATE_TOPICS, 0, 7, 5 },
+		{ KAPI_DELETE_TOPICS, 0, 6, 4 },
 		{ KAPI_INIT_PRODUCER_ID, 0, 5, 2 },
+		{ KAPI_SASL_AUTHENTICATE, 0, 2, 2 },
 	};
 	int16_t lo, hi, fl;
 	size_t i;
@@ -1422,7 +1524,7 @@ test_versions_table(void)
 		CU_ASSERT_EQUAL(hi, want[i].vmax);
 		CU_ASSERT_EQUAL(fl, want[i].flex);
 	}
-	CU_ASSERT_EQUAL(kmsg_versions(KAPI_CREATE_TOPICS, &lo, &hi, &fl), -1);
+	CU_ASSERT_EQUAL(kmsg_versions(32, &lo, &hi, &fl), -1);
 	CU_ASSERT_EQUAL(kmsg_versions(-1, &lo, &hi, &fl), -1);
 	CU_ASSERT_PTR_NULL(kmsg_lookup(99));
 	CU_ASSERT_PTR_EQUAL(kmsg_lookup(KAPI_HEARTBEAT), &kmsg_heartbeat);
@@ -1817,6 +1919,8 @@ test_kafka_python_reads_responses(void)
 		{ &kmsg_fetch, "Fetch", 11 },
 		{ &kmsg_list_offsets, "ListOffsets", 5 },
 		{ &kmsg_init_producer_id, "InitProducerId", 1 },
+		{ &kmsg_create_topics, "CreateTopics", 3 },
+		{ &kmsg_delete_topics, "DeleteTopics", 3 },
 		{ &kmsg_metadata, "Metadata", 5 },
 		{ &kmsg_offset_commit, "OffsetCommit", 3 },
 		{ &kmsg_offset_fetch, "OffsetFetch", 3 },
@@ -2129,6 +2233,8 @@ TEST_SUITE("kdesc", setup, NULL,
 	    test_fetch_v15 },
 	{ "ListOffsets v1-2 and InitProducerId v0-1 from clients",
 	    test_fixture_list_offsets_pid },
+	{ "CreateTopics v0-2, DeleteTopics v0-1, SASL from clients",
+	    test_fixture_admin_sasl },
 	{ "ApiVersions v3 response with tagged fields",
 	    test_flexible_api_versions_resp },
 	{ "Metadata v12 request, v13 response", test_flexible_metadata },
