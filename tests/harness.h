@@ -36,6 +36,10 @@ extern const struct test_suite test_suite;
 char	*test_mkdtemp(const char *tag);
 void	 test_rmtree(const char *path);
 
+/* Deterministic pseudo-random numbers (xorshift), seeded per suite. */
+uint64_t test_rand(void);
+void	 test_fill_random(void *buf, size_t len);
+
 /*
  * The source tree, for a suite's fixtures: $FLUME_SRCDIR, else what
  * precedes rel (the suite's own path in the tree) in file (its
@@ -44,9 +48,5 @@ void	 test_rmtree(const char *path);
 const char *test_srcdir(const char *file, const char *rel);
 /* A whole file of at most 1 MiB, malloc'd, or NULL. */
 uint8_t	*test_slurp(const char *path, size_t *len);
-
-/* Deterministic pseudo-random numbers (xorshift), seeded per suite. */
-uint64_t test_rand(void);
-void	 test_fill_random(void *buf, size_t len);
 
 #endif
