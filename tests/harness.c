@@ -71,6 +71,45 @@ test_rmtree(const char *path)
 		nftw(path, rmtree_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+const char *
+test_srcdir(const char *file, const char *rel)
+{
+	static char dir[1024];
+	const char *env = getenv("FLUME_SRCDIR");
+	size_t n = strlen(file), t = strlen(rel);
+
+	if (env != NULL && *env != '\0')
+		snprintf(dir, sizeof(dir), "%s", env);
+	else if (n > t && strcmp(file + n - t, rel) == 0)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(n - t), file);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	return dir;
+}
+
+uint8_t *
+test_slurp(const char *path, size_t *len)
+{
+	uint8_t *buf = NULL;
+	FILE *f;
+	long sz;
+
+	if ((f = fopen(path, "rb")) == NULL)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (sz = ftell(f)) > 0 &&
+	    sz <= (1 << 20) && fseek(f, 0, SEEK_SET) == 0 &&
+	    (buf = malloc((size_t)sz)) != NULL) {
+		if (fread(buf, 1, (size_t)sz, f) == (size_t)sz)
+			*len = (size_t)sz;
+		else {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
 int
 main(int argc, char **argv)
 {

@@ -48,4 +48,13 @@ long	 test_capture_end(const char *path, char *buf, size_t len);
 uint64_t test_rand(void);
 void	 test_fill_random(void *buf, size_t len);
 
+/*
+ * The source tree, for a suite's fixtures: $FLUME_SRCDIR, else what
+ * precedes rel (the suite's own path in the tree) in file (its
+ * __FILE__), else ".".  The string is static.
+ */
+const char *test_srcdir(const char *file, const char *rel);
+/* A whole file of at most 1 MiB, malloc'd, or NULL. */
+uint8_t	*test_slurp(const char *path, size_t *len);
+
 #endif

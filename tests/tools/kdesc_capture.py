@@ -1,0 +1,179 @@
+#!/usr/bin/python3
+"""Capture a Kafka client's requests for tests/unit/test_kdesc.c.
+
+    /usr/bin/python3 tests/tools/kdesc_capture.py OUTDIR -- CLIENT ARGS...
+
+Listens on a free loopback port, runs CLIENT with every "{port}" in ARGS
+replaced by it, and answers only ApiVersions: with a v0 header and the
+body of the request's version, advertising the ranges of the declarative
+codec (proto/kafka/kmsg_*.c) and of a Kafka 4.0 broker for the rest.
+Every other request is recorded as OUTDIR/CLIENT-Api-vN.bin (the whole
+frame: [i32 size][header][body]), the first of each (key, version) only,
+and left unanswered, or with KDESC_GROUP=1 answered as far as a consumer
+group needs (see answer()); the client is stopped after KDESC_SECONDS
+(4).  Used with kcat 1.7.1 / librdkafka 2.0.2:
+
+    kdesc_capture.py tests/fixtures/kdesc -- kcat -b 127.0.0.1:{port} -G grp t
+    KDESC_GROUP=1 KDESC_SECONDS=9 kdesc_capture.py tests/fixtures/kdesc -- \
+        kcat -b 127.0.0.1:{port} -G grp t
+"""
+
+import os
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+NAMES = {0: "Produce", 1: "Fetch", 2: "ListOffsets", 3: "Metadata",
+         8: "OffsetCommit", 9: "OffsetFetch", 10: "FindCoordinator",
+         11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup",
+         14: "SyncGroup", 15: "DescribeGroups", 16: "ListGroups",
+         17: "SaslHandshake", 18: "ApiVersions", 19: "CreateTopics",
+         20: "DeleteTopics", 22: "InitProducerId", 36: "SaslAuthenticate"}
+# (key, min, max) advertised.
+RANGES = [(0, 0, 11), (1, 4, 17), (2, 1, 9), (3, 0, 13), (8, 0, 9),
+          (9, 0, 9), (10, 0, 6), (11, 0, 9), (12, 0, 4), (13, 0, 5),
+          (14, 0, 5), (15, 0, 6), (16, 0, 5), (17, 0, 1), (18, 0, 4),
+          (19, 0, 7), (20, 0, 6), (22, 0, 5), (36, 0, 2)]
+
+
+def uvarint(n):
+    out = b""
+    while n >= 0x80:
+        out += bytes([(n & 0x7f) | 0x80])
+        n >>= 7
+    return out + bytes([n])
+
+
+def api_versions(version):
+    if version >= 3:
+        body = struct.pack(">h", 0) + uvarint(len(RANGES) + 1)
+        for k, lo, hi in RANGES:
+            body += struct.pack(">hhh", k, lo, hi) + b"\x00"
+        return body + struct.pack(">i", 0) + b"\x00"
+    body = struct.pack(">hi", 0, len(RANGES))
+    for k, lo, hi in RANGES:
+        body += struct.pack(">hhh", k, lo, hi)
+    return body + (struct.pack(">i", 0) if version >= 1 else b"")
+
+
+def read_exact(conn, n):
+    buf = b""
+    while len(buf) < n:
+        chunk = conn.recv(n - len(buf))
+        if not chunk:
+            return None
+        buf += chunk
+    return buf
+
+
+def kstr(s):
+    if s is None:
+        return struct.pack(">h", -1)
+    b = s.encode()
+    return struct.pack(">h", len(b)) + b
+
+
+def kbytes(b):
+    return struct.pack(">i", len(b)) + b
+
+
+GROUP = os.environ.get("KDESC_GROUP")   # answer a consumer group's requests
+
+
+def answer(key, version, frame, port):
+    """The response body to a request, or None to leave it unanswered.
+
+    ApiVersions always; with KDESC_GROUP=1 also what a librdkafka 2.0.2
+    consumer of topic "t" needs to reach its group's steady state
+    (Metadata v4, FindCoordinator v2, JoinGroup v5, SyncGroup v3,
+    OffsetFetch, Heartbeat), one partition led by this server."""
+    if key == 18:
+        return api_versions(version)
+    if not GROUP:
+        return None
+    if key == 3 and version == 4:
+        return (struct.pack(">ii", 0, 1) + struct.pack(">i", 0) +
+                kstr("127.0.0.1") + struct.pack(">i", port) + kstr(None) +
+                kstr(None) + struct.pack(">i", 0) + struct.pack(">i", 1) +
+                struct.pack(">h", 0) + kstr("t") + b"\x00" +
+                struct.pack(">i", 1) + struct.pack(">hii", 0, 0, 0) +
+                struct.pack(">ii", 1, 0) + struct.pack(">ii", 1, 0))
+    if key == 10 and version == 2:
+        return (struct.pack(">ih", 0, 0) + kstr(None) +
+                struct.pack(">i", 0) + kstr("127.0.0.1") +
+                struct.pack(">i", port))
+    if key == 11 and version == 5:
+        # The leader's view: this member ("m1") is the only one.
+        return (struct.pack(">ihi", 0, 0, 1) + kstr("range") + kstr("m1") +
+                kstr("m1") + struct.pack(">i", 1) + kstr("m1") + kstr(None) +
+                kbytes(JOIN_META))
+    if key == 14 and version == 3:
+        assign = (struct.pack(">hi", 0, 1) + kstr("t") +
+                  struct.pack(">ii", 1, 0) + struct.pack(">i", -1))
+        return struct.pack(">ih", 0, 0) + kbytes(assign)
+    if key == 12:
+        return struct.pack(">ih", 0, 0) if version >= 1 else \
+            struct.pack(">h", 0)
+    return None
+
+
+# ConsumerProtocolSubscription v0 for topic "t".
+JOIN_META = struct.pack(">hi", 0, 1) + kstr("t") + struct.pack(">i", -1)
+
+
+def serve(conn, outdir, client, seen, port):
+    while True:
+        size = read_exact(conn, 4)
+        if size is None:
+            return
+        (n,) = struct.unpack(">i", size)
+        frame = read_exact(conn, n)
+        if frame is None:
+            return
+        key, version, corr = struct.unpack(">hhi", frame[:8])
+        name = "%s-%s-v%d.bin" % (client, NAMES.get(key, str(key)), version)
+        if key != 18 and name not in seen:
+            seen.add(name)
+            with open(os.path.join(outdir, name), "wb") as f:
+                f.write(size + frame)
+            print("captured", name)
+        body = answer(key, version, frame, port)
+        if body is not None:
+            resp = struct.pack(">i", corr) + body
+            conn.sendall(struct.pack(">i", len(resp)) + resp)
+
+
+def main(argv):
+    if len(argv) < 4 or argv[2] != "--":
+        print(__doc__, file=sys.stderr)
+        return 2
+    outdir, cmd = argv[1], argv[3:]
+    os.makedirs(outdir, exist_ok=True)
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(8)
+    port = ls.getsockname()[1]
+    seen = set()
+    client = os.path.basename(cmd[0])
+
+    def accept():
+        while True:
+            conn, _ = ls.accept()
+            threading.Thread(target=serve,
+                             args=(conn, outdir, client, seen, port),
+                             daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    p = subprocess.Popen([a.replace("{port}", str(port)) for a in cmd],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(float(os.environ.get("KDESC_SECONDS", "4")))
+    p.terminate()
+    p.wait()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
