@@ -21,6 +21,8 @@
 #include "proto/frame.h"
 #include "proto/wire.h"
 
+/* Frames up to this size are read into a buffer of their size at once. */
+#define FRAME_WHOLE_MAX	(256 * 1024)
 /* An idle reader keeps at most this much memory (large frames are rare). */
 #define FRAME_KEEP_MAX	(64 * 1024)
 
@@ -110,7 +112,17 @@ frame_reader_want(const struct frame_reader *r)
 		return r->cap;
 	frame = FRAME_SIZE_LEN + (size_t)size;
 	/* The frame is compacted to the front before it grows. */
-	if (frame <= r->cap || r->cap - pending >= FRAME_READ_MIN / 2)
+	if (frame <= r->cap)
+		return r->cap;
+	/*
+	 * A frame of ordinary size gets its whole size at once: one read,
+	 * no regrowth (a producer's 64 KiB requests would otherwise cost
+	 * five reallocs and reads each).  What that lets a peer hold is
+	 * bounded by the worker's partial-frame budget all the same.
+	 */
+	if (frame <= FRAME_WHOLE_MAX)
+		return frame;
+	if (r->cap - pending >= FRAME_READ_MIN / 2)
 		return r->cap;
 	ncap = r->cap * 2;
 	return ncap < frame ? ncap : frame;

@@ -8,7 +8,8 @@
  * byte at a time works) and yields whole frames.  A size larger than the
  * configured maximum, or too small to hold the header, is refused as soon
  * as the 4 size bytes are in, before anything is allocated for the body.
- * A large frame's buffer grows as its bytes arrive (doubling), never to
+ * A frame of up to 256 KiB is read into a buffer of its size at once; a
+ * larger frame's buffer grows as its bytes arrive (doubling), never to
  * what the size field merely claims, so a peer that declares 16 MiB and
  * sends a few bytes costs FRAME_READ_MIN.
  */
@@ -53,9 +54,10 @@ void	frame_reader_init(struct frame_reader *r, enum frame_kind kind, uint32_t ma
 void	frame_reader_free(struct frame_reader *r);
 /*
  * The buffer size the next frame_reader_space() call sets: the present
- * one, FRAME_READ_MIN for none, or, when the frame being read does not
- * fit and less than FRAME_READ_MIN / 2 is free, twice the present one up
- * to the frame's whole size (never beyond max_size).
+ * one, FRAME_READ_MIN for none, the frame's whole size when the frame
+ * being read does not fit and is at most 256 KiB, or, for a larger one,
+ * when less than FRAME_READ_MIN / 2 is free, twice the present one up to
+ * the frame's whole size (never beyond max_size).
  */
 size_t	frame_reader_want(const struct frame_reader *r);
 /*

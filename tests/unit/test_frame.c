@@ -485,6 +485,40 @@ test_declared_not_reserved(void)
 	frame_reader_free(&r);
 }
 
+/*
+ * A frame of up to 256 KiB (a producer's 64 KiB request) gets a buffer of
+ * its whole size as soon as its size is in: one read, no regrowth; one of
+ * 256 KiB + 1 grows as its bytes arrive.
+ */
+static void
+test_ordinary_frame_whole(void)
+{
+	static const uint32_t sizes[2] = { 256u << 10, (256u << 10) + 1 };
+	struct frame_reader r;
+	uint8_t *p, head[100];
+	size_t room;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		memset(head, 0x5a, sizeof(head));
+		be32_put(head, sizes[i] - FRAME_SIZE_LEN);
+		be16_put(head + 4, 1);
+		be32_put(head + 6, 77);
+		frame_reader_init(&r, FRAME_REQUEST, 1u << 20);
+		p = frame_reader_space(&r, &room);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		memcpy(p, head, sizeof(head));
+		frame_reader_commit(&r, sizeof(head));
+		CU_ASSERT_EQUAL(frame_reader_want(&r), i == 0 ? sizes[0] :
+		    FRAME_READ_MIN);
+		p = frame_reader_space(&r, &room);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		CU_ASSERT_EQUAL(room, (i == 0 ? sizes[0] : FRAME_READ_MIN) -
+		    sizeof(head));
+		frame_reader_free(&r);
+	}
+}
+
 TEST_SUITE("frame", setup, teardown,
     { "frame_begin/frame_end exact bytes", test_exact_bytes },
     { "requests one byte at a time", test_requests_byte_by_byte },
@@ -494,5 +528,6 @@ TEST_SUITE("frame", setup, teardown,
     { "many frames in one feed", test_back_to_back },
     { "oversize refused after 4 bytes", test_oversize_refused },
     { "a declared size is not reserved", test_declared_not_reserved },
+    { "a frame up to 256 KiB is read whole", test_ordinary_frame_whole },
     { "undersize refused", test_undersize_refused },
     { "large frame up to max", test_large_frame });
