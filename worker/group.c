@@ -25,6 +25,7 @@
 
 #include "common/log.h"
 #include "proto/frame.h"
+#include "proto/kafka/kconsumer.h"
 #include "proto/msg.h"
 #include "shm/group.h"
 #include "shm/topics.h"
@@ -34,7 +35,6 @@
 #include "worker/conn.h"
 #include "worker/group.h"
 #include "worker/handlers.h"
-#include "worker/kafka_group.h"
 #include "worker/timelookup.h"
 #include "worker/worker.h"
 
@@ -646,6 +646,38 @@ slot_subscribed(struct worker *w, struct shm_group *g, uint32_t slot)
 }
 
 /*
+ * A Kafka member's assignment (the consumer protocol's bytes) as the
+ * native description's partitions: at most cap, topics that do not exist
+ * skipped.
+ */
+struct assigned {
+	struct worker		*w;
+	struct group_tp		*parts;
+	int32_t			 cap;
+	int32_t			 n;
+};
+
+static int
+assigned_part(const char *name, size_t nlen, int32_t partition, void *arg)
+{
+	struct assigned *as = arg;
+	const struct shm_topic *t;
+	int idx;
+
+	if (as->n >= as->cap)
+		return 1;
+	if ((idx = shm_topic_find(as->w->shm, name, nlen)) < 0)
+		return 0;
+	/* Topic entries never change once published. */
+	t = &as->w->shm->topics[idx];
+	as->parts[as->n].topic = t->name;
+	as->parts[as->n].topic_len = t->name_len;
+	as->parts[as->n].partition = partition;
+	as->n++;
+	return 0;
+}
+
+/*
  * Keep of parts[0..n) the topics c's user may consume (a description
  * shows nothing of the others); the new count.
  */
@@ -737,10 +769,15 @@ exec_describe(struct worker *w, struct conn *c, struct req *r)
 			}
 			if (g->state == GROUP_STABLE && m->assign_len <=
 			    w->shm->hdr->limits.member_meta &&
-			    g->ptype_len == 8 && memcmp(g->ptype, "consumer", 8) == 0)
-				md->count = kafka_assignment_parts(w,
+			    g->ptype_len == 8 && memcmp(g->ptype, "consumer", 8) == 0) {
+				struct assigned as = { w, md->parts,
+				    (int32_t)used, 0 };
+
+				(void)kconsumer_assignment_parts(
 				    group_assign(w->shm, g, i), m->assign_len,
-				    md->parts, (int32_t)used);
+				    assigned_part, &as);
+				md->count = as.n;
+			}
 			md->count = parts_readable(c, md->parts, md->count);
 			continue;
 		}

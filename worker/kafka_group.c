@@ -28,11 +28,10 @@
 
 #include "common/log.h"
 #include "proto/kafka/kapi.h"
+#include "proto/kafka/kconsumer.h"
 #include "proto/kafka/kgroup.h"
-#include "proto/wire.h"
 #include "shm/group.h"
 #include "shm/kgroup.h"
-#include "shm/topics.h"
 #include "store/topic.h"
 #include "worker/access.h"
 #include "worker/conn.h"
@@ -127,39 +126,51 @@ kg_authorize(struct conn *c, unsigned perm, const char *api, struct kstr group)
 	    KERR_GROUP_AUTHORIZATION_FAILED;
 }
 
+struct kg_sub_check {
+	struct conn		*c;
+	const struct kjoin_req	*q;
+	int			 denied;
+};
+
+/* A subscribed topic the member may not consume: stop, denied. */
+static int
+kg_sub_topic(const char *name, size_t nlen, void *arg)
+{
+	struct kg_sub_check *k = arg;
+	size_t glen = k->q->group_id.len > 0 ? (size_t)k->q->group_id.len : 0;
+
+	if (auth_group_topic(k->c, "JoinGroup", k->q->group_id.p, glen, name,
+	    nlen) == ERR_NONE)
+		return 0;
+	k->denied = 1;
+	return 1;
+}
+
 /* kg_authorize, and a consumer's subscriptions name only its topics. */
 static int16_t
 kg_authorize_join(struct conn *c, const struct kjoin_req *q)
 {
-	struct rbuf rb;
-	const char *name;
-	size_t glen = q->group_id.len > 0 ? (size_t)q->group_id.len : 0, nlen;
-	int32_t i, j, nt;
+	struct kg_sub_check k = { c, q, 0 };
+	size_t glen = q->group_id.len > 0 ? (size_t)q->group_id.len : 0;
+	int32_t i;
 	int16_t err;
 
 	if ((err = kg_authorize(c, AUTH_GROUP_READ, "JoinGroup",
 	    q->group_id)) != KERR_NONE ||
 	    !auth_enabled() || !kstr_eq(q->protocol_type, "consumer"))
 		return err;
-	for (i = 0; i < q->nprotocols; i++) {
-		rbuf_init(&rb, (const uint8_t *)q->protocols[i].data.p,
+	for (i = 0; i < q->nprotocols && !k.denied; i++) {
+		if (kconsumer_subscription_topics(
+		    (const uint8_t *)q->protocols[i].data.p,
 		    q->protocols[i].data.len > 0 ?
-		    (size_t)q->protocols[i].data.len : 0);
-		(void)rbuf_i16(&rb);	/* the consumer protocol's version */
-		nt = rbuf_count(&rb, 2);
-		for (j = 0; j < nt && !rb.err; j++) {
-			name = rbuf_str(&rb, &nlen);
-			if (!rb.err && auth_group_topic(c, "JoinGroup",
-			    q->group_id.p, glen, name, nlen) != ERR_NONE)
-				return KERR_GROUP_AUTHORIZATION_FAILED;
-		}
-		if (rb.err) {
+		    (size_t)q->protocols[i].data.len : 0, kg_sub_topic,
+		    &k) == -1) {
 			(void)auth_group_topic(c, "JoinGroup", q->group_id.p,
 			    glen, NULL, 0);
 			return KERR_GROUP_AUTHORIZATION_FAILED;
 		}
 	}
-	return KERR_NONE;
+	return k.denied ? KERR_GROUP_AUTHORIZATION_FAILED : KERR_NONE;
 }
 
 /* ---- FindCoordinator ---- */
@@ -641,39 +652,4 @@ kafka_member_op_emit(struct worker *w, struct conn *c, struct req *r)
 	pos = kafka_resp_begin(c, r);
 	kgroup_error_encode_resp(&c->out, k->h.api_version, &st->resp.err);
 	kafka_resp_end(c, pos);
-}
-
-/* ---- for flume-admin (worker/group.c) ---- */
-
-int32_t
-kafka_assignment_parts(struct worker *w, const uint8_t *p, size_t len,
-    struct group_tp *parts, int32_t cap)
-{
-	const struct shm_topic *t;
-	const char *name;
-	struct rbuf rb;
-	size_t nlen;
-	int32_t nt, np, i, j, part, n = 0;
-	int idx;
-
-	rbuf_init(&rb, p, len);
-	(void)rbuf_i16(&rb);	/* the consumer protocol's version */
-	nt = rbuf_count(&rb, 6);
-	for (i = 0; i < nt && !rb.err; i++) {
-		name = rbuf_str(&rb, &nlen);
-		np = rbuf_count(&rb, 4);
-		idx = rb.err ? -1 : shm_topic_find(w->shm, name, nlen);
-		for (j = 0; j < np && !rb.err; j++) {
-			part = rbuf_i32(&rb);
-			if (idx < 0 || rb.err || n >= cap)
-				continue;
-			t = &w->shm->topics[idx];
-			/* Topic entries never change once published. */
-			parts[n].topic = t->name;
-			parts[n].topic_len = t->name_len;
-			parts[n].partition = part;
-			n++;
-		}
-	}
-	return n;
 }

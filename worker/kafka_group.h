@@ -35,14 +35,6 @@ void	kafka_describe_groups_exec(struct worker *w, struct conn *c,
 	    struct req *r);
 void	kafka_describe_groups_emit(struct worker *w, struct conn *c,
 	    struct req *r);
-/*
- * The partitions a Kafka member's assignment names, when it is Kafka's
- * consumer protocol (version, [topic, [partition]], user data): at most
- * cap into parts, topics that do not exist skipped; how many.
- */
-struct group_tp;
-int32_t	kafka_assignment_parts(struct worker *w, const uint8_t *p, size_t len,
-	    struct group_tp *parts, int32_t cap);
 /* Re-check a parked JoinGroup or SyncGroup. */
 void	kafka_group_poll(struct worker *w, struct conn *c, struct req *r);
 

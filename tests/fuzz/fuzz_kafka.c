@@ -21,6 +21,7 @@
 
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kbuf.h"
+#include "proto/kafka/kconsumer.h"
 #include "proto/kafka/kheader.h"
 #include "proto/kafka/kreq.h"
 #include "proto/kafka/ksasl.h"
@@ -51,6 +52,38 @@ static void
 count(int32_t n, size_t len)
 {
 	if (n < -1 || (n > 0 && (size_t)n > len))
+		abort();
+}
+
+static int
+consumer_topic(const char *name, size_t len, void *arg)
+{
+	touch((struct kstr){ name, (int32_t)len });
+	++*(int *)arg;
+	return 0;
+}
+
+static int
+consumer_part(const char *name, size_t len, int32_t partition, void *arg)
+{
+	(void)partition;
+	return consumer_topic(name, len, arg);
+}
+
+/* The consumer protocol's readers on p[0..len): names inside, counts bounded. */
+static void
+consumer(const uint8_t *p, size_t len)
+{
+	int n = 0;
+
+	fz_lo = p;
+	fz_hi = p + len;
+	if (kconsumer_subscription_topics(p, len, consumer_topic, &n) == 0 &&
+	    (size_t)n * 2 > len)
+		abort();
+	n = 0;
+	if (kconsumer_assignment_parts(p, len, consumer_part, &n) == 0 &&
+	    (size_t)n * 4 > len)
 		abort();
 }
 
@@ -243,8 +276,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		arena_free(&a);
 		sasl(copy + h.body_off, blen);
+		consumer(copy + h.body_off, blen);
 	}
 	sasl(copy, n);
+	consumer(copy, n);
 	free(copy);
 	return 0;
 }
