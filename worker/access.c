@@ -91,7 +91,7 @@ auth_esc(char *buf, size_t size, const char *p, size_t len, size_t max)
 }
 
 static void
-auth_log_denial(struct conn *c, uint16_t api, const char *topic, size_t len)
+auth_log_denial(struct conn *c, const char *api, const char *topic, size_t len)
 {
 	char tbuf[LOG_ESC_SIZE(TOPIC_NAME_MAX)];
 
@@ -99,15 +99,15 @@ auth_log_denial(struct conn *c, uint16_t api, const char *topic, size_t len)
 		return;
 	if (topic != NULL)
 		log_warnx("%s: user %s: access denied: %s on topic %s",
-		    c->peer, auth_who(c), api_name(api),
+		    c->peer, auth_who(c), api != NULL ? api : "?",
 		    auth_esc(tbuf, sizeof(tbuf), topic, len, TOPIC_NAME_MAX));
 	else
 		log_warnx("%s: user %s: access denied: %s", c->peer,
-		    auth_who(c), api_name(api));
+		    auth_who(c), api != NULL ? api : "?");
 }
 
 int16_t
-auth_gate(struct conn *c, unsigned perm, uint16_t api)
+auth_gate(struct conn *c, unsigned perm, const char *api)
 {
 	const struct auth_user *u = c->auth.user;
 	unsigned need = perm & AUTH_TOPIC_PERMS;
@@ -115,7 +115,8 @@ auth_gate(struct conn *c, unsigned perm, uint16_t api)
 	if (!auth_enabled() || (perm & API_PERM_OPEN))
 		return ERR_NONE;
 	if (u == NULL) {
-		log_debug("%s: %s before authentication", c->peer, api_name(api));
+		log_debug("%s: %s before authentication", c->peer,
+		    api != NULL ? api : "a request");
 		return ERR_AUTH_REQUIRED;
 	}
 	if (need == 0 || auth_user_has(u, need, (perm & API_PERM_ALL) != 0))
@@ -125,22 +126,15 @@ auth_gate(struct conn *c, unsigned perm, uint16_t api)
 }
 
 int16_t
-auth_topic(struct conn *c, unsigned perms, const char *topic, size_t len)
+auth_topic(struct conn *c, unsigned perms, const char *topic, size_t len,
+    const char *api)
 {
 	const struct auth_user *u = c->auth.user;
-	uint16_t api;
 
 	if (!auth_enabled())
 		return ERR_NONE;
 	if (u != NULL && auth_user_may(u, perms, topic, len))
 		return ERR_NONE;
-	/* Any of the three is what a metadata lookup asks for. */
-	api = (perms & (AUTH_PRODUCE | AUTH_CONSUME | AUTH_ADMIN)) ==
-	    (AUTH_PRODUCE | AUTH_CONSUME | AUTH_ADMIN) ? API_METADATA :
-	    (perms & AUTH_ADMIN) ? API_CREATE_TOPIC :
-	    (perms & AUTH_PRODUCE) && !(perms & AUTH_CONSUME) ? API_PRODUCE :
-	    (perms & AUTH_CONSUME) && !(perms & AUTH_PRODUCE) ? API_FETCH :
-	    API_METADATA;
 	auth_log_denial(c, api, topic, len);
 	return ERR_ACCESS_DENIED;
 }

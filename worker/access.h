@@ -45,17 +45,20 @@ int	auth_refresh(struct worker *w);
  */
 void	auth_conn_init(struct conn *c);
 /*
- * Worker: may c send a request of api, whose table row asks for perm
+ * Worker: may c send a request of api (the name its face gives it, as
+ * the client sent it: r->name), whose table row asks for perm
  * (worker/dispatch.h), at all?  ERR_NONE, ERR_AUTH_REQUIRED or
- * ERR_ACCESS_DENIED (logged).  Per-topic checks are the operations'.
+ * ERR_ACCESS_DENIED (logged, naming api).  Per-topic checks are the
+ * operations'.
  */
-int16_t	auth_gate(struct conn *c, unsigned perm, uint16_t api);
+int16_t	auth_gate(struct conn *c, unsigned perm, const char *api);
 /*
- * Worker: may c's user do one of perms (AUTH_* bits) on topic?
- * ERR_NONE or ERR_ACCESS_DENIED (logged).  Always ERR_NONE without auth.
+ * Worker: may c's user do one of perms (AUTH_* bits) on topic for a
+ * request of api (r->name)?  ERR_NONE or ERR_ACCESS_DENIED (logged,
+ * naming api and topic).  Always ERR_NONE without auth.
  */
 int16_t	auth_topic(struct conn *c, unsigned perms, const char *topic,
-	    size_t len);
+	    size_t len, const char *api);
 /* Worker: the same as a yes (1) or no (0), without logging. */
 int	auth_may(const struct conn *c, unsigned perms, const char *topic,
 	    size_t len);

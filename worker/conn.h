@@ -39,6 +39,7 @@ enum req_state {
 struct req {
 	uint16_t	 api;
 	uint32_t	 id;
+	const char	*name;		/* the API as its face names it, for logs */
 	const uint8_t	*payload;	/* in the frame reader until detached */
 	size_t		 payload_len;
 	uint8_t		 state;		/* enum req_state */

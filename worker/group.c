@@ -326,13 +326,13 @@ exec_join(struct worker *w, struct conn *c, struct req *r)
 		return;
 	}
 	/* Before the group exists: a refused join creates nothing. */
-	if ((err = auth_group(c, AUTH_GROUP_READ, api_name(r->api), q->group,
+	if ((err = auth_group(c, AUTH_GROUP_READ, r->name, q->group,
 	    q->group_len)) != ERR_NONE) {
 		wgroup_done(r, err);
 		return;
 	}
 	for (i = 0; i < q->count; i++)
-		if ((err = auth_group_topic(c, api_name(r->api), q->group,
+		if ((err = auth_group_topic(c, r->name, q->group,
 		    q->group_len, q->topics[i].s, q->topics[i].len)) != ERR_NONE) {
 			wgroup_done(r, err);
 			return;
@@ -409,7 +409,7 @@ exec_member_op(struct worker *w, struct conn *c, struct req *r,
 		wgroup_done(r, ERR_INVALID_GROUP);
 		return;
 	}
-	if ((err = auth_group(c, AUTH_GROUP_READ, api_name(r->api), group,
+	if ((err = auth_group(c, AUTH_GROUP_READ, r->name, group,
 	    group_len)) != ERR_NONE) {
 		wgroup_done(r, err);
 		return;
@@ -465,7 +465,7 @@ exec_commit(struct worker *w, struct conn *c, struct req *r)
 		wgroup_done(r, ERR_INVALID_GROUP);
 		return;
 	}
-	if ((err = auth_group(c, AUTH_GROUP_READ, api_name(r->api), q->group,
+	if ((err = auth_group(c, AUTH_GROUP_READ, r->name, q->group,
 	    q->group_len)) != ERR_NONE) {
 		wgroup_done(r, err);
 		return;
@@ -485,7 +485,7 @@ exec_commit(struct worker *w, struct conn *c, struct req *r)
 	/* Per topic, as for FETCH (and before the lock: a denial is logged). */
 	for (i = 0; i < q->count; i++)
 		s->errors[i] = auth_topic(c, AUTH_CONSUME, q->parts[i].topic,
-		    q->parts[i].topic_len);
+		    q->parts[i].topic_len, r->name);
 	wgroup_params(w, &gp);
 	if ((g = wgroup_lock(w, gidx, &gp, &s0, &g0)) == NULL) {
 		wgroup_done(r, ERR_UNKNOWN);
@@ -534,7 +534,7 @@ exec_offset_fetch(struct worker *w, struct conn *c, struct req *r)
 		wgroup_done(r, ERR_INVALID_GROUP);
 		return;
 	}
-	if ((err = auth_group(c, AUTH_GROUP_DESCRIBE, api_name(r->api),
+	if ((err = auth_group(c, AUTH_GROUP_DESCRIBE, r->name,
 	    q->group, q->group_len)) != ERR_NONE) {
 		wgroup_done(r, err);
 		return;
@@ -580,7 +580,7 @@ exec_offset_fetch(struct worker *w, struct conn *c, struct req *r)
 			res->partition = q->parts[i].partition;
 			res->offset = -1;
 			res->error = auth_topic(c, AUTH_CONSUME, res->topic,
-			    res->topic_len);
+			    res->topic_len, r->name);
 			if (res->error == ERR_NONE)
 				res->error = wgroup_part(w, res->topic,
 				    res->topic_len, res->partition, &slot);
@@ -711,7 +711,7 @@ exec_describe(struct worker *w, struct conn *c, struct req *r)
 		wgroup_done(r, ERR_INVALID_GROUP);
 		return;
 	}
-	if ((err = auth_group(c, AUTH_GROUP_DESCRIBE, api_name(r->api),
+	if ((err = auth_group(c, AUTH_GROUP_DESCRIBE, r->name,
 	    q->group, q->group_len)) != ERR_NONE) {
 		wgroup_done(r, err);
 		return;
@@ -881,9 +881,10 @@ exec_group_reset(struct worker *w, struct conn *c, struct req *r)
 		wgroup_done(r, ERR_INVALID_GROUP);
 		return;
 	}
-	if ((err = auth_group(c, AUTH_GROUP_DELETE, api_name(r->api), q->group,
+	if ((err = auth_group(c, AUTH_GROUP_DELETE, r->name, q->group,
 	    q->group_len)) != ERR_NONE ||
-	    (err = auth_topic(c, AUTH_ADMIN, q->topic, q->topic_len)) !=
+	    (err = auth_topic(c, AUTH_ADMIN, q->topic, q->topic_len,
+	    r->name)) !=
 	    ERR_NONE) {
 		wgroup_done(r, err);
 		return;
@@ -974,7 +975,7 @@ exec_group_delete(struct worker *w, struct conn *c, struct req *r)
 	int gidx;
 
 	/* Refused alike whether or not the group exists. */
-	if ((err = auth_group(c, AUTH_GROUP_DELETE, api_name(r->api), q->group,
+	if ((err = auth_group(c, AUTH_GROUP_DELETE, r->name, q->group,
 	    q->group_len)) != ERR_NONE) {
 		wgroup_done(r, err);
 		return;

@@ -317,7 +317,7 @@ handle_metadata(struct worker *w, struct conn *c, struct req *r)
 		memset(ti, 0, sizeof(*ti));
 		idx = -1;
 		ti->error = auth_topic(c, AUTH_PRODUCE | AUTH_CONSUME | AUTH_ADMIN,
-		    q->topics[k].s, q->topics[k].len);
+		    q->topics[k].s, q->topics[k].len, r->name);
 		/* Creating a topic by naming it takes the right to produce to it. */
 		if (ti->error == ERR_NONE)
 			ti->error = topic_resolve(w, q->topics[k].s,
@@ -419,12 +419,13 @@ produce_stamp(const struct config *conf, const struct produce_part *pp)
 
 static int16_t
 produce_check(struct worker *w, struct conn *c, const struct produce_part *pp,
-    struct shm_partition **out)
+    const char *api, struct shm_partition **out)
 {
 	struct shm_partition *p = NULL;
 	int16_t err;
 
-	if ((err = auth_topic(c, AUTH_PRODUCE, pp->topic, pp->topic_len)) !=
+	if ((err = auth_topic(c, AUTH_PRODUCE, pp->topic, pp->topic_len,
+	    api)) !=
 	    ERR_NONE)
 		return err;
 	/* Kafka: "Cannot append to internal topic" (INVALID_TOPIC_EXCEPTION). */
@@ -523,7 +524,7 @@ handle_produce(struct worker *w, struct conn *c, struct req *r)
 			st->next[i] = -1;
 			st->parts[i] = NULL;
 			st->res[i].error = produce_check(w, c, &q->parts[i],
-			    &st->parts[i]);
+			    r->name, &st->parts[i]);
 			st->inc[i] = 0;
 			if (st->res[i].error == ERR_NONE &&
 			    (st->res[i].error = part_incarnation(w, st->parts[i],
@@ -813,7 +814,7 @@ handle_fetch(struct worker *w, struct conn *c, struct req *r)
 		s->log_start = -1;
 		s->hwm = -1;
 		s->error = auth_topic(c, AUTH_CONSUME, q->parts[i].topic,
-		    q->parts[i].topic_len);
+		    q->parts[i].topic_len, r->name);
 		if (s->error == ERR_NONE)
 			s->error = part_resolve(w, q->parts[i].topic,
 			    q->parts[i].topic_len, q->parts[i].partition, 0,
@@ -853,7 +854,7 @@ handle_list_offsets(struct worker *w, struct conn *c, struct req *r)
 		s->results[i].timestamp = -1;
 		p = NULL;
 		s->results[i].error = auth_topic(c, AUTH_PRODUCE | AUTH_CONSUME,
-		    q->parts[i].topic, q->parts[i].topic_len);
+		    q->parts[i].topic, q->parts[i].topic_len, r->name);
 		if (s->results[i].error == ERR_NONE)
 			s->results[i].error = part_resolve(w, q->parts[i].topic,
 			    q->parts[i].topic_len, q->parts[i].partition, 0, &p);

@@ -131,7 +131,7 @@ init_pid_exec(struct worker *w, struct conn *c, struct req *r)
 	struct kafka_req *k = r->dec;
 	struct kinit_pid_resp *s;
 
-	if (auth_gate(c, k->row->perm, API_INIT_PRODUCER) == ERR_NONE) {
+	if (auth_gate(c, k->row->perm, r->name) == ERR_NONE) {
 		kafka_init_pid_exec(w, c, r);
 		return;
 	}
@@ -301,6 +301,8 @@ kafka_exec(struct worker *w, struct conn *c, struct req *r)
 		k->row = NULL;
 		return;
 	}
+	/* Logs name it as Kafka does, also once a handler answers it. */
+	r->name = k->row->name;
 	if (auth_enabled() && c->auth.user == NULL &&
 	    k->row->key != KAPI_API_VERSIONS &&
 	    k->row->key != KAPI_SASL_HANDSHAKE &&

@@ -52,7 +52,7 @@
 /* Check one topic of a CreateTopics; its partition count in *n. */
 static int16_t
 create_check(struct worker *w, struct conn *c, const struct kcreate_topic *t,
-    int32_t *n, const char **why)
+    const char *api, int32_t *n, const char **why)
 {
 	char name[TOPIC_NAME_MAX + 1];
 	int32_t i;
@@ -70,7 +70,7 @@ create_check(struct worker *w, struct conn *c, const struct kcreate_topic *t,
 		return KERR_INVALID_TOPIC_EXCEPTION;
 	}
 	if ((err = kafka_error(auth_topic(c, AUTH_ADMIN, t->name.p,
-	    (size_t)t->name.len))) != KERR_NONE)
+	    (size_t)t->name.len, api))) != KERR_NONE)
 		return err;
 	if (shm_topic_find(w->shm, t->name.p, (size_t)t->name.len) >= 0) {
 		*why = "topic already exists";
@@ -154,7 +154,7 @@ kafka_create_topics_exec(struct worker *w, struct conn *c, struct req *r)
 
 		st->ti[i] = -1;
 		e[i].name = t->name;
-		e[i].error = create_check(w, c, t, &n, &why);
+		e[i].error = create_check(w, c, t, r->name, &n, &why);
 		e[i].message = kstr_c(why);	/* NULL: a null message */
 		if (e[i].error != KERR_NONE || q->validate_only)
 			continue;
@@ -275,7 +275,7 @@ kafka_delete_topics_exec(struct worker *w, struct conn *c, struct req *r)
 		st->e[i].message = kstr_c(NULL);
 		st->ti[i] = -1;
 		err = q->topics[i].len <= 0 ? ERR_UNKNOWN_TOPIC_OR_PARTITION :
-		    topic_delete_start(w, c, q->topics[i].p,
+		    topic_delete_start(w, c, r->name, q->topics[i].p,
 		    (size_t)q->topics[i].len, &st->ti[i], &parts);
 		/* No topic has a bad name; a reserved one is Kafka's own. */
 		if (err == ERR_INVALID_TOPIC && !topic_name_reserved(

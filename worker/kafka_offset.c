@@ -93,7 +93,8 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 		terr = err;
 		if (terr == KERR_NONE && q->topics[i].name.len > 0)
 			terr = kafka_error(auth_topic(c, AUTH_CONSUME,
-			    q->topics[i].name.p, (size_t)q->topics[i].name.len));
+			    q->topics[i].name.p, (size_t)q->topics[i].name.len,
+			    r->name));
 		for (j = 0; j < q->topics[i].npart; j++) {
 			const struct kcommit_part *cp = &q->topics[i].parts[j];
 
@@ -182,7 +183,8 @@ kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 		terr = err;
 		if (terr == KERR_NONE && q->topics[i].name.len > 0)
 			terr = kafka_error(auth_topic(c, AUTH_CONSUME,
-			    q->topics[i].name.p, (size_t)q->topics[i].name.len));
+			    q->topics[i].name.p, (size_t)q->topics[i].name.len,
+			    r->name));
 		for (j = 0; j < tr[i].npart; j++) {
 			fp[j].partition = q->topics[i].parts[j];
 			fp[j].offset = -1;

@@ -226,9 +226,10 @@ native_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	const struct api_row *row = native_row(r->api);
 
+	r->name = row != NULL ? row->name : NULL;
 	if (row == NULL) {
 		/* Known or not, nothing is answered before authentication. */
-		r->error = auth_gate(c, 0, r->api);
+		r->error = auth_gate(c, 0, r->name);
 		if (r->error == ERR_NONE) {
 			r->error = ERR_UNSUPPORTED_API;
 			lograte_warnx(w, c->peer, LOGRATE_REFUSED, "API "
@@ -239,7 +240,7 @@ native_exec(struct worker *w, struct conn *c, struct req *r)
 		return;
 	}
 	if (r->state == REQ_NEW) {
-		if ((r->error = auth_gate(c, row->perm, r->api)) != ERR_NONE) {
+		if ((r->error = auth_gate(c, row->perm, r->name)) != ERR_NONE) {
 			r->state = REQ_DONE;
 			return;
 		}

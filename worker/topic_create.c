@@ -106,7 +106,7 @@ handle_create_topic(struct worker *w, struct conn *c, struct req *r)
 	    q->topic_len)) != ERR_NONE)
 		return;
 	if ((st->resp.error = auth_topic(c, AUTH_ADMIN, q->topic,
-	    q->topic_len)) != ERR_NONE)
+	    q->topic_len, r->name)) != ERR_NONE)
 		return;
 	memcpy(name, q->topic, q->topic_len);
 	name[q->topic_len] = '\0';

@@ -26,8 +26,8 @@ struct delete_st {
 };
 
 int16_t
-topic_delete_start(struct worker *w, struct conn *c, const char *name,
-    size_t len, int *ti, int32_t *partitions)
+topic_delete_start(struct worker *w, struct conn *c, const char *api,
+    const char *name, size_t len, int *ti, int32_t *partitions)
 {
 	int16_t err;
 	int i;
@@ -38,7 +38,7 @@ topic_delete_start(struct worker *w, struct conn *c, const char *name,
 	}
 	if ((err = topic_reserved_refuse(c, "delete", name, len)) != ERR_NONE)
 		return err;
-	if ((err = auth_topic(c, AUTH_ADMIN, name, len)) != ERR_NONE)
+	if ((err = auth_topic(c, AUTH_ADMIN, name, len, api)) != ERR_NONE)
 		return err;
 	if ((i = shm_topic_delete_begin(w->shm, name, len)) == -1) {
 		if (errno == ENOENT) {
@@ -80,7 +80,7 @@ handle_delete_topic(struct worker *w, struct conn *c, struct req *r)
 	r->error = ERR_NONE;
 	r->deadline = w->now + (q->timeout_ms > 0 ? q->timeout_ms :
 	    TOPIC_DELETE_TIMEOUT_MS);
-	st->resp.error = topic_delete_start(w, c, q->topic, q->topic_len,
+	st->resp.error = topic_delete_start(w, c, r->name, q->topic, q->topic_len,
 	    &st->ti, &st->resp.partitions);
 	if (st->resp.error != ERR_NONE) {
 		r->state = REQ_DONE;

@@ -19,13 +19,14 @@ struct req;
 #define TOPIC_DELETE_TIMEOUT_MS	30000	/* when the request gives none */
 
 /*
- * Start deleting name[0..len): ERR_NONE with *ti and *partitions set, or
+ * Start deleting name[0..len) for a request of api (its name, for the
+ * logs): ERR_NONE with *ti and *partitions set, or
  * ERR_INVALID_TOPIC (a bad or reserved name: see
  * topic_reserved_refuse), ERR_ACCESS_DENIED, ERR_UNKNOWN_TOPIC_OR_PARTITION
  * (none of that name; also while another delete of it runs).
  */
-int16_t	topic_delete_start(struct worker *w, struct conn *c, const char *name,
-	    size_t len, int *ti, int32_t *partitions);
+int16_t	topic_delete_start(struct worker *w, struct conn *c, const char *api,
+	    const char *name, size_t len, int *ti, int32_t *partitions);
 /* 1 when the writer has finished the delete started as entry ti. */
 int	topic_delete_done(struct worker *w, int ti);
 

@@ -663,7 +663,7 @@ test_raw_api_permissions(void)
 
 	CU_ASSERT_FATAL((fd = kconnect(kport)) >= 0);
 	CU_ASSERT_FATAL(kplain(fd, "bob", "bob-pw") == 0);
-	before = flumed_log_count(&d, "user bob: access denied: INIT_PRODUCER");
+	before = flumed_log_count(&d, "user bob: access denied: InitProducerId");
 	be16_put(b, 0xffff);		/* transactional id: null */
 	be32_put(b + 2, 60000);
 	CU_ASSERT_EQUAL(ksend(fd, KAPI_INIT_PRODUCER_ID, 0, 1, b, 6), 0);
@@ -676,7 +676,7 @@ test_raw_api_permissions(void)
 	CU_ASSERT_EQUAL((int16_t)be16_get(p + 14), -1);
 	free(p);
 	CU_ASSERT_EQUAL(flumed_wait_log(&d, "user bob: access denied: "
-	    "INIT_PRODUCER", before + 1, 5000), before + 1);
+	    "InitProducerId", before + 1, 5000), before + 1);
 
 	be32_put(b, 1);
 	n = 4;
@@ -702,6 +702,12 @@ test_raw_api_permissions(void)
 	    KERR_TOPIC_AUTHORIZATION_FAILED);
 	free(p);
 	close(fd);
+	/* Each denial is logged under the API name the client sent. */
+	CU_ASSERT_EQUAL(flumed_wait_log(&d, "user bob: access denied: "
+	    "CreateTopics on topic bobt", 1, 5000), 1);
+	CU_ASSERT_EQUAL(flumed_wait_log(&d, "user bob: access denied: "
+	    "DeleteTopics on topic s2", 1, 5000), 1);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "CREATE_TOPIC on topic"), 0);
 
 	CU_ASSERT_FATAL((fd = kconnect(kport)) >= 0);
 	CU_ASSERT_FATAL(kplain(fd, "dave", "dave-pw") == 0);
