@@ -43,11 +43,9 @@
 
 #include "common/log.h"
 #include "worker/conn.h"
-#include "worker/handlers.h"
-#include "worker/kafka.h"
+#include "worker/face.h"
 #include "worker/limits.h"
 #include "worker/lograte.h"
-#include "worker/native.h"
 #include "worker/tls.h"
 
 #define CONN_READ_ROUNDS	16	/* socket reads per turn, for fairness */
@@ -55,52 +53,6 @@
 #define CONN_SENDFILE_MAX	(1u << 30)
 #define CONN_OUT_KEEP		(1u << 20)	/* output buffer kept between bursts */
 #define CONN_ARENA_KEEP		(1u << 20)	/* arena kept between bursts */
-
-/*
- * A connection speaks one protocol for its whole life: these pick the
- * native handlers or the Kafka dispatch (worker/kafka.h) for it.
- */
-static inline void
-conn_h_exec(struct worker *w, struct conn *c, struct req *r)
-{
-	if (c->kafka)
-		kafka_exec(w, c, r);
-	else
-		native_exec(w, c, r);
-}
-
-static inline void
-conn_h_poll(struct worker *w, struct conn *c, struct req *r)
-{
-	if (c->kafka)
-		kafka_poll(w, c, r);
-	else
-		native_poll(w, c, r);
-}
-
-static inline void
-conn_h_emit(struct worker *w, struct conn *c, struct req *r)
-{
-	if (c->kafka)
-		kafka_emit(w, c, r);
-	else
-		native_emit(w, c, r);
-}
-
-static inline int
-conn_h_redecode(struct conn *c, struct req *r)
-{
-	return c->kafka ? kafka_redecode(c, r) : native_redecode(c, r);
-}
-
-static inline void
-conn_h_release(struct conn *c, struct req *r)
-{
-	if (c->kafka)
-		kafka_release(r);
-	else
-		native_release(r);
-}
 
 static inline struct req *
 conn_req(struct conn *c, uint32_t i)
@@ -196,7 +148,7 @@ conn_rd_may_grow(struct conn *c)
 }
 
 struct conn *
-conn_new(struct worker *w, int fd, const char *peer)
+conn_new(struct worker *w, int fd, const char *peer, const struct face *face)
 {
 	struct conn *c;
 	struct epoll_event ev;
@@ -209,7 +161,8 @@ conn_new(struct worker *w, int fd, const char *peer)
 	c->w = w;
 	c->fd = fd;
 	strlcpy(c->peer, peer, sizeof(c->peer));
-	frame_reader_init(&c->rd, FRAME_REQUEST, w->conf->max_request_bytes);
+	c->face = face;
+	frame_reader_init(&c->rd, face->frames, w->conf->max_request_bytes);
 	auth_conn_init(c);
 	arena_init(&c->arena, conn_arena_limit(c));
 	wbuf_init(&c->out);
@@ -251,7 +204,7 @@ conn_close(struct conn *c)
 	size_t j;
 
 	for (i = 0; i < c->nreq; i++)
-		conn_h_release(c, conn_req(c, i));
+		c->face->release(conn_req(c, i));
 	for (j = c->chead; j < c->nchunks; j++)
 		if (c->chunks[j].fd >= 0)
 			close(c->chunks[j].fd);
@@ -262,7 +215,8 @@ conn_close(struct conn *c)
 	if (c->rd_paused)
 		TAILQ_REMOVE(&w->paused, c, pause_entry);
 	tls_free(c->tls);
-	kafka_sasl_free(c);
+	if (c->face->close != NULL)
+		c->face->close(c);
 	TAILQ_REMOVE(&w->conns, c, entry);
 	w->nconns--;
 	atomic_fetch_sub_explicit(&w->me->connections, 1, memory_order_relaxed);
@@ -549,7 +503,7 @@ conn_detach(struct conn *c)
 		if (r->dec == NULL)
 			continue;
 		before = c->arena_bytes;
-		if (conn_h_redecode(c, r) == -1)
+		if (c->face->redecode(c, r) == -1)
 			return -1;
 		/*
 		 * A decoder charges the payload's length for what its codec
@@ -575,7 +529,7 @@ conn_execute(struct conn *c)
 	while (!c->dead && c->exec < c->nreq) {
 		r = conn_req(c, c->exec);
 		if (r->state == REQ_NEW || r->state == REQ_BLOCKED) {
-			conn_h_exec(c->w, c, r);
+			c->face->exec(c->w, c, r);
 			if (r->state == REQ_BLOCKED)
 				return;
 		}
@@ -596,8 +550,8 @@ conn_emit(struct conn *c)
 		if (r->state != REQ_DONE)
 			break;
 		if (!r->noresp)
-			conn_h_emit(c->w, c, r);
-		conn_h_release(c, r);
+			c->face->emit(c->w, c, r);
+		c->face->release(r);
 		c->qhead = (c->qhead + 1) % c->qcap;
 		c->nreq--;
 		c->exec--;
@@ -910,7 +864,7 @@ conn_poll_parked(struct conn *c, int64_t now, int64_t *deadline, int *parked)
 	for (i = 0; i < c->nreq; i++) {
 		r = conn_req(c, i);
 		if (r->state == REQ_WAIT)
-			conn_h_poll(c->w, c, r);
+			c->face->poll(c->w, c, r);
 	}
 	if (conn_run(c) == -1)
 		return -1;

@@ -92,7 +92,7 @@ struct conn {
 	int			 rd_paused;	/* not read until rd_want fits (on w->paused) */
 	TAILQ_ENTRY(conn)	 pause_entry;
 	struct auth_session	 auth;		/* who this client proved to be */
-	int			 kafka;		/* a Kafka client (worker/kafka.h) */
+	const struct face	*face;		/* its listener's protocol (face.h) */
 	struct tls		*tls;		/* came in on a TLS listener; NULL plaintext */
 	struct kafka_sasl	*sasl;		/* a Kafka SASL exchange (kafka_sasl.c) */
 	TAILQ_ENTRY(conn)	 ready_entry;	/* on w->ready: TLS input buffered */
@@ -100,7 +100,8 @@ struct conn {
 };
 
 /* Take an accepted socket; NULL (socket closed) on failure. */
-struct conn *conn_new(struct worker *w, int fd, const char *peer);
+struct conn *conn_new(struct worker *w, int fd, const char *peer,
+	    const struct face *face);
 void	conn_close(struct conn *c);
 /* Speak TLS on c (a TLS listener's); -1 (c closed) on failure. */
 int	conn_tls_start(struct conn *c);

@@ -28,6 +28,7 @@
 #include "worker/access.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
+#include "worker/face.h"
 #include "worker/handlers.h"
 #include "worker/kafka.h"
 #include "worker/kafka_admin.h"
@@ -159,16 +160,16 @@ kafka_setup_api(int16_t key)
 	    key == KAPI_SASL_AUTHENTICATE;
 }
 
-void
-kafka_conn_init(struct conn *c)
-{
-	uint32_t max = c->rd.max_size;
-
-	c->kafka = 1;
-	frame_reader_free(&c->rd);
-	/* Same limit as the native reader had (auth may have lowered it). */
-	frame_reader_init(&c->rd, FRAME_KAFKA, max);
-}
+const struct face kafka_face = {
+	.name = "Kafka",
+	.frames = FRAME_KAFKA,
+	.exec = kafka_exec,
+	.poll = kafka_poll,
+	.emit = kafka_emit,
+	.redecode = kafka_redecode,
+	.release = kafka_release,
+	.close = kafka_sasl_free,
+};
 
 int16_t
 kafka_error(int16_t e)

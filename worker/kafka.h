@@ -21,9 +21,10 @@ struct worker;
 struct conn;
 struct req;
 struct api_row;
+struct face;
 
-/* A connection accepted on the Kafka listener. */
-void	kafka_conn_init(struct conn *c);
+/* The Kafka listener's face (face.h): these, and kafka_sasl_free. */
+extern const struct face kafka_face;
 void	kafka_exec(struct worker *w, struct conn *c, struct req *r);
 void	kafka_poll(struct worker *w, struct conn *c, struct req *r);
 void	kafka_emit(struct worker *w, struct conn *c, struct req *r);

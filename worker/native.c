@@ -16,6 +16,7 @@
 #include "worker/auth.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
+#include "worker/face.h"
 #include "worker/group.h"
 #include "worker/handlers.h"
 #include "worker/lograte.h"
@@ -338,3 +339,14 @@ native_emit(struct worker *w, struct conn *c, struct req *r)
 	}
 	row->emit(w, c, r);
 }
+
+const struct face native_face = {
+	.name = "native",
+	.frames = FRAME_REQUEST,
+	.exec = native_exec,
+	.poll = native_poll,
+	.emit = native_emit,
+	.redecode = native_redecode,
+	.release = native_release,
+	.close = NULL,
+};

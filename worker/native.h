@@ -12,6 +12,10 @@
 struct worker;
 struct conn;
 struct req;
+struct face;
+
+/* The native listener's face (face.h): the functions below. */
+extern const struct face native_face;
 
 void	native_exec(struct worker *w, struct conn *c, struct req *r);
 void	native_poll(struct worker *w, struct conn *c, struct req *r);

@@ -36,6 +36,7 @@
 #include "worker/conn.h"
 #include "worker/handlers.h"
 #include "worker/kafka.h"
+#include "worker/native.h"
 #include "worker/limits.h"
 #include "worker/main.h"
 #include "worker/tls.h"
@@ -215,10 +216,8 @@ worker_accept(struct worker *w, int which)
 		}
 		if (ss.ss_family == AF_INET || ss.ss_family == AF_INET6)
 			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		c = conn_new(w, fd, peer);
+		c = conn_new(w, fd, peer, kafka ? &kafka_face : &native_face);
 		limits_conn_release(w);
-		if (c != NULL && kafka)
-			kafka_conn_init(c);
 		if (c != NULL) {
 			c->ip_key = key;
 			c->addr_key = limits_addr_key(&ss);
