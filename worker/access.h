@@ -88,7 +88,7 @@ int16_t	auth_group_topic(struct conn *c, const char *api, const char *group,
 /* Worker: the user named name[0..len) in the current table, or NULL. */
 const struct auth_user *auth_user_find(const char *name, size_t len);
 /*
- * Worker: c proved to be u some other way (Kafka SASL, worker/kafka_sasl.c):
+ * Worker: c proved to be u some other way (Kafka SASL, worker/kafka/sasl.c):
  * the same session and frame limit as after AUTH_PROVE; logged with how.
  */
 void	auth_session_login(struct conn *c, const struct auth_user *u,

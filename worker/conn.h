@@ -94,7 +94,7 @@ struct conn {
 	struct auth_session	 auth;		/* who this client proved to be */
 	const struct face	*face;		/* its listener's protocol (face.h) */
 	struct tls		*tls;		/* came in on a TLS listener; NULL plaintext */
-	struct kafka_sasl	*sasl;		/* a Kafka SASL exchange (kafka_sasl.c) */
+	struct kafka_sasl	*sasl;		/* a Kafka SASL exchange (worker/kafka/sasl.c) */
 	TAILQ_ENTRY(conn)	 ready_entry;	/* on w->ready: TLS input buffered */
 	int			 in_ready;
 };

@@ -1,7 +1,7 @@
 /*
  * The shape of a worker's dispatch table: one row per API key of a
  * protocol, with what every request of that key goes through.  The Kafka
- * listener (worker/kafka.c) is dispatched from such a table; the native
+ * listener (worker/kafka/kafka.c) is dispatched from such a table; the native
  * handlers can move to the same shape.
  *
  *   decode   r->payload into r->dec (the connection's arena); 0 or -1.

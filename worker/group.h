@@ -23,7 +23,7 @@ void	wgroup_poll(struct worker *w, struct conn *c, struct req *r);
 /* Append r's response (error or not) to c's output. */
 void	wgroup_emit(struct worker *w, struct conn *c, struct req *r);
 
-/* ---- shared with the Kafka group APIs (worker/kafka_group.c) ---- */
+/* ---- shared with the Kafka group APIs (worker/kafka/group.c) ---- */
 
 struct group_params;
 struct shm_group;

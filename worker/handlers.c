@@ -3,7 +3,7 @@
  * auto-create), create topic, produce (ring append, backpressure, acks,
  * dedup), fetch (long poll, sendfile), list offsets and workers.  Each
  * works on a decoded native request (r->dec) and leaves its answer in
- * r->st; the native table (worker/native.c) and the Kafka table
+ * r->st; the native table (worker/native/native.c) and the Kafka table
  * (worker/kafka*.c) decode into the same structs and encode the answers
  * their own way.  Decoded requests and per-request state live in the
  * connection's arena; the only resources held outside it are duplicated

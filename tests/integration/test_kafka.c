@@ -508,9 +508,9 @@ test_api_versions_v3_answered_in_v0_then_v0(void)
 			CU_ASSERT_EQUAL(min, want[k][1]);
 			CU_ASSERT_EQUAL(max, want[k][2]);
 			/*
-			 * The dispatch table (worker/kafka.c) and the codec's
+			 * The dispatch table (worker/kafka/kafka.c) and the codec's
 			 * (proto/kafka/kapi.c) agree on every API; only the
-			 * SASL ones, decoded by worker/kafka_sasl.c, are not
+			 * SASL ones, decoded by worker/kafka/sasl.c, are not
 			 * the codec's.
 			 */
 			v = kapi_lookup(key);

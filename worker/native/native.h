@@ -1,10 +1,10 @@
 /*
- * The native protocol's dispatch (worker/native.c): every request of a
+ * The native protocol's dispatch (worker/native/native.c): every request of a
  * native connection goes through native_exec() once (again after a
  * BLOCKED state), may then wait (native_poll() re-checks it after every
  * wake-up and at its deadline) and is answered by native_emit() when it
  * reaches the head of its connection's queue.  What each API key does is
- * one row of the table in native.c.
+ * one row of the table in worker/native/native.c.
  */
 #ifndef FLUME_WORKER_NATIVE_H
 #define FLUME_WORKER_NATIVE_H

@@ -1,7 +1,7 @@
 /*
  * SASL on the Kafka listener: SaslHandshake v0-1 and SaslAuthenticate v0
  * with SCRAM-SHA-256, SCRAM-SHA-512 (worker/scram.h) and PLAIN, against
- * the users of the auth_file (worker/auth.h).  With an auth_file, kafka.c
+ * the users of the auth_file (worker/auth.h).  With an auth_file, worker/kafka/kafka.c
  * lets nothing but ApiVersions and these through before a success; then
  * the user's per-topic permissions apply to the data requests as they do
  * on the native protocol.
@@ -9,7 +9,7 @@
  * After SaslHandshake v1 each SASL message comes in a SaslAuthenticate
  * request (librdkafka); after v0 the client sends the bare messages,
  * each framed by an i32 size, and gets the answers framed the same way
- * (kafka-python), so kafka.c hands such frames to sasl_raw_row.  A
+ * (kafka-python), so worker/kafka/kafka.c hands such frames to sasl_raw_row.  A
  * failure is answered (SASL_AUTHENTICATION_FAILED, or for v0 nothing),
  * logged once and closes the connection.
  *
@@ -30,7 +30,7 @@
 #include "worker/authlimit.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
-#include "worker/kafka.h"
+#include "worker/kafka/kafka.h"
 #include "worker/lograte.h"
 #include "worker/scram.h"
 

@@ -1,8 +1,8 @@
 /*
  * The Kafka group APIs of a worker, rows of the Kafka table
- * (worker/kafka.c): the coordinator (kafka_group.c: FindCoordinator,
+ * (worker/kafka/kafka.c): the coordinator (worker/kafka/group.c: FindCoordinator,
  * JoinGroup, SyncGroup, Heartbeat, LeaveGroup) and the committed offsets
- * and group listings (kafka_offset.c: OffsetCommit, OffsetFetch,
+ * and group listings (worker/kafka/offset.c: OffsetCommit, OffsetFetch,
  * ListGroups, DescribeGroups).  Every one decodes with
  * kafka_decode_body() and answers Kafka's error codes.
  */

@@ -5,8 +5,8 @@
  * table (worker/dispatch.h) over the Kafka codec (proto/kafka/); the
  * data path maps onto the native operations of handlers.c, so both
  * protocols share ring appends, acks, dedup, long-poll fetch and
- * sendfile.  kafka.c has the framing, the table and the small APIs,
- * kafka_data.c Produce, Fetch, ListOffsets and InitProducerId.
+ * sendfile.  worker/kafka/kafka.c has the framing, the table and the small APIs,
+ * worker/kafka/data.c Produce, Fetch, ListOffsets and InitProducerId.
  */
 #ifndef FLUME_WORKER_KAFKA_H
 #define FLUME_WORKER_KAFKA_H
@@ -71,7 +71,7 @@ void	kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r);
 int	kafka_list_offsets_decode(struct conn *c, struct req *r);
 void	kafka_list_offsets_exec(struct worker *w, struct conn *c, struct req *r);
 void	kafka_list_offsets_emit(struct worker *w, struct conn *c, struct req *r);
-/* kafka_sasl.c: SaslHandshake, SaslAuthenticate and the bare messages of v0. */
+/* worker/kafka/sasl.c: SaslHandshake, SaslAuthenticate and the bare messages of v0. */
 int	kafka_sasl_handshake_decode(struct conn *c, struct req *r);
 void	kafka_sasl_handshake_exec(struct worker *w, struct conn *c, struct req *r);
 void	kafka_sasl_handshake_emit(struct worker *w, struct conn *c, struct req *r);

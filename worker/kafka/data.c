@@ -25,9 +25,9 @@
 #include "shm/topics.h"
 #include "worker/conn.h"
 #include "worker/handlers.h"
-#include "worker/kafka.h"
+#include "worker/kafka/kafka.h"
 #include "worker/lograte.h"
-#include "worker/native.h"
+#include "worker/native/native.h"
 
 /* Parts over all topics of a nested request. */
 #define NPARTS(q, total) do {						\

@@ -20,7 +20,7 @@
 #include "worker/group.h"
 #include "worker/handlers.h"
 #include "worker/lograte.h"
-#include "worker/native.h"
+#include "worker/native/native.h"
 #include "worker/produce_dedup.h"
 #include "worker/stats.h"
 #include "worker/topic_create.h"

@@ -1,6 +1,6 @@
 /*
- * Kafka topic administration, rows of the Kafka table (worker/kafka.c):
- * CreateTopics and DeleteTopics in kafka_admin.c.
+ * Kafka topic administration, rows of the Kafka table (worker/kafka/kafka.c):
+ * CreateTopics and DeleteTopics in worker/kafka/admin.c.
  */
 #ifndef FLUME_WORKER_KAFKA_ADMIN_H
 #define FLUME_WORKER_KAFKA_ADMIN_H

@@ -13,7 +13,7 @@
  * connection.  Answers leave in request order (conn.c).
  *
  * With an auth_file, a Kafka client must authenticate with SASL first
- * (worker/kafka_sasl.c): every request but ApiVersions, SaslHandshake
+ * (worker/kafka/sasl.c): every request but ApiVersions, SaslHandshake
  * and SaslAuthenticate before that closes its connection.
  */
 #include <errno.h>
@@ -30,11 +30,11 @@
 #include "worker/dispatch.h"
 #include "worker/face.h"
 #include "worker/handlers.h"
-#include "worker/kafka.h"
-#include "worker/kafka_admin.h"
-#include "worker/kafka_group.h"
+#include "worker/kafka/kafka.h"
+#include "worker/kafka/admin.h"
+#include "worker/kafka/group.h"
 #include "worker/lograte.h"
-#include "worker/native.h"
+#include "worker/native/native.h"
 
 #define KAFKA_CLUSTER_ID	"flume"
 #define KAFKA_NODE_ID		0
@@ -74,7 +74,7 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_INIT_PRODUCER_ID, 0, 1, "InitProducerId", AUTH_PRODUCE,
 	    kafka_decode_body, init_pid_exec, NULL, kafka_init_pid_emit,
 	    NULL, ERRBODY_NONE },
-	/* Groups: worker/kafka_group.c. */
+	/* Groups: worker/kafka/group.c. */
 	{ KAPI_FIND_COORDINATOR, 0, 0, "FindCoordinator", 0,
 	    kafka_decode_body, kafka_find_coord_exec, NULL,
 	    kafka_find_coord_emit, NULL, ERRBODY_NONE },
@@ -90,7 +90,7 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_LEAVE_GROUP, 0, 1, "LeaveGroup", AUTH_CONSUME,
 	    kafka_decode_body, kafka_member_op_exec, NULL,
 	    kafka_member_op_emit, NULL, ERRBODY_NONE },
-	/* Committed offsets and listings: worker/kafka_offset.c. */
+	/* Committed offsets and listings: worker/kafka/offset.c. */
 	{ KAPI_OFFSET_COMMIT, 0, 2, "OffsetCommit", AUTH_CONSUME,
 	    kafka_decode_body, kafka_commit_exec, NULL, kafka_commit_emit,
 	    NULL, ERRBODY_NONE },
@@ -103,7 +103,7 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_DESCRIBE_GROUPS, 0, 1, "DescribeGroups", AUTH_CONSUME,
 	    kafka_decode_body, kafka_describe_groups_exec, NULL,
 	    kafka_describe_groups_emit, NULL, ERRBODY_NONE },
-	/* Topic administration: worker/kafka_admin.c. */
+	/* Topic administration: worker/kafka/admin.c. */
 	{ KAPI_CREATE_TOPICS, 0, 2, "CreateTopics", AUTH_ADMIN,
 	    kafka_decode_body, kafka_create_topics_exec, kafka_create_topics_poll,
 	    kafka_create_topics_emit, NULL, ERRBODY_NONE },

@@ -25,8 +25,8 @@
 #include "worker/conn.h"
 #include "worker/dispatch.h"
 #include "worker/group.h"
-#include "worker/kafka.h"
-#include "worker/kafka_group.h"
+#include "worker/kafka/kafka.h"
+#include "worker/kafka/group.h"
 #include "worker/worker.h"
 
 /* ---- OffsetCommit ---- */
