@@ -17,13 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/names.h"
 #include "proto/wire.h"
 
 #define FLUME_PROTOCOL_VERSION	1
-#define TOPIC_NAME_MAX		249
-#define GROUP_NAME_MAX		249
-#define MEMBER_ID_MAX		64
-#define CLIENT_ID_MAX		128
 
 enum api_key {
 	API_HANDSHAKE = 1,

@@ -3,6 +3,7 @@
  * a connection may send before and after it authenticates, per API and
  * per topic, and taking a reloaded auth_file into the open sessions.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "worker/access.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
+#include "worker/native/native.h"
 #include "worker/tls.h"
 #include "worker/worker.h"
 
@@ -56,148 +58,77 @@ auth_refresh(struct worker *w)
 	return 1;
 }
 
-/* The name a connection goes by in the log. */
-static const char *
-auth_who(const struct conn *c)
-{
-	if (c->auth.user != NULL)
-		return c->auth.user->name;
-	return "(unauthenticated)";
-}
-
-/* Whether this denial is still logged (AUTH_LOG_DENIALS a connection). */
-static int
-auth_log_more(struct conn *c)
-{
-	if (c->auth.denials++ >= AUTH_LOG_DENIALS) {
-		if (c->auth.denials == AUTH_LOG_DENIALS + 1)
-			log_warnx("%s: user %s: further denials on this "
-			    "connection are not logged", c->peer, auth_who(c));
-		return 0;
-	}
-	return 1;
-}
-
 /*
- * A name from the wire for the log, escaped (log_escape: it could hold a
- * newline), at most max bytes of it; "" when absent (null).
+ * The verdicts of worker/op/access.h for a connection, in native error
+ * codes: what the faces call until each has moved to op_access_*.
  */
-static const char *
-auth_esc(char *buf, size_t size, const char *p, size_t len, size_t max)
-{
-	if (p == NULL)
-		return "";
-	return log_escape(buf, size, p, len > max ? max : len);
-}
-
 static void
-auth_log_denial(struct conn *c, const char *api, const char *topic, size_t len)
+ctx_of(const struct conn *c, const char *api, struct op_ctx *x)
 {
-	char tbuf[LOG_ESC_SIZE(TOPIC_NAME_MAX)];
-
-	if (!auth_log_more(c))
-		return;
-	if (topic != NULL)
-		log_warnx("%s: user %s: access denied: %s on topic %s",
-		    c->peer, auth_who(c), api != NULL ? api : "?",
-		    auth_esc(tbuf, sizeof(tbuf), topic, len, TOPIC_NAME_MAX));
-	else
-		log_warnx("%s: user %s: access denied: %s", c->peer,
-		    auth_who(c), api != NULL ? api : "?");
+	conn_op_ctx((struct conn *)(uintptr_t)c, NULL, x);
+	x->api = api;
 }
 
 int16_t
 auth_gate(struct conn *c, unsigned perm, const char *api)
 {
-	const struct auth_user *u = c->auth.user;
-	unsigned need = perm & AUTH_TOPIC_PERMS;
+	struct op_ctx x;
 
-	if (!auth_enabled() || (perm & API_PERM_OPEN))
+	if (perm & API_PERM_OPEN)
 		return ERR_NONE;
-	if (u == NULL) {
-		log_debug("%s: %s before authentication", c->peer,
-		    api != NULL ? api : "a request");
-		return ERR_AUTH_REQUIRED;
-	}
-	if (need == 0 || auth_user_has(u, need, (perm & API_PERM_ALL) != 0))
-		return ERR_NONE;
-	auth_log_denial(c, api, NULL, 0);
-	return ERR_ACCESS_DENIED;
+	ctx_of(c, api, &x);
+	return native_error(op_access_gate(&x, perm & AUTH_TOPIC_PERMS,
+	    (perm & API_PERM_ALL) != 0));
 }
 
 int16_t
 auth_topic(struct conn *c, unsigned perms, const char *topic, size_t len,
     const char *api)
 {
-	const struct auth_user *u = c->auth.user;
+	struct op_ctx x;
 
-	if (!auth_enabled())
-		return ERR_NONE;
-	if (u != NULL && auth_user_may(u, perms, topic, len))
-		return ERR_NONE;
-	auth_log_denial(c, api, topic, len);
-	return ERR_ACCESS_DENIED;
+	ctx_of(c, api, &x);
+	return native_error(op_access_topic(&x, perms, topic, len));
 }
 
-/* A name from the wire, at most max bytes of it, for the log. */
 int
 auth_group_may(const struct conn *c, unsigned perm, const char *group,
     size_t glen)
 {
-	if (!auth_enabled())
-		return 1;
-	return c->auth.user != NULL && group != NULL &&
-	    auth_user_may_group(c->auth.user, perm, group, glen);
+	struct op_ctx x;
+
+	ctx_of(c, NULL, &x);
+	return op_access_group_may(&x, perm, group, glen);
 }
 
 int16_t
 auth_group(struct conn *c, unsigned perm, const char *api, const char *group,
     size_t glen)
 {
-	char gbuf[LOG_ESC_SIZE(GROUP_NAME_MAX)];
+	struct op_ctx x;
 
-	if (auth_group_may(c, perm, group, glen))
-		return ERR_NONE;
-	if (auth_log_more(c))
-		log_warnx("%s: user %s: access denied: %s on group %s",
-		    c->peer, auth_who(c), api,
-		    auth_esc(gbuf, sizeof(gbuf), group, glen, GROUP_NAME_MAX));
-	return ERR_ACCESS_DENIED;
+	ctx_of(c, api, &x);
+	return native_error(op_access_group(&x, perm, group, glen));
 }
 
 int16_t
 auth_group_topic(struct conn *c, const char *api, const char *group,
     size_t glen, const char *topic, size_t tlen)
 {
-	char gbuf[LOG_ESC_SIZE(GROUP_NAME_MAX)];
-	char tbuf[LOG_ESC_SIZE(TOPIC_NAME_MAX)];
-	const char *g;
+	struct op_ctx x;
 
-	if (!auth_enabled())
-		return ERR_NONE;
-	if (topic != NULL && auth_may(c, AUTH_CONSUME, topic, tlen))
-		return ERR_NONE;
-	if (!auth_log_more(c))
-		return ERR_ACCESS_DENIED;
-	g = auth_esc(gbuf, sizeof(gbuf), group, glen, GROUP_NAME_MAX);
-	if (topic == NULL)
-		log_warnx("%s: user %s: access denied: %s on group %s: "
-		    "its consumer subscription cannot be read", c->peer,
-		    auth_who(c), api, g);
-	else
-		log_warnx("%s: user %s: access denied: %s on group %s "
-		    "subscribes to topic %s", c->peer, auth_who(c), api,
-		    g, auth_esc(tbuf, sizeof(tbuf), topic, tlen, TOPIC_NAME_MAX));
-	return ERR_ACCESS_DENIED;
+	ctx_of(c, api, &x);
+	return native_error(op_access_group_topic(&x, group, glen, topic,
+	    tlen));
 }
 
 int
 auth_may(const struct conn *c, unsigned perms, const char *topic, size_t len)
 {
-	if (!auth_enabled())
-		return 1;
-	return c->auth.user != NULL && auth_user_may(c->auth.user, perms, topic,
-	    len);
+	struct op_ctx x;
+
+	ctx_of(c, NULL, &x);
+	return op_access_topic_may(&x, perms, topic, len);
 }
 
 void

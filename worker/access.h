@@ -15,19 +15,8 @@
 #include <stdint.h>
 
 #include "common/authfile.h"
-#include "common/log.h"
+#include "worker/op/access.h"
 
-/* A connection's identity; all zero (calloc) = not authenticated. */
-struct auth_session {
-	const struct auth_user *user;		/* set by a successful AUTH_PROVE */
-	const struct auth_user *pending;	/* named by AUTH_BEGIN; NULL if unknown */
-	char		 claimed[LOG_ESC_SIZE(AUTH_USER_MAX)]; /* AUTH_BEGIN's name, log_escape'd */
-	uint8_t		 nonce[AUTH_NONCE_LEN];
-	uint8_t		 nonce_set;		/* an AUTH_BEGIN awaits its AUTH_PROVE */
-	uint32_t	 denials;		/* for AUTH_LOG_DENIALS */
-	uint8_t		 by_cert;		/* user named by the TLS client certificate */
-	uint8_t		 cert_checked;		/* auth_session_cert ran */
-};
 
 struct worker;
 struct conn;

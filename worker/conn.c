@@ -256,6 +256,23 @@ conn_alloc(struct conn *c, size_t size)
 	return p;
 }
 
+static void *
+conn_alloc_for_op(void *arg, size_t size)
+{
+	return conn_alloc(arg, size);
+}
+
+void
+conn_op_ctx(struct conn *c, const struct req *r, struct op_ctx *x)
+{
+	x->w = c->w;
+	x->auth = &c->auth;
+	x->peer = c->peer;
+	x->api = r != NULL ? r->name : NULL;
+	x->alloc = conn_alloc_for_op;
+	x->alloc_arg = c;
+}
+
 /* Forget the arena's contents; give back memory a burst left behind. */
 static void
 conn_arena_reset(struct conn *c)

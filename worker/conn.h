@@ -22,6 +22,7 @@
 #include "proto/frame.h"
 #include "proto/wire.h"
 #include "worker/access.h"
+#include "worker/op/op.h"
 #include "worker/worker.h"
 
 /*
@@ -120,6 +121,8 @@ int	conn_poll_parked(struct conn *c, int64_t now, int64_t *deadline, int *parked
 
 /* For handlers: arena memory (NULL when over the limit). */
 void	*conn_alloc(struct conn *c, size_t size);
+/* The context of r's operations (worker/op/op.h); r NULL: no API name. */
+void	conn_op_ctx(struct conn *c, const struct req *r, struct op_ctx *x);
 /* For handlers: bytes appended to c->out become the next chunk. */
 void	conn_out_commit(struct conn *c);
 /* For handlers: queue a file range; takes ownership of fd. */

@@ -43,6 +43,8 @@
 #include "worker/group.h"
 #include "worker/handlers.h"
 #include "worker/inflate.h"
+#include "worker/native/native.h"
+#include "worker/op/part.h"
 #include "worker/produce_dedup.h"
 #include "worker/stats.h"
 #include "worker/timelookup.h"
@@ -84,13 +86,6 @@ struct fetch_st {
 	int64_t			 total;
 };
 
-/* The acknowledged end of a partition's log, ring included. */
-static int64_t
-part_end(struct shm_partition *p)
-{
-	return __atomic_load_n(&p->next_offset, __ATOMIC_ACQUIRE);
-}
-
 int
 handlers_init(struct worker *w)
 {
@@ -123,98 +118,40 @@ req_done(struct req *r, int16_t error)
 	r->state = REQ_DONE;
 }
 
+/*
+ * The operations' lookups in native error codes, until this file's
+ * operations move to worker/op/.
+ */
+#define part_end(p)	op_part_end(p)
+#define part_gone(p, inc) op_part_gone((p), (inc))
+
+static int16_t
+topic_resolve(struct worker *w, const char *name, size_t len, int create,
+    int *tidx)
+{
+	return native_error(op_topic_resolve(w, name, len, create, tidx));
+}
+
+static int16_t
+part_resolve(struct worker *w, const char *name, size_t len, int32_t partition,
+    int create, struct shm_partition **pp)
+{
+	return native_error(op_part_resolve(w, name, len, partition, create,
+	    pp));
+}
+
+static int16_t
+part_incarnation(struct worker *w, struct shm_partition *p, uint32_t *inc)
+{
+	return native_error(op_part_incarnation(w, p, inc));
+}
+
 /* NUL-terminated copy of a wire name that passed topic_name_valid(). */
 static void
 name_copy(char *dst, const char *s, size_t len)
 {
 	memcpy(dst, s, len);
 	dst[len] = '\0';
-}
-
-/*
- * Find (or, with create, auto-create) topic name; its index in *tidx.
- * Returns a flume error code.  A reserved name (store/topic.h: Kafka's
- * internal topics, the lock file) is never created: it is unknown, as
- * for any topic that does not exist.
- */
-static int16_t
-topic_resolve(struct worker *w, const char *name, size_t len, int create,
-    int *tidx)
-{
-	char buf[TOPIC_NAME_MAX + 1];
-	int32_t n;
-	int idx;
-
-	if (len > TOPIC_NAME_MAX || !topic_name_valid(name, len))
-		return ERR_INVALID_TOPIC;
-	if ((idx = shm_topic_find(w->shm, name, len)) >= 0) {
-		*tidx = idx;
-		return ERR_NONE;
-	}
-	if (!create || !w->conf->auto_create_topics ||
-	    topic_name_reserved(name, len))
-		return ERR_UNKNOWN_TOPIC_OR_PARTITION;
-	name_copy(buf, name, len);
-	n = config_topic_partitions(w->conf, buf);
-	if (n < 1 || (uint32_t)n > w->conf->max_partitions)
-		return ERR_INVALID_PARTITIONS;
-	if (shm_topic_create(w->shm, name, len, n, &idx) == -1 &&
-	    errno != EEXIST) {
-		if (errno == ENOSPC)
-			return ERR_RESOURCE_LIMIT;
-		log_warn("auto-create topic %s", buf);
-		return ERR_UNKNOWN;
-	}
-	if (idx < 0)
-		idx = shm_topic_find(w->shm, name, len);
-	if (idx < 0)
-		return ERR_UNKNOWN;
-	log_info("created topic %s with %d partitions", buf, (int)n);
-	worker_wake_writer(w, 1);
-	*tidx = idx;
-	return ERR_NONE;
-}
-
-/* Topic and partition to a partition control block; a flume error code. */
-static int16_t
-part_resolve(struct worker *w, const char *name, size_t len, int32_t partition,
-    int create, struct shm_partition **pp)
-{
-	int16_t err;
-	int idx = -1;
-
-	if ((err = topic_resolve(w, name, len, create, &idx)) != ERR_NONE)
-		return err;
-	if (partition < 0 || partition >= w->shm->topics[idx].partitions)
-		return ERR_UNKNOWN_TOPIC_OR_PARTITION;
-	if ((*pp = shm_partition(w->shm, idx, partition)) == NULL)
-		return ERR_UNKNOWN_TOPIC_OR_PARTITION;
-	return ERR_NONE;
-}
-
-/*
- * The incarnation of a resolved partition (shm/shm.h), taken while its
- * topic is still READY: a request that parks compares it later, so a
- * topic deleted meanwhile is answered UNKNOWN_TOPIC_OR_PARTITION even
- * when a new topic reuses the slot.
- */
-static int16_t
-part_incarnation(struct worker *w, struct shm_partition *p, uint32_t *inc)
-{
-	*inc = atomic_load_explicit(&p->incarnation, memory_order_acquire);
-	if (p->topic >= w->shm->hdr->limits.max_topics ||
-	    atomic_load_explicit(&w->shm->topics[p->topic].state,
-	    memory_order_acquire) != TOPIC_READY ||
-	    atomic_load_explicit(&p->dead, memory_order_acquire) != 0)
-		return ERR_UNKNOWN_TOPIC_OR_PARTITION;
-	return ERR_NONE;
-}
-
-/* Was p's topic deleted since part_incarnation() gave inc? */
-static int
-part_gone(const struct shm_partition *p, uint32_t inc)
-{
-	return atomic_load_explicit(&p->incarnation, memory_order_acquire) != inc;
 }
 
 /* ---- HANDSHAKE ---- */

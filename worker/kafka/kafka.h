@@ -16,6 +16,7 @@
 #include "proto/kafka/kheader.h"
 #include "proto/kafka/kreq.h"
 #include "proto/msg.h"
+#include "worker/op/op.h"
 
 struct worker;
 struct conn;
@@ -54,6 +55,8 @@ struct kafka_req {
 	void			*kst;		/* the API's own state */
 };
 
+/* The Kafka error code for an operation's error (errors.c). */
+int16_t	kafka_op_error(enum op_err e);
 /* The Kafka error code for a native one (proto/msg.h). */
 int16_t	kafka_error(int16_t flume_error);
 /* Decode r's body with the codec; 0, or -1 (the connection is closed). */

@@ -9,6 +9,10 @@
 #ifndef FLUME_WORKER_NATIVE_H
 #define FLUME_WORKER_NATIVE_H
 
+#include <stdint.h>
+
+#include "worker/op/op.h"
+
 struct worker;
 struct conn;
 struct req;
@@ -30,5 +34,8 @@ void	native_release(struct req *r);
  * native_poll() and native_release() then serve it unchanged.
  */
 void	native_exec_decoded(struct worker *w, struct conn *c, struct req *r);
+
+/* The native error code (proto/msg.h) for an operation's error. */
+int16_t	native_error(enum op_err e);
 
 #endif

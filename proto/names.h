@@ -1,0 +1,13 @@
+/*
+ * How long the names a client gives may be, whatever protocol carries
+ * them: the broker's limits, not a wire format's.
+ */
+#ifndef FLUME_PROTO_NAMES_H
+#define FLUME_PROTO_NAMES_H
+
+#define TOPIC_NAME_MAX		249
+#define GROUP_NAME_MAX		249
+#define MEMBER_ID_MAX		64
+#define CLIENT_ID_MAX		128
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * What every operation shares: the names of its errors.
+ */
+#include "worker/op/op.h"
+
+static const char *const op_errnames[OP_ERR_MAX] = {
+	[OP_OK]			= "no error",
+	[OP_INTERNAL]		= "internal error",
+	[OP_BAD_REQUEST]	= "bad request",
+	[OP_BAD_BATCH]		= "invalid record batch",
+	[OP_BAD_COMPRESSION]	= "unsupported compression",
+	[OP_CORRUPT_STORED]	= "corrupt data in the log",
+	[OP_TOO_LARGE]		= "message too large",
+	[OP_BAD_TOPIC_NAME]	= "invalid topic name",
+	[OP_RESERVED_TOPIC]	= "reserved topic name",
+	[OP_NO_TOPIC]		= "unknown topic or partition",
+	[OP_TOPIC_EXISTS]	= "topic exists",
+	[OP_BAD_PARTITIONS]	= "invalid partition count",
+	[OP_OUT_OF_RANGE]	= "offset out of range",
+	[OP_STORAGE]		= "storage error",
+	[OP_TIMEOUT]		= "timed out",
+	[OP_SHUTTING_DOWN]	= "shutting down",
+	[OP_NO_ROOM]		= "no room in the shared tables",
+	[OP_NO_MEMORY]		= "request memory limit",
+	[OP_DUPLICATE_SEQUENCE]	= "duplicate sequence",
+	[OP_OUT_OF_ORDER_SEQUENCE] = "out of order sequence",
+	[OP_FENCED_PRODUCER]	= "fenced or unknown producer",
+	[OP_BAD_GROUP]		= "invalid group name",
+	[OP_UNKNOWN_MEMBER]	= "unknown member",
+	[OP_STALE_GENERATION]	= "stale generation",
+	[OP_REBALANCING]	= "rebalance in progress",
+	[OP_BAD_SESSION_TIMEOUT] = "invalid session timeout",
+	[OP_GROUP_NOT_EMPTY]	= "group not empty",
+	[OP_GROUP_KIND]		= "group of another protocol",
+	[OP_AUTH_REQUIRED]	= "authentication required",
+	[OP_DENIED_TOPIC]	= "access denied on topic",
+	[OP_DENIED_GROUP]	= "access denied on group",
+	[OP_DENIED_CLUSTER]	= "access denied on the broker",
+};
+
+const char *
+op_strerror(enum op_err e)
+{
+	if ((unsigned)e >= OP_ERR_MAX || op_errnames[e] == NULL)
+		return "unknown error";
+	return op_errnames[e];
+}
