@@ -153,9 +153,9 @@ recovery_partition(const struct config *conf, struct shm *shm, int idx,
 /* Enter a topic into the region; a full table is a configuration error. */
 static int
 recovery_topic_create(const struct config *conf, struct shm *shm,
-    const char *topic, int32_t n, int *idx)
+    const char *topic, int32_t n, const uint8_t *id, int *idx)
 {
-	if (shm_topic_create(shm, topic, strlen(topic), n, idx) >= 0)
+	if (shm_topic_create_id(shm, topic, strlen(topic), n, id, idx) >= 0)
 		return 0;
 	if (errno == ENOSPC)
 		log_warnx("topic %s (%d partitions) does not fit: raise "
@@ -169,6 +169,8 @@ recovery_topic_create(const struct config *conf, struct shm *shm,
 static int
 recovery_topics(const struct config *conf, struct shm *shm)
 {
+	static const uint8_t zero[TOPIC_ID_LEN];
+	uint8_t		  id[TOPIC_ID_LEN];
 	char		**names = NULL;
 	size_t		  n = 0, i;
 	int32_t		  parts, j;
@@ -179,12 +181,23 @@ recovery_topics(const struct config *conf, struct shm *shm)
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		if (topic_meta_load(conf->data_dir, names[i], &parts) == -1) {
+		if (topic_meta_load(conf->data_dir, names[i], &parts, id) == -1) {
 			log_warn("topic %s: cannot read topic.meta", names[i]);
 			goto out;
 		}
-		if (recovery_topic_create(conf, shm, names[i], parts, &idx) == -1)
+		if (recovery_topic_create(conf, shm, names[i], parts,
+		    memcmp(id, zero, sizeof(id)) != 0 ? id : NULL, &idx) == -1)
 			goto out;
+		/* Written by a Flume before topic ids: it gets one now. */
+		if (memcmp(id, zero, sizeof(id)) == 0) {
+			if (topic_meta_save(conf->data_dir, names[i], parts,
+			    shm->topics[idx].id) == -1) {
+				log_warn("topic %s: cannot record its new topic id "
+				    "in topic.meta", names[i]);
+				goto out;
+			}
+			log_info("topic %s: given a topic id", names[i]);
+		}
 		for (j = 0; j < parts; j++)
 			if (recovery_partition(conf, shm, idx, names[i], j) == -1)
 				goto out;
@@ -206,13 +219,14 @@ recovery_topics(const struct config *conf, struct shm *shm)
 		if (shm_topic_find(shm, t, strlen(t)) >= 0)
 			continue;
 		parts = config_topic_partitions(conf, t);
-		if (topic_meta_save(conf->data_dir, t, parts) == -1) {
+		if (recovery_topic_create(conf, shm, t, parts, NULL, &idx) == -1)
+			goto out;
+		if (topic_meta_save(conf->data_dir, t, parts,
+		    shm->topics[idx].id) == -1) {
 			log_warn("topic %s: cannot create it in %s", t,
 			    conf->data_dir);
 			goto out;
 		}
-		if (recovery_topic_create(conf, shm, t, parts, &idx) == -1)
-			goto out;
 		log_info("created topic %s with %d partition%s (from %s)", t,
 		    parts, parts == 1 ? "" : "s", conf->path);
 	}
@@ -276,7 +290,7 @@ recovery_offsets_dir(const struct config *conf)
 		    OFFSETS_OLD_DIR, m.kept, m.kept == 1 ? "" : "s",
 		    conf->data_dir, OFFSETS_DIR);
 	for (i = 0; (r = topic_reserved_name(i)) != NULL; i++)
-		if (topic_meta_load(conf->data_dir, r, &parts) == 0)
+		if (topic_meta_load(conf->data_dir, r, &parts, NULL) == 0)
 			log_warnx("%s/%s: a topic a client created under a name "
 			    "Kafka reserves; not served (remove the directory "
 			    "to drop it)", conf->data_dir, r);

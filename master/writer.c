@@ -789,6 +789,7 @@ writer_open_topic(struct writer *w, uint32_t ti, const char *name, int64_t now,
 		w->meta_retry_ms = now + WRITER_BACKOFF_MAX_MS;
 		return 1;
 	}
+	memcpy(m->id, t->id, sizeof(m->id));
 	if (w->sync != NULL && !force &&
 	    (job = calloc(1, sizeof(*job))) != NULL) {
 		job->make = m;
@@ -1240,8 +1241,9 @@ writer_drain_region(struct shm *old, const struct config *conf)
 			continue;
 		}
 		parts = old->topics[ti].partitions;
-		if (topic_meta_load(conf->data_dir, name, &(int32_t){0}) == -1 &&
-		    topic_meta_save(conf->data_dir, name, parts) == -1) {
+		if (topic_meta_load(conf->data_dir, name, &(int32_t){0},
+		    NULL) == -1 && topic_meta_save(conf->data_dir, name, parts,
+		    old->topics[ti].id) == -1) {
 			log_warn("topic %s: cannot write topic.meta", name);
 			rc = -1;
 			continue;

@@ -37,9 +37,10 @@ wmake_run(struct wmake *m)
 	int32_t pi, parts;
 
 	/* Missing or unreadable: the directory in memory is the truth. */
-	if (topic_meta_load(m->data_dir, m->name, &parts) == 0)
+	if (topic_meta_load(m->data_dir, m->name, &parts, NULL) == 0)
 		m->meta_parts = parts;
-	else if (topic_meta_save(m->data_dir, m->name, m->partitions) == -1)
+	else if (topic_meta_save(m->data_dir, m->name, m->partitions,
+	    m->id) == -1)
 		return m->meta_err = errno != 0 ? errno : EIO;
 	if ((m->parts = calloc((size_t)m->partitions, sizeof(*m->parts))) ==
 	    NULL)

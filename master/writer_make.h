@@ -32,6 +32,7 @@ struct wmake {
 	char		 name[TOPIC_NAME_MAX + 1];
 	uint32_t	 ti;		/* the topic's entry */
 	int32_t		 partitions;	/* as in memory */
+	uint8_t		 id[TOPIC_ID_LEN]; /* the topic's id, as in memory */
 	struct plog_config cfg;
 	int		 meta_err;	/* 0, or why topic.meta could not be made */
 	int32_t		 meta_parts;	/* what a topic.meta found says; 0: written */

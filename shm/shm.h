@@ -49,7 +49,7 @@
 #include "proto/role.h"
 
 #define SHM_MAGIC		0x314d48534d554c46ULL	/* "FLUMSHM1" */
-#define SHM_LAYOUT_VERSION	9
+#define SHM_LAYOUT_VERSION	10
 #define SHM_NAME_MAX		64
 
 struct shm_authpub;
@@ -174,6 +174,7 @@ struct shm_topic {
 	 * create answers only once the topic is on disk.
 	 */
 	_Atomic uint32_t	opened;
+	uint8_t			id[TOPIC_ID_LEN];	/* set before READY is published */
 	char			name[TOPIC_NAME_MAX + 1];
 };
 

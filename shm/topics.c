@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/types.h>
 
 #include "shm/lock.h"
 #include "shm/producer.h"
@@ -107,9 +109,32 @@ shm_part_reset(struct shm *s, struct shm_partition *p, uint32_t ti, int32_t i)
 	p->partition = i;
 }
 
+void
+shm_topic_id_new(uint8_t id[TOPIC_ID_LEN])
+{
+	static const uint8_t zero[TOPIC_ID_LEN];
+	size_t got;
+	ssize_t r;
+
+	do {
+		for (got = 0; got < TOPIC_ID_LEN; got += (size_t)r)
+			if ((r = getrandom(id + got, TOPIC_ID_LEN - got, 0)) <= 0)
+				r = 0;	/* EINTR; the pool never runs dry */
+		/* The first base64 letter is id[0]'s top 6 bits; 62 is '-'. */
+	} while (memcmp(id, zero, TOPIC_ID_LEN) == 0 || id[0] >> 2 == 62);
+}
+
 int
 shm_topic_create(struct shm *s, const char *name, size_t len, int32_t n, int *idx)
 {
+	return shm_topic_create_id(s, name, len, n, NULL, idx);
+}
+
+int
+shm_topic_create_id(struct shm *s, const char *name, size_t len, int32_t n,
+    const uint8_t *id, int *idx)
+{
+	static const uint8_t zero[TOPIC_ID_LEN];
 	struct shm_header *h = s->hdr;
 	struct shm_partition *p;
 	struct shm_topic *t;
@@ -117,7 +142,8 @@ shm_topic_create(struct shm *s, const char *name, size_t len, int32_t n, int *id
 	uint32_t ti, first, i;
 	int found, saved;
 
-	if (len == 0 || len > TOPIC_NAME_MAX || n < 1) {
+	if (len == 0 || len > TOPIC_NAME_MAX || n < 1 ||
+	    (id != NULL && memcmp(id, zero, TOPIC_ID_LEN) == 0)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -151,6 +177,10 @@ shm_topic_create(struct shm *s, const char *name, size_t len, int32_t n, int *id
 	t->name_len = (uint32_t)len;
 	memset(t->name, 0, sizeof(t->name));
 	memcpy(t->name, name, len);
+	if (id != NULL)
+		memcpy(t->id, id, TOPIC_ID_LEN);
+	else
+		shm_topic_id_new(t->id);
 	atomic_store_explicit(&t->opened, 0, memory_order_relaxed);
 	if (!pk.fresh) {
 		/* A hole is already counted by topic_count and parts_used. */

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/names.h"
 #include "shm/shm.h"
 
 int	shm_topic_find(struct shm *s, const char *name, size_t len);	/* index or -1 */
@@ -19,6 +20,19 @@ int	shm_topic_find(struct shm *s, const char *name, size_t len);	/* index or -1 
  * when the topic or partition tables are full.
  */
 int	shm_topic_create(struct shm *s, const char *name, size_t len, int32_t n, int *idx);
+/*
+ * The same with the topic's id (TOPIC_ID_LEN bytes, proto/names.h), as
+ * recovery reads it from topic.meta; id NULL: a new random one, as
+ * shm_topic_create makes.  -1 with EINVAL for an all-zero id.
+ */
+int	shm_topic_create_id(struct shm *s, const char *name, size_t len,
+	    int32_t n, const uint8_t *id, int *idx);
+/*
+ * A new topic id into id: random, never all zero, and never one whose
+ * Kafka text form (URL-safe base64) starts with '-', which Kafka's tools
+ * would read as an option (Kafka's Uuid.randomUuid() avoids them too).
+ */
+void	shm_topic_id_new(uint8_t id[TOPIC_ID_LEN]);
 /*
  * Worker: start deleting a READY topic (state DELETING; the writer does
  * the rest).  When it returns, every partition is dead and its

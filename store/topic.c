@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "proto/crc32c.h"
+#include "proto/names.h"
 #include "proto/msg.h"
 #include "store/file.h"
 #include "store/topic.h"
@@ -110,10 +111,11 @@ topic_dir(char *buf, size_t size, const char *data_dir, const char *topic)
 }
 
 int
-topic_meta_save(const char *data_dir, const char *topic, int32_t partitions)
+topic_meta_save(const char *data_dir, const char *topic, int32_t partitions,
+    const uint8_t *id)
 {
-	char dir[PATH_MAX], text[128];
-	int n, m;
+	char dir[PATH_MAX], text[160];
+	int n, m, i;
 
 	if (topic_check(topic) == -1)
 		return -1;
@@ -126,6 +128,13 @@ topic_meta_save(const char *data_dir, const char *topic, int32_t partitions)
 		return -1;
 	n = snprintf(text, sizeof(text), "flume-topic 1\npartitions %" PRId32
 	    "\n", partitions);
+	if (id != NULL) {
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "id ");
+		for (i = 0; i < TOPIC_ID_LEN; i++)
+			n += snprintf(text + n, sizeof(text) - (size_t)n,
+			    "%02x", id[i]);
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "\n");
+	}
 	m = snprintf(text + n, sizeof(text) - (size_t)n, "crc32c %08" PRIx32
 	    "\n", crc32c(0, text, (size_t)n));
 	return store_file_replace(dir, TOPIC_META, text, (size_t)(n + m));
@@ -143,9 +152,41 @@ topic_dir_sync(const char *data_dir, const char *topic)
 	return store_dir_sync(data_dir);
 }
 
-int
-topic_meta_load(const char *data_dir, const char *topic, int32_t *partitions)
+static int
+hexval(char c)
 {
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* "id <32 hex digits>\n" and nothing after it: 0, else -1. */
+static int
+topic_id_parse(const char *s, uint8_t id[TOPIC_ID_LEN])
+{
+	static const uint8_t zero[TOPIC_ID_LEN];
+	int i, hi, lo;
+
+	if (strncmp(s, "id ", 3) != 0)
+		return -1;
+	s += 3;
+	for (i = 0; i < TOPIC_ID_LEN; i++, s += 2) {
+		if ((hi = hexval(s[0])) < 0 || (lo = hexval(s[1])) < 0)
+			return -1;
+		id[i] = (uint8_t)(hi << 4 | lo);
+	}
+	if (strcmp(s, "\n") != 0 || memcmp(id, zero, TOPIC_ID_LEN) == 0)
+		return -1;
+	return 0;
+}
+
+int
+topic_meta_load(const char *data_dir, const char *topic, int32_t *partitions,
+    uint8_t *id)
+{
+	uint8_t got[TOPIC_ID_LEN];
 	char dir[PATH_MAX], path[PATH_MAX], *buf, *end;
 	size_t len, body;
 	long long v;
@@ -170,10 +211,15 @@ topic_meta_load(const char *data_dir, const char *topic, int32_t *partitions)
 		goto bad;
 	errno = 0;
 	v = strtoll(buf + 25, &end, 10);
-	if (errno != 0 || v <= 0 || v > INT32_MAX || strcmp(end, "\n") != 0)
+	if (errno != 0 || v <= 0 || v > INT32_MAX || *end++ != '\n')
+		goto bad;
+	memset(got, 0, sizeof(got));
+	if (*end != '\0' && topic_id_parse(end, got) == -1)
 		goto bad;
 	free(buf);
 	*partitions = (int32_t)v;
+	if (id != NULL)
+		memcpy(id, got, TOPIC_ID_LEN);
 	return 0;
 bad:
 	free(buf);

@@ -26,14 +26,23 @@ const char *topic_reserved_name(size_t i);
 int	group_name_valid(const char *name, size_t len);
 
 /*
- * Create <data_dir>/<topic>/ and topic.meta; 0 or -1 (EINVAL: a bad or
- * reserved name, or partitions < 1).
+ * Create <data_dir>/<topic>/ and topic.meta with the partition count and
+ * the topic's id (TOPIC_ID_LEN bytes, proto/names.h; NULL: none
+ * recorded, as Flume before topic ids wrote it); 0 or -1 (EINVAL: a bad
+ * or reserved name, or partitions < 1).
  */
-int	topic_meta_save(const char *data_dir, const char *topic, int32_t partitions);
+int	topic_meta_save(const char *data_dir, const char *topic,
+	    int32_t partitions, const uint8_t *id);
 /* fdatasync the topic's directory and data_dir (their entries); 0 or -1. */
 int	topic_dir_sync(const char *data_dir, const char *topic);
-/* -1 with ENOENT if the topic has no meta file. */
-int	topic_meta_load(const char *data_dir, const char *topic, int32_t *partitions);
+/*
+ * Read topic.meta: the partition count, and into id (when not NULL;
+ * TOPIC_ID_LEN bytes) the topic's id, all zero in a file that records
+ * none.  -1 with ENOENT if the topic has no meta file, EBADMSG if it is
+ * damaged.
+ */
+int	topic_meta_load(const char *data_dir, const char *topic,
+	    int32_t *partitions, uint8_t *id);
 /*
  * Names of every topic under data_dir (malloc'ed array of malloc'ed
  * names): valid names, not reserved, whose directory holds topic.meta.

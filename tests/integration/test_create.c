@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "proto/bytes.h"
+#include "proto/crc32c.h"
 #include "proto/kafka/kapi.h"
 #include "proto/msg.h"
 #include "proto/wire.h"
@@ -410,6 +411,77 @@ test_storage_error_alone(void)
 	close(nfd);
 }
 
+/* The id line of data_dir/topic/topic.meta into id (33 bytes); 0 or -1. */
+static int
+meta_id(const char *topic, char *id)
+{
+	char path[1024], text[512], *p;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s/topic.meta", d.data, topic);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	if ((p = strstr(text, "\nid ")) == NULL || strlen(p + 4) < 33 ||
+	    p[4 + 32] != '\n')
+		return -1;
+	memcpy(id, p + 4, 32);
+	id[32] = '\0';
+	return 0;
+}
+
+/*
+ * A topic's id (KIP-516) is made at creation, kept in topic.meta and the
+ * same after a restart; a topic.meta written before ids gets one at the
+ * next start, then keeps it.
+ */
+static void
+test_topic_ids(void)
+{
+	static const char old[] = "flume-topic 1\npartitions 2\n";
+	char path[1024], id[33], again[33], oldid[33];
+	int32_t parts = 0;
+	FILE *f;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = support_connect_served(&d, 5000)) >= 0);
+	CU_ASSERT_EQUAL(ncreate(fd, 1, "ids", 1, &parts), ERR_NONE);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(meta_id("ids", id), 0);
+	CU_ASSERT_EQUAL(strspn(id, "0123456789abcdef"), 32);
+	CU_ASSERT_NOT_EQUAL(strcmp(id, "00000000000000000000000000000000"), 0);
+
+	snprintf(path, sizeof(path), "%s/legacy", d.data);
+	CU_ASSERT_EQUAL_FATAL(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/legacy/topic.meta", d.data);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(path, "w"));
+	fprintf(f, "%scrc32c %08x\n", old,
+	    (unsigned)crc32c(0, old, sizeof(old) - 1));
+	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+	CU_ASSERT_EQUAL(meta_id("legacy", oldid), -1);
+
+	CU_ASSERT_EQUAL(flumed_stop(&d), 0);
+	CU_ASSERT_EQUAL_FATAL(flumed_restart(&d), 0);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "topic legacy: given a topic id"),
+	    1);
+	CU_ASSERT_EQUAL(meta_id("ids", again), 0);
+	CU_ASSERT_STRING_EQUAL(again, id);
+	CU_ASSERT_EQUAL_FATAL(meta_id("legacy", oldid), 0);
+	CU_ASSERT_NOT_EQUAL(strcmp(oldid, id), 0);
+
+	CU_ASSERT_EQUAL(flumed_stop(&d), 0);
+	CU_ASSERT_EQUAL_FATAL(flumed_restart(&d), 0);
+	CU_ASSERT_EQUAL(meta_id("legacy", again), 0);
+	CU_ASSERT_STRING_EQUAL(again, oldid);
+	CU_ASSERT_EQUAL(meta_id("ids", again), 0);
+	CU_ASSERT_STRING_EQUAL(again, id);
+	/* Only the first start gave it one. */
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "given a topic id"), 1);
+}
+
 TEST_SUITE("create", setup, teardown,
 	{ "native CREATE_TOPIC answers with the files on disk",
 	    test_native_create_on_disk },
@@ -422,4 +494,6 @@ TEST_SUITE("create", setup, teardown,
 	{ "topic.meta cannot be written: the storage error",
 	    test_storage_error },
 	{ "a topic that cannot be made holds no other create back",
-	    test_storage_error_alone });
+	    test_storage_error_alone },
+	{ "topic ids: made at create, kept in topic.meta, given to old topics",
+	    test_topic_ids });

@@ -669,6 +669,48 @@ test_authpub(void)
 	shm_unlink_name(fixture_shm_name());
 }
 
+/* Every topic gets an id of its own; one given (recovery's) is kept. */
+static void
+test_topic_ids(void)
+{
+	const struct shm_limits lim = {
+		.child_slots = 3, .max_topics = 4, .max_partitions = 8,
+		.ring_size = 4096
+	};
+	static const uint8_t zero[TOPIC_ID_LEN];
+	uint8_t given[TOPIC_ID_LEN], first[TOPIC_ID_LEN], id[TOPIC_ID_LEN];
+	struct shm s;
+	int i, idx = -1;
+
+	CU_ASSERT_EQUAL_FATAL(shm_create(&s, fixture_shm_name(), &lim), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_topic_create(&s, "a", 1, 1, &idx), 0);
+	CU_ASSERT_EQUAL_FATAL(shm_topic_create(&s, "b", 1, 1, &idx), 1);
+	CU_ASSERT_NOT_EQUAL(memcmp(s.topics[0].id, zero, TOPIC_ID_LEN), 0);
+	CU_ASSERT_NOT_EQUAL(memcmp(s.topics[0].id, s.topics[1].id,
+	    TOPIC_ID_LEN), 0);
+	for (i = 0; i < TOPIC_ID_LEN; i++)
+		given[i] = (uint8_t)(i + 1);
+	CU_ASSERT_EQUAL(shm_topic_create_id(&s, "c", 1, 1, given, &idx), 2);
+	CU_ASSERT_EQUAL(memcmp(s.topics[2].id, given, TOPIC_ID_LEN), 0);
+	/* An all-zero id is no id: refused, nothing created. */
+	errno = 0;
+	CU_ASSERT_EQUAL(shm_topic_create_id(&s, "d", 1, 1, zero, &idx), -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_EQUAL(shm_topic_find(&s, "d", 1), -1);
+	/* Deleted and created again in the same entry: a new id. */
+	memcpy(first, s.topics[1].id, TOPIC_ID_LEN);
+	delete_topic(&s, "b");
+	CU_ASSERT_EQUAL(shm_topic_create(&s, "b", 1, 1, &idx), 1);
+	CU_ASSERT_NOT_EQUAL(memcmp(s.topics[1].id, first, TOPIC_ID_LEN), 0);
+	/* Never a text form Kafka's tools would take for an option. */
+	for (i = 0; i < 4096; i++) {
+		shm_topic_id_new(id);
+		CU_ASSERT_NOT_EQUAL(id[0] >> 2, 62);
+		CU_ASSERT_NOT_EQUAL(memcmp(id, zero, TOPIC_ID_LEN), 0);
+	}
+	shm_detach(&s);
+}
+
 TEST_SUITE("shm", setup, teardown,
 	{ "name_for", test_name_for },
 	{ "layout", test_layout },
@@ -679,4 +721,5 @@ TEST_SUITE("shm", setup, teardown,
 	{ "dir_lock_owner_dead", test_dir_lock_owner_dead },
 	{ "topic_holes_merge", test_topic_holes_merge },
 	{ "topic_holes_reuse", test_topic_holes_reuse },
+	{ "topic_ids", test_topic_ids },
 	{ "authpub", test_authpub });

@@ -60,8 +60,8 @@ test_bury_and_sweep(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(data);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(outside);
-	CU_ASSERT_EQUAL(topic_meta_save(data, "orders", 2), 0);
-	CU_ASSERT_EQUAL(topic_meta_save(data, "keep", 1), 0);
+	CU_ASSERT_EQUAL(topic_meta_save(data, "orders", 2, NULL), 0);
+	CU_ASSERT_EQUAL(topic_meta_save(data, "keep", 1, NULL), 0);
 	snprintf(path, sizeof(path), "%s/orders/partition-0", data);
 	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
 	touch(path, "00000000000000000000.log");

@@ -249,9 +249,9 @@ test_drain_region(void)
 	assert_log("alpha", 0, &ea0);
 	assert_log("alpha", 1, &ea1);
 	assert_log("beta", 0, &eb);
-	CU_ASSERT_EQUAL(topic_meta_load(dir, "alpha", &parts), 0);
+	CU_ASSERT_EQUAL(topic_meta_load(dir, "alpha", &parts, NULL), 0);
 	CU_ASSERT_EQUAL(parts, 2);
-	CU_ASSERT_EQUAL(topic_meta_load(dir, "beta", &parts), 0);
+	CU_ASSERT_EQUAL(topic_meta_load(dir, "beta", &parts, NULL), 0);
 	CU_ASSERT_EQUAL(parts, 1);
 	CU_ASSERT(ring_empty(ta, 0) && ring_empty(ta, 1) && ring_empty(tb, 0));
 
@@ -323,7 +323,7 @@ test_cycle_basic(void)
 	start();
 	t = topic("orders", 2);
 	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 1000), 0);
-	CU_ASSERT_EQUAL(topic_meta_load(dir, "orders", &parts), 0);
+	CU_ASSERT_EQUAL(topic_meta_load(dir, "orders", &parts, NULL), 0);
 	CU_ASSERT_EQUAL(parts, 2);
 	CU_ASSERT(exists("orders", 0) && exists("orders", 1));
 	CU_ASSERT_EQUAL(writer_pending(w, 1000), 0);
@@ -367,7 +367,7 @@ test_cycle_basic(void)
 	produce(&b.shm, tn, 0, 1, 5, &en);
 	CU_ASSERT_EQUAL(writer_cycle(w, 1004), 1);
 	CU_ASSERT(exists("later", 0));
-	CU_ASSERT_EQUAL(topic_meta_load(dir, "later", &parts), 0);
+	CU_ASSERT_EQUAL(topic_meta_load(dir, "later", &parts, NULL), 0);
 	CU_ASSERT_EQUAL(parts, 1);
 	CU_ASSERT_EQUAL(visible(tn, 0), 1);
 	assert_log("later", 0, &en);
@@ -881,7 +881,7 @@ test_make_thread(void)
 		usleep(1000);
 	CU_ASSERT_EQUAL(atomic_load(&sync_calls), 1);
 	CU_ASSERT_EQUAL(atomic_load(&b.shm.topics[tn].opened), 0);
-	CU_ASSERT_EQUAL(topic_meta_load(dir, "new", &parts), -1);
+	CU_ASSERT_EQUAL(topic_meta_load(dir, "new", &parts, NULL), -1);
 
 	produce(&b.shm, t, 0, 3, 1, &e);
 	produce(&b.shm, tn, 1, 2, 2, &en);
@@ -898,7 +898,7 @@ test_make_thread(void)
 	CU_ASSERT_EQUAL_FATAL(sync_back(wfd), 0);
 	CU_ASSERT_EQUAL(writer_cycle(w, 2), 1);
 	CU_ASSERT_EQUAL(atomic_load(&b.shm.topics[tn].opened), 1);
-	CU_ASSERT_EQUAL(topic_meta_load(dir, "new", &parts), 0);
+	CU_ASSERT_EQUAL(topic_meta_load(dir, "new", &parts, NULL), 0);
 	CU_ASSERT_EQUAL(parts, 2);
 	CU_ASSERT_EQUAL(visible(tn, 1), 2);
 	CU_ASSERT(ring_empty(tn, 1));
