@@ -1,6 +1,9 @@
 /*
- * Encoders and decoders for the native protocol's payloads, one pair per
- * layout documented in proto/msg.h (and, for users, flume-protocol(7)).
+ * Encoders and decoders for the native protocol's payloads, laid out in
+ * proto/msg.h (and, for users, flume-protocol(7)).  Each message is one
+ * table of rows (struct msg_layout, proto/msg_codec.h) that its encoder
+ * and its decoder both read through proto/msg_layout.c, so the two
+ * directions cannot drift apart.
  *
  * Decoders are structural only: they check that the payload is exactly
  * one well-formed message (every length and count inside the payload, no
@@ -142,260 +145,157 @@ msg_error_only(const uint8_t *p, size_t len, int16_t *error)
 	return 1;
 }
 
-/* Record bytes that must be present (not null, not negative). */
-static const uint8_t *
-msg_records(struct rbuf *rb, int32_t *len)
-{
-	const uint8_t *p;
-
-	p = rbuf_bytes(rb, len);
-	if (*len < 0) {
-		rb->err = 1;
-		*len = 0;
-		return NULL;
-	}
-	return p;
-}
+/*
+ * Each message below is one layout table, read by both its encoder and
+ * its decoder (proto/msg_layout.c); the table's rows are the wire layout
+ * of proto/msg.h, field for field.
+ */
 
 /* ---- HANDSHAKE ---- */
 
-void
-msg_encode_handshake_req(struct wbuf *wb, const struct handshake_req *m)
-{
-	wbuf_i16(wb, m->version);
-	wbuf_str(wb, m->client_id, m->client_id_len);
-}
+static const struct msg_field handshake_req_rows[] = {
+	MSG_I16(struct handshake_req, version),
+	MSG_STR(struct handshake_req, client_id, client_id_len),
+};
+static const struct msg_layout handshake_req = MSG_REQUEST(handshake_req_rows);
 
-void
-msg_encode_handshake_resp(struct wbuf *wb, const struct handshake_resp *m)
-{
-	wbuf_i16(wb, m->error);
-	wbuf_i16(wb, m->version);
-	wbuf_i32(wb, m->max_frame);
-	wbuf_str(wb, m->broker, m->broker_len);
-}
+static const struct msg_field handshake_resp_rows[] = {
+	MSG_I16(struct handshake_resp, error),
+	MSG_I16(struct handshake_resp, version),
+	MSG_I32(struct handshake_resp, max_frame),
+	MSG_STR(struct handshake_resp, broker, broker_len),
+};
+static const struct msg_layout handshake_resp =
+    MSG_RESPONSE(handshake_resp_rows);
 
-int
-msg_decode_handshake_req(const uint8_t *p, size_t len, struct handshake_req *m)
-{
-	struct rbuf rb;
-
-	memset(m, 0, sizeof(*m));
-	rbuf_init(&rb, p, len);
-	m->version = rbuf_i16(&rb);
-	m->client_id = rbuf_str(&rb, &m->client_id_len);
-	return msg_done(&rb);
-}
-
-int
-msg_decode_handshake_resp(const uint8_t *p, size_t len, struct handshake_resp *m)
-{
-	struct rbuf rb;
-
-	memset(m, 0, sizeof(*m));
-	if (msg_error_only(p, len, &m->error))
-		return 0;
-	rbuf_init(&rb, p, len);
-	m->error = rbuf_i16(&rb);
-	m->version = rbuf_i16(&rb);
-	m->max_frame = rbuf_i32(&rb);
-	m->broker = rbuf_str(&rb, &m->broker_len);
-	return msg_done(&rb);
-}
+MSG_ENCODER(msg_encode_handshake_req, handshake_req)
+MSG_ENCODER(msg_encode_handshake_resp, handshake_resp)
+MSG_DECODER(msg_decode_handshake_req, handshake_req)
+MSG_DECODER(msg_decode_handshake_resp, handshake_resp)
 
 /* ---- METADATA ---- */
 
-void
-msg_encode_metadata_req(struct wbuf *wb, const struct metadata_req *m)
-{
-	int32_t i;
+/* A list of names: METADATA's topics, and JOIN_GROUP's (msg_group.c). */
+static const struct msg_field wire_str_rows[] = {
+	MSG_STR(struct wire_str, s, len),
+};
+const struct msg_layout msg_wire_str =
+    MSG_ELEMENT(wire_str_rows, MIN_STR);
 
-	wbuf_i8(wb, m->auto_create);
-	wbuf_i32(wb, m->count);
-	for (i = 0; i < m->count; i++)
-		wbuf_str(wb, m->topics[i].s, m->topics[i].len);
-}
+static const struct msg_field metadata_req_rows[] = {
+	MSG_I8(struct metadata_req, auto_create),
+	MSG_ARRAY(struct metadata_req, count, topics, msg_wire_str),
+};
+static const struct msg_layout metadata_req = MSG_REQUEST(metadata_req_rows);
 
-void
-msg_encode_metadata_resp(struct wbuf *wb, const struct metadata_resp *m)
-{
-	const struct topic_info *t;
-	const struct partition_info *pi;
-	int32_t i, j;
+static const struct msg_field partition_info_rows[] = {
+	MSG_I32(struct partition_info, partition),
+	MSG_I64(struct partition_info, log_start),
+	MSG_I64(struct partition_info, log_end),
+	MSG_I64(struct partition_info, size_bytes),
+};
+static const struct msg_layout partition_info =
+    MSG_ELEMENT(partition_info_rows, MIN_PARTITION_INFO);
 
-	wbuf_i16(wb, m->error);
-	wbuf_i32(wb, m->count);
-	for (i = 0; i < m->count; i++) {
-		t = &m->topics[i];
-		wbuf_i16(wb, t->error);
-		wbuf_str(wb, t->name, t->name_len);
-		wbuf_i32(wb, t->count);
-		for (j = 0; j < t->count; j++) {
-			pi = &t->partitions[j];
-			wbuf_i32(wb, pi->partition);
-			wbuf_i64(wb, pi->log_start);
-			wbuf_i64(wb, pi->log_end);
-			wbuf_i64(wb, pi->size_bytes);
-		}
-	}
-}
+static const struct msg_field topic_info_rows[] = {
+	MSG_I16(struct topic_info, error),
+	MSG_STR(struct topic_info, name, name_len),
+	MSG_ARRAY(struct topic_info, count, partitions, partition_info),
+};
+static const struct msg_layout topic_info =
+    MSG_ELEMENT(topic_info_rows, MIN_METADATA_TOPIC);
 
-int
-msg_decode_metadata_req(const uint8_t *p, size_t len, struct arena *a,
-    struct metadata_req *m)
-{
-	struct rbuf rb;
-	int32_t i;
-	int fail = 0;
+static const struct msg_field metadata_resp_rows[] = {
+	MSG_I16(struct metadata_resp, error),
+	MSG_ARRAY(struct metadata_resp, count, topics, topic_info),
+};
+static const struct msg_layout metadata_resp = MSG_RESPONSE(metadata_resp_rows);
 
-	memset(m, 0, sizeof(*m));
-	rbuf_init(&rb, p, len);
-	m->auto_create = rbuf_i8(&rb);
-	m->count = rbuf_count(&rb, MIN_STR);
-	if (rb.err)
-		return -1;
-	m->topics = msg_array(a, m->count, sizeof(*m->topics), &fail);
-	if (fail)
-		return -1;
-	for (i = 0; i < m->count && !rb.err; i++)
-		m->topics[i].s = rbuf_str(&rb, &m->topics[i].len);
-	return msg_done(&rb);
-}
+MSG_ENCODER(msg_encode_metadata_req, metadata_req)
+MSG_ENCODER(msg_encode_metadata_resp, metadata_resp)
+MSG_DECODER_ARENA(msg_decode_metadata_req, metadata_req)
+MSG_DECODER_ARENA(msg_decode_metadata_resp, metadata_resp)
 
-int
-msg_decode_metadata_resp(const uint8_t *p, size_t len, struct arena *a,
-    struct metadata_resp *m)
-{
-	struct rbuf rb;
-	struct topic_info *t;
-	struct partition_info *pi;
-	int32_t i, j;
-	int fail = 0;
+/* ---- CREATE_TOPIC and DELETE_TOPIC ---- */
 
-	memset(m, 0, sizeof(*m));
-	if (msg_error_only(p, len, &m->error))
-		return 0;
-	rbuf_init(&rb, p, len);
-	m->error = rbuf_i16(&rb);
-	m->count = rbuf_count(&rb, MIN_METADATA_TOPIC);
-	if (rb.err)
-		return -1;
-	m->topics = msg_array(a, m->count, sizeof(*m->topics), &fail);
-	if (fail)
-		return -1;
-	for (i = 0; i < m->count; i++) {
-		t = &m->topics[i];
-		memset(t, 0, sizeof(*t));
-		t->error = rbuf_i16(&rb);
-		t->name = rbuf_str(&rb, &t->name_len);
-		t->count = rbuf_count(&rb, MIN_PARTITION_INFO);
-		if (rb.err)
-			return -1;
-		t->partitions = msg_array(a, t->count, sizeof(*t->partitions),
-		    &fail);
-		if (fail)
-			return -1;
-		for (j = 0; j < t->count; j++) {
-			pi = &t->partitions[j];
-			pi->partition = rbuf_i32(&rb);
-			pi->log_start = rbuf_i64(&rb);
-			pi->log_end = rbuf_i64(&rb);
-			pi->size_bytes = rbuf_i64(&rb);
-		}
-	}
-	return msg_done(&rb);
-}
+static const struct msg_field create_topic_req_rows[] = {
+	MSG_STR(struct create_topic_req, topic, topic_len),
+	MSG_I32(struct create_topic_req, partitions),
+};
+static const struct msg_layout create_topic_req =
+    MSG_REQUEST(create_topic_req_rows);
 
-/* ---- CREATE_TOPIC ---- */
+static const struct msg_field create_topic_resp_rows[] = {
+	MSG_I16(struct create_topic_resp, error),
+	MSG_I32(struct create_topic_resp, partitions),
+};
+static const struct msg_layout create_topic_resp =
+    MSG_RESPONSE(create_topic_resp_rows);
 
-void
-msg_encode_create_topic_req(struct wbuf *wb, const struct create_topic_req *m)
-{
-	wbuf_str(wb, m->topic, m->topic_len);
-	wbuf_i32(wb, m->partitions);
-}
+static const struct msg_field delete_topic_req_rows[] = {
+	MSG_STR(struct delete_topic_req, topic, topic_len),
+	MSG_I32(struct delete_topic_req, timeout_ms),
+};
+static const struct msg_layout delete_topic_req =
+    MSG_REQUEST(delete_topic_req_rows);
 
-void
-msg_encode_create_topic_resp(struct wbuf *wb, const struct create_topic_resp *m)
-{
-	wbuf_i16(wb, m->error);
-	wbuf_i32(wb, m->partitions);
-}
+static const struct msg_field delete_topic_resp_rows[] = {
+	MSG_I16(struct delete_topic_resp, error),
+	MSG_I32(struct delete_topic_resp, partitions),
+};
+static const struct msg_layout delete_topic_resp =
+    MSG_RESPONSE(delete_topic_resp_rows);
 
-int
-msg_decode_create_topic_req(const uint8_t *p, size_t len,
-    struct create_topic_req *m)
-{
-	struct rbuf rb;
-
-	memset(m, 0, sizeof(*m));
-	rbuf_init(&rb, p, len);
-	m->topic = rbuf_str(&rb, &m->topic_len);
-	m->partitions = rbuf_i32(&rb);
-	return msg_done(&rb);
-}
-
-/* ---- DELETE_TOPIC ---- */
-
-void
-msg_encode_delete_topic_req(struct wbuf *wb, const struct delete_topic_req *m)
-{
-	wbuf_str(wb, m->topic, m->topic_len);
-	wbuf_i32(wb, m->timeout_ms);
-}
-
-void
-msg_encode_delete_topic_resp(struct wbuf *wb, const struct delete_topic_resp *m)
-{
-	wbuf_i16(wb, m->error);
-	wbuf_i32(wb, m->partitions);
-}
-
-int
-msg_decode_delete_topic_req(const uint8_t *p, size_t len,
-    struct delete_topic_req *m)
-{
-	struct rbuf rb;
-
-	memset(m, 0, sizeof(*m));
-	rbuf_init(&rb, p, len);
-	m->topic = rbuf_str(&rb, &m->topic_len);
-	m->timeout_ms = rbuf_i32(&rb);
-	return msg_done(&rb);
-}
-
-int
-msg_decode_delete_topic_resp(const uint8_t *p, size_t len,
-    struct delete_topic_resp *m)
-{
-	struct rbuf rb;
-
-	memset(m, 0, sizeof(*m));
-	if (msg_error_only(p, len, &m->error))
-		return 0;
-	rbuf_init(&rb, p, len);
-	m->error = rbuf_i16(&rb);
-	m->partitions = rbuf_i32(&rb);
-	return msg_done(&rb);
-}
-
-int
-msg_decode_create_topic_resp(const uint8_t *p, size_t len,
-    struct create_topic_resp *m)
-{
-	struct rbuf rb;
-
-	memset(m, 0, sizeof(*m));
-	if (msg_error_only(p, len, &m->error))
-		return 0;
-	rbuf_init(&rb, p, len);
-	m->error = rbuf_i16(&rb);
-	m->partitions = rbuf_i32(&rb);
-	return msg_done(&rb);
-}
+MSG_ENCODER(msg_encode_create_topic_req, create_topic_req)
+MSG_ENCODER(msg_encode_create_topic_resp, create_topic_resp)
+MSG_DECODER(msg_decode_create_topic_req, create_topic_req)
+MSG_DECODER(msg_decode_create_topic_resp, create_topic_resp)
+MSG_ENCODER(msg_encode_delete_topic_req, delete_topic_req)
+MSG_ENCODER(msg_encode_delete_topic_resp, delete_topic_resp)
+MSG_DECODER(msg_decode_delete_topic_req, delete_topic_req)
+MSG_DECODER(msg_decode_delete_topic_resp, delete_topic_resp)
 
 /* ---- PRODUCE ---- */
 
+/*
+ * Records may be empty here (the handler answers that partition with
+ * ERR_CORRUPT_MESSAGE) but never null or negative: that is malformed.
+ */
+static const struct msg_field produce_part_rows[] = {
+	MSG_STR(struct produce_part, topic, topic_len),
+	MSG_I32(struct produce_part, partition),
+	MSG_RECORDS(struct produce_part, records, records_len),
+};
+static const struct msg_layout produce_part =
+    MSG_ELEMENT(produce_part_rows, MIN_PRODUCE_PART);
+
+static const struct msg_field produce_req_rows[] = {
+	MSG_I8(struct produce_req, acks),
+	MSG_I32(struct produce_req, timeout_ms),
+	MSG_ARRAY(struct produce_req, count, parts, produce_part),
+};
+static const struct msg_layout produce_req = MSG_REQUEST(produce_req_rows);
+
+static const struct msg_field produce_result_rows[] = {
+	MSG_I16(struct produce_result, error),
+	MSG_I64(struct produce_result, base_offset),
+	MSG_I64(struct produce_result, log_start),
+};
+static const struct msg_layout produce_result =
+    MSG_ELEMENT(produce_result_rows, MIN_PRODUCE_RESULT);
+
+static const struct msg_field produce_resp_rows[] = {
+	MSG_I16(struct produce_resp, error),
+	MSG_ARRAY(struct produce_resp, count, results, produce_result),
+};
+static const struct msg_layout produce_resp = MSG_RESPONSE(produce_resp_rows);
+
+/*
+ * The request is written by hand, not from produce_req: its records may
+ * be referenced or come in pieces (libflume's zero-copy produce), which
+ * a table row has no way to say.  The bytes are produce_req's all the
+ * same, as test_msg pins.
+ */
 static void
 produce_req_put(struct wbuf *wb, const struct produce_req *m, int by_ref,
     const struct wbuf_pieces *pieces)
@@ -438,312 +338,118 @@ msg_encode_produce_req_pieces(struct wbuf *wb, const struct produce_req *m,
 	produce_req_put(wb, m, by_ref, pieces);
 }
 
-void
-msg_encode_produce_resp(struct wbuf *wb, const struct produce_resp *m)
-{
-	const struct produce_result *r;
-	int32_t i;
-
-	wbuf_i16(wb, m->error);
-	wbuf_i32(wb, m->count);
-	for (i = 0; i < m->count; i++) {
-		r = &m->results[i];
-		wbuf_i16(wb, r->error);
-		wbuf_i64(wb, r->base_offset);
-		wbuf_i64(wb, r->log_start);
-	}
-}
-
-/*
- * Records may be empty here (the handler answers that partition with
- * ERR_CORRUPT_MESSAGE) but never null or negative: that is malformed.
- */
-int
-msg_decode_produce_req(const uint8_t *p, size_t len, struct arena *a,
-    struct produce_req *m)
-{
-	struct rbuf rb;
-	struct produce_part *pp;
-	int32_t i;
-	int fail = 0;
-
-	memset(m, 0, sizeof(*m));
-	rbuf_init(&rb, p, len);
-	m->acks = rbuf_i8(&rb);
-	m->timeout_ms = rbuf_i32(&rb);
-	m->count = rbuf_count(&rb, MIN_PRODUCE_PART);
-	if (rb.err)
-		return -1;
-	m->parts = msg_array(a, m->count, sizeof(*m->parts), &fail);
-	if (fail)
-		return -1;
-	for (i = 0; i < m->count && !rb.err; i++) {
-		pp = &m->parts[i];
-		pp->topic = rbuf_str(&rb, &pp->topic_len);
-		pp->partition = rbuf_i32(&rb);
-		pp->records = msg_records(&rb, &pp->records_len);
-	}
-	return msg_done(&rb);
-}
-
-int
-msg_decode_produce_resp(const uint8_t *p, size_t len, struct arena *a,
-    struct produce_resp *m)
-{
-	struct rbuf rb;
-	struct produce_result *r;
-	int32_t i;
-	int fail = 0;
-
-	memset(m, 0, sizeof(*m));
-	if (msg_error_only(p, len, &m->error))
-		return 0;
-	rbuf_init(&rb, p, len);
-	m->error = rbuf_i16(&rb);
-	m->count = rbuf_count(&rb, MIN_PRODUCE_RESULT);
-	if (rb.err)
-		return -1;
-	m->results = msg_array(a, m->count, sizeof(*m->results), &fail);
-	if (fail)
-		return -1;
-	for (i = 0; i < m->count; i++) {
-		r = &m->results[i];
-		r->error = rbuf_i16(&rb);
-		r->base_offset = rbuf_i64(&rb);
-		r->log_start = rbuf_i64(&rb);
-	}
-	return msg_done(&rb);
-}
+MSG_ENCODER(msg_encode_produce_resp, produce_resp)
+MSG_DECODER_ARENA(msg_decode_produce_req, produce_req)
+MSG_DECODER_ARENA(msg_decode_produce_resp, produce_resp)
 
 /* ---- FETCH ---- */
 
-void
-msg_encode_fetch_req(struct wbuf *wb, const struct fetch_req *m)
-{
-	const struct fetch_part *fp;
-	int32_t i;
+static const struct msg_field fetch_part_rows[] = {
+	MSG_STR(struct fetch_part, topic, topic_len),
+	MSG_I32(struct fetch_part, partition),
+	MSG_I64(struct fetch_part, offset),
+	MSG_I32(struct fetch_part, max_bytes),
+};
+static const struct msg_layout fetch_part =
+    MSG_ELEMENT(fetch_part_rows, MIN_FETCH_PART);
 
-	wbuf_i32(wb, m->max_wait_ms);
-	wbuf_i32(wb, m->min_bytes);
-	wbuf_i32(wb, m->max_bytes);
-	wbuf_i32(wb, m->count);
-	for (i = 0; i < m->count; i++) {
-		fp = &m->parts[i];
-		wbuf_str(wb, fp->topic, fp->topic_len);
-		wbuf_i32(wb, fp->partition);
-		wbuf_i64(wb, fp->offset);
-		wbuf_i32(wb, fp->max_bytes);
-	}
-}
-
-void
-msg_encode_fetch_resp(struct wbuf *wb, const struct fetch_resp *m)
-{
-	const struct fetch_result *r;
-	int32_t i;
-
-	wbuf_i16(wb, m->error);
-	wbuf_i32(wb, m->count);
-	for (i = 0; i < m->count; i++) {
-		r = &m->results[i];
-		wbuf_i16(wb, r->error);
-		wbuf_i64(wb, r->log_start);
-		wbuf_i64(wb, r->high_watermark);
-		wbuf_bytes(wb, r->records, r->records_len);
-	}
-}
-
-int
-msg_decode_fetch_req(const uint8_t *p, size_t len, struct arena *a,
-    struct fetch_req *m)
-{
-	struct rbuf rb;
-	struct fetch_part *fp;
-	int32_t i;
-	int fail = 0;
-
-	memset(m, 0, sizeof(*m));
-	rbuf_init(&rb, p, len);
-	m->max_wait_ms = rbuf_i32(&rb);
-	m->min_bytes = rbuf_i32(&rb);
-	m->max_bytes = rbuf_i32(&rb);
-	m->count = rbuf_count(&rb, MIN_FETCH_PART);
-	if (rb.err)
-		return -1;
-	m->parts = msg_array(a, m->count, sizeof(*m->parts), &fail);
-	if (fail)
-		return -1;
-	for (i = 0; i < m->count; i++) {
-		fp = &m->parts[i];
-		fp->topic = rbuf_str(&rb, &fp->topic_len);
-		fp->partition = rbuf_i32(&rb);
-		fp->offset = rbuf_i64(&rb);
-		fp->max_bytes = rbuf_i32(&rb);
-	}
-	return msg_done(&rb);
-}
+static const struct msg_field fetch_req_rows[] = {
+	MSG_I32(struct fetch_req, max_wait_ms),
+	MSG_I32(struct fetch_req, min_bytes),
+	MSG_I32(struct fetch_req, max_bytes),
+	MSG_ARRAY(struct fetch_req, count, parts, fetch_part),
+};
+static const struct msg_layout fetch_req = MSG_REQUEST(fetch_req_rows);
 
 /* Records may be empty (nothing visible yet) but not null or negative. */
-int
-msg_decode_fetch_resp(const uint8_t *p, size_t len, struct arena *a,
-    struct fetch_resp *m)
-{
-	struct rbuf rb;
-	struct fetch_result *r;
-	int32_t i;
-	int fail = 0;
+static const struct msg_field fetch_result_rows[] = {
+	MSG_I16(struct fetch_result, error),
+	MSG_I64(struct fetch_result, log_start),
+	MSG_I64(struct fetch_result, high_watermark),
+	MSG_RECORDS(struct fetch_result, records, records_len),
+};
+static const struct msg_layout fetch_result =
+    MSG_ELEMENT(fetch_result_rows, MIN_FETCH_RESULT);
 
-	memset(m, 0, sizeof(*m));
-	if (msg_error_only(p, len, &m->error))
-		return 0;
-	rbuf_init(&rb, p, len);
-	m->error = rbuf_i16(&rb);
-	m->count = rbuf_count(&rb, MIN_FETCH_RESULT);
-	if (rb.err)
-		return -1;
-	m->results = msg_array(a, m->count, sizeof(*m->results), &fail);
-	if (fail)
-		return -1;
-	for (i = 0; i < m->count; i++) {
-		r = &m->results[i];
-		r->error = rbuf_i16(&rb);
-		r->log_start = rbuf_i64(&rb);
-		r->high_watermark = rbuf_i64(&rb);
-		r->records = msg_records(&rb, &r->records_len);
-	}
-	return msg_done(&rb);
-}
+static const struct msg_field fetch_resp_rows[] = {
+	MSG_I16(struct fetch_resp, error),
+	MSG_ARRAY(struct fetch_resp, count, results, fetch_result),
+};
+static const struct msg_layout fetch_resp = MSG_RESPONSE(fetch_resp_rows);
+
+MSG_ENCODER(msg_encode_fetch_req, fetch_req)
+MSG_ENCODER(msg_encode_fetch_resp, fetch_resp)
+MSG_DECODER_ARENA(msg_decode_fetch_req, fetch_req)
+MSG_DECODER_ARENA(msg_decode_fetch_resp, fetch_resp)
 
 /* ---- LIST_OFFSETS ---- */
 
-void
-msg_encode_list_offsets_req(struct wbuf *wb, const struct list_offsets_req *m)
-{
-	const struct list_offsets_part *lp;
-	int32_t i;
+static const struct msg_field list_offsets_part_rows[] = {
+	MSG_STR(struct list_offsets_part, topic, topic_len),
+	MSG_I32(struct list_offsets_part, partition),
+	MSG_I64(struct list_offsets_part, which),
+};
+static const struct msg_layout list_offsets_part =
+    MSG_ELEMENT(list_offsets_part_rows, MIN_LIST_OFFSETS_PART);
 
-	wbuf_i32(wb, m->count);
-	for (i = 0; i < m->count; i++) {
-		lp = &m->parts[i];
-		wbuf_str(wb, lp->topic, lp->topic_len);
-		wbuf_i32(wb, lp->partition);
-		wbuf_i64(wb, lp->which);
-	}
-}
+static const struct msg_field list_offsets_req_rows[] = {
+	MSG_ARRAY(struct list_offsets_req, count, parts, list_offsets_part),
+};
+static const struct msg_layout list_offsets_req =
+    MSG_REQUEST(list_offsets_req_rows);
 
-void
-msg_encode_list_offsets_resp(struct wbuf *wb, const struct list_offsets_resp *m)
-{
-	int32_t i;
+/* timestamp is not on the native wire (see struct list_offsets_result). */
+static const struct msg_field list_offsets_result_rows[] = {
+	MSG_I16(struct list_offsets_result, error),
+	MSG_I64(struct list_offsets_result, offset),
+};
+static const struct msg_layout list_offsets_result =
+    MSG_ELEMENT(list_offsets_result_rows, MIN_LIST_OFFSETS_RESULT);
 
-	wbuf_i16(wb, m->error);
-	wbuf_i32(wb, m->count);
-	for (i = 0; i < m->count; i++) {
-		wbuf_i16(wb, m->results[i].error);
-		wbuf_i64(wb, m->results[i].offset);
-	}
-}
+static const struct msg_field list_offsets_resp_rows[] = {
+	MSG_I16(struct list_offsets_resp, error),
+	MSG_ARRAY(struct list_offsets_resp, count, results,
+	    list_offsets_result),
+};
+static const struct msg_layout list_offsets_resp =
+    MSG_RESPONSE(list_offsets_resp_rows);
 
-int
-msg_decode_list_offsets_req(const uint8_t *p, size_t len, struct arena *a,
-    struct list_offsets_req *m)
-{
-	struct rbuf rb;
-	struct list_offsets_part *lp;
-	int32_t i;
-	int fail = 0;
+MSG_ENCODER(msg_encode_list_offsets_req, list_offsets_req)
+MSG_ENCODER(msg_encode_list_offsets_resp, list_offsets_resp)
+MSG_DECODER_ARENA(msg_decode_list_offsets_req, list_offsets_req)
 
-	memset(m, 0, sizeof(*m));
-	rbuf_init(&rb, p, len);
-	m->count = rbuf_count(&rb, MIN_LIST_OFFSETS_PART);
-	if (rb.err)
-		return -1;
-	m->parts = msg_array(a, m->count, sizeof(*m->parts), &fail);
-	if (fail)
-		return -1;
-	for (i = 0; i < m->count; i++) {
-		lp = &m->parts[i];
-		lp->topic = rbuf_str(&rb, &lp->topic_len);
-		lp->partition = rbuf_i32(&rb);
-		lp->which = rbuf_i64(&rb);
-	}
-	return msg_done(&rb);
-}
-
+/* The native wire has no timestamp: a decoded one is always "none", -1. */
 int
 msg_decode_list_offsets_resp(const uint8_t *p, size_t len, struct arena *a,
     struct list_offsets_resp *m)
 {
-	struct rbuf rb;
 	int32_t i;
-	int fail = 0;
 
-	memset(m, 0, sizeof(*m));
-	if (msg_error_only(p, len, &m->error))
-		return 0;
-	rbuf_init(&rb, p, len);
-	m->error = rbuf_i16(&rb);
-	m->count = rbuf_count(&rb, MIN_LIST_OFFSETS_RESULT);
-	if (rb.err)
+	if (msg_layout_decode(p, len, a, m, sizeof(*m),
+	    &list_offsets_resp) == -1)
 		return -1;
-	m->results = msg_array(a, m->count, sizeof(*m->results), &fail);
-	if (fail)
-		return -1;
-	for (i = 0; i < m->count; i++) {
-		m->results[i].error = rbuf_i16(&rb);
-		m->results[i].offset = rbuf_i64(&rb);
+	for (i = 0; i < m->count; i++)
 		m->results[i].timestamp = -1;
-	}
-	return msg_done(&rb);
+	return 0;
 }
 
 /* ---- WORKERS ---- */
 
-void
-msg_encode_workers_resp(struct wbuf *wb, const struct workers_resp *m)
-{
-	const struct child_info *c;
-	int32_t i;
+static const struct msg_field child_info_rows[] = {
+	MSG_I32(struct child_info, slot),
+	MSG_I8(struct child_info, role),
+	MSG_I32(struct child_info, pid),
+	MSG_I64(struct child_info, uptime_ms),
+	MSG_I32(struct child_info, restarts),
+};
+static const struct msg_layout child_info =
+    MSG_ELEMENT(child_info_rows, MIN_CHILD_INFO);
 
-	wbuf_i16(wb, m->error);
-	wbuf_i32(wb, m->count);
-	for (i = 0; i < m->count; i++) {
-		c = &m->children[i];
-		wbuf_i32(wb, c->slot);
-		wbuf_i8(wb, c->role);
-		wbuf_i32(wb, c->pid);
-		wbuf_i64(wb, c->uptime_ms);
-		wbuf_i32(wb, c->restarts);
-	}
-}
+static const struct msg_field workers_resp_rows[] = {
+	MSG_I16(struct workers_resp, error),
+	MSG_ARRAY(struct workers_resp, count, children, child_info),
+};
+static const struct msg_layout workers_resp = MSG_RESPONSE(workers_resp_rows);
 
-int
-msg_decode_workers_resp(const uint8_t *p, size_t len, struct arena *a,
-    struct workers_resp *m)
-{
-	struct rbuf rb;
-	struct child_info *c;
-	int32_t i;
-	int fail = 0;
-
-	memset(m, 0, sizeof(*m));
-	if (msg_error_only(p, len, &m->error))
-		return 0;
-	rbuf_init(&rb, p, len);
-	m->error = rbuf_i16(&rb);
-	m->count = rbuf_count(&rb, MIN_CHILD_INFO);
-	if (rb.err)
-		return -1;
-	m->children = msg_array(a, m->count, sizeof(*m->children), &fail);
-	if (fail)
-		return -1;
-	for (i = 0; i < m->count; i++) {
-		c = &m->children[i];
-		c->slot = rbuf_i32(&rb);
-		c->role = rbuf_i8(&rb);
-		c->pid = rbuf_i32(&rb);
-		c->uptime_ms = rbuf_i64(&rb);
-		c->restarts = rbuf_i32(&rb);
-	}
-	return msg_done(&rb);
-}
+MSG_ENCODER(msg_encode_workers_resp, workers_resp)
+MSG_DECODER_ARENA(msg_decode_workers_resp, workers_resp)

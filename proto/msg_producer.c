@@ -14,49 +14,39 @@
 #include "proto/msg_codec.h"
 #include "proto/wire.h"
 
-void
-msg_encode_init_producer_req(struct wbuf *wb, const struct init_producer_req *m)
-{
-	wbuf_i64(wb, m->producer_id);
-	wbuf_i16(wb, m->producer_epoch);
-}
+static const struct msg_field init_producer_req_rows[] = {
+	MSG_I64(struct init_producer_req, producer_id),
+	MSG_I16(struct init_producer_req, producer_epoch),
+};
+static const struct msg_layout init_producer_req =
+    MSG_REQUEST(init_producer_req_rows);
 
-void
-msg_encode_init_producer_resp(struct wbuf *wb, const struct init_producer_resp *m)
-{
-	wbuf_i16(wb, m->error);
-	wbuf_i64(wb, m->producer_id);
-	wbuf_i16(wb, m->producer_epoch);
-}
+static const struct msg_field init_producer_resp_rows[] = {
+	MSG_I16(struct init_producer_resp, error),
+	MSG_I64(struct init_producer_resp, producer_id),
+	MSG_I16(struct init_producer_resp, producer_epoch),
+};
+static const struct msg_layout init_producer_resp =
+    MSG_RESPONSE(init_producer_resp_rows);
 
-int
-msg_decode_init_producer_req(const uint8_t *p, size_t len,
-    struct init_producer_req *m)
-{
-	struct rbuf rb;
-
-	memset(m, 0, sizeof(*m));
-	rbuf_init(&rb, p, len);
-	m->producer_id = rbuf_i64(&rb);
-	m->producer_epoch = rbuf_i16(&rb);
-	return msg_done(&rb);
-}
+MSG_ENCODER(msg_encode_init_producer_req, init_producer_req)
+MSG_ENCODER(msg_encode_init_producer_resp, init_producer_resp)
+MSG_DECODER(msg_decode_init_producer_req, init_producer_req)
 
 int
 msg_decode_init_producer_resp(const uint8_t *p, size_t len,
     struct init_producer_resp *m)
 {
-	struct rbuf rb;
-
-	memset(m, 0, sizeof(*m));
-	m->producer_id = -1;
-	m->producer_epoch = -1;
-	rbuf_init(&rb, p, len);
-	m->error = rbuf_i16(&rb);
-	/* [error] alone is how the broker answers a request it refused. */
-	if (!rb.err && rbuf_left(&rb) == 0 && m->error != ERR_NONE)
-		return 0;
-	m->producer_id = rbuf_i64(&rb);
-	m->producer_epoch = rbuf_i16(&rb);
-	return msg_done(&rb);
+	if (msg_layout_decode(p, len, NULL, m, sizeof(*m),
+	    &init_producer_resp) == -1)
+		return -1;
+	/*
+	 * [error] alone is how the broker answers a request it refused: it
+	 * names no producer, which is -1, -1 (not id 0, epoch 0).
+	 */
+	if (len == MIN_ERROR) {
+		m->producer_id = -1;
+		m->producer_epoch = -1;
+	}
+	return 0;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "proto/msg.h"
+#include "proto/msg_auth.h"
 #include "proto/wire.h"
 #include "tests/harness.h"
 
@@ -746,6 +747,103 @@ test_hand_encodings(void)
 	wbuf_free(&wb);
 }
 
+/*
+ * The small codecs beside msg.c (msg_producer.c, msg_auth.c, msg_stats.c)
+ * and CREATE_TOPIC's answer, pinned by their bytes; each pinned payload
+ * also decodes and encodes again to the same bytes.
+ */
+#define I64(v)	0, 0, 0, 0, 0, 0, 0, (v)
+#define PIN_SMALL(name, msg, want) do {					\
+	struct name got_;						\
+									\
+	wbuf_reset(&wb);						\
+	msg_encode_##name(&wb, msg);					\
+	CU_ASSERT(wb.err == 0 && wb.len == sizeof(want) &&		\
+	    memcmp(wb.buf, want, sizeof(want)) == 0);			\
+	arena_reset(&arena);						\
+	CU_ASSERT_EQUAL(DECODE_##name(want, &got_), 0);			\
+	wbuf_reset(&wb);						\
+	msg_encode_##name(&wb, &got_);					\
+	CU_ASSERT(wb.err == 0 && wb.len == sizeof(want) &&		\
+	    memcmp(wb.buf, want, sizeof(want)) == 0);			\
+} while (0)
+#define DECODE_create_topic_resp(w, m)	msg_decode_create_topic_resp(w, sizeof(w), m)
+#define DECODE_init_producer_req(w, m)	msg_decode_init_producer_req(w, sizeof(w), m)
+#define DECODE_init_producer_resp(w, m)	msg_decode_init_producer_resp(w, sizeof(w), m)
+#define DECODE_auth_begin_req(w, m)	msg_decode_auth_begin_req(w, sizeof(w), m)
+#define DECODE_auth_begin_resp(w, m)	msg_decode_auth_begin_resp(w, sizeof(w), m)
+#define DECODE_auth_prove_req(w, m)	msg_decode_auth_prove_req(w, sizeof(w), m)
+#define DECODE_auth_prove_resp(w, m)	msg_decode_auth_prove_resp(w, sizeof(w), m)
+#define DECODE_stats_resp(w, m)		msg_decode_stats_resp(w, sizeof(w), &arena, m)
+
+static void
+test_hand_small_codecs(void)
+{
+	static const uint8_t want_ct_resp[] = { 0, ERR_TOPIC_EXISTS, 0, 0, 0, 3 };
+	static const uint8_t want_ip_req[] = { 1, 2, 3, 4, 5, 6, 7, 8, 0, 5 };
+	static const uint8_t want_ip_resp[] = { 0, 0, I64(7), 0, 2 };
+	static const uint8_t want_ab_req[] = { 0, 1, 'u' };
+	static const uint8_t want_ab_resp[] = { 0, 0,
+		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+		16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31 };
+	static const uint8_t want_ab_err[] = { 0, ERR_AUTH_FAILED };
+	static const uint8_t want_ap_req[] = {
+		31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16,
+		15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0 };
+	static const uint8_t want_ap_resp[] = { 0, ERR_AUTH_FAILED };
+	static const uint8_t want_st_resp[] = {
+		0, 0,
+		0, 0, 0, 1,					/* one child: */
+		0, 0, 0, 1, 2, 0, 0, 0, 3, 0, 0, 0, 4,		/* slot, role, pid, restarts */
+		I64(5), I64(6), I64(7), I64(8), I64(9), I64(10), I64(11),
+		0, 0, 0, 1,					/* one partition: */
+		0, 1, 't', 0, 0, 0, 2,
+		I64(3), I64(4), I64(5), I64(6), I64(7), I64(8), I64(9),
+		I64(10), I64(11), I64(12), 0, 0, 0, 13, I64(14),
+		I64(15), I64(16), I64(17),			/* fsyncs */
+		0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		I64(18),					/* +Inf bucket */
+		0, 0, 0, 1, 0, ERR_UNKNOWN_TOPIC_OR_PARTITION, I64(19),
+		0, 0, 0, 1, 0, 1, 'g', 0, 1, 't', 0, 0, 0, 0,	/* one lag */
+		I64(20), I64(21),
+	};
+	struct create_topic_resp cr = { ERR_TOPIC_EXISTS, 3 };
+	struct init_producer_req iq = { 0x0102030405060708LL, 5 };
+	struct init_producer_resp ir = { ERR_NONE, 7, 2 };
+	struct auth_begin_req bq = { "u", 1 };
+	struct auth_begin_resp br, be = { ERR_AUTH_FAILED, { 0 } };
+	struct auth_prove_req pq;
+	struct auth_prove_resp pr = { ERR_AUTH_FAILED };
+	struct stats_child sc = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 0, 0 };
+	struct stats_partition sp = { "t", 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+	    12, 13, 14 };
+	struct stats_bucket sb = { -1, 18 };
+	struct stats_error se = { ERR_UNKNOWN_TOPIC_OR_PARTITION, 19 };
+	struct stats_lag sl = { "g", 1, "t", 1, 0, 20, 21 };
+	struct stats_resp sr = { ERR_NONE, 1, &sc, 1, &sp, 15, 16, 17,
+	    1, &sb, 1, &se, 1, &sl };
+	struct wbuf wb;
+	int i;
+
+	br.error = ERR_NONE;
+	for (i = 0; i < AUTH_NONCE_LEN; i++)
+		br.nonce[i] = (uint8_t)i;
+	for (i = 0; i < AUTH_MAC_LEN; i++)
+		pq.mac[i] = (uint8_t)(AUTH_MAC_LEN - 1 - i);
+	wbuf_init(&wb);
+	PIN_SMALL(create_topic_resp, &cr, want_ct_resp);
+	PIN_SMALL(init_producer_req, &iq, want_ip_req);
+	PIN_SMALL(init_producer_resp, &ir, want_ip_resp);
+	PIN_SMALL(auth_begin_req, &bq, want_ab_req);
+	PIN_SMALL(auth_begin_resp, &br, want_ab_resp);
+	PIN_SMALL(auth_begin_resp, &be, want_ab_err);
+	PIN_SMALL(auth_prove_req, &pq, want_ap_req);
+	PIN_SMALL(auth_prove_resp, &pr, want_ap_resp);
+	PIN_SMALL(stats_resp, &sr, want_st_resp);
+	wbuf_free(&wb);
+}
+#undef I64
+
 /* ---- counts and lengths ---- */
 
 /*
@@ -1012,6 +1110,7 @@ TEST_SUITE("msg", suite_setup, suite_teardown,
 	{ "hand_produce_req", test_hand_produce_req },
 	{ "hand_fetch_req", test_hand_fetch_req },
 	{ "hand_encodings", test_hand_encodings },
+	{ "hand_small_codecs", test_hand_small_codecs },
 	{ "bad_counts_fail", test_bad_counts_fail },
 	{ "count_min_sizes", test_count_min_sizes },
 	{ "metadata_inner_count", test_metadata_inner_count },

@@ -1,7 +1,6 @@
 /*
  * proto/msg_group.c: every consumer-group message round-trips field for
- * field; JOIN_GROUP, HEARTBEAT, OFFSET_COMMIT and the JOIN_GROUP answer
- * are pinned by hand-written bytes; every truncation, a trailing byte,
+ * field; every message is pinned by hand-written bytes; every truncation, a trailing byte,
  * negative and huge counts, and an exhausted arena are refused; a lone
  * non-zero error decodes as an error-only answer.
  */
@@ -438,6 +437,113 @@ test_hand_bytes(void)
 	CU_ASSERT(got.count == 1 && tp_is(&got.parts[0], "t", 3));
 }
 
+/*
+ * The other group messages, pinned the same way, and each pinned payload
+ * decoded and encoded again to the same bytes (so a decoder that reads a
+ * field into the wrong place, or skips one, fails here too).
+ */
+#define PIN_GROUP(name, msg, want) do {				\
+	struct name got_;						\
+									\
+	wbuf_reset(&wb);						\
+	msg_encode_##name(&wb, msg);					\
+	check_bytes(&wb, want, sizeof(want));				\
+	arena_reset(&arena);						\
+	CU_ASSERT_EQUAL(DECODE_##name(want, &got_), 0);			\
+	wbuf_reset(&wb);						\
+	msg_encode_##name(&wb, &got_);					\
+	check_bytes(&wb, want, sizeof(want));				\
+} while (0)
+#define DECODE_leave_group_req(w, m)	msg_decode_leave_group_req(w, sizeof(w), m)
+#define DECODE_group_error_resp(w, m)	msg_decode_group_error_resp(w, sizeof(w), m)
+#define DECODE_describe_group_req(w, m)	msg_decode_describe_group_req(w, sizeof(w), m)
+#define DECODE_group_reset_req(w, m)	msg_decode_group_reset_req(w, sizeof(w), m)
+#define DECODE_offset_commit_resp(w, m)	msg_decode_offset_commit_resp(w, sizeof(w), &arena, m)
+#define DECODE_offset_fetch_req(w, m)	msg_decode_offset_fetch_req(w, sizeof(w), &arena, m)
+#define DECODE_offset_fetch_resp(w, m)	msg_decode_offset_fetch_resp(w, sizeof(w), &arena, m)
+#define DECODE_list_groups_resp(w, m)	msg_decode_list_groups_resp(w, sizeof(w), &arena, m)
+#define DECODE_describe_group_resp(w, m) msg_decode_describe_group_resp(w, sizeof(w), &arena, m)
+#define DECODE_group_reset_resp(w, m)	msg_decode_group_reset_resp(w, sizeof(w), &arena, m)
+
+static void
+test_hand_bytes_more(void)
+{
+	static const uint8_t leave[] = { 0, 1, 'g', 0, 1, 'm' };
+	static const uint8_t err[] = { 0, ERR_REBALANCE_IN_PROGRESS };
+	static const uint8_t commit_resp[] = {
+		0, 0, 0, 0, 0, 2,		/* ok, two entries */
+		0, 0, 0, ERR_UNKNOWN_TOPIC_OR_PARTITION,
+	};
+	static const uint8_t fetch_req[] = {
+		0, 1, 'g', 0, 0, 0, 1, 0, 1, 't', 0, 0, 0, 3,	/* g: t/3 */
+	};
+	static const uint8_t fetch_resp[] = {
+		0, 0, 0, 0, 0, 1,
+		0, 1, 't', 0, 0, 0, 2,		/* t/2 */
+		0, ERR_UNKNOWN_TOPIC_OR_PARTITION,
+		0, 0, 0, 0, 0, 0, 0, 17,	/* offset 17 */
+	};
+	static const uint8_t list_resp[] = {
+		0, 0, 0, 0, 0, 1,
+		0, 1, 'g', GROUP_WIRE_STABLE,
+		0, 0, 0, 4, 0, 0, 0, 3,		/* generation 4, 3 members */
+	};
+	static const uint8_t desc_req[] = { 0, 1, 'g' };
+	static const uint8_t desc_resp[] = {
+		0, 0, GROUP_WIRE_REBALANCING, 0, 0, 0, 5,	/* generation 5 */
+		0, 0, 0, 1,				/* one member: */
+		0, 1, 'm', 0, 1, 'c', 0, 0, 0x05, 0xdc,	/* m, c, 1500 ms */
+		0, 0, 0, 1, 0, 1, 't', 0, 0, 0, 3,	/* t/3 */
+		0, 0, 0, 1,				/* one offset: */
+		0, 1, 't', 0, 0, 0, 0,			/* t/0 */
+		0, 0, 0, 0, 0, 0, 0, 10,		/* committed 10 */
+		0, 0, 0, 0, 0, 0, 0, 20,		/* log end 20 */
+	};
+	static const uint8_t reset_req[] = {
+		0, 1, 'g', 0, 1, 't', 0xff, 0xff, 0xff, 0xff,	/* g, t/-1 */
+		RESET_TO_TIME, 1, 2, 3, 4, 5, 6, 7, 8,
+	};
+	static const uint8_t reset_resp[] = {
+		0, 0, 0, 0, 0, 1,
+		0, 0, 0, 2, 0, ERR_STORAGE,		/* partition 2 */
+		0, 0, 0, 0, 0, 0, 0, 9,			/* offset 9 */
+	};
+	struct leave_group_req lq = { "g", 1, "m", 1 };
+	struct group_error_resp er = { ERR_REBALANCE_IN_PROGRESS };
+	int16_t cerrs[] = { ERR_NONE, ERR_UNKNOWN_TOPIC_OR_PARTITION };
+	struct offset_commit_resp cr = { ERR_NONE, 2, cerrs };
+	struct group_tp tp = { "t", 1, 3 };
+	struct offset_fetch_req fq = { "g", 1, 1, &tp };
+	struct offset_fetch_result fres = { "t", 1, 2,
+	    ERR_UNKNOWN_TOPIC_OR_PARTITION, 17 };
+	struct offset_fetch_resp fr = { ERR_NONE, 1, &fres };
+	struct group_listing gl = { "g", 1, GROUP_WIRE_STABLE, 4, 3 };
+	struct list_groups_resp lr = { ERR_NONE, 1, &gl };
+	struct describe_group_req dq = { "g", 1 };
+	struct member_desc md = { "m", 1, "c", 1, 1500, 1, &tp };
+	struct group_offset_desc od = { "t", 1, 0, 10, 20 };
+	struct describe_group_resp dr = { ERR_NONE, GROUP_WIRE_REBALANCING, 5,
+	    1, &md, 1, &od };
+	struct group_reset_req rq = { "g", 1, "t", 1, -1, RESET_TO_TIME,
+	    0x0102030405060708LL };
+	struct group_reset_result rres = { 2, ERR_STORAGE, 9 };
+	struct group_reset_resp rr = { ERR_NONE, 1, &rres };
+	struct wbuf wb;
+
+	wbuf_init(&wb);
+	PIN_GROUP(leave_group_req, &lq, leave);
+	PIN_GROUP(group_error_resp, &er, err);
+	PIN_GROUP(offset_commit_resp, &cr, commit_resp);
+	PIN_GROUP(offset_fetch_req, &fq, fetch_req);
+	PIN_GROUP(offset_fetch_resp, &fr, fetch_resp);
+	PIN_GROUP(list_groups_resp, &lr, list_resp);
+	PIN_GROUP(describe_group_req, &dq, desc_req);
+	PIN_GROUP(describe_group_resp, &dr, desc_resp);
+	PIN_GROUP(group_reset_req, &rq, reset_req);
+	PIN_GROUP(group_reset_resp, &rr, reset_resp);
+	wbuf_free(&wb);
+}
+
 static void
 test_bad_counts_and_errors(void)
 {
@@ -499,5 +605,6 @@ TEST_SUITE("msg_group", suite_setup, suite_teardown,
     { "every group message round-trips", test_round_trips },
     { "truncations and a trailing byte are refused", test_truncations_and_trailing },
     { "hand-written bytes", test_hand_bytes },
+    { "hand-written bytes of the other messages", test_hand_bytes_more },
     { "bad counts, error-only answers, small arena", test_bad_counts_and_errors },
     { "api and error names", test_names });
