@@ -33,6 +33,17 @@ part_set(int ti, int32_t i, int64_t start, int64_t end, uint64_t size)
 	atomic_store(&p->log_bytes, size);
 }
 
+/* Partition i of t is as part_set() made it. */
+static void
+part_is(const struct op_topic_info *t, int32_t i, int64_t start, int64_t end,
+    int64_t size)
+{
+	CU_ASSERT_EQUAL(t->parts[i].partition, i);
+	CU_ASSERT_EQUAL(t->parts[i].log_start, start);
+	CU_ASSERT_EQUAL(t->parts[i].log_end, end);
+	CU_ASSERT_EQUAL(t->parts[i].size_bytes, size);
+}
+
 /* Another topic of n partitions, as a create would make it: its entry. */
 static int
 topic_add(const char *name, int32_t n)
@@ -42,6 +53,16 @@ topic_add(const char *name, int32_t n)
 	idx = shm_topic_create(f.w.shm, name, strlen(name), n, &idx);
 	CU_ASSERT_FATAL(idx >= 0);
 	return idx;
+}
+
+/* op_topic_create of name asking n partitions, waiting at most wait_ms. */
+static enum op_status
+create(const char *name, int32_t n, int64_t wait_ms, struct op_topic_create *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->partitions = n;
+	a->deadline = wait_ms > 0 ? f.w.now + wait_ms : 0;
+	return op_topic_create(&f.x, name, strlen(name), a);
 }
 
 /* Standard error captured around the calls between the two. */
@@ -82,14 +103,8 @@ test_metadata_all(void)
 	CU_ASSERT_EQUAL(t[0].name_len, 1);
 	CU_ASSERT_NSTRING_EQUAL(t[0].name, "t", 1);
 	CU_ASSERT_EQUAL_FATAL(t[0].nparts, 2);
-	CU_ASSERT_EQUAL(t[0].parts[0].partition, 0);
-	CU_ASSERT_EQUAL(t[0].parts[0].log_start, 3);
-	CU_ASSERT_EQUAL(t[0].parts[0].log_end, 10);
-	CU_ASSERT_EQUAL(t[0].parts[0].size_bytes, 700);
-	CU_ASSERT_EQUAL(t[0].parts[1].partition, 1);
-	CU_ASSERT_EQUAL(t[0].parts[1].log_start, 0);
-	CU_ASSERT_EQUAL(t[0].parts[1].log_end, 4);
-	CU_ASSERT_EQUAL(t[0].parts[1].size_bytes, 300);
+	part_is(&t[0], 0, 3, 10, 700);
+	part_is(&t[0], 1, 0, 4, 300);
 	CU_ASSERT_EQUAL(t[1].err, OP_OK);
 	CU_ASSERT_NSTRING_EQUAL(t[1].name, "u", 1);
 	CU_ASSERT_EQUAL_FATAL(t[1].nparts, 1);
@@ -128,10 +143,7 @@ test_metadata_named(void)
 	CU_ASSERT_EQUAL(t[0].err, OP_OK);
 	CU_ASSERT_NSTRING_EQUAL(t[0].name, "u", 1);
 	CU_ASSERT_EQUAL_FATAL(t[0].nparts, 3);
-	CU_ASSERT_EQUAL(t[0].parts[2].partition, 2);
-	CU_ASSERT_EQUAL(t[0].parts[2].log_start, 5);
-	CU_ASSERT_EQUAL(t[0].parts[2].log_end, 9);
-	CU_ASSERT_EQUAL(t[0].parts[2].size_bytes, 100);
+	part_is(&t[0], 2, 5, 9, 100);
 	CU_ASSERT_EQUAL(t[1].err, OP_OK);
 	CU_ASSERT_EQUAL_FATAL(t[1].nparts, 1);
 	CU_ASSERT_EQUAL(t[1].parts[0].log_end, 7);
@@ -166,9 +178,7 @@ test_metadata_named(void)
 	CU_ASSERT_EQUAL(t[2].err, OP_OK);
 	CU_ASSERT_NSTRING_EQUAL(t[2].name, "new", 3);
 	CU_ASSERT_EQUAL_FATAL(t[2].nparts, 4);
-	CU_ASSERT_EQUAL(t[2].parts[3].partition, 3);
-	CU_ASSERT_EQUAL(t[2].parts[3].log_start, 0);
-	CU_ASSERT_EQUAL(t[2].parts[3].log_end, 0);
+	part_is(&t[2], 3, 0, 0, 0);
 	CU_ASSERT_EQUAL(shm_topic_find(f.w.shm, "new", 3), 2);
 	CU_ASSERT_EQUAL(f.w.wake_writer, 2);
 	/* An empty list names nothing. */
@@ -185,10 +195,8 @@ test_create(void)
 
 	fixture_op_start(&f, 1);
 	f.conf.partitions = 2;
-	memset(&a, 0, sizeof(a));
-	a.deadline = f.w.now + 5000;
 	capture_begin();
-	CU_ASSERT_EQUAL(op_topic_create(&f.x, "new", 3, &a), OP_WAIT);
+	CU_ASSERT_EQUAL(create("new", 0, 5000, &a), OP_WAIT);
 	capture_end();
 	CU_ASSERT_PTR_NOT_NULL(strstr(logbuf, "created topic new with 2 "
 	    "partitions (Test from test)"));
@@ -206,18 +214,13 @@ test_create(void)
 	CU_ASSERT_EQUAL(a.partitions, 2);
 
 	/* An existing topic: at once, with its count. */
-	memset(&a, 0, sizeof(a));
-	a.partitions = 5;
-	a.deadline = f.w.now + 5000;
-	CU_ASSERT_EQUAL(op_topic_create(&f.x, "new", 3, &a), OP_DONE);
+	CU_ASSERT_EQUAL(create("new", 5, 5000, &a), OP_DONE);
 	CU_ASSERT_EQUAL(a.err, OP_TOPIC_EXISTS);
 	CU_ASSERT_EQUAL(a.partitions, 2);
 
 	/* A reserved name: refused, one line naming the API. */
-	memset(&a, 0, sizeof(a));
 	capture_begin();
-	CU_ASSERT_EQUAL(op_topic_create(&f.x, "__consumer_offsets", 18, &a),
-	    OP_DONE);
+	CU_ASSERT_EQUAL(create("__consumer_offsets", 0, 0, &a), OP_DONE);
 	capture_end();
 	CU_ASSERT_EQUAL(a.err, OP_RESERVED_TOPIC);
 	CU_ASSERT_EQUAL(a.partitions, 0);
@@ -228,23 +231,17 @@ test_create(void)
 	    OP_RESERVED_TOPIC);
 
 	/* A bad name, too many partitions, none. */
-	memset(&a, 0, sizeof(a));
-	CU_ASSERT_EQUAL(op_topic_create(&f.x, "a b", 3, &a), OP_DONE);
+	CU_ASSERT_EQUAL(create("a b", 0, 0, &a), OP_DONE);
 	CU_ASSERT_EQUAL(a.err, OP_BAD_TOPIC_NAME);
-	memset(&a, 0, sizeof(a));
-	a.partitions = (int32_t)f.conf.max_partitions + 1;
-	CU_ASSERT_EQUAL(op_topic_create(&f.x, "big", 3, &a), OP_DONE);
+	CU_ASSERT_EQUAL(create("big", (int32_t)f.conf.max_partitions + 1, 0,
+	    &a), OP_DONE);
 	CU_ASSERT_EQUAL(a.err, OP_BAD_PARTITIONS);
 	CU_ASSERT_EQUAL(a.partitions, 0);
 	CU_ASSERT_EQUAL(shm_topic_find(f.w.shm, "big", 3), -1);
-	memset(&a, 0, sizeof(a));
-	a.partitions = -1;
-	CU_ASSERT_EQUAL(op_topic_create(&f.x, "big", 3, &a), OP_DONE);
+	CU_ASSERT_EQUAL(create("big", -1, 0, &a), OP_DONE);
 	CU_ASSERT_EQUAL(a.err, OP_BAD_PARTITIONS);
 	/* More than the shared tables hold (32 partitions in all). */
-	memset(&a, 0, sizeof(a));
-	a.partitions = 30;
-	CU_ASSERT_EQUAL(op_topic_create(&f.x, "big", 3, &a), OP_DONE);
+	CU_ASSERT_EQUAL(create("big", 30, 0, &a), OP_DONE);
 	CU_ASSERT_EQUAL(a.err, OP_NO_ROOM);
 	fixture_op_done(&f);
 }
@@ -258,35 +255,24 @@ test_create_waits(void)
 
 	fixture_op_start(&f, 1);
 	/* No deadline: answered once created. */
-	memset(&a, 0, sizeof(a));
-	a.partitions = 1;
-	CU_ASSERT_EQUAL(op_topic_create(&f.x, "now", 3, &a), OP_DONE);
+	CU_ASSERT_EQUAL(create("now", 1, 0, &a), OP_DONE);
 	CU_ASSERT_EQUAL(a.err, OP_OK);
 	CU_ASSERT_EQUAL(shm_topic_find(f.w.shm, "now", 3), 1);
 	/* The deadline passes first: the topic stays. */
-	memset(&a, 0, sizeof(a));
-	a.partitions = 2;
-	a.deadline = f.w.now + 100;
-	CU_ASSERT_EQUAL(op_topic_create(&f.x, "slow", 4, &a), OP_WAIT);
+	CU_ASSERT_EQUAL(create("slow", 2, 100, &a), OP_WAIT);
 	f.w.now += 100;
 	CU_ASSERT_EQUAL(op_topic_create_poll(&f.x, &a), OP_DONE);
 	CU_ASSERT_EQUAL(a.err, OP_TIMEOUT);
 	CU_ASSERT_EQUAL(a.partitions, 2);
 	CU_ASSERT_EQUAL_FATAL((ti = shm_topic_find(f.w.shm, "slow", 4)), 2);
 	/* The writer could not make a partition's files. */
-	memset(&a, 0, sizeof(a));
-	a.partitions = 2;
-	a.deadline = f.w.now + 100;
-	CU_ASSERT_EQUAL(op_topic_create(&f.x, "sick", 4, &a), OP_WAIT);
+	CU_ASSERT_EQUAL(create("sick", 2, 100, &a), OP_WAIT);
 	CU_ASSERT_EQUAL_FATAL((ti = shm_topic_find(f.w.shm, "sick", 4)), 3);
 	atomic_store(&shm_partition(f.w.shm, ti, 1)->storage_error, 1);
 	CU_ASSERT_EQUAL(op_topic_create_poll(&f.x, &a), OP_DONE);
 	CU_ASSERT_EQUAL(a.err, OP_STORAGE);
 	/* Deleted while waiting. */
-	memset(&a, 0, sizeof(a));
-	a.partitions = 1;
-	a.deadline = f.w.now + 100;
-	CU_ASSERT_EQUAL(op_topic_create(&f.x, "gone", 4, &a), OP_WAIT);
+	CU_ASSERT_EQUAL(create("gone", 1, 100, &a), OP_WAIT);
 	CU_ASSERT_EQUAL_FATAL((ti = shm_topic_delete_begin(f.w.shm, "gone",
 	    4)), 4);
 	CU_ASSERT_EQUAL(op_topic_create_poll(&f.x, &a), OP_DONE);

@@ -118,22 +118,50 @@ native_metadata_exec(struct worker *w, struct conn *c, struct req *r)
 	req_done(r, ERR_NONE);
 }
 
-/* ---- CREATE_TOPIC ---- */
+/* ---- CREATE_TOPIC and DELETE_TOPIC ---- */
 
-/* The request's progress. */
+/*
+ * A create's or delete's state of size bytes, its native answer first
+ * (r->st points there), the request's deadline timeout_ms away; NULL
+ * (r answered) when out of request memory.
+ */
+static void *
+topic_st(struct conn *c, struct req *r, size_t size, int32_t timeout_ms)
+{
+	void *st;
+
+	if ((st = conn_alloc(c, size)) == NULL) {
+		req_done(r, ERR_RESOURCE_LIMIT);
+		return NULL;
+	}
+	memset(st, 0, size);
+	r->st = st;
+	r->error = ERR_NONE;
+	r->deadline = c->w->now + timeout_ms;
+	return st;
+}
+
+/*
+ * The answer ({error, partitions}: both native answers' shape) once the
+ * operation is done with err and the topic's n partitions.
+ */
+static void
+topic_answer(struct req *r, enum op_status s, int16_t *error,
+    int32_t *partitions, enum op_err err, int32_t n)
+{
+	if (s != OP_DONE) {
+		r->state = REQ_WAIT;
+		return;
+	}
+	*error = native_error(err);
+	*partitions = n;
+	r->state = REQ_DONE;
+}
+
 struct create_st {
 	struct create_topic_resp resp;	/* first: r->st points here */
 	struct op_topic_create	 a;
 };
-
-/* The answer of a finished create. */
-static void
-create_done(struct req *r, struct create_st *st)
-{
-	st->resp.error = native_error(st->a.err);
-	st->resp.partitions = st->a.partitions;
-	r->state = REQ_DONE;
-}
 
 void
 native_create_topic_exec(struct worker *w, struct conn *c, struct req *r)
@@ -141,23 +169,18 @@ native_create_topic_exec(struct worker *w, struct conn *c, struct req *r)
 	const struct create_topic_req *q = r->dec;
 	struct create_st *st;
 	struct op_ctx x;
+	enum op_status s;
 
-	if ((st = conn_alloc(c, sizeof(*st))) == NULL) {
-		req_done(r, ERR_RESOURCE_LIMIT);
-		return;
-	}
-	memset(st, 0, sizeof(*st));
-	r->st = &st->resp;
-	r->error = ERR_NONE;
+	(void)w;
 	/* The native request carries no timeout. */
-	r->deadline = w->now + TOPIC_CREATE_TIMEOUT_MS;
+	if ((st = topic_st(c, r, sizeof(*st), TOPIC_CREATE_TIMEOUT_MS)) == NULL)
+		return;
 	st->a.deadline = r->deadline;
 	st->a.partitions = q->partitions;
 	conn_op_ctx(c, r, &x);
-	if (op_topic_create(&x, q->topic, q->topic_len, &st->a) == OP_DONE)
-		create_done(r, st);
-	else
-		r->state = REQ_WAIT;
+	s = op_topic_create(&x, q->topic, q->topic_len, &st->a);
+	topic_answer(r, s, &st->resp.error, &st->resp.partitions, st->a.err,
+	    st->a.partitions);
 }
 
 void
@@ -165,27 +188,19 @@ native_create_topic_poll(struct worker *w, struct conn *c, struct req *r)
 {
 	struct create_st *st = (struct create_st *)r->st;
 	struct op_ctx x;
+	enum op_status s;
 
 	(void)w;
 	conn_op_ctx(c, r, &x);
-	if (op_topic_create_poll(&x, &st->a) == OP_DONE)
-		create_done(r, st);
+	s = op_topic_create_poll(&x, &st->a);
+	topic_answer(r, s, &st->resp.error, &st->resp.partitions, st->a.err,
+	    st->a.partitions);
 }
-
-/* ---- DELETE_TOPIC ---- */
 
 struct delete_st {
 	struct delete_topic_resp resp;	/* first: r->st points here */
 	struct op_topic_delete	 a;
 };
-
-static void
-delete_done(struct req *r, struct delete_st *st)
-{
-	st->resp.error = native_error(st->a.err);
-	st->resp.partitions = st->a.partitions;
-	r->state = REQ_DONE;
-}
 
 void
 native_delete_topic_exec(struct worker *w, struct conn *c, struct req *r)
@@ -193,22 +208,17 @@ native_delete_topic_exec(struct worker *w, struct conn *c, struct req *r)
 	const struct delete_topic_req *q = r->dec;
 	struct delete_st *st;
 	struct op_ctx x;
+	enum op_status s;
 
-	if ((st = conn_alloc(c, sizeof(*st))) == NULL) {
-		req_done(r, ERR_RESOURCE_LIMIT);
+	(void)w;
+	if ((st = topic_st(c, r, sizeof(*st), q->timeout_ms > 0 ?
+	    q->timeout_ms : TOPIC_DELETE_TIMEOUT_MS)) == NULL)
 		return;
-	}
-	memset(st, 0, sizeof(*st));
-	r->st = &st->resp;
-	r->error = ERR_NONE;
-	r->deadline = w->now + (q->timeout_ms > 0 ? q->timeout_ms :
-	    TOPIC_DELETE_TIMEOUT_MS);
 	st->a.deadline = r->deadline;
 	conn_op_ctx(c, r, &x);
-	if (op_topic_delete(&x, q->topic, q->topic_len, &st->a) == OP_DONE)
-		delete_done(r, st);
-	else
-		r->state = REQ_WAIT;
+	s = op_topic_delete(&x, q->topic, q->topic_len, &st->a);
+	topic_answer(r, s, &st->resp.error, &st->resp.partitions, st->a.err,
+	    st->a.partitions);
 }
 
 void
@@ -216,11 +226,13 @@ native_delete_topic_poll(struct worker *w, struct conn *c, struct req *r)
 {
 	struct delete_st *st = (struct delete_st *)r->st;
 	struct op_ctx x;
+	enum op_status s;
 
 	(void)w;
 	conn_op_ctx(c, r, &x);
-	if (op_topic_delete_poll(&x, &st->a) == OP_DONE)
-		delete_done(r, st);
+	s = op_topic_delete_poll(&x, &st->a);
+	topic_answer(r, s, &st->resp.error, &st->resp.partitions, st->a.err,
+	    st->a.partitions);
 }
 
 /* ---- WORKERS ---- */
