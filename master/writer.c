@@ -422,7 +422,7 @@ run_append(struct plog *log, const uint8_t *data, size_t n, uint64_t *batches,
 
 /*
  * Tell the workers that topic ti is on disk once every partition's log
- * is open: a create parked on it (worker/topic_create.h) answers then.
+ * is open: a create parked on it (worker/op/topics.h) answers then.
  * *moved is set so that the cycle wakes them.
  */
 static void

@@ -25,12 +25,9 @@ void	handlers_fini(struct worker *w);
  * leaves r DONE (answer in r->st, or r->error), WAIT or BLOCKED, and is
  * called again for a BLOCKED one.  The dispatch tables call them.
  */
-void	handle_handshake(struct worker *w, struct conn *c, struct req *r);
-void	handle_metadata(struct worker *w, struct conn *c, struct req *r);
 void	handle_produce(struct worker *w, struct conn *c, struct req *r);
 void	handle_fetch(struct worker *w, struct conn *c, struct req *r);
 void	handle_list_offsets(struct worker *w, struct conn *c, struct req *r);
-void	handle_workers(struct worker *w, struct conn *c, struct req *r);
 /* acks=all: every appended part durable yet?  Times out the rest. */
 void	handle_produce_poll(struct worker *w, struct req *r);
 /* The native PRODUCE answer. */

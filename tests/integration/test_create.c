@@ -27,7 +27,7 @@
 #include "proto/wire.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
-#include "worker/topic_create.h"
+#include "worker/op/topics.h"
 
 #define WRITER_SLOT	2	/* after the 2 workers flumed_start asks for */
 

@@ -11,13 +11,13 @@
  * carrying configs is INVALID_CONFIG rather than silently ignored.
  * validate_only runs every check and creates nothing.  Each created
  * topic is in shared memory at once; the answer waits, up to timeout_ms,
- * for the writer to make its files (worker/topic_create.h), then says
+ * for the writer to make its files (worker/op/topics.h), then says
  * NONE, KAFKA_STORAGE_ERROR when the writer could not make them, or
  * REQUEST_TIMED_OUT when the timeout passed first (the topic stays
  * created, as in Kafka).  timeout_ms 0 or less answers at once.
  *
  * DeleteTopics deletes as the native DELETE_TOPIC does (worker/
- * topic_delete.h): each topic is marked deleted at once and the answer
+ * op/topics.h): each topic is marked deleted at once and the answer
  * waits, up to the request's timeout_ms, for the writer to remove the
  * files.  Per topic: UNKNOWN_TOPIC_OR_PARTITION when there is none of
  * that name, TOPIC_AUTHORIZATION_FAILED without admin permission on it
@@ -31,48 +31,41 @@
  * a create of __cluster_metadata INVALID_REQUEST and would delete
  * __consumer_offsets; one code for "not yours" serves clients better.)
  */
-#include <errno.h>
 #include <string.h>
 
-#include "common/config.h"
-#include "common/log.h"
 #include "proto/kafka/kadmin.h"
 #include "proto/kafka/kapi.h"
-#include "shm/shm.h"
-#include "shm/topics.h"
-#include "store/topic.h"
-#include "worker/auth.h"
 #include "worker/conn.h"
 #include "worker/kafka/kafka.h"
 #include "worker/kafka/admin.h"
-#include "worker/topic_create.h"
-#include "worker/topic_delete.h"
+#include "worker/op/part.h"
+#include "worker/op/topics.h"
 #include "worker/worker.h"
 
 /* Check one topic of a CreateTopics; its partition count in *n. */
 static int16_t
-create_check(struct worker *w, struct conn *c, const struct kcreate_topic *t,
-    const char *api, int32_t *n, const char **why)
+create_check(const struct op_ctx *x, const struct kcreate_topic *t,
+    int32_t *n, const char **why)
 {
-	char name[TOPIC_NAME_MAX + 1];
-	int32_t i;
-	int16_t err;
+	enum op_err err;
+	int32_t asked, i;
+	int idx;
 
 	*why = NULL;
-	if (t->name.len <= 0 || t->name.len > TOPIC_NAME_MAX ||
-	    !topic_name_valid(t->name.p, (size_t)t->name.len)) {
+	err = t->name.len <= 0 ? OP_BAD_TOPIC_NAME :
+	    op_topic_create_check(x, t->name.p, (size_t)t->name.len);
+	if (err == OP_BAD_TOPIC_NAME) {
 		*why = "invalid topic name";
 		return KERR_INVALID_TOPIC_EXCEPTION;
 	}
-	if (topic_reserved_refuse(c, "Kafka CreateTopics", t->name.p,
-	    (size_t)t->name.len) != ERR_NONE) {
+	if (err == OP_RESERVED_TOPIC) {
 		*why = "the name is reserved for the broker's own use";
 		return KERR_INVALID_TOPIC_EXCEPTION;
 	}
-	if ((err = kafka_error(auth_topic(c, AUTH_ADMIN, t->name.p,
-	    (size_t)t->name.len, api))) != KERR_NONE)
-		return err;
-	if (shm_topic_find(w->shm, t->name.p, (size_t)t->name.len) >= 0) {
+	if (err != OP_OK)
+		return kafka_op_error(err);
+	if (op_topic_resolve(x->w, t->name.p, (size_t)t->name.len, 0,
+	    &idx) == OP_OK) {
 		*why = "topic already exists";
 		return KERR_TOPIC_ALREADY_EXISTS;
 	}
@@ -89,18 +82,18 @@ create_check(struct worker *w, struct conn *c, const struct kcreate_topic *t,
 				*why = "one broker (0) holds every partition";
 				return KERR_INVALID_REPLICA_ASSIGNMENT;
 			}
-		*n = t->nassign;
+		asked = t->nassign;
 	} else {
 		if (t->replication_factor != 1 && t->replication_factor != -1) {
 			*why = "replication factor must be 1 (one broker)";
 			return KERR_INVALID_REPLICATION_FACTOR;
 		}
-		memcpy(name, t->name.p, (size_t)t->name.len);
-		name[t->name.len] = '\0';
-		*n = t->num_partitions == -1 ?
-		    config_topic_partitions(w->conf, name) : t->num_partitions;
+		/* Kafka's -1 is the configured count, the operation's 0. */
+		asked = t->num_partitions == -1 ? 0 :
+		    t->num_partitions == 0 ? -1 : t->num_partitions;
 	}
-	if (*n < 1 || (uint32_t)*n > w->conf->max_partitions) {
+	if (op_topic_create_partitions(x, t->name.p, (size_t)t->name.len,
+	    asked, n) != OP_OK) {
 		*why = "partitions must be 1 to max_partitions";
 		return KERR_INVALID_PARTITIONS;
 	}
@@ -111,12 +104,38 @@ create_check(struct worker *w, struct conn *c, const struct kcreate_topic *t,
 	return KERR_NONE;
 }
 
-/* A CreateTopics in progress: the answer, then each created topic's entry. */
+/* The answer for a create that ended with a->err. */
+static void
+create_answer(struct ktopic_error *e, const struct op_topic_create *a)
+{
+	e->error = kafka_op_error(a->err);
+	switch (a->err) {
+	case OP_TOPIC_EXISTS:
+		e->message = kstr_c("topic already exists");
+		break;
+	case OP_NO_ROOM:
+		e->message = kstr_c("no room: raise max_topics or "
+		    "max_partitions");
+		break;
+	case OP_STORAGE:
+		e->message = kstr_c("the topic is created but its files could "
+		    "not be made; retrying");
+		break;
+	case OP_TIMEOUT:
+		e->message = kstr_c("the topic is created; its files are "
+		    "still being made");
+		break;
+	default:
+		break;
+	}
+}
+
+/* A CreateTopics in progress: the answer, then each topic's create. */
 struct kcreate_st {
 	struct ktopic_errors_resp	 resp;	/* first: k->kst points here */
 	struct ktopic_error		*e;
-	int				*ti;	/* -1: answered already */
-	uint32_t			*inc;	/* topic_create_incarnation */
+	struct op_topic_create		*a;
+	uint8_t				*wait;	/* a[i] waits for the writer */
 };
 
 void
@@ -126,9 +145,10 @@ kafka_create_topics_exec(struct worker *w, struct conn *c, struct req *r)
 	const struct kcreate_topics_req *q = &k->k.create_topics;
 	struct kcreate_st *st;
 	struct ktopic_error *e;
+	struct op_ctx x;
 	const char *why;
 	int32_t i, n = 0;
-	int idx, created = 0;
+	int waiting = 0;
 
 	r->state = REQ_DONE;
 	if ((st = conn_alloc(c, sizeof(*st))) == NULL) {
@@ -139,57 +159,39 @@ kafka_create_topics_exec(struct worker *w, struct conn *c, struct req *r)
 	st->resp.ntopics = q->ntopics > 0 ? q->ntopics : 0;
 	if (st->resp.ntopics > 0 && ((st->e = conn_alloc(c,
 	    (size_t)st->resp.ntopics * sizeof(*st->e))) == NULL ||
-	    (st->ti = conn_alloc(c, (size_t)st->resp.ntopics *
-	    sizeof(*st->ti))) == NULL ||
-	    (st->inc = conn_alloc(c, (size_t)st->resp.ntopics *
-	    sizeof(*st->inc))) == NULL)) {
+	    (st->a = conn_alloc(c, (size_t)st->resp.ntopics *
+	    sizeof(*st->a))) == NULL ||
+	    (st->wait = conn_alloc(c, (size_t)st->resp.ntopics *
+	    sizeof(*st->wait))) == NULL)) {
 		c->dead = 1;
 		return;
 	}
 	e = st->e;
 	st->resp.topics = e;
 	k->kst = st;
+	conn_op_ctx(c, r, &x);
+	/* Kafka: timeout_ms <= 0 asks for no wait at all. */
+	r->deadline = w->now + (q->timeout_ms > 0 ? q->timeout_ms : 0);
 	for (i = 0; i < st->resp.ntopics; i++) {
 		const struct kcreate_topic *t = &q->topics[i];
 
-		st->ti[i] = -1;
+		st->wait[i] = 0;
 		e[i].name = t->name;
-		e[i].error = create_check(w, c, t, r->name, &n, &why);
+		e[i].error = create_check(&x, t, &n, &why);
 		e[i].message = kstr_c(why);	/* NULL: a null message */
 		if (e[i].error != KERR_NONE || q->validate_only)
 			continue;
-		if (shm_topic_create(w->shm, t->name.p, (size_t)t->name.len, n,
-		    &idx) == -1) {
-			if (errno == EEXIST) {
-				e[i].error = KERR_TOPIC_ALREADY_EXISTS;
-				e[i].message = kstr_c("topic already exists");
-			} else if (errno == ENOSPC) {
-				e[i].error = KERR_POLICY_VIOLATION;
-				e[i].message = kstr_c("no room: raise max_topics "
-				    "or max_partitions");
-			} else {
-				log_warn("create topic %.*s", (int)t->name.len,
-				    t->name.p);
-				e[i].error = KERR_UNKNOWN_SERVER_ERROR;
-			}
-			continue;
-		}
-		log_info("created topic %.*s with %d partitions (Kafka "
-		    "CreateTopics from %s)", (int)t->name.len, t->name.p,
-		    (int)n, c->peer);
-		created = 1;
-		/* Kafka: timeout_ms <= 0 asks for no wait at all. */
-		if (q->timeout_ms > 0) {
-			st->ti[i] = idx;
-			st->inc[i] = topic_create_incarnation(w, idx);
-		}
+		memset(&st->a[i], 0, sizeof(st->a[i]));
+		st->a[i].partitions = n;
+		st->a[i].deadline = q->timeout_ms > 0 ? r->deadline : 0;
+		if (op_topic_create(&x, t->name.p, (size_t)t->name.len,
+		    &st->a[i]) == OP_WAIT)
+			waiting = st->wait[i] = 1;
+		else
+			create_answer(&e[i], &st->a[i]);
 	}
-	if (!created)
-		return;
-	worker_wake_writer(w, 1);
-	r->deadline = w->now + (q->timeout_ms > 0 ? q->timeout_ms : 0);
-	r->state = REQ_WAIT;
-	kafka_create_topics_poll(w, c, r);
+	if (waiting)
+		r->state = REQ_WAIT;
 }
 
 void
@@ -197,29 +199,21 @@ kafka_create_topics_poll(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	struct kcreate_st *st = k->kst;
+	struct op_ctx x;
 	int32_t i;
-	int16_t err;
 	int waiting = 0;
 
-	(void)c;
+	(void)w;
+	conn_op_ctx(c, r, &x);
 	for (i = 0; i < st->resp.ntopics; i++) {
-		if (st->ti[i] < 0)
+		if (!st->wait[i])
 			continue;
-		if ((err = topic_create_check(w, st->ti[i], st->inc[i])) !=
-		    TOPIC_CREATE_WAIT) {
-			st->e[i].error = kafka_error(err);
-			if (err == ERR_STORAGE)
-				st->e[i].message = kstr_c("the topic is "
-				    "created but its files could not be made; "
-				    "retrying");
-			st->ti[i] = -1;
-		} else if (w->now >= r->deadline) {
-			st->e[i].error = KERR_REQUEST_TIMED_OUT;
-			st->e[i].message = kstr_c("the topic is created; its "
-			    "files are still being made");
-			st->ti[i] = -1;
-		} else
+		if (op_topic_create_poll(&x, &st->a[i]) == OP_WAIT) {
 			waiting = 1;
+			continue;
+		}
+		st->wait[i] = 0;
+		create_answer(&st->e[i], &st->a[i]);
 	}
 	r->state = waiting ? REQ_WAIT : REQ_DONE;
 }
@@ -236,12 +230,21 @@ kafka_create_topics_emit(struct worker *w, struct conn *c, struct req *r)
 	kafka_resp_end(c, pos);
 }
 
-/* A DeleteTopics in progress: the answer, then each topic's entry. */
+/* A DeleteTopics in progress: the answer, then each topic's delete. */
 struct kdelete_st {
 	struct ktopic_errors_resp	 resp;	/* first: k->kst points here */
 	struct ktopic_error		*e;
-	int				*ti;	/* -1: answered already */
+	struct op_topic_delete		*a;
+	uint8_t				*wait;	/* a[i] waits for the writer */
 };
+
+/* No topic has a bad name; a reserved one is Kafka's own. */
+static int16_t
+delete_error(enum op_err err)
+{
+	return err == OP_BAD_TOPIC_NAME ? KERR_UNKNOWN_TOPIC_OR_PARTITION :
+	    kafka_op_error(err);
+}
 
 void
 kafka_delete_topics_exec(struct worker *w, struct conn *c, struct req *r)
@@ -249,8 +252,9 @@ kafka_delete_topics_exec(struct worker *w, struct conn *c, struct req *r)
 	struct kafka_req *k = r->dec;
 	const struct kdelete_topics_req *q = &k->k.delete_topics;
 	struct kdelete_st *st;
-	int32_t i, parts;
-	int16_t err;
+	struct op_ctx x;
+	int32_t i;
+	int waiting = 0;
 
 	r->state = REQ_DONE;
 	if ((st = conn_alloc(c, sizeof(*st))) == NULL) {
@@ -261,32 +265,37 @@ kafka_delete_topics_exec(struct worker *w, struct conn *c, struct req *r)
 	st->resp.ntopics = q->ntopics > 0 ? q->ntopics : 0;
 	if (st->resp.ntopics > 0 && ((st->e = conn_alloc(c,
 	    (size_t)st->resp.ntopics * sizeof(*st->e))) == NULL ||
-	    (st->ti = conn_alloc(c, (size_t)st->resp.ntopics *
-	    sizeof(*st->ti))) == NULL)) {
+	    (st->a = conn_alloc(c, (size_t)st->resp.ntopics *
+	    sizeof(*st->a))) == NULL ||
+	    (st->wait = conn_alloc(c, (size_t)st->resp.ntopics *
+	    sizeof(*st->wait))) == NULL)) {
 		c->dead = 1;
 		return;
 	}
 	st->resp.topics = st->e;
 	k->kst = st;
+	conn_op_ctx(c, r, &x);
 	r->deadline = w->now + (q->timeout_ms > 0 ? q->timeout_ms :
 	    TOPIC_DELETE_TIMEOUT_MS);
 	for (i = 0; i < st->resp.ntopics; i++) {
 		st->e[i].name = q->topics[i];
 		st->e[i].message = kstr_c(NULL);
-		st->ti[i] = -1;
-		err = q->topics[i].len <= 0 ? ERR_UNKNOWN_TOPIC_OR_PARTITION :
-		    topic_delete_start(w, c, r->name, q->topics[i].p,
-		    (size_t)q->topics[i].len, &st->ti[i], &parts);
-		/* No topic has a bad name; a reserved one is Kafka's own. */
-		if (err == ERR_INVALID_TOPIC && !topic_name_reserved(
-		    q->topics[i].p, (size_t)q->topics[i].len))
-			err = ERR_UNKNOWN_TOPIC_OR_PARTITION;
-		st->e[i].error = kafka_error(err);
-		if (err != ERR_NONE)
-			st->ti[i] = -1;
+		st->wait[i] = 0;
+		if (q->topics[i].len <= 0) {
+			st->e[i].error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
+			continue;
+		}
+		memset(&st->a[i], 0, sizeof(st->a[i]));
+		st->a[i].deadline = r->deadline;
+		if (op_topic_delete(&x, q->topics[i].p,
+		    (size_t)q->topics[i].len, &st->a[i]) == OP_WAIT) {
+			st->e[i].error = KERR_NONE;
+			waiting = st->wait[i] = 1;
+		} else
+			st->e[i].error = delete_error(st->a[i].err);
 	}
-	r->state = REQ_WAIT;
-	kafka_delete_topics_poll(w, c, r);
+	if (waiting)
+		r->state = REQ_WAIT;
 }
 
 void
@@ -294,19 +303,21 @@ kafka_delete_topics_poll(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	struct kdelete_st *st = k->kst;
+	struct op_ctx x;
 	int32_t i;
 	int waiting = 0;
 
+	(void)w;
+	conn_op_ctx(c, r, &x);
 	for (i = 0; i < st->resp.ntopics; i++) {
-		if (st->ti[i] < 0)
+		if (!st->wait[i])
 			continue;
-		if (topic_delete_done(w, st->ti[i]))
-			st->ti[i] = -1;
-		else if (w->now >= r->deadline) {
-			st->e[i].error = KERR_REQUEST_TIMED_OUT;
-			st->ti[i] = -1;
-		} else
+		if (op_topic_delete_poll(&x, &st->a[i]) == OP_WAIT) {
 			waiting = 1;
+			continue;
+		}
+		st->wait[i] = 0;
+		st->e[i].error = delete_error(st->a[i].err);
 	}
 	r->state = waiting ? REQ_WAIT : REQ_DONE;
 }

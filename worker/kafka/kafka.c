@@ -35,6 +35,7 @@
 #include "worker/kafka/group.h"
 #include "worker/lograte.h"
 #include "worker/native/native.h"
+#include "worker/op/topics.h"
 
 #define KAFKA_CLUSTER_ID	"flume"
 #define KAFKA_NODE_ID		0
@@ -43,7 +44,6 @@ static int	api_versions_decode(struct conn *, struct req *);
 static void	api_versions_exec(struct worker *, struct conn *, struct req *);
 static void	api_versions_emit(struct worker *, struct conn *, struct req *);
 static void	init_pid_exec(struct worker *, struct conn *, struct req *);
-static int	metadata_decode(struct conn *, struct req *);
 static void	metadata_exec(struct worker *, struct conn *, struct req *);
 static void	metadata_emit(struct worker *, struct conn *, struct req *);
 
@@ -67,7 +67,8 @@ static const struct api_row kafka_rows[] = {
 	    kafka_list_offsets_decode, kafka_list_offsets_exec, NULL,
 	    kafka_list_offsets_emit, NULL, ERRBODY_NONE },
 	{ KAPI_METADATA, 0, 4, "Metadata", 0,
-	    metadata_decode, metadata_exec, NULL, metadata_emit, NULL, ERRBODY_NONE },
+	    kafka_decode_body, metadata_exec, NULL, metadata_emit, NULL,
+	    ERRBODY_NONE },
 	{ KAPI_API_VERSIONS, 0, 2, "ApiVersions", API_PERM_OPEN,
 	    api_versions_decode, api_versions_exec, NULL, api_versions_emit,
 	    NULL, ERRBODY_NONE },
@@ -431,6 +432,14 @@ api_versions_emit(struct worker *w, struct conn *c, struct req *r)
 
 /* ---- Metadata ---- */
 
+/* A Metadata's results (k->kst). */
+struct kmeta_st {
+	enum op_err		 err;		/* OP_OK, or close the connection */
+	int			 none;		/* no topic asked for */
+	struct op_topic_info	*t;
+	int32_t			 n;
+};
+
 /*
  * A null topic list (v1+) or an empty one in v0 asks for every topic and
  * never creates one; an empty list in v1+ asks for none (librdkafka's
@@ -438,44 +447,40 @@ api_versions_emit(struct worker *w, struct conn *c, struct req *r)
  * METADATA does (auto_create_topics), in v4 only when the request allows
  * it.
  */
-static int
-metadata_decode(struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-	const struct kmetadata_req *q;
-	struct metadata_req *m = &k->native.metadata;
-	int32_t i;
-
-	if (kafka_decode_body(c, r) == -1)
-		return -1;
-	q = &k->k.metadata;
-	memset(m, 0, sizeof(*m));
-	k->no_native = q->ntopics == 0 && k->h.api_version >= 1;
-	if (q->ntopics <= 0)
-		return 0;	/* native count 0: every topic */
-	m->auto_create = k->h.api_version < 4 || q->allow_auto_create;
-	m->count = q->ntopics;
-	if ((m->topics = conn_alloc(c, (size_t)q->ntopics *
-	    sizeof(*m->topics))) == NULL)
-		return -1;
-	for (i = 0; i < q->ntopics; i++) {
-		m->topics[i].s = q->topics[i].p;
-		m->topics[i].len = (size_t)q->topics[i].len;
-	}
-	return 0;
-}
-
 static void
 metadata_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
+	const struct kmetadata_req *q = &k->k.metadata;
+	struct kmeta_st *st;
+	struct op_name *names = NULL;
+	struct op_ctx x;
+	int32_t i;
 
-	if (k->no_native) {
-		r->state = REQ_DONE;
+	(void)w;
+	r->state = REQ_DONE;
+	if ((st = conn_alloc(c, sizeof(*st))) == NULL)
+		return;		/* emit closes the connection */
+	memset(st, 0, sizeof(*st));
+	k->kst = st;
+	if (q->ntopics == 0 && k->h.api_version >= 1) {
+		st->none = 1;
 		return;
 	}
-	r->api = API_METADATA;
-	native_exec_decoded(w, c, r);
+	if (q->ntopics > 0) {
+		if ((names = conn_alloc(c, (size_t)q->ntopics *
+		    sizeof(*names))) == NULL) {
+			st->err = OP_NO_MEMORY;
+			return;
+		}
+		for (i = 0; i < q->ntopics; i++) {
+			names[i].s = q->topics[i].p;
+			names[i].len = (size_t)q->topics[i].len;
+		}
+	}
+	conn_op_ctx(c, r, &x);
+	st->err = op_metadata(&x, names, q->ntopics, k->h.api_version < 4 ||
+	    q->allow_auto_create, &st->t, &st->n);
 }
 
 static void
@@ -483,8 +488,8 @@ metadata_emit(struct worker *w, struct conn *c, struct req *r)
 {
 	static const int32_t node0[1] = { KAFKA_NODE_ID };
 	struct kafka_req *k = r->dec;
-	const struct metadata_resp *m = r->st;
-	const struct topic_info *ti;
+	const struct kmeta_st *st = k->kst;
+	const struct op_topic_info *ti;
 	struct kmetadata_broker b;
 	struct kmetadata_resp s;
 	struct kmetadata_topic *t;
@@ -492,9 +497,9 @@ metadata_emit(struct worker *w, struct conn *c, struct req *r)
 	int32_t i, j;
 	size_t pos;
 
-	if (!k->no_native && (m == NULL || r->error != ERR_NONE)) {
+	if (st == NULL || st->err != OP_OK) {
 		log_warnx("%s: Kafka Metadata failed: %s, closing", c->peer,
-		    flume_strerror(r->error));
+		    op_strerror(st != NULL ? st->err : OP_NO_MEMORY));
 		c->dead = 1;
 		return;
 	}
@@ -511,33 +516,33 @@ metadata_emit(struct worker *w, struct conn *c, struct req *r)
 	s.brokers = &b;
 	s.cluster_id = kstr_c(KAFKA_CLUSTER_ID);
 	s.controller_id = KAFKA_NODE_ID;
-	if (!k->no_native && m->count > 0) {
-		if ((s.topics = conn_alloc(c, (size_t)m->count *
+	if (!st->none && st->n > 0) {
+		if ((s.topics = conn_alloc(c, (size_t)st->n *
 		    sizeof(*s.topics))) == NULL) {
 			c->dead = 1;
 			return;
 		}
-		s.ntopics = m->count;
+		s.ntopics = st->n;
 	}
 	for (i = 0; i < s.ntopics; i++) {
-		ti = &m->topics[i];
+		ti = &st->t[i];
 		t = &s.topics[i];
 		memset(t, 0, sizeof(*t));
-		t->error = kafka_error(ti->error);
+		t->error = kafka_op_error(ti->err);
 		t->name.p = ti->name;
 		t->name.len = (int32_t)ti->name_len;
-		if (ti->error != ERR_NONE || ti->count <= 0)
+		if (ti->err != OP_OK || ti->nparts <= 0)
 			continue;
-		if ((t->parts = conn_alloc(c, (size_t)ti->count *
+		if ((t->parts = conn_alloc(c, (size_t)ti->nparts *
 		    sizeof(*t->parts))) == NULL) {
 			c->dead = 1;
 			return;
 		}
-		t->npart = ti->count;
-		for (j = 0; j < ti->count; j++) {
+		t->npart = ti->nparts;
+		for (j = 0; j < ti->nparts; j++) {
 			mp = &t->parts[j];
 			memset(mp, 0, sizeof(*mp));
-			mp->partition = ti->partitions[j].partition;
+			mp->partition = ti->parts[j].partition;
 			mp->leader = KAFKA_NODE_ID;
 			mp->nreplicas = mp->nisr = 1;
 			mp->replicas = mp->isr = node0;

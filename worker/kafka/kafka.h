@@ -41,7 +41,6 @@ void	kafka_release(struct req *r);
  */
 struct kafka_req {
 	union {
-		struct metadata_req	 metadata;
 		struct produce_req	 produce;
 		struct fetch_req	 fetch;
 		struct list_offsets_req	 list_offsets;

@@ -20,11 +20,10 @@
 #include "worker/group.h"
 #include "worker/handlers.h"
 #include "worker/lograte.h"
+#include "worker/native/admin.h"
 #include "worker/native/native.h"
 #include "worker/produce_dedup.h"
 #include "worker/stats.h"
-#include "worker/topic_create.h"
-#include "worker/topic_delete.h"
 #include "worker/worker.h"
 
 /* ---- decoders: r->payload into r->dec, in the connection's arena ---- */
@@ -167,10 +166,11 @@ emit_auth(struct worker *w, struct conn *c, struct req *r)
 
 static const struct api_row native_rows[] = {
 	ROW(API_HANDSHAKE, "HANDSHAKE", API_PERM_OPEN, dec_handshake,
-	    handle_handshake, NULL, emit_handshake, NULL, ERRBODY_HANDSHAKE),
+	    native_handshake_exec, NULL, emit_handshake, NULL,
+	    ERRBODY_HANDSHAKE),
 	/* METADATA and LIST_OFFSETS: checked per topic by the operation. */
-	ROW(API_METADATA, "METADATA", 0, dec_metadata, handle_metadata, NULL,
-	    emit_metadata, NULL, ERRBODY_EMPTY),
+	ROW(API_METADATA, "METADATA", 0, dec_metadata, native_metadata_exec,
+	    NULL, emit_metadata, NULL, ERRBODY_EMPTY),
 	ROW(API_PRODUCE, "PRODUCE", AUTH_PRODUCE, dec_produce, handle_produce,
 	    poll_produce, handle_produce_emit, NULL, ERRBODY_EMPTY),
 	ROW(API_FETCH, "FETCH", AUTH_CONSUME, dec_fetch, handle_fetch,
@@ -179,15 +179,15 @@ static const struct api_row native_rows[] = {
 	ROW(API_LIST_OFFSETS, "LIST_OFFSETS", 0, dec_list_offsets,
 	    handle_list_offsets, NULL, emit_list_offsets, NULL, ERRBODY_EMPTY),
 	ROW(API_CREATE_TOPIC, "CREATE_TOPIC", AUTH_ADMIN, dec_create_topic,
-	    handle_create_topic, handle_create_topic_poll, emit_create_topic, NULL,
-	    ERRBODY_EMPTY),
+	    native_create_topic_exec, native_create_topic_poll,
+	    emit_create_topic, NULL, ERRBODY_EMPTY),
 	/* Admin of the topic, as for CREATE_TOPIC: checked by the operation. */
 	ROW(API_DELETE_TOPIC, "DELETE_TOPIC", AUTH_ADMIN, dec_delete_topic,
-	    handle_delete_topic, handle_delete_topic_poll, emit_delete_topic,
-	    NULL, ERRBODY_EMPTY),
+	    native_delete_topic_exec, native_delete_topic_poll,
+	    emit_delete_topic, NULL, ERRBODY_EMPTY),
 	/* Broker-wide: only an admin of every topic. */
 	ROW(API_WORKERS, "WORKERS", AUTH_ADMIN | API_PERM_ALL, NULL,
-	    handle_workers, NULL, emit_workers, NULL, ERRBODY_EMPTY),
+	    native_workers_exec, NULL, emit_workers, NULL, ERRBODY_EMPTY),
 	/* Groups: checked per group and per topic by the operations. */
 	GROUP_ROW(API_JOIN_GROUP, "JOIN_GROUP", 0),
 	GROUP_ROW(API_HEARTBEAT, "HEARTBEAT", 0),
