@@ -66,7 +66,8 @@ struct kmsgset_limits {
 	int32_t	 max_records;	/* messages in one set, inner ones counted */
 };
 
-/* One message as read: pointers into the set or the inflated wrapper. */
+/* One message as read: pointers into the set or the inflated wrapper
+   (see kmsgset_walk for how long they live). */
 struct kmsgset_msg {
 	int64_t		 offset;	/* absolute (see the top of this file) */
 	int64_t		 timestamp;	/* -1 for magic 0; a LogAppendTime
@@ -100,8 +101,9 @@ void		 kmsgset_free(struct kmsgset *k);
  * it; an error later in the set is returned after cb has seen the
  * messages before it.  A trailing partial message is KMSGSET_ESHORT (a
  * producer's set is whole).  KMSGSET_OK, a negative kmsgset_error, or
- * cb's nonzero return.  The messages' pointers are valid until the next
- * call on k.
+ * cb's nonzero return.  A message's key and value point into set (valid
+ * as long as it is) or, inside a wrapper, into k's inflate buffer: valid
+ * only until cb returns.
  */
 int	kmsgset_walk(struct kmsgset *k, const uint8_t *set, size_t len,
 	    kmsgset_cb cb, void *arg);
