@@ -470,8 +470,13 @@ kmsgset_from_batches(struct kmsgset *k, const uint8_t *batches,
 		total = batch_total_size(&h);
 		if (total > len - pos)
 			break;
+		/* A log's offsets are not negative, and base + delta must
+		   not overflow (here and in batch_iter_next). */
+		if (h.base_offset < 0 || h.last_offset_delta < 0 ||
+		    h.base_offset > INT64_MAX - h.last_offset_delta)
+			return KMSGSET_EBATCH;
 		if ((h.attributes & KMSGSET_BATCH_CONTROL) ||
-		    batch_last_offset(batches + pos) < start_offset)
+		    h.base_offset + h.last_offset_delta < start_offset)
 			continue;
 		/* Each batch inflates alone: memory is one batch's worth. */
 		k->z.limit = k->lim.inflate_limit;
@@ -490,6 +495,10 @@ kmsgset_from_batches(struct kmsgset *k, const uint8_t *batches,
 		while ((rc = batch_iter_next(&it, &r)) == 1) {
 			if (r.offset < start_offset)
 				continue;
+			/* A log's offsets only grow; an old client would
+			   take anything else for a new message. */
+			if (res->count > 0 && r.offset < res->next_offset)
+				return KMSGSET_EBATCH;
 			size = KMSGSET_LOG_OVERHEAD + (magic == 0 ?
 			    KMSGSET_V0_OVERHEAD : KMSGSET_V1_OVERHEAD) +
 			    (size_t)(r.key_len > 0 ? r.key_len : 0) +

@@ -143,7 +143,8 @@ struct kmsgset_fetch {
  * written even if it alone is larger.  *out points into k until the next
  * call on it.  KMSGSET_OK (possibly with nothing written) or a negative
  * kmsgset_error (KMSGSET_EBATCH for a batch that fails its CRC-32C or
- * record checks, KMSGSET_ELIMIT for one inflating past the limit).
+ * record checks or whose offsets go back, KMSGSET_ELIMIT for one
+ * inflating past the limit).
  */
 int	kmsgset_from_batches(struct kmsgset *k, const uint8_t *batches,
 	    size_t len, int magic, int64_t start_offset, size_t max_bytes,

@@ -695,7 +695,7 @@ test_from_batches_bounds(void)
 	CU_ASSERT_FATAL(batch_builder_add(&c, TS, "\0\0\0\0", 4, "\0\0\0\0\0\0",
 	    6, NULL, 0) == 0);
 	CU_ASSERT_FATAL(batch_builder_close(&c, &ctl, &two) == 0);
-	CU_ASSERT_FATAL((buf = malloc(2 * two + blen)) != NULL);
+	CU_ASSERT_FATAL((buf = malloc(two + 2 * blen)) != NULL);
 	memcpy(buf, ctl, two);
 	be16_put(buf + BATCH_OFF_ATTRIBUTES, 0x20 | 0x10);
 	batch_header_recrc(buf, two, c.records_crc);
@@ -705,6 +705,17 @@ test_from_batches_bounds(void)
 	CU_ASSERT_EQUAL(kmsgset_from_batches(k, buf, 2 * two + blen - 1, 0, 0,
 	    SIZE_MAX, 0, &out, &res), KMSGSET_OK);
 	CU_ASSERT(res.len == wantlen && memcmp(out, want, wantlen) == 0);
+	/* The data batch twice: offsets going back are refused. */
+	memcpy(buf + two + blen, batch, blen);
+	CU_ASSERT_EQUAL(kmsgset_from_batches(k, buf, two + 2 * blen, 0, 0,
+	    SIZE_MAX, 0, &out, &res), KMSGSET_EBATCH);
+	/* Offsets past INT64_MAX, or negative: refused, never wrapped. */
+	batch_set_base_offset(buf + two + blen, INT64_MAX - 2);
+	CU_ASSERT_EQUAL(kmsgset_from_batches(k, buf + two + blen, blen, 0, 0,
+	    SIZE_MAX, 0, &out, &res), KMSGSET_EBATCH);
+	batch_set_base_offset(buf + two + blen, -5);
+	CU_ASSERT_EQUAL(kmsgset_from_batches(k, buf + two + blen, blen, 0, 0,
+	    SIZE_MAX, 0, &out, &res), KMSGSET_EBATCH);
 	/* The same with a data batch's CRC broken. */
 	buf[two + blen - 1] ^= 1;
 	CU_ASSERT_EQUAL(kmsgset_from_batches(k, buf, two + blen, 0, 0,
