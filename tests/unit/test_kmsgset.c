@@ -114,6 +114,7 @@ struct seen {
 	uint8_t			value[MAXREC][400];
 	int			n;
 	int			stop_at;	/* return 99 at this one, or -1 */
+	int			calls;
 };
 
 static int
@@ -122,6 +123,7 @@ seen_cb(const struct kmsgset_msg *m, void *arg)
 	struct seen *s = arg;
 	struct kmsgset_msg *c;
 
+	s->calls++;
 	if (s->n == s->stop_at)
 		return 99;
 	CU_ASSERT_FATAL(s->n < MAXREC);
@@ -229,11 +231,17 @@ test_read_exact(void)
 	CU_ASSERT_EQUAL(s.m[4].timestamp, TS + 4);
 	CU_ASSERT_EQUAL(s.m[5].offset, 105);
 	CU_ASSERT_EQUAL(s.m[5].timestamp, TS + 9);
-	/* The callback's nonzero return stops the walk with it. */
+	/* The callback's nonzero return stops the walk with it, inside a
+	   wrapper or not. */
 	memset(&s, 0, sizeof(s));
-	s.stop_at = 2;
+	s.stop_at = 1;
 	CU_ASSERT_EQUAL(kmsgset_walk(k, buf, len, seen_cb, &s), 99);
-	CU_ASSERT_EQUAL(s.n, 2);
+	CU_ASSERT_EQUAL(s.n, 1);
+	CU_ASSERT_EQUAL(s.calls, 2);
+	memset(&s, 0, sizeof(s));
+	s.stop_at = 5;
+	CU_ASSERT_EQUAL(kmsgset_walk(k, buf, len, seen_cb, &s), 99);
+	CU_ASSERT_EQUAL(s.calls, 6);
 	free(buf);
 	kmsgset_free(k);
 }
@@ -252,6 +260,15 @@ test_lz4_old_checksum(void)
 	   key -1, value length. */
 	CU_ASSERT_EQUAL(compress_inflate(COMPRESS_LZ4, buf + 26, len - 26, &z),
 	    COMPRESS_ECORRUPT);
+	/* ... which the converter repairs. */
+	{
+		struct kmsgset *k = kmsgset_new(&lim);
+		struct seen s;
+
+		CU_ASSERT_EQUAL(walk(k, buf, len, &s), KMSGSET_OK);
+		CU_ASSERT_EQUAL(s.n, 5);
+		kmsgset_free(k);
+	}
 	free(buf);
 	buf = fixture("m1-lz4", &len);
 	CU_ASSERT_EQUAL(compress_inflate(COMPRESS_LZ4, buf + 34, len - 34, &z),
