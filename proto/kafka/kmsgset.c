@@ -523,7 +523,8 @@ kmsgset_from_batches(struct kmsgset *k, const uint8_t *batches,
 	}
 done:
 	res->len = used;
-	*out = k->out;
+	/* Never NULL, even empty: memcpy(dst, *out, 0) stays defined. */
+	*out = k->out != NULL ? k->out : (const uint8_t *)"";
 	return KMSGSET_OK;
 }
 

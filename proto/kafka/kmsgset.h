@@ -140,8 +140,8 @@ struct kmsgset_fetch {
  * reads it, and it is the simplest valid answer (Kafka recompresses;
  * Flume spends no CPU on it).  At most max_bytes are written, always
  * whole messages; with min_one (Fetch v3, KIP-74) the first message is
- * written even if it alone is larger.  *out points into k until the next
- * call on it.  KMSGSET_OK (possibly with nothing written) or a negative
+ * written even if it alone is larger.  *out (never NULL) points into k
+ * until the next call on it.  KMSGSET_OK (possibly with nothing written) or a negative
  * kmsgset_error (KMSGSET_EBATCH for a batch that fails its CRC-32C or
  * record checks or whose offsets go back, KMSGSET_ELIMIT for one
  * inflating past the limit).
