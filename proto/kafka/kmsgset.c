@@ -96,11 +96,11 @@ field_get(const uint8_t *p, size_t end, size_t *pos, const uint8_t **f,
 }
 
 /*
- * Parse and check (size, magic, CRC, the fields filling the message
- * exactly) the message at p[0..avail).
+ * Parse and check (size, magic, CRC unless it was checked before, the
+ * fields filling the message exactly) the message at p[0..avail).
  */
 static int
-msg_parse(const uint8_t *p, size_t avail, struct raw *m)
+msg_parse(const uint8_t *p, size_t avail, struct raw *m, int crc_checked)
 {
 	int32_t size;
 	size_t end, pos;
@@ -122,7 +122,8 @@ msg_parse(const uint8_t *p, size_t avail, struct raw *m)
 	if (size < (m->magic == 0 ? KMSGSET_V0_OVERHEAD : KMSGSET_V1_OVERHEAD))
 		return KMSGSET_ESIZE;
 	end = KMSGSET_LOG_OVERHEAD + (size_t)size;
-	if ((uint32_t)crc32(0L, p + 16, (uInt)(end - 16)) != be32_get(p + 12))
+	if (!crc_checked &&
+	    (uint32_t)crc32(0L, p + 16, (uInt)(end - 16)) != be32_get(p + 12))
 		return KMSGSET_ECRC;
 	m->attributes = (int8_t)p[17];
 	pos = 18;
@@ -292,7 +293,7 @@ walk_inner(struct kmsgset *k, const struct raw *w, int32_t *count,
 	int rc, la;
 
 	for (pos = 0; pos < len; pos += m.total) {
-		if ((rc = msg_parse(p + pos, len - pos, &m)) != KMSGSET_OK)
+		if ((rc = msg_parse(p + pos, len - pos, &m, 0)) != KMSGSET_OK)
 			return rc;
 		if (m.magic != w->magic)
 			return KMSGSET_EMAGIC;
@@ -310,7 +311,7 @@ walk_inner(struct kmsgset *k, const struct raw *w, int32_t *count,
 	    0;
 	la = w->magic == 1 && (w->attributes & KMSGSET_ATTR_LOG_APPEND);
 	for (pos = 0; pos < len; pos += m.total) {
-		(void)msg_parse(p + pos, len - pos, &m);
+		(void)msg_parse(p + pos, len - pos, &m, 1);	/* passed above */
 		ts = la ? w->timestamp : m.timestamp;
 		if ((rc = emit(&m, (int64_t)((uint64_t)base + (uint64_t)m.offset),
 		    ts, la, cb, arg)) != 0)
@@ -331,7 +332,7 @@ kmsgset_walk(struct kmsgset *k, const uint8_t *set, size_t len,
 	if (len == 0)
 		return KMSGSET_EEMPTY;
 	for (pos = 0; pos < len; pos += m.total) {
-		if ((rc = msg_parse(set + pos, len - pos, &m)) != KMSGSET_OK)
+		if ((rc = msg_parse(set + pos, len - pos, &m, 0)) != KMSGSET_OK)
 			return rc;
 		if (codec_of(&m) < 0)
 			return KMSGSET_ECODEC;
