@@ -304,6 +304,17 @@ batch_set_log_append_time(uint8_t *buf, size_t len, int64_t ts)
 	    len - BATCH_OFF_ATTRIBUTES));
 }
 
+/*
+ * Wrapping add: a hostile base offset or delta (an offset or a
+ * timestamp) must not be signed overflow.  What the sum means is the
+ * validation's business.
+ */
+static inline int64_t
+wrap_add(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 int64_t
 batch_base_offset(const uint8_t *buf)
 {
@@ -315,14 +326,7 @@ batch_last_offset(const uint8_t *buf)
 {
 	int32_t delta = (int32_t)be32_get(buf + BATCH_OFF_LAST_DELTA);
 
-	return batch_base_offset(buf) + delta;
-}
-
-/* Wrapping add: a hostile timestamp delta must not be signed overflow. */
-static inline int64_t
-ts_add(int64_t a, int64_t b)
-{
-	return (int64_t)((uint64_t)a + (uint64_t)b);
+	return wrap_add(batch_base_offset(buf), delta);
 }
 
 int
@@ -375,9 +379,9 @@ batch_iter_next(struct batch_iter *it, struct record *r)
 		return -1;
 	}
 	it->remaining--;
-	r->offset = it->base_offset + raw.offset_delta;
+	r->offset = wrap_add(it->base_offset, raw.offset_delta);
 	r->timestamp = it->log_append ? it->max_timestamp :
-	    ts_add(it->first_timestamp, raw.ts_delta);
+	    wrap_add(it->first_timestamp, raw.ts_delta);
 	r->key = raw.key;
 	r->key_len = raw.key_len;
 	r->value = raw.value;
