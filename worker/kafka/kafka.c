@@ -57,14 +57,14 @@ static void	metadata_emit(struct worker *, struct conn *, struct req *);
  */
 static const struct api_row kafka_rows[] = {
 	{ KAPI_PRODUCE, 0, 7, "Produce", AUTH_PRODUCE,
-	    kafka_produce_decode, kafka_produce_exec, native_poll,
+	    kafka_produce_decode, kafka_produce_exec, kafka_produce_poll,
 	    kafka_produce_emit, NULL, ERRBODY_NONE },
 	{ KAPI_FETCH, 4, 10, "Fetch", AUTH_CONSUME,
-	    kafka_fetch_decode, kafka_fetch_exec, native_poll,
-	    kafka_fetch_emit, native_release, ERRBODY_NONE },
+	    kafka_fetch_decode, kafka_fetch_exec, kafka_fetch_poll,
+	    kafka_fetch_emit, kafka_fetch_release, ERRBODY_NONE },
 	/* Either: Kafka's Describe, which Write and Read imply. */
 	{ KAPI_LIST_OFFSETS, 1, 2, "ListOffsets", AUTH_PRODUCE | AUTH_CONSUME,
-	    kafka_list_offsets_decode, kafka_list_offsets_exec, NULL,
+	    kafka_decode_body, kafka_list_offsets_exec, NULL,
 	    kafka_list_offsets_emit, NULL, ERRBODY_NONE },
 	{ KAPI_METADATA, 0, 4, "Metadata", 0,
 	    metadata_decode, metadata_exec, NULL, metadata_emit, NULL, ERRBODY_NONE },
