@@ -42,7 +42,7 @@
 /*
  * What Kafka's produce path refuses before the log is involved: exactly
  * one RecordBatch v2 per partition, written with baseOffset 0.  The rest
- * (CRC, counts, size, the sequence check) is the native produce's.  A
+ * (CRC, counts, size, the sequence check) is op_produce()'s.  A
  * v0-2 request may carry a v0/v1 message set (its magic byte is where a
  * batch's is), which Flume cannot store: UNSUPPORTED_FOR_MESSAGE_FORMAT,
  * as a Kafka broker pinned to message format v2 answers.
@@ -191,7 +191,7 @@ kafka_produce_emit(struct worker *w, struct conn *c, struct req *r)
 				continue;
 			}
 			res = &st->res[m++];
-			/* Counted as the native answers are. */
+			/* Counted as the native face counts its answers. */
 			op_count_error(w, res->err);
 			pr->error = kafka_op_error(res->err);
 			if (res->err == OP_OK) {
