@@ -69,16 +69,16 @@ ctx_of(const struct conn *c, const char *api, struct op_ctx *x)
 	x->api = api;
 }
 
-int16_t
+enum op_err
 auth_gate(struct conn *c, unsigned perm, const char *api)
 {
 	struct op_ctx x;
 
 	if (perm & API_PERM_OPEN)
-		return ERR_NONE;
+		return OP_OK;
 	ctx_of(c, api, &x);
-	return native_error(op_access_gate(&x, perm & AUTH_TOPIC_PERMS,
-	    (perm & API_PERM_ALL) != 0));
+	return op_access_gate(&x, perm & AUTH_TOPIC_PERMS,
+	    (perm & API_PERM_ALL) != 0);
 }
 
 int16_t

@@ -36,11 +36,11 @@ void	auth_conn_init(struct conn *c);
 /*
  * Worker: may c send a request of api (the name its face gives it, as
  * the client sent it: r->name), whose table row asks for perm
- * (worker/dispatch.h), at all?  ERR_NONE, ERR_AUTH_REQUIRED or
- * ERR_ACCESS_DENIED (logged, naming api).  Per-topic checks are the
- * operations'.
+ * (worker/dispatch.h), at all?  OP_OK, OP_AUTH_REQUIRED or
+ * OP_DENIED_TOPIC (logged, naming api), for the face to answer in its
+ * protocol.  Per-topic checks are the operations'.
  */
-int16_t	auth_gate(struct conn *c, unsigned perm, const char *api);
+enum op_err auth_gate(struct conn *c, unsigned perm, const char *api);
 /*
  * Worker: may c's user do one of perms (AUTH_* bits) on topic for a
  * request of api (r->name)?  ERR_NONE or ERR_ACCESS_DENIED (logged,

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "worker/op/op.h"
+
 struct worker;
 struct conn;
 struct req;
@@ -53,5 +55,10 @@ struct api_row {
 
 /* The row of key in a table of n rows, or NULL. */
 const struct api_row *api_row_find(const struct api_row *t, size_t n, int key);
+/*
+ * r's state after its operation answered s (worker/op/op.h): DONE, or
+ * WAIT / BLOCKED until deadline.
+ */
+void	api_req_status(struct req *r, enum op_status s, int64_t deadline);
 
 #endif

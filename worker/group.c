@@ -34,8 +34,7 @@
 #include "worker/access.h"
 #include "worker/conn.h"
 #include "worker/group.h"
-#include "worker/handlers.h"
-#include "worker/timelookup.h"
+#include "worker/op/offsets.h"
 #include "worker/worker.h"
 
 #define WGROUP_POLL_MS	1000	/* a lost wake-up costs a parked JOIN at most this */
@@ -844,8 +843,8 @@ reset_target(struct worker *w, struct shm_partition *p,
 		/* Only what is in the files: the ring's tail is the newest. */
 		end = atomic_load_explicit(&p->visible_offset,
 		    memory_order_acquire);
-		if ((err = timelookup_offset(w, p, q->value, offset,
-		    &found)) != ERR_NONE)
+		if ((err = op_offset_for_time(w, p, q->value, offset,
+		    &found) == OP_OK ? ERR_NONE : ERR_STORAGE) != ERR_NONE)
 			return err;
 		/* No record that new: the end, where new ones will come. */
 		if (*offset == -1)

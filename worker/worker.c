@@ -34,7 +34,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "worker/conn.h"
-#include "worker/handlers.h"
+#include "worker/op/reader.h"
 #include "worker/kafka/kafka.h"
 #include "worker/native/native.h"
 #include "worker/limits.h"
@@ -261,7 +261,7 @@ worker_exit(struct worker *w)
 	while ((c = TAILQ_FIRST(&w->conns)) != NULL)
 		conn_close(c);
 	worker_wake_flush(w);
-	handlers_fini(w);
+	op_reader_fini(w);
 	tls_fini();
 	close(w->epfd);
 	atomic_store(&w->me->wake_wanted, 0);
@@ -299,7 +299,7 @@ worker_setup(struct worker *w, struct broker *b)
 	TAILQ_INIT(&w->busy);
 	TAILQ_INIT(&w->ready);
 	TAILQ_INIT(&w->paused);
-	if (handlers_init(w) == -1)
+	if (op_reader_init(w) == -1)
 		fatal("reader cache");
 	/* The master checked the files: a failure now is a changed file. */
 	if (tls_init(w->conf) == -1)

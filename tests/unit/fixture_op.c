@@ -8,6 +8,7 @@
 #include "tests/harness.h"
 #include "tests/unit/fixture_op.h"
 #include "tests/unit/fixture_shm.h"
+#include "worker/op/reader.h"
 
 static void *
 fixture_alloc(void *arg, size_t size)
@@ -61,6 +62,7 @@ fixture_op_start(struct fixture_op *f, int32_t nparts)
 	f->x.api = "Test";
 	f->x.alloc = fixture_alloc;
 	f->x.alloc_arg = f;
+	CU_ASSERT_EQUAL_FATAL(op_reader_init(&f->w), 0);
 }
 
 void
@@ -71,6 +73,7 @@ fixture_op_done(struct fixture_op *f)
 	for (i = 0; i < f->nallocs; i++)
 		free(f->allocs[i]);
 	f->nallocs = 0;
+	op_reader_fini(&f->w);
 	fixture_region_done(&f->b.shm);
 	test_rmtree(f->dir);
 }

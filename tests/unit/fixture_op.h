@@ -5,6 +5,8 @@
  * (worker/op/op.h) whose memory is freed by fixture_op_done().  No
  * process is forked: the operations are called directly.  The region
  * is f->b.shm (w.shm points at it); groups have room for 4 of 8 members.
+ * The worker's partition readers (worker/op/reader.h) are set up, over
+ * the data directory.
  */
 #ifndef FLUME_TESTS_UNIT_FIXTURE_OP_H
 #define FLUME_TESTS_UNIT_FIXTURE_OP_H

@@ -1,16 +1,17 @@
 /*
  * The Kafka data path: Produce v0-7, Fetch v4-10, ListOffsets v1-2 and
- * InitProducerId v0-1, mapped onto the native operations of handlers.c.
+ * InitProducerId v0-1, over the operations of worker/op/ (produce.h,
+ * fetch.h, offsets.h, producer.h); their errors are Kafka's by
+ * kafka_op_error().
  *
- * A Kafka request is nested (topics, then partitions); the native one is
- * a flat list of (topic, partition) parts in the same order, so Kafka
- * part n (counting over all topics) is native part n, except for Produce
- * parts refused here first (k->pre[n] != 0), which the native request
- * leaves out.  Names and records point into the payload; when conn.c
- * moves the payload, decode runs again and rebuilds the same mapping.
+ * A Kafka request is nested (topics, then partitions); an operation
+ * takes a flat list of (topic, partition) parts in the same order, so
+ * Kafka part n (counting over all topics) is the operation's part n,
+ * except for Produce parts refused here first (k->pre[n] != 0), which
+ * the operation does not see.  Names and records point into the
+ * payload; when conn.c moves the payload, decode runs again and
+ * rebuilds the same mapping (the operation's state, k->kst, stays).
  */
-#include <errno.h>
-#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,14 +21,12 @@
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kfetch.h"
 #include "proto/kafka/kproduce.h"
-#include "shm/producer.h"
-#include "shm/stats.h"
-#include "shm/topics.h"
 #include "worker/conn.h"
-#include "worker/handlers.h"
+#include "worker/dispatch.h"
 #include "worker/kafka/kafka.h"
 #include "worker/lograte.h"
-#include "worker/native/native.h"
+#include "worker/op/offsets.h"
+#include "worker/op/producer.h"
 
 /* Parts over all topics of a nested request. */
 #define NPARTS(q, total) do {						\
@@ -43,7 +42,7 @@
 /*
  * What Kafka's produce path refuses before the log is involved: exactly
  * one RecordBatch v2 per partition, written with baseOffset 0.  The rest
- * (CRC, counts, size, the sequence check) is the native produce's.  A
+ * (CRC, counts, size, the sequence check) is op_produce()'s.  A
  * v0-2 request may carry a v0/v1 message set (its magic byte is where a
  * batch's is), which Flume cannot store: UNSUPPORTED_FOR_MESSAGE_FORMAT,
  * as a Kafka broker pinned to message format v2 answers.
@@ -72,21 +71,21 @@ kafka_produce_decode(struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	const struct kproduce_req *q = &k->k.produce;
-	struct produce_req *n = &k->native.produce;
-	struct produce_part *pp;
+	struct op_produce *a = &k->op.produce;
+	struct op_produce_part *parts, *pp;
 	int32_t i, j, total, m = 0;
 
 	if (kafka_decode_body(c, r) == -1)
 		return -1;
 	NPARTS(q, total);
-	memset(n, 0, sizeof(*n));
-	n->acks = (int8_t)q->acks;
-	n->timeout_ms = q->timeout_ms;
+	memset(a, 0, sizeof(*a));
+	a->acks = q->acks;
+	a->timeout_ms = q->timeout_ms;
 	if (total == 0)
 		return 0;
 	k->pre = conn_alloc(c, (size_t)total * sizeof(*k->pre));
-	n->parts = conn_alloc(c, (size_t)total * sizeof(*n->parts));
-	if (k->pre == NULL || n->parts == NULL)
+	parts = conn_alloc(c, (size_t)total * sizeof(*parts));
+	if (k->pre == NULL || parts == NULL)
 		return -1;
 	total = 0;
 	for (i = 0; i < q->ntopics; i++) {
@@ -97,16 +96,17 @@ kafka_produce_decode(struct conn *c, struct req *r)
 			    q->topics[i].parts[j].records);
 			if (k->pre[total] != KERR_NONE)
 				continue;
-			pp = &n->parts[m++];
+			pp = &parts[m++];
 			pp->topic = q->topics[i].name.p;
 			pp->topic_len = (size_t)q->topics[i].name.len;
 			pp->partition = q->topics[i].parts[j].partition;
 			pp->records = (const uint8_t *)
 			    q->topics[i].parts[j].records.p;
-			pp->records_len = q->topics[i].parts[j].records.len;
+			pp->records_len = (size_t)q->topics[i].parts[j].records.len;
 		}
 	}
-	n->count = m;
+	a->parts = parts;
+	a->count = m;
 	return 0;
 }
 
@@ -114,16 +114,36 @@ void
 kafka_produce_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
+	struct op_produce_st *st = k->kst;
+	struct op_ctx x;
+	enum op_status s;
 
-	if (k->native.produce.count == 0) {
+	if (k->op.produce.count == 0) {
 		/* Nothing for the log: every part was refused here. */
-		k->no_native = 1;
+		k->no_op = 1;
 		r->noresp = k->k.produce.acks == 0;
 		r->state = REQ_DONE;
 		return;
 	}
-	r->api = API_PRODUCE;
-	native_exec_decoded(w, c, r);
+	conn_op_ctx(c, r, &x);
+	if (st == NULL)
+		r->noresp = k->op.produce.acks == 0;
+	s = op_produce(&x, &k->op.produce, &st, &k->operr);
+	k->kst = st;
+	api_req_status(r, s, st != NULL ? st->deadline : 0);
+}
+
+void
+kafka_produce_poll(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct op_produce_st *st = k->kst;
+	struct op_ctx x;
+
+	if (r->state != REQ_WAIT || st == NULL)
+		return;
+	conn_op_ctx(c, r, &x);
+	api_req_status(r, op_produce_poll(&x, st), st->deadline);
 }
 
 void
@@ -131,10 +151,11 @@ kafka_produce_emit(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	const struct kproduce_req *q = &k->k.produce;
+	const struct op_produce_st *st = k->kst;
+	const struct op_produce_result *res;
 	struct kproduce_resp s;
 	struct kproduce_topic_resp *t;
 	struct kproduce_part_resp *pr;
-	struct produce_result res;
 	int32_t i, j, n = 0, m = 0, old = 0;
 	size_t pos;
 
@@ -163,18 +184,19 @@ kafka_produce_emit(struct worker *w, struct conn *c, struct req *r)
 				    KERR_UNSUPPORTED_FOR_MESSAGE_FORMAT;
 				continue;
 			}
-			if (r->error != ERR_NONE ||
-			    handler_produce_result(r, m++, &res) == -1) {
-				pr->error = kafka_error(r->error != ERR_NONE ?
-				    r->error : ERR_UNKNOWN);
+			if (k->operr != OP_OK || st == NULL || m >= st->count) {
+				pr->error = kafka_op_error(k->operr != OP_OK ?
+				    k->operr : OP_INTERNAL);
+				m++;
 				continue;
 			}
-			/* Counted by native code, as the native answers are. */
-			stats_error_count(w->me, res.error);
-			pr->error = kafka_error(res.error);
-			if (res.error == ERR_NONE) {
-				pr->base_offset = res.base_offset;
-				pr->log_start_offset = res.log_start;
+			res = &st->res[m++];
+			/* Counted as the native face counts its answers. */
+			op_count_error(w, res->err);
+			pr->error = kafka_op_error(res->err);
+			if (res->err == OP_OK) {
+				pr->base_offset = res->base_offset;
+				pr->log_start_offset = res->log_start;
 			}
 		}
 	}
@@ -204,7 +226,8 @@ kafka_init_pid_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	struct kinit_pid_resp *s;
-	int64_t id;
+	struct op_ctx x;
+	enum op_err err;
 
 	r->state = REQ_DONE;
 	if ((s = conn_alloc(c, sizeof(*s))) == NULL) {
@@ -221,12 +244,15 @@ kafka_init_pid_exec(struct worker *w, struct conn *c, struct req *r)
 		s->error = KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
 		return;
 	}
-	if ((id = producer_id_new(w->shm)) < 0) {
+	conn_op_ctx(c, r, &x);
+	/* v0-1 name no producer: always a new one. */
+	if ((err = op_init_producer(&x, -1, -1, &s->producer_id,
+	    &s->producer_epoch)) != OP_OK) {
+		/* No id left: as Kafka answers a broker-side failure. */
 		s->error = KERR_UNKNOWN_SERVER_ERROR;
-		return;
+		s->producer_id = -1;
+		s->producer_epoch = -1;
 	}
-	s->producer_id = id;
-	s->producer_epoch = 0;
 }
 
 void
@@ -247,24 +273,24 @@ kafka_fetch_decode(struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	const struct kfetch_req *q = &k->k.fetch;
-	struct fetch_req *n = &k->native.fetch;
-	struct fetch_part *fp;
+	struct op_fetch *a = &k->op.fetch;
+	struct op_fetch_part *parts = NULL, *fp;
 	int32_t i, j, total;
 
 	if (kafka_decode_body(c, r) == -1)
 		return -1;
 	NPARTS(q, total);
-	memset(n, 0, sizeof(*n));
-	n->max_wait_ms = q->max_wait_ms;
-	n->min_bytes = q->min_bytes;
-	n->max_bytes = q->max_bytes;
-	if (total > 0 && (n->parts = conn_alloc(c, (size_t)total *
-	    sizeof(*n->parts))) == NULL)
+	memset(a, 0, sizeof(*a));
+	a->max_wait_ms = q->max_wait_ms;
+	a->min_bytes = q->min_bytes;
+	a->max_bytes = q->max_bytes;
+	if (total > 0 && (parts = conn_alloc(c, (size_t)total *
+	    sizeof(*parts))) == NULL)
 		return -1;
 	total = 0;
 	for (i = 0; i < q->ntopics; i++) {
 		for (j = 0; j < q->topics[i].npart; j++) {
-			fp = &n->parts[total++];
+			fp = &parts[total++];
 			fp->topic = q->topics[i].name.p;
 			fp->topic_len = (size_t)q->topics[i].name.len;
 			fp->partition = q->topics[i].parts[j].partition;
@@ -272,7 +298,8 @@ kafka_fetch_decode(struct conn *c, struct req *r)
 			fp->max_bytes = q->topics[i].parts[j].max_bytes;
 		}
 	}
-	n->count = total;
+	a->parts = parts;
+	a->count = total;
 	return 0;
 }
 
@@ -281,8 +308,10 @@ kafka_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	const struct kfetch_req *q = &k->k.fetch;
+	struct op_fetch_st *st = NULL;
+	struct op_ctx x;
+	enum op_status s;
 
-	r->api = API_FETCH;
 	/*
 	 * Flume makes no fetch sessions, so a request that continues one
 	 * (kfetch.h) was never answered by this broker: refused whole, as
@@ -294,11 +323,35 @@ kafka_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 		    "fetch session %d epoch %d refused (Flume keeps no fetch "
 		    "sessions)", (int)k->h.api_version, (int)q->session_id,
 		    (int)q->session_epoch);
-		k->no_native = 1;
+		k->no_op = 1;
 		r->state = REQ_DONE;
 		return;
 	}
-	native_exec_decoded(w, c, r);
+	conn_op_ctx(c, r, &x);
+	s = op_fetch(&x, &k->op.fetch, &st, &k->operr);
+	k->kst = st;
+	api_req_status(r, s, st != NULL ? st->deadline : 0);
+}
+
+void
+kafka_fetch_poll(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct op_fetch_st *st = k->kst;
+	struct op_ctx x;
+
+	if (r->state != REQ_WAIT || st == NULL)
+		return;
+	conn_op_ctx(c, r, &x);
+	api_req_status(r, op_fetch_poll(&x, &k->op.fetch, st), st->deadline);
+}
+
+void
+kafka_fetch_release(struct req *r)
+{
+	struct kafka_req *k = r->dec;
+
+	op_fetch_release(k->kst);
 }
 
 /*
@@ -311,14 +364,14 @@ kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	const struct kfetch_req *q = &k->k.fetch;
-	struct handler_fetch_part hp;
+	struct op_fetch_result hp;
 	struct kfetch_part_resp pr;
 	uint64_t files = 0, size;
 	int32_t i, j, n = 0;
 	size_t pos;
 
 	pos = kafka_resp_begin(c, r);
-	if (k->no_native) {
+	if (k->no_op) {
 		kfetch_resp_begin(&c->out, k->h.api_version, 0,
 		    q->session_id != 0 ? KERR_FETCH_SESSION_ID_NOT_FOUND :
 		    KERR_INVALID_FETCH_SESSION_EPOCH, 0);
@@ -334,15 +387,15 @@ kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 			memset(&hp, 0, sizeof(hp));
 			hp.fd = -1;
 			pr.partition = q->topics[i].parts[j].partition;
-			if (r->error != ERR_NONE ||
-			    handler_fetch_take(r, n, &hp) == -1)
-				hp.error = r->error != ERR_NONE ? r->error :
-				    ERR_UNKNOWN;
-			stats_error_count(w->me, hp.error);
-			pr.error = kafka_error(hp.error);
+			if (k->operr != OP_OK || op_fetch_take(k->kst, n,
+			    &hp) == -1)
+				hp.err = k->operr != OP_OK ? k->operr :
+				    OP_INTERNAL;
+			op_count_error(w, hp.err);
+			pr.error = kafka_op_error(hp.err);
 			pr.high_watermark = pr.last_stable_offset =
-			    hp.error == ERR_NONE ? hp.hwm : -1;
-			pr.log_start_offset = hp.error == ERR_NONE ?
+			    hp.err == OP_OK ? hp.hwm : -1;
+			pr.log_start_offset = hp.err == OP_OK ?
 			    hp.log_start : -1;
 			if (hp.len > INT32_MAX) {
 				close(hp.fd);
@@ -356,11 +409,7 @@ kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 					close(hp.fd);
 				continue;
 			}
-			atomic_fetch_add_explicit(&hp.p->msgs_out,
-			    hp.nrec > 0 ? (uint64_t)hp.nrec : 0,
-			    memory_order_relaxed);
-			atomic_fetch_add_explicit(&hp.p->bytes_out, hp.len,
-			    memory_order_relaxed);
+			op_fetch_sent(&hp);
 			files += hp.len;
 			/* The output queue owns the descriptor from here. */
 			if (conn_out_file(c, hp.fd, hp.pos, hp.len) == -1)
@@ -378,47 +427,44 @@ kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 
 /* ---- ListOffsets ---- */
 
-int
-kafka_list_offsets_decode(struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-	const struct klist_offsets_req *q = &k->k.list_offsets;
-	struct list_offsets_req *n = &k->native.list_offsets;
-	struct list_offsets_part *lp;
-	int32_t i, j, total;
-
-	if (kafka_decode_body(c, r) == -1)
-		return -1;
-	NPARTS(q, total);
-	memset(n, 0, sizeof(*n));
-	if (total > 0 && (n->parts = conn_alloc(c, (size_t)total *
-	    sizeof(*n->parts))) == NULL)
-		return -1;
-	total = 0;
-	for (i = 0; i < q->ntopics; i++) {
-		for (j = 0; j < q->topics[i].npart; j++) {
-			lp = &n->parts[total++];
-			lp->topic = q->topics[i].name.p;
-			lp->topic_len = (size_t)q->topics[i].name.len;
-			lp->partition = q->topics[i].parts[j].partition;
-			lp->which = q->topics[i].parts[j].timestamp;
-		}
-	}
-	n->count = total;
-	return 0;
-}
+/* One part's answer, found at exec. */
+struct koffset {
+	enum op_err	 err;
+	int64_t		 offset;
+	int64_t		 timestamp;
+};
 
 /*
- * The native LIST_OFFSETS answers it all: -2 earliest, -1 latest, and a
- * timestamp by the time lookup (worker/timelookup.h), whose record
- * timestamp comes back with the offset; Kafka's v1+ answer -1 as the
- * timestamp of earliest and latest.
+ * -2 earliest, -1 latest, and a timestamp by the time lookup
+ * (op_list_offset()), whose record timestamp comes back with the
+ * offset; Kafka's v1+ answer -1 as the timestamp of earliest and latest.
  */
 void
 kafka_list_offsets_exec(struct worker *w, struct conn *c, struct req *r)
 {
-	r->api = API_LIST_OFFSETS;
-	native_exec_decoded(w, c, r);
+	struct kafka_req *k = r->dec;
+	const struct klist_offsets_req *q = &k->k.list_offsets;
+	const struct klist_offsets_topic *t;
+	struct koffset *o = NULL;
+	struct op_ctx x;
+	int32_t i, j, total;
+
+	r->state = REQ_DONE;
+	NPARTS(q, total);
+	if (total > 0 && (o = conn_alloc(c, (size_t)total * sizeof(*o))) ==
+	    NULL) {
+		k->operr = OP_NO_MEMORY;
+		return;
+	}
+	conn_op_ctx(c, r, &x);
+	k->kst = total > 0 ? o : NULL;
+	for (i = 0; i < q->ntopics; i++) {
+		t = &q->topics[i];
+		for (j = 0; j < t->npart; j++, o++)
+			o->err = op_list_offset(&x, t->name.p,
+			    (size_t)t->name.len, t->parts[j].partition,
+			    t->parts[j].timestamp, &o->offset, &o->timestamp);
+	}
 }
 
 void
@@ -426,11 +472,11 @@ kafka_list_offsets_emit(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	const struct klist_offsets_req *q = &k->k.list_offsets;
-	const struct list_offsets_resp *lr = r->st;
+	const struct koffset *o = k->kst;
 	struct klist_offsets_resp s;
 	struct klist_offsets_topic_resp *t;
 	struct klist_offsets_part_resp *pr;
-	int32_t i, j, n = 0;
+	int32_t i, j;
 	size_t pos;
 
 	memset(&s, 0, sizeof(s));
@@ -446,20 +492,20 @@ kafka_list_offsets_emit(struct worker *w, struct conn *c, struct req *r)
 		if (t->npart > 0 && (t->parts = conn_alloc(c, (size_t)t->npart *
 		    sizeof(*t->parts))) == NULL)
 			goto fail;
-		for (j = 0; j < t->npart; j++, n++) {
+		for (j = 0; j < t->npart; j++) {
 			pr = &t->parts[j];
 			pr->partition = q->topics[i].parts[j].partition;
 			pr->timestamp = -1;
 			pr->offset = -1;
-			if (r->error != ERR_NONE || lr == NULL ||
-			    n >= lr->count) {
-				pr->error = kafka_error(r->error != ERR_NONE ?
-				    r->error : ERR_UNKNOWN);
+			if (k->operr != OP_OK || o == NULL) {
+				pr->error = kafka_op_error(k->operr != OP_OK ?
+				    k->operr : OP_INTERNAL);
 				continue;
 			}
-			pr->error = kafka_error(lr->results[n].error);
-			pr->offset = lr->results[n].offset;
-			pr->timestamp = lr->results[n].timestamp;
+			pr->error = kafka_op_error(o->err);
+			pr->offset = o->offset;
+			pr->timestamp = o->timestamp;
+			o++;
 		}
 	}
 	pos = kafka_resp_begin(c, r);

@@ -29,12 +29,10 @@
 #include "worker/conn.h"
 #include "worker/dispatch.h"
 #include "worker/face.h"
-#include "worker/handlers.h"
 #include "worker/kafka/kafka.h"
 #include "worker/kafka/admin.h"
 #include "worker/kafka/group.h"
 #include "worker/lograte.h"
-#include "worker/native/native.h"
 #include "worker/op/topics.h"
 
 #define KAFKA_CLUSTER_ID	"flume"
@@ -57,14 +55,14 @@ static void	metadata_emit(struct worker *, struct conn *, struct req *);
  */
 static const struct api_row kafka_rows[] = {
 	{ KAPI_PRODUCE, 0, 7, "Produce", AUTH_PRODUCE,
-	    kafka_produce_decode, kafka_produce_exec, native_poll,
+	    kafka_produce_decode, kafka_produce_exec, kafka_produce_poll,
 	    kafka_produce_emit, NULL, ERRBODY_NONE },
 	{ KAPI_FETCH, 4, 10, "Fetch", AUTH_CONSUME,
-	    kafka_fetch_decode, kafka_fetch_exec, native_poll,
-	    kafka_fetch_emit, native_release, ERRBODY_NONE },
+	    kafka_fetch_decode, kafka_fetch_exec, kafka_fetch_poll,
+	    kafka_fetch_emit, kafka_fetch_release, ERRBODY_NONE },
 	/* Either: Kafka's Describe, which Write and Read imply. */
 	{ KAPI_LIST_OFFSETS, 1, 2, "ListOffsets", AUTH_PRODUCE | AUTH_CONSUME,
-	    kafka_list_offsets_decode, kafka_list_offsets_exec, NULL,
+	    kafka_decode_body, kafka_list_offsets_exec, NULL,
 	    kafka_list_offsets_emit, NULL, ERRBODY_NONE },
 	{ KAPI_METADATA, 0, 4, "Metadata", 0,
 	    kafka_decode_body, metadata_exec, NULL, metadata_emit, NULL,
@@ -133,7 +131,7 @@ init_pid_exec(struct worker *w, struct conn *c, struct req *r)
 	struct kafka_req *k = r->dec;
 	struct kinit_pid_resp *s;
 
-	if (auth_gate(c, k->row->perm, r->name) == ERR_NONE) {
+	if (auth_gate(c, k->row->perm, r->name) == OP_OK) {
 		kafka_init_pid_exec(w, c, r);
 		return;
 	}

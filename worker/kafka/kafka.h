@@ -3,9 +3,8 @@
  * kafka_listen speak Kafka's protocol for their whole life (conn.c calls
  * these instead of the native handlers).  Requests are dispatched by one
  * table (worker/dispatch.h) over the Kafka codec (proto/kafka/); the
- * data path maps onto the native operations of handlers.c, so both
- * protocols share ring appends, acks, dedup, long-poll fetch and
- * sendfile.  worker/kafka/kafka.c has the framing, the table and the small APIs,
+ * data path calls the operations of worker/op/, so both protocols share
+ * ring appends, acks, dedup, long-poll fetch and sendfile.  worker/kafka/kafka.c has the framing, the table and the small APIs,
  * worker/kafka/data.c Produce, Fetch, ListOffsets and InitProducerId.
  */
 #ifndef FLUME_WORKER_KAFKA_H
@@ -16,7 +15,9 @@
 #include "proto/kafka/kheader.h"
 #include "proto/kafka/kreq.h"
 #include "proto/msg.h"
+#include "worker/op/fetch.h"
 #include "worker/op/op.h"
+#include "worker/op/produce.h"
 
 struct worker;
 struct conn;
@@ -35,22 +36,22 @@ void	kafka_release(struct req *r);
 /* ---- for kafka*.c ---- */
 
 /*
- * r->dec of a Kafka request.  native comes first: a request run by
- * handlers.c has r->api set to the native key and r->dec read as the
- * native decoded struct.
+ * r->dec of a Kafka request: its header, its body as the codec decoded
+ * it, and the arguments of a data path operation (op: worker/kafka/data.c,
+ * rebuilt by a redecode).
  */
 struct kafka_req {
-	union {
-		struct produce_req	 produce;
-		struct fetch_req	 fetch;
-		struct list_offsets_req	 list_offsets;
-	} native;
 	struct kheader		 h;
 	union kreq		 k;
+	union {
+		struct op_produce	 produce;
+		struct op_fetch		 fetch;
+	} op;
 	const struct api_row	*row;
 	int16_t			 kerror;	/* a Kafka error for the whole request */
-	int			 no_native;	/* answered without handlers.c */
+	int			 no_op;	/* answered without an operation */
 	int16_t			*pre;		/* per Kafka part: an error found here */
+	enum op_err		 operr;		/* the operation failed as a whole */
 	void			*kst;		/* the API's own state */
 };
 
@@ -66,11 +67,13 @@ void	kafka_resp_end(struct conn *c, size_t pos);
 
 int	kafka_produce_decode(struct conn *c, struct req *r);
 void	kafka_produce_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_produce_poll(struct worker *w, struct conn *c, struct req *r);
 void	kafka_produce_emit(struct worker *w, struct conn *c, struct req *r);
 int	kafka_fetch_decode(struct conn *c, struct req *r);
 void	kafka_fetch_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_fetch_poll(struct worker *w, struct conn *c, struct req *r);
+void	kafka_fetch_release(struct req *r);
 void	kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r);
-int	kafka_list_offsets_decode(struct conn *c, struct req *r);
 void	kafka_list_offsets_exec(struct worker *w, struct conn *c, struct req *r);
 void	kafka_list_offsets_emit(struct worker *w, struct conn *c, struct req *r);
 /* worker/kafka/sasl.c: SaslHandshake, SaslAuthenticate and the bare messages of v0. */

@@ -3,7 +3,9 @@
  * reports (worker/op/op.h): one table, the only place they meet.
  */
 #include "proto/msg.h"
+#include "shm/stats.h"
 #include "worker/native/native.h"
+#include "worker/worker.h"
 
 static const int16_t native_errors[OP_ERR_MAX] = {
 	[OP_OK]			= ERR_NONE,
@@ -46,4 +48,10 @@ native_error(enum op_err e)
 	if ((unsigned)e >= OP_ERR_MAX)
 		return ERR_UNKNOWN;
 	return native_errors[e];
+}
+
+void
+op_count_error(struct worker *w, enum op_err e)
+{
+	stats_error_count(w->me, native_error(e));
 }

@@ -2,8 +2,9 @@
  * The native protocol's table: one row per API key (proto/msg.h), with
  * its decoder, operation, wait check, answer, release, permission and
  * error shape (worker/dispatch.h).  The operations themselves are shared
- * with the Kafka listener (worker/handlers.c, group.c, produce_dedup.c,
- * auth.c, stats.c); this file only binds them to native requests.
+ * with the Kafka listener (worker/op/, worker/handlers.c, group.c,
+ * auth.c, stats.c); this file and worker/native/data.c (the data path)
+ * only bind them to native requests.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -18,11 +19,10 @@
 #include "worker/dispatch.h"
 #include "worker/face.h"
 #include "worker/group.h"
-#include "worker/handlers.h"
 #include "worker/lograte.h"
 #include "worker/native/admin.h"
+#include "worker/native/data.h"
 #include "worker/native/native.h"
-#include "worker/produce_dedup.h"
 #include "worker/stats.h"
 #include "worker/worker.h"
 
@@ -69,35 +69,6 @@ dec_delete_topic(struct conn *c, struct req *r)
 	    msg_decode_delete_topic_req(r->payload, r->payload_len, r->dec));
 }
 
-static int
-dec_produce(struct conn *c, struct req *r)
-{
-	DECODE(c, r, produce_req, msg_decode_produce_req(r->payload,
-	    r->payload_len, &c->arena, r->dec));
-}
-
-static int
-dec_fetch(struct conn *c, struct req *r)
-{
-	DECODE(c, r, fetch_req, msg_decode_fetch_req(r->payload,
-	    r->payload_len, &c->arena, r->dec));
-}
-
-static int
-dec_list_offsets(struct conn *c, struct req *r)
-{
-	DECODE(c, r, list_offsets_req, msg_decode_list_offsets_req(r->payload,
-	    r->payload_len, &c->arena, r->dec));
-}
-
-/* ---- waits ---- */
-
-static void
-poll_produce(struct worker *w, struct conn *c, struct req *r)
-{
-	handle_produce_poll(w, r);
-}
-
 /* ---- answers of a DONE request without error ---- */
 
 /* One frame holding what encode writes of r->st. */
@@ -133,21 +104,9 @@ emit_delete_topic(struct worker *w, struct conn *c, struct req *r)
 }
 
 static void
-emit_list_offsets(struct worker *w, struct conn *c, struct req *r)
-{
-	EMIT(c, r, msg_encode_list_offsets_resp(&c->out, r->st));
-}
-
-static void
 emit_workers(struct worker *w, struct conn *c, struct req *r)
 {
 	EMIT(c, r, msg_encode_workers_resp(&c->out, r->st));
-}
-
-static void
-emit_init_producer(struct worker *w, struct conn *c, struct req *r)
-{
-	EMIT(c, r, msg_encode_init_producer_resp(&c->out, r->st));
 }
 
 static void
@@ -171,13 +130,16 @@ static const struct api_row native_rows[] = {
 	/* METADATA and LIST_OFFSETS: checked per topic by the operation. */
 	ROW(API_METADATA, "METADATA", 0, dec_metadata, native_metadata_exec,
 	    NULL, emit_metadata, NULL, ERRBODY_EMPTY),
-	ROW(API_PRODUCE, "PRODUCE", AUTH_PRODUCE, dec_produce, handle_produce,
-	    poll_produce, handle_produce_emit, NULL, ERRBODY_EMPTY),
-	ROW(API_FETCH, "FETCH", AUTH_CONSUME, dec_fetch, handle_fetch,
-	    handle_fetch_poll, handle_fetch_emit, handle_fetch_release,
+	/* The data path: worker/native/data.c. */
+	ROW(API_PRODUCE, "PRODUCE", AUTH_PRODUCE, native_produce_decode,
+	    native_produce_exec, native_produce_poll, native_produce_emit, NULL,
 	    ERRBODY_EMPTY),
-	ROW(API_LIST_OFFSETS, "LIST_OFFSETS", 0, dec_list_offsets,
-	    handle_list_offsets, NULL, emit_list_offsets, NULL, ERRBODY_EMPTY),
+	ROW(API_FETCH, "FETCH", AUTH_CONSUME, native_fetch_decode,
+	    native_fetch_exec, native_fetch_poll, native_fetch_emit,
+	    native_fetch_release, ERRBODY_EMPTY),
+	ROW(API_LIST_OFFSETS, "LIST_OFFSETS", 0, native_list_offsets_decode,
+	    native_list_offsets_exec, NULL, native_list_offsets_emit, NULL,
+	    ERRBODY_EMPTY),
 	ROW(API_CREATE_TOPIC, "CREATE_TOPIC", AUTH_ADMIN, dec_create_topic,
 	    native_create_topic_exec, native_create_topic_poll,
 	    emit_create_topic, NULL, ERRBODY_EMPTY),
@@ -201,7 +163,8 @@ static const struct api_row native_rows[] = {
 	GROUP_ROW(API_GROUP_DELETE, "GROUP_DELETE", 0),
 	/* Decodes its own request. */
 	ROW(API_INIT_PRODUCER, "INIT_PRODUCER", AUTH_PRODUCE, NULL,
-	    produce_exec_init, NULL, emit_init_producer, NULL, ERRBODY_NONE),
+	    native_init_producer_exec, NULL, native_init_producer_emit, NULL,
+	    ERRBODY_NONE),
 	ROW(API_AUTH_BEGIN, "AUTH_BEGIN", API_PERM_OPEN, NULL, auth_exec, NULL,
 	    emit_auth, NULL, ERRBODY_NONE),
 	ROW(API_AUTH_PROVE, "AUTH_PROVE", API_PERM_OPEN, NULL, auth_exec, NULL,
@@ -230,7 +193,7 @@ native_exec(struct worker *w, struct conn *c, struct req *r)
 	r->name = row != NULL ? row->name : NULL;
 	if (row == NULL) {
 		/* Known or not, nothing is answered before authentication. */
-		r->error = auth_gate(c, 0, r->name);
+		r->error = native_error(auth_gate(c, 0, r->name));
 		if (r->error == ERR_NONE) {
 			r->error = ERR_UNSUPPORTED_API;
 			lograte_warnx(w, c->peer, LOGRATE_REFUSED, "API "
@@ -241,7 +204,8 @@ native_exec(struct worker *w, struct conn *c, struct req *r)
 		return;
 	}
 	if (r->state == REQ_NEW) {
-		if ((r->error = auth_gate(c, row->perm, r->name)) != ERR_NONE) {
+		if ((r->error = native_error(auth_gate(c, row->perm,
+		    r->name))) != ERR_NONE) {
 			r->state = REQ_DONE;
 			return;
 		}
@@ -256,19 +220,6 @@ native_exec(struct worker *w, struct conn *c, struct req *r)
 		/* HANDSHAKE and AUTH_* only set up the session. */
 		if (!(row->perm & API_PERM_OPEN))
 			c->useful = 1;
-	}
-	row->exec(w, c, r);
-}
-
-void
-native_exec_decoded(struct worker *w, struct conn *c, struct req *r)
-{
-	const struct api_row *row = native_row(r->api);
-
-	if (row == NULL) {
-		r->error = ERR_UNSUPPORTED_API;
-		r->state = REQ_DONE;
-		return;
 	}
 	row->exec(w, c, r);
 }

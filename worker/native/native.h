@@ -28,12 +28,6 @@ void	native_emit(struct worker *w, struct conn *c, struct req *r);
 int	native_redecode(struct conn *c, struct req *r);
 /* Free what r holds outside the arena (file descriptors). */
 void	native_release(struct req *r);
-/*
- * For the Kafka listener: run the operation of r->api on r->dec, a native
- * decoded request it translated, without the native decode and gate.
- * native_poll() and native_release() then serve it unchanged.
- */
-void	native_exec_decoded(struct worker *w, struct conn *c, struct req *r);
 
 /* The native error code (proto/msg.h) for an operation's error. */
 int16_t	native_error(enum op_err e);
