@@ -184,7 +184,7 @@ func main() {
 			break
 		}
 		rc = produce(a[0], a[2], a[3], first, count, a[6])
-	case len(a) == 6 && a[1] == "member":
+	case len(a) == 5 && a[1] == "member":
 		rc = member(a[2], a[3], a[4])
 	default:
 		rc = usage()
