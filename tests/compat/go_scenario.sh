@@ -4,7 +4,8 @@
 #   go_scenario.sh PROGRAM CLIENT [ARG] caps
 #   go_scenario.sh PROGRAM CLIENT [ARG] produce BROKER TOPIC FIRST COUNT CODEC IDEM
 #   go_scenario.sh PROGRAM CLIENT [ARG] member BROKER TOPIC GROUP
-# PROGRAM is sarama or kafka_go (tests/compat/PROGRAM_scenario.go), CLIENT
+# PROGRAM is sarama or kafka_go (tests/compat/PROGRAM_scenario.go, built
+# with go_common.go), CLIENT
 # the name tests/compat/run knows the client by (in values and headers),
 # ARG what the program takes before the command (sarama: the Kafka version
 # its Config.Version is set to).
@@ -26,14 +27,14 @@ kafka_go) pkg=golang-github-segmentio-kafka-go-dev ;;
 esac
 out=${FLUME_BUILD:-$here/../../build}/compat-go
 bin=$out/${prog}_scenario
-if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ] || [ "$here/go_common.go" -nt "$bin" ]; then
 	mkdir -p "$out"
 	libv=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null | sed 's/-[^-]*$//')
 	tmp=$bin.tmp.$$
 	# GOPATH mode: Debian's libraries, no module download.
 	GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOCACHE=$out/cache \
 	    nice -n 10 go build -ldflags "-X main.libVersion=${libv:-unknown}" \
-	    -o "$tmp" "$src" >"$out/$prog.log" 2>&1 ||
+	    -o "$tmp" "$src" "$here/go_common.go" >"$out/$prog.log" 2>&1 ||
 	    { cat "$out/$prog.log" >&2; rm -f "$tmp"; exit 1; }
 	mv -f "$tmp" "$bin"    # atomic: a concurrent caller sees old or new
 fi

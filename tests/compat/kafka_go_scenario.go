@@ -5,7 +5,7 @@
 //	kafka_go_scenario CLIENT produce BROKER TOPIC FIRST COUNT CODEC IDEM
 //	kafka_go_scenario CLIENT member BROKER TOPIC GROUP
 //
-// Built by go_scenario.sh.  The commands and output lines are those of
+// Built by go_scenario.sh with go_common.go.  The commands and output lines are those of
 // tests/compat/run's docstring; records i in [FIRST, FIRST+COUNT) are key
 // "k%06d", value "v%06d-CLIENT".  kafka-go 0.2 writes magic-1 message sets,
 // which have no headers (caps says "headers no"), and has no idempotent
@@ -19,13 +19,9 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"os/signal"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	kafka "github.com/segmentio/kafka-go"
@@ -33,16 +29,6 @@ import (
 	"github.com/segmentio/kafka-go/lz4"
 	"github.com/segmentio/kafka-go/snappy"
 )
-
-var libVersion = "unknown"
-
-var outMu sync.Mutex
-
-func say(format string, args ...interface{}) {
-	outMu.Lock()
-	fmt.Fprintf(os.Stdout, format+"\n", args...)
-	outMu.Unlock()
-}
 
 func caps() int {
 	say("version %s", libVersion)
@@ -103,24 +89,13 @@ func (assignLog) Write(b []byte) (int, error) {
 				ps = append(ps, p)
 			}
 		}
-		sort.Ints(ps)
-		s := make([]string, len(ps))
-		for i, p := range ps {
-			s[i] = strconv.Itoa(p)
-		}
-		if len(s) == 0 {
-			s = []string{"-"}
-		}
-		say("assigned %s", strings.Join(s, ","))
+		sayAssigned(ps)
 	}
 	return len(b), nil
 }
 
 func member(broker, topic, group string) int {
-	ctx, stop := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
-	go func() { <-ch; stop() }()
+	ctx := terminated()
 	r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{broker},
 		GroupID: group, Topic: topic, MinBytes: 1, MaxBytes: 10 << 20,
 		MaxWait: 200 * time.Millisecond, HeartbeatInterval: 500 * time.Millisecond,

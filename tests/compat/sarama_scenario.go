@@ -6,7 +6,7 @@
 //	sarama_scenario CLIENT KAFKAVERSION produce BROKER TOPIC FIRST COUNT CODEC IDEM
 //	sarama_scenario CLIENT KAFKAVERSION member BROKER TOPIC GROUP
 //
-// Built by go_scenario.sh.  The commands and output lines are those of
+// Built by go_scenario.sh with go_common.go.  The commands and output lines are those of
 // tests/compat/run's docstring; records i in [FIRST, FIRST+COUNT) are key
 // "k%06d", value "v%06d-CLIENT", headers client=CLIENT and first=FIRST
 // (record headers exist from Kafka 0.11: below, caps says "headers no").
@@ -24,26 +24,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/Shopify/sarama"
 )
-
-var libVersion = "unknown"
-
-var outMu sync.Mutex
-
-func say(format string, args ...interface{}) {
-	outMu.Lock()
-	fmt.Fprintf(os.Stdout, format+"\n", args...)
-	outMu.Unlock()
-}
 
 func codecs(v sarama.KafkaVersion) []string {
 	c := []string{"gzip", "snappy"}
@@ -144,26 +131,18 @@ func record(m *sarama.ConsumerMessage) {
 	say("rec %d %d %s %s %s", m.Partition, m.Offset, m.Key, m.Value, strings.Join(h, ","))
 }
 
-func partList(ps []int32) string {
-	if len(ps) == 0 {
-		return "-"
-	}
+func sayParts(ps []int32) {
 	s := make([]int, len(ps))
 	for i, p := range ps {
 		s[i] = int(p)
 	}
-	sort.Ints(s)
-	out := make([]string, len(s))
-	for i, p := range s {
-		out[i] = strconv.Itoa(p)
-	}
-	return strings.Join(out, ",")
+	sayAssigned(s)
 }
 
 type handler struct{ topic string }
 
 func (h handler) Setup(s sarama.ConsumerGroupSession) error {
-	say("assigned %s", partList(s.Claims()[h.topic]))
+	sayParts(s.Claims()[h.topic])
 	return nil
 }
 
@@ -178,14 +157,6 @@ func (h handler) ConsumeClaim(s sarama.ConsumerGroupSession, c sarama.ConsumerGr
 		s.MarkMessage(m, "")
 	}
 	return nil
-}
-
-func terminated() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
-	go func() { <-ch; cancel() }()
-	return ctx
 }
 
 func member(name string, v sarama.KafkaVersion, broker, topic, group string) int {
@@ -278,7 +249,7 @@ func plainMember(cfg *sarama.Config, ctx context.Context, broker, topic, group s
 			}
 		}()
 	}
-	say("assigned %s", partList(parts))
+	sayParts(parts)
 	<-ctx.Done()
 	for _, pc := range pcs {
 		pc.AsyncClose()
