@@ -16,6 +16,9 @@
  *            API_PERM_OPEN: answered before authentication too.
  *   errbody  native only: what an error answer carries after its code
  *            (so the api's own decoder reads it).
+ *   desc     the face's own description of the API, NULL: none (Kafka:
+ *            its struct kmsg, proto/kafka/kdesc.h, which decodes the
+ *            request and encodes the answer at every version).
  *
  * Adding an API to a protocol is adding a row to its table.
  */
@@ -51,6 +54,7 @@ struct api_row {
 	void		(*emit)(struct worker *w, struct conn *c, struct req *r);
 	void		(*release)(struct req *r);
 	enum api_errbody errbody;
+	const void	*desc;
 };
 
 /* The row of key in a table of n rows, or NULL. */

@@ -22,6 +22,8 @@
 
 #include "common/log.h"
 #include "proto/kafka/kapi.h"
+#include "proto/kafka/kdesc.h"
+#include "proto/kafka/kmsg_meta.h"
 #include "proto/kafka/kheader.h"
 #include "proto/kafka/kmeta.h"
 #include "proto/kafka/kreq.h"
@@ -38,7 +40,6 @@
 #define KAFKA_CLUSTER_ID	"flume"
 #define KAFKA_NODE_ID		0
 
-static int	api_versions_decode(struct conn *, struct req *);
 static void	api_versions_exec(struct worker *, struct conn *, struct req *);
 static void	api_versions_emit(struct worker *, struct conn *, struct req *);
 static void	init_pid_exec(struct worker *, struct conn *, struct req *);
@@ -56,65 +57,65 @@ static void	metadata_emit(struct worker *, struct conn *, struct req *);
 static const struct api_row kafka_rows[] = {
 	{ KAPI_PRODUCE, 0, 7, "Produce", AUTH_PRODUCE,
 	    kafka_produce_decode, kafka_produce_exec, kafka_produce_poll,
-	    kafka_produce_emit, NULL, ERRBODY_NONE },
+	    kafka_produce_emit, NULL, ERRBODY_NONE, NULL },
 	{ KAPI_FETCH, 4, 10, "Fetch", AUTH_CONSUME,
 	    kafka_fetch_decode, kafka_fetch_exec, kafka_fetch_poll,
-	    kafka_fetch_emit, kafka_fetch_release, ERRBODY_NONE },
+	    kafka_fetch_emit, kafka_fetch_release, ERRBODY_NONE, NULL },
 	/* Either: Kafka's Describe, which Write and Read imply. */
 	{ KAPI_LIST_OFFSETS, 1, 2, "ListOffsets", AUTH_PRODUCE | AUTH_CONSUME,
 	    kafka_decode_body, kafka_list_offsets_exec, NULL,
-	    kafka_list_offsets_emit, NULL, ERRBODY_NONE },
+	    kafka_list_offsets_emit, NULL, ERRBODY_NONE, NULL },
 	{ KAPI_METADATA, 0, 4, "Metadata", 0,
 	    kafka_decode_body, metadata_exec, NULL, metadata_emit, NULL,
-	    ERRBODY_NONE },
-	{ KAPI_API_VERSIONS, 0, 2, "ApiVersions", API_PERM_OPEN,
-	    api_versions_decode, api_versions_exec, NULL, api_versions_emit,
-	    NULL, ERRBODY_NONE },
+	    ERRBODY_NONE, NULL },
+	{ KAPI_API_VERSIONS, 0, 4, "ApiVersions", API_PERM_OPEN,
+	    kafka_decode_desc, api_versions_exec, NULL, api_versions_emit,
+	    NULL, ERRBODY_NONE, &kmsg_api_versions },
 	{ KAPI_INIT_PRODUCER_ID, 0, 1, "InitProducerId", AUTH_PRODUCE,
 	    kafka_decode_body, init_pid_exec, NULL, kafka_init_pid_emit,
-	    NULL, ERRBODY_NONE },
+	    NULL, ERRBODY_NONE, NULL },
 	/* Groups: worker/kafka/group.c. */
 	{ KAPI_FIND_COORDINATOR, 0, 0, "FindCoordinator", 0,
 	    kafka_decode_body, kafka_find_coord_exec, NULL,
-	    kafka_find_coord_emit, NULL, ERRBODY_NONE },
+	    kafka_find_coord_emit, NULL, ERRBODY_NONE, NULL },
 	{ KAPI_JOIN_GROUP, 0, 2, "JoinGroup", AUTH_CONSUME,
 	    kafka_decode_body, kafka_join_exec, kafka_group_poll,
-	    kafka_join_emit, NULL, ERRBODY_NONE },
+	    kafka_join_emit, NULL, ERRBODY_NONE, NULL },
 	{ KAPI_SYNC_GROUP, 0, 1, "SyncGroup", AUTH_CONSUME,
 	    kafka_decode_body, kafka_sync_exec, kafka_group_poll,
-	    kafka_sync_emit, NULL, ERRBODY_NONE },
+	    kafka_sync_emit, NULL, ERRBODY_NONE, NULL },
 	{ KAPI_HEARTBEAT, 0, 1, "Heartbeat", AUTH_CONSUME,
 	    kafka_decode_body, kafka_member_op_exec, NULL,
-	    kafka_member_op_emit, NULL, ERRBODY_NONE },
+	    kafka_member_op_emit, NULL, ERRBODY_NONE, NULL },
 	{ KAPI_LEAVE_GROUP, 0, 1, "LeaveGroup", AUTH_CONSUME,
 	    kafka_decode_body, kafka_member_op_exec, NULL,
-	    kafka_member_op_emit, NULL, ERRBODY_NONE },
+	    kafka_member_op_emit, NULL, ERRBODY_NONE, NULL },
 	/* Committed offsets and listings: worker/kafka/offset.c. */
 	{ KAPI_OFFSET_COMMIT, 0, 2, "OffsetCommit", AUTH_CONSUME,
 	    kafka_decode_body, kafka_commit_exec, NULL, kafka_commit_emit,
-	    NULL, ERRBODY_NONE },
+	    NULL, ERRBODY_NONE, NULL },
 	{ KAPI_OFFSET_FETCH, 0, 1, "OffsetFetch", AUTH_CONSUME,
 	    kafka_decode_body, kafka_offset_fetch_exec, NULL,
-	    kafka_offset_fetch_emit, NULL, ERRBODY_NONE },
+	    kafka_offset_fetch_emit, NULL, ERRBODY_NONE, NULL },
 	{ KAPI_LIST_GROUPS, 0, 1, "ListGroups", AUTH_CONSUME,
 	    kafka_decode_body, kafka_list_groups_exec, NULL,
-	    kafka_list_groups_emit, NULL, ERRBODY_NONE },
+	    kafka_list_groups_emit, NULL, ERRBODY_NONE, NULL },
 	{ KAPI_DESCRIBE_GROUPS, 0, 1, "DescribeGroups", AUTH_CONSUME,
 	    kafka_decode_body, kafka_describe_groups_exec, NULL,
-	    kafka_describe_groups_emit, NULL, ERRBODY_NONE },
+	    kafka_describe_groups_emit, NULL, ERRBODY_NONE, NULL },
 	/* Topic administration: worker/kafka/admin.c. */
 	{ KAPI_CREATE_TOPICS, 0, 2, "CreateTopics", AUTH_ADMIN,
 	    kafka_decode_body, kafka_create_topics_exec, kafka_create_topics_poll,
-	    kafka_create_topics_emit, NULL, ERRBODY_NONE },
+	    kafka_create_topics_emit, NULL, ERRBODY_NONE, NULL },
 	{ KAPI_DELETE_TOPICS, 0, 1, "DeleteTopics", AUTH_ADMIN,
 	    kafka_decode_body, kafka_delete_topics_exec, kafka_delete_topics_poll,
-	    kafka_delete_topics_emit, NULL, ERRBODY_NONE },
+	    kafka_delete_topics_emit, NULL, ERRBODY_NONE, NULL },
 	{ KAPI_SASL_HANDSHAKE, 0, 1, "SaslHandshake", 0,
 	    kafka_sasl_handshake_decode, kafka_sasl_handshake_exec, NULL,
-	    kafka_sasl_handshake_emit, NULL, ERRBODY_NONE },
+	    kafka_sasl_handshake_emit, NULL, ERRBODY_NONE, NULL },
 	{ KAPI_SASL_AUTHENTICATE, 0, 0, "SaslAuthenticate", 0,
 	    kafka_sasl_auth_decode, kafka_sasl_auth_exec, NULL,
-	    kafka_sasl_auth_emit, NULL, ERRBODY_NONE },
+	    kafka_sasl_auth_emit, NULL, ERRBODY_NONE, NULL },
 };
 #define KAFKA_NROWS	(sizeof(kafka_rows) / sizeof(kafka_rows[0]))
 
@@ -236,12 +237,66 @@ kafka_refuse(struct conn *c, struct req *r, const char *why)
 	c->dead = 1;
 }
 
+/*
+ * The request header of r's payload into k->h: v1, or v2 (tagged
+ * fields) for a flexible version of a described API.  0 or -1.
+ */
+static int
+kafka_header(struct kafka_req *k, const uint8_t *p, size_t len)
+{
+	struct kreq_hdr h;
+	size_t hlen;
+
+	if (kmsg_decode_req_hdr(&h, p, len, &hlen) == -1)
+		return -1;
+	k->h.api_key = h.api_key;
+	k->h.api_version = h.api_version;
+	k->h.correlation_id = h.correlation_id;
+	k->h.client_id = h.client_id;
+	k->h.body_off = hlen;
+	return 0;
+}
+
+int
+kafka_decode_desc(struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	const struct kmsg *m = k->row->desc;
+
+	if (k->body == NULL &&
+	    (k->body = conn_alloc(c, m->km_req->kd_size)) == NULL)
+		return -1;
+	/* Arena growth by the codec is not seen by conn_alloc. */
+	c->arena_bytes += r->payload_len;
+	return kmsg_decode_req(m, k->h.api_version, k->body,
+	    r->payload + k->h.body_off, r->payload_len - k->h.body_off,
+	    &c->arena);
+}
+
+void
+kafka_emit_desc(struct conn *c, struct req *r, const void *resp)
+{
+	struct kafka_req *k = r->dec;
+	size_t pos;
+
+	pos = kafka_resp_begin(c, r);
+	if (kmsg_encode_resp(k->row->desc, k->h.api_version, resp,
+	    &c->out) == -1) {
+		log_warnx("%s: Kafka %s v%d: the answer does not fit its "
+		    "version, closing", c->peer, k->row->name,
+		    (int)k->h.api_version);
+		c->dead = 1;
+		return;
+	}
+	kafka_resp_end(c, pos);
+}
+
 int
 kafka_decode_body(struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 
-	if (kheader_decode(&k->h, r->payload, r->payload_len) == -1)
+	if (kafka_header(k, r->payload, r->payload_len) == -1)
 		return -1;
 	/* Arena growth by the codec is not seen by conn_alloc. */
 	c->arena_bytes += r->payload_len;
@@ -282,7 +337,7 @@ kafka_exec(struct worker *w, struct conn *c, struct req *r)
 		k->row->exec(w, c, r);
 		return;
 	}
-	if (kheader_decode(&k->h, r->payload, r->payload_len) == -1) {
+	if (kafka_header(k, r->payload, r->payload_len) == -1) {
 		kafka_refuse(c, r, NULL);
 		return;
 	}
@@ -353,7 +408,7 @@ kafka_redecode(struct conn *c, struct req *r)
 		return 0;
 	if (k->row->key == -1)		/* a bare SASL message */
 		return k->row->decode(c, r);
-	if (kheader_decode(&k->h, r->payload, r->payload_len) == -1)
+	if (kafka_header(k, r->payload, r->payload_len) == -1)
 		return -1;
 	if (k->kerror == KERR_UNSUPPORTED_VERSION &&
 	    k->row->key == KAPI_API_VERSIONS) {
@@ -372,12 +427,21 @@ kafka_release(struct req *r)
 		k->row->release(r);
 }
 
+/*
+ * The size placeholder and the response header the request's version
+ * takes: v0, or v1 (tagged fields) for a flexible version other than
+ * ApiVersions'.
+ */
 size_t
 kafka_resp_begin(struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
+	size_t pos = c->out.len;
 
-	return kheader_resp_begin(&c->out, k->h.correlation_id);
+	wbuf_i32(&c->out, 0);
+	(void)kmsg_encode_resp_hdr(k->h.api_key, k->h.api_version,
+	    k->h.correlation_id, &c->out);
+	return pos;
 }
 
 void
@@ -389,43 +453,54 @@ kafka_resp_end(struct conn *c, size_t pos)
 
 /* ---- ApiVersions ---- */
 
-static int
-api_versions_decode(struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-
-	(void)c;
-	return kapi_versions_decode_req(k->h.api_version,
-	    r->payload + k->h.body_off, r->payload_len - k->h.body_off);
-}
-
+/*
+ * v3 and later name the client's software: kept for the log at debug
+ * level (a client that sends nonsense there is still answered).
+ */
 static void
 api_versions_exec(struct worker *w, struct conn *c, struct req *r)
 {
+	struct kafka_req *k = r->dec;
+	const struct km_apiver_req *q = k->body;
+	char nbuf[LOG_ESC_SIZE(64)], vbuf[LOG_ESC_SIZE(64)];
+
 	r->state = REQ_DONE;
+	if (q == NULL || k->h.api_version < 3 ||
+	    q->client_software_name.len <= 0)
+		return;
+	log_debug("%s: Kafka client %s %s", c->peer,
+	    log_escape(nbuf, sizeof(nbuf), q->client_software_name.p,
+	    q->client_software_name.len > 64 ? 64 :
+	    (size_t)q->client_software_name.len),
+	    log_escape(vbuf, sizeof(vbuf), q->client_software_version.p,
+	    q->client_software_version.len > 64 ? 64 :
+	    q->client_software_version.len < 0 ? 0 :
+	    (size_t)q->client_software_version.len));
 }
 
+/* Every row of the table, at the versions it is served in. */
 static void
 api_versions_emit(struct worker *w, struct conn *c, struct req *r)
 {
-	static struct kapi_version v[KAFKA_NROWS];
 	struct kafka_req *k = r->dec;
-	struct kapi_versions_resp s;
-	size_t i, pos;
+	struct km_apiver_resp s;
+	struct km_apiver_key *v;
+	size_t i;
 
-	for (i = 0; i < KAFKA_NROWS; i++) {
-		v[i].key = kafka_rows[i].key;
-		v[i].min = kafka_rows[i].min_version;
-		v[i].max = kafka_rows[i].max_version;
-		v[i].name = kafka_rows[i].name;
+	if ((v = conn_alloc(c, KAFKA_NROWS * sizeof(*v))) == NULL) {
+		c->dead = 1;
+		return;
 	}
-	memset(&s, 0, sizeof(s));
-	s.error = k->kerror;
-	s.napis = (int32_t)KAFKA_NROWS;
-	s.apis = v;
-	pos = kafka_resp_begin(c, r);
-	kapi_versions_encode_resp(&c->out, k->h.api_version, &s);
-	kafka_resp_end(c, pos);
+	for (i = 0; i < KAFKA_NROWS; i++) {
+		v[i].api_key = kafka_rows[i].key;
+		v[i].min_version = kafka_rows[i].min_version;
+		v[i].max_version = kafka_rows[i].max_version;
+	}
+	kdesc_defaults(kmsg_api_versions.km_resp, &s);
+	s.error_code = k->kerror;
+	s.api_keys.n = (int32_t)KAFKA_NROWS;
+	s.api_keys.v = v;
+	kafka_emit_desc(c, r, &s);
 }
 
 /* ---- Metadata ---- */

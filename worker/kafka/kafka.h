@@ -43,6 +43,7 @@ void	kafka_release(struct req *r);
 struct kafka_req {
 	struct kheader		 h;
 	union kreq		 k;
+	void			*body;		/* decoded by the row's description */
 	union {
 		struct op_produce	 produce;
 		struct op_fetch		 fetch;
@@ -61,6 +62,18 @@ int16_t	kafka_op_error(enum op_err e);
 int16_t	kafka_error(int16_t flume_error);
 /* Decode r's body with the codec; 0, or -1 (the connection is closed). */
 int	kafka_decode_body(struct conn *c, struct req *r);
+/*
+ * Decode r's body with its row's description (struct kmsg) into k->body
+ * (the arena; the same memory again after a detach); 0 or -1.
+ */
+int	kafka_decode_desc(struct conn *c, struct req *r);
+/*
+ * Answer r with resp, a response of its row's description at the
+ * request's version, in one frame with the response header that
+ * version takes; an answer the version cannot carry closes the
+ * connection (logged).
+ */
+void	kafka_emit_desc(struct conn *c, struct req *r, const void *resp);
 /* Begin / end a response frame in c's output. */
 size_t	kafka_resp_begin(struct conn *c, struct req *r);
 void	kafka_resp_end(struct conn *c, size_t pos);

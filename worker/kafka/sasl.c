@@ -66,7 +66,8 @@ static void	sasl_raw_emit(struct worker *, struct conn *, struct req *);
 
 static const struct api_row sasl_raw_row = {
 	-1, 0, 0, "SASL message", 0,
-	sasl_raw_decode, sasl_raw_exec, NULL, sasl_raw_emit, NULL, ERRBODY_NONE
+	sasl_raw_decode, sasl_raw_exec, NULL, sasl_raw_emit, NULL, ERRBODY_NONE,
+	NULL
 };
 
 void
