@@ -40,7 +40,6 @@
 #include "store/topic.h"
 #include "worker/access.h"
 #include "worker/conn.h"
-#include "worker/group.h"
 #include "worker/handlers.h"
 #include "worker/inflate.h"
 #include "worker/native/native.h"

@@ -2,7 +2,7 @@
  * The Kafka group coordinator APIs of a worker: FindCoordinator,
  * JoinGroup, SyncGroup, Heartbeat and LeaveGroup over the shared groups
  * table (the state machine is shm/kgroup.c).  As for native groups
- * (worker/group.c), each request takes the group's robust lock for a
+ * (worker/op/group.h), each request takes the group's robust lock for a
  * few loads and stores and copies what its answer needs into the
  * connection's arena before unlocking.
  *
@@ -36,7 +36,7 @@
 #include "worker/access.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
-#include "worker/group.h"
+#include "worker/op/group.h"
 #include "worker/kafka/kafka.h"
 #include "worker/kafka/group.h"
 #include "worker/worker.h"
@@ -283,8 +283,8 @@ join_check(struct worker *w, struct conn *c, struct req *r)
 	int16_t err;
 	int ready;
 
-	wgroup_params(w, &gp);
-	if ((g = wgroup_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
+	op_group_params(w, &gp);
+	if ((g = op_group_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
 		join_fail(st, r, KERR_COORDINATOR_NOT_AVAILABLE);
 		return;
 	}
@@ -306,7 +306,7 @@ join_check(struct worker *w, struct conn *c, struct req *r)
 		    g->rebalance_deadline < r->deadline)
 			r->deadline = g->rebalance_deadline;
 	}
-	wgroup_unlock(w, g, s0, g0);
+	op_group_unlock(w, g, s0, g0);
 }
 
 /* The address part of "host:port". */
@@ -392,9 +392,9 @@ kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 	    (size_t)q->protocol_type.len : 0;
 	in.protos = protos;
 	in.nprotos = (uint32_t)q->nprotocols;
-	wgroup_params(w, &gp);
+	op_group_params(w, &gp);
 	/* By name: the slot may have been deleted and reused since kg_group. */
-	if ((g = wgroup_lock_name(w, st->gidx, q->group_id.p,
+	if ((g = op_group_lock_name(w, st->gidx, q->group_id.p,
 	    (size_t)q->group_id.len, &gp, &s0, &g0)) == NULL) {
 		join_fail(st, r, KERR_COORDINATOR_NOT_AVAILABLE);
 		return;
@@ -409,7 +409,7 @@ kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 		if (ready && (err = join_answer(w, c, g, st)) == KERR_NONE)
 			r->state = REQ_DONE;
 	}
-	wgroup_unlock(w, g, s0, g0);
+	op_group_unlock(w, g, s0, g0);
 	if (err == KERR_MESSAGE_TOO_LARGE)
 		log_warnx("%s: group %s: JoinGroup refused, its protocols "
 		    "exceed max_group_member_metadata (%u bytes)", c->peer,
@@ -495,9 +495,9 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 	int16_t err = KERR_NONE;
 	int ready = 0, rc;
 
-	wgroup_params(w, &gp);
+	op_group_params(w, &gp);
 	if (r->state == REQ_WAIT && st != NULL) {
-		if ((g = wgroup_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
+		if ((g = op_group_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
 			sync_done(st, r, KERR_COORDINATOR_NOT_AVAILABLE);
 			return;
 		}
@@ -511,7 +511,7 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 			sync_done(st, r, KERR_NOT_COORDINATOR);
 		else
 			r->deadline = w->now + KGROUP_POLL_MS;
-		wgroup_unlock(w, g, s0, g0);
+		op_group_unlock(w, g, s0, g0);
 		return;
 	}
 	if ((st = kg_st_new(c, r)) == NULL) {
@@ -549,7 +549,7 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 		a[i].len = q->assign[i].data.len > 0 ?
 		    (size_t)q->assign[i].data.len : 0;
 	}
-	if ((g = wgroup_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
+	if ((g = op_group_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
 		sync_done(st, r, KERR_COORDINATOR_NOT_AVAILABLE);
 		return;
 	}
@@ -564,7 +564,7 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 		r->state = REQ_WAIT;
 		r->deadline = w->now + KGROUP_POLL_MS;
 	}
-	wgroup_unlock(w, g, s0, g0);
+	op_group_unlock(w, g, s0, g0);
 	if (err == KERR_MESSAGE_TOO_LARGE)
 		log_warnx("%s: group %s: SyncGroup refused, an assignment "
 		    "exceeds max_group_member_metadata (%u bytes)", c->peer,
@@ -623,8 +623,8 @@ kafka_member_op_exec(struct worker *w, struct conn *c, struct req *r)
 		st->resp.err.error = err;
 		return;
 	}
-	wgroup_params(w, &gp);
-	if ((g = wgroup_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
+	op_group_params(w, &gp);
+	if ((g = op_group_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
 		st->resp.err.error = KERR_COORDINATOR_NOT_AVAILABLE;
 		return;
 	}
@@ -633,7 +633,7 @@ kafka_member_op_exec(struct worker *w, struct conn *c, struct req *r)
 	else
 		err = kgroup_heartbeat(w->shm, g, id.p, (size_t)id.len,
 		    k->k.heartbeat.generation_id, w->now, &gp);
-	wgroup_unlock(w, g, s0, g0);
+	op_group_unlock(w, g, s0, g0);
 	st->resp.err.error = err;
 }
 

@@ -24,7 +24,7 @@
 #include "worker/auth.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
-#include "worker/group.h"
+#include "worker/op/group.h"
 #include "worker/kafka/kafka.h"
 #include "worker/kafka/group.h"
 #include "worker/worker.h"
@@ -68,10 +68,10 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 	else if ((gidx = group_create(w->shm, q->group_id.p,
 	    (size_t)q->group_id.len, 0)) < 0) {
 		err = KERR_COORDINATOR_NOT_AVAILABLE;
-		wgroup_no_room(w, q->group_id.p, (size_t)q->group_id.len);
+		op_group_no_room(w, q->group_id.p, (size_t)q->group_id.len);
 	}
-	wgroup_params(w, &gp);
-	if (err == KERR_NONE && (g = wgroup_lock_name(w, gidx, q->group_id.p,
+	op_group_params(w, &gp);
+	if (err == KERR_NONE && (g = op_group_lock_name(w, gidx, q->group_id.p,
 	    (size_t)q->group_id.len, &gp, &s0, &g0)) == NULL)
 		err = KERR_COORDINATOR_NOT_AVAILABLE;
 	if (g != NULL)
@@ -102,9 +102,9 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 			pe[j].error = terr;
 			if (terr != KERR_NONE)
 				continue;
-			if (q->topics[i].name.len <= 0 || wgroup_part(w,
+			if (q->topics[i].name.len <= 0 || op_group_part(w,
 			    q->topics[i].name.p, (size_t)q->topics[i].name.len,
-			    cp->partition, &slot) != ERR_NONE)
+			    cp->partition, &slot) != OP_OK)
 				pe[j].error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
 			/* Stored as given (Kafka's rule): below 0 reads as none. */
 			else if ((pe[j].error = kgroup_commit_topic(w->shm, g,
@@ -116,7 +116,7 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 		}
 	}
 	if (g != NULL)
-		wgroup_unlock(w, g, s0, g0);
+		op_group_unlock(w, g, s0, g0);
 	/* The writer saves committed offsets; it need not sleep out its timeout. */
 	if (committed)
 		worker_wake_writer(w, 0);
@@ -192,9 +192,9 @@ kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 			fp[j].error = terr;
 			if (terr != KERR_NONE)
 				continue;
-			if (q->topics[i].name.len <= 0 || wgroup_part(w,
+			if (q->topics[i].name.len <= 0 || op_group_part(w,
 			    q->topics[i].name.p, (size_t)q->topics[i].name.len,
-			    fp[j].partition, &slot) != ERR_NONE)
+			    fp[j].partition, &slot) != OP_OK)
 				fp[j].error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
 			else if (g != NULL)
 				fp[j].offset = group_offset_get(w->shm, g, slot);
@@ -279,7 +279,7 @@ kafka_list_groups_exec(struct worker *w, struct conn *c, struct req *r)
 	memset(s, 0, sizeof(*s));
 	s->groups = e;
 	k->kst = s;
-	wgroup_params(w, &gp);
+	op_group_params(w, &gp);
 	for (i = 0; i < n; i++) {
 		g = group_at(w->shm, i);
 		if (atomic_load_explicit(&g->used, memory_order_acquire) != 1 ||
@@ -288,7 +288,7 @@ kafka_list_groups_exec(struct worker *w, struct conn *c, struct req *r)
 		/* Only the groups the user may describe, as Kafka lists them. */
 		if (!auth_group_may(c, AUTH_GROUP_DESCRIBE, g->name, g->name_len))
 			continue;
-		if ((g = wgroup_lock(w, (int)i, &gp, &s0, &g0)) == NULL)
+		if ((g = op_group_lock(w, (int)i, &gp, &s0, &g0)) == NULL)
 			continue;
 		(void)group_tick(w->shm, g, w->now, &gp);
 		e[s->ngroups].group_id.p = g->name;	/* never changes once published */
@@ -296,7 +296,7 @@ kafka_list_groups_exec(struct worker *w, struct conn *c, struct req *r)
 		e[s->ngroups].protocol_type = group_ptype(c, g);
 		if (e[s->ngroups].protocol_type.p != NULL)
 			s->ngroups++;
-		wgroup_unlock(w, g, s0, g0);
+		op_group_unlock(w, g, s0, g0);
 	}
 }
 
@@ -386,7 +386,7 @@ kafka_describe_groups_exec(struct worker *w, struct conn *c, struct req *r)
 	s->ngroups = q->ngroups > 0 ? q->ngroups : 0;
 	s->groups = d;
 	k->kst = s;
-	wgroup_params(w, &gp);
+	op_group_params(w, &gp);
 	for (i = 0; i < s->ngroups; i++) {
 		memset(&d[i], 0, sizeof(d[i]));
 		d[i].group_id = q->groups[i];
@@ -407,13 +407,13 @@ kafka_describe_groups_exec(struct worker *w, struct conn *c, struct req *r)
 		if ((gidx = group_find(w->shm, q->groups[i].p,
 		    (size_t)q->groups[i].len)) < 0)
 			continue;
-		if ((g = wgroup_lock(w, gidx, &gp, &s0, &g0)) == NULL) {
+		if ((g = op_group_lock(w, gidx, &gp, &s0, &g0)) == NULL) {
 			d[i].error = KERR_COORDINATOR_NOT_AVAILABLE;
 			continue;
 		}
 		(void)group_tick(w->shm, g, w->now, &gp);
 		d[i].error = describe_one(w, c, g, &d[i]);
-		wgroup_unlock(w, g, s0, g0);
+		op_group_unlock(w, g, s0, g0);
 		if (d[i].error != KERR_NONE) {
 			d[i].nmembers = 0;
 			d[i].state = kstr_c("Dead");

@@ -2,7 +2,7 @@
  * The native protocol's table: one row per API key (proto/msg.h), with
  * its decoder, operation, wait check, answer, release, permission and
  * error shape (worker/dispatch.h).  The operations themselves are shared
- * with the Kafka listener (worker/handlers.c, group.c, produce_dedup.c,
+ * with the Kafka listener (worker/handlers.c, produce_dedup.c,
  * auth.c, stats.c); this file only binds them to native requests.
  */
 #include <stddef.h>
@@ -17,9 +17,9 @@
 #include "worker/conn.h"
 #include "worker/dispatch.h"
 #include "worker/face.h"
-#include "worker/group.h"
 #include "worker/handlers.h"
 #include "worker/lograte.h"
+#include "worker/native/group.h"
 #include "worker/native/native.h"
 #include "worker/produce_dedup.h"
 #include "worker/stats.h"
@@ -161,9 +161,6 @@ emit_auth(struct worker *w, struct conn *c, struct req *r)
 
 #define ROW(key, name, perm, dec, exec, poll, emit, rel, errbody)	\
 	[key] = { key, 0, 0, name, perm, dec, exec, poll, emit, rel, errbody }
-#define GROUP_ROW(key, name, perm)					\
-	ROW(key, name, perm, wgroup_decode, wgroup_exec, wgroup_poll,	\
-	    wgroup_emit, NULL, ERRBODY_NONE)
 
 static const struct api_row native_rows[] = {
 	ROW(API_HANDSHAKE, "HANDSHAKE", API_PERM_OPEN, dec_handshake,
@@ -189,16 +186,31 @@ static const struct api_row native_rows[] = {
 	ROW(API_WORKERS, "WORKERS", AUTH_ADMIN | API_PERM_ALL, NULL,
 	    handle_workers, NULL, emit_workers, NULL, ERRBODY_EMPTY),
 	/* Groups: checked per group and per topic by the operations. */
-	GROUP_ROW(API_JOIN_GROUP, "JOIN_GROUP", 0),
-	GROUP_ROW(API_HEARTBEAT, "HEARTBEAT", 0),
-	GROUP_ROW(API_LEAVE_GROUP, "LEAVE_GROUP", 0),
-	GROUP_ROW(API_OFFSET_COMMIT, "OFFSET_COMMIT", 0),
-	GROUP_ROW(API_OFFSET_FETCH, "OFFSET_FETCH", 0),
-	GROUP_ROW(API_LIST_GROUPS, "LIST_GROUPS", 0),
-	GROUP_ROW(API_DESCRIBE_GROUP, "DESCRIBE_GROUP", 0),
-	GROUP_ROW(API_GROUP_RESET, "GROUP_RESET", AUTH_ADMIN),
+	ROW(API_JOIN_GROUP, "JOIN_GROUP", 0, native_join_decode,
+	    native_join_exec, native_join_poll, native_join_emit, NULL,
+	    ERRBODY_NONE),
+	ROW(API_HEARTBEAT, "HEARTBEAT", 0, native_heartbeat_decode,
+	    native_heartbeat_exec, NULL, native_group_ok_emit, NULL,
+	    ERRBODY_NONE),
+	ROW(API_LEAVE_GROUP, "LEAVE_GROUP", 0, native_leave_decode,
+	    native_leave_exec, NULL, native_group_ok_emit, NULL, ERRBODY_NONE),
+	ROW(API_OFFSET_COMMIT, "OFFSET_COMMIT", 0, native_commit_decode,
+	    native_commit_exec, NULL, native_commit_emit, NULL, ERRBODY_NONE),
+	ROW(API_OFFSET_FETCH, "OFFSET_FETCH", 0, native_offset_fetch_decode,
+	    native_offset_fetch_exec, NULL, native_offset_fetch_emit, NULL,
+	    ERRBODY_NONE),
+	ROW(API_LIST_GROUPS, "LIST_GROUPS", 0, native_list_groups_decode,
+	    native_list_groups_exec, NULL, native_list_groups_emit, NULL,
+	    ERRBODY_NONE),
+	ROW(API_DESCRIBE_GROUP, "DESCRIBE_GROUP", 0, native_group_name_decode,
+	    native_describe_exec, NULL, native_describe_emit, NULL,
+	    ERRBODY_NONE),
+	ROW(API_GROUP_RESET, "GROUP_RESET", AUTH_ADMIN, native_reset_decode,
+	    native_reset_exec, NULL, native_reset_emit, NULL, ERRBODY_NONE),
 	/* group-delete on the group, as Kafka's DeleteGroups needs DELETE. */
-	GROUP_ROW(API_GROUP_DELETE, "GROUP_DELETE", 0),
+	ROW(API_GROUP_DELETE, "GROUP_DELETE", 0, native_group_name_decode,
+	    native_group_delete_exec, NULL, native_group_ok_emit, NULL,
+	    ERRBODY_NONE),
 	/* Decodes its own request. */
 	ROW(API_INIT_PRODUCER, "INIT_PRODUCER", AUTH_PRODUCE, NULL,
 	    produce_exec_init, NULL, emit_init_producer, NULL, ERRBODY_NONE),
