@@ -67,7 +67,8 @@ op_group_lock(struct worker *w, int gidx, const struct group_params *gp,
 	return g;
 }
 
-void
+/* Log why group_create() (join 0) refused group name, if for room. */
+static void
 op_group_no_room(struct worker *w, const char *name, size_t len)
 {
 	const struct shm_limits *lim = &w->shm->hdr->limits;

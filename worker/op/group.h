@@ -38,8 +38,6 @@ void	op_group_params(const struct worker *w, struct group_params *gp);
  * generation changed, and one of them may hold a request waiting for it.
  */
 void	op_group_wake_all(struct worker *w);
-/* Log why group_create() (join 0) refused group name, if for room. */
-void	op_group_no_room(struct worker *w, const char *name, size_t len);
 /* Lock group gidx (logging a repair); NULL on failure or if it was deleted. */
 struct shm_group *op_group_lock(struct worker *w, int gidx,
 	    const struct group_params *gp, uint32_t *state0, uint32_t *gen0);
