@@ -254,6 +254,16 @@ test_commit_fetch(void)
 	fixture_op_done(&f);
 }
 
+/* Commit parts[0..n) to "g" as member st. */
+static enum op_err
+commit(const struct op_join *st, struct op_group_offset *parts, int32_t n)
+{
+	struct op_commit_args a = { "g", 1, st->id, st->id_len,
+	    st->generation, n, parts };
+
+	return op_group_commit(&f.x, &a);
+}
+
 /* A reset of "g"'s offsets of topic "t": its results. */
 static enum op_err
 reset(int32_t partition, int mode, int64_t value,
@@ -352,7 +362,6 @@ static void
 test_describe_list_delete(void)
 {
 	struct op_group_offset c[1] = { { "t", 1, 1, OP_INTERNAL, 42 } };
-	struct op_commit_args a;
 	struct op_group_listing *l;
 	struct op_group_desc d;
 	struct op_join st;
@@ -365,14 +374,7 @@ test_describe_list_delete(void)
 	CU_ASSERT_EQUAL(n, 0);
 	CU_ASSERT_EQUAL(op_group_describe(&f.x, "g", 1, &d), OP_BAD_GROUP);
 	join_one(&st);
-	a.group = "g";
-	a.group_len = 1;
-	a.member_id = st.id;
-	a.member_id_len = st.id_len;
-	a.generation = st.generation;
-	a.nparts = 1;
-	a.parts = c;
-	CU_ASSERT_EQUAL_FATAL(op_group_commit(&f.x, &a), OP_OK);
+	CU_ASSERT_EQUAL_FATAL(commit(&st, c, 1), OP_OK);
 	p = shm_partition(f.w.shm, 0, 1);
 	__atomic_store_n(&p->next_offset, 77, __ATOMIC_RELEASE);
 	CU_ASSERT_EQUAL(op_group_list(&f.x, &l, &n), OP_OK);

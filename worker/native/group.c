@@ -29,6 +29,14 @@ ng_done(struct req *r, enum op_err e)
 	r->state = REQ_DONE;
 }
 
+/* r answered with s, its state for the emit function. */
+static void
+ng_answer(struct req *r, void *s)
+{
+	r->st = s;
+	ng_done(r, OP_OK);
+}
+
 /* 1 if the broker keeps groups (max_groups); else r is answered, 0. */
 static int
 ng_table(struct worker *w, struct req *r)
@@ -52,28 +60,30 @@ ng_dec(struct conn *c, struct req *r, size_t size)
 	return r->dec;
 }
 
-static size_t
-ng_begin(struct conn *c, const struct req *r)
-{
-	return frame_begin_response(&c->out, r->id);
+/* A decode function: r->dec of struct type, read by call. */
+#define NG_DECODE(name, type, call)					\
+int									\
+name(struct conn *c, struct req *r)					\
+{									\
+	if (ng_dec(c, r, sizeof(struct type)) == NULL)			\
+		return -1;						\
+	return (call);							\
 }
 
-static void
-ng_end(struct conn *c, size_t start)
-{
-	frame_end(&c->out, start);
-	conn_out_commit(c);
+/* An emit function: a response frame of encode(r->st). */
+#define NG_EMIT(name, encode)						\
+void									\
+name(struct worker *w, struct conn *c, struct req *r)			\
+{									\
+	size_t start = frame_begin_response(&c->out, r->id);		\
+									\
+	(void)w;							\
+	encode(&c->out, r->st);						\
+	frame_end(&c->out, start);					\
+	conn_out_commit(c);						\
 }
 
-void
-native_group_ok_emit(struct worker *w, struct conn *c, struct req *r)
-{
-	size_t start = ng_begin(c, r);
-
-	(void)w;
-	wbuf_i16(&c->out, ERR_NONE);
-	ng_end(c, start);
-}
+NG_EMIT(native_group_ok_emit, msg_encode_group_error_resp)
 
 /* A (topic, partition) list of an operation as the native protocol's. */
 static struct group_tp *
@@ -99,14 +109,9 @@ struct ng_join {
 	struct join_group_resp	 resp;
 };
 
-int
-native_join_decode(struct conn *c, struct req *r)
-{
-	if (ng_dec(c, r, sizeof(struct join_group_req)) == NULL)
-		return -1;
-	return msg_decode_join_group_req(r->payload, r->payload_len,
-	    &c->arena, r->dec);
-}
+NG_DECODE(native_join_decode, join_group_req,
+    msg_decode_join_group_req(r->payload, r->payload_len,
+    &c->arena, r->dec))
 
 /* After the operation: park r, or answer it. */
 static void
@@ -129,6 +134,8 @@ join_finish(struct conn *c, struct req *r, enum op_status s)
 		if (st->op.nparts > 0 && (resp->parts = ng_tps(c, st->op.parts,
 		    st->op.nparts)) == NULL)
 			st->op.err = OP_NO_MEMORY;
+		else
+			r->st = resp;	/* what native_join_emit() encodes */
 	}
 	ng_done(r, st->op.err);
 }
@@ -183,26 +190,12 @@ native_join_poll(struct worker *w, struct conn *c, struct req *r)
 	join_finish(c, r, op_group_join_poll(&x, &st->op));
 }
 
-void
-native_join_emit(struct worker *w, struct conn *c, struct req *r)
-{
-	struct ng_join *st = r->st;
-	size_t start = ng_begin(c, r);
-
-	(void)w;
-	msg_encode_join_group_resp(&c->out, &st->resp);
-	ng_end(c, start);
-}
+NG_EMIT(native_join_emit, msg_encode_join_group_resp)
 
 /* ---- HEARTBEAT and LEAVE_GROUP ---- */
 
-int
-native_heartbeat_decode(struct conn *c, struct req *r)
-{
-	if (ng_dec(c, r, sizeof(struct heartbeat_req)) == NULL)
-		return -1;
-	return msg_decode_heartbeat_req(r->payload, r->payload_len, r->dec);
-}
+NG_DECODE(native_heartbeat_decode, heartbeat_req,
+    msg_decode_heartbeat_req(r->payload, r->payload_len, r->dec))
 
 /* native_emit() answers a failure alone; success has the empty state. */
 static void
@@ -226,13 +219,8 @@ native_heartbeat_exec(struct worker *w, struct conn *c, struct req *r)
 	    q->member_id, q->member_id_len, q->generation));
 }
 
-int
-native_leave_decode(struct conn *c, struct req *r)
-{
-	if (ng_dec(c, r, sizeof(struct leave_group_req)) == NULL)
-		return -1;
-	return msg_decode_leave_group_req(r->payload, r->payload_len, r->dec);
-}
+NG_DECODE(native_leave_decode, leave_group_req,
+    msg_decode_leave_group_req(r->payload, r->payload_len, r->dec))
 
 void
 native_leave_exec(struct worker *w, struct conn *c, struct req *r)
@@ -249,14 +237,9 @@ native_leave_exec(struct worker *w, struct conn *c, struct req *r)
 
 /* ---- OFFSET_COMMIT ---- */
 
-int
-native_commit_decode(struct conn *c, struct req *r)
-{
-	if (ng_dec(c, r, sizeof(struct offset_commit_req)) == NULL)
-		return -1;
-	return msg_decode_offset_commit_req(r->payload, r->payload_len,
-	    &c->arena, r->dec);
-}
+NG_DECODE(native_commit_decode, offset_commit_req,
+    msg_decode_offset_commit_req(r->payload, r->payload_len,
+    &c->arena, r->dec))
 
 void
 native_commit_exec(struct worker *w, struct conn *c, struct req *r)
@@ -300,30 +283,16 @@ native_commit_exec(struct worker *w, struct conn *c, struct req *r)
 	s->count = q->count;
 	for (i = 0; i < q->count; i++)
 		s->errors[i] = native_error(p[i].err);
-	r->st = s;
-	ng_done(r, OP_OK);
+	ng_answer(r, s);
 }
 
-void
-native_commit_emit(struct worker *w, struct conn *c, struct req *r)
-{
-	size_t start = ng_begin(c, r);
-
-	(void)w;
-	msg_encode_offset_commit_resp(&c->out, r->st);
-	ng_end(c, start);
-}
+NG_EMIT(native_commit_emit, msg_encode_offset_commit_resp)
 
 /* ---- OFFSET_FETCH ---- */
 
-int
-native_offset_fetch_decode(struct conn *c, struct req *r)
-{
-	if (ng_dec(c, r, sizeof(struct offset_fetch_req)) == NULL)
-		return -1;
-	return msg_decode_offset_fetch_req(r->payload, r->payload_len,
-	    &c->arena, r->dec);
-}
+NG_DECODE(native_offset_fetch_decode, offset_fetch_req,
+    msg_decode_offset_fetch_req(r->payload, r->payload_len,
+    &c->arena, r->dec))
 
 void
 native_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
@@ -367,19 +336,10 @@ native_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 		s->results[i].error = native_error(p[i].err);
 		s->results[i].offset = p[i].offset;
 	}
-	r->st = s;
-	ng_done(r, OP_OK);
+	ng_answer(r, s);
 }
 
-void
-native_offset_fetch_emit(struct worker *w, struct conn *c, struct req *r)
-{
-	size_t start = ng_begin(c, r);
-
-	(void)w;
-	msg_encode_offset_fetch_resp(&c->out, r->st);
-	ng_end(c, start);
-}
+NG_EMIT(native_offset_fetch_emit, msg_encode_offset_fetch_resp)
 
 /* ---- LIST_GROUPS ---- */
 
@@ -419,30 +379,16 @@ native_list_groups_exec(struct worker *w, struct conn *c, struct req *r)
 		s->groups[i].generation = l[i].generation;
 		s->groups[i].members = l[i].members;
 	}
-	r->st = s;
-	ng_done(r, OP_OK);
+	ng_answer(r, s);
 }
 
-void
-native_list_groups_emit(struct worker *w, struct conn *c, struct req *r)
-{
-	size_t start = ng_begin(c, r);
-
-	(void)w;
-	msg_encode_list_groups_resp(&c->out, r->st);
-	ng_end(c, start);
-}
+NG_EMIT(native_list_groups_emit, msg_encode_list_groups_resp)
 
 /* ---- DESCRIBE_GROUP ---- */
 
-int
-native_group_name_decode(struct conn *c, struct req *r)
-{
-	if (ng_dec(c, r, sizeof(struct describe_group_req)) == NULL)
-		return -1;
-	return msg_decode_describe_group_req(r->payload, r->payload_len,
-	    r->dec);
-}
+NG_DECODE(native_group_name_decode, describe_group_req,
+    msg_decode_describe_group_req(r->payload, r->payload_len,
+    r->dec))
 
 /* A Kafka consumer's assignment, read partition by partition. */
 struct ng_assigned {
@@ -538,29 +484,15 @@ native_describe_exec(struct worker *w, struct conn *c, struct req *r)
 		ng_done(r, OP_NO_MEMORY);
 		return;
 	}
-	r->st = s;
-	ng_done(r, OP_OK);
+	ng_answer(r, s);
 }
 
-void
-native_describe_emit(struct worker *w, struct conn *c, struct req *r)
-{
-	size_t start = ng_begin(c, r);
-
-	(void)w;
-	msg_encode_describe_group_resp(&c->out, r->st);
-	ng_end(c, start);
-}
+NG_EMIT(native_describe_emit, msg_encode_describe_group_resp)
 
 /* ---- GROUP_RESET ---- */
 
-int
-native_reset_decode(struct conn *c, struct req *r)
-{
-	if (ng_dec(c, r, sizeof(struct group_reset_req)) == NULL)
-		return -1;
-	return msg_decode_group_reset_req(r->payload, r->payload_len, r->dec);
-}
+NG_DECODE(native_reset_decode, group_reset_req,
+    msg_decode_group_reset_req(r->payload, r->payload_len, r->dec))
 
 /* The native RESET_TO_* as the operation's; -1 (refused there) otherwise. */
 static int
@@ -612,19 +544,10 @@ native_reset_exec(struct worker *w, struct conn *c, struct req *r)
 		s->results[i].error = native_error(res[i].err);
 		s->results[i].offset = res[i].offset;
 	}
-	r->st = s;
-	ng_done(r, OP_OK);
+	ng_answer(r, s);
 }
 
-void
-native_reset_emit(struct worker *w, struct conn *c, struct req *r)
-{
-	size_t start = ng_begin(c, r);
-
-	(void)w;
-	msg_encode_group_reset_resp(&c->out, r->st);
-	ng_end(c, start);
-}
+NG_EMIT(native_reset_emit, msg_encode_group_reset_resp)
 
 /* ---- GROUP_DELETE ---- */
 
