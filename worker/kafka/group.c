@@ -22,7 +22,6 @@
  * first rule alone applies; their members still read only what each
  * fetch allows.
  */
-#include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -95,26 +94,32 @@ static int
 kg_group(struct worker *w, struct kstr id, int create, int16_t *err)
 {
 	char esc[LOG_ESC_SIZE(GROUP_NAME_MAX)];
-	int gidx;
+	size_t len = id.len > 0 ? (size_t)id.len : 0;
+	enum op_err e;
+	int gidx = -1;
 
 	if (w->shm->hdr->limits.max_groups == 0) {
 		*err = KERR_COORDINATOR_NOT_AVAILABLE;
 		return -1;
 	}
-	if (id.len <= 0 || !group_name_valid(id.p, (size_t)id.len)) {
+	e = create ? op_group_create(w, id.p, len, 1, &gidx) :
+	    op_group_find(w, id.p, len, OP_UNKNOWN_MEMBER, &gidx);
+	switch (e) {
+	case OP_OK:
+		return gidx;
+	case OP_UNKNOWN_MEMBER:
+		*err = KERR_UNKNOWN_MEMBER_ID;
+		return -1;
+	case OP_NO_ROOM:
+		*err = KERR_COORDINATOR_NOT_AVAILABLE;
+		log_warnx("group %s: no room (max_groups %u)",
+		    log_escape(esc, sizeof(esc), id.p, len),
+		    w->shm->hdr->limits.max_groups);
+		return -1;
+	default:	/* not a valid name */
 		*err = KERR_INVALID_GROUP_ID;
 		return -1;
 	}
-	gidx = create ? group_create(w->shm, id.p, (size_t)id.len, 1) :
-	    group_find(w->shm, id.p, (size_t)id.len);
-	if (gidx < 0)
-		*err = !create ? KERR_UNKNOWN_MEMBER_ID : errno == ENOSPC ?
-		    KERR_COORDINATOR_NOT_AVAILABLE : KERR_INVALID_GROUP_ID;
-	if (gidx < 0 && create && errno == ENOSPC)
-		log_warnx("group %s: no room (max_groups %u)",
-		    log_escape(esc, sizeof(esc), id.p, (size_t)id.len),
-		    w->shm->hdr->limits.max_groups);
-	return gidx;
 }
 
 /* GROUP_AUTHORIZATION_FAILED unless the user of x has perm on group. */
