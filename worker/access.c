@@ -14,7 +14,6 @@
 #include "worker/access.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
-#include "worker/native/native.h"
 #include "worker/tls.h"
 #include "worker/worker.h"
 
@@ -79,56 +78,6 @@ auth_gate(struct conn *c, unsigned perm, const char *api)
 	ctx_of(c, api, &x);
 	return op_access_gate(&x, perm & AUTH_TOPIC_PERMS,
 	    (perm & API_PERM_ALL) != 0);
-}
-
-int16_t
-auth_topic(struct conn *c, unsigned perms, const char *topic, size_t len,
-    const char *api)
-{
-	struct op_ctx x;
-
-	ctx_of(c, api, &x);
-	return native_error(op_access_topic(&x, perms, topic, len));
-}
-
-int
-auth_group_may(const struct conn *c, unsigned perm, const char *group,
-    size_t glen)
-{
-	struct op_ctx x;
-
-	ctx_of(c, NULL, &x);
-	return op_access_group_may(&x, perm, group, glen);
-}
-
-int16_t
-auth_group(struct conn *c, unsigned perm, const char *api, const char *group,
-    size_t glen)
-{
-	struct op_ctx x;
-
-	ctx_of(c, api, &x);
-	return native_error(op_access_group(&x, perm, group, glen));
-}
-
-int16_t
-auth_group_topic(struct conn *c, const char *api, const char *group,
-    size_t glen, const char *topic, size_t tlen)
-{
-	struct op_ctx x;
-
-	ctx_of(c, api, &x);
-	return native_error(op_access_group_topic(&x, group, glen, topic,
-	    tlen));
-}
-
-int
-auth_may(const struct conn *c, unsigned perms, const char *topic, size_t len)
-{
-	struct op_ctx x;
-
-	ctx_of(c, NULL, &x);
-	return op_access_topic_may(&x, perms, topic, len);
 }
 
 void

@@ -1,12 +1,12 @@
 /*
- * Access control of a worker's connections.  With a table of users
+ * A worker's connections and their sessions.  With a table of users
  * loaded (common/authfile.h), a connection must first authenticate
- * (native: AUTH_BEGIN and AUTH_PROVE, worker/auth.h); until then every
- * request but those its table row marks open is answered with
- * ERR_AUTH_REQUIRED; afterwards a request the user may not make gets
- * ERR_ACCESS_DENIED (per entry where the request names topics).  Each
- * denial is logged with the user's name (at most AUTH_LOG_DENIALS per
- * connection); secrets never are.
+ * (native: AUTH_BEGIN and AUTH_PROVE, worker/auth.h; Kafka: SASL,
+ * worker/kafka/sasl.c); until then every request but those its table
+ * row marks open is refused (auth_gate).  What a user may do on a topic
+ * or a group is the operations' verdict (worker/op/access.h), logged
+ * with the user's name (at most AUTH_LOG_DENIALS per connection);
+ * secrets never are.
  */
 #ifndef FLUME_WORKER_ACCESS_H
 #define FLUME_WORKER_ACCESS_H
@@ -41,39 +41,6 @@ void	auth_conn_init(struct conn *c);
  * protocol.  Per-topic checks are the operations'.
  */
 enum op_err auth_gate(struct conn *c, unsigned perm, const char *api);
-/*
- * Worker: may c's user do one of perms (AUTH_* bits) on topic for a
- * request of api (r->name)?  ERR_NONE or ERR_ACCESS_DENIED (logged,
- * naming api and topic).  Always ERR_NONE without auth.
- */
-int16_t	auth_topic(struct conn *c, unsigned perms, const char *topic,
-	    size_t len, const char *api);
-/* Worker: the same as a yes (1) or no (0), without logging. */
-int	auth_may(const struct conn *c, unsigned perms, const char *topic,
-	    size_t len);
-/*
- * Worker: may c's user make the group request api (its name as the
- * client sent it, for the log: "JOIN_GROUP", "JoinGroup") on group?
- * perm is the AUTH_GROUP_* permission api needs: READ to be a member
- * and commit, DESCRIBE (implied by the others) to look, DELETE for
- * GROUP_RESET.  Without a group permission of the auth_file naming the
- * group, no: ERR_ACCESS_DENIED (logged with user, api and group), else
- * ERR_NONE.  What a group reads is checked per topic besides
- * (auth_group_topic, and at each fetch and offset commit).
- */
-int16_t	auth_group(struct conn *c, unsigned perm, const char *api,
-	    const char *group, size_t glen);
-/* Worker: the same as a yes (1) or no (0), without logging. */
-int	auth_group_may(const struct conn *c, unsigned perm, const char *group,
-	    size_t glen);
-/*
- * Worker: a join (api) of group subscribes to topic (named by the
- * request, or by the Kafka consumer protocol's metadata); may c's user
- * consume it?  topic NULL: the subscription could not be read.
- * ERR_NONE or ERR_ACCESS_DENIED (logged).
- */
-int16_t	auth_group_topic(struct conn *c, const char *api, const char *group,
-	    size_t glen, const char *topic, size_t tlen);
 /* Worker: the user named name[0..len) in the current table, or NULL. */
 const struct auth_user *auth_user_find(const char *name, size_t len);
 /*

@@ -2,7 +2,7 @@
  * The Kafka group coordinator APIs of a worker: FindCoordinator,
  * JoinGroup, SyncGroup, Heartbeat and LeaveGroup over the shared groups
  * table (the state machine is shm/kgroup.c).  As for native groups
- * (worker/group.c), each request takes the group's robust lock for a
+ * (worker/op/group.h), each request takes the group's robust lock for a
  * few loads and stores and copies what its answer needs into the
  * connection's arena before unlocking.
  *
@@ -13,7 +13,7 @@
  * the writer's expiry) wakes every worker that parked requests.
  *
  * With an auth_file, every group request needs the user's permission
- * on the group (worker/access.h): describe for FindCoordinator, read
+ * on the group (worker/op/access.h): describe for FindCoordinator, read
  * for the others, else GROUP_AUTHORIZATION_FAILED; a JoinGroup of
  * protocol type "consumer" must moreover subscribe only to topics the
  * user may consume, read from each protocol's metadata (i16 version,
@@ -22,7 +22,6 @@
  * first rule alone applies; their members still read only what each
  * fetch allows.
  */
-#include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -33,10 +32,10 @@
 #include "shm/group.h"
 #include "shm/kgroup.h"
 #include "store/topic.h"
-#include "worker/access.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
-#include "worker/group.h"
+#include "worker/op/access.h"
+#include "worker/op/group.h"
 #include "worker/kafka/kafka.h"
 #include "worker/kafka/group.h"
 #include "worker/worker.h"
@@ -95,39 +94,44 @@ static int
 kg_group(struct worker *w, struct kstr id, int create, int16_t *err)
 {
 	char esc[LOG_ESC_SIZE(GROUP_NAME_MAX)];
-	int gidx;
+	size_t len = id.len > 0 ? (size_t)id.len : 0;
+	enum op_err e;
+	int gidx = -1;
 
 	if (w->shm->hdr->limits.max_groups == 0) {
 		*err = KERR_COORDINATOR_NOT_AVAILABLE;
 		return -1;
 	}
-	if (id.len <= 0 || !group_name_valid(id.p, (size_t)id.len)) {
+	e = create ? op_group_create(w, id.p, len, 1, &gidx) :
+	    op_group_find(w, id.p, len, OP_UNKNOWN_MEMBER, &gidx);
+	switch (e) {
+	case OP_OK:
+		return gidx;
+	case OP_UNKNOWN_MEMBER:
+		*err = KERR_UNKNOWN_MEMBER_ID;
+		return -1;
+	case OP_NO_ROOM:
+		*err = KERR_COORDINATOR_NOT_AVAILABLE;
+		log_warnx("group %s: no room (max_groups %u)",
+		    log_escape(esc, sizeof(esc), id.p, len),
+		    w->shm->hdr->limits.max_groups);
+		return -1;
+	default:	/* not a valid name */
 		*err = KERR_INVALID_GROUP_ID;
 		return -1;
 	}
-	gidx = create ? group_create(w->shm, id.p, (size_t)id.len, 1) :
-	    group_find(w->shm, id.p, (size_t)id.len);
-	if (gidx < 0)
-		*err = !create ? KERR_UNKNOWN_MEMBER_ID : errno == ENOSPC ?
-		    KERR_COORDINATOR_NOT_AVAILABLE : KERR_INVALID_GROUP_ID;
-	if (gidx < 0 && create && errno == ENOSPC)
-		log_warnx("group %s: no room (max_groups %u)",
-		    log_escape(esc, sizeof(esc), id.p, (size_t)id.len),
-		    w->shm->hdr->limits.max_groups);
-	return gidx;
 }
 
-/* GROUP_AUTHORIZATION_FAILED unless c's user has perm on group. */
+/* GROUP_AUTHORIZATION_FAILED unless the user of x has perm on group. */
 static int16_t
-kg_authorize(struct conn *c, unsigned perm, const char *api, struct kstr group)
+kg_authorize(const struct op_ctx *x, unsigned perm, struct kstr group)
 {
-	return auth_group(c, perm, api, group.p, group.len > 0 ?
-	    (size_t)group.len : 0) == ERR_NONE ? KERR_NONE :
-	    KERR_GROUP_AUTHORIZATION_FAILED;
+	return kafka_op_error(op_access_group(x, perm, group.p, group.len > 0 ?
+	    (size_t)group.len : 0));
 }
 
 struct kg_sub_check {
-	struct conn		*c;
+	const struct op_ctx	*x;
 	const struct kjoin_req	*q;
 	int			 denied;
 };
@@ -139,24 +143,26 @@ kg_sub_topic(const char *name, size_t nlen, void *arg)
 	struct kg_sub_check *k = arg;
 	size_t glen = k->q->group_id.len > 0 ? (size_t)k->q->group_id.len : 0;
 
-	if (auth_group_topic(k->c, "JoinGroup", k->q->group_id.p, glen, name,
-	    nlen) == ERR_NONE)
+	if (op_access_group_topic(k->x, k->q->group_id.p, glen, name,
+	    nlen) == OP_OK)
 		return 0;
 	k->denied = 1;
 	return 1;
 }
 
-/* kg_authorize, and a consumer's subscriptions name only its topics. */
+/*
+ * kg_authorize, and a consumer's subscriptions name only its topics: a
+ * topic denied is GROUP_AUTHORIZATION_FAILED too (the join is refused).
+ */
 static int16_t
-kg_authorize_join(struct conn *c, const struct kjoin_req *q)
+kg_authorize_join(const struct op_ctx *x, const struct kjoin_req *q)
 {
-	struct kg_sub_check k = { c, q, 0 };
+	struct kg_sub_check k = { x, q, 0 };
 	size_t glen = q->group_id.len > 0 ? (size_t)q->group_id.len : 0;
 	int32_t i;
 	int16_t err;
 
-	if ((err = kg_authorize(c, AUTH_GROUP_READ, "JoinGroup",
-	    q->group_id)) != KERR_NONE ||
+	if ((err = kg_authorize(x, AUTH_GROUP_READ, q->group_id)) != KERR_NONE ||
 	    !auth_enabled() || !kstr_eq(q->protocol_type, "consumer"))
 		return err;
 	for (i = 0; i < q->nprotocols && !k.denied; i++) {
@@ -165,8 +171,8 @@ kg_authorize_join(struct conn *c, const struct kjoin_req *q)
 		    q->protocols[i].data.len > 0 ?
 		    (size_t)q->protocols[i].data.len : 0, kg_sub_topic,
 		    &k) == -1) {
-			(void)auth_group_topic(c, "JoinGroup", q->group_id.p,
-			    glen, NULL, 0);
+			(void)op_access_group_topic(x, q->group_id.p, glen,
+			    NULL, 0);
 			return KERR_GROUP_AUTHORIZATION_FAILED;
 		}
 	}
@@ -180,8 +186,10 @@ kafka_find_coord_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	struct kfind_coord_resp *s;
+	struct op_ctx x;
 
 	r->state = REQ_DONE;
+	conn_op_ctx(c, r, &x);
 	if ((s = conn_alloc(c, sizeof(*s))) == NULL) {
 		c->dead = 1;
 		return;
@@ -189,8 +197,8 @@ kafka_find_coord_exec(struct worker *w, struct conn *c, struct req *r)
 	memset(s, 0, sizeof(*s));
 	/* One broker: it coordinates every group. */
 	s->error = w->shm->hdr->limits.max_groups == 0 ?
-	    KERR_COORDINATOR_NOT_AVAILABLE : kg_authorize(c,
-	    AUTH_GROUP_DESCRIBE, "FindCoordinator", k->k.find_coord.group_id);
+	    KERR_COORDINATOR_NOT_AVAILABLE : kg_authorize(&x,
+	    AUTH_GROUP_DESCRIBE, k->k.find_coord.group_id);
 	s->node_id = 0;
 	/* The listener the client came in on, as Metadata does. */
 	s->host = kstr_c(c->tls != NULL ? w->conf->kafka_tls_adv_host :
@@ -283,8 +291,8 @@ join_check(struct worker *w, struct conn *c, struct req *r)
 	int16_t err;
 	int ready;
 
-	wgroup_params(w, &gp);
-	if ((g = wgroup_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
+	op_group_params(w, &gp);
+	if ((g = op_group_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
 		join_fail(st, r, KERR_COORDINATOR_NOT_AVAILABLE);
 		return;
 	}
@@ -306,7 +314,7 @@ join_check(struct worker *w, struct conn *c, struct req *r)
 		    g->rebalance_deadline < r->deadline)
 			r->deadline = g->rebalance_deadline;
 	}
-	wgroup_unlock(w, g, s0, g0);
+	op_group_unlock(w, g, s0, g0);
 }
 
 /* The address part of "host:port". */
@@ -330,15 +338,12 @@ kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 	struct shm_member *m;
 	struct kg_st *st;
 	char esc[LOG_ESC_SIZE(GROUP_NAME_MAX)];
+	struct op_ctx x;
 	uint32_t s0, g0;
 	int32_t i;
 	int16_t err = KERR_NONE;
 	int ready = 0;
 
-	if (r->state == REQ_WAIT) {
-		join_check(w, c, r);
-		return;
-	}
 	if ((st = kg_st_new(c, r)) == NULL) {
 		c->dead = 1;
 		r->noresp = 1;
@@ -354,7 +359,8 @@ kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 		st->id_len = (size_t)q->member_id.len;
 	}
 	/* Before the group exists: a refused join creates nothing. */
-	if ((err = kg_authorize_join(c, q)) != KERR_NONE) {
+	conn_op_ctx(c, r, &x);
+	if ((err = kg_authorize_join(&x, q)) != KERR_NONE) {
 		join_fail(st, r, err);
 		return;
 	}
@@ -392,9 +398,9 @@ kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 	    (size_t)q->protocol_type.len : 0;
 	in.protos = protos;
 	in.nprotos = (uint32_t)q->nprotocols;
-	wgroup_params(w, &gp);
+	op_group_params(w, &gp);
 	/* By name: the slot may have been deleted and reused since kg_group. */
-	if ((g = wgroup_lock_name(w, st->gidx, q->group_id.p,
+	if ((g = op_group_lock_name(w, st->gidx, q->group_id.p,
 	    (size_t)q->group_id.len, &gp, &s0, &g0)) == NULL) {
 		join_fail(st, r, KERR_COORDINATOR_NOT_AVAILABLE);
 		return;
@@ -409,7 +415,7 @@ kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 		if (ready && (err = join_answer(w, c, g, st)) == KERR_NONE)
 			r->state = REQ_DONE;
 	}
-	wgroup_unlock(w, g, s0, g0);
+	op_group_unlock(w, g, s0, g0);
 	if (err == KERR_MESSAGE_TOO_LARGE)
 		log_warnx("%s: group %s: JoinGroup refused, its protocols "
 		    "exceed max_group_member_metadata (%u bytes)", c->peer,
@@ -424,16 +430,12 @@ kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 }
 
 void
-kafka_group_poll(struct worker *w, struct conn *c, struct req *r)
+kafka_join_poll(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 
-	if (r->state != REQ_WAIT || k->kst == NULL)
-		return;
-	if (k->row->key == KAPI_JOIN_GROUP)
+	if (r->state == REQ_WAIT && k->kst != NULL)
 		join_check(w, c, r);
-	else if (k->row->key == KAPI_SYNC_GROUP)
-		kafka_sync_exec(w, c, r);
 }
 
 void
@@ -480,6 +482,38 @@ sync_answer(struct worker *w, struct conn *c, struct shm_group *g,
 		sync_done(st, r, KERR_UNKNOWN_SERVER_ERROR);
 }
 
+/* A follower's SyncGroup waiting for the leader's assignment. */
+void
+kafka_sync_poll(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct kg_st *st = k->kst;
+	struct group_params gp;
+	struct shm_group *g;
+	uint32_t s0, g0;
+	int16_t err = KERR_NONE;
+	int rc;
+
+	if (r->state != REQ_WAIT || st == NULL)
+		return;
+	op_group_params(w, &gp);
+	if ((g = op_group_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
+		sync_done(st, r, KERR_COORDINATOR_NOT_AVAILABLE);
+		return;
+	}
+	rc = kgroup_sync_ready(w->shm, g, st->member, st->id, st->id_len,
+	    st->generation, w->now, &gp, &err);
+	if (rc == 1)
+		sync_answer(w, c, g, st, r);
+	else if (rc == -1)
+		sync_done(st, r, err);
+	else if (w->stopping)
+		sync_done(st, r, KERR_NOT_COORDINATOR);
+	else
+		r->deadline = w->now + KGROUP_POLL_MS;
+	op_group_unlock(w, g, s0, g0);
+}
+
 void
 kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 {
@@ -488,40 +522,23 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 	struct kgroup_assign_in *a = NULL;
 	struct group_params gp;
 	struct shm_group *g;
-	struct kg_st *st = k->kst;
+	struct kg_st *st;
+	struct op_ctx x;
 	char esc[LOG_ESC_SIZE(GROUP_NAME_MAX)];
 	uint32_t s0, g0;
 	int32_t i;
 	int16_t err = KERR_NONE;
-	int ready = 0, rc;
+	int ready = 0;
 
-	wgroup_params(w, &gp);
-	if (r->state == REQ_WAIT && st != NULL) {
-		if ((g = wgroup_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
-			sync_done(st, r, KERR_COORDINATOR_NOT_AVAILABLE);
-			return;
-		}
-		rc = kgroup_sync_ready(w->shm, g, st->member, st->id,
-		    st->id_len, st->generation, w->now, &gp, &err);
-		if (rc == 1)
-			sync_answer(w, c, g, st, r);
-		else if (rc == -1)
-			sync_done(st, r, err);
-		else if (w->stopping)
-			sync_done(st, r, KERR_NOT_COORDINATOR);
-		else
-			r->deadline = w->now + KGROUP_POLL_MS;
-		wgroup_unlock(w, g, s0, g0);
-		return;
-	}
+	op_group_params(w, &gp);
 	if ((st = kg_st_new(c, r)) == NULL) {
 		c->dead = 1;
 		r->noresp = 1;
 		r->state = REQ_DONE;
 		return;
 	}
-	if ((err = kg_authorize(c, AUTH_GROUP_READ, "SyncGroup",
-	    q->group_id)) != KERR_NONE) {
+	conn_op_ctx(c, r, &x);
+	if ((err = kg_authorize(&x, AUTH_GROUP_READ, q->group_id)) != KERR_NONE) {
 		sync_done(st, r, err);
 		return;
 	}
@@ -549,7 +566,7 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 		a[i].len = q->assign[i].data.len > 0 ?
 		    (size_t)q->assign[i].data.len : 0;
 	}
-	if ((g = wgroup_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
+	if ((g = op_group_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
 		sync_done(st, r, KERR_COORDINATOR_NOT_AVAILABLE);
 		return;
 	}
@@ -564,7 +581,7 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 		r->state = REQ_WAIT;
 		r->deadline = w->now + KGROUP_POLL_MS;
 	}
-	wgroup_unlock(w, g, s0, g0);
+	op_group_unlock(w, g, s0, g0);
 	if (err == KERR_MESSAGE_TOO_LARGE)
 		log_warnx("%s: group %s: SyncGroup refused, an assignment "
 		    "exceeds max_group_member_metadata (%u bytes)", c->peer,
@@ -591,17 +608,20 @@ kafka_sync_emit(struct worker *w, struct conn *c, struct req *r)
 
 /* ---- Heartbeat and LeaveGroup ---- */
 
-void
-kafka_member_op_exec(struct worker *w, struct conn *c, struct req *r)
+/*
+ * Heartbeat (generation) or LeaveGroup (leave) of member id in group:
+ * r answered with a Kafka error code.
+ */
+static void
+member_op(struct worker *w, struct conn *c, struct req *r, struct kstr group,
+    struct kstr id, int32_t generation, int leave)
 {
-	struct kafka_req *k = r->dec;
 	struct group_params gp;
 	struct shm_group *g;
 	struct kg_st *st;
-	struct kstr group, id;
+	struct op_ctx x;
 	uint32_t s0, g0;
 	int16_t err = KERR_NONE;
-	int leave = k->row->key == KAPI_LEAVE_GROUP;
 
 	if ((st = kg_st_new(c, r)) == NULL) {
 		c->dead = 1;
@@ -610,10 +630,9 @@ kafka_member_op_exec(struct worker *w, struct conn *c, struct req *r)
 		return;
 	}
 	r->state = REQ_DONE;
-	group = leave ? k->k.leave.group_id : k->k.heartbeat.group_id;
-	id = leave ? k->k.leave.member_id : k->k.heartbeat.member_id;
-	if ((st->resp.err.error = kg_authorize(c, AUTH_GROUP_READ, leave ?
-	    "LeaveGroup" : "Heartbeat", group)) != KERR_NONE)
+	conn_op_ctx(c, r, &x);
+	if ((st->resp.err.error = kg_authorize(&x, AUTH_GROUP_READ, group)) !=
+	    KERR_NONE)
 		return;
 	if (id.len <= 0 || id.len > MEMBER_ID_MAX) {
 		st->resp.err.error = KERR_UNKNOWN_MEMBER_ID;
@@ -623,8 +642,8 @@ kafka_member_op_exec(struct worker *w, struct conn *c, struct req *r)
 		st->resp.err.error = err;
 		return;
 	}
-	wgroup_params(w, &gp);
-	if ((g = wgroup_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
+	op_group_params(w, &gp);
+	if ((g = op_group_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
 		st->resp.err.error = KERR_COORDINATOR_NOT_AVAILABLE;
 		return;
 	}
@@ -632,9 +651,26 @@ kafka_member_op_exec(struct worker *w, struct conn *c, struct req *r)
 		err = kgroup_leave(w->shm, g, id.p, (size_t)id.len, w->now, &gp);
 	else
 		err = kgroup_heartbeat(w->shm, g, id.p, (size_t)id.len,
-		    k->k.heartbeat.generation_id, w->now, &gp);
-	wgroup_unlock(w, g, s0, g0);
+		    generation, w->now, &gp);
+	op_group_unlock(w, g, s0, g0);
 	st->resp.err.error = err;
+}
+
+void
+kafka_heartbeat_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+
+	member_op(w, c, r, k->k.heartbeat.group_id, k->k.heartbeat.member_id,
+	    k->k.heartbeat.generation_id, 0);
+}
+
+void
+kafka_leave_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+
+	member_op(w, c, r, k->k.leave.group_id, k->k.leave.member_id, 0, 1);
 }
 
 void

@@ -22,8 +22,9 @@ void	kafka_join_exec(struct worker *w, struct conn *c, struct req *r);
 void	kafka_join_emit(struct worker *w, struct conn *c, struct req *r);
 void	kafka_sync_exec(struct worker *w, struct conn *c, struct req *r);
 void	kafka_sync_emit(struct worker *w, struct conn *c, struct req *r);
-/* Heartbeat and LeaveGroup (by the row's key). */
-void	kafka_member_op_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_heartbeat_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_leave_exec(struct worker *w, struct conn *c, struct req *r);
+/* Heartbeat and LeaveGroup: [error i16]. */
 void	kafka_member_op_emit(struct worker *w, struct conn *c, struct req *r);
 void	kafka_commit_exec(struct worker *w, struct conn *c, struct req *r);
 void	kafka_commit_emit(struct worker *w, struct conn *c, struct req *r);
@@ -35,7 +36,8 @@ void	kafka_describe_groups_exec(struct worker *w, struct conn *c,
 	    struct req *r);
 void	kafka_describe_groups_emit(struct worker *w, struct conn *c,
 	    struct req *r);
-/* Re-check a parked JoinGroup or SyncGroup. */
-void	kafka_group_poll(struct worker *w, struct conn *c, struct req *r);
+/* Re-check a parked JoinGroup, a parked SyncGroup. */
+void	kafka_join_poll(struct worker *w, struct conn *c, struct req *r);
+void	kafka_sync_poll(struct worker *w, struct conn *c, struct req *r);
 
 #endif

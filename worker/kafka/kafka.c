@@ -50,7 +50,7 @@ static void	metadata_emit(struct worker *, struct conn *, struct req *);
  * What the Kafka listener serves: a subset of the codec's table
  * (proto/kafka/kapi.c), and what ApiVersions advertises.  The permission
  * column is what the operation checks: per topic (Produce, Fetch,
- * ListOffsets, the admin APIs) or per group (auth_group()), each in its
+ * ListOffsets, the admin APIs) or per group (op_access_group()), each in its
  * own answer's shape; InitProducerId names neither and is checked here
  * (init_pid_exec).
  */
@@ -79,16 +79,16 @@ static const struct api_row kafka_rows[] = {
 	    kafka_decode_body, kafka_find_coord_exec, NULL,
 	    kafka_find_coord_emit, NULL, ERRBODY_NONE, NULL },
 	{ KAPI_JOIN_GROUP, 0, 2, "JoinGroup", AUTH_CONSUME,
-	    kafka_decode_body, kafka_join_exec, kafka_group_poll,
+	    kafka_decode_body, kafka_join_exec, kafka_join_poll,
 	    kafka_join_emit, NULL, ERRBODY_NONE, NULL },
 	{ KAPI_SYNC_GROUP, 0, 1, "SyncGroup", AUTH_CONSUME,
-	    kafka_decode_body, kafka_sync_exec, kafka_group_poll,
+	    kafka_decode_body, kafka_sync_exec, kafka_sync_poll,
 	    kafka_sync_emit, NULL, ERRBODY_NONE, NULL },
 	{ KAPI_HEARTBEAT, 0, 1, "Heartbeat", AUTH_CONSUME,
-	    kafka_decode_body, kafka_member_op_exec, NULL,
+	    kafka_decode_body, kafka_heartbeat_exec, NULL,
 	    kafka_member_op_emit, NULL, ERRBODY_NONE, NULL },
 	{ KAPI_LEAVE_GROUP, 0, 1, "LeaveGroup", AUTH_CONSUME,
-	    kafka_decode_body, kafka_member_op_exec, NULL,
+	    kafka_decode_body, kafka_leave_exec, NULL,
 	    kafka_member_op_emit, NULL, ERRBODY_NONE, NULL },
 	/* Committed offsets and listings: worker/kafka/offset.c. */
 	{ KAPI_OFFSET_COMMIT, 0, 2, "OffsetCommit", AUTH_CONSUME,
@@ -170,42 +170,6 @@ const struct face kafka_face = {
 	.release = kafka_release,
 	.close = kafka_sasl_free,
 };
-
-int16_t
-kafka_error(int16_t e)
-{
-	switch (e) {
-	case ERR_NONE:				return KERR_NONE;
-	case ERR_INVALID_REQUEST:		return KERR_INVALID_REQUEST;
-	case ERR_UNSUPPORTED_API:
-	case ERR_UNSUPPORTED_VERSION:		return KERR_UNSUPPORTED_VERSION;
-	case ERR_CORRUPT_MESSAGE:		return KERR_CORRUPT_MESSAGE;
-	case ERR_MESSAGE_TOO_LARGE:		return KERR_MESSAGE_TOO_LARGE;
-	case ERR_INVALID_TOPIC:			return KERR_INVALID_TOPIC_EXCEPTION;
-	case ERR_UNKNOWN_TOPIC_OR_PARTITION:	return KERR_UNKNOWN_TOPIC_OR_PARTITION;
-	case ERR_TOPIC_EXISTS:			return KERR_TOPIC_ALREADY_EXISTS;
-	case ERR_INVALID_PARTITIONS:		return KERR_INVALID_PARTITIONS;
-	case ERR_OFFSET_OUT_OF_RANGE:		return KERR_OFFSET_OUT_OF_RANGE;
-	case ERR_STORAGE:			return KERR_KAFKA_STORAGE_ERROR;
-	case ERR_TIMEOUT:			return KERR_REQUEST_TIMED_OUT;
-	case ERR_RESOURCE_LIMIT:		return KERR_POLICY_VIOLATION;
-	case ERR_UNSUPPORTED_COMPRESSION:	return KERR_UNSUPPORTED_COMPRESSION_TYPE;
-	case ERR_DUPLICATE_SEQUENCE:		return KERR_DUPLICATE_SEQUENCE_NUMBER;
-	case ERR_OUT_OF_ORDER_SEQUENCE:		return KERR_OUT_OF_ORDER_SEQUENCE_NUMBER;
-	case ERR_INVALID_GROUP:			return KERR_INVALID_GROUP_ID;
-	case ERR_UNKNOWN_MEMBER:		return KERR_UNKNOWN_MEMBER_ID;
-	case ERR_ILLEGAL_GENERATION:		return KERR_ILLEGAL_GENERATION;
-	case ERR_REBALANCE_IN_PROGRESS:		return KERR_REBALANCE_IN_PROGRESS;
-	case ERR_INVALID_SESSION_TIMEOUT:	return KERR_INVALID_SESSION_TIMEOUT;
-	case ERR_AUTH_FAILED:			return KERR_SASL_AUTHENTICATION_FAILED;
-	case ERR_ACCESS_DENIED:			return KERR_TOPIC_AUTHORIZATION_FAILED;
-	case ERR_AUTH_REQUIRED:			return KERR_CLUSTER_AUTHORIZATION_FAILED;
-	/* A client retries elsewhere (here, once the worker is back). */
-	case ERR_SHUTTING_DOWN:			return KERR_NOT_LEADER_FOR_PARTITION;
-	case ERR_PRODUCER_FENCED:		return KERR_UNKNOWN_PRODUCER_ID;
-	}
-	return KERR_UNKNOWN_SERVER_ERROR;
-}
 
 /*
  * Close c for a request it should not have sent (why NULL: its header

@@ -58,8 +58,6 @@ struct kafka_req {
 
 /* The Kafka error code for an operation's error (errors.c). */
 int16_t	kafka_op_error(enum op_err e);
-/* The Kafka error code for a native one (proto/msg.h). */
-int16_t	kafka_error(int16_t flume_error);
 /* Decode r's body with the codec; 0, or -1 (the connection is closed). */
 int	kafka_decode_body(struct conn *c, struct req *r);
 /*

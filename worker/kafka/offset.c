@@ -20,11 +20,11 @@
 #include "shm/kgroup.h"
 #include "shm/topics.h"
 #include "store/topic.h"
-#include "worker/access.h"
-#include "worker/auth.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
-#include "worker/group.h"
+#include "worker/op/access.h"
+#include "worker/op/group.h"
+#include "worker/op/group_info.h"
 #include "worker/kafka/kafka.h"
 #include "worker/kafka/group.h"
 #include "worker/worker.h"
@@ -41,12 +41,15 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 	struct kcommit_resp *s;
 	struct group_params gp;
 	struct shm_group *g = NULL;
+	struct op_ctx x;
 	uint32_t s0 = 0, g0 = 0, slot;
 	int32_t i, j;
 	int16_t err = KERR_NONE, terr;
 	int gidx = -1, committed = 0;
+	enum op_err e;
 
 	r->state = REQ_DONE;
+	conn_op_ctx(c, r, &x);
 	if ((s = conn_alloc(c, sizeof(*s))) == NULL || (q->ntopics > 0 &&
 	    (tr = conn_alloc(c, (size_t)q->ntopics * sizeof(*tr))) == NULL)) {
 		c->dead = 1;
@@ -57,21 +60,19 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 	k->kst = s;
 	if (w->shm->hdr->limits.max_groups == 0)
 		err = KERR_COORDINATOR_NOT_AVAILABLE;
-	else if (auth_group(c, AUTH_GROUP_READ, "OffsetCommit", q->group_id.p,
-	    q->group_id.len > 0 ? (size_t)q->group_id.len : 0) != ERR_NONE)
-		err = KERR_GROUP_AUTHORIZATION_FAILED;	/* in every partition */
+	else if ((e = op_access_group(&x, AUTH_GROUP_READ, q->group_id.p,
+	    q->group_id.len > 0 ? (size_t)q->group_id.len : 0)) != OP_OK)
+		err = kafka_op_error(e);	/* in every partition */
 	else if (q->group_id.len <= 0 ||
 	    !group_name_valid(q->group_id.p, (size_t)q->group_id.len))
 		err = KERR_INVALID_GROUP_ID;
 	else if (q->member_id.len > MEMBER_ID_MAX)
 		err = KERR_UNKNOWN_MEMBER_ID;
-	else if ((gidx = group_create(w->shm, q->group_id.p,
-	    (size_t)q->group_id.len, 0)) < 0) {
+	else if (op_group_create(w, q->group_id.p, (size_t)q->group_id.len, 0,
+	    &gidx) != OP_OK)
 		err = KERR_COORDINATOR_NOT_AVAILABLE;
-		wgroup_no_room(w, q->group_id.p, (size_t)q->group_id.len);
-	}
-	wgroup_params(w, &gp);
-	if (err == KERR_NONE && (g = wgroup_lock_name(w, gidx, q->group_id.p,
+	op_group_params(w, &gp);
+	if (err == KERR_NONE && (g = op_group_lock_name(w, gidx, q->group_id.p,
 	    (size_t)q->group_id.len, &gp, &s0, &g0)) == NULL)
 		err = KERR_COORDINATOR_NOT_AVAILABLE;
 	if (g != NULL)
@@ -92,9 +93,8 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 		tr[i].parts = pe;
 		terr = err;
 		if (terr == KERR_NONE && q->topics[i].name.len > 0)
-			terr = kafka_error(auth_topic(c, AUTH_CONSUME,
-			    q->topics[i].name.p, (size_t)q->topics[i].name.len,
-			    r->name));
+			terr = kafka_op_error(op_access_topic(&x, AUTH_CONSUME,
+			    q->topics[i].name.p, (size_t)q->topics[i].name.len));
 		for (j = 0; j < q->topics[i].npart; j++) {
 			const struct kcommit_part *cp = &q->topics[i].parts[j];
 
@@ -102,9 +102,9 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 			pe[j].error = terr;
 			if (terr != KERR_NONE)
 				continue;
-			if (q->topics[i].name.len <= 0 || wgroup_part(w,
+			if (q->topics[i].name.len <= 0 || op_group_part(w,
 			    q->topics[i].name.p, (size_t)q->topics[i].name.len,
-			    cp->partition, &slot) != ERR_NONE)
+			    cp->partition, &slot) != OP_OK)
 				pe[j].error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
 			/* Stored as given (Kafka's rule): below 0 reads as none. */
 			else if ((pe[j].error = kgroup_commit_topic(w->shm, g,
@@ -116,7 +116,7 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 		}
 	}
 	if (g != NULL)
-		wgroup_unlock(w, g, s0, g0);
+		op_group_unlock(w, g, s0, g0);
 	/* The writer saves committed offsets; it need not sleep out its timeout. */
 	if (committed)
 		worker_wake_writer(w, 0);
@@ -145,12 +145,15 @@ kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 	struct koffset_fetch_part_resp *fp;
 	struct koffset_fetch_resp *s;
 	struct shm_group *g = NULL;
+	struct op_ctx x;
 	uint32_t slot;
 	int32_t i, j;
 	int16_t err = KERR_NONE, terr;
 	int gidx;
+	enum op_err e;
 
 	r->state = REQ_DONE;
+	conn_op_ctx(c, r, &x);
 	if ((s = conn_alloc(c, sizeof(*s))) == NULL || (q->ntopics > 0 &&
 	    (tr = conn_alloc(c, (size_t)q->ntopics * sizeof(*tr))) == NULL)) {
 		c->dead = 1;
@@ -159,9 +162,9 @@ kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 	s->ntopics = q->ntopics > 0 ? q->ntopics : 0;
 	s->topics = q->ntopics > 0 ? tr : NULL;
 	k->kst = s;
-	if (auth_group(c, AUTH_GROUP_DESCRIBE, "OffsetFetch", q->group_id.p,
-	    q->group_id.len > 0 ? (size_t)q->group_id.len : 0) != ERR_NONE)
-		err = KERR_GROUP_AUTHORIZATION_FAILED;	/* in every partition */
+	if ((e = op_access_group(&x, AUTH_GROUP_DESCRIBE, q->group_id.p,
+	    q->group_id.len > 0 ? (size_t)q->group_id.len : 0)) != OP_OK)
+		err = kafka_op_error(e);	/* in every partition */
 	else if (q->group_id.len <= 0 ||
 	    !group_name_valid(q->group_id.p, (size_t)q->group_id.len))
 		err = KERR_INVALID_GROUP_ID;
@@ -182,9 +185,8 @@ kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 		tr[i].parts = fp;
 		terr = err;
 		if (terr == KERR_NONE && q->topics[i].name.len > 0)
-			terr = kafka_error(auth_topic(c, AUTH_CONSUME,
-			    q->topics[i].name.p, (size_t)q->topics[i].name.len,
-			    r->name));
+			terr = kafka_op_error(op_access_topic(&x, AUTH_CONSUME,
+			    q->topics[i].name.p, (size_t)q->topics[i].name.len));
 		for (j = 0; j < tr[i].npart; j++) {
 			fp[j].partition = q->topics[i].parts[j];
 			fp[j].offset = -1;
@@ -192,9 +194,9 @@ kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 			fp[j].error = terr;
 			if (terr != KERR_NONE)
 				continue;
-			if (q->topics[i].name.len <= 0 || wgroup_part(w,
+			if (q->topics[i].name.len <= 0 || op_group_part(w,
 			    q->topics[i].name.p, (size_t)q->topics[i].name.len,
-			    fp[j].partition, &slot) != ERR_NONE)
+			    fp[j].partition, &slot) != OP_OK)
 				fp[j].error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
 			else if (g != NULL)
 				fp[j].offset = group_offset_get(w->shm, g, slot);
@@ -251,13 +253,12 @@ state_name(const struct shm_group *g, uint32_t members)
 
 /* The protocol type a Kafka client sees for a group of either kind. */
 static struct kstr
-group_ptype(struct conn *c, const struct shm_group *g)
+group_ptype(struct conn *c, uint32_t kind, const char *ptype, size_t len)
 {
-	if (g->kind == GROUP_KIND_KAFKA)
-		return ko_dup(c, g->ptype, g->ptype_len <= KGROUP_PROTO_MAX ?
-		    g->ptype_len : 0);
+	if (kind == GROUP_KIND_KAFKA)
+		return ko_dup(c, ptype, len);
 	/* Native groups, and groups that only hold commits. */
-	return kstr_c(g->kind == GROUP_KIND_NATIVE ? "flume" : "consumer");
+	return kstr_c(kind == GROUP_KIND_NATIVE ? "flume" : "consumer");
 }
 
 void
@@ -266,12 +267,16 @@ kafka_list_groups_exec(struct worker *w, struct conn *c, struct req *r)
 	struct kafka_req *k = r->dec;
 	struct klist_groups_resp *s;
 	struct klist_groups_entry *e = NULL;
-	struct group_params gp;
-	struct shm_group *g;
-	uint32_t i, n = group_count(w->shm), s0, g0;
+	struct op_group_listing *l;
+	struct op_ctx x;
+	uint32_t i, n;
 
+	(void)w;
 	r->state = REQ_DONE;
+	conn_op_ctx(c, r, &x);
+	/* Only the groups the user may describe, as Kafka lists them. */
 	if ((s = conn_alloc(c, sizeof(*s))) == NULL ||
+	    op_group_list(&x, &l, &n) != OP_OK ||
 	    (n > 0 && (e = conn_alloc(c, n * sizeof(*e))) == NULL)) {
 		c->dead = 1;
 		return;
@@ -279,24 +284,13 @@ kafka_list_groups_exec(struct worker *w, struct conn *c, struct req *r)
 	memset(s, 0, sizeof(*s));
 	s->groups = e;
 	k->kst = s;
-	wgroup_params(w, &gp);
 	for (i = 0; i < n; i++) {
-		g = group_at(w->shm, i);
-		if (atomic_load_explicit(&g->used, memory_order_acquire) != 1 ||
-		    g->name_len == 0 || g->name_len > GROUP_NAME_MAX)
-			continue;
-		/* Only the groups the user may describe, as Kafka lists them. */
-		if (!auth_group_may(c, AUTH_GROUP_DESCRIBE, g->name, g->name_len))
-			continue;
-		if ((g = wgroup_lock(w, (int)i, &gp, &s0, &g0)) == NULL)
-			continue;
-		(void)group_tick(w->shm, g, w->now, &gp);
-		e[s->ngroups].group_id.p = g->name;	/* never changes once published */
-		e[s->ngroups].group_id.len = (int32_t)g->name_len;
-		e[s->ngroups].protocol_type = group_ptype(c, g);
+		e[s->ngroups].group_id.p = l[i].name;
+		e[s->ngroups].group_id.len = (int32_t)l[i].name_len;
+		e[s->ngroups].protocol_type = group_ptype(c, l[i].kind,
+		    l[i].ptype, l[i].ptype_len);
 		if (e[s->ngroups].protocol_type.p != NULL)
 			s->ngroups++;
-		wgroup_unlock(w, g, s0, g0);
 	}
 }
 
@@ -325,7 +319,8 @@ describe_one(struct worker *w, struct conn *c, struct shm_group *g,
 
 	n = group_member_count(w->shm, g);
 	d->state = kstr_c(state_name(g, n));
-	d->protocol_type = group_ptype(c, g);
+	d->protocol_type = group_ptype(c, g->kind, g->ptype,
+	    g->ptype_len <= KGROUP_PROTO_MAX ? g->ptype_len : 0);
 	d->protocol = g->kind == GROUP_KIND_KAFKA && g->state != GROUP_EMPTY &&
 	    g->state != GROUP_REBALANCING ? ko_dup(c, g->proto,
 	    g->proto_len <= KGROUP_PROTO_MAX ? g->proto_len : 0) : kstr_c("");
@@ -372,11 +367,14 @@ kafka_describe_groups_exec(struct worker *w, struct conn *c, struct req *r)
 	struct kdescribe_group *d = NULL;
 	struct group_params gp;
 	struct shm_group *g;
+	struct op_ctx x;
 	uint32_t s0, g0;
 	int32_t i;
 	int gidx;
+	enum op_err e;
 
 	r->state = REQ_DONE;
+	conn_op_ctx(c, r, &x);
 	if ((s = conn_alloc(c, sizeof(*s))) == NULL || (q->ngroups > 0 &&
 	    (d = conn_alloc(c, (size_t)q->ngroups * sizeof(*d))) == NULL)) {
 		c->dead = 1;
@@ -386,7 +384,7 @@ kafka_describe_groups_exec(struct worker *w, struct conn *c, struct req *r)
 	s->ngroups = q->ngroups > 0 ? q->ngroups : 0;
 	s->groups = d;
 	k->kst = s;
-	wgroup_params(w, &gp);
+	op_group_params(w, &gp);
 	for (i = 0; i < s->ngroups; i++) {
 		memset(&d[i], 0, sizeof(d[i]));
 		d[i].group_id = q->groups[i];
@@ -399,21 +397,21 @@ kafka_describe_groups_exec(struct worker *w, struct conn *c, struct req *r)
 			d[i].error = KERR_INVALID_GROUP_ID;
 			continue;
 		}
-		if (auth_group(c, AUTH_GROUP_DESCRIBE, "DescribeGroups",
-		    q->groups[i].p, (size_t)q->groups[i].len) != ERR_NONE) {
-			d[i].error = KERR_GROUP_AUTHORIZATION_FAILED;
+		if ((e = op_access_group(&x, AUTH_GROUP_DESCRIBE,
+		    q->groups[i].p, (size_t)q->groups[i].len)) != OP_OK) {
+			d[i].error = kafka_op_error(e);
 			continue;
 		}
 		if ((gidx = group_find(w->shm, q->groups[i].p,
 		    (size_t)q->groups[i].len)) < 0)
 			continue;
-		if ((g = wgroup_lock(w, gidx, &gp, &s0, &g0)) == NULL) {
+		if ((g = op_group_lock(w, gidx, &gp, &s0, &g0)) == NULL) {
 			d[i].error = KERR_COORDINATOR_NOT_AVAILABLE;
 			continue;
 		}
 		(void)group_tick(w->shm, g, w->now, &gp);
 		d[i].error = describe_one(w, c, g, &d[i]);
-		wgroup_unlock(w, g, s0, g0);
+		op_group_unlock(w, g, s0, g0);
 		if (d[i].error != KERR_NONE) {
 			d[i].nmembers = 0;
 			d[i].state = kstr_c("Dead");

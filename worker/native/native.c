@@ -2,9 +2,8 @@
  * The native protocol's table: one row per API key (proto/msg.h), with
  * its decoder, operation, wait check, answer, release, permission and
  * error shape (worker/dispatch.h).  The operations themselves are shared
- * with the Kafka listener (worker/op/, worker/handlers.c, group.c,
- * auth.c, stats.c); this file and worker/native/data.c (the data path)
- * only bind them to native requests.
+ * with the Kafka listener (worker/op/); this file and the native face's
+ * others (data.c, admin.c, group.c) only bind them to native requests.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -18,10 +17,10 @@
 #include "worker/conn.h"
 #include "worker/dispatch.h"
 #include "worker/face.h"
-#include "worker/group.h"
 #include "worker/lograte.h"
 #include "worker/native/admin.h"
 #include "worker/native/data.h"
+#include "worker/native/group.h"
 #include "worker/native/native.h"
 #include "worker/stats.h"
 #include "worker/worker.h"
@@ -119,9 +118,6 @@ emit_auth(struct worker *w, struct conn *c, struct req *r)
 
 #define ROW(key, name, perm, dec, exec, poll, emit, rel, errbody)	\
 	[key] = { key, 0, 0, name, perm, dec, exec, poll, emit, rel, errbody }
-#define GROUP_ROW(key, name, perm)					\
-	ROW(key, name, perm, wgroup_decode, wgroup_exec, wgroup_poll,	\
-	    wgroup_emit, NULL, ERRBODY_NONE)
 
 static const struct api_row native_rows[] = {
 	ROW(API_HANDSHAKE, "HANDSHAKE", API_PERM_OPEN, dec_handshake,
@@ -151,16 +147,31 @@ static const struct api_row native_rows[] = {
 	ROW(API_WORKERS, "WORKERS", AUTH_ADMIN | API_PERM_ALL, NULL,
 	    native_workers_exec, NULL, emit_workers, NULL, ERRBODY_EMPTY),
 	/* Groups: checked per group and per topic by the operations. */
-	GROUP_ROW(API_JOIN_GROUP, "JOIN_GROUP", 0),
-	GROUP_ROW(API_HEARTBEAT, "HEARTBEAT", 0),
-	GROUP_ROW(API_LEAVE_GROUP, "LEAVE_GROUP", 0),
-	GROUP_ROW(API_OFFSET_COMMIT, "OFFSET_COMMIT", 0),
-	GROUP_ROW(API_OFFSET_FETCH, "OFFSET_FETCH", 0),
-	GROUP_ROW(API_LIST_GROUPS, "LIST_GROUPS", 0),
-	GROUP_ROW(API_DESCRIBE_GROUP, "DESCRIBE_GROUP", 0),
-	GROUP_ROW(API_GROUP_RESET, "GROUP_RESET", AUTH_ADMIN),
+	ROW(API_JOIN_GROUP, "JOIN_GROUP", 0, native_join_decode,
+	    native_join_exec, native_join_poll, native_join_emit, NULL,
+	    ERRBODY_NONE),
+	ROW(API_HEARTBEAT, "HEARTBEAT", 0, native_heartbeat_decode,
+	    native_heartbeat_exec, NULL, native_group_ok_emit, NULL,
+	    ERRBODY_NONE),
+	ROW(API_LEAVE_GROUP, "LEAVE_GROUP", 0, native_leave_decode,
+	    native_leave_exec, NULL, native_group_ok_emit, NULL, ERRBODY_NONE),
+	ROW(API_OFFSET_COMMIT, "OFFSET_COMMIT", 0, native_commit_decode,
+	    native_commit_exec, NULL, native_commit_emit, NULL, ERRBODY_NONE),
+	ROW(API_OFFSET_FETCH, "OFFSET_FETCH", 0, native_offset_fetch_decode,
+	    native_offset_fetch_exec, NULL, native_offset_fetch_emit, NULL,
+	    ERRBODY_NONE),
+	ROW(API_LIST_GROUPS, "LIST_GROUPS", 0, native_list_groups_decode,
+	    native_list_groups_exec, NULL, native_list_groups_emit, NULL,
+	    ERRBODY_NONE),
+	ROW(API_DESCRIBE_GROUP, "DESCRIBE_GROUP", 0, native_group_name_decode,
+	    native_describe_exec, NULL, native_describe_emit, NULL,
+	    ERRBODY_NONE),
+	ROW(API_GROUP_RESET, "GROUP_RESET", AUTH_ADMIN, native_reset_decode,
+	    native_reset_exec, NULL, native_reset_emit, NULL, ERRBODY_NONE),
 	/* group-delete on the group, as Kafka's DeleteGroups needs DELETE. */
-	GROUP_ROW(API_GROUP_DELETE, "GROUP_DELETE", 0),
+	ROW(API_GROUP_DELETE, "GROUP_DELETE", 0, native_group_name_decode,
+	    native_group_delete_exec, NULL, native_group_ok_emit, NULL,
+	    ERRBODY_NONE),
 	/* Decodes its own request. */
 	ROW(API_INIT_PRODUCER, "INIT_PRODUCER", AUTH_PRODUCE, NULL,
 	    native_init_producer_exec, NULL, native_init_producer_emit, NULL,
