@@ -1,7 +1,7 @@
 /*
  * A worker's connections and their sessions.  With a table of users
  * loaded (common/authfile.h), a connection must first authenticate
- * (native: AUTH_BEGIN and AUTH_PROVE, worker/auth.h; Kafka: SASL,
+ * (native: AUTH_BEGIN and AUTH_PROVE, worker/native/auth.h; Kafka: SASL,
  * worker/kafka/sasl.c); until then every request but those its table
  * row marks open is refused (auth_gate).  What a user may do on a topic
  * or a group is the operations' verdict (worker/op/access.h), logged

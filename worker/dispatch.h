@@ -10,7 +10,7 @@
  *   poll     re-check a WAIT or BLOCKED request; NULL: it never waits.
  *   emit     append the answer of a DONE request to the output.
  *   release  free what it holds outside the arena; NULL: nothing.
- *   perm     the AUTH_* bits (worker/auth.h) a user needs for it, on some
+ *   perm     the AUTH_* bits (common/authfile.h) a user needs for it, on some
  *            topic, or with API_PERM_ALL on every topic; 0: any
  *            authenticated user (the handler checks per topic);
  *            API_PERM_OPEN: answered before authentication too.

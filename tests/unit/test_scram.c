@@ -1,5 +1,5 @@
 /*
- * SCRAM (worker/scram.c) against RFC 7677's SCRAM-SHA-256 example, and
+ * SCRAM (worker/kafka/scram.c) against RFC 7677's SCRAM-SHA-256 example, and
  * the SASL codec (proto/kafka/ksasl.c): the SCRAM and PLAIN message
  * parsers and the SaslHandshake / SaslAuthenticate layouts, with every
  * truncation of valid input refused.
@@ -12,7 +12,7 @@
 #include "proto/kafka/ksasl.h"
 #include "proto/wire.h"
 #include "tests/harness.h"
-#include "worker/scram.h"
+#include "worker/kafka/scram.h"
 
 /* RFC 7677 section 3. */
 #define R_FIRST		"n,,n=user,r=rOprNGfwEbeRWgbNEkqO"

@@ -1,7 +1,7 @@
 /*
  * SASL on the Kafka listener: SaslHandshake v0-1 and SaslAuthenticate v0
- * with SCRAM-SHA-256, SCRAM-SHA-512 (worker/scram.h) and PLAIN, against
- * the users of the auth_file (worker/auth.h).  With an auth_file, worker/kafka/kafka.c
+ * with SCRAM-SHA-256, SCRAM-SHA-512 (worker/kafka/scram.h) and PLAIN, against
+ * the users of the auth_file (common/authfile.h).  With an auth_file, worker/kafka/kafka.c
  * lets nothing but ApiVersions and these through before a success; then
  * the user's per-topic permissions apply to the data requests as they do
  * on the native protocol.
@@ -32,7 +32,7 @@
 #include "worker/dispatch.h"
 #include "worker/kafka/kafka.h"
 #include "worker/lograte.h"
-#include "worker/scram.h"
+#include "worker/kafka/scram.h"
 
 enum sasl_mech { SASL_NONE = 0, SASL_PLAIN, SASL_SCRAM256, SASL_SCRAM512 };
 enum sasl_step { STEP_FIRST = 0, STEP_FINAL, STEP_DONE };

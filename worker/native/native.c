@@ -13,7 +13,7 @@
 #include "proto/version.h"
 #include "shm/stats.h"
 #include "worker/access.h"
-#include "worker/auth.h"
+#include "worker/native/auth.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
 #include "worker/face.h"
@@ -22,7 +22,7 @@
 #include "worker/native/data.h"
 #include "worker/native/group.h"
 #include "worker/native/native.h"
-#include "worker/stats.h"
+#include "worker/native/stats.h"
 #include "worker/worker.h"
 
 /* ---- decoders: r->payload into r->dec, in the connection's arena ---- */

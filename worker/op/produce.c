@@ -12,7 +12,7 @@
 #include "shm/ring.h"
 #include "shm/shm.h"
 #include "store/topic.h"
-#include "worker/inflate.h"
+#include "worker/op/inflate.h"
 #include "worker/op/access.h"
 #include "worker/op/part.h"
 #include "worker/op/produce.h"
@@ -21,7 +21,7 @@
 
 /*
  * Check every batch in records.  Compressed batches are inflated into
- * the worker's one buffer (worker/inflate.h).
+ * the worker's one buffer (worker/op/inflate.h).
  */
 static enum op_err
 records_validate(const struct config *conf, const uint8_t *p, size_t len)

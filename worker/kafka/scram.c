@@ -1,5 +1,5 @@
 /*
- * SCRAM server (worker/scram.h).  RFC 5802 section 3:
+ * SCRAM server (worker/kafka/scram.h).  RFC 5802 section 3:
  *   SaltedPassword  = PBKDF2(password, salt, i)
  *   ClientKey       = HMAC(SaltedPassword, "Client Key")
  *   StoredKey       = H(ClientKey)
@@ -16,7 +16,7 @@
 #include <openssl/evp.h>
 #include <sodium.h>
 
-#include "worker/scram.h"
+#include "worker/kafka/scram.h"
 
 #define SCRAM_SALT_LABEL	"flume scram salt"
 

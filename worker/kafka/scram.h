@@ -15,8 +15,8 @@
  * password), so a failure takes the same work and looks the same
  * whether the user exists or not.
  */
-#ifndef FLUME_WORKER_SCRAM_H
-#define FLUME_WORKER_SCRAM_H
+#ifndef FLUME_WORKER_KAFKA_SCRAM_H
+#define FLUME_WORKER_KAFKA_SCRAM_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
  * compressed batches arrive the worker's memory grows by at most the
  * limit once.  Both protocols' produce paths validate through it.
  */
-#ifndef FLUME_WORKER_INFLATE_H
-#define FLUME_WORKER_INFLATE_H
+#ifndef FLUME_WORKER_OP_INFLATE_H
+#define FLUME_WORKER_OP_INFLATE_H
 
 #include <stddef.h>
 

@@ -13,7 +13,7 @@
 #include "common/stats.h"
 #include "shm/stats.h"
 #include "worker/conn.h"
-#include "worker/stats.h"
+#include "worker/native/stats.h"
 #include "worker/worker.h"
 
 /* A snapshot is bounded by the tables' sizes; this only stops a runaway. */

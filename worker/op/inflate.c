@@ -5,7 +5,7 @@
  * no more than that.
  */
 #include "common/config.h"
-#include "worker/inflate.h"
+#include "worker/op/inflate.h"
 
 #define INFLATE_FACTOR	16
 

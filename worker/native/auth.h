@@ -4,8 +4,8 @@
  * [HMAC-SHA256(secret, nonce)], compared in constant time.  Each success
  * and failure is logged with the user's name; secrets never are.
  */
-#ifndef FLUME_WORKER_AUTH_H
-#define FLUME_WORKER_AUTH_H
+#ifndef FLUME_WORKER_NATIVE_AUTH_H
+#define FLUME_WORKER_NATIVE_AUTH_H
 
 struct worker;
 struct conn;

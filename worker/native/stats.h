@@ -2,8 +2,8 @@
  * The STATS api (18) in a worker: a snapshot of the broker's figures
  * (shm/stats.h), the same ones the metrics child serves.
  */
-#ifndef FLUME_WORKER_STATS_H
-#define FLUME_WORKER_STATS_H
+#ifndef FLUME_WORKER_NATIVE_STATS_H
+#define FLUME_WORKER_NATIVE_STATS_H
 
 struct worker;
 struct conn;

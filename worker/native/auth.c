@@ -1,6 +1,6 @@
 /*
  * The native authentication handlers, AUTH_BEGIN and AUTH_PROVE (see
- * worker/auth.h): a random nonce, then HMAC-SHA256(secret, nonce)
+ * worker/native/auth.h): a random nonce, then HMAC-SHA256(secret, nonce)
  * compared in constant time.  An unknown user's proof is checked against
  * a random key, so a failure takes the same time whether the user exists.
  */
@@ -13,7 +13,7 @@
 #include "common/log.h"
 #include "proto/frame.h"
 #include "worker/access.h"
-#include "worker/auth.h"
+#include "worker/native/auth.h"
 #include "worker/authlimit.h"
 #include "worker/lograte.h"
 #include "worker/conn.h"
