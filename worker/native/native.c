@@ -117,7 +117,7 @@ emit_auth(struct worker *w, struct conn *c, struct req *r)
 /* ---- the table, indexed by API key ---- */
 
 #define ROW(key, name, perm, dec, exec, poll, emit, rel, errbody)	\
-	[key] = { key, 0, 0, name, perm, dec, exec, poll, emit, rel, errbody }
+	[key] = { key, 0, 0, name, perm, dec, exec, poll, emit, rel, errbody, NULL }
 
 static const struct api_row native_rows[] = {
 	ROW(API_HANDSHAKE, "HANDSHAKE", API_PERM_OPEN, dec_handshake,
