@@ -11,8 +11,8 @@
 #include "shm/topics.h"
 #include "tests/harness.h"
 #include "tests/unit/fixture_op.h"
+#include "worker/errcode.h"
 #include "worker/kafka/kafka.h"
-#include "worker/native/native.h"
 #include "worker/op/access.h"
 #include "worker/op/part.h"
 
@@ -97,10 +97,10 @@ test_error_tables(void)
 	int e;
 
 	for (e = OP_OK + 1; e < OP_ERR_MAX; e++) {
-		CU_ASSERT_NOT_EQUAL(native_error((enum op_err)e), ERR_NONE);
+		CU_ASSERT_NOT_EQUAL(errcode((enum op_err)e), ERR_NONE);
 		CU_ASSERT_NOT_EQUAL(kafka_op_error((enum op_err)e), KERR_NONE);
 		if (e != OP_INTERNAL) {
-			CU_ASSERT_NOT_EQUAL(native_error((enum op_err)e),
+			CU_ASSERT_NOT_EQUAL(errcode((enum op_err)e),
 			    ERR_UNKNOWN);
 			CU_ASSERT_NOT_EQUAL(kafka_op_error((enum op_err)e),
 			    KERR_UNKNOWN_SERVER_ERROR);
@@ -108,7 +108,7 @@ test_error_tables(void)
 		CU_ASSERT_STRING_NOT_EQUAL(op_strerror((enum op_err)e),
 		    "unknown error");
 	}
-	CU_ASSERT_EQUAL(native_error(OP_OK), ERR_NONE);
+	CU_ASSERT_EQUAL(errcode(OP_OK), ERR_NONE);
 	CU_ASSERT_EQUAL(kafka_op_error(OP_OK), KERR_NONE);
 	/* Denials name their resource in Kafka, not in the native protocol. */
 	CU_ASSERT_EQUAL(kafka_op_error(OP_DENIED_TOPIC),
@@ -117,9 +117,9 @@ test_error_tables(void)
 	    KERR_GROUP_AUTHORIZATION_FAILED);
 	CU_ASSERT_EQUAL(kafka_op_error(OP_DENIED_CLUSTER),
 	    KERR_CLUSTER_AUTHORIZATION_FAILED);
-	CU_ASSERT_EQUAL(native_error(OP_DENIED_GROUP), ERR_ACCESS_DENIED);
-	CU_ASSERT_EQUAL(native_error(OP_NO_MEMORY), ERR_RESOURCE_LIMIT);
-	CU_ASSERT_EQUAL(native_error(OP_ERR_MAX), ERR_UNKNOWN);
+	CU_ASSERT_EQUAL(errcode(OP_DENIED_GROUP), ERR_ACCESS_DENIED);
+	CU_ASSERT_EQUAL(errcode(OP_NO_MEMORY), ERR_RESOURCE_LIMIT);
+	CU_ASSERT_EQUAL(errcode(OP_ERR_MAX), ERR_UNKNOWN);
 	CU_ASSERT_EQUAL(kafka_op_error(OP_ERR_MAX), KERR_UNKNOWN_SERVER_ERROR);
 }
 

@@ -23,6 +23,7 @@
 #include "proto/kafka/kproduce.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
+#include "worker/errcode.h"
 #include "worker/kafka/kafka.h"
 #include "worker/lograte.h"
 #include "worker/op/offsets.h"
@@ -192,7 +193,7 @@ kafka_produce_emit(struct worker *w, struct conn *c, struct req *r)
 			}
 			res = &st->res[m++];
 			/* Counted as the native face counts its answers. */
-			op_count_error(w, res->err);
+			errcode_count(w, res->err);
 			pr->error = kafka_op_error(res->err);
 			if (res->err == OP_OK) {
 				pr->base_offset = res->base_offset;
@@ -391,7 +392,7 @@ kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 			    &hp) == -1)
 				hp.err = k->operr != OP_OK ? k->operr :
 				    OP_INTERNAL;
-			op_count_error(w, hp.err);
+			errcode_count(w, hp.err);
 			pr.error = kafka_op_error(hp.err);
 			pr.high_watermark = pr.last_stable_offset =
 			    hp.err == OP_OK ? hp.hwm : -1;

@@ -2,7 +2,7 @@
  * The native HANDSHAKE, METADATA, CREATE_TOPIC, DELETE_TOPIC and
  * WORKERS (worker/native/admin.h): the decoded request (r->dec) becomes
  * an operation's arguments, its results the native answer in r->st
- * (proto/msg.h), its errors native codes (native_error()).
+ * (proto/msg.h), its errors native codes (errcode()).
  */
 #include <limits.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "proto/msg.h"
 #include "proto/version.h"
 #include "worker/conn.h"
+#include "worker/errcode.h"
 #include "worker/native/admin.h"
 #include "worker/native/native.h"
 #include "worker/op/broker.h"
@@ -67,7 +68,7 @@ metadata_resp(struct conn *c, const struct op_topic_info *t, int32_t n)
 	for (i = 0; i < n; i++) {
 		ti = &s->topics[i];
 		memset(ti, 0, sizeof(*ti));
-		ti->error = native_error(t[i].err);
+		ti->error = errcode(t[i].err);
 		ti->name = t[i].name;
 		ti->name_len = t[i].name_len;
 		if (t[i].err != OP_OK || t[i].nparts <= 0)
@@ -153,7 +154,7 @@ topic_answer(struct req *r, enum op_status s, int16_t *error,
 		r->state = REQ_WAIT;
 		return;
 	}
-	*error = native_error(err);
+	*error = errcode(err);
 	*partitions = n;
 	r->state = REQ_DONE;
 }

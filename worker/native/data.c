@@ -2,7 +2,7 @@
  * The native data path: PRODUCE, FETCH, LIST_OFFSETS and INIT_PRODUCER.
  * Each decodes its request (proto/msg.h) into the connection's arena,
  * fills the operation's arguments (worker/op/), calls it, and encodes
- * the native answer with native_error()'s codes.  The arguments point
+ * the native answer with errcode()'s codes.  The arguments point
  * into the payload; when conn.c moves it, decode runs again and
  * rebuilds them, while the operation's state (r->st) stays.
  */
@@ -14,6 +14,7 @@
 #include "shm/stats.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
+#include "worker/errcode.h"
 #include "worker/native/data.h"
 #include "worker/native/native.h"
 #include "worker/op/fetch.h"
@@ -95,7 +96,7 @@ produce_results(struct native_produce_st *st)
 	int32_t i;
 
 	for (i = 0; i < st->op->count; i++) {
-		st->res[i].error = native_error(st->op->res[i].err);
+		st->res[i].error = errcode(st->op->res[i].err);
 		st->res[i].base_offset = st->op->res[i].base_offset;
 		st->res[i].log_start = st->op->res[i].log_start;
 	}
@@ -134,7 +135,7 @@ native_produce_exec(struct worker *w, struct conn *c, struct req *r)
 	}
 	s = op_produce(&x, &n->a, &st->op, &err);
 	if (err != OP_OK) {
-		r->error = native_error(err);
+		r->error = errcode(err);
 		r->state = REQ_DONE;
 		return;
 	}
@@ -217,7 +218,7 @@ native_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 	conn_op_ctx(c, r, &x);
 	s = op_fetch(&x, &n->a, &st, &err);
 	if (err != OP_OK) {
-		r->error = native_error(err);
+		r->error = errcode(err);
 		r->state = REQ_DONE;
 		return;
 	}
@@ -261,7 +262,7 @@ native_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 	wbuf_i32(wb, st->count);
 	for (i = 0; i < st->count; i++) {
 		op_fetch_take(st, i, &s);
-		e = native_error(s.err);
+		e = errcode(s.err);
 		wbuf_i16(wb, e);
 		wbuf_i64(wb, s.log_start);
 		wbuf_i64(wb, s.hwm);
@@ -318,7 +319,7 @@ native_list_offsets_exec(struct worker *w, struct conn *c, struct req *r)
 		goto nomem;
 	s->count = q->count;
 	for (i = 0; i < q->count; i++)
-		s->results[i].error = native_error(op_list_offset(&x,
+		s->results[i].error = errcode(op_list_offset(&x,
 		    q->parts[i].topic, q->parts[i].topic_len,
 		    q->parts[i].partition, q->parts[i].which,
 		    &s->results[i].offset, &s->results[i].timestamp));
@@ -364,7 +365,7 @@ native_init_producer_exec(struct worker *w, struct conn *c, struct req *r)
 	err = op_init_producer(&x, q.producer_id, q.producer_epoch,
 	    &s->producer_id, &s->producer_epoch);
 	r->st = s;
-	r->error = native_error(err);
+	r->error = errcode(err);
 }
 
 void

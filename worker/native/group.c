@@ -12,6 +12,7 @@
 #include "proto/kafka/kconsumer.h"
 #include "proto/msg.h"
 #include "worker/conn.h"
+#include "worker/errcode.h"
 #include "worker/native/group.h"
 #include "worker/native/native.h"
 #include "worker/op/group_info.h"
@@ -25,7 +26,7 @@ static struct group_error_resp ng_ok;
 static void
 ng_done(struct req *r, enum op_err e)
 {
-	r->error = native_error(e);
+	r->error = errcode(e);
 	r->state = REQ_DONE;
 }
 
@@ -282,7 +283,7 @@ native_commit_exec(struct worker *w, struct conn *c, struct req *r)
 	s->error = ERR_NONE;
 	s->count = q->count;
 	for (i = 0; i < q->count; i++)
-		s->errors[i] = native_error(p[i].err);
+		s->errors[i] = errcode(p[i].err);
 	ng_answer(r, s);
 }
 
@@ -333,7 +334,7 @@ native_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 		s->results[i].topic = p[i].topic;
 		s->results[i].topic_len = p[i].topic_len;
 		s->results[i].partition = p[i].partition;
-		s->results[i].error = native_error(p[i].err);
+		s->results[i].error = errcode(p[i].err);
 		s->results[i].offset = p[i].offset;
 	}
 	ng_answer(r, s);
@@ -541,7 +542,7 @@ native_reset_exec(struct worker *w, struct conn *c, struct req *r)
 	s->count = n;
 	for (i = 0; i < n; i++) {
 		s->results[i].partition = res[i].partition;
-		s->results[i].error = native_error(res[i].err);
+		s->results[i].error = errcode(res[i].err);
 		s->results[i].offset = res[i].offset;
 	}
 	ng_answer(r, s);

@@ -16,6 +16,7 @@
 #include "worker/native/auth.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
+#include "worker/errcode.h"
 #include "worker/face.h"
 #include "worker/lograte.h"
 #include "worker/native/admin.h"
@@ -204,7 +205,7 @@ native_exec(struct worker *w, struct conn *c, struct req *r)
 	r->name = row != NULL ? row->name : NULL;
 	if (row == NULL) {
 		/* Known or not, nothing is answered before authentication. */
-		r->error = native_error(auth_gate(c, 0, r->name));
+		r->error = errcode(auth_gate(c, 0, r->name));
 		if (r->error == ERR_NONE) {
 			r->error = ERR_UNSUPPORTED_API;
 			lograte_warnx(w, c->peer, LOGRATE_REFUSED, "API "
@@ -215,7 +216,7 @@ native_exec(struct worker *w, struct conn *c, struct req *r)
 		return;
 	}
 	if (r->state == REQ_NEW) {
-		if ((r->error = native_error(auth_gate(c, row->perm,
+		if ((r->error = errcode(auth_gate(c, row->perm,
 		    r->name))) != ERR_NONE) {
 			r->state = REQ_DONE;
 			return;

@@ -29,7 +29,5 @@ int	native_redecode(struct conn *c, struct req *r);
 /* Free what r holds outside the arena (file descriptors). */
 void	native_release(struct req *r);
 
-/* The native error code (proto/msg.h) for an operation's error. */
-int16_t	native_error(enum op_err e);
 
 #endif

@@ -89,12 +89,5 @@ op_alloc(const struct op_ctx *x, size_t size)
 
 /* The name of e, for logs and tests ("OP_NO_TOPIC" reads as "no topic"). */
 const char *op_strerror(enum op_err e);
-/*
- * Count one answer carrying e in the broker's figures (shm/stats.h),
- * whichever face answered it.  The figures are labelled with the
- * broker's error codes, which are the native protocol's: it is defined
- * beside that table (worker/native/errors.c).
- */
-void	op_count_error(struct worker *w, enum op_err e);
 
 #endif

@@ -7,7 +7,7 @@
 #include "worker/native/native.h"
 #include "worker/worker.h"
 
-static const int16_t native_errors[OP_ERR_MAX] = {
+static const int16_t errcodes[OP_ERR_MAX] = {
 	[OP_OK]			= ERR_NONE,
 	[OP_INTERNAL]		= ERR_UNKNOWN,
 	[OP_BAD_REQUEST]	= ERR_INVALID_REQUEST,
@@ -43,15 +43,15 @@ static const int16_t native_errors[OP_ERR_MAX] = {
 };
 
 int16_t
-native_error(enum op_err e)
+errcode(enum op_err e)
 {
 	if ((unsigned)e >= OP_ERR_MAX)
 		return ERR_UNKNOWN;
-	return native_errors[e];
+	return errcodes[e];
 }
 
 void
-op_count_error(struct worker *w, enum op_err e)
+errcode_count(struct worker *w, enum op_err e)
 {
-	stats_error_count(w->me, native_error(e));
+	stats_error_count(w->me, errcode(e));
 }
