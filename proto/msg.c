@@ -213,6 +213,7 @@ static const struct msg_layout metadata_resp = MSG_RESPONSE(metadata_resp_rows);
 
 MSG_ENCODER(msg_encode_metadata_req, metadata_req)
 MSG_ENCODER(msg_encode_metadata_resp, metadata_resp)
+MSG_ENCODER(msg_encode_topic_info, topic_info)
 MSG_DECODER_ARENA(msg_decode_metadata_req, metadata_req)
 MSG_DECODER_ARENA(msg_decode_metadata_resp, metadata_resp)
 

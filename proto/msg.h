@@ -174,6 +174,11 @@ void	msg_encode_handshake_req(struct wbuf *wb, const struct handshake_req *m);
 void	msg_encode_handshake_resp(struct wbuf *wb, const struct handshake_resp *m);
 void	msg_encode_metadata_req(struct wbuf *wb, const struct metadata_req *m);
 void	msg_encode_metadata_resp(struct wbuf *wb, const struct metadata_resp *m);
+/*
+ * One topic of a METADATA answer, for an encoder that writes the answer
+ * a topic at a time: [error i16][count i32] first, then count of these.
+ */
+void	msg_encode_topic_info(struct wbuf *wb, const struct topic_info *m);
 void	msg_encode_create_topic_req(struct wbuf *wb, const struct create_topic_req *m);
 void	msg_encode_create_topic_resp(struct wbuf *wb, const struct create_topic_resp *m);
 void	msg_encode_delete_topic_req(struct wbuf *wb, const struct delete_topic_req *m);

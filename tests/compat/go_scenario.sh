@@ -26,6 +26,8 @@ kafka_go) pkg=golang-github-segmentio-kafka-go-dev ;;
 *) echo "go_scenario.sh: unknown program $prog" >&2; exit 2 ;;
 esac
 out=${FLUME_BUILD:-$here/../../build}/compat-go
+# go wants GOCACHE absolute; make check passes FLUME_BUILD relative.
+case $out in /*) ;; *) out=$PWD/$out ;; esac
 bin=$out/${prog}_scenario
 if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ] || [ "$here/go_common.go" -nt "$bin" ]; then
 	mkdir -p "$out"

@@ -23,11 +23,7 @@
 #include "worker/op/group_offsets.h"
 
 #define SESSION	10000
-#define READERS	32	/* fixture_op's max_partitions */
-
 static struct fixture_op f;
-static struct plog_reader *readers[READERS];
-static uint32_t reader_inc[READERS];
 
 static void
 tp_is(const struct op_group_tp *tp, const char *topic, int32_t partition)
@@ -291,12 +287,8 @@ test_reset(void)
 	struct op_join st;
 	int32_t i, n;
 
+	/* With the worker's reader cache, for the time lookup (none on disk). */
 	fixture_op_start(&f, 3);
-	/* The worker's reader cache, for the time lookup (none on disk). */
-	memset(readers, 0, sizeof(readers));
-	f.w.readers = readers;
-	f.w.reader_inc = reader_inc;
-	f.w.nreaders = READERS;
 	/* Partition 1's log is [10, 500), 400 of it in the files. */
 	p = shm_partition(f.w.shm, 0, 1);
 	atomic_store(&p->log_start, 10);
@@ -352,9 +344,6 @@ test_reset(void)
 	CU_ASSERT_EQUAL(reset(1, OP_RESET_TO_EARLIEST, 0, &res, &n),
 	    OP_GROUP_NOT_EMPTY);
 	CU_ASSERT_EQUAL(committed(1), 400);
-	for (i = 0; i < READERS; i++)
-		if (readers[i] != NULL)
-			plog_reader_close(readers[i]);
 	fixture_op_done(&f);
 }
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "proto/bytes.h"
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_meta.h"
@@ -302,6 +303,25 @@ kafka_exec(struct worker *w, struct conn *c, struct req *r)
 		return;
 	}
 	if (kafka_header(k, r->payload, r->payload_len) == -1) {
+		/*
+		 * A version above what Flume serves may have a header this
+		 * reads wrongly (v2 where the client wrote v1): name the
+		 * request by its key and version, which always read.
+		 */
+		if (r->payload_len >= 4) {
+			k->h.api_key = (int16_t)be16_get(r->payload);
+			k->h.api_version = (int16_t)be16_get(r->payload + 2);
+			k->row = api_row_find(kafka_rows, KAFKA_NROWS,
+			    k->h.api_key);
+			if (k->row == NULL ||
+			    k->h.api_version < k->row->min_version ||
+			    k->h.api_version > k->row->max_version) {
+				kafka_refuse(c, r, " is not supported");
+				k->row = NULL;
+				return;
+			}
+			k->row = NULL;
+		}
 		kafka_refuse(c, r, NULL);
 		return;
 	}

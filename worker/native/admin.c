@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "proto/frame.h"
 #include "proto/msg.h"
 #include "proto/version.h"
 #include "worker/conn.h"
@@ -50,55 +51,34 @@ native_handshake_exec(struct worker *w, struct conn *c, struct req *r)
 
 /* ---- METADATA ---- */
 
-/* The native answer of op_metadata()'s n results t. */
-static struct metadata_resp *
-metadata_resp(struct conn *c, const struct op_topic_info *t, int32_t n)
-{
-	struct metadata_resp *s;
-	struct topic_info *ti;
-	int32_t i, j;
-
-	if ((s = conn_alloc(c, sizeof(*s))) == NULL)
-		return NULL;
-	memset(s, 0, sizeof(*s));
-	if (n > 0 && (s->topics = conn_alloc(c, (size_t)n *
-	    sizeof(*s->topics))) == NULL)
-		return NULL;
-	s->count = n;
-	for (i = 0; i < n; i++) {
-		ti = &s->topics[i];
-		memset(ti, 0, sizeof(*ti));
-		ti->error = errcode(t[i].err);
-		ti->name = t[i].name;
-		ti->name_len = t[i].name_len;
-		if (t[i].err != OP_OK || t[i].nparts <= 0)
-			continue;
-		if ((ti->partitions = conn_alloc(c, (size_t)t[i].nparts *
-		    sizeof(*ti->partitions))) == NULL)
-			return NULL;
-		ti->count = t[i].nparts;
-		for (j = 0; j < t[i].nparts; j++) {
-			ti->partitions[j].partition = t[i].parts[j].partition;
-			ti->partitions[j].log_start = t[i].parts[j].log_start;
-			ti->partitions[j].log_end = t[i].parts[j].log_end;
-			ti->partitions[j].size_bytes = t[i].parts[j].size_bytes;
-		}
-	}
-	return s;
-}
+/*
+ * A METADATA's results, encoded a topic at a time at emit: the native
+ * answer is never built whole beside them, so a request naming many
+ * wide topics costs its request memory once.
+ */
+struct meta_st {
+	struct op_topic_info	*t;
+	int32_t			 n;
+	struct partition_info	*scratch;	/* the widest topic's partitions */
+};
 
 void
 native_metadata_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	const struct metadata_req *q = r->dec;
-	struct op_topic_info *t;
 	struct op_name *names = NULL;
+	struct meta_st *st;
 	struct op_ctx x;
-	int32_t k, n;
+	int32_t k, most = 0;
 
 	(void)w;
 	conn_op_ctx(c, r, &x);
 	r->st = NULL;
+	if ((st = conn_alloc(c, sizeof(*st))) == NULL) {
+		req_done(r, ERR_RESOURCE_LIMIT);
+		return;
+	}
+	memset(st, 0, sizeof(*st));
 	/* count 0: every topic. */
 	if (q->count > 0) {
 		if ((names = conn_alloc(c, (size_t)q->count *
@@ -111,12 +91,56 @@ native_metadata_exec(struct worker *w, struct conn *c, struct req *r)
 			names[k].len = q->topics[k].len;
 		}
 	}
-	if (op_metadata(&x, names, q->count, q->auto_create, &t, &n) != OP_OK ||
-	    (r->st = metadata_resp(c, t, n)) == NULL) {
+	if (op_metadata(&x, names, q->count, q->auto_create, &st->t,
+	    &st->n) != OP_OK) {
 		req_done(r, ERR_RESOURCE_LIMIT);
 		return;
 	}
+	for (k = 0; k < st->n; k++)
+		if (st->t[k].err == OP_OK && st->t[k].nparts > most)
+			most = st->t[k].nparts;
+	if (most > 0 && (st->scratch = conn_alloc(c, (size_t)most *
+	    sizeof(*st->scratch))) == NULL) {
+		req_done(r, ERR_RESOURCE_LIMIT);
+		return;
+	}
+	r->st = st;
 	req_done(r, ERR_NONE);
+}
+
+void
+native_metadata_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct meta_st *st = r->st;
+	const struct op_topic_info *t;
+	struct topic_info ti;
+	size_t start;
+	int32_t i, j;
+
+	start = frame_begin_response(&c->out, r->id);
+	wbuf_i16(&c->out, ERR_NONE);
+	wbuf_i32(&c->out, st->n);
+	for (i = 0; i < st->n; i++) {
+		t = &st->t[i];
+		memset(&ti, 0, sizeof(ti));
+		ti.error = errcode(t->err);
+		ti.name = t->name;
+		ti.name_len = t->name_len;
+		if (t->err == OP_OK && t->nparts > 0) {
+			ti.count = t->nparts;
+			ti.partitions = st->scratch;
+			for (j = 0; j < t->nparts; j++) {
+				st->scratch[j].partition = t->parts[j].partition;
+				st->scratch[j].log_start = t->parts[j].log_start;
+				st->scratch[j].log_end = t->parts[j].log_end;
+				st->scratch[j].size_bytes =
+				    t->parts[j].size_bytes;
+			}
+		}
+		msg_encode_topic_info(&c->out, &ti);
+	}
+	frame_end(&c->out, start);
+	conn_out_commit(c);
 }
 
 /* ---- CREATE_TOPIC and DELETE_TOPIC ---- */

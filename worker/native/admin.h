@@ -15,6 +15,7 @@ struct req;
 
 void	native_handshake_exec(struct worker *w, struct conn *c, struct req *r);
 void	native_metadata_exec(struct worker *w, struct conn *c, struct req *r);
+void	native_metadata_emit(struct worker *w, struct conn *c, struct req *r);
 void	native_create_topic_exec(struct worker *w, struct conn *c,
 	    struct req *r);
 void	native_create_topic_poll(struct worker *w, struct conn *c,

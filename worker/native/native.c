@@ -86,12 +86,6 @@ emit_handshake(struct worker *w, struct conn *c, struct req *r)
 }
 
 static void
-emit_metadata(struct worker *w, struct conn *c, struct req *r)
-{
-	EMIT(c, r, msg_encode_metadata_resp(&c->out, r->st));
-}
-
-static void
 emit_create_topic(struct worker *w, struct conn *c, struct req *r)
 {
 	EMIT(c, r, msg_encode_create_topic_resp(&c->out, r->st));
@@ -126,7 +120,7 @@ static const struct api_row native_rows[] = {
 	    ERRBODY_HANDSHAKE),
 	/* METADATA and LIST_OFFSETS: checked per topic by the operation. */
 	ROW(API_METADATA, "METADATA", 0, dec_metadata, native_metadata_exec,
-	    NULL, emit_metadata, NULL, ERRBODY_EMPTY),
+	    NULL, native_metadata_emit, NULL, ERRBODY_EMPTY),
 	/* The data path: worker/native/data.c. */
 	ROW(API_PRODUCE, "PRODUCE", AUTH_PRODUCE, native_produce_decode,
 	    native_produce_exec, native_produce_poll, native_produce_emit, NULL,
