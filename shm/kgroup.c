@@ -483,6 +483,65 @@ member_touch(struct shm_member *m, const struct kgroup_join_in *in,
 	m->last_seen_ms = now;
 }
 
+/*
+ * A pending member's id (KIP-394) is not stored: its last 4 hex digits
+ * are a check of the group's name, generation and the rest of the id,
+ * so that the join that follows MEMBER_ID_REQUIRED is told from an
+ * unknown or stale id (UNKNOWN_MEMBER_ID) without a table of pending
+ * members.  A generation completed in between invalidates it (the
+ * client gets UNKNOWN_MEMBER_ID and starts again, as after a Kafka
+ * coordinator's pending member expired).
+ */
+#define PENDING_CHECK	4
+
+static uint32_t
+pending_check(const struct shm_group *g, const char *id, size_t len)
+{
+	uint32_t h = 2166136261u, gen = g->generation;
+	size_t i;
+
+	for (i = 0; i < g->name_len; i++)
+		h = (h ^ (uint8_t)g->name[i]) * 16777619u;
+	for (i = 0; i < sizeof(gen); i++, gen >>= 8)
+		h = (h ^ (gen & 0xff)) * 16777619u;
+	for (i = 0; i < len; i++)
+		h = (h ^ (uint8_t)id[i]) * 16777619u;
+	return (h ^ (h >> 16)) & 0xffff;
+}
+
+static size_t
+pending_make(struct shm *s, struct shm_group *g, const char *client,
+    size_t clen, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = group_member_id_make(s, g, client, clen, out);
+	uint32_t h = pending_check(g, out, n - PENDING_CHECK);
+	int i;
+
+	for (i = PENDING_CHECK - 1; i >= 0; i--, h >>= 4)
+		out[n - PENDING_CHECK + (size_t)i] = hex[h & 15];
+	return n;
+}
+
+static int
+pending_valid(const struct shm_group *g, const char *id, size_t len)
+{
+	uint32_t h = 0;
+	size_t i;
+
+	if (len <= PENDING_CHECK + 1 || len > MEMBER_ID_MAX)
+		return 0;
+	for (i = len - PENDING_CHECK; i < len; i++) {
+		if (id[i] >= '0' && id[i] <= '9')
+			h = h << 4 | (uint32_t)(id[i] - '0');
+		else if (id[i] >= 'a' && id[i] <= 'f')
+			h = h << 4 | (uint32_t)(id[i] - 'a' + 10);
+		else
+			return 0;
+	}
+	return h == pending_check(g, id, len - PENDING_CHECK);
+}
+
 int16_t
 kgroup_join(struct shm *s, struct shm_group *g, const struct kgroup_join_in *in,
     int64_t now, const struct group_params *gp, int *member, int *ready)
@@ -513,10 +572,17 @@ kgroup_join(struct shm *s, struct shm_group *g, const struct kgroup_join_in *in,
 	}
 	(void)kgroup_tick(s, g, now, gp);
 	if (in->member_id_len > 0 && (idx = group_member_find(s, g,
-	    in->member_id, in->member_id_len)) == -1)
+	    in->member_id, in->member_id_len)) == -1 &&
+	    !(in->require_id && pending_valid(g, in->member_id,
+	    in->member_id_len)))
 		return KERR_UNKNOWN_MEMBER_ID;
 	if (!supports(s, g, in, idx))
 		return KERR_INCONSISTENT_GROUP_PROTOCOL;
+	if (in->require_id && in->member_id_len == 0) {
+		*in->pending_len = pending_make(s, g, in->client_id,
+		    in->client_id_len, in->pending);
+		return KERR_MEMBER_ID_REQUIRED;
+	}
 	if (idx >= 0) {
 		m = group_member_at(s, g, (uint32_t)idx);
 		*member = idx;
@@ -562,8 +628,12 @@ kgroup_join(struct shm *s, struct shm_group *g, const struct kgroup_join_in *in,
 		memcpy(m->host, in->host, m->host_len);
 	m->host[m->host_len] = '\0';
 	memset(m->id, 0, sizeof(m->id));
-	m->id_len = (uint16_t)group_member_id_make(s, g, in->client_id,
-	    in->client_id_len, m->id);
+	if (in->member_id_len > 0) {	/* the id MEMBER_ID_REQUIRED gave */
+		memcpy(m->id, in->member_id, in->member_id_len);
+		m->id_len = (uint16_t)in->member_id_len;
+	} else
+		m->id_len = (uint16_t)group_member_id_make(s, g, in->client_id,
+		    in->client_id_len, m->id);
 	if (count_active(s, g) == 0) {
 		memcpy(g->ptype, in->ptype, in->ptype_len);
 		g->ptype[in->ptype_len] = '\0';

@@ -56,6 +56,14 @@ struct kgroup_join_in {
 	size_t				 ptype_len;
 	const struct kgroup_proto	*protos;
 	uint32_t			 nprotos;
+	/*
+	 * JoinGroup v4+ (KIP-394): a new member first gets
+	 * MEMBER_ID_REQUIRED and an id in pending (MEMBER_ID_MAX + 1,
+	 * *pending_len), and joins with it.
+	 */
+	int				 require_id;
+	char				*pending;
+	size_t				*pending_len;
 };
 
 /* One entry of the leader's SyncGroup. */

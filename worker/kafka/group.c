@@ -28,7 +28,8 @@
 #include "common/log.h"
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kconsumer.h"
-#include "proto/kafka/kgroup.h"
+#include "proto/kafka/kmsg_group.h"
+#include "proto/kafka/kmsg_join.h"
 #include "shm/group.h"
 #include "shm/kgroup.h"
 #include "store/topic.h"
@@ -42,7 +43,7 @@
 
 #define KGROUP_POLL_MS	1000	/* a lost wake-up costs a parked request at most this */
 
-/* Per-request state of a JoinGroup or SyncGroup. */
+/* Per-request state of a group request, and its answer. */
 struct kg_st {
 	int			 gidx;
 	int			 member;
@@ -51,11 +52,14 @@ struct kg_st {
 	char			 id[MEMBER_ID_MAX + 1];
 	size_t			 id_len;
 	union {
-		struct kjoin_resp	 join;
-		struct ksync_resp	 sync;
-		struct kgroup_error_resp err;
+		struct km_join_resp	 join;
+		struct km_sync_resp	 sync;
+		struct km_heartbeat_resp hb;
+		struct km_leave_resp	 leave;
 	} resp;
 };
+
+static const struct kstr kg_null = { NULL, -1 };
 
 /* A copy in the arena as a kstr (len 0 on a full arena: caller checks p). */
 static struct kstr
@@ -132,7 +136,7 @@ kg_authorize(const struct op_ctx *x, unsigned perm, struct kstr group)
 
 struct kg_sub_check {
 	const struct op_ctx	*x;
-	const struct kjoin_req	*q;
+	const struct km_join_req *q;
 	int			 denied;
 };
 
@@ -155,8 +159,9 @@ kg_sub_topic(const char *name, size_t nlen, void *arg)
  * topic denied is GROUP_AUTHORIZATION_FAILED too (the join is refused).
  */
 static int16_t
-kg_authorize_join(const struct op_ctx *x, const struct kjoin_req *q)
+kg_authorize_join(const struct op_ctx *x, const struct km_join_req *q)
 {
+	const struct km_join_protocol *pr = q->protocols.v;
 	struct kg_sub_check k = { x, q, 0 };
 	size_t glen = q->group_id.len > 0 ? (size_t)q->group_id.len : 0;
 	int32_t i;
@@ -165,12 +170,11 @@ kg_authorize_join(const struct op_ctx *x, const struct kjoin_req *q)
 	if ((err = kg_authorize(x, AUTH_GROUP_READ, q->group_id)) != KERR_NONE ||
 	    !auth_enabled() || !kstr_eq(q->protocol_type, "consumer"))
 		return err;
-	for (i = 0; i < q->nprotocols && !k.denied; i++) {
+	for (i = 0; i < q->protocols.n && !k.denied; i++) {
 		if (kconsumer_subscription_topics(
-		    (const uint8_t *)q->protocols[i].data.p,
-		    q->protocols[i].data.len > 0 ?
-		    (size_t)q->protocols[i].data.len : 0, kg_sub_topic,
-		    &k) == -1) {
+		    (const uint8_t *)pr[i].metadata.p,
+		    pr[i].metadata.len > 0 ? (size_t)pr[i].metadata.len : 0,
+		    kg_sub_topic, &k) == -1) {
 			(void)op_access_group_topic(x, q->group_id.p, glen,
 			    NULL, 0);
 			return KERR_GROUP_AUTHORIZATION_FAILED;
@@ -181,57 +185,114 @@ kg_authorize_join(const struct op_ctx *x, const struct kjoin_req *q)
 
 /* ---- FindCoordinator ---- */
 
+/*
+ * One key's coordinator into co: this broker for a group (key type 0);
+ * transactions (1) have none until Flume has them; other types are
+ * Kafka's INVALID_REQUEST.  An error answers node -1, host "", port -1
+ * and Kafka's message, as Kafka does.
+ */
+static void
+find_coord_one(struct worker *w, struct conn *c, const struct op_ctx *x,
+    struct kstr key, int8_t key_type, struct km_coordinator *co)
+{
+	co->key = key;
+	co->error_message = kg_null;
+	if (key_type == 1) {
+		co->error_code = KERR_COORDINATOR_NOT_AVAILABLE;
+		co->error_message = kstr_c("Flume has no transaction "
+		    "coordinator: transactions are not supported");
+	} else if (key_type != 0) {
+		co->error_code = KERR_INVALID_REQUEST;
+		co->error_message = kstr_c("Unknown coordinator type");
+	} else if (w->shm->hdr->limits.max_groups == 0) {
+		co->error_code = KERR_COORDINATOR_NOT_AVAILABLE;
+		co->error_message = kstr_c("The coordinator is not "
+		    "available.");
+	} else if ((co->error_code = kg_authorize(x, AUTH_GROUP_DESCRIBE,
+	    key)) != KERR_NONE)
+		co->error_message = kstr_c("Not authorized to access group: "
+		    "Group authorization failed.");
+	if (co->error_code != KERR_NONE) {
+		co->node_id = -1;
+		co->host = kstr_c("");
+		co->port = -1;
+		return;
+	}
+	/* One broker, the listener the client came in on (as Metadata). */
+	co->node_id = 0;
+	co->host = kstr_c(c->tls != NULL ? w->conf->kafka_tls_adv_host :
+	    w->conf->kafka_adv_host);
+	co->port = c->tls != NULL ? w->conf->kafka_tls_adv_port :
+	    w->conf->kafka_adv_port;
+}
+
+/* v0-3 ask for one key, v4 and later for a batch answered per key. */
 void
 kafka_find_coord_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
-	struct kfind_coord_resp *s;
+	const struct km_findcoord_req *q = k->body;
+	const struct kstr *keys = q->coordinator_keys.v;
+	struct km_findcoord_resp *s;
+	struct km_coordinator one, *co = NULL;
 	struct op_ctx x;
+	int32_t i, n = q->coordinator_keys.n > 0 ? q->coordinator_keys.n : 0;
 
 	r->state = REQ_DONE;
 	conn_op_ctx(c, r, &x);
-	if ((s = conn_alloc(c, sizeof(*s))) == NULL) {
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL ||
+	    (n > 0 && (co = conn_alloc(c, (size_t)n * sizeof(*co))) == NULL)) {
 		c->dead = 1;
 		return;
 	}
-	memset(s, 0, sizeof(*s));
-	/* One broker: it coordinates every group. */
-	s->error = w->shm->hdr->limits.max_groups == 0 ?
-	    KERR_COORDINATOR_NOT_AVAILABLE : kg_authorize(&x,
-	    AUTH_GROUP_DESCRIBE, k->k.find_coord.group_id);
-	s->node_id = 0;
-	/* The listener the client came in on, as Metadata does. */
-	s->host = kstr_c(c->tls != NULL ? w->conf->kafka_tls_adv_host :
-	    w->conf->kafka_adv_host);
-	s->port = c->tls != NULL ? w->conf->kafka_tls_adv_port :
-	    w->conf->kafka_adv_port;
+	kdesc_defaults(kmsg_find_coordinator.km_resp, s);
 	k->kst = s;
+	if (k->h.api_version >= 4) {
+		for (i = 0; i < n; i++)
+			find_coord_one(w, c, &x, keys[i], q->key_type, &co[i]);
+		s->coordinators.n = n;
+		s->coordinators.v = co;
+		return;
+	}
+	find_coord_one(w, c, &x, q->key, q->key_type, &one);
+	s->error_code = one.error_code;
+	s->error_message = one.error_message;
+	s->node_id = one.node_id;
+	s->host = one.host;
+	s->port = one.port;
 }
 
 void
 kafka_find_coord_emit(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
-	size_t pos;
 
 	(void)w;
-	pos = kafka_resp_begin(c, r);
-	kfind_coord_encode_resp(&c->out, k->h.api_version, k->kst);
-	kafka_resp_end(c, pos);
+	if (k->kst == NULL) {
+		c->dead = 1;
+		return;
+	}
+	kafka_emit_desc(c, r, k->kst);
 }
 
 /* ---- JoinGroup ---- */
 
+/*
+ * An answer without a generation: generation -1, no protocol (null from
+ * v7, "" before, as Kafka), the member id asked for (or the one
+ * MEMBER_ID_REQUIRED gives).
+ */
 static void
 join_fail(struct kg_st *st, struct req *r, int16_t err)
 {
-	memset(&st->resp.join, 0, sizeof(st->resp.join));
-	st->resp.join.error = err;
-	st->resp.join.generation_id = -1;
-	st->resp.join.protocol_name = kstr_c("");
-	st->resp.join.leader = kstr_c("");
-	st->resp.join.member_id.p = st->id;
-	st->resp.join.member_id.len = (int32_t)st->id_len;
+	struct kafka_req *k = r->dec;
+	struct km_join_resp *s = &st->resp.join;
+
+	kdesc_defaults(kmsg_join_group.km_resp, s);
+	s->error_code = err;
+	s->protocol_name = k->h.api_version >= 7 ? kg_null : kstr_c("");
+	s->member_id.p = st->id;
+	s->member_id.len = (int32_t)st->id_len;
 	r->state = REQ_DONE;
 }
 
@@ -240,22 +301,24 @@ static int16_t
 join_answer(struct worker *w, struct conn *c, struct shm_group *g,
     struct kg_st *st)
 {
-	struct kjoin_resp *s = &st->resp.join;
-	struct kgroup_blob *mb;
+	struct km_join_resp *s = &st->resp.join;
+	struct km_join_member *mb;
 	struct shm_member *m;
 	const uint8_t *meta;
 	uint32_t i, n = 0, max = w->shm->hdr->limits.max_group_members;
 	size_t ml;
 
-	memset(s, 0, sizeof(*s));
+	kdesc_defaults(kmsg_join_group.km_resp, s);
 	s->generation_id = (int32_t)g->generation;
+	s->protocol_type = kg_dup(c, g->ptype, g->ptype_len);
 	s->protocol_name = kg_dup(c, g->proto, g->proto_len);
 	s->member_id.p = st->id;
 	s->member_id.len = (int32_t)st->id_len;
 	m = g->leader >= 0 ? group_member_at(w->shm, g, (uint32_t)g->leader) :
 	    NULL;
 	s->leader = m != NULL ? kg_dup(c, m->id, m->id_len) : kstr_c("");
-	if (s->protocol_name.p == NULL || s->leader.p == NULL)
+	if (s->protocol_type.p == NULL || s->protocol_name.p == NULL ||
+	    s->leader.p == NULL)
 		return KERR_UNKNOWN_SERVER_ERROR;
 	if (st->member != g->leader)
 		return KERR_NONE;
@@ -269,14 +332,15 @@ join_answer(struct worker *w, struct conn *c, struct shm_group *g,
 			continue;
 		if (kgroup_member_metadata(w->shm, g, i, &meta, &ml) == -1)
 			ml = 0;
-		mb[n].name = kg_dup(c, m->id, m->id_len);
-		mb[n].data = kg_dup(c, meta, ml);
-		if (mb[n].name.p == NULL || mb[n].data.p == NULL)
+		mb[n].member_id = kg_dup(c, m->id, m->id_len);
+		mb[n].group_instance_id = kg_null;	/* no static members */
+		mb[n].metadata = kg_dup(c, meta, ml);
+		if (mb[n].member_id.p == NULL || mb[n].metadata.p == NULL)
 			return KERR_UNKNOWN_SERVER_ERROR;
 		n++;
 	}
-	s->nmembers = (int32_t)n;
-	s->members = mb;
+	s->members.n = (int32_t)n;
+	s->members.v = mb;
 	return KERR_NONE;
 }
 
@@ -326,11 +390,18 @@ peer_host_len(const char *peer)
 	return colon != NULL ? (size_t)(colon - peer) : strlen(peer);
 }
 
+/*
+ * From v4 a new member (empty id) is answered MEMBER_ID_REQUIRED with
+ * its id and joins again with it (KIP-394), as Kafka does; before v4 it
+ * joins at once.  A group_instance_id (v5, static membership) is taken
+ * and ignored: the member is a dynamic one.
+ */
 void
 kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
-	const struct kjoin_req *q = &k->k.join;
+	const struct km_join_req *q = k->body;
+	const struct km_join_protocol *pr = q->protocols.v;
 	struct kgroup_proto *protos;
 	struct kgroup_join_in in;
 	struct group_params gp;
@@ -368,18 +439,18 @@ kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 		join_fail(st, r, err);
 		return;
 	}
-	if (q->nprotocols <= 0 || (protos = conn_alloc(c,
-	    (size_t)q->nprotocols * sizeof(*protos))) == NULL) {
+	if (q->protocols.n <= 0 || (protos = conn_alloc(c,
+	    (size_t)q->protocols.n * sizeof(*protos))) == NULL) {
 		join_fail(st, r, KERR_INCONSISTENT_GROUP_PROTOCOL);
 		return;
 	}
-	for (i = 0; i < q->nprotocols; i++) {
-		protos[i].name = q->protocols[i].name.p;
-		protos[i].name_len = q->protocols[i].name.len > 0 ?
-		    (size_t)q->protocols[i].name.len : 0;
-		protos[i].meta = (const uint8_t *)q->protocols[i].data.p;
-		protos[i].meta_len = q->protocols[i].data.len > 0 ?
-		    (size_t)q->protocols[i].data.len : 0;
+	for (i = 0; i < q->protocols.n; i++) {
+		protos[i].name = pr[i].name.p;
+		protos[i].name_len = pr[i].name.len > 0 ?
+		    (size_t)pr[i].name.len : 0;
+		protos[i].meta = (const uint8_t *)pr[i].metadata.p;
+		protos[i].meta_len = pr[i].metadata.len > 0 ?
+		    (size_t)pr[i].metadata.len : 0;
 	}
 	memset(&in, 0, sizeof(in));
 	in.member_id = st->id;
@@ -397,7 +468,10 @@ kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 	in.ptype_len = q->protocol_type.len > 0 ?
 	    (size_t)q->protocol_type.len : 0;
 	in.protos = protos;
-	in.nprotos = (uint32_t)q->nprotocols;
+	in.nprotos = (uint32_t)q->protocols.n;
+	in.require_id = k->h.api_version >= 4;
+	in.pending = st->id;
+	in.pending_len = &st->id_len;
 	op_group_params(w, &gp);
 	/* By name: the slot may have been deleted and reused since kg_group. */
 	if ((g = op_group_lock_name(w, st->gidx, q->group_id.p,
@@ -443,43 +517,58 @@ kafka_join_emit(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	struct kg_st *st = k->kst;
-	size_t pos;
 
 	(void)w;
 	if (st == NULL) {
 		c->dead = 1;
 		return;
 	}
-	pos = kafka_resp_begin(c, r);
-	kjoin_encode_resp(&c->out, k->h.api_version, &st->resp.join);
-	kafka_resp_end(c, pos);
+	kafka_emit_desc(c, r, &st->resp.join);
 }
 
 /* ---- SyncGroup ---- */
 
+/* An answer without an assignment: no protocol (null in v5, as Kafka). */
 static void
 sync_done(struct kg_st *st, struct req *r, int16_t err)
 {
-	memset(&st->resp.sync, 0, sizeof(st->resp.sync));
-	st->resp.sync.error = err;
-	st->resp.sync.assignment = kstr_c("");
+	kdesc_defaults(kmsg_sync_group.km_resp, &st->resp.sync);
+	st->resp.sync.error_code = err;
+	st->resp.sync.protocol_type = kg_null;
+	st->resp.sync.protocol_name = kg_null;
 	r->state = REQ_DONE;
 }
 
-/* Under the lock: the member's assignment into the answer. */
+/* Under the lock: the member's assignment and the protocol into the answer. */
 static void
 sync_answer(struct worker *w, struct conn *c, struct shm_group *g,
     struct kg_st *st, struct req *r)
 {
+	struct km_sync_resp *s = &st->resp.sync;
 	struct shm_member *m = group_member_at(w->shm, g, (uint32_t)st->member);
 	size_t n = m->assign_len <= w->shm->hdr->limits.member_meta ?
 	    m->assign_len : 0;
 
 	sync_done(st, r, KERR_NONE);
-	st->resp.sync.assignment = kg_dup(c, group_assign(w->shm, g,
+	s->assignment = kg_dup(c, group_assign(w->shm, g,
 	    (uint32_t)st->member), n);
-	if (st->resp.sync.assignment.p == NULL)
+	s->protocol_type = kg_dup(c, g->ptype, g->ptype_len);
+	s->protocol_name = kg_dup(c, g->proto, g->proto_len);
+	if (s->assignment.p == NULL || s->protocol_type.p == NULL ||
+	    s->protocol_name.p == NULL)
 		sync_done(st, r, KERR_UNKNOWN_SERVER_ERROR);
+}
+
+/* Does a SyncGroup v5's protocol type or name (when given) differ from g's? */
+static int
+sync_protocol_differs(const struct shm_group *g, const struct km_sync_req *q)
+{
+	return (q->protocol_type.len >= 0 &&
+	    ((size_t)q->protocol_type.len != g->ptype_len ||
+	    memcmp(q->protocol_type.p, g->ptype, g->ptype_len) != 0)) ||
+	    (q->protocol_name.len >= 0 &&
+	    ((size_t)q->protocol_name.len != g->proto_len ||
+	    memcmp(q->protocol_name.p, g->proto, g->proto_len) != 0));
 }
 
 /* A follower's SyncGroup waiting for the leader's assignment. */
@@ -514,11 +603,18 @@ kafka_sync_poll(struct worker *w, struct conn *c, struct req *r)
 	op_group_unlock(w, g, s0, g0);
 }
 
+/*
+ * v5 names the protocol type and name the member expects: a member of
+ * the generation whose names differ from the group's gets
+ * INCONSISTENT_GROUP_PROTOCOL (after the member and generation checks,
+ * as Kafka).  A group_instance_id (v3) is ignored: no static members.
+ */
 void
 kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
-	const struct ksync_req *q = &k->k.sync;
+	const struct km_sync_req *q = k->body;
+	const struct km_sync_assignment *qa = q->assignments.v;
 	struct kgroup_assign_in *a = NULL;
 	struct group_params gp;
 	struct shm_group *g;
@@ -553,26 +649,34 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 		sync_done(st, r, err);
 		return;
 	}
-	if (q->nassign > 0 && (a = conn_alloc(c, (size_t)q->nassign *
-	    sizeof(*a))) == NULL) {
+	if (q->assignments.n > 0 && (a = conn_alloc(c,
+	    (size_t)q->assignments.n * sizeof(*a))) == NULL) {
 		sync_done(st, r, KERR_UNKNOWN_SERVER_ERROR);
 		return;
 	}
-	for (i = 0; i < q->nassign; i++) {
-		a[i].member_id = q->assign[i].name.p;
-		a[i].member_id_len = q->assign[i].name.len > 0 ?
-		    (size_t)q->assign[i].name.len : 0;
-		a[i].data = (const uint8_t *)q->assign[i].data.p;
-		a[i].len = q->assign[i].data.len > 0 ?
-		    (size_t)q->assign[i].data.len : 0;
+	for (i = 0; i < q->assignments.n; i++) {
+		a[i].member_id = qa[i].member_id.p;
+		a[i].member_id_len = qa[i].member_id.len > 0 ?
+		    (size_t)qa[i].member_id.len : 0;
+		a[i].data = (const uint8_t *)qa[i].assignment.p;
+		a[i].len = qa[i].assignment.len > 0 ?
+		    (size_t)qa[i].assignment.len : 0;
 	}
 	if ((g = op_group_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
 		sync_done(st, r, KERR_COORDINATOR_NOT_AVAILABLE);
 		return;
 	}
-	err = kgroup_sync(w->shm, g, st->id, st->id_len, st->generation, a,
-	    q->nassign > 0 ? (uint32_t)q->nassign : 0, w->now, &gp,
-	    &st->member, &ready);
+	(void)group_tick(w->shm, g, w->now, &gp);
+	if (g->kind == GROUP_KIND_KAFKA &&
+	    (uint32_t)st->generation == g->generation &&
+	    group_member_find(w->shm, g, st->id, st->id_len) >= 0 &&
+	    sync_protocol_differs(g, q))
+		err = KERR_INCONSISTENT_GROUP_PROTOCOL;
+	else
+		err = kgroup_sync(w->shm, g, st->id, st->id_len,
+		    st->generation, a, q->assignments.n > 0 ?
+		    (uint32_t)q->assignments.n : 0, w->now, &gp, &st->member,
+		    &ready);
 	if (err != KERR_NONE)
 		sync_done(st, r, err);
 	else if (ready)
@@ -594,98 +698,160 @@ kafka_sync_emit(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	struct kg_st *st = k->kst;
-	size_t pos;
 
 	(void)w;
 	if (st == NULL) {
 		c->dead = 1;
 		return;
 	}
-	pos = kafka_resp_begin(c, r);
-	ksync_encode_resp(&c->out, k->h.api_version, &st->resp.sync);
-	kafka_resp_end(c, pos);
+	kafka_emit_desc(c, r, &st->resp.sync);
 }
 
 /* ---- Heartbeat and LeaveGroup ---- */
 
 /*
- * Heartbeat (generation) or LeaveGroup (leave) of member id in group:
- * r answered with a Kafka error code.
+ * Heartbeat (generation) or LeaveGroup (leave) of member id in the group
+ * at gidx: a Kafka error code.
  */
-static void
-member_op(struct worker *w, struct conn *c, struct req *r, struct kstr group,
-    struct kstr id, int32_t generation, int leave)
+static int16_t
+member_op(struct worker *w, int gidx, struct kstr id, int32_t generation,
+    int leave)
 {
 	struct group_params gp;
 	struct shm_group *g;
-	struct kg_st *st;
-	struct op_ctx x;
 	uint32_t s0, g0;
-	int16_t err = KERR_NONE;
+	int16_t err;
 
-	if ((st = kg_st_new(c, r)) == NULL) {
-		c->dead = 1;
-		r->noresp = 1;
-		r->state = REQ_DONE;
-		return;
-	}
-	r->state = REQ_DONE;
-	conn_op_ctx(c, r, &x);
-	if ((st->resp.err.error = kg_authorize(&x, AUTH_GROUP_READ, group)) !=
-	    KERR_NONE)
-		return;
-	if (id.len <= 0 || id.len > MEMBER_ID_MAX) {
-		st->resp.err.error = KERR_UNKNOWN_MEMBER_ID;
-		return;
-	}
-	if ((st->gidx = kg_group(w, group, 0, &err)) < 0) {
-		st->resp.err.error = err;
-		return;
-	}
+	if (id.len <= 0 || id.len > MEMBER_ID_MAX)
+		return KERR_UNKNOWN_MEMBER_ID;
 	op_group_params(w, &gp);
-	if ((g = op_group_lock(w, st->gidx, &gp, &s0, &g0)) == NULL) {
-		st->resp.err.error = KERR_COORDINATOR_NOT_AVAILABLE;
-		return;
-	}
+	if ((g = op_group_lock(w, gidx, &gp, &s0, &g0)) == NULL)
+		return KERR_COORDINATOR_NOT_AVAILABLE;
 	if (leave)
 		err = kgroup_leave(w->shm, g, id.p, (size_t)id.len, w->now, &gp);
 	else
 		err = kgroup_heartbeat(w->shm, g, id.p, (size_t)id.len,
 		    generation, w->now, &gp);
 	op_group_unlock(w, g, s0, g0);
-	st->resp.err.error = err;
+	return err;
 }
 
+/* The group of a Heartbeat or LeaveGroup v0-2 and the member's error. */
+static int16_t
+member_request(struct worker *w, struct conn *c, struct req *r,
+    struct kstr group, struct kstr id, int32_t generation, int leave)
+{
+	struct op_ctx x;
+	int16_t err;
+	int gidx;
+
+	conn_op_ctx(c, r, &x);
+	if ((err = kg_authorize(&x, AUTH_GROUP_READ, group)) != KERR_NONE)
+		return err;
+	if (id.len <= 0 || id.len > MEMBER_ID_MAX)
+		return KERR_UNKNOWN_MEMBER_ID;
+	if ((gidx = kg_group(w, group, 0, &err)) < 0)
+		return err;
+	return member_op(w, gidx, id, generation, leave);
+}
+
+/* A group_instance_id (v3) is ignored: no static members. */
 void
 kafka_heartbeat_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
+	const struct km_heartbeat_req *q = k->body;
+	struct kg_st *st;
 
-	member_op(w, c, r, k->k.heartbeat.group_id, k->k.heartbeat.member_id,
-	    k->k.heartbeat.generation_id, 0);
+	r->state = REQ_DONE;
+	if ((st = kg_st_new(c, r)) == NULL) {
+		c->dead = 1;
+		r->noresp = 1;
+		return;
+	}
+	kdesc_defaults(kmsg_heartbeat.km_resp, &st->resp.hb);
+	st->resp.hb.error_code = member_request(w, c, r, q->group_id,
+	    q->member_id, q->generation_id, 0);
 }
 
 void
-kafka_leave_exec(struct worker *w, struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-
-	member_op(w, c, r, k->k.leave.group_id, k->k.leave.member_id, 0, 1);
-}
-
-void
-kafka_member_op_emit(struct worker *w, struct conn *c, struct req *r)
+kafka_heartbeat_emit(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	struct kg_st *st = k->kst;
-	size_t pos;
 
 	(void)w;
 	if (st == NULL) {
 		c->dead = 1;
 		return;
 	}
-	pos = kafka_resp_begin(c, r);
-	kgroup_error_encode_resp(&c->out, k->h.api_version, &st->resp.err);
-	kafka_resp_end(c, pos);
+	kafka_emit_desc(c, r, &st->resp.hb);
+}
+
+/*
+ * v0-2 leave one member, v3 and later a batch, each answered with its
+ * error (a member named only by group_instance_id is unknown: no static
+ * members).  A group that does not exist has none of them (top level
+ * NONE, each UNKNOWN_MEMBER_ID, as Kafka); a group-wide failure is the
+ * top level error alone.
+ */
+void
+kafka_leave_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	const struct km_leave_req *q = k->body;
+	const struct km_leave_member *qm = q->members.v;
+	struct km_leave_member_resp *rm = NULL;
+	struct km_leave_resp *s;
+	struct kg_st *st;
+	struct op_ctx x;
+	int32_t i, n = q->members.n > 0 ? q->members.n : 0;
+	int16_t err = KERR_NONE;
+	int gidx;
+
+	r->state = REQ_DONE;
+	if ((st = kg_st_new(c, r)) == NULL ||
+	    (n > 0 && (rm = conn_alloc(c, (size_t)n * sizeof(*rm))) == NULL)) {
+		c->dead = 1;
+		r->noresp = 1;
+		return;
+	}
+	s = &st->resp.leave;
+	kdesc_defaults(kmsg_leave_group.km_resp, s);
+	if (k->h.api_version < 3) {
+		s->error_code = member_request(w, c, r, q->group_id,
+		    q->member_id, 0, 1);
+		return;
+	}
+	conn_op_ctx(c, r, &x);
+	if ((s->error_code = kg_authorize(&x, AUTH_GROUP_READ,
+	    q->group_id)) != KERR_NONE)
+		return;
+	if ((gidx = kg_group(w, q->group_id, 0, &err)) < 0 &&
+	    err != KERR_UNKNOWN_MEMBER_ID) {
+		s->error_code = err;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		rm[i].member_id = qm[i].member_id;
+		rm[i].group_instance_id = qm[i].group_instance_id;
+		rm[i].error_code = gidx < 0 ? KERR_UNKNOWN_MEMBER_ID :
+		    member_op(w, gidx, qm[i].member_id, 0, 1);
+	}
+	s->members.n = n;
+	s->members.v = rm;
+}
+
+void
+kafka_leave_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+	struct kg_st *st = k->kst;
+
+	(void)w;
+	if (st == NULL) {
+		c->dead = 1;
+		return;
+	}
+	kafka_emit_desc(c, r, &st->resp.leave);
 }

@@ -3,8 +3,10 @@
  * (worker/kafka/kafka.c): the coordinator (worker/kafka/group.c: FindCoordinator,
  * JoinGroup, SyncGroup, Heartbeat, LeaveGroup) and the committed offsets
  * and group listings (worker/kafka/offset.c: OffsetCommit, OffsetFetch,
- * ListGroups, DescribeGroups).  Every one decodes with
- * kafka_decode_body() and answers Kafka's error codes.
+ * ListGroups, DescribeGroups).  Every one is served in every version
+ * Kafka 3.9 and 4.0 serve, decoded and answered through its description
+ * (proto/kafka/kmsg_group.h, kmsg_join.h, kmsg_offset.h) with Kafka's
+ * error codes.
  */
 #ifndef FLUME_WORKER_KAFKA_GROUP_H
 #define FLUME_WORKER_KAFKA_GROUP_H
@@ -23,9 +25,9 @@ void	kafka_join_emit(struct worker *w, struct conn *c, struct req *r);
 void	kafka_sync_exec(struct worker *w, struct conn *c, struct req *r);
 void	kafka_sync_emit(struct worker *w, struct conn *c, struct req *r);
 void	kafka_heartbeat_exec(struct worker *w, struct conn *c, struct req *r);
+void	kafka_heartbeat_emit(struct worker *w, struct conn *c, struct req *r);
 void	kafka_leave_exec(struct worker *w, struct conn *c, struct req *r);
-/* Heartbeat and LeaveGroup: [error i16]. */
-void	kafka_member_op_emit(struct worker *w, struct conn *c, struct req *r);
+void	kafka_leave_emit(struct worker *w, struct conn *c, struct req *r);
 void	kafka_commit_exec(struct worker *w, struct conn *c, struct req *r);
 void	kafka_commit_emit(struct worker *w, struct conn *c, struct req *r);
 void	kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r);

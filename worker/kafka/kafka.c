@@ -24,7 +24,10 @@
 #include "proto/bytes.h"
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
+#include "proto/kafka/kmsg_group.h"
+#include "proto/kafka/kmsg_join.h"
 #include "proto/kafka/kmsg_meta.h"
+#include "proto/kafka/kmsg_offset.h"
 #include "proto/kafka/kheader.h"
 #include "proto/kafka/kmeta.h"
 #include "proto/kafka/kreq.h"
@@ -76,34 +79,35 @@ static const struct api_row kafka_rows[] = {
 	    kafka_decode_body, init_pid_exec, NULL, kafka_init_pid_emit,
 	    NULL, ERRBODY_NONE, NULL },
 	/* Groups: worker/kafka/group.c. */
-	{ KAPI_FIND_COORDINATOR, 0, 0, "FindCoordinator", 0,
-	    kafka_decode_body, kafka_find_coord_exec, NULL,
-	    kafka_find_coord_emit, NULL, ERRBODY_NONE, NULL },
-	{ KAPI_JOIN_GROUP, 0, 2, "JoinGroup", AUTH_CONSUME,
-	    kafka_decode_body, kafka_join_exec, kafka_join_poll,
-	    kafka_join_emit, NULL, ERRBODY_NONE, NULL },
-	{ KAPI_SYNC_GROUP, 0, 1, "SyncGroup", AUTH_CONSUME,
-	    kafka_decode_body, kafka_sync_exec, kafka_sync_poll,
-	    kafka_sync_emit, NULL, ERRBODY_NONE, NULL },
-	{ KAPI_HEARTBEAT, 0, 1, "Heartbeat", AUTH_CONSUME,
-	    kafka_decode_body, kafka_heartbeat_exec, NULL,
-	    kafka_member_op_emit, NULL, ERRBODY_NONE, NULL },
-	{ KAPI_LEAVE_GROUP, 0, 1, "LeaveGroup", AUTH_CONSUME,
-	    kafka_decode_body, kafka_leave_exec, NULL,
-	    kafka_member_op_emit, NULL, ERRBODY_NONE, NULL },
+	{ KAPI_FIND_COORDINATOR, 0, 6, "FindCoordinator", 0,
+	    kafka_decode_desc, kafka_find_coord_exec, NULL,
+	    kafka_find_coord_emit, NULL, ERRBODY_NONE, &kmsg_find_coordinator },
+	{ KAPI_JOIN_GROUP, 0, 9, "JoinGroup", AUTH_CONSUME,
+	    kafka_decode_desc, kafka_join_exec, kafka_join_poll,
+	    kafka_join_emit, NULL, ERRBODY_NONE, &kmsg_join_group },
+	{ KAPI_SYNC_GROUP, 0, 5, "SyncGroup", AUTH_CONSUME,
+	    kafka_decode_desc, kafka_sync_exec, kafka_sync_poll,
+	    kafka_sync_emit, NULL, ERRBODY_NONE, &kmsg_sync_group },
+	{ KAPI_HEARTBEAT, 0, 4, "Heartbeat", AUTH_CONSUME,
+	    kafka_decode_desc, kafka_heartbeat_exec, NULL,
+	    kafka_heartbeat_emit, NULL, ERRBODY_NONE, &kmsg_heartbeat },
+	{ KAPI_LEAVE_GROUP, 0, 5, "LeaveGroup", AUTH_CONSUME,
+	    kafka_decode_desc, kafka_leave_exec, NULL,
+	    kafka_leave_emit, NULL, ERRBODY_NONE, &kmsg_leave_group },
 	/* Committed offsets and listings: worker/kafka/offset.c. */
-	{ KAPI_OFFSET_COMMIT, 0, 2, "OffsetCommit", AUTH_CONSUME,
-	    kafka_decode_body, kafka_commit_exec, NULL, kafka_commit_emit,
-	    NULL, ERRBODY_NONE, NULL },
-	{ KAPI_OFFSET_FETCH, 0, 1, "OffsetFetch", AUTH_CONSUME,
-	    kafka_decode_body, kafka_offset_fetch_exec, NULL,
-	    kafka_offset_fetch_emit, NULL, ERRBODY_NONE, NULL },
-	{ KAPI_LIST_GROUPS, 0, 1, "ListGroups", AUTH_CONSUME,
-	    kafka_decode_body, kafka_list_groups_exec, NULL,
-	    kafka_list_groups_emit, NULL, ERRBODY_NONE, NULL },
-	{ KAPI_DESCRIBE_GROUPS, 0, 1, "DescribeGroups", AUTH_CONSUME,
-	    kafka_decode_body, kafka_describe_groups_exec, NULL,
-	    kafka_describe_groups_emit, NULL, ERRBODY_NONE, NULL },
+	{ KAPI_OFFSET_COMMIT, 0, 9, "OffsetCommit", AUTH_CONSUME,
+	    kafka_decode_desc, kafka_commit_exec, NULL, kafka_commit_emit,
+	    NULL, ERRBODY_NONE, &kmsg_offset_commit },
+	{ KAPI_OFFSET_FETCH, 0, 9, "OffsetFetch", AUTH_CONSUME,
+	    kafka_decode_desc, kafka_offset_fetch_exec, NULL,
+	    kafka_offset_fetch_emit, NULL, ERRBODY_NONE, &kmsg_offset_fetch },
+	{ KAPI_LIST_GROUPS, 0, 5, "ListGroups", AUTH_CONSUME,
+	    kafka_decode_desc, kafka_list_groups_exec, NULL,
+	    kafka_list_groups_emit, NULL, ERRBODY_NONE, &kmsg_list_groups },
+	{ KAPI_DESCRIBE_GROUPS, 0, 6, "DescribeGroups", AUTH_CONSUME,
+	    kafka_decode_desc, kafka_describe_groups_exec, NULL,
+	    kafka_describe_groups_emit, NULL, ERRBODY_NONE,
+	    &kmsg_describe_groups },
 	/* Topic administration: worker/kafka/admin.c. */
 	{ KAPI_CREATE_TOPICS, 0, 2, "CreateTopics", AUTH_ADMIN,
 	    kafka_decode_body, kafka_create_topics_exec, kafka_create_topics_poll,

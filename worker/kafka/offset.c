@@ -1,21 +1,27 @@
 /*
  * Kafka's committed offsets and group listings in a worker: OffsetCommit
- * v0-2, OffsetFetch v0-1, ListGroups v0-1 and DescribeGroups v0-1.
+ * v0-9, OffsetFetch v0-9, ListGroups v0-5 and DescribeGroups v0-6.
  *
  * Committed offsets are the native groups' (shm/group.h): one 8-byte
  * slot per partition in the group's table, saved by the writer to the
  * same files (data/flume~offsets/), so flume-admin and the metrics show a
  * Kafka group's lag like a native one's.  OffsetCommit's retention time
- * and per-partition metadata are not kept (OffsetFetch answers an empty
- * metadata string): offsets live as long as their group and topic.
+ * (v2-4: ignored, as Kafka 2.1 and later do), leader epoch (v6) and
+ * per-partition metadata are not kept (OffsetFetch answers an empty
+ * metadata string and epoch -1): offsets live as long as their group
+ * and topic.  Without transactions every committed offset is stable
+ * (OffsetFetch v7's require_stable).  Static membership is not served:
+ * a group_instance_id is ignored.
  */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/log.h"
 #include "proto/kafka/kapi.h"
-#include "proto/kafka/kgroup.h"
-#include "proto/kafka/koffset.h"
+#include "proto/kafka/kmsg_group.h"
+#include "proto/kafka/kmsg_offset.h"
 #include "shm/group.h"
 #include "shm/kgroup.h"
 #include "shm/topics.h"
@@ -25,38 +31,47 @@
 #include "worker/op/access.h"
 #include "worker/op/group.h"
 #include "worker/op/group_info.h"
+#include "worker/op/group_offsets.h"
 #include "worker/kafka/kafka.h"
 #include "worker/kafka/group.h"
 #include "worker/worker.h"
 
 /* ---- OffsetCommit ---- */
 
+/*
+ * v1 adds the member's generation (v9 names it generation or member
+ * epoch: a classic group's generation), v2-4 a retention time; commit
+ * timestamps (v1) and leader epochs (v6) are not kept.
+ */
 void
 kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
-	const struct kcommit_req *q = &k->k.commit;
-	struct kcommit_topic_resp *tr = NULL;
-	struct kpart_error *pe;
-	struct kcommit_resp *s;
+	const struct km_commit_req *q = k->body;
+	const struct km_commit_topic *qt = q->topics.v;
+	const struct km_commit_part *cp;
+	struct km_commit_topic_resp *tr = NULL;
+	struct km_commit_part_resp *pe;
+	struct km_commit_resp *s;
 	struct group_params gp;
 	struct shm_group *g = NULL;
 	struct op_ctx x;
 	uint32_t s0 = 0, g0 = 0, slot;
-	int32_t i, j;
+	int32_t i, j, nt = q->topics.n > 0 ? q->topics.n : 0;
 	int16_t err = KERR_NONE, terr;
 	int gidx = -1, committed = 0;
 	enum op_err e;
 
 	r->state = REQ_DONE;
 	conn_op_ctx(c, r, &x);
-	if ((s = conn_alloc(c, sizeof(*s))) == NULL || (q->ntopics > 0 &&
-	    (tr = conn_alloc(c, (size_t)q->ntopics * sizeof(*tr))) == NULL)) {
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL || (nt > 0 &&
+	    (tr = conn_alloc(c, (size_t)nt * sizeof(*tr))) == NULL)) {
 		c->dead = 1;
 		return;
 	}
-	s->ntopics = q->ntopics;
-	s->topics = q->ntopics > 0 ? tr : NULL;
+	kdesc_defaults(kmsg_offset_commit.km_resp, s);
+	s->topics.n = nt;
+	s->topics.v = tr;
 	k->kst = s;
 	if (w->shm->hdr->limits.max_groups == 0)
 		err = KERR_COORDINATOR_NOT_AVAILABLE;
@@ -79,38 +94,39 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 		err = kgroup_commit_check(w->shm, g, q->member_id.p,
 		    q->member_id.len > 0 ? (size_t)q->member_id.len : 0,
 		    q->generation_id, w->now, &gp);
-	for (i = 0; i < q->ntopics; i++) {
-		tr[i].name = q->topics[i].name;
-		tr[i].npart = q->topics[i].npart;
-		tr[i].parts = NULL;
-		if (q->topics[i].npart <= 0)
+	for (i = 0; i < nt; i++) {
+		tr[i].name = qt[i].name;
+		tr[i].partitions.n = 0;
+		tr[i].partitions.v = NULL;
+		if (qt[i].partitions.n <= 0)
 			continue;
-		if ((pe = conn_alloc(c, (size_t)q->topics[i].npart *
-		    sizeof(*pe))) == NULL) {
-			tr[i].npart = 0;
+		if ((pe = conn_alloc(c, (size_t)qt[i].partitions.n *
+		    sizeof(*pe))) == NULL)
 			continue;
-		}
-		tr[i].parts = pe;
+		tr[i].partitions.n = qt[i].partitions.n;
+		tr[i].partitions.v = pe;
 		terr = err;
-		if (terr == KERR_NONE && q->topics[i].name.len > 0)
+		if (terr == KERR_NONE && qt[i].name.len > 0)
 			terr = kafka_op_error(op_access_topic(&x, AUTH_CONSUME,
-			    q->topics[i].name.p, (size_t)q->topics[i].name.len));
-		for (j = 0; j < q->topics[i].npart; j++) {
-			const struct kcommit_part *cp = &q->topics[i].parts[j];
-
-			pe[j].partition = cp->partition;
-			pe[j].error = terr;
+			    qt[i].name.p, (size_t)qt[i].name.len));
+		for (j = 0; j < qt[i].partitions.n; j++) {
+			cp = (const struct km_commit_part *)
+			    qt[i].partitions.v + j;
+			pe[j].partition_index = cp->partition_index;
+			pe[j].error_code = terr;
 			if (terr != KERR_NONE)
 				continue;
-			if (q->topics[i].name.len <= 0 || op_group_part(w,
-			    q->topics[i].name.p, (size_t)q->topics[i].name.len,
-			    cp->partition, &slot) != OP_OK)
-				pe[j].error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
+			if (qt[i].name.len <= 0 || op_group_part(w,
+			    qt[i].name.p, (size_t)qt[i].name.len,
+			    cp->partition_index, &slot) != OP_OK)
+				pe[j].error_code =
+				    KERR_UNKNOWN_TOPIC_OR_PARTITION;
 			/* Stored as given (Kafka's rule): below 0 reads as none. */
-			else if ((pe[j].error = kgroup_commit_topic(w->shm, g,
-			    shm_topic_find(w->shm, q->topics[i].name.p,
-			    (size_t)q->topics[i].name.len))) == KERR_NONE) {
-				group_offset_set(w->shm, g, slot, cp->offset);
+			else if ((pe[j].error_code = kgroup_commit_topic(w->shm,
+			    g, shm_topic_find(w->shm, qt[i].name.p,
+			    (size_t)qt[i].name.len))) == KERR_NONE) {
+				group_offset_set(w->shm, g, slot,
+				    cp->committed_offset);
 				committed = 1;
 			}
 		}
@@ -126,94 +142,206 @@ void
 kafka_commit_emit(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
-	size_t pos;
 
 	(void)w;
-	pos = kafka_resp_begin(c, r);
-	kcommit_encode_resp(&c->out, k->h.api_version, k->kst);
-	kafka_resp_end(c, pos);
+	if (k->kst == NULL) {
+		c->dead = 1;
+		return;
+	}
+	kafka_emit_desc(c, r, k->kst);
 }
 
 /* ---- OffsetFetch ---- */
 
+/* A partition's answer: nothing committed, no metadata, no epoch. */
+static void
+ofetch_part(struct km_ofetch_part *fp, int32_t partition, int64_t offset,
+    int16_t err)
+{
+	fp->partition_index = partition;
+	fp->committed_offset = offset;
+	fp->committed_leader_epoch = -1;
+	fp->metadata = kstr_c("");
+	fp->error_code = err;
+}
+
+/*
+ * The answer to a null topic list: every offset the group committed,
+ * grouped by topic.
+ */
+static enum op_err
+ofetch_all(struct conn *c, const struct op_ctx *x, struct kstr group,
+    struct karray *out)
+{
+	struct km_ofetch_topic_resp *tr;
+	struct km_ofetch_part *fp;
+	struct op_group_offset *p;
+	int32_t i, n, t, nt = 0, *tix;
+	size_t off = 0;
+	enum op_err e;
+
+	if ((e = op_group_committed(x, group.p, (size_t)group.len, &p,
+	    &n)) != OP_OK || n == 0)
+		return e;
+	if ((tr = conn_alloc(c, (size_t)n * sizeof(*tr))) == NULL ||
+	    (fp = conn_alloc(c, (size_t)n * sizeof(*fp))) == NULL ||
+	    (tix = conn_alloc(c, (size_t)n * sizeof(*tix))) == NULL)
+		return OP_NO_MEMORY;
+	for (i = 0; i < n; i++) {
+		for (t = 0; t < nt; t++)
+			if ((size_t)tr[t].name.len == p[i].topic_len &&
+			    memcmp(tr[t].name.p, p[i].topic,
+			    p[i].topic_len) == 0)
+				break;
+		if (t == nt) {
+			tr[nt].name.p = p[i].topic;
+			tr[nt].name.len = (int32_t)p[i].topic_len;
+			tr[nt++].partitions.n = 0;
+		}
+		tix[i] = t;
+		tr[t].partitions.n++;
+	}
+	for (t = 0; t < nt; t++) {
+		tr[t].partitions.v = fp + off;
+		off += (size_t)tr[t].partitions.n;
+		tr[t].partitions.n = 0;
+	}
+	for (i = 0; i < n; i++) {
+		t = tix[i];
+		ofetch_part((struct km_ofetch_part *)tr[t].partitions.v +
+		    tr[t].partitions.n++, p[i].partition, p[i].offset,
+		    KERR_NONE);
+	}
+	out->n = nt;
+	out->v = tr;
+	return OP_OK;
+}
+
+/*
+ * One group's answer (its topics into out): a null topic list (v2+)
+ * asks for every committed offset.  A group-wide error is the answer's
+ * (*gerr) from v2, each partition's before (v0-1 have nowhere else to
+ * put it).  OP_OK, or OP_NO_MEMORY.
+ */
+static enum op_err
+ofetch_group(struct conn *c, const struct op_ctx *x, int16_t version,
+    struct kstr group, const struct karray *topics, struct karray *out,
+    int16_t *gerr)
+{
+	const struct km_ofetch_topic *qt = topics->v;
+	struct km_ofetch_topic_resp *tr = NULL;
+	struct km_ofetch_part *fp = NULL;
+	struct op_group_offset *p = NULL;
+	size_t glen = group.len > 0 ? (size_t)group.len : 0;
+	int32_t i, j, n = 0, nt = topics->n > 0 ? topics->n : 0;
+	enum op_err e;
+
+	out->n = 0;
+	out->v = NULL;
+	*gerr = KERR_NONE;
+	if (topics->n < 0) {
+		group.len = (int32_t)glen;
+		e = ofetch_all(c, x, group, out);
+		if (e == OP_NO_MEMORY)
+			return e;
+		*gerr = kafka_op_error(e);
+		return OP_OK;
+	}
+	for (i = 0; i < nt; i++)
+		n += qt[i].partition_indexes.n > 0 ? qt[i].partition_indexes.n : 0;
+	if ((nt > 0 && (tr = conn_alloc(c, (size_t)nt * sizeof(*tr))) ==
+	    NULL) || (n > 0 && ((p = conn_alloc(c, (size_t)n *
+	    sizeof(*p))) == NULL || (fp = conn_alloc(c, (size_t)n *
+	    sizeof(*fp))) == NULL)))
+		return OP_NO_MEMORY;
+	for (i = 0, n = 0; i < nt; i++)
+		for (j = 0; j < qt[i].partition_indexes.n; j++, n++) {
+			p[n].topic = qt[i].name.p;
+			p[n].topic_len = qt[i].name.len > 0 ?
+			    (size_t)qt[i].name.len : 0;
+			p[n].partition = ((const int32_t *)
+			    qt[i].partition_indexes.v)[j];
+		}
+	if ((e = op_group_offsets(x, group.p, glen, p, n)) != OP_OK) {
+		*gerr = kafka_op_error(e);
+		if (version >= 2)
+			return OP_OK;
+	}
+	for (i = 0, n = 0; i < nt; i++) {
+		tr[i].name = qt[i].name;
+		tr[i].partitions.n = qt[i].partition_indexes.n > 0 ?
+		    qt[i].partition_indexes.n : 0;
+		tr[i].partitions.v = fp != NULL ? fp + n : NULL;
+		for (j = 0; j < tr[i].partitions.n; j++, n++)
+			ofetch_part(&fp[n], p[n].partition, e == OP_OK ?
+			    p[n].offset : -1, e == OP_OK ?
+			    kafka_op_error(p[n].err) : *gerr);
+	}
+	out->n = nt;
+	out->v = nt > 0 ? tr : NULL;
+	if (version < 2)
+		*gerr = KERR_NONE;
+	return OP_OK;
+}
+
+/*
+ * v0-7 ask for one group, v8 and later for several, each answered with
+ * its own error and topics.  v9's member id and epoch matter to the
+ * new consumer protocol's groups only: Flume's are classic.
+ */
 void
 kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
-	const struct koffset_fetch_req *q = &k->k.offset_fetch;
-	struct koffset_fetch_topic_resp *tr = NULL;
-	struct koffset_fetch_part_resp *fp;
-	struct koffset_fetch_resp *s;
-	struct shm_group *g = NULL;
+	const struct km_ofetch_req *q = k->body;
+	const struct km_ofetch_group *qg = q->groups.v;
+	struct km_ofetch_group_resp *gr = NULL;
+	struct km_ofetch_resp *s;
 	struct op_ctx x;
-	uint32_t slot;
-	int32_t i, j;
-	int16_t err = KERR_NONE, terr;
-	int gidx;
-	enum op_err e;
+	int32_t i, ng = q->groups.n > 0 ? q->groups.n : 0;
 
+	(void)w;
 	r->state = REQ_DONE;
 	conn_op_ctx(c, r, &x);
-	if ((s = conn_alloc(c, sizeof(*s))) == NULL || (q->ntopics > 0 &&
-	    (tr = conn_alloc(c, (size_t)q->ntopics * sizeof(*tr))) == NULL)) {
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL || (ng > 0 &&
+	    (gr = conn_alloc(c, (size_t)ng * sizeof(*gr))) == NULL)) {
 		c->dead = 1;
 		return;
 	}
-	s->ntopics = q->ntopics > 0 ? q->ntopics : 0;
-	s->topics = q->ntopics > 0 ? tr : NULL;
-	k->kst = s;
-	if ((e = op_access_group(&x, AUTH_GROUP_DESCRIBE, q->group_id.p,
-	    q->group_id.len > 0 ? (size_t)q->group_id.len : 0)) != OP_OK)
-		err = kafka_op_error(e);	/* in every partition */
-	else if (q->group_id.len <= 0 ||
-	    !group_name_valid(q->group_id.p, (size_t)q->group_id.len))
-		err = KERR_INVALID_GROUP_ID;
-	else if ((gidx = group_find(w->shm, q->group_id.p,
-	    (size_t)q->group_id.len)) >= 0)
-		g = group_at(w->shm, (uint32_t)gidx);
-	for (i = 0; i < s->ntopics; i++) {
-		tr[i].name = q->topics[i].name;
-		tr[i].npart = q->topics[i].npart > 0 ? q->topics[i].npart : 0;
-		tr[i].parts = NULL;
-		if (tr[i].npart == 0)
-			continue;
-		if ((fp = conn_alloc(c, (size_t)tr[i].npart *
-		    sizeof(*fp))) == NULL) {
-			tr[i].npart = 0;
-			continue;
+	kdesc_defaults(kmsg_offset_fetch.km_resp, s);
+	if (k->h.api_version < 8) {
+		if (ofetch_group(c, &x, k->h.api_version, q->group_id,
+		    &q->topics, &s->topics, &s->error_code) != OP_OK) {
+			c->dead = 1;
+			return;
 		}
-		tr[i].parts = fp;
-		terr = err;
-		if (terr == KERR_NONE && q->topics[i].name.len > 0)
-			terr = kafka_op_error(op_access_topic(&x, AUTH_CONSUME,
-			    q->topics[i].name.p, (size_t)q->topics[i].name.len));
-		for (j = 0; j < tr[i].npart; j++) {
-			fp[j].partition = q->topics[i].parts[j];
-			fp[j].offset = -1;
-			fp[j].metadata = kstr_c("");
-			fp[j].error = terr;
-			if (terr != KERR_NONE)
-				continue;
-			if (q->topics[i].name.len <= 0 || op_group_part(w,
-			    q->topics[i].name.p, (size_t)q->topics[i].name.len,
-			    fp[j].partition, &slot) != OP_OK)
-				fp[j].error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
-			else if (g != NULL)
-				fp[j].offset = group_offset_get(w->shm, g, slot);
+		k->kst = s;
+		return;
+	}
+	for (i = 0; i < ng; i++) {
+		gr[i].group_id = qg[i].group_id;
+		if (ofetch_group(c, &x, k->h.api_version, qg[i].group_id,
+		    &qg[i].topics, &gr[i].topics, &gr[i].error_code) != OP_OK) {
+			c->dead = 1;
+			return;
 		}
 	}
+	s->groups.n = ng;
+	s->groups.v = gr;
+	k->kst = s;
 }
 
 void
 kafka_offset_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
-	size_t pos;
 
 	(void)w;
-	pos = kafka_resp_begin(c, r);
-	koffset_fetch_encode_resp(&c->out, k->h.api_version, k->kst);
-	kafka_resp_end(c, pos);
+	if (k->kst == NULL) {
+		c->dead = 1;
+		return;
+	}
+	kafka_emit_desc(c, r, k->kst);
 }
 
 /* ---- ListGroups and DescribeGroups ---- */
@@ -237,9 +365,9 @@ ko_dup(struct conn *c, const void *s, size_t len)
 
 /* Kafka's names for a group's states. */
 static const char *
-state_name(const struct shm_group *g, uint32_t members)
+state_name(uint32_t state, uint32_t members)
 {
-	switch (g->state) {
+	switch (state) {
 	case GROUP_REBALANCING:
 		return "PreparingRebalance";
 	case GROUP_AWAITING_SYNC:
@@ -261,75 +389,110 @@ group_ptype(struct conn *c, uint32_t kind, const char *ptype, size_t len)
 	return kstr_c(kind == GROUP_KIND_NATIVE ? "flume" : "consumer");
 }
 
+/* Is s (of a ListGroups filter) one of the strings of f, ignoring case? */
+static int
+list_filter_has(const struct karray *f, const char *s)
+{
+	const struct kstr *v = f->v;
+	int32_t i;
+
+	for (i = 0; i < f->n; i++)
+		if ((size_t)v[i].len == strlen(s) &&
+		    strncasecmp(v[i].p, s, strlen(s)) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Every group the user may describe, as Kafka lists them: native
+ * groups too (protocol type "flume"), all of the "classic" type (v5),
+ * with Kafka's state names (v4).  A filter (v4 states, v5 types) keeps
+ * the groups it names, ignoring case as Kafka does.
+ */
 void
 kafka_list_groups_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
-	struct klist_groups_resp *s;
-	struct klist_groups_entry *e = NULL;
+	const struct km_list_groups_req *q = k->body;
+	struct km_list_groups_resp *s;
+	struct km_listed_group *e = NULL;
 	struct op_group_listing *l;
 	struct op_ctx x;
 	uint32_t i, n;
+	int32_t m = 0;
+	const char *state;
 
 	(void)w;
 	r->state = REQ_DONE;
 	conn_op_ctx(c, r, &x);
-	/* Only the groups the user may describe, as Kafka lists them. */
 	if ((s = conn_alloc(c, sizeof(*s))) == NULL ||
 	    op_group_list(&x, &l, &n) != OP_OK ||
 	    (n > 0 && (e = conn_alloc(c, n * sizeof(*e))) == NULL)) {
 		c->dead = 1;
 		return;
 	}
-	memset(s, 0, sizeof(*s));
-	s->groups = e;
+	kdesc_defaults(kmsg_list_groups.km_resp, s);
 	k->kst = s;
+	if (q->types_filter.n > 0 && !list_filter_has(&q->types_filter,
+	    "classic"))
+		return;
 	for (i = 0; i < n; i++) {
-		e[s->ngroups].group_id.p = l[i].name;
-		e[s->ngroups].group_id.len = (int32_t)l[i].name_len;
-		e[s->ngroups].protocol_type = group_ptype(c, l[i].kind,
-		    l[i].ptype, l[i].ptype_len);
-		if (e[s->ngroups].protocol_type.p != NULL)
-			s->ngroups++;
+		state = state_name(l[i].state, l[i].members > 0 ?
+		    (uint32_t)l[i].members : 0);
+		if (q->states_filter.n > 0 &&
+		    !list_filter_has(&q->states_filter, state))
+			continue;
+		e[m].group_id.p = l[i].name;
+		e[m].group_id.len = (int32_t)l[i].name_len;
+		e[m].protocol_type = group_ptype(c, l[i].kind, l[i].ptype,
+		    l[i].ptype_len);
+		e[m].group_state = kstr_c(state);
+		e[m].group_type = kstr_c("classic");
+		if (e[m].protocol_type.p != NULL)
+			m++;
 	}
+	s->groups.n = m;
+	s->groups.v = e;
 }
 
 void
 kafka_list_groups_emit(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
-	size_t pos;
 
 	(void)w;
-	pos = kafka_resp_begin(c, r);
-	klist_groups_encode_resp(&c->out, k->h.api_version, k->kst);
-	kafka_resp_end(c, pos);
+	if (k->kst == NULL) {
+		c->dead = 1;
+		return;
+	}
+	kafka_emit_desc(c, r, k->kst);
 }
 
 /* Under g's lock: describe it into d; a Kafka error code. */
 static int16_t
 describe_one(struct worker *w, struct conn *c, struct shm_group *g,
-    struct kdescribe_group *d)
+    struct km_described_group *d)
 {
-	struct kdescribe_member *dm = NULL;
+	struct km_described_member *dm = NULL;
 	struct shm_member *m;
 	const uint8_t *meta;
 	uint32_t i, max = w->shm->hdr->limits.max_group_members, n;
 	size_t ml, al;
 
 	n = group_member_count(w->shm, g);
-	d->state = kstr_c(state_name(g, n));
+	d->group_state = kstr_c(state_name(g->state, n));
 	d->protocol_type = group_ptype(c, g->kind, g->ptype,
 	    g->ptype_len <= KGROUP_PROTO_MAX ? g->ptype_len : 0);
-	d->protocol = g->kind == GROUP_KIND_KAFKA && g->state != GROUP_EMPTY &&
+	d->protocol_data = g->kind == GROUP_KIND_KAFKA &&
+	    g->state != GROUP_EMPTY &&
 	    g->state != GROUP_REBALANCING ? ko_dup(c, g->proto,
 	    g->proto_len <= KGROUP_PROTO_MAX ? g->proto_len : 0) : kstr_c("");
-	if (d->protocol_type.p == NULL || d->protocol.p == NULL ||
+	if (d->protocol_type.p == NULL || d->protocol_data.p == NULL ||
 	    (n > 0 && (dm = conn_alloc(c, n * sizeof(*dm))) == NULL))
 		return KERR_UNKNOWN_SERVER_ERROR;
-	d->members = n > 0 ? dm : NULL;
-	d->nmembers = 0;
-	for (i = 0; i < max && (uint32_t)d->nmembers < n; i++) {
+	d->members.v = n > 0 ? dm : NULL;
+	d->members.n = 0;
+	for (i = 0; i < max && (uint32_t)d->members.n < n; i++) {
 		m = group_member_at(w->shm, g, i);
 		if (atomic_load_explicit(&m->state, memory_order_relaxed) !=
 		    MEMBER_ACTIVE)
@@ -340,83 +503,125 @@ describe_one(struct worker *w, struct conn *c, struct shm_group *g,
 		al = g->kind == GROUP_KIND_KAFKA && g->state == GROUP_STABLE &&
 		    m->assign_len <= w->shm->hdr->limits.member_meta ?
 		    m->assign_len : 0;
-		dm[d->nmembers].member_id = ko_dup(c, m->id, m->id_len);
-		dm[d->nmembers].client_id = ko_dup(c, m->client, m->client_len);
-		dm[d->nmembers].client_host = ko_dup(c, m->host,
+		dm[d->members.n].member_id = ko_dup(c, m->id, m->id_len);
+		dm[d->members.n].client_id = ko_dup(c, m->client, m->client_len);
+		dm[d->members.n].client_host = ko_dup(c, m->host,
 		    m->host_len <= MEMBER_HOST_MAX ? m->host_len : 0);
-		dm[d->nmembers].metadata = ko_dup(c, ml > 0 ? meta : NULL, ml);
-		dm[d->nmembers].assignment = ko_dup(c, al > 0 ?
+		dm[d->members.n].group_instance_id.p = NULL;
+		dm[d->members.n].group_instance_id.len = -1;
+		dm[d->members.n].member_metadata = ko_dup(c, ml > 0 ? meta :
+		    NULL, ml);
+		dm[d->members.n].member_assignment = ko_dup(c, al > 0 ?
 		    group_assign(w->shm, g, i) : NULL, al);
-		if (dm[d->nmembers].member_id.p == NULL ||
-		    dm[d->nmembers].client_id.p == NULL ||
-		    dm[d->nmembers].client_host.p == NULL ||
-		    dm[d->nmembers].metadata.p == NULL ||
-		    dm[d->nmembers].assignment.p == NULL)
+		if (dm[d->members.n].member_id.p == NULL ||
+		    dm[d->members.n].client_id.p == NULL ||
+		    dm[d->members.n].client_host.p == NULL ||
+		    dm[d->members.n].member_metadata.p == NULL ||
+		    dm[d->members.n].member_assignment.p == NULL)
 			return KERR_UNKNOWN_SERVER_ERROR;
-		d->nmembers++;
+		d->members.n++;
 	}
 	return KERR_NONE;
 }
 
+/* The operations (Kafka's ACL operation bits) the user may do on group. */
+static int32_t
+describe_ops(const struct op_ctx *x, struct kstr group)
+{
+	static const struct { unsigned perm; int bit; } ops[] = {
+		{ AUTH_GROUP_READ, 3 },		/* READ */
+		{ AUTH_GROUP_DELETE, 6 },	/* DELETE */
+		{ AUTH_GROUP_DESCRIBE, 8 },	/* DESCRIBE */
+	};
+	int32_t bits = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (op_access_group_may(x, ops[i].perm, group.p,
+		    (size_t)group.len))
+			bits |= (int32_t)1 << ops[i].bit;
+	return bits;
+}
+
+/*
+ * A group that does not exist is Dead, without an error before v6 and
+ * GROUP_ID_NOT_FOUND from v6 (KIP-1043), as Kafka answers.  The
+ * authorized operations (v3) are given when asked for, else Kafka's
+ * INT32_MIN; members have no group_instance_id (v4): no static members.
+ */
 void
 kafka_describe_groups_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
-	const struct kdescribe_groups_req *q = &k->k.describe_groups;
-	struct kdescribe_groups_resp *s;
-	struct kdescribe_group *d = NULL;
+	const struct km_describe_groups_req *q = k->body;
+	const struct kstr *qg = q->groups.v;
+	struct km_describe_groups_resp *s;
+	struct km_described_group *d = NULL;
 	struct group_params gp;
 	struct shm_group *g;
 	struct op_ctx x;
 	uint32_t s0, g0;
-	int32_t i;
+	int32_t i, ng = q->groups.n > 0 ? q->groups.n : 0;
 	int gidx;
 	enum op_err e;
+	char *msg;
 
 	r->state = REQ_DONE;
 	conn_op_ctx(c, r, &x);
-	if ((s = conn_alloc(c, sizeof(*s))) == NULL || (q->ngroups > 0 &&
-	    (d = conn_alloc(c, (size_t)q->ngroups * sizeof(*d))) == NULL)) {
+	if ((s = conn_alloc(c, sizeof(*s))) == NULL || (ng > 0 &&
+	    (d = conn_alloc(c, (size_t)ng * sizeof(*d))) == NULL)) {
 		c->dead = 1;
 		return;
 	}
-	memset(s, 0, sizeof(*s));
-	s->ngroups = q->ngroups > 0 ? q->ngroups : 0;
-	s->groups = d;
+	kdesc_defaults(kmsg_describe_groups.km_resp, s);
+	s->groups.n = ng;
+	s->groups.v = d;
 	k->kst = s;
 	op_group_params(w, &gp);
-	for (i = 0; i < s->ngroups; i++) {
-		memset(&d[i], 0, sizeof(d[i]));
-		d[i].group_id = q->groups[i];
-		/* Kafka answers an unknown group as Dead, without an error. */
-		d[i].state = kstr_c("Dead");
-		d[i].protocol_type = kstr_c("");
-		d[i].protocol = kstr_c("");
-		if (q->groups[i].len <= 0 || !group_name_valid(q->groups[i].p,
-		    (size_t)q->groups[i].len)) {
-			d[i].error = KERR_INVALID_GROUP_ID;
+	for (i = 0; i < ng; i++) {
+		kdesc_defaults(kmsg_describe_groups.km_resp->kd_fields[1].kf_sub,
+		    &d[i]);
+		d[i].group_id = qg[i];
+		d[i].group_state = kstr_c("Dead");
+		d[i].authorized_operations = INT32_MIN;
+		if (qg[i].len <= 0 || !group_name_valid(qg[i].p,
+		    (size_t)qg[i].len)) {
+			d[i].error_code = KERR_INVALID_GROUP_ID;
 			continue;
 		}
 		if ((e = op_access_group(&x, AUTH_GROUP_DESCRIBE,
-		    q->groups[i].p, (size_t)q->groups[i].len)) != OP_OK) {
-			d[i].error = kafka_op_error(e);
+		    qg[i].p, (size_t)qg[i].len)) != OP_OK) {
+			d[i].error_code = kafka_op_error(e);
 			continue;
 		}
-		if ((gidx = group_find(w->shm, q->groups[i].p,
-		    (size_t)q->groups[i].len)) < 0)
+		if (q->include_authorized_operations)
+			d[i].authorized_operations = describe_ops(&x, qg[i]);
+		if ((gidx = group_find(w->shm, qg[i].p,
+		    (size_t)qg[i].len)) < 0) {
+			if (k->h.api_version < 6)
+				continue;
+			d[i].error_code = KERR_GROUP_ID_NOT_FOUND;
+			if ((msg = conn_alloc(c, (size_t)qg[i].len + 32)) !=
+			    NULL) {
+				(void)snprintf(msg, (size_t)qg[i].len + 32,
+				    "Group %.*s not found.", (int)qg[i].len,
+				    qg[i].p);
+				d[i].error_message = kstr_c(msg);
+			}
 			continue;
+		}
 		if ((g = op_group_lock(w, gidx, &gp, &s0, &g0)) == NULL) {
-			d[i].error = KERR_COORDINATOR_NOT_AVAILABLE;
+			d[i].error_code = KERR_COORDINATOR_NOT_AVAILABLE;
 			continue;
 		}
 		(void)group_tick(w->shm, g, w->now, &gp);
-		d[i].error = describe_one(w, c, g, &d[i]);
+		d[i].error_code = describe_one(w, c, g, &d[i]);
 		op_group_unlock(w, g, s0, g0);
-		if (d[i].error != KERR_NONE) {
-			d[i].nmembers = 0;
-			d[i].state = kstr_c("Dead");
+		if (d[i].error_code != KERR_NONE) {
+			d[i].members.n = 0;
+			d[i].group_state = kstr_c("Dead");
 			d[i].protocol_type = kstr_c("");
-			d[i].protocol = kstr_c("");
+			d[i].protocol_data = kstr_c("");
 		}
 	}
 }
@@ -425,10 +630,11 @@ void
 kafka_describe_groups_emit(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
-	size_t pos;
 
 	(void)w;
-	pos = kafka_resp_begin(c, r);
-	kdescribe_groups_encode_resp(&c->out, k->h.api_version, k->kst);
-	kafka_resp_end(c, pos);
+	if (k->kst == NULL) {
+		c->dead = 1;
+		return;
+	}
+	kafka_emit_desc(c, r, k->kst);
 }
