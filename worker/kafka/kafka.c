@@ -80,32 +80,32 @@ static const struct api_row kafka_rows[] = {
 	    NULL, ERRBODY_NONE, NULL },
 	/* Groups: worker/kafka/group.c. */
 	{ KAPI_FIND_COORDINATOR, 0, 6, "FindCoordinator", 0,
-	    kafka_decode_desc, kafka_find_coord_exec, NULL,
+	    kafka_decode_desc_tail, kafka_find_coord_exec, NULL,
 	    kafka_find_coord_emit, NULL, ERRBODY_NONE, &kmsg_find_coordinator },
 	{ KAPI_JOIN_GROUP, 0, 9, "JoinGroup", AUTH_CONSUME,
-	    kafka_decode_desc, kafka_join_exec, kafka_join_poll,
+	    kafka_decode_desc_tail, kafka_join_exec, kafka_join_poll,
 	    kafka_join_emit, NULL, ERRBODY_NONE, &kmsg_join_group },
 	{ KAPI_SYNC_GROUP, 0, 5, "SyncGroup", AUTH_CONSUME,
-	    kafka_decode_desc, kafka_sync_exec, kafka_sync_poll,
+	    kafka_decode_desc_tail, kafka_sync_exec, kafka_sync_poll,
 	    kafka_sync_emit, NULL, ERRBODY_NONE, &kmsg_sync_group },
 	{ KAPI_HEARTBEAT, 0, 4, "Heartbeat", AUTH_CONSUME,
-	    kafka_decode_desc, kafka_heartbeat_exec, NULL,
+	    kafka_decode_desc_tail, kafka_heartbeat_exec, NULL,
 	    kafka_heartbeat_emit, NULL, ERRBODY_NONE, &kmsg_heartbeat },
 	{ KAPI_LEAVE_GROUP, 0, 5, "LeaveGroup", AUTH_CONSUME,
-	    kafka_decode_desc, kafka_leave_exec, NULL,
+	    kafka_decode_desc_tail, kafka_leave_exec, NULL,
 	    kafka_leave_emit, NULL, ERRBODY_NONE, &kmsg_leave_group },
 	/* Committed offsets and listings: worker/kafka/offset.c. */
 	{ KAPI_OFFSET_COMMIT, 0, 9, "OffsetCommit", AUTH_CONSUME,
-	    kafka_decode_desc, kafka_commit_exec, NULL, kafka_commit_emit,
+	    kafka_decode_desc_tail, kafka_commit_exec, NULL, kafka_commit_emit,
 	    NULL, ERRBODY_NONE, &kmsg_offset_commit },
 	{ KAPI_OFFSET_FETCH, 0, 9, "OffsetFetch", AUTH_CONSUME,
-	    kafka_decode_desc, kafka_offset_fetch_exec, NULL,
+	    kafka_decode_desc_tail, kafka_offset_fetch_exec, NULL,
 	    kafka_offset_fetch_emit, NULL, ERRBODY_NONE, &kmsg_offset_fetch },
 	{ KAPI_LIST_GROUPS, 0, 5, "ListGroups", AUTH_CONSUME,
-	    kafka_decode_desc, kafka_list_groups_exec, NULL,
+	    kafka_decode_desc_tail, kafka_list_groups_exec, NULL,
 	    kafka_list_groups_emit, NULL, ERRBODY_NONE, &kmsg_list_groups },
 	{ KAPI_DESCRIBE_GROUPS, 0, 6, "DescribeGroups", AUTH_CONSUME,
-	    kafka_decode_desc, kafka_describe_groups_exec, NULL,
+	    kafka_decode_desc_tail, kafka_describe_groups_exec, NULL,
 	    kafka_describe_groups_emit, NULL, ERRBODY_NONE,
 	    &kmsg_describe_groups },
 	/* Topic administration: worker/kafka/admin.c. */
@@ -226,20 +226,38 @@ kafka_header(struct kafka_req *k, const uint8_t *p, size_t len)
 	return 0;
 }
 
-int
-kafka_decode_desc(struct conn *c, struct req *r)
+static int
+decode_desc(struct conn *c, struct req *r, int tail)
 {
 	struct kafka_req *k = r->dec;
 	const struct kmsg *m = k->row->desc;
+	struct rbuf rb;
 
 	if (k->body == NULL &&
 	    (k->body = conn_alloc(c, m->km_req->kd_size)) == NULL)
 		return -1;
 	/* Arena growth by the codec is not seen by conn_alloc. */
 	c->arena_bytes += r->payload_len;
-	return kmsg_decode_req(m, k->h.api_version, k->body,
-	    r->payload + k->h.body_off, r->payload_len - k->h.body_off,
-	    &c->arena);
+	if (!tail)
+		return kmsg_decode_req(m, k->h.api_version, k->body,
+		    r->payload + k->h.body_off,
+		    r->payload_len - k->h.body_off, &c->arena);
+	rbuf_init(&rb, r->payload + k->h.body_off,
+	    r->payload_len - k->h.body_off);
+	return kdesc_read(m->km_req, k->h.api_version,
+	    kmsg_flexible(m, k->h.api_version), k->body, &rb, &c->arena);
+}
+
+int
+kafka_decode_desc(struct conn *c, struct req *r)
+{
+	return decode_desc(c, r, 0);
+}
+
+int
+kafka_decode_desc_tail(struct conn *c, struct req *r)
+{
+	return decode_desc(c, r, 1);
 }
 
 void

@@ -66,6 +66,12 @@ int	kafka_decode_body(struct conn *c, struct req *r);
  */
 int	kafka_decode_desc(struct conn *c, struct req *r);
 /*
+ * The same, bytes after the body ignored as Kafka ignores them:
+ * librdkafka 2.0 ends its OffsetFetch v7 and ListGroups v4 with zero
+ * bytes after the tagged fields.
+ */
+int	kafka_decode_desc_tail(struct conn *c, struct req *r);
+/*
  * Answer r with resp, a response of its row's description at the
  * request's version, in one frame with the response header that
  * version takes; an answer the version cannot carry closes the

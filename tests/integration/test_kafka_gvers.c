@@ -1,0 +1,1318 @@
+/*
+ * The Kafka group APIs at every version Flume serves (issue 26): each
+ * API at its lowest, a middle, its first flexible and its highest
+ * version, with librdkafka 2.0's own request bytes where we have them
+ * (tests/fixtures/kdesc/kcat-*.bin, captured from kcat 1.7.1), each
+ * answer compared byte for byte with what Kafka answers.  Then
+ * librdkafka's admin API: ListConsumerGroupOffsets for every partition
+ * (OffsetFetch with a null topic list) and ListConsumerGroups' states
+ * (ListGroups v4).
+ *
+ * The tests run in order on one broker and build on each other: the
+ * group "grp" that librdkafka's JoinGroup v5 creates is synced, commits
+ * and is listed, described and left by the later ones.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <librdkafka/rdkafka.h>
+
+#include "proto/bytes.h"
+#include "proto/kafka/kapi.h"
+#include "proto/kafka/kdesc.h"
+#include "proto/wire.h"
+#include "tests/harness.h"
+#include "tests/integration/support.h"
+
+#define FIXTURES	"tests/fixtures/kdesc"
+#define HOST		"127.0.0.1"
+
+static struct flumed d;
+static int kport;
+static char kbroker[64];
+/* The member librdkafka's JoinGroup made, its generation, its metadata. */
+static char mid[256];
+static int32_t mgen = -1;
+static uint8_t rmeta[64];
+static size_t rmeta_len;
+
+static int
+setup(void)
+{
+	char extra[256];
+
+	if ((kport = support_free_port()) <= 0)
+		return -1;
+	snprintf(kbroker, sizeof(kbroker), HOST ":%d", kport);
+	snprintf(extra, sizeof(extra), "kafka_listen = %s\n"
+	    "group_initial_rebalance_delay_ms = 100ms\n"
+	    "[topic t]\npartitions = 2\n", kbroker);
+	return flumed_start(&d, extra);
+}
+
+static int
+teardown(void)
+{
+	flumed_cleanup(&d);
+	return 0;
+}
+
+/* ---- encodings ---- */
+
+static void
+uv(struct wbuf *b, uint32_t n)
+{
+	while (n >= 0x80) {
+		wbuf_i8(b, (int8_t)((n & 0x7f) | 0x80));
+		n >>= 7;
+	}
+	wbuf_i8(b, (int8_t)n);
+}
+
+/* A string (NULL: null) in a flexible (compact) or classic encoding. */
+static void
+vstr(struct wbuf *b, int flex, const char *s)
+{
+	if (!flex && s == NULL)
+		wbuf_i16(b, -1);
+	else if (!flex)
+		wbuf_str(b, s, strlen(s));
+	else if (s == NULL)
+		uv(b, 0);
+	else {
+		uv(b, (uint32_t)strlen(s) + 1);
+		wbuf_raw(b, s, strlen(s));
+	}
+}
+
+static void
+vbytes(struct wbuf *b, int flex, const void *p, size_t n)
+{
+	if (flex)
+		uv(b, (uint32_t)n + 1);
+	else
+		wbuf_i32(b, (int32_t)n);
+	if (n > 0)
+		wbuf_raw(b, p, n);
+}
+
+/* An array's count (-1: null). */
+static void
+varr(struct wbuf *b, int flex, int32_t n)
+{
+	if (flex)
+		uv(b, (uint32_t)(n + 1));
+	else
+		wbuf_i32(b, n);
+}
+
+/* An empty tagged field section, in flexible versions only. */
+static void
+vtags(struct wbuf *b, int flex)
+{
+	if (flex)
+		wbuf_i8(b, 0);
+}
+
+static int
+flex(int16_t key, int16_t ver)
+{
+	return kmsg_flexible(kmsg_lookup(key), ver);
+}
+
+/* ---- requests ---- */
+
+/* Send a frame, read its answer: the body after the correlation id. */
+static uint8_t *
+send_frame(int fd, const void *frame, size_t len, int32_t corr, size_t *n)
+{
+	uint8_t *p = NULL;
+	uint32_t id = 0;
+
+	if (support_send(fd, frame, len) != 0 ||
+	    support_recv(fd, 10000, &id, &p, n) != 1 || id != (uint32_t)corr) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* Request (key, ver) with body b, header v2 when ver is flexible. */
+static uint8_t *
+call(int fd, int16_t key, int16_t ver, int32_t corr, const struct wbuf *b,
+    size_t *n)
+{
+	struct wbuf f;
+	uint8_t *p;
+
+	wbuf_init(&f);
+	wbuf_i32(&f, 0);
+	wbuf_i16(&f, key);
+	wbuf_i16(&f, ver);
+	wbuf_i32(&f, corr);
+	wbuf_str(&f, "gv", 2);
+	vtags(&f, flex(key, ver));
+	wbuf_raw(&f, b->buf, b->len);
+	be32_put(f.buf, (uint32_t)(f.len - 4));
+	p = send_frame(fd, f.buf, f.len, corr, n);
+	wbuf_free(&f);
+	return p;
+}
+
+/* A fixture's frame with its correlation id set to corr. */
+static uint8_t *
+fixture(const char *name, int32_t corr, size_t *len)
+{
+	char path[256];
+	uint8_t *p;
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof(path), FIXTURES "/kcat-%s.bin", name);
+	if ((f = fopen(path, "rb")) == NULL)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 12 ||
+	    fseek(f, 0, SEEK_SET) != 0 || (p = malloc((size_t)n)) == NULL) {
+		fclose(f);
+		return NULL;
+	}
+	if (fread(p, 1, (size_t)n, f) != (size_t)n) {
+		free(p);
+		p = NULL;
+	}
+	fclose(f);
+	if (p != NULL)
+		be32_put(p + 8, (uint32_t)corr);
+	*len = (size_t)n;
+	return p;
+}
+
+/* Is answer (p, n) want exactly?  Both printed when not. */
+static int
+same(const uint8_t *p, size_t n, const struct wbuf *want, const char *what)
+{
+	size_t i;
+
+	if (p != NULL && n == want->len && memcmp(p, want->buf, n) == 0)
+		return 1;
+	fprintf(stderr, "%s: answer differs\n  got ", what);
+	for (i = 0; p != NULL && i < n; i++)
+		fprintf(stderr, "%02x", p[i]);
+	fprintf(stderr, "\n want ");
+	for (i = 0; i < want->len; i++)
+		fprintf(stderr, "%02x", want->buf[i]);
+	fprintf(stderr, "\n");
+	return 0;
+}
+
+/* Call and compare; wb and want are reset for the next one. */
+static int
+exchange(int fd, int16_t key, int16_t ver, int32_t corr, struct wbuf *b,
+    struct wbuf *want, const char *what)
+{
+	uint8_t *p;
+	size_t n = 0;
+	int ok;
+
+	p = call(fd, key, ver, corr, b, &n);
+	ok = same(p, n, want, what);
+	free(p);
+	wbuf_reset(b);
+	wbuf_reset(want);
+	return ok;
+}
+
+/* The start of a response body: flexible ones open with header tags. */
+static void
+resp_begin(struct wbuf *want, int16_t key, int16_t ver)
+{
+	wbuf_reset(want);
+	vtags(want, flex(key, ver));
+}
+
+/* ---- FindCoordinator ---- */
+
+static void
+coord_ok(struct wbuf *w, int fl)
+{
+	wbuf_i32(w, 0);			/* node */
+	vstr(w, fl, HOST);
+	wbuf_i32(w, kport);
+}
+
+static void
+test_find_coordinator(void)
+{
+	static const char tmsg[] = "Flume has no transaction coordinator: "
+	    "transactions are not supported";
+	struct wbuf b, w;
+	uint8_t *p;
+	size_t n, flen;
+	int fd, fl;
+
+	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	wbuf_init(&b);
+	wbuf_init(&w);
+	/* v0: the group's coordinator, no throttle. */
+	vstr(&b, 0, "gv1");
+	resp_begin(&w, KAPI_FIND_COORDINATOR, 0);
+	wbuf_i16(&w, 0);
+	coord_ok(&w, 0);
+	CU_ASSERT(exchange(fd, KAPI_FIND_COORDINATOR, 0, 1, &b, &w, "FC v0"));
+	/* librdkafka's v2: throttle, error, a null message. */
+	p = fixture("FindCoordinator-v2", 2, &flen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	{
+		uint8_t *a = send_frame(fd, p, flen, 2, &n);
+
+		wbuf_i32(&w, 0);
+		wbuf_i16(&w, 0);
+		vstr(&w, 0, NULL);
+		coord_ok(&w, 0);
+		CU_ASSERT(same(a, n, &w, "FC v2 librdkafka"));
+		free(a);
+		wbuf_reset(&w);
+	}
+	free(p);
+	/* v1: a key type Kafka does not have. */
+	vstr(&b, 0, "gv1");
+	wbuf_i8(&b, 2);
+	wbuf_i32(&w, 0);
+	wbuf_i16(&w, KERR_INVALID_REQUEST);
+	vstr(&w, 0, "Unknown coordinator type");
+	wbuf_i32(&w, -1);
+	vstr(&w, 0, "");
+	wbuf_i32(&w, -1);
+	CU_ASSERT(exchange(fd, KAPI_FIND_COORDINATOR, 1, 3, &b, &w, "FC v1"));
+	/* v3, the first flexible. */
+	fl = 1;
+	vstr(&b, fl, "gv1");
+	wbuf_i8(&b, 0);
+	vtags(&b, fl);
+	resp_begin(&w, KAPI_FIND_COORDINATOR, 3);
+	wbuf_i32(&w, 0);
+	wbuf_i16(&w, 0);
+	vstr(&w, fl, NULL);
+	coord_ok(&w, fl);
+	vtags(&w, fl);
+	CU_ASSERT(exchange(fd, KAPI_FIND_COORDINATOR, 3, 4, &b, &w, "FC v3"));
+	/* v4: a batch of transactional ids, none has a coordinator yet. */
+	wbuf_i8(&b, 1);
+	varr(&b, fl, 2);
+	vstr(&b, fl, "tx1");
+	vstr(&b, fl, "tx2");
+	vtags(&b, fl);
+	resp_begin(&w, KAPI_FIND_COORDINATOR, 4);
+	wbuf_i32(&w, 0);
+	varr(&w, fl, 2);
+	vstr(&w, fl, "tx1");
+	wbuf_i32(&w, -1);
+	vstr(&w, fl, "");
+	wbuf_i32(&w, -1);
+	wbuf_i16(&w, KERR_COORDINATOR_NOT_AVAILABLE);
+	vstr(&w, fl, tmsg);
+	vtags(&w, fl);
+	vstr(&w, fl, "tx2");
+	wbuf_i32(&w, -1);
+	vstr(&w, fl, "");
+	wbuf_i32(&w, -1);
+	wbuf_i16(&w, KERR_COORDINATOR_NOT_AVAILABLE);
+	vstr(&w, fl, tmsg);
+	vtags(&w, fl);
+	vtags(&w, fl);
+	CU_ASSERT(exchange(fd, KAPI_FIND_COORDINATOR, 4, 5, &b, &w, "FC v4"));
+	/* v6, the highest: two groups, each answered. */
+	wbuf_i8(&b, 0);
+	varr(&b, fl, 2);
+	vstr(&b, fl, "gv1");
+	vstr(&b, fl, "gv2");
+	vtags(&b, fl);
+	resp_begin(&w, KAPI_FIND_COORDINATOR, 6);
+	wbuf_i32(&w, 0);
+	varr(&w, fl, 2);
+	vstr(&w, fl, "gv1");
+	coord_ok(&w, fl);
+	wbuf_i16(&w, 0);
+	vstr(&w, fl, NULL);
+	vtags(&w, fl);
+	vstr(&w, fl, "gv2");
+	coord_ok(&w, fl);
+	wbuf_i16(&w, 0);
+	vstr(&w, fl, NULL);
+	vtags(&w, fl);
+	vtags(&w, fl);
+	CU_ASSERT(exchange(fd, KAPI_FIND_COORDINATOR, 6, 6, &b, &w, "FC v6"));
+	wbuf_free(&b);
+	wbuf_free(&w);
+	close(fd);
+}
+
+/* ---- JoinGroup, SyncGroup, Heartbeat ---- */
+
+/*
+ * A JoinGroup answer's start up to its member id: error, generation,
+ * protocol type (v7+) and name, leader, skip_assignment (v9).
+ */
+static void
+join_head(struct wbuf *w, int16_t ver, int16_t err, int32_t gen,
+    const char *ptype, const char *proto, const char *leader)
+{
+	int fl = ver >= 6;
+
+	resp_begin(w, KAPI_JOIN_GROUP, ver);
+	if (ver >= 2)
+		wbuf_i32(w, 0);
+	wbuf_i16(w, err);
+	wbuf_i32(w, gen);
+	if (ver >= 7)
+		vstr(w, fl, ptype);
+	vstr(w, fl, proto);
+	vstr(w, fl, leader);
+	if (ver >= 9)
+		wbuf_i8(w, 0);
+}
+
+/* Read a JoinGroup answer's member id (at off) into id; its length or -1. */
+static int
+answer_id(const uint8_t *p, size_t n, size_t off, int fl, char *id,
+    size_t idsz)
+{
+	size_t l;
+
+	if (p == NULL || off + 2 > n)
+		return -1;
+	if (fl) {
+		if (p[off] == 0 || p[off] >= 0x80)
+			return -1;
+		l = (size_t)p[off] - 1;
+		off += 1;
+	} else {
+		l = (size_t)(p[off] << 8 | p[off + 1]);
+		off += 2;
+	}
+	if (off + l > n || l >= idsz)
+		return -1;
+	memcpy(id, p + off, l);
+	id[l] = '\0';
+	return (int)l;
+}
+
+/* Is id what Flume makes: prefix, '-', 16 hex digits? */
+static int
+id_shape(const char *id, const char *prefix)
+{
+	size_t i, pl = strlen(prefix);
+
+	if (strlen(id) != pl + 17 || strncmp(id, prefix, pl) != 0 ||
+	    id[pl] != '-')
+		return 0;
+	for (i = pl + 1; id[i] != '\0'; i++)
+		if (!((id[i] >= '0' && id[i] <= '9') ||
+		    (id[i] >= 'a' && id[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+/*
+ * librdkafka's JoinGroup v5 (empty member id, group "grp", protocols
+ * range and roundrobin on topic t) gets MEMBER_ID_REQUIRED and an id
+ * (KIP-394); the same request with that id joins: generation 1, it
+ * leads, its range metadata in the members.  A made-up id is refused.
+ */
+static void
+test_join_member_id_required(void)
+{
+	struct wbuf w, f;
+	uint8_t *p, *a;
+	size_t n, flen, off;
+	int fd, l;
+
+	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	wbuf_init(&w);
+	wbuf_init(&f);
+	p = fixture("JoinGroup-v5", 1, &flen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	/* The range protocol's metadata, as the leader will get it back. */
+	a = memmem(p, flen, "\0\5range", 7);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	rmeta_len = (size_t)be32_get(a + 7);
+	CU_ASSERT_FATAL(rmeta_len <= sizeof(rmeta));
+	memcpy(rmeta, a + 11, rmeta_len);
+
+	a = send_frame(fd, p, flen, 1, &n);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	/* throttle 4, error 2, generation 4, "" 2, "" 2: the id at 14. */
+	l = answer_id(a, n, 14, 0, mid, sizeof(mid));
+	CU_ASSERT_FATAL(l > 0);
+	CU_ASSERT(id_shape(mid, "rdkafka"));
+	join_head(&w, 5, KERR_MEMBER_ID_REQUIRED, -1, NULL, "", "");
+	vstr(&w, 0, mid);
+	varr(&w, 0, 0);
+	CU_ASSERT(same(a, n, &w, "JoinGroup v5 MEMBER_ID_REQUIRED"));
+	free(a);
+
+	/* The same request with the id: body offset 21, member id at +13. */
+	off = 4 + 2 + 2 + 4 + 2 + 7 + 2 + 3 + 4 + 4;
+	CU_ASSERT_FATAL(p[off] == 0 && p[off + 1] == 0);
+	wbuf_raw(&f, p, off);
+	wbuf_str(&f, mid, strlen(mid));
+	wbuf_raw(&f, p + off + 2, flen - off - 2);
+	be32_put(f.buf, (uint32_t)(f.len - 4));
+	a = send_frame(fd, f.buf, f.len, 1, &n);
+	join_head(&w, 5, KERR_NONE, 1, NULL, "range", mid);
+	vstr(&w, 0, mid);
+	varr(&w, 0, 1);
+	vstr(&w, 0, mid);
+	vstr(&w, 0, NULL);		/* group_instance_id */
+	vbytes(&w, 0, rmeta, rmeta_len);
+	CU_ASSERT(same(a, n, &w, "JoinGroup v5 with its id"));
+	mgen = 1;
+	free(a);
+
+	/* An id of the right shape the coordinator did not give. */
+	wbuf_reset(&f);
+	wbuf_raw(&f, p, off);
+	wbuf_str(&f, "rdkafka-0123456789abcdef", 24);
+	wbuf_raw(&f, p + off + 2, flen - off - 2);
+	be32_put(f.buf, (uint32_t)(f.len - 4));
+	a = send_frame(fd, f.buf, f.len, 1, &n);
+	join_head(&w, 5, KERR_UNKNOWN_MEMBER_ID, -1, NULL, "", "");
+	vstr(&w, 0, "rdkafka-0123456789abcdef");
+	varr(&w, 0, 0);
+	CU_ASSERT(same(a, n, &w, "JoinGroup v5 unknown id"));
+	free(a);
+	free(p);
+	wbuf_free(&w);
+	wbuf_free(&f);
+	close(fd);
+}
+
+/* A JoinGroup body of member id (NULL: "") of group gv9, at ver. */
+static void
+join_body(struct wbuf *b, int16_t ver, const char *id)
+{
+	int fl = ver >= 6;
+
+	vstr(b, fl, "gv9");
+	wbuf_i32(b, 60000);		/* outlives the suite: no expiry */
+	wbuf_i32(b, 60000);
+	vstr(b, fl, id != NULL ? id : "");
+	vstr(b, fl, NULL);		/* group_instance_id */
+	vstr(b, fl, "consumer");
+	varr(b, fl, 1);
+	vstr(b, fl, "range");
+	vbytes(b, fl, rmeta, rmeta_len);
+	vtags(b, fl);
+	if (ver >= 8)
+		vstr(b, fl, "because");
+	vtags(b, fl);
+}
+
+/*
+ * JoinGroup v6 (first flexible) and v9 (highest): null protocol names
+ * with MEMBER_ID_REQUIRED, then the protocol type and name (v7) and
+ * skip_assignment false (v9) once joined.
+ */
+static void
+test_join_flexible(void)
+{
+	struct wbuf b, w;
+	char id[256], id6[256];
+	uint8_t *a;
+	size_t n;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	wbuf_init(&b);
+	wbuf_init(&w);
+	join_body(&b, 6, NULL);
+	a = call(fd, KAPI_JOIN_GROUP, 6, 1, &b, &n);
+	/* tags 1, throttle 4, error 2, generation 4, "" 1, "" 1: id at 13. */
+	CU_ASSERT_FATAL(answer_id(a, n, 13, 1, id6, sizeof(id6)) > 0);
+	CU_ASSERT(id_shape(id6, "gv"));
+	join_head(&w, 6, KERR_MEMBER_ID_REQUIRED, -1, NULL, "", "");
+	vstr(&w, 1, id6);
+	varr(&w, 1, 0);
+	vtags(&w, 1);
+	CU_ASSERT(same(a, n, &w, "JoinGroup v6 MEMBER_ID_REQUIRED"));
+	free(a);
+	wbuf_reset(&b);
+
+	join_body(&b, 9, NULL);
+	a = call(fd, KAPI_JOIN_GROUP, 9, 2, &b, &n);
+	/* ... type null 1, name null 1, leader "" 1, skip 1: id at 15. */
+	CU_ASSERT_FATAL(answer_id(a, n, 15, 1, id, sizeof(id)) > 0);
+	join_head(&w, 9, KERR_MEMBER_ID_REQUIRED, -1, NULL, NULL, "");
+	vstr(&w, 1, id);
+	varr(&w, 1, 0);
+	vtags(&w, 1);
+	CU_ASSERT(same(a, n, &w, "JoinGroup v9 MEMBER_ID_REQUIRED"));
+	free(a);
+	wbuf_reset(&b);
+
+	join_body(&b, 9, id);
+	join_head(&w, 9, KERR_NONE, 1, "consumer", "range", id);
+	vstr(&w, 1, id);
+	varr(&w, 1, 1);
+	vstr(&w, 1, id);
+	vstr(&w, 1, NULL);
+	vbytes(&w, 1, rmeta, rmeta_len);
+	vtags(&w, 1);
+	vtags(&w, 1);
+	CU_ASSERT(exchange(fd, KAPI_JOIN_GROUP, 9, 3, &b, &w,
+	    "JoinGroup v9 with its id"));
+	wbuf_free(&b);
+	wbuf_free(&w);
+	close(fd);
+}
+
+/* An assignment of t's partitions 0 and 1 (consumer protocol v0). */
+static const uint8_t assign01[] = { 0, 0, 0, 0, 0, 1, 0, 1, 't',
+	0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff };
+
+static void
+sync_body(struct wbuf *b, const char *ptype, const char *proto)
+{
+	vstr(b, 1, "grp");
+	wbuf_i32(b, mgen);
+	vstr(b, 1, mid);
+	vstr(b, 1, NULL);
+	vstr(b, 1, ptype);
+	vstr(b, 1, proto);
+	varr(b, 1, 1);
+	vstr(b, 1, mid);
+	vbytes(b, 1, assign01, sizeof(assign01));
+	vtags(b, 1);
+	vtags(b, 1);
+}
+
+/*
+ * SyncGroup v5 (highest, flexible): a protocol name that is not the
+ * group's is INCONSISTENT_GROUP_PROTOCOL with null names; the group's
+ * own gets the assignment and both names.  librdkafka's v3 of a member
+ * it does not know: UNKNOWN_MEMBER_ID.  Heartbeat v0, v3 (librdkafka's)
+ * and v4 (flexible).
+ */
+static void
+test_sync_heartbeat(void)
+{
+	struct wbuf b, w;
+	uint8_t *p, *a;
+	size_t n, flen;
+	int fd;
+
+	CU_ASSERT_FATAL(mgen == 1);
+	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	wbuf_init(&b);
+	wbuf_init(&w);
+	sync_body(&b, "consumer", "roundrobin");
+	resp_begin(&w, KAPI_SYNC_GROUP, 5);
+	wbuf_i32(&w, 0);
+	wbuf_i16(&w, KERR_INCONSISTENT_GROUP_PROTOCOL);
+	vstr(&w, 1, NULL);
+	vstr(&w, 1, NULL);
+	vbytes(&w, 1, NULL, 0);
+	vtags(&w, 1);
+	CU_ASSERT(exchange(fd, KAPI_SYNC_GROUP, 5, 1, &b, &w,
+	    "SyncGroup v5 other protocol"));
+	sync_body(&b, NULL, "range");	/* a null type is not checked */
+	resp_begin(&w, KAPI_SYNC_GROUP, 5);
+	wbuf_i32(&w, 0);
+	wbuf_i16(&w, 0);
+	vstr(&w, 1, "consumer");
+	vstr(&w, 1, "range");
+	vbytes(&w, 1, assign01, sizeof(assign01));
+	vtags(&w, 1);
+	CU_ASSERT(exchange(fd, KAPI_SYNC_GROUP, 5, 2, &b, &w, "SyncGroup v5"));
+
+	p = fixture("SyncGroup-v3", 3, &flen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	a = send_frame(fd, p, flen, 3, &n);
+	wbuf_i32(&w, 0);
+	wbuf_i16(&w, KERR_UNKNOWN_MEMBER_ID);
+	vbytes(&w, 0, NULL, 0);
+	CU_ASSERT(same(a, n, &w, "SyncGroup v3 librdkafka"));
+	free(a);
+	free(p);
+	wbuf_reset(&w);
+
+	vstr(&b, 0, "grp");
+	wbuf_i32(&b, mgen);
+	vstr(&b, 0, mid);
+	wbuf_i16(&w, 0);
+	CU_ASSERT(exchange(fd, KAPI_HEARTBEAT, 0, 4, &b, &w, "Heartbeat v0"));
+	p = fixture("Heartbeat-v3", 5, &flen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	a = send_frame(fd, p, flen, 5, &n);
+	wbuf_i32(&w, 0);
+	wbuf_i16(&w, KERR_UNKNOWN_MEMBER_ID);
+	CU_ASSERT(same(a, n, &w, "Heartbeat v3 librdkafka"));
+	free(a);
+	free(p);
+	wbuf_reset(&w);
+	vstr(&b, 1, "grp");
+	wbuf_i32(&b, mgen);
+	vstr(&b, 1, mid);
+	vstr(&b, 1, "static-1");	/* taken as a dynamic member */
+	vtags(&b, 1);
+	resp_begin(&w, KAPI_HEARTBEAT, 4);
+	wbuf_i32(&w, 0);
+	wbuf_i16(&w, 0);
+	vtags(&w, 1);
+	CU_ASSERT(exchange(fd, KAPI_HEARTBEAT, 4, 6, &b, &w, "Heartbeat v4"));
+	wbuf_free(&b);
+	wbuf_free(&w);
+	close(fd);
+}
+
+/* ---- OffsetCommit, OffsetFetch ---- */
+
+/* One partition of an OffsetCommit v8+ body. */
+static void
+commit_part(struct wbuf *b, int32_t part, int64_t off)
+{
+	wbuf_i32(b, part);
+	wbuf_i64(b, off);
+	wbuf_i32(b, -1);		/* leader epoch */
+	vstr(b, 1, "");
+	vtags(b, 1);
+}
+
+static void
+commit_part_resp(struct wbuf *w, int fl, int32_t part, int16_t err)
+{
+	wbuf_i32(w, part);
+	wbuf_i16(w, err);
+	vtags(w, fl);
+}
+
+/*
+ * OffsetCommit v9 (highest, its generation field is the generation or
+ * member epoch), v8 (first flexible), v5 (no retention) with a stale
+ * generation, v1 (a commit timestamp).
+ */
+static void
+test_offset_commit(void)
+{
+	struct wbuf b, w;
+	int fd;
+
+	CU_ASSERT_FATAL(mgen == 1);
+	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	wbuf_init(&b);
+	wbuf_init(&w);
+	vstr(&b, 1, "grp");
+	wbuf_i32(&b, mgen);
+	vstr(&b, 1, mid);
+	vstr(&b, 1, NULL);
+	varr(&b, 1, 1);
+	vstr(&b, 1, "t");
+	varr(&b, 1, 3);
+	commit_part(&b, 0, 7);
+	commit_part(&b, 1, 9);
+	commit_part(&b, 5, 1);
+	vtags(&b, 1);
+	vtags(&b, 1);
+	resp_begin(&w, KAPI_OFFSET_COMMIT, 9);
+	wbuf_i32(&w, 0);
+	varr(&w, 1, 1);
+	vstr(&w, 1, "t");
+	varr(&w, 1, 3);
+	commit_part_resp(&w, 1, 0, 0);
+	commit_part_resp(&w, 1, 1, 0);
+	commit_part_resp(&w, 1, 5, KERR_UNKNOWN_TOPIC_OR_PARTITION);
+	vtags(&w, 1);
+	vtags(&w, 1);
+	CU_ASSERT(exchange(fd, KAPI_OFFSET_COMMIT, 9, 1, &b, &w,
+	    "OffsetCommit v9"));
+	/* v8: the same partition again, stored. */
+	vstr(&b, 1, "grp");
+	wbuf_i32(&b, mgen);
+	vstr(&b, 1, mid);
+	vstr(&b, 1, NULL);
+	varr(&b, 1, 1);
+	vstr(&b, 1, "t");
+	varr(&b, 1, 1);
+	commit_part(&b, 1, 9);
+	vtags(&b, 1);
+	vtags(&b, 1);
+	resp_begin(&w, KAPI_OFFSET_COMMIT, 8);
+	wbuf_i32(&w, 0);
+	varr(&w, 1, 1);
+	vstr(&w, 1, "t");
+	varr(&w, 1, 1);
+	commit_part_resp(&w, 1, 1, 0);
+	vtags(&w, 1);
+	vtags(&w, 1);
+	CU_ASSERT(exchange(fd, KAPI_OFFSET_COMMIT, 8, 2, &b, &w,
+	    "OffsetCommit v8"));
+	/* v5: a generation the group is not at. */
+	vstr(&b, 0, "grp");
+	wbuf_i32(&b, mgen + 5);
+	vstr(&b, 0, mid);
+	varr(&b, 0, 1);
+	vstr(&b, 0, "t");
+	varr(&b, 0, 1);
+	wbuf_i32(&b, 0);
+	wbuf_i64(&b, 100);
+	vstr(&b, 0, NULL);
+	wbuf_i32(&w, 0);
+	varr(&w, 0, 1);
+	vstr(&w, 0, "t");
+	varr(&w, 0, 1);
+	commit_part_resp(&w, 0, 0, KERR_ILLEGAL_GENERATION);
+	CU_ASSERT(exchange(fd, KAPI_OFFSET_COMMIT, 5, 3, &b, &w,
+	    "OffsetCommit v5"));
+	/* v1: an unknown member, with a commit timestamp. */
+	vstr(&b, 0, "grp");
+	wbuf_i32(&b, mgen);
+	vstr(&b, 0, "nobody");
+	varr(&b, 0, 1);
+	vstr(&b, 0, "t");
+	varr(&b, 0, 1);
+	wbuf_i32(&b, 0);
+	wbuf_i64(&b, 100);
+	wbuf_i64(&b, 1700000000000LL);
+	vstr(&b, 0, "");
+	varr(&w, 0, 1);
+	vstr(&w, 0, "t");
+	varr(&w, 0, 1);
+	commit_part_resp(&w, 0, 0, KERR_UNKNOWN_MEMBER_ID);
+	CU_ASSERT(exchange(fd, KAPI_OFFSET_COMMIT, 1, 4, &b, &w,
+	    "OffsetCommit v1"));
+	wbuf_free(&b);
+	wbuf_free(&w);
+	close(fd);
+}
+
+/* One partition of an OffsetFetch answer. */
+static void
+fetch_part(struct wbuf *w, int16_t ver, int32_t part, int64_t off,
+    int16_t err)
+{
+	int fl = ver >= 6;
+
+	wbuf_i32(w, part);
+	wbuf_i64(w, off);
+	if (ver >= 5)
+		wbuf_i32(w, -1);
+	vstr(w, fl, "");
+	wbuf_i16(w, err);
+	vtags(w, fl);
+}
+
+/* Topic t with partitions 0 and 1 at 7 and 9 (what was committed). */
+static void
+fetch_t01(struct wbuf *w, int16_t ver)
+{
+	int fl = ver >= 6;
+
+	vstr(w, fl, "t");
+	varr(w, fl, 2);
+	fetch_part(w, ver, 0, 7, 0);
+	fetch_part(w, ver, 1, 9, 0);
+	vtags(w, fl);
+}
+
+/*
+ * OffsetFetch v1 (named partitions), v2 (an invalid group: the top
+ * level error), v5 (a null topic list: every committed offset, leader
+ * epoch -1), librdkafka's v7, v8 (several groups, one that does not
+ * exist) and v9 (member id and epoch).
+ */
+static void
+test_offset_fetch(void)
+{
+	struct wbuf b, w;
+	uint8_t *p, *a;
+	size_t n, flen;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	wbuf_init(&b);
+	wbuf_init(&w);
+	vstr(&b, 0, "grp");
+	varr(&b, 0, 1);
+	vstr(&b, 0, "t");
+	varr(&b, 0, 2);
+	wbuf_i32(&b, 0);
+	wbuf_i32(&b, 1);
+	varr(&w, 0, 1);
+	fetch_t01(&w, 1);
+	CU_ASSERT(exchange(fd, KAPI_OFFSET_FETCH, 1, 1, &b, &w,
+	    "OffsetFetch v1"));
+
+	vstr(&b, 0, "");
+	varr(&b, 0, 1);
+	vstr(&b, 0, "t");
+	varr(&b, 0, 1);
+	wbuf_i32(&b, 0);
+	varr(&w, 0, 0);
+	wbuf_i16(&w, KERR_INVALID_GROUP_ID);
+	CU_ASSERT(exchange(fd, KAPI_OFFSET_FETCH, 2, 2, &b, &w,
+	    "OffsetFetch v2 invalid group"));
+
+	vstr(&b, 0, "grp");
+	varr(&b, 0, -1);
+	wbuf_i32(&w, 0);
+	varr(&w, 0, 1);
+	fetch_t01(&w, 5);
+	wbuf_i16(&w, 0);
+	CU_ASSERT(exchange(fd, KAPI_OFFSET_FETCH, 5, 3, &b, &w,
+	    "OffsetFetch v5 all"));
+
+	/* librdkafka's v7: group "grp", t partition 0, require_stable. */
+	p = fixture("OffsetFetch-v7", 4, &flen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	a = send_frame(fd, p, flen, 4, &n);
+	resp_begin(&w, KAPI_OFFSET_FETCH, 7);
+	wbuf_i32(&w, 0);
+	varr(&w, 1, 1);
+	vstr(&w, 1, "t");
+	varr(&w, 1, 1);
+	fetch_part(&w, 7, 0, 7, 0);
+	vtags(&w, 1);
+	wbuf_i16(&w, 0);
+	vtags(&w, 1);
+	CU_ASSERT(same(a, n, &w, "OffsetFetch v7 librdkafka"));
+	free(a);
+	free(p);
+	wbuf_reset(&w);
+
+	/* v8: grp's every offset, and a group that does not exist. */
+	varr(&b, 1, 2);
+	vstr(&b, 1, "grp");
+	varr(&b, 1, -1);
+	vtags(&b, 1);
+	vstr(&b, 1, "nogroup");
+	varr(&b, 1, 1);
+	vstr(&b, 1, "t");
+	varr(&b, 1, 1);
+	wbuf_i32(&b, 1);
+	vtags(&b, 1);
+	vtags(&b, 1);
+	wbuf_i8(&b, 1);			/* require_stable */
+	vtags(&b, 1);
+	resp_begin(&w, KAPI_OFFSET_FETCH, 8);
+	wbuf_i32(&w, 0);
+	varr(&w, 1, 2);
+	vstr(&w, 1, "grp");
+	varr(&w, 1, 1);
+	fetch_t01(&w, 8);
+	wbuf_i16(&w, 0);
+	vtags(&w, 1);
+	vstr(&w, 1, "nogroup");
+	varr(&w, 1, 1);
+	vstr(&w, 1, "t");
+	varr(&w, 1, 1);
+	fetch_part(&w, 8, 1, -1, 0);
+	vtags(&w, 1);
+	wbuf_i16(&w, 0);
+	vtags(&w, 1);
+	vtags(&w, 1);
+	CU_ASSERT(exchange(fd, KAPI_OFFSET_FETCH, 8, 5, &b, &w,
+	    "OffsetFetch v8"));
+
+	varr(&b, 1, 1);
+	vstr(&b, 1, "grp");
+	vstr(&b, 1, mid);
+	wbuf_i32(&b, mgen);
+	varr(&b, 1, -1);
+	vtags(&b, 1);
+	wbuf_i8(&b, 0);
+	vtags(&b, 1);
+	resp_begin(&w, KAPI_OFFSET_FETCH, 9);
+	wbuf_i32(&w, 0);
+	varr(&w, 1, 1);
+	vstr(&w, 1, "grp");
+	varr(&w, 1, 1);
+	fetch_t01(&w, 9);
+	wbuf_i16(&w, 0);
+	vtags(&w, 1);
+	vtags(&w, 1);
+	CU_ASSERT(exchange(fd, KAPI_OFFSET_FETCH, 9, 6, &b, &w,
+	    "OffsetFetch v9"));
+	wbuf_free(&b);
+	wbuf_free(&w);
+	close(fd);
+}
+
+/* ---- ListGroups, DescribeGroups ---- */
+
+static void
+listed(struct wbuf *w, int16_t ver, const char *group, const char *state)
+{
+	int fl = ver >= 3;
+
+	vstr(w, fl, group);
+	vstr(w, fl, "consumer");
+	if (ver >= 4)
+		vstr(w, fl, state);
+	if (ver >= 5)
+		vstr(w, fl, "classic");
+	vtags(w, fl);
+}
+
+/*
+ * ListGroups v0, v3 (first flexible), v4 (a states filter, in any case)
+ * and v5 (a types filter): grp is Stable, gv9 waits for its SyncGroup
+ * (CompletingRebalance).
+ */
+static void
+test_list_groups(void)
+{
+	struct wbuf b, w;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	wbuf_init(&b);
+	wbuf_init(&w);
+	wbuf_i16(&w, 0);
+	varr(&w, 0, 2);
+	listed(&w, 0, "grp", NULL);
+	listed(&w, 0, "gv9", NULL);
+	CU_ASSERT(exchange(fd, KAPI_LIST_GROUPS, 0, 1, &b, &w,
+	    "ListGroups v0"));
+	vtags(&b, 1);
+	resp_begin(&w, KAPI_LIST_GROUPS, 3);
+	wbuf_i32(&w, 0);
+	wbuf_i16(&w, 0);
+	varr(&w, 1, 2);
+	listed(&w, 3, "grp", NULL);
+	listed(&w, 3, "gv9", NULL);
+	vtags(&w, 1);
+	CU_ASSERT(exchange(fd, KAPI_LIST_GROUPS, 3, 2, &b, &w,
+	    "ListGroups v3"));
+	varr(&b, 1, 1);
+	vstr(&b, 1, "stable");
+	vtags(&b, 1);
+	resp_begin(&w, KAPI_LIST_GROUPS, 4);
+	wbuf_i32(&w, 0);
+	wbuf_i16(&w, 0);
+	varr(&w, 1, 1);
+	listed(&w, 4, "grp", "Stable");
+	vtags(&w, 1);
+	CU_ASSERT(exchange(fd, KAPI_LIST_GROUPS, 4, 3, &b, &w,
+	    "ListGroups v4 Stable"));
+	varr(&b, 1, 0);
+	varr(&b, 1, 1);
+	vstr(&b, 1, "Classic");
+	vtags(&b, 1);
+	resp_begin(&w, KAPI_LIST_GROUPS, 5);
+	wbuf_i32(&w, 0);
+	wbuf_i16(&w, 0);
+	varr(&w, 1, 2);
+	listed(&w, 5, "grp", "Stable");
+	listed(&w, 5, "gv9", "CompletingRebalance");
+	vtags(&w, 1);
+	CU_ASSERT(exchange(fd, KAPI_LIST_GROUPS, 5, 4, &b, &w,
+	    "ListGroups v5 classic"));
+	varr(&b, 1, 0);
+	varr(&b, 1, 1);
+	vstr(&b, 1, "consumer");	/* KIP-848 groups: Flume has none */
+	vtags(&b, 1);
+	resp_begin(&w, KAPI_LIST_GROUPS, 5);
+	wbuf_i32(&w, 0);
+	wbuf_i16(&w, 0);
+	varr(&w, 1, 0);
+	vtags(&w, 1);
+	CU_ASSERT(exchange(fd, KAPI_LIST_GROUPS, 5, 5, &b, &w,
+	    "ListGroups v5 consumer"));
+	wbuf_free(&b);
+	wbuf_free(&w);
+	close(fd);
+}
+
+/* grp as DescribeGroups answers it at ver (ops: authorized operations). */
+static void
+described_grp(struct wbuf *w, int16_t ver, int32_t ops)
+{
+	int fl = ver >= 5;
+
+	wbuf_i16(w, 0);
+	if (ver >= 6)
+		vstr(w, fl, NULL);
+	vstr(w, fl, "grp");
+	vstr(w, fl, "Stable");
+	vstr(w, fl, "consumer");
+	vstr(w, fl, "range");
+	varr(w, fl, 1);
+	vstr(w, fl, mid);
+	if (ver >= 4)
+		vstr(w, fl, NULL);
+	vstr(w, fl, "rdkafka");
+	vstr(w, fl, HOST);
+	vbytes(w, fl, rmeta, rmeta_len);
+	vbytes(w, fl, assign01, sizeof(assign01));
+	vtags(w, fl);
+	if (ver >= 3)
+		wbuf_i32(w, ops);
+	vtags(w, fl);
+}
+
+/*
+ * DescribeGroups v0, v3 (authorized operations asked: read, delete,
+ * describe without an auth_file), v5 (first flexible) and v6 (a group
+ * that does not exist: GROUP_ID_NOT_FOUND with Kafka's message).
+ */
+static void
+test_describe_groups(void)
+{
+	struct wbuf b, w;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	wbuf_init(&b);
+	wbuf_init(&w);
+	varr(&b, 0, 2);
+	vstr(&b, 0, "grp");
+	vstr(&b, 0, "nosuch");
+	varr(&w, 0, 2);
+	described_grp(&w, 0, 0);
+	wbuf_i16(&w, 0);
+	vstr(&w, 0, "nosuch");
+	vstr(&w, 0, "Dead");
+	vstr(&w, 0, "");
+	vstr(&w, 0, "");
+	varr(&w, 0, 0);
+	CU_ASSERT(exchange(fd, KAPI_DESCRIBE_GROUPS, 0, 1, &b, &w,
+	    "DescribeGroups v0"));
+	varr(&b, 0, 1);
+	vstr(&b, 0, "grp");
+	wbuf_i8(&b, 1);
+	wbuf_i32(&w, 0);
+	varr(&w, 0, 1);
+	described_grp(&w, 3, 1 << 3 | 1 << 6 | 1 << 8);
+	CU_ASSERT(exchange(fd, KAPI_DESCRIBE_GROUPS, 3, 2, &b, &w,
+	    "DescribeGroups v3"));
+	varr(&b, 1, 1);
+	vstr(&b, 1, "grp");
+	wbuf_i8(&b, 0);
+	vtags(&b, 1);
+	resp_begin(&w, KAPI_DESCRIBE_GROUPS, 5);
+	wbuf_i32(&w, 0);
+	varr(&w, 1, 1);
+	described_grp(&w, 5, INT32_MIN);
+	vtags(&w, 1);
+	CU_ASSERT(exchange(fd, KAPI_DESCRIBE_GROUPS, 5, 3, &b, &w,
+	    "DescribeGroups v5"));
+	varr(&b, 1, 2);
+	vstr(&b, 1, "grp");
+	vstr(&b, 1, "nosuch");
+	wbuf_i8(&b, 0);
+	vtags(&b, 1);
+	resp_begin(&w, KAPI_DESCRIBE_GROUPS, 6);
+	wbuf_i32(&w, 0);
+	varr(&w, 1, 2);
+	described_grp(&w, 6, INT32_MIN);
+	wbuf_i16(&w, KERR_GROUP_ID_NOT_FOUND);
+	vstr(&w, 1, "Group nosuch not found.");
+	vstr(&w, 1, "nosuch");
+	vstr(&w, 1, "Dead");
+	vstr(&w, 1, "");
+	vstr(&w, 1, "");
+	varr(&w, 1, 0);
+	wbuf_i32(&w, INT32_MIN);
+	vtags(&w, 1);
+	vtags(&w, 1);
+	CU_ASSERT(exchange(fd, KAPI_DESCRIBE_GROUPS, 6, 4, &b, &w,
+	    "DescribeGroups v6"));
+	wbuf_free(&b);
+	wbuf_free(&w);
+	close(fd);
+}
+
+/* ---- librdkafka's admin API ---- */
+
+static rd_kafka_t *
+admin_new(void)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	char err[256];
+
+	if (rd_kafka_conf_set(conf, "bootstrap.servers", kbroker, err,
+	    sizeof(err)) != RD_KAFKA_CONF_OK) {
+		rd_kafka_conf_destroy(conf);
+		return NULL;
+	}
+	return rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
+}
+
+/* Wait for the admin result of type t on q (10 s); NULL on timeout. */
+static rd_kafka_event_t *
+admin_wait(rd_kafka_queue_t *q, rd_kafka_event_type_t t)
+{
+	rd_kafka_event_t *ev;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if ((ev = rd_kafka_queue_poll(q, 100)) == NULL)
+			continue;
+		if (rd_kafka_event_type(ev) == t)
+			return ev;
+		rd_kafka_event_destroy(ev);
+	}
+	return NULL;
+}
+
+/*
+ * librdkafka 2.0's ListConsumerGroupOffsets without partitions (every
+ * committed offset: OffsetFetch with null topics) returns grp's t/0 at 7
+ * and t/1 at 9; ListConsumerGroups shows grp Stable (ListGroups v4).
+ */
+static void
+test_librdkafka_admin(void)
+{
+	rd_kafka_t *rk;
+	rd_kafka_queue_t *q;
+	rd_kafka_event_t *ev;
+	rd_kafka_ListConsumerGroupOffsets_t *req;
+	const rd_kafka_ListConsumerGroupOffsets_result_t *res;
+	const rd_kafka_ListConsumerGroups_result_t *lres;
+	const rd_kafka_group_result_t **gr;
+	const rd_kafka_ConsumerGroupListing_t **gl;
+	const rd_kafka_topic_partition_list_t *tp;
+	int64_t off[2] = { -2, -2 };
+	size_t n, i;
+	int found = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rk = admin_new());
+	q = rd_kafka_queue_new(rk);
+	req = rd_kafka_ListConsumerGroupOffsets_new("grp", NULL);
+	rd_kafka_ListConsumerGroupOffsets(rk, &req, 1, NULL, q);
+	rd_kafka_ListConsumerGroupOffsets_destroy(req);
+	ev = admin_wait(q, RD_KAFKA_EVENT_LISTCONSUMERGROUPOFFSETS_RESULT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+	CU_ASSERT_EQUAL(rd_kafka_event_error(ev), RD_KAFKA_RESP_ERR_NO_ERROR);
+	res = rd_kafka_event_ListConsumerGroupOffsets_result(ev);
+	gr = rd_kafka_ListConsumerGroupOffsets_result_groups(res, &n);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_PTR_NULL(rd_kafka_group_result_error(gr[0]));
+	tp = rd_kafka_group_result_partitions(gr[0]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tp);
+	CU_ASSERT_EQUAL(tp->cnt, 2);
+	for (i = 0; i < (size_t)tp->cnt; i++) {
+		CU_ASSERT_STRING_EQUAL(tp->elems[i].topic, "t");
+		CU_ASSERT_EQUAL(tp->elems[i].err, RD_KAFKA_RESP_ERR_NO_ERROR);
+		if (tp->elems[i].partition >= 0 && tp->elems[i].partition < 2)
+			off[tp->elems[i].partition] = tp->elems[i].offset;
+	}
+	CU_ASSERT_EQUAL(off[0], 7);
+	CU_ASSERT_EQUAL(off[1], 9);
+	rd_kafka_event_destroy(ev);
+
+	rd_kafka_ListConsumerGroups(rk, NULL, q);
+	ev = admin_wait(q, RD_KAFKA_EVENT_LISTCONSUMERGROUPS_RESULT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+	lres = rd_kafka_event_ListConsumerGroups_result(ev);
+	gl = rd_kafka_ListConsumerGroups_result_valid(lres, &n);
+	for (i = 0; i < n; i++) {
+		if (strcmp(rd_kafka_ConsumerGroupListing_group_id(gl[i]),
+		    "grp") != 0)
+			continue;
+		found++;
+		CU_ASSERT_EQUAL(rd_kafka_ConsumerGroupListing_state(gl[i]),
+		    RD_KAFKA_CONSUMER_GROUP_STATE_STABLE);
+		CU_ASSERT_FALSE(
+		    rd_kafka_ConsumerGroupListing_is_simple_consumer_group(
+		    gl[i]));
+	}
+	CU_ASSERT_EQUAL(found, 1);
+	rd_kafka_event_destroy(ev);
+	rd_kafka_queue_destroy(q);
+	rd_kafka_destroy(rk);
+}
+
+/* ---- LeaveGroup ---- */
+
+/*
+ * LeaveGroup v1 (librdkafka's, of a member grp does not have), v3 (a
+ * group that does not exist: each member unknown, the request NONE) and
+ * v5 (highest: a batch, the real member leaves, one named only by an
+ * instance id is unknown).
+ */
+static void
+test_leave_group(void)
+{
+	struct wbuf b, w;
+	uint8_t *p, *a;
+	size_t n, flen;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	wbuf_init(&b);
+	wbuf_init(&w);
+	p = fixture("LeaveGroup-v1", 1, &flen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	a = send_frame(fd, p, flen, 1, &n);
+	wbuf_i32(&w, 0);
+	wbuf_i16(&w, KERR_UNKNOWN_MEMBER_ID);
+	CU_ASSERT(same(a, n, &w, "LeaveGroup v1 librdkafka"));
+	free(a);
+	free(p);
+	wbuf_reset(&w);
+
+	vstr(&b, 0, "nosuch");
+	varr(&b, 0, 1);
+	vstr(&b, 0, "m1");
+	vstr(&b, 0, NULL);
+	wbuf_i32(&w, 0);
+	wbuf_i16(&w, 0);
+	varr(&w, 0, 1);
+	vstr(&w, 0, "m1");
+	vstr(&w, 0, NULL);
+	wbuf_i16(&w, KERR_UNKNOWN_MEMBER_ID);
+	CU_ASSERT(exchange(fd, KAPI_LEAVE_GROUP, 3, 2, &b, &w,
+	    "LeaveGroup v3 no group"));
+
+	vstr(&b, 1, "grp");
+	varr(&b, 1, 2);
+	vstr(&b, 1, mid);
+	vstr(&b, 1, NULL);
+	vstr(&b, 1, "done");
+	vtags(&b, 1);
+	vstr(&b, 1, "");
+	vstr(&b, 1, "inst-1");
+	vstr(&b, 1, NULL);
+	vtags(&b, 1);
+	vtags(&b, 1);
+	resp_begin(&w, KAPI_LEAVE_GROUP, 5);
+	wbuf_i32(&w, 0);
+	wbuf_i16(&w, 0);
+	varr(&w, 1, 2);
+	vstr(&w, 1, mid);
+	vstr(&w, 1, NULL);
+	wbuf_i16(&w, 0);
+	vtags(&w, 1);
+	vstr(&w, 1, "");
+	vstr(&w, 1, "inst-1");
+	wbuf_i16(&w, KERR_UNKNOWN_MEMBER_ID);
+	vtags(&w, 1);
+	vtags(&w, 1);
+	CU_ASSERT(exchange(fd, KAPI_LEAVE_GROUP, 5, 3, &b, &w,
+	    "LeaveGroup v5"));
+	/* It left: a heartbeat of it is unknown now. */
+	vstr(&b, 0, "grp");
+	wbuf_i32(&b, mgen);
+	vstr(&b, 0, mid);
+	wbuf_i16(&w, KERR_UNKNOWN_MEMBER_ID);
+	CU_ASSERT(exchange(fd, KAPI_HEARTBEAT, 0, 4, &b, &w,
+	    "Heartbeat v0 after leaving"));
+	wbuf_free(&b);
+	wbuf_free(&w);
+	close(fd);
+}
+
+TEST_SUITE("kafka_gvers", setup, teardown,
+    { "FindCoordinator v0, v1, v2 (librdkafka), v3, v4 (transactions), v6", test_find_coordinator },
+    { "JoinGroup v5 (librdkafka): MEMBER_ID_REQUIRED, then joined", test_join_member_id_required },
+    { "JoinGroup v6 and v9: flexible, MEMBER_ID_REQUIRED, protocol type", test_join_flexible },
+    { "SyncGroup v3, v5 (protocol checked); Heartbeat v0, v3, v4", test_sync_heartbeat },
+    { "OffsetCommit v1, v5, v8, v9", test_offset_commit },
+    { "OffsetFetch v1, v2, v5 (all), v7 (librdkafka), v8 (groups), v9", test_offset_fetch },
+    { "ListGroups v0, v3, v4 (states), v5 (types)", test_list_groups },
+    { "DescribeGroups v0, v3 (operations), v5, v6 (not found)", test_describe_groups },
+    { "librdkafka ListConsumerGroupOffsets (all) and ListConsumerGroups", test_librdkafka_admin },
+    { "LeaveGroup v1 (librdkafka), v3, v5 (a batch)", test_leave_group });
