@@ -4,7 +4,8 @@
  * member list, SyncGroup parking and assignments, Kafka's error codes
  * where Kafka returns them (22, 23, 25, 26, 27), session expiry and the
  * rebalance timeout, the bounded metadata space, native and Kafka kinds
- * refusing each other, commit fencing, and the crash rule.
+ * refusing each other, commit fencing, the crash rule, and the
+ * two-step join of JoinGroup v4 and later (MEMBER_ID_REQUIRED).
  */
 #include <sys/wait.h>
 
@@ -30,6 +31,9 @@ static struct shm s;
 static char name[64];
 static int t2;
 static const struct group_params gp = { 30000, 1000, 60000, DELAY };
+/* Set: kjoin() joins as JoinGroup v4+ does, a pending id into it. */
+static char *pending;
+static size_t pending_len;
 
 static int
 suite_setup(void)
@@ -117,6 +121,9 @@ kjoin(struct shm_group *g, char *id, const char *ptype, const char *spec,
 	in.ptype_len = strlen(ptype);
 	in.nprotos = protos(spec, p, buf);
 	in.protos = p;
+	in.require_id = pending != NULL;
+	in.pending = pending;
+	in.pending_len = &pending_len;
 	CU_ASSERT_FATAL(group_lock(&s, g, now, &gp) == 0);
 	err = kgroup_join(&s, g, &in, now, &gp, member, rdy);
 	if (err == KERR_NONE) {
@@ -615,6 +622,50 @@ test_subscription_topic_deleted(void)
 	shm_topic_delete_end(&s, ti);
 }
 
+/*
+ * JoinGroup v4+: a new member gets MEMBER_ID_REQUIRED and an id, and
+ * is not a member until it joins with it; a changed id, or one given
+ * before the generation changed, is UNKNOWN_MEMBER_ID.
+ */
+static void
+test_member_id_required(void)
+{
+	struct shm_group *g = new_group("kpend");
+	char p1[MEMBER_ID_MAX + 1], p2[MEMBER_ID_MAX + 1];
+	char id[MEMBER_ID_MAX + 1] = "";
+	int m = -1, rdy = -1;
+
+	pending = p1;
+	CU_ASSERT_EQUAL(kjoin(g, id, "consumer", "range:x", SESSION, 1000,
+	    &m, &rdy), KERR_MEMBER_ID_REQUIRED);
+	p1[pending_len] = '\0';
+	CU_ASSERT_EQUAL(pending_len, 7 + 1 + 16);
+	CU_ASSERT_EQUAL(strncmp(p1, "rdkafka-", 8), 0);
+	CU_ASSERT_EQUAL(group_member_count(&s, g), 0);
+	pending = p2;
+	CU_ASSERT_EQUAL(kjoin(g, id, "consumer", "range:x", SESSION, 1000,
+	    &m, &rdy), KERR_MEMBER_ID_REQUIRED);
+	p2[pending_len] = '\0';
+	CU_ASSERT_STRING_NOT_EQUAL(p1, p2);
+	/* Its last digit changed: not an id this group gave. */
+	strlcpy(id, p1, sizeof(id));
+	id[strlen(id) - 1] = id[strlen(id) - 1] == '0' ? '1' : '0';
+	CU_ASSERT_EQUAL(kjoin(g, id, "consumer", "range:x", SESSION, 1000,
+	    &m, &rdy), KERR_UNKNOWN_MEMBER_ID);
+	strlcpy(id, p1, sizeof(id));
+	CU_ASSERT_EQUAL(kjoin(g, id, "consumer", "range:x", SESSION, 1000,
+	    &m, &rdy), KERR_NONE);
+	CU_ASSERT_STRING_EQUAL(id, p1);
+	CU_ASSERT_EQUAL(group_member_count(&s, g), 1);
+	CU_ASSERT_EQUAL(kready(g, m, p1, 0, 1000 + DELAY + 1), 1);
+	CU_ASSERT_EQUAL(g->generation, 1);
+	/* p2 was given at generation 0. */
+	strlcpy(id, p2, sizeof(id));
+	CU_ASSERT_EQUAL(kjoin(g, id, "consumer", "range:x", SESSION, 1200,
+	    &m, &rdy), KERR_UNKNOWN_MEMBER_ID);
+	pending = NULL;
+}
+
 TEST_SUITE("kgroup", suite_setup, suite_teardown,
     { "initial delay, extended by arrivals; leader and metadata", test_initial_delay_and_leader },
     { "protocol votes; INCONSISTENT_GROUP_PROTOCOL", test_protocol_votes_and_inconsistent },
@@ -623,4 +674,5 @@ TEST_SUITE("kgroup", suite_setup, suite_teardown,
     { "metadata and assignments are bounded, not truncated", test_metadata_bound },
     { "native and Kafka members refuse each other", test_kinds_refuse_each_other },
     { "a lock holder's death is repaired by a new generation", test_crash_repair },
-    { "a subscribed topic deleted ends the generation, refuses its commits", test_subscription_topic_deleted });
+    { "a subscribed topic deleted ends the generation, refuses its commits", test_subscription_topic_deleted },
+    { "JoinGroup v4+: MEMBER_ID_REQUIRED, then the id given joins", test_member_id_required });
