@@ -224,6 +224,24 @@ exchange(int fd, int16_t key, int16_t ver, int32_t corr, struct wbuf *b,
 	return ok;
 }
 
+/* Send librdkafka's request name and compare its answer; want reset. */
+static int
+fixture_exchange(int fd, const char *name, int32_t corr, struct wbuf *want)
+{
+	uint8_t *p, *a;
+	size_t n = 0, flen;
+	int ok;
+
+	if ((p = fixture(name, corr, &flen)) == NULL)
+		return 0;
+	a = send_frame(fd, p, flen, corr, &n);
+	ok = same(a, n, want, name);
+	free(a);
+	free(p);
+	wbuf_reset(want);
+	return ok;
+}
+
 /* The start of a response body: flexible ones open with header tags. */
 static void
 resp_begin(struct wbuf *want, int16_t key, int16_t ver)
@@ -248,8 +266,6 @@ test_find_coordinator(void)
 	static const char tmsg[] = "Flume has no transaction coordinator: "
 	    "transactions are not supported";
 	struct wbuf b, w;
-	uint8_t *p;
-	size_t n, flen;
 	int fd, fl;
 
 	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
@@ -262,20 +278,11 @@ test_find_coordinator(void)
 	coord_ok(&w, 0);
 	CU_ASSERT(exchange(fd, KAPI_FIND_COORDINATOR, 0, 1, &b, &w, "FC v0"));
 	/* librdkafka's v2: throttle, error, a null message. */
-	p = fixture("FindCoordinator-v2", 2, &flen);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-	{
-		uint8_t *a = send_frame(fd, p, flen, 2, &n);
-
-		wbuf_i32(&w, 0);
-		wbuf_i16(&w, 0);
-		vstr(&w, 0, NULL);
-		coord_ok(&w, 0);
-		CU_ASSERT(same(a, n, &w, "FC v2 librdkafka"));
-		free(a);
-		wbuf_reset(&w);
-	}
-	free(p);
+	wbuf_i32(&w, 0);
+	wbuf_i16(&w, 0);
+	vstr(&w, 0, NULL);
+	coord_ok(&w, 0);
+	CU_ASSERT(fixture_exchange(fd, "FindCoordinator-v2", 2, &w));
 	/* v1: a key type Kafka does not have. */
 	vstr(&b, 0, "gv1");
 	wbuf_i8(&b, 2);
@@ -599,8 +606,6 @@ static void
 test_sync_heartbeat(void)
 {
 	struct wbuf b, w;
-	uint8_t *p, *a;
-	size_t n, flen;
 	int fd;
 
 	CU_ASSERT_FATAL(mgen == 1);
@@ -627,31 +632,19 @@ test_sync_heartbeat(void)
 	vtags(&w, 1);
 	CU_ASSERT(exchange(fd, KAPI_SYNC_GROUP, 5, 2, &b, &w, "SyncGroup v5"));
 
-	p = fixture("SyncGroup-v3", 3, &flen);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-	a = send_frame(fd, p, flen, 3, &n);
 	wbuf_i32(&w, 0);
 	wbuf_i16(&w, KERR_UNKNOWN_MEMBER_ID);
 	vbytes(&w, 0, NULL, 0);
-	CU_ASSERT(same(a, n, &w, "SyncGroup v3 librdkafka"));
-	free(a);
-	free(p);
-	wbuf_reset(&w);
+	CU_ASSERT(fixture_exchange(fd, "SyncGroup-v3", 3, &w));
 
 	vstr(&b, 0, "grp");
 	wbuf_i32(&b, mgen);
 	vstr(&b, 0, mid);
 	wbuf_i16(&w, 0);
 	CU_ASSERT(exchange(fd, KAPI_HEARTBEAT, 0, 4, &b, &w, "Heartbeat v0"));
-	p = fixture("Heartbeat-v3", 5, &flen);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-	a = send_frame(fd, p, flen, 5, &n);
 	wbuf_i32(&w, 0);
 	wbuf_i16(&w, KERR_UNKNOWN_MEMBER_ID);
-	CU_ASSERT(same(a, n, &w, "Heartbeat v3 librdkafka"));
-	free(a);
-	free(p);
-	wbuf_reset(&w);
+	CU_ASSERT(fixture_exchange(fd, "Heartbeat-v3", 5, &w));
 	vstr(&b, 1, "grp");
 	wbuf_i32(&b, mgen);
 	vstr(&b, 1, mid);
@@ -669,33 +662,75 @@ test_sync_heartbeat(void)
 
 /* ---- OffsetCommit, OffsetFetch ---- */
 
-/* One partition of an OffsetCommit v8+ body. */
+/*
+ * An OffsetCommit of grp at ver by member (generation gen) for t's
+ * partitions parts[0..n) at offsets offs.
+ */
 static void
-commit_part(struct wbuf *b, int32_t part, int64_t off)
+commit_body(struct wbuf *b, int16_t ver, int32_t gen, const char *member,
+    const int32_t *parts, const int64_t *offs, int n)
 {
-	wbuf_i32(b, part);
-	wbuf_i64(b, off);
-	wbuf_i32(b, -1);		/* leader epoch */
-	vstr(b, 1, "");
-	vtags(b, 1);
+	int fl = ver >= 8, i;
+
+	vstr(b, fl, "grp");
+	wbuf_i32(b, gen);
+	vstr(b, fl, member);
+	if (ver >= 7)
+		vstr(b, fl, NULL);	/* group_instance_id */
+	if (ver >= 2 && ver <= 4)
+		wbuf_i64(b, -1);	/* retention */
+	varr(b, fl, 1);
+	vstr(b, fl, "t");
+	varr(b, fl, n);
+	for (i = 0; i < n; i++) {
+		wbuf_i32(b, parts[i]);
+		wbuf_i64(b, offs[i]);
+		if (ver >= 6)
+			wbuf_i32(b, -1);	/* leader epoch */
+		if (ver == 1)
+			wbuf_i64(b, 1700000000000LL);	/* timestamp */
+		vstr(b, fl, "");
+		vtags(b, fl);
+	}
+	vtags(b, fl);
+	vtags(b, fl);
 }
 
+/* Its answer: each partition's error. */
 static void
-commit_part_resp(struct wbuf *w, int fl, int32_t part, int16_t err)
+commit_resp(struct wbuf *w, int16_t ver, const int32_t *parts,
+    const int16_t *errs, int n)
 {
-	wbuf_i32(w, part);
-	wbuf_i16(w, err);
+	int fl = ver >= 8, i;
+
+	resp_begin(w, KAPI_OFFSET_COMMIT, ver);
+	if (ver >= 3)
+		wbuf_i32(w, 0);
+	varr(w, fl, 1);
+	vstr(w, fl, "t");
+	varr(w, fl, n);
+	for (i = 0; i < n; i++) {
+		wbuf_i32(w, parts[i]);
+		wbuf_i16(w, errs[i]);
+		vtags(w, fl);
+	}
+	vtags(w, fl);
 	vtags(w, fl);
 }
 
 /*
  * OffsetCommit v9 (highest, its generation field is the generation or
  * member epoch), v8 (first flexible), v5 (no retention) with a stale
- * generation, v1 (a commit timestamp).
+ * generation, v2 (a retention time) and v1 (a commit timestamp).
  */
 static void
 test_offset_commit(void)
 {
+	static const int32_t p015[] = { 0, 1, 5 }, p1[] = { 1 }, p0[] = { 0 };
+	static const int64_t o015[] = { 7, 9, 1 }, o9[] = { 9 }, o100[] = { 100 };
+	static const int16_t e015[] = { 0, 0, KERR_UNKNOWN_TOPIC_OR_PARTITION },
+	    e0[] = { 0 }, egen[] = { KERR_ILLEGAL_GENERATION },
+	    emem[] = { KERR_UNKNOWN_MEMBER_ID };
 	struct wbuf b, w;
 	int fd;
 
@@ -703,84 +738,28 @@ test_offset_commit(void)
 	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
 	wbuf_init(&b);
 	wbuf_init(&w);
-	vstr(&b, 1, "grp");
-	wbuf_i32(&b, mgen);
-	vstr(&b, 1, mid);
-	vstr(&b, 1, NULL);
-	varr(&b, 1, 1);
-	vstr(&b, 1, "t");
-	varr(&b, 1, 3);
-	commit_part(&b, 0, 7);
-	commit_part(&b, 1, 9);
-	commit_part(&b, 5, 1);
-	vtags(&b, 1);
-	vtags(&b, 1);
-	resp_begin(&w, KAPI_OFFSET_COMMIT, 9);
-	wbuf_i32(&w, 0);
-	varr(&w, 1, 1);
-	vstr(&w, 1, "t");
-	varr(&w, 1, 3);
-	commit_part_resp(&w, 1, 0, 0);
-	commit_part_resp(&w, 1, 1, 0);
-	commit_part_resp(&w, 1, 5, KERR_UNKNOWN_TOPIC_OR_PARTITION);
-	vtags(&w, 1);
-	vtags(&w, 1);
+	commit_body(&b, 9, mgen, mid, p015, o015, 3);
+	commit_resp(&w, 9, p015, e015, 3);
 	CU_ASSERT(exchange(fd, KAPI_OFFSET_COMMIT, 9, 1, &b, &w,
 	    "OffsetCommit v9"));
 	/* v8: the same partition again, stored. */
-	vstr(&b, 1, "grp");
-	wbuf_i32(&b, mgen);
-	vstr(&b, 1, mid);
-	vstr(&b, 1, NULL);
-	varr(&b, 1, 1);
-	vstr(&b, 1, "t");
-	varr(&b, 1, 1);
-	commit_part(&b, 1, 9);
-	vtags(&b, 1);
-	vtags(&b, 1);
-	resp_begin(&w, KAPI_OFFSET_COMMIT, 8);
-	wbuf_i32(&w, 0);
-	varr(&w, 1, 1);
-	vstr(&w, 1, "t");
-	varr(&w, 1, 1);
-	commit_part_resp(&w, 1, 1, 0);
-	vtags(&w, 1);
-	vtags(&w, 1);
+	commit_body(&b, 8, mgen, mid, p1, o9, 1);
+	commit_resp(&w, 8, p1, e0, 1);
 	CU_ASSERT(exchange(fd, KAPI_OFFSET_COMMIT, 8, 2, &b, &w,
 	    "OffsetCommit v8"));
 	/* v5: a generation the group is not at. */
-	vstr(&b, 0, "grp");
-	wbuf_i32(&b, mgen + 5);
-	vstr(&b, 0, mid);
-	varr(&b, 0, 1);
-	vstr(&b, 0, "t");
-	varr(&b, 0, 1);
-	wbuf_i32(&b, 0);
-	wbuf_i64(&b, 100);
-	vstr(&b, 0, NULL);
-	wbuf_i32(&w, 0);
-	varr(&w, 0, 1);
-	vstr(&w, 0, "t");
-	varr(&w, 0, 1);
-	commit_part_resp(&w, 0, 0, KERR_ILLEGAL_GENERATION);
+	commit_body(&b, 5, mgen + 5, mid, p0, o100, 1);
+	commit_resp(&w, 5, p0, egen, 1);
 	CU_ASSERT(exchange(fd, KAPI_OFFSET_COMMIT, 5, 3, &b, &w,
 	    "OffsetCommit v5"));
-	/* v1: an unknown member, with a commit timestamp. */
-	vstr(&b, 0, "grp");
-	wbuf_i32(&b, mgen);
-	vstr(&b, 0, "nobody");
-	varr(&b, 0, 1);
-	vstr(&b, 0, "t");
-	varr(&b, 0, 1);
-	wbuf_i32(&b, 0);
-	wbuf_i64(&b, 100);
-	wbuf_i64(&b, 1700000000000LL);
-	vstr(&b, 0, "");
-	varr(&w, 0, 1);
-	vstr(&w, 0, "t");
-	varr(&w, 0, 1);
-	commit_part_resp(&w, 0, 0, KERR_UNKNOWN_MEMBER_ID);
-	CU_ASSERT(exchange(fd, KAPI_OFFSET_COMMIT, 1, 4, &b, &w,
+	/* v2 (a retention time) and v1 (a commit timestamp): unknown member. */
+	commit_body(&b, 2, mgen, "nobody", p0, o100, 1);
+	commit_resp(&w, 2, p0, emem, 1);
+	CU_ASSERT(exchange(fd, KAPI_OFFSET_COMMIT, 2, 4, &b, &w,
+	    "OffsetCommit v2"));
+	commit_body(&b, 1, mgen, "nobody", p0, o100, 1);
+	commit_resp(&w, 1, p0, emem, 1);
+	CU_ASSERT(exchange(fd, KAPI_OFFSET_COMMIT, 1, 5, &b, &w,
 	    "OffsetCommit v1"));
 	wbuf_free(&b);
 	wbuf_free(&w);
@@ -826,8 +805,6 @@ static void
 test_offset_fetch(void)
 {
 	struct wbuf b, w;
-	uint8_t *p, *a;
-	size_t n, flen;
 	int fd;
 
 	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
@@ -864,9 +841,6 @@ test_offset_fetch(void)
 	    "OffsetFetch v5 all"));
 
 	/* librdkafka's v7: group "grp", t partition 0, require_stable. */
-	p = fixture("OffsetFetch-v7", 4, &flen);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-	a = send_frame(fd, p, flen, 4, &n);
 	resp_begin(&w, KAPI_OFFSET_FETCH, 7);
 	wbuf_i32(&w, 0);
 	varr(&w, 1, 1);
@@ -876,10 +850,7 @@ test_offset_fetch(void)
 	vtags(&w, 1);
 	wbuf_i16(&w, 0);
 	vtags(&w, 1);
-	CU_ASSERT(same(a, n, &w, "OffsetFetch v7 librdkafka"));
-	free(a);
-	free(p);
-	wbuf_reset(&w);
+	CU_ASSERT(fixture_exchange(fd, "OffsetFetch-v7", 4, &w));
 
 	/* v8: grp's every offset, and a group that does not exist. */
 	varr(&b, 1, 2);
@@ -1237,22 +1208,14 @@ static void
 test_leave_group(void)
 {
 	struct wbuf b, w;
-	uint8_t *p, *a;
-	size_t n, flen;
 	int fd;
 
 	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
 	wbuf_init(&b);
 	wbuf_init(&w);
-	p = fixture("LeaveGroup-v1", 1, &flen);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-	a = send_frame(fd, p, flen, 1, &n);
 	wbuf_i32(&w, 0);
 	wbuf_i16(&w, KERR_UNKNOWN_MEMBER_ID);
-	CU_ASSERT(same(a, n, &w, "LeaveGroup v1 librdkafka"));
-	free(a);
-	free(p);
-	wbuf_reset(&w);
+	CU_ASSERT(fixture_exchange(fd, "LeaveGroup-v1", 1, &w));
 
 	vstr(&b, 0, "nosuch");
 	varr(&b, 0, 1);
@@ -1310,7 +1273,7 @@ TEST_SUITE("kafka_gvers", setup, teardown,
     { "JoinGroup v5 (librdkafka): MEMBER_ID_REQUIRED, then joined", test_join_member_id_required },
     { "JoinGroup v6 and v9: flexible, MEMBER_ID_REQUIRED, protocol type", test_join_flexible },
     { "SyncGroup v3, v5 (protocol checked); Heartbeat v0, v3, v4", test_sync_heartbeat },
-    { "OffsetCommit v1, v5, v8, v9", test_offset_commit },
+    { "OffsetCommit v1, v2, v5, v8, v9", test_offset_commit },
     { "OffsetFetch v1, v2, v5 (all), v7 (librdkafka), v8 (groups), v9", test_offset_fetch },
     { "ListGroups v0, v3, v4 (states), v5 (types)", test_list_groups },
     { "DescribeGroups v0, v3 (operations), v5, v6 (not found)", test_describe_groups },

@@ -43,20 +43,23 @@
 
 #define KGROUP_POLL_MS	1000	/* a lost wake-up costs a parked request at most this */
 
-/* Per-request state of a group request, and its answer. */
+/*
+ * Per-request state of a group request, and its answer: first, so that
+ * k->kst is the answer kafka_group_emit() sends.
+ */
 struct kg_st {
-	int			 gidx;
-	int			 member;
-	uint32_t		 wait_gen;
-	int32_t			 generation;	/* SyncGroup */
-	char			 id[MEMBER_ID_MAX + 1];
-	size_t			 id_len;
 	union {
 		struct km_join_resp	 join;
 		struct km_sync_resp	 sync;
 		struct km_heartbeat_resp hb;
 		struct km_leave_resp	 leave;
 	} resp;
+	int			 gidx;
+	int			 member;
+	uint32_t		 wait_gen;
+	int32_t			 generation;	/* SyncGroup */
+	char			 id[MEMBER_ID_MAX + 1];
+	size_t			 id_len;
 };
 
 static const struct kstr kg_null = { NULL, -1 };
@@ -183,6 +186,23 @@ kg_authorize_join(const struct op_ctx *x, const struct km_join_req *q)
 	return k.denied ? KERR_GROUP_AUTHORIZATION_FAILED : KERR_NONE;
 }
 
+/*
+ * Every group request's answer: k->kst, the response of the row's
+ * description (a kg_st's is its first member).
+ */
+void
+kafka_group_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kafka_req *k = r->dec;
+
+	(void)w;
+	if (k->kst == NULL) {
+		c->dead = 1;
+		return;
+	}
+	kafka_emit_desc(c, r, k->kst);
+}
+
 /* ---- FindCoordinator ---- */
 
 /*
@@ -260,19 +280,6 @@ kafka_find_coord_exec(struct worker *w, struct conn *c, struct req *r)
 	s->node_id = one.node_id;
 	s->host = one.host;
 	s->port = one.port;
-}
-
-void
-kafka_find_coord_emit(struct worker *w, struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-
-	(void)w;
-	if (k->kst == NULL) {
-		c->dead = 1;
-		return;
-	}
-	kafka_emit_desc(c, r, k->kst);
 }
 
 /* ---- JoinGroup ---- */
@@ -512,20 +519,6 @@ kafka_join_poll(struct worker *w, struct conn *c, struct req *r)
 		join_check(w, c, r);
 }
 
-void
-kafka_join_emit(struct worker *w, struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-	struct kg_st *st = k->kst;
-
-	(void)w;
-	if (st == NULL) {
-		c->dead = 1;
-		return;
-	}
-	kafka_emit_desc(c, r, &st->resp.join);
-}
-
 /* ---- SyncGroup ---- */
 
 /* An answer without an assignment: no protocol (null in v5, as Kafka). */
@@ -693,20 +686,6 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 		    (size_t)q->group_id.len), w->shm->hdr->limits.member_meta);
 }
 
-void
-kafka_sync_emit(struct worker *w, struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-	struct kg_st *st = k->kst;
-
-	(void)w;
-	if (st == NULL) {
-		c->dead = 1;
-		return;
-	}
-	kafka_emit_desc(c, r, &st->resp.sync);
-}
-
 /* ---- Heartbeat and LeaveGroup ---- */
 
 /*
@@ -774,20 +753,6 @@ kafka_heartbeat_exec(struct worker *w, struct conn *c, struct req *r)
 	    q->member_id, q->generation_id, 0);
 }
 
-void
-kafka_heartbeat_emit(struct worker *w, struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-	struct kg_st *st = k->kst;
-
-	(void)w;
-	if (st == NULL) {
-		c->dead = 1;
-		return;
-	}
-	kafka_emit_desc(c, r, &st->resp.hb);
-}
-
 /*
  * v0-2 leave one member, v3 and later a batch, each answered with its
  * error (a member named only by group_instance_id is unknown: no static
@@ -840,18 +805,4 @@ kafka_leave_exec(struct worker *w, struct conn *c, struct req *r)
 	}
 	s->members.n = n;
 	s->members.v = rm;
-}
-
-void
-kafka_leave_emit(struct worker *w, struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-	struct kg_st *st = k->kst;
-
-	(void)w;
-	if (st == NULL) {
-		c->dead = 1;
-		return;
-	}
-	kafka_emit_desc(c, r, &st->resp.leave);
 }

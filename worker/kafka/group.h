@@ -18,25 +18,17 @@ struct worker;
 struct conn;
 struct req;
 
+/* The answer of every row here: k->kst, in the row's description. */
+void	kafka_group_emit(struct worker *w, struct conn *c, struct req *r);
 void	kafka_find_coord_exec(struct worker *w, struct conn *c, struct req *r);
-void	kafka_find_coord_emit(struct worker *w, struct conn *c, struct req *r);
 void	kafka_join_exec(struct worker *w, struct conn *c, struct req *r);
-void	kafka_join_emit(struct worker *w, struct conn *c, struct req *r);
 void	kafka_sync_exec(struct worker *w, struct conn *c, struct req *r);
-void	kafka_sync_emit(struct worker *w, struct conn *c, struct req *r);
 void	kafka_heartbeat_exec(struct worker *w, struct conn *c, struct req *r);
-void	kafka_heartbeat_emit(struct worker *w, struct conn *c, struct req *r);
 void	kafka_leave_exec(struct worker *w, struct conn *c, struct req *r);
-void	kafka_leave_emit(struct worker *w, struct conn *c, struct req *r);
 void	kafka_commit_exec(struct worker *w, struct conn *c, struct req *r);
-void	kafka_commit_emit(struct worker *w, struct conn *c, struct req *r);
 void	kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r);
-void	kafka_offset_fetch_emit(struct worker *w, struct conn *c, struct req *r);
 void	kafka_list_groups_exec(struct worker *w, struct conn *c, struct req *r);
-void	kafka_list_groups_emit(struct worker *w, struct conn *c, struct req *r);
 void	kafka_describe_groups_exec(struct worker *w, struct conn *c,
-	    struct req *r);
-void	kafka_describe_groups_emit(struct worker *w, struct conn *c,
 	    struct req *r);
 /* Re-check a parked JoinGroup, a parked SyncGroup. */
 void	kafka_join_poll(struct worker *w, struct conn *c, struct req *r);

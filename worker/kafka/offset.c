@@ -138,19 +138,6 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 		worker_wake_writer(w, 0);
 }
 
-void
-kafka_commit_emit(struct worker *w, struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-
-	(void)w;
-	if (k->kst == NULL) {
-		c->dead = 1;
-		return;
-	}
-	kafka_emit_desc(c, r, k->kst);
-}
-
 /* ---- OffsetFetch ---- */
 
 /* A partition's answer: nothing committed, no metadata, no epoch. */
@@ -331,19 +318,6 @@ kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 	k->kst = s;
 }
 
-void
-kafka_offset_fetch_emit(struct worker *w, struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-
-	(void)w;
-	if (k->kst == NULL) {
-		c->dead = 1;
-		return;
-	}
-	kafka_emit_desc(c, r, k->kst);
-}
-
 /* ---- ListGroups and DescribeGroups ---- */
 
 /* A copy in the arena as a kstr; .p NULL when the arena is full. */
@@ -453,19 +427,6 @@ kafka_list_groups_exec(struct worker *w, struct conn *c, struct req *r)
 	}
 	s->groups.n = m;
 	s->groups.v = e;
-}
-
-void
-kafka_list_groups_emit(struct worker *w, struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-
-	(void)w;
-	if (k->kst == NULL) {
-		c->dead = 1;
-		return;
-	}
-	kafka_emit_desc(c, r, k->kst);
 }
 
 /* Under g's lock: describe it into d; a Kafka error code. */
@@ -624,17 +585,4 @@ kafka_describe_groups_exec(struct worker *w, struct conn *c, struct req *r)
 			d[i].protocol_data = kstr_c("");
 		}
 	}
-}
-
-void
-kafka_describe_groups_emit(struct worker *w, struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-
-	(void)w;
-	if (k->kst == NULL) {
-		c->dead = 1;
-		return;
-	}
-	kafka_emit_desc(c, r, k->kst);
 }
