@@ -8,6 +8,11 @@
  * (OffsetFetch with a null topic list) and ListConsumerGroups' states
  * (ListGroups v4).
  *
+ * kafkajs 2.2.4's, sarama 1.22's (as Kafka 0.10.2) and kafka-python
+ * 2.0.2's requests (tests/fixtures/kdesc/{kafkajs,sarama,kafka-python}-*)
+ * were captured by a TCP proxy in front of Flume (kafka_advertised_listener
+ * its port), each client run as tests/compat's "member" of a group.
+ *
  * The tests run in order on one broker and build on each other: the
  * group "grp" that librdkafka's JoinGroup v5 creates is synced, commits
  * and is listed, described and left by the later ones.
@@ -170,7 +175,7 @@ fixture(const char *name, int32_t corr, size_t *len)
 	FILE *f;
 	long n;
 
-	snprintf(path, sizeof(path), FIXTURES "/kcat-%s.bin", name);
+	snprintf(path, sizeof(path), FIXTURES "/%s.bin", name);
 	if ((f = fopen(path, "rb")) == NULL)
 		return NULL;
 	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 12 ||
@@ -282,7 +287,7 @@ test_find_coordinator(void)
 	wbuf_i16(&w, 0);
 	vstr(&w, 0, NULL);
 	coord_ok(&w, 0);
-	CU_ASSERT(fixture_exchange(fd, "FindCoordinator-v2", 2, &w));
+	CU_ASSERT(fixture_exchange(fd, "kcat-FindCoordinator-v2", 2, &w));
 	/* v1: a key type Kafka does not have. */
 	vstr(&b, 0, "gv1");
 	wbuf_i8(&b, 2);
@@ -406,6 +411,21 @@ answer_id(const uint8_t *p, size_t n, size_t off, int fl, char *id,
 	return (int)l;
 }
 
+/*
+ * Frame (p, flen) of a classic version with the empty string at off
+ * replaced by id, into f.
+ */
+static void
+frame_with_id(struct wbuf *f, const uint8_t *p, size_t flen, size_t off,
+    const char *id)
+{
+	wbuf_reset(f);
+	wbuf_raw(f, p, off);
+	wbuf_str(f, id, strlen(id));
+	wbuf_raw(f, p + off + 2, flen - off - 2);
+	be32_put(f->buf, (uint32_t)(f->len - 4));
+}
+
 /* Is id what Flume makes: prefix, '-', 16 hex digits? */
 static int
 id_shape(const char *id, const char *prefix)
@@ -439,7 +459,7 @@ test_join_member_id_required(void)
 	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
 	wbuf_init(&w);
 	wbuf_init(&f);
-	p = fixture("JoinGroup-v5", 1, &flen);
+	p = fixture("kcat-JoinGroup-v5", 1, &flen);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	/* The range protocol's metadata, as the leader will get it back. */
 	a = memmem(p, flen, "\0\5range", 7);
@@ -463,10 +483,7 @@ test_join_member_id_required(void)
 	/* The same request with the id: body offset 21, member id at +13. */
 	off = 4 + 2 + 2 + 4 + 2 + 7 + 2 + 3 + 4 + 4;
 	CU_ASSERT_FATAL(p[off] == 0 && p[off + 1] == 0);
-	wbuf_raw(&f, p, off);
-	wbuf_str(&f, mid, strlen(mid));
-	wbuf_raw(&f, p + off + 2, flen - off - 2);
-	be32_put(f.buf, (uint32_t)(f.len - 4));
+	frame_with_id(&f, p, flen, off, mid);
 	a = send_frame(fd, f.buf, f.len, 1, &n);
 	join_head(&w, 5, KERR_NONE, 1, NULL, "range", mid);
 	vstr(&w, 0, mid);
@@ -479,11 +496,7 @@ test_join_member_id_required(void)
 	free(a);
 
 	/* An id of the right shape the coordinator did not give. */
-	wbuf_reset(&f);
-	wbuf_raw(&f, p, off);
-	wbuf_str(&f, "rdkafka-0123456789abcdef", 24);
-	wbuf_raw(&f, p + off + 2, flen - off - 2);
-	be32_put(f.buf, (uint32_t)(f.len - 4));
+	frame_with_id(&f, p, flen, off, "rdkafka-0123456789abcdef");
 	a = send_frame(fd, f.buf, f.len, 1, &n);
 	join_head(&w, 5, KERR_UNKNOWN_MEMBER_ID, -1, NULL, "", "");
 	vstr(&w, 0, "rdkafka-0123456789abcdef");
@@ -635,7 +648,7 @@ test_sync_heartbeat(void)
 	wbuf_i32(&w, 0);
 	wbuf_i16(&w, KERR_UNKNOWN_MEMBER_ID);
 	vbytes(&w, 0, NULL, 0);
-	CU_ASSERT(fixture_exchange(fd, "SyncGroup-v3", 3, &w));
+	CU_ASSERT(fixture_exchange(fd, "kcat-SyncGroup-v3", 3, &w));
 
 	vstr(&b, 0, "grp");
 	wbuf_i32(&b, mgen);
@@ -644,7 +657,7 @@ test_sync_heartbeat(void)
 	CU_ASSERT(exchange(fd, KAPI_HEARTBEAT, 0, 4, &b, &w, "Heartbeat v0"));
 	wbuf_i32(&w, 0);
 	wbuf_i16(&w, KERR_UNKNOWN_MEMBER_ID);
-	CU_ASSERT(fixture_exchange(fd, "Heartbeat-v3", 5, &w));
+	CU_ASSERT(fixture_exchange(fd, "kcat-Heartbeat-v3", 5, &w));
 	vstr(&b, 1, "grp");
 	wbuf_i32(&b, mgen);
 	vstr(&b, 1, mid);
@@ -850,7 +863,7 @@ test_offset_fetch(void)
 	vtags(&w, 1);
 	wbuf_i16(&w, 0);
 	vtags(&w, 1);
-	CU_ASSERT(fixture_exchange(fd, "OffsetFetch-v7", 4, &w));
+	CU_ASSERT(fixture_exchange(fd, "kcat-OffsetFetch-v7", 4, &w));
 
 	/* v8: grp's every offset, and a group that does not exist. */
 	varr(&b, 1, 2);
@@ -1215,7 +1228,7 @@ test_leave_group(void)
 	wbuf_init(&w);
 	wbuf_i32(&w, 0);
 	wbuf_i16(&w, KERR_UNKNOWN_MEMBER_ID);
-	CU_ASSERT(fixture_exchange(fd, "LeaveGroup-v1", 1, &w));
+	CU_ASSERT(fixture_exchange(fd, "kcat-LeaveGroup-v1", 1, &w));
 
 	vstr(&b, 0, "nosuch");
 	varr(&b, 0, 1);
@@ -1268,6 +1281,130 @@ test_leave_group(void)
 	close(fd);
 }
 
+/* ---- other clients' requests ---- */
+
+/* The metadata of the first protocol of a JoinGroup v1-5 frame. */
+static size_t
+join_meta(const uint8_t *p, size_t flen, const char *proto, uint8_t *out,
+    size_t outsz)
+{
+	const uint8_t *a;
+	size_t pl = strlen(proto), n;
+	char key[64];
+
+	key[0] = 0;
+	key[1] = (char)pl;
+	memcpy(key + 2, proto, pl);
+	if ((a = memmem(p, flen, key, pl + 2)) == NULL ||
+	    (n = (size_t)be32_get(a + pl + 2)) > outsz)
+		return 0;
+	memcpy(out, a + pl + 6, n);
+	return n;
+}
+
+/*
+ * kafkajs 2.2.4 (JoinGroup v5 twice, OffsetFetch v4, LeaveGroup v3),
+ * sarama 1.22 as Kafka 0.10.2 (JoinGroup v1) and kafka-python 2.0.2
+ * (JoinGroup v2): their own requests, captured through a proxy, each
+ * answered as Kafka answers them.
+ */
+static void
+test_other_clients(void)
+{
+	struct wbuf w, f;
+	uint8_t *p, *a, meta[64];
+	char id[256];
+	size_t n, flen, ml, off;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	wbuf_init(&w);
+	wbuf_init(&f);
+	/* kafkajs: group kjgrp, client id flume-compat, session 10 s. */
+	p = fixture("kafkajs-JoinGroup-v5", 1, &flen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	ml = join_meta(p, flen, "RoundRobinAssigner", meta, sizeof(meta));
+	CU_ASSERT_FATAL(ml > 0);
+	a = send_frame(fd, p, flen, 1, &n);
+	CU_ASSERT_FATAL(answer_id(a, n, 14, 0, id, sizeof(id)) > 0);
+	CU_ASSERT(id_shape(id, "flume-compat"));
+	join_head(&w, 5, KERR_MEMBER_ID_REQUIRED, -1, NULL, "", "");
+	vstr(&w, 0, id);
+	varr(&w, 0, 0);
+	CU_ASSERT(same(a, n, &w, "kafkajs JoinGroup v5"));
+	free(a);
+	/* Header 26 bytes, then group (7), session, rebalance: the id. */
+	off = 4 + 2 + 2 + 4 + 2 + 12 + 7 + 4 + 4;
+	CU_ASSERT_FATAL(p[off] == 0 && p[off + 1] == 0);
+	frame_with_id(&f, p, flen, off, id);
+	a = send_frame(fd, f.buf, f.len, 1, &n);
+	join_head(&w, 5, KERR_NONE, 1, NULL, "RoundRobinAssigner", id);
+	vstr(&w, 0, id);
+	varr(&w, 0, 1);
+	vstr(&w, 0, id);
+	vstr(&w, 0, NULL);
+	vbytes(&w, 0, meta, ml);
+	CU_ASSERT(same(a, n, &w, "kafkajs JoinGroup v5 with its id"));
+	free(a);
+	free(p);
+	wbuf_reset(&w);
+	/* Its OffsetFetch v4 of t/0 and t/1: nothing committed. */
+	wbuf_i32(&w, 0);
+	varr(&w, 0, 1);
+	vstr(&w, 0, "t");
+	varr(&w, 0, 2);
+	fetch_part(&w, 4, 0, -1, 0);
+	fetch_part(&w, 4, 1, -1, 0);
+	wbuf_i16(&w, 0);
+	CU_ASSERT(fixture_exchange(fd, "kafkajs-OffsetFetch-v4", 2, &w));
+	/* Its LeaveGroup v3, of the member of its own run: not this one. */
+	wbuf_i32(&w, 0);
+	wbuf_i16(&w, 0);
+	varr(&w, 0, 1);
+	vstr(&w, 0, "flume-compat-b397d6ef9bf13ef9");
+	vstr(&w, 0, NULL);
+	wbuf_i16(&w, KERR_UNKNOWN_MEMBER_ID);
+	CU_ASSERT(fixture_exchange(fd, "kafkajs-LeaveGroup-v3", 3, &w));
+
+	/* sarama and kafka-python join at once: no MEMBER_ID_REQUIRED. */
+	p = fixture("sarama-JoinGroup-v1", 4, &flen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	ml = join_meta(p, flen, "range", meta, sizeof(meta));
+	CU_ASSERT_FATAL(ml > 0);
+	a = send_frame(fd, p, flen, 4, &n);
+	/* error 2, generation 4, "range" 7, leader: the id at 13. */
+	CU_ASSERT_FATAL(answer_id(a, n, 13, 0, id, sizeof(id)) > 0);
+	CU_ASSERT(id_shape(id, "sarama-0.10.2"));
+	join_head(&w, 1, KERR_NONE, 1, NULL, "range", id);
+	vstr(&w, 0, id);
+	varr(&w, 0, 1);
+	vstr(&w, 0, id);
+	vbytes(&w, 0, meta, ml);
+	CU_ASSERT(same(a, n, &w, "sarama JoinGroup v1"));
+	free(a);
+	free(p);
+	wbuf_reset(&w);
+	p = fixture("kafka-python-JoinGroup-v2", 5, &flen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	ml = join_meta(p, flen, "range", meta, sizeof(meta));
+	CU_ASSERT_FATAL(ml > 0);
+	a = send_frame(fd, p, flen, 5, &n);
+	/* throttle 4, error 2, generation 4, "range" 7: leader at 17. */
+	CU_ASSERT_FATAL(answer_id(a, n, 17, 0, id, sizeof(id)) > 0);
+	CU_ASSERT(id_shape(id, "kafka-python-2.0.2"));
+	join_head(&w, 2, KERR_NONE, 1, NULL, "range", id);
+	vstr(&w, 0, id);
+	varr(&w, 0, 1);
+	vstr(&w, 0, id);
+	vbytes(&w, 0, meta, ml);
+	CU_ASSERT(same(a, n, &w, "kafka-python JoinGroup v2"));
+	free(a);
+	free(p);
+	wbuf_free(&w);
+	wbuf_free(&f);
+	close(fd);
+}
+
 TEST_SUITE("kafka_gvers", setup, teardown,
     { "FindCoordinator v0, v1, v2 (librdkafka), v3, v4 (transactions), v6", test_find_coordinator },
     { "JoinGroup v5 (librdkafka): MEMBER_ID_REQUIRED, then joined", test_join_member_id_required },
@@ -1278,4 +1415,5 @@ TEST_SUITE("kafka_gvers", setup, teardown,
     { "ListGroups v0, v3, v4 (states), v5 (types)", test_list_groups },
     { "DescribeGroups v0, v3 (operations), v5, v6 (not found)", test_describe_groups },
     { "librdkafka ListConsumerGroupOffsets (all) and ListConsumerGroups", test_librdkafka_admin },
-    { "LeaveGroup v1 (librdkafka), v3, v5 (a batch)", test_leave_group });
+    { "LeaveGroup v1 (librdkafka), v3, v5 (a batch)", test_leave_group },
+    { "kafkajs, sarama (Kafka 0.10.2) and kafka-python's own requests", test_other_clients });
