@@ -265,6 +265,34 @@ coord_ok(struct wbuf *w, int fl)
 	wbuf_i32(w, kport);
 }
 
+/* A FindCoordinator v4+ request for keys k1, k2 of key type kt. */
+static void
+coord_keys(struct wbuf *b, int8_t kt, const char *k1, const char *k2)
+{
+	wbuf_i8(b, kt);
+	varr(b, 1, 2);
+	vstr(b, 1, k1);
+	vstr(b, 1, k2);
+	vtags(b, 1);
+}
+
+/* One key's coordinator in a v4+ answer: this broker, or err and msg. */
+static void
+coord_key(struct wbuf *w, const char *key, int16_t err, const char *msg)
+{
+	vstr(w, 1, key);
+	if (err == 0)
+		coord_ok(w, 1);
+	else {
+		wbuf_i32(w, -1);
+		vstr(w, 1, "");
+		wbuf_i32(w, -1);
+	}
+	wbuf_i16(w, err);
+	vstr(w, 1, msg);
+	vtags(w, 1);
+}
+
 static void
 test_find_coordinator(void)
 {
@@ -311,49 +339,21 @@ test_find_coordinator(void)
 	vtags(&w, fl);
 	CU_ASSERT(exchange(fd, KAPI_FIND_COORDINATOR, 3, 4, &b, &w, "FC v3"));
 	/* v4: a batch of transactional ids, none has a coordinator yet. */
-	wbuf_i8(&b, 1);
-	varr(&b, fl, 2);
-	vstr(&b, fl, "tx1");
-	vstr(&b, fl, "tx2");
-	vtags(&b, fl);
+	coord_keys(&b, 1, "tx1", "tx2");
 	resp_begin(&w, KAPI_FIND_COORDINATOR, 4);
 	wbuf_i32(&w, 0);
 	varr(&w, fl, 2);
-	vstr(&w, fl, "tx1");
-	wbuf_i32(&w, -1);
-	vstr(&w, fl, "");
-	wbuf_i32(&w, -1);
-	wbuf_i16(&w, KERR_COORDINATOR_NOT_AVAILABLE);
-	vstr(&w, fl, tmsg);
-	vtags(&w, fl);
-	vstr(&w, fl, "tx2");
-	wbuf_i32(&w, -1);
-	vstr(&w, fl, "");
-	wbuf_i32(&w, -1);
-	wbuf_i16(&w, KERR_COORDINATOR_NOT_AVAILABLE);
-	vstr(&w, fl, tmsg);
-	vtags(&w, fl);
+	coord_key(&w, "tx1", KERR_COORDINATOR_NOT_AVAILABLE, tmsg);
+	coord_key(&w, "tx2", KERR_COORDINATOR_NOT_AVAILABLE, tmsg);
 	vtags(&w, fl);
 	CU_ASSERT(exchange(fd, KAPI_FIND_COORDINATOR, 4, 5, &b, &w, "FC v4"));
 	/* v6, the highest: two groups, each answered. */
-	wbuf_i8(&b, 0);
-	varr(&b, fl, 2);
-	vstr(&b, fl, "gv1");
-	vstr(&b, fl, "gv2");
-	vtags(&b, fl);
+	coord_keys(&b, 0, "gv1", "gv2");
 	resp_begin(&w, KAPI_FIND_COORDINATOR, 6);
 	wbuf_i32(&w, 0);
 	varr(&w, fl, 2);
-	vstr(&w, fl, "gv1");
-	coord_ok(&w, fl);
-	wbuf_i16(&w, 0);
-	vstr(&w, fl, NULL);
-	vtags(&w, fl);
-	vstr(&w, fl, "gv2");
-	coord_ok(&w, fl);
-	wbuf_i16(&w, 0);
-	vstr(&w, fl, NULL);
-	vtags(&w, fl);
+	coord_key(&w, "gv1", 0, NULL);
+	coord_key(&w, "gv2", 0, NULL);
 	vtags(&w, fl);
 	CU_ASSERT(exchange(fd, KAPI_FIND_COORDINATOR, 6, 6, &b, &w, "FC v6"));
 	wbuf_free(&b);
@@ -1303,6 +1303,44 @@ join_meta(const uint8_t *p, size_t flen, const char *proto, uint8_t *out,
 }
 
 /*
+ * A client's JoinGroup (name) of a new group at ver 1 or 2 (range
+ * first): joined at once, generation 1, it leads, its id made from its
+ * client id (prefix).  1 when answered exactly.
+ */
+static int
+join_at_once(int fd, const char *name, int32_t corr, int16_t ver,
+    const char *prefix)
+{
+	struct wbuf w;
+	uint8_t *p, *a, meta[64];
+	char id[256];
+	size_t n = 0, flen, ml;
+	int ok = 0;
+
+	if ((p = fixture(name, corr, &flen)) == NULL ||
+	    (ml = join_meta(p, flen, "range", meta, sizeof(meta))) == 0) {
+		free(p);
+		return 0;
+	}
+	wbuf_init(&w);
+	a = send_frame(fd, p, flen, corr, &n);
+	/* (throttle 4), error 2, generation 4, "range" 7: the leader. */
+	if (answer_id(a, n, ver >= 2 ? 17 : 13, 0, id, sizeof(id)) > 0 &&
+	    id_shape(id, prefix)) {
+		join_head(&w, ver, KERR_NONE, 1, NULL, "range", id);
+		vstr(&w, 0, id);
+		varr(&w, 0, 1);
+		vstr(&w, 0, id);
+		vbytes(&w, 0, meta, ml);
+		ok = same(a, n, &w, name);
+	}
+	free(a);
+	free(p);
+	wbuf_free(&w);
+	return ok;
+}
+
+/*
  * kafkajs 2.2.4 (JoinGroup v5 twice, OffsetFetch v4, LeaveGroup v3),
  * sarama 1.22 as Kafka 0.10.2 (JoinGroup v1) and kafka-python 2.0.2
  * (JoinGroup v2): their own requests, captured through a proxy, each
@@ -1367,39 +1405,10 @@ test_other_clients(void)
 	CU_ASSERT(fixture_exchange(fd, "kafkajs-LeaveGroup-v3", 3, &w));
 
 	/* sarama and kafka-python join at once: no MEMBER_ID_REQUIRED. */
-	p = fixture("sarama-JoinGroup-v1", 4, &flen);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-	ml = join_meta(p, flen, "range", meta, sizeof(meta));
-	CU_ASSERT_FATAL(ml > 0);
-	a = send_frame(fd, p, flen, 4, &n);
-	/* error 2, generation 4, "range" 7, leader: the id at 13. */
-	CU_ASSERT_FATAL(answer_id(a, n, 13, 0, id, sizeof(id)) > 0);
-	CU_ASSERT(id_shape(id, "sarama-0.10.2"));
-	join_head(&w, 1, KERR_NONE, 1, NULL, "range", id);
-	vstr(&w, 0, id);
-	varr(&w, 0, 1);
-	vstr(&w, 0, id);
-	vbytes(&w, 0, meta, ml);
-	CU_ASSERT(same(a, n, &w, "sarama JoinGroup v1"));
-	free(a);
-	free(p);
-	wbuf_reset(&w);
-	p = fixture("kafka-python-JoinGroup-v2", 5, &flen);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-	ml = join_meta(p, flen, "range", meta, sizeof(meta));
-	CU_ASSERT_FATAL(ml > 0);
-	a = send_frame(fd, p, flen, 5, &n);
-	/* throttle 4, error 2, generation 4, "range" 7: leader at 17. */
-	CU_ASSERT_FATAL(answer_id(a, n, 17, 0, id, sizeof(id)) > 0);
-	CU_ASSERT(id_shape(id, "kafka-python-2.0.2"));
-	join_head(&w, 2, KERR_NONE, 1, NULL, "range", id);
-	vstr(&w, 0, id);
-	varr(&w, 0, 1);
-	vstr(&w, 0, id);
-	vbytes(&w, 0, meta, ml);
-	CU_ASSERT(same(a, n, &w, "kafka-python JoinGroup v2"));
-	free(a);
-	free(p);
+	CU_ASSERT(join_at_once(fd, "sarama-JoinGroup-v1", 4, 1,
+	    "sarama-0.10.2"));
+	CU_ASSERT(join_at_once(fd, "kafka-python-JoinGroup-v2", 5, 2,
+	    "kafka-python-2.0.2"));
 	wbuf_free(&w);
 	wbuf_free(&f);
 	close(fd);
