@@ -399,35 +399,36 @@ test_metadata_real_clients(void)
 static void
 test_metadata_auto_create(void)
 {
-	static const char *const a3[] = { "auto3" }, *const a4[] = { "auto4" };
+	static const struct {
+		int16_t		 v;
+		const char	*name;
+		int		 allow, made;
+	} cases[] = { { 3, "auto3", 0, 1 }, { 4, "auto4", 0, 0 },
+	    { 11, "auto4", 1, 1 } };
 	struct km_meta_req_topic t[1];
 	struct km_meta_req q;
 	struct km_meta_resp s;
 	const struct km_meta_topic *rt;
+	size_t i;
 	int fd;
 
 	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
-	meta_req(&q, t, a3, 1, 0);
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_metadata, 3, 1, &q, &s), 0);
-	rt = s.topics.v;
-	CU_ASSERT_EQUAL_FATAL(s.topics.n, 1);
-	check_meta_topic(&rt[0], 3, "auto3", 2, NOT_ASKED, NULL);
-	release();
-	meta_req(&q, t, a4, 1, 0);
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_metadata, 4, 2, &q, &s), 0);
-	rt = s.topics.v;
-	CU_ASSERT_EQUAL_FATAL(s.topics.n, 1);
-	CU_ASSERT_EQUAL(rt[0].error_code, KERR_UNKNOWN_TOPIC_OR_PARTITION);
-	release();
-	meta_req(&q, t, a4, 1, 1);
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_metadata, 11, 3, &q, &s), 0);
-	rt = s.topics.v;
-	CU_ASSERT_EQUAL_FATAL(s.topics.n, 1);
-	check_meta_topic(&rt[0], 11, "auto4", 2, NOT_ASKED, NULL);
-	release();
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		meta_req(&q, t, &cases[i].name, 1, cases[i].allow);
+		CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_metadata, cases[i].v,
+		    (int32_t)i + 1, &q, &s), 0);
+		CU_ASSERT_EQUAL_FATAL(s.topics.n, 1);
+		rt = s.topics.v;
+		if (cases[i].made)
+			check_meta_topic(&rt[0], cases[i].v, cases[i].name, 2,
+			    NOT_ASKED, NULL);
+		CU_ASSERT_EQUAL(rt[0].error_code, cases[i].made ? 0 :
+		    KERR_UNKNOWN_TOPIC_OR_PARTITION);
+		release();
+	}
 	/* v1+: an empty list asks for none. */
-	meta_req(&q, t, a4, 0, 1);
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_metadata, 9, 4, &q, &s), 0);
+	meta_req(&q, t, &cases[0].name, 0, 1);
+	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_metadata, 9, 9, &q, &s), 0);
 	CU_ASSERT_EQUAL(s.topics.n, 0);
 	release();
 	close(fd);

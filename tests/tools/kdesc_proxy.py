@@ -25,17 +25,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kdesc_capture import NAMES  # noqa: E402
-
-
-def read_exact(conn, n):
-    b = b""
-    while len(b) < n:
-        c = conn.recv(n - len(b))
-        if not c:
-            return None
-        b += c
-    return b
+from kdesc_capture import NAMES, read_exact  # noqa: E402
 
 
 def pump_back(src, dst):

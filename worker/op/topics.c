@@ -69,6 +69,18 @@ info_fill(const struct op_ctx *x, int idx, struct op_topic_info *ti)
 	return OP_OK;
 }
 
+/* How many entries of the topic table may be in use. */
+static uint32_t
+topic_entries(struct worker *w)
+{
+	uint32_t n;
+
+	n = atomic_load_explicit(&w->shm->hdr->topic_count,
+	    memory_order_acquire);
+	return n > w->shm->hdr->limits.max_topics ?
+	    w->shm->hdr->limits.max_topics : n;
+}
+
 /* Every READY topic x may see. */
 static enum op_err
 metadata_all(const struct op_ctx *x, struct op_topic_info **out,
@@ -78,10 +90,7 @@ metadata_all(const struct op_ctx *x, struct op_topic_info **out,
 	const struct shm_topic *t;
 	uint32_t i, n;
 
-	n = atomic_load_explicit(&w->shm->hdr->topic_count,
-	    memory_order_acquire);
-	if (n > w->shm->hdr->limits.max_topics)
-		n = w->shm->hdr->limits.max_topics;
+	n = topic_entries(w);
 	if (n > 0 && (*out = op_alloc(x, n * sizeof(**out))) == NULL)
 		return OP_NO_MEMORY;
 	for (i = 0; i < n; i++) {
@@ -151,10 +160,7 @@ op_topic_find_id(const struct op_ctx *x, const uint8_t *id,
 	const struct shm_topic *t;
 	uint32_t i, n;
 
-	n = atomic_load_explicit(&w->shm->hdr->topic_count,
-	    memory_order_acquire);
-	if (n > w->shm->hdr->limits.max_topics)
-		n = w->shm->hdr->limits.max_topics;
+	n = topic_entries(w);
 	for (i = 0; i < n; i++) {
 		t = &w->shm->topics[i];
 		/* The id is set before READY is published (shm.h). */
