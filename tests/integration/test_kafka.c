@@ -474,13 +474,13 @@ static void
 test_api_versions_v3_and_v0(void)
 {
 	static const int16_t want[][3] = { { 0, 0, 7 }, { 1, 4, 10 },
-	    { 2, 1, 2 }, { 3, 0, 4 }, { 18, 0, 4 }, { 22, 0, 1 },
+	    { 2, 1, 2 }, { 3, 0, 13 }, { 18, 0, 4 }, { 22, 0, 1 },
 	    /* groups and admin (test_kafka_groups.c) */
 	    { 10, 0, 0 }, { 11, 0, 2 }, { 14, 0, 1 }, { 12, 0, 1 },
 	    { 13, 0, 1 }, { 8, 0, 2 }, { 9, 0, 1 }, { 16, 0, 1 },
-	    { 15, 0, 1 }, { 19, 0, 2 }, { 20, 0, 1 },
+	    { 15, 0, 1 }, { 19, 0, 7 }, { 20, 0, 6 },
 	    /* SASL (test_sasl.c) */
-	    { 17, 0, 1 }, { 36, 0, 0 } };
+	    { 17, 0, 1 }, { 36, 0, 2 } };
 	const char *files[] = { FIXTURES "/kcat-ApiVersions-v3.bin",
 	    FIXTURES "/kcat-ApiVersions-v0.bin" };
 	struct rbuf rb;
