@@ -474,13 +474,13 @@ static void
 test_api_versions_v3_and_v0(void)
 {
 	static const int16_t want[][3] = { { 0, 0, 7 }, { 1, 4, 10 },
-	    { 2, 1, 2 }, { 3, 0, 4 }, { 18, 0, 4 }, { 22, 0, 1 },
+	    { 2, 1, 2 }, { 3, 0, 13 }, { 18, 0, 4 }, { 22, 0, 1 },
 	    /* groups and admin (test_kafka_groups.c) */
 	    { 10, 0, 6 }, { 11, 0, 9 }, { 14, 0, 5 }, { 12, 0, 4 },
 	    { 13, 0, 5 }, { 8, 0, 9 }, { 9, 0, 9 }, { 16, 0, 5 },
-	    { 15, 0, 6 }, { 19, 0, 2 }, { 20, 0, 1 },
+	    { 15, 0, 6 }, { 19, 0, 7 }, { 20, 0, 6 },
 	    /* SASL (test_sasl.c) */
-	    { 17, 0, 1 }, { 36, 0, 0 } };
+	    { 17, 0, 1 }, { 36, 0, 2 } };
 	const char *files[] = { FIXTURES "/kcat-ApiVersions-v3.bin",
 	    FIXTURES "/kcat-ApiVersions-v0.bin" };
 	struct rbuf rb;

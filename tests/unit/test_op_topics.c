@@ -332,6 +332,65 @@ test_delete(void)
 	fixture_op_done(&f);
 }
 
+/*
+ * Each result carries its topic's id (the shared entry's): metadata, a
+ * create, a delete; op_topic_find_id() names the READY topic of an id,
+ * and not one being deleted or never made.
+ */
+static void
+test_topic_ids(void)
+{
+	static const uint8_t unknown[TOPIC_ID_LEN] = { 9, 9, 9 };
+	static const uint8_t zero[TOPIC_ID_LEN];
+	struct op_topic_info *t = NULL;
+	struct op_topic_create c;
+	struct op_topic_delete a;
+	struct op_name nm = { "t", 1 };
+	const char *name = NULL;
+	size_t len = 0;
+	int32_t n = -1;
+	int u;
+
+	fixture_op_start(&f, 2);
+	u = topic_add("u", 1);
+	CU_ASSERT_NOT_EQUAL(memcmp(f.w.shm->topics[0].id, zero,
+	    TOPIC_ID_LEN), 0);
+	CU_ASSERT_NOT_EQUAL(memcmp(f.w.shm->topics[0].id,
+	    f.w.shm->topics[u].id, TOPIC_ID_LEN), 0);
+	CU_ASSERT_EQUAL(op_metadata(&f.x, NULL, 0, 0, &t, &n), OP_OK);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	CU_ASSERT_EQUAL(memcmp(t[0].id, f.w.shm->topics[0].id,
+	    TOPIC_ID_LEN), 0);
+	CU_ASSERT_EQUAL(memcmp(t[1].id, f.w.shm->topics[u].id,
+	    TOPIC_ID_LEN), 0);
+	CU_ASSERT_EQUAL(op_metadata(&f.x, &nm, 1, 0, &t, &n), OP_OK);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_EQUAL(memcmp(t[0].id, f.w.shm->topics[0].id,
+	    TOPIC_ID_LEN), 0);
+
+	CU_ASSERT_EQUAL(op_topic_find_id(&f.x, f.w.shm->topics[u].id, &name,
+	    &len), OP_OK);
+	CU_ASSERT_EQUAL(len, 1);
+	CU_ASSERT_NSTRING_EQUAL(name, "u", 1);
+	CU_ASSERT_EQUAL(op_topic_find_id(&f.x, unknown, &name, &len),
+	    OP_NO_TOPIC);
+
+	CU_ASSERT_EQUAL(create("w", 1, 0, &c), OP_DONE);
+	CU_ASSERT_EQUAL(c.err, OP_OK);
+	CU_ASSERT_NOT_EQUAL(memcmp(c.id, zero, TOPIC_ID_LEN), 0);
+	CU_ASSERT_EQUAL(op_topic_find_id(&f.x, c.id, &name, &len), OP_OK);
+	CU_ASSERT_NSTRING_EQUAL(name, "w", 1);
+
+	memset(&a, 0, sizeof(a));
+	a.deadline = f.w.now + 1000;
+	CU_ASSERT_EQUAL(op_topic_delete(&f.x, "w", 1, &a), OP_WAIT);
+	CU_ASSERT_EQUAL(memcmp(a.id, c.id, TOPIC_ID_LEN), 0);
+	/* Being deleted: no longer found by its id. */
+	CU_ASSERT_EQUAL(op_topic_find_id(&f.x, c.id, &name, &len),
+	    OP_NO_TOPIC);
+	fixture_op_done(&f);
+}
+
 static void
 test_children(void)
 {
@@ -380,4 +439,5 @@ TEST_SUITE("op_topics", NULL, NULL,
     { "create waits for the writer", test_create },
     { "create's timeout, storage error, delete", test_create_waits },
     { "delete waits for the writer", test_delete },
+    { "topic ids in results, found by id", test_topic_ids },
     { "the children listing", test_children });

@@ -24,12 +24,13 @@
 #include "proto/bytes.h"
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
+#include "proto/kafka/kmsg_admin.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
 #include "proto/kafka/kmsg_meta.h"
 #include "proto/kafka/kmsg_offset.h"
+#include "proto/kafka/kmsg_sasl.h"
 #include "proto/kafka/kheader.h"
-#include "proto/kafka/kmeta.h"
 #include "proto/kafka/kreq.h"
 #include "worker/access.h"
 #include "worker/conn.h"
@@ -39,6 +40,7 @@
 #include "worker/kafka/admin.h"
 #include "worker/kafka/group.h"
 #include "worker/lograte.h"
+#include "worker/op/access.h"
 #include "worker/op/topics.h"
 
 #define KAFKA_CLUSTER_ID	"flume"
@@ -69,9 +71,9 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_LIST_OFFSETS, 1, 2, "ListOffsets", AUTH_PRODUCE | AUTH_CONSUME,
 	    kafka_decode_body, kafka_list_offsets_exec, NULL,
 	    kafka_list_offsets_emit, NULL, ERRBODY_NONE, NULL },
-	{ KAPI_METADATA, 0, 4, "Metadata", 0,
-	    kafka_decode_body, metadata_exec, NULL, metadata_emit, NULL,
-	    ERRBODY_NONE, NULL },
+	{ KAPI_METADATA, 0, 13, "Metadata", 0,
+	    kafka_decode_desc, metadata_exec, NULL, metadata_emit, NULL,
+	    ERRBODY_NONE, &kmsg_metadata },
 	{ KAPI_API_VERSIONS, 0, 4, "ApiVersions", API_PERM_OPEN,
 	    kafka_decode_desc, api_versions_exec, NULL, api_versions_emit,
 	    NULL, ERRBODY_NONE, &kmsg_api_versions },
@@ -109,18 +111,18 @@ static const struct api_row kafka_rows[] = {
 	    kafka_group_emit, NULL, ERRBODY_NONE,
 	    &kmsg_describe_groups },
 	/* Topic administration: worker/kafka/admin.c. */
-	{ KAPI_CREATE_TOPICS, 0, 2, "CreateTopics", AUTH_ADMIN,
-	    kafka_decode_body, kafka_create_topics_exec, kafka_create_topics_poll,
-	    kafka_create_topics_emit, NULL, ERRBODY_NONE, NULL },
-	{ KAPI_DELETE_TOPICS, 0, 1, "DeleteTopics", AUTH_ADMIN,
-	    kafka_decode_body, kafka_delete_topics_exec, kafka_delete_topics_poll,
-	    kafka_delete_topics_emit, NULL, ERRBODY_NONE, NULL },
+	{ KAPI_CREATE_TOPICS, 0, 7, "CreateTopics", AUTH_ADMIN,
+	    kafka_decode_desc, kafka_create_topics_exec, kafka_create_topics_poll,
+	    kafka_create_topics_emit, NULL, ERRBODY_NONE, &kmsg_create_topics },
+	{ KAPI_DELETE_TOPICS, 0, 6, "DeleteTopics", AUTH_ADMIN,
+	    kafka_decode_desc, kafka_delete_topics_exec, kafka_delete_topics_poll,
+	    kafka_delete_topics_emit, NULL, ERRBODY_NONE, &kmsg_delete_topics },
 	{ KAPI_SASL_HANDSHAKE, 0, 1, "SaslHandshake", 0,
-	    kafka_sasl_handshake_decode, kafka_sasl_handshake_exec, NULL,
-	    kafka_sasl_handshake_emit, NULL, ERRBODY_NONE, NULL },
-	{ KAPI_SASL_AUTHENTICATE, 0, 0, "SaslAuthenticate", 0,
-	    kafka_sasl_auth_decode, kafka_sasl_auth_exec, NULL,
-	    kafka_sasl_auth_emit, NULL, ERRBODY_NONE, NULL },
+	    kafka_decode_desc, kafka_sasl_handshake_exec, NULL,
+	    kafka_sasl_handshake_emit, NULL, ERRBODY_NONE, &kmsg_sasl_handshake },
+	{ KAPI_SASL_AUTHENTICATE, 0, 2, "SaslAuthenticate", 0,
+	    kafka_decode_desc, kafka_sasl_auth_exec, NULL,
+	    kafka_sasl_auth_emit, NULL, ERRBODY_NONE, &kmsg_sasl_authenticate },
 };
 #define KAFKA_NROWS	(sizeof(kafka_rows) / sizeof(kafka_rows[0]))
 
@@ -511,30 +513,185 @@ api_versions_emit(struct worker *w, struct conn *c, struct req *r)
 
 /* ---- Metadata ---- */
 
-/* A Metadata's results (k->kst). */
+/*
+ * Kafka's AclOperation codes, as the bits of an authorized-operations
+ * set (KIP-430): what the topic and cluster resources support.
+ */
+#define KACL_READ		3
+#define KACL_WRITE		4
+#define KACL_CREATE		5
+#define KACL_DELETE		6
+#define KACL_ALTER		7
+#define KACL_DESCRIBE		8
+#define KACL_CLUSTER_ACTION	9
+#define KACL_DESCRIBE_CONFIGS	10
+#define KACL_ALTER_CONFIGS	11
+#define KACL_IDEMPOTENT_WRITE	12
+#define KACL(op)		(1 << (op))
+#define KACL_TOPIC_ALL	(KACL(KACL_READ) | KACL(KACL_WRITE) |		\
+	KACL(KACL_CREATE) | KACL(KACL_DELETE) | KACL(KACL_ALTER) |	\
+	KACL(KACL_DESCRIBE) | KACL(KACL_DESCRIBE_CONFIGS) |		\
+	KACL(KACL_ALTER_CONFIGS))
+#define KACL_CLUSTER_ALL (KACL(KACL_CREATE) | KACL(KACL_CLUSTER_ACTION) | \
+	KACL(KACL_DESCRIBE_CONFIGS) | KACL(KACL_ALTER_CONFIGS) |	\
+	KACL(KACL_IDEMPOTENT_WRITE) | KACL(KACL_ALTER) | KACL(KACL_DESCRIBE))
+#define KACL_NOT_ASKED	INT32_MIN	/* the schema's default */
+
+/*
+ * The operations x's user may do on topic, as Kafka's authorizer
+ * answers them from the auth table: consume is Read, produce Write,
+ * admin (which creates and deletes) Create, Delete, Alter and the
+ * configs; any of them implies Describe.  Without an auth_file, every
+ * operation a topic supports (as Kafka without an authorizer).
+ */
+static int32_t
+topic_acl_ops(const struct op_ctx *x, const char *topic, size_t len)
+{
+	int32_t ops = 0;
+
+	if (op_access_topic_may(x, AUTH_CONSUME, topic, len))
+		ops |= KACL(KACL_READ);
+	if (op_access_topic_may(x, AUTH_PRODUCE, topic, len))
+		ops |= KACL(KACL_WRITE);
+	if (op_access_topic_may(x, AUTH_ADMIN, topic, len))
+		ops |= KACL(KACL_CREATE) | KACL(KACL_DELETE) |
+		    KACL(KACL_ALTER) | KACL(KACL_DESCRIBE_CONFIGS) |
+		    KACL(KACL_ALTER_CONFIGS);
+	if (ops != 0)
+		ops |= KACL(KACL_DESCRIBE);
+	return ops;
+}
+
+/*
+ * The same for the cluster (Metadata v8-10): Describe for any
+ * authenticated user, IdempotentWrite with produce on some topic (what
+ * InitProducerId asks), Create with admin on some topic.
+ */
+static int32_t
+cluster_acl_ops(const struct conn *c)
+{
+	const struct auth_user *u = c->auth.user;
+	int32_t ops;
+
+	if (!auth_enabled())
+		return KACL_CLUSTER_ALL;
+	if (u == NULL)
+		return 0;
+	ops = KACL(KACL_DESCRIBE);
+	if (auth_user_has(u, AUTH_PRODUCE, 0))
+		ops |= KACL(KACL_IDEMPOTENT_WRITE);
+	if (auth_user_has(u, AUTH_ADMIN, 0))
+		ops |= KACL(KACL_CREATE);
+	return ops;
+}
+
+/* A Metadata's answer, built by exec (k->kst): the topics. */
 struct kmeta_st {
 	enum op_err		 err;		/* OP_OK, or close the connection */
-	int			 none;		/* no topic asked for */
-	struct op_topic_info	*t;
+	int16_t			 kerror;	/* the whole request's */
+	struct km_meta_topic	*t;
 	int32_t			 n;
 };
+
+/* The topics asked by id (v12+): found ones by name, in *names. */
+static int
+meta_ids(struct conn *c, const struct op_ctx *x, const struct km_meta_req *q,
+    struct op_name **names, int32_t *n, uint8_t **found)
+{
+	const struct km_meta_req_topic *rt = q->topics.v;
+	int32_t i;
+
+	*n = 0;
+	if ((*names = conn_alloc(c, (size_t)q->topics.n *
+	    sizeof(**names))) == NULL ||
+	    (*found = conn_alloc(c, (size_t)q->topics.n)) == NULL)
+		return -1;
+	for (i = 0; i < q->topics.n; i++) {
+		(*found)[i] = op_topic_find_id(x, rt[i].topic_id,
+		    &(*names)[*n].s, &(*names)[*n].len) == OP_OK;
+		if ((*found)[i])
+			(*n)++;
+	}
+	return 0;
+}
+
+/*
+ * Does any topic of q name it by id?  A v10-11 request may not (Kafka:
+ * INVALID_REQUEST); from v12 the ids are what is asked, names ignored.
+ */
+static int
+meta_by_id(const struct km_meta_req *q)
+{
+	static const uint8_t zero[TOPIC_ID_LEN];
+	const struct km_meta_req_topic *rt = q->topics.v;
+	int32_t i;
+
+	for (i = 0; i < q->topics.n; i++)
+		if (rt[i].name.len < 0 ||
+		    memcmp(rt[i].topic_id, zero, TOPIC_ID_LEN) != 0)
+			return 1;
+	return 0;
+}
+
+/* One topic's answer from the operation's ti. */
+static int
+meta_topic(struct conn *c, const struct op_ctx *x, int with_ops,
+    const struct op_topic_info *ti, struct km_meta_topic *t)
+{
+	static const int32_t node0[1] = { KAFKA_NODE_ID };
+	struct km_meta_part *mp;
+	int32_t j;
+
+	memset(t, 0, sizeof(*t));
+	t->error_code = kafka_op_error(ti->err);
+	t->name.p = ti->name;
+	t->name.len = (int32_t)ti->name_len;
+	memcpy(t->topic_id, ti->id, sizeof(t->topic_id));
+	/* Kafka asks the authorizer for every topic but the denied ones. */
+	t->topic_authorized_operations = with_ops && ti->err != OP_DENIED_TOPIC ?
+	    topic_acl_ops(x, ti->name, ti->name_len) : KACL_NOT_ASKED;
+	if (ti->err != OP_OK || ti->nparts <= 0)
+		return 0;
+	if ((mp = conn_alloc(c, (size_t)ti->nparts * sizeof(*mp))) == NULL)
+		return -1;
+	t->partitions.n = ti->nparts;
+	t->partitions.v = mp;
+	for (j = 0; j < ti->nparts; j++) {
+		memset(&mp[j], 0, sizeof(mp[j]));
+		mp[j].partition_index = ti->parts[j].partition;
+		mp[j].leader_id = KAFKA_NODE_ID;
+		mp[j].leader_epoch = 0;
+		mp[j].replica_nodes.n = mp[j].isr_nodes.n = 1;
+		mp[j].replica_nodes.v = mp[j].isr_nodes.v = (void *)node0;
+		/* offline_replicas: none (memset: an empty array). */
+	}
+	return 0;
+}
 
 /*
  * A null topic list (v1+) or an empty one in v0 asks for every topic and
  * never creates one; an empty list in v1+ asks for none (librdkafka's
  * bootstrap request).  Named unknown topics are created as the native
- * METADATA does (auto_create_topics), in v4 only when the request allows
- * it.
+ * METADATA does (auto_create_topics), from v4 only when the request
+ * allows it.  From v12 topics may be asked by id (KIP-516): then the ids
+ * are what is asked, never created; an unknown one is UNKNOWN_TOPIC_ID,
+ * and it and a denied one are answered with a null name, as Kafka does.
+ * A v10-11 request naming an id or a null name is INVALID_REQUEST.
  */
 static void
 metadata_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
-	const struct kmetadata_req *q = &k->k.metadata;
+	const struct km_meta_req *q = k->body;
+	const struct km_meta_req_topic *rt = q->topics.v;
+	int16_t v = k->h.api_version;
 	struct kmeta_st *st;
 	struct op_name *names = NULL;
+	struct op_topic_info *ti = NULL;
+	uint8_t *found = NULL;
 	struct op_ctx x;
-	int32_t i;
+	int32_t i, j, nnames = 0, nti = 0;
+	int byid, ops;
 
 	(void)w;
 	r->state = REQ_DONE;
@@ -542,39 +699,104 @@ metadata_exec(struct worker *w, struct conn *c, struct req *r)
 		return;		/* emit closes the connection */
 	memset(st, 0, sizeof(*st));
 	k->kst = st;
-	if (q->ntopics == 0 && k->h.api_version >= 1) {
-		st->none = 1;
+	conn_op_ctx(c, r, &x);
+	ops = v >= 8 && q->include_topic_authorized_operations;
+	byid = v >= 10 && q->topics.n > 0 && meta_by_id(q);
+	if (byid && v < 12) {
+		if ((st->t = conn_alloc(c, (size_t)q->topics.n *
+		    sizeof(*st->t))) == NULL) {
+			st->err = OP_NO_MEMORY;
+			return;
+		}
+		st->n = q->topics.n;
+		for (i = 0; i < st->n; i++) {
+			memset(&st->t[i], 0, sizeof(st->t[i]));
+			st->t[i].error_code = KERR_INVALID_REQUEST;
+			/* The request's bytes may move before the answer. */
+			if (rt[i].name.len > 0) {
+				char *cp = conn_alloc(c, (size_t)rt[i].name.len);
+
+				if (cp == NULL) {
+					st->err = OP_NO_MEMORY;
+					return;
+				}
+				memcpy(cp, rt[i].name.p, (size_t)rt[i].name.len);
+				st->t[i].name.p = cp;
+				st->t[i].name.len = rt[i].name.len;
+			} else
+				st->t[i].name = kstr_c("");
+			memcpy(st->t[i].topic_id, rt[i].topic_id, TOPIC_ID_LEN);
+			st->t[i].topic_authorized_operations = KACL_NOT_ASKED;
+		}
 		return;
 	}
-	if (q->ntopics > 0) {
-		if ((names = conn_alloc(c, (size_t)q->ntopics *
+	if (q->topics.n == 0 && v >= 1)
+		return;
+	if (byid) {
+		if (meta_ids(c, &x, q, &names, &nnames, &found) == -1) {
+			st->err = OP_NO_MEMORY;
+			return;
+		}
+		if (nnames > 0)
+			st->err = op_metadata(&x, names, nnames, 0, &ti, &nti);
+	} else if (q->topics.n > 0) {
+		if ((names = conn_alloc(c, (size_t)q->topics.n *
 		    sizeof(*names))) == NULL) {
 			st->err = OP_NO_MEMORY;
 			return;
 		}
-		for (i = 0; i < q->ntopics; i++) {
-			names[i].s = q->topics[i].p;
-			names[i].len = (size_t)q->topics[i].len;
+		for (i = 0; i < q->topics.n; i++) {
+			names[i].s = rt[i].name.p;
+			names[i].len = (size_t)rt[i].name.len;
 		}
+		st->err = op_metadata(&x, names, q->topics.n,
+		    q->allow_auto_topic_creation, &ti, &nti);
+	} else
+		st->err = op_metadata(&x, NULL, 0, 0, &ti, &nti);
+	if (st->err != OP_OK)
+		return;
+	st->n = byid ? q->topics.n : nti;
+	if (st->n > 0 && (st->t = conn_alloc(c, (size_t)st->n *
+	    sizeof(*st->t))) == NULL) {
+		st->err = OP_NO_MEMORY;
+		return;
 	}
-	conn_op_ctx(c, r, &x);
-	st->err = op_metadata(&x, names, q->ntopics, k->h.api_version < 4 ||
-	    q->allow_auto_create, &st->t, &st->n);
+	for (i = j = 0; i < st->n; i++) {
+		struct km_meta_topic *t = &st->t[i];
+
+		if (!byid) {
+			if (meta_topic(c, &x, ops, &ti[i], t) == -1)
+				st->err = OP_NO_MEMORY;
+			continue;
+		}
+		/* Found by id, then deleted (or made again) meanwhile: gone. */
+		if (found[i] && (ti[j].err == OP_DENIED_TOPIC ||
+		    (ti[j].err == OP_OK && memcmp(ti[j].id, rt[i].topic_id,
+		    TOPIC_ID_LEN) == 0))) {
+			if (meta_topic(c, &x, ops, &ti[j], t) == -1)
+				st->err = OP_NO_MEMORY;
+			if (ti[j].err == OP_DENIED_TOPIC)
+				t->name = kstr_c(NULL);
+		} else {
+			memset(t, 0, sizeof(*t));
+			t->error_code = KERR_UNKNOWN_TOPIC_ID;
+			t->name = kstr_c(NULL);
+			t->topic_authorized_operations = KACL_NOT_ASKED;
+		}
+		memcpy(t->topic_id, rt[i].topic_id, TOPIC_ID_LEN);
+		if (found[i])
+			j++;
+	}
 }
 
 static void
 metadata_emit(struct worker *w, struct conn *c, struct req *r)
 {
-	static const int32_t node0[1] = { KAFKA_NODE_ID };
 	struct kafka_req *k = r->dec;
+	const struct km_meta_req *q = k->body;
 	const struct kmeta_st *st = k->kst;
-	const struct op_topic_info *ti;
-	struct kmetadata_broker b;
-	struct kmetadata_resp s;
-	struct kmetadata_topic *t;
-	struct kmetadata_part *mp;
-	int32_t i, j;
-	size_t pos;
+	struct km_meta_broker b;
+	struct km_meta_resp s;
 
 	if (st == NULL || st->err != OP_OK) {
 		log_warnx("%s: Kafka Metadata failed: %s, closing", c->peer,
@@ -582,7 +804,7 @@ metadata_emit(struct worker *w, struct conn *c, struct req *r)
 		c->dead = 1;
 		return;
 	}
-	memset(&s, 0, sizeof(s));
+	kdesc_defaults(kmsg_metadata.km_resp, &s);
 	memset(&b, 0, sizeof(b));
 	b.node_id = KAFKA_NODE_ID;
 	/* A TLS client is sent to the TLS listener, a plaintext one not. */
@@ -590,44 +812,16 @@ metadata_emit(struct worker *w, struct conn *c, struct req *r)
 	    w->conf->kafka_adv_host);
 	b.port = c->tls != NULL ? w->conf->kafka_tls_adv_port :
 	    w->conf->kafka_adv_port;
-	b.rack.len = -1;
-	s.nbrokers = 1;
-	s.brokers = &b;
+	b.rack = kstr_c(NULL);
+	s.brokers.n = 1;
+	s.brokers.v = &b;
 	s.cluster_id = kstr_c(KAFKA_CLUSTER_ID);
 	s.controller_id = KAFKA_NODE_ID;
-	if (!st->none && st->n > 0) {
-		if ((s.topics = conn_alloc(c, (size_t)st->n *
-		    sizeof(*s.topics))) == NULL) {
-			c->dead = 1;
-			return;
-		}
-		s.ntopics = st->n;
-	}
-	for (i = 0; i < s.ntopics; i++) {
-		ti = &st->t[i];
-		t = &s.topics[i];
-		memset(t, 0, sizeof(*t));
-		t->error = kafka_op_error(ti->err);
-		t->name.p = ti->name;
-		t->name.len = (int32_t)ti->name_len;
-		if (ti->err != OP_OK || ti->nparts <= 0)
-			continue;
-		if ((t->parts = conn_alloc(c, (size_t)ti->nparts *
-		    sizeof(*t->parts))) == NULL) {
-			c->dead = 1;
-			return;
-		}
-		t->npart = ti->nparts;
-		for (j = 0; j < ti->nparts; j++) {
-			mp = &t->parts[j];
-			memset(mp, 0, sizeof(*mp));
-			mp->partition = ti->parts[j].partition;
-			mp->leader = KAFKA_NODE_ID;
-			mp->nreplicas = mp->nisr = 1;
-			mp->replicas = mp->isr = node0;
-		}
-	}
-	pos = kafka_resp_begin(c, r);
-	kmetadata_encode_resp(&c->out, k->h.api_version, &s);
-	kafka_resp_end(c, pos);
+	s.topics.n = st->n;
+	s.topics.v = st->t;
+	if (k->h.api_version >= 8 && k->h.api_version <= 10 &&
+	    q->include_cluster_authorized_operations)
+		s.cluster_authorized_operations = cluster_acl_ops(c);
+	s.error_code = st->kerror;
+	kafka_emit_desc(c, r, &s);
 }

@@ -94,10 +94,8 @@ void	kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r);
 void	kafka_list_offsets_exec(struct worker *w, struct conn *c, struct req *r);
 void	kafka_list_offsets_emit(struct worker *w, struct conn *c, struct req *r);
 /* worker/kafka/sasl.c: SaslHandshake, SaslAuthenticate and the bare messages of v0. */
-int	kafka_sasl_handshake_decode(struct conn *c, struct req *r);
 void	kafka_sasl_handshake_exec(struct worker *w, struct conn *c, struct req *r);
 void	kafka_sasl_handshake_emit(struct worker *w, struct conn *c, struct req *r);
-int	kafka_sasl_auth_decode(struct conn *c, struct req *r);
 void	kafka_sasl_auth_exec(struct worker *w, struct conn *c, struct req *r);
 void	kafka_sasl_auth_emit(struct worker *w, struct conn *c, struct req *r);
 /* The row of the next frame when it is a bare SASL message, else NULL. */

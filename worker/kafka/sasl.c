@@ -1,6 +1,8 @@
 /*
- * SASL on the Kafka listener: SaslHandshake v0-1 and SaslAuthenticate v0
- * with SCRAM-SHA-256, SCRAM-SHA-512 (worker/kafka/scram.h) and PLAIN, against
+ * SASL on the Kafka listener: SaslHandshake v0-1 and SaslAuthenticate v0-2
+ * (v1 adds session_lifetime_ms, 0: the session does not expire; v2 is
+ * flexible), through their descriptions (proto/kafka/kmsg_sasl.h), with
+ * SCRAM-SHA-256, SCRAM-SHA-512 (worker/kafka/scram.h) and PLAIN, against
  * the users of the auth_file (common/authfile.h).  With an auth_file, worker/kafka/kafka.c
  * lets nothing but ApiVersions and these through before a success; then
  * the user's per-topic permissions apply to the data requests as they do
@@ -25,6 +27,7 @@
 #include "common/authfile.h"
 #include "common/log.h"
 #include "proto/kafka/kapi.h"
+#include "proto/kafka/kmsg_sasl.h"
 #include "proto/kafka/ksasl.h"
 #include "worker/access.h"
 #include "worker/authlimit.h"
@@ -108,27 +111,22 @@ sasl_rq(struct conn *c, struct req *r)
 
 /* ---- SaslHandshake ---- */
 
-int
-kafka_sasl_handshake_decode(struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-	struct sasl_rq *q;
-
-	if ((q = sasl_rq(c, r)) == NULL)
-		return -1;
-	return ksasl_handshake_decode(r->payload + k->h.body_off,
-	    r->payload_len - k->h.body_off, &q->mech);
-}
-
 void
 kafka_sasl_handshake_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
-	struct sasl_rq *q = k->kst;
+	const struct km_sasl_handshake_req *b = k->body;
+	struct sasl_rq *q;
 	char esc[LOG_ESC_SIZE(64)];
 	int m;
 
 	r->state = REQ_DONE;
+	if ((q = sasl_rq(c, r)) == NULL) {
+		c->dead = 1;
+		r->noresp = 1;
+		return;
+	}
+	q->mech = b->mechanism;
 	if (!auth_enabled()) {
 		q->err = KERR_UNSUPPORTED_SASL_MECHANISM;
 		lograte_warnx(w, c->peer, LOGRATE_REFUSED, "Kafka "
@@ -172,15 +170,25 @@ kafka_sasl_handshake_emit(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	struct sasl_rq *q = k->kst;
-	const char *mechs[3] = { "SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN" };
-	size_t pos;
-	int n = 0;
+	static const char *const mechs[3] = { "SCRAM-SHA-256",
+	    "SCRAM-SHA-512", "PLAIN" };
+	struct km_sasl_handshake_resp s;
+	struct kstr *m;
+	int i, n = 0;
 
 	if (auth_enabled())
 		n = sasl_plain_allowed(c) ? 3 : 2;
-	pos = kafka_resp_begin(c, r);
-	ksasl_handshake_encode_resp(&c->out, q->err, mechs, n);
-	kafka_resp_end(c, pos);
+	if ((m = conn_alloc(c, 3 * sizeof(*m))) == NULL) {
+		c->dead = 1;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		m[i] = kstr_c(mechs[i]);
+	kdesc_defaults(kmsg_sasl_handshake.km_resp, &s);
+	s.error_code = q->err;
+	s.mechanisms.n = n;
+	s.mechanisms.v = m;
+	kafka_emit_desc(c, r, &s);
 }
 
 /* ---- the exchange ---- */
@@ -387,24 +395,24 @@ sasl_step(struct conn *c, struct req *r, struct sasl_rq *q)
 
 /* ---- SaslAuthenticate ---- */
 
-int
-kafka_sasl_auth_decode(struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-	struct sasl_rq *q;
-
-	if ((q = sasl_rq(c, r)) == NULL)
-		return -1;
-	return ksasl_authenticate_decode(r->payload + k->h.body_off,
-	    r->payload_len - k->h.body_off, &q->in);
-}
-
 void
 kafka_sasl_auth_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
+	const struct km_sasl_auth_req *b = k->body;
+	struct sasl_rq *q;
 
-	sasl_step(c, r, k->kst);
+	if ((q = sasl_rq(c, r)) == NULL) {
+		c->dead = 1;
+		r->noresp = 1;
+		r->state = REQ_DONE;
+		return;
+	}
+	/* From the body each time: a parked request's bytes may move. */
+	q->in = b->auth_bytes;
+	if (q->in.len < 0)
+		q->in.len = 0;
+	sasl_step(c, r, q);
 	if (r->state != REQ_BLOCKED)
 		r->state = REQ_DONE;
 }
@@ -414,12 +422,15 @@ kafka_sasl_auth_emit(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	struct sasl_rq *q = k->kst;
-	size_t pos;
+	struct km_sasl_auth_resp s;
 
-	pos = kafka_resp_begin(c, r);
-	ksasl_authenticate_encode_resp(&c->out, q->err, q->msg, q->out,
-	    q->outlen);
-	kafka_resp_end(c, pos);
+	kdesc_defaults(kmsg_sasl_authenticate.km_resp, &s);
+	s.error_code = q->err;
+	s.error_message = kstr_c(q->msg);
+	s.auth_bytes.p = (const char *)q->out;
+	s.auth_bytes.len = (int32_t)q->outlen;
+	s.session_lifetime_ms = 0;	/* v1+: the session never expires */
+	kafka_emit_desc(c, r, &s);
 }
 
 /* ---- bare messages, after SaslHandshake v0 ---- */

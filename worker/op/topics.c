@@ -49,6 +49,7 @@ info_fill(const struct op_ctx *x, int idx, struct op_topic_info *ti)
 	ti->err = OP_OK;
 	ti->name = t->name;
 	ti->name_len = t->name_len;
+	memcpy(ti->id, t->id, sizeof(ti->id));
 	ti->nparts = t->partitions > 0 ? t->partitions : 0;
 	ti->parts = NULL;
 	if (ti->nparts == 0)
@@ -68,6 +69,18 @@ info_fill(const struct op_ctx *x, int idx, struct op_topic_info *ti)
 	return OP_OK;
 }
 
+/* How many entries of the topic table may be in use. */
+static uint32_t
+topic_entries(struct worker *w)
+{
+	uint32_t n;
+
+	n = atomic_load_explicit(&w->shm->hdr->topic_count,
+	    memory_order_acquire);
+	return n > w->shm->hdr->limits.max_topics ?
+	    w->shm->hdr->limits.max_topics : n;
+}
+
 /* Every READY topic x may see. */
 static enum op_err
 metadata_all(const struct op_ctx *x, struct op_topic_info **out,
@@ -77,10 +90,7 @@ metadata_all(const struct op_ctx *x, struct op_topic_info **out,
 	const struct shm_topic *t;
 	uint32_t i, n;
 
-	n = atomic_load_explicit(&w->shm->hdr->topic_count,
-	    memory_order_acquire);
-	if (n > w->shm->hdr->limits.max_topics)
-		n = w->shm->hdr->limits.max_topics;
+	n = topic_entries(w);
 	if (n > 0 && (*out = op_alloc(x, n * sizeof(**out))) == NULL)
 		return OP_NO_MEMORY;
 	for (i = 0; i < n; i++) {
@@ -140,6 +150,28 @@ op_metadata(const struct op_ctx *x, const struct op_name *names, int32_t n,
 	}
 	*nout = n;
 	return OP_OK;
+}
+
+enum op_err
+op_topic_find_id(const struct op_ctx *x, const uint8_t *id,
+    const char **name, size_t *len)
+{
+	struct worker *w = x->w;
+	const struct shm_topic *t;
+	uint32_t i, n;
+
+	n = topic_entries(w);
+	for (i = 0; i < n; i++) {
+		t = &w->shm->topics[i];
+		/* The id is set before READY is published (shm.h). */
+		if (atomic_load_explicit(&t->state, memory_order_acquire) !=
+		    TOPIC_READY || memcmp(t->id, id, TOPIC_ID_LEN) != 0)
+			continue;
+		*name = t->name;
+		*len = t->name_len;
+		return OP_OK;
+	}
+	return OP_NO_TOPIC;
 }
 
 /* ---- create ---- */
@@ -266,6 +298,7 @@ op_topic_create(const struct op_ctx *x, const char *name, size_t len,
 		a->partitions = 0;
 		return OP_DONE;
 	}
+	memcpy(a->id, w->shm->topics[idx].id, sizeof(a->id));
 	log_info("created topic %.*s with %d partitions (%s from %s)",
 	    (int)len, name, (int)a->partitions, api(x), x->peer);
 	worker_wake_writer(w, 1);
@@ -327,6 +360,7 @@ op_topic_delete(const struct op_ctx *x, const char *name, size_t len,
 	}
 	a->ti = i;
 	a->partitions = w->shm->topics[i].partitions;
+	memcpy(a->id, w->shm->topics[i].id, sizeof(a->id));
 	log_info("deleting topic %.*s (%d partition%s)", (int)len, name,
 	    (int)a->partitions, a->partitions == 1 ? "" : "s");
 	worker_wake_writer(w, 2);

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/names.h"
 #include "worker/op/op.h"
 
 /*
@@ -54,6 +55,7 @@ struct op_topic_info {
 	enum op_err		 err;		/* OP_OK: the partitions follow */
 	const char		*name;		/* shared memory or request memory */
 	size_t			 name_len;
+	uint8_t			 id[TOPIC_ID_LEN];	/* OP_OK: the topic's; else zero */
 	int32_t			 nparts;
 	struct op_part_info	*parts;
 };
@@ -70,6 +72,14 @@ enum op_err op_metadata(const struct op_ctx *x, const struct op_name *names,
 	    int32_t n, int auto_create, struct op_topic_info **out,
 	    int32_t *nout);
 
+/*
+ * The name of the READY topic whose id is id (TOPIC_ID_LEN bytes) into
+ * *name (shared memory), *len: OP_OK, or OP_NO_TOPIC when none has it.
+ * No access check: op_metadata() of the name makes it.
+ */
+enum op_err op_topic_find_id(const struct op_ctx *x, const uint8_t *id,
+	    const char **name, size_t *len);
+
 /* ---- create ---- */
 
 struct op_topic_create {
@@ -78,6 +88,7 @@ struct op_topic_create {
 	int64_t		 deadline;	/* 0: answer once created */
 	int		 ti;		/* the entry waited on */
 	uint32_t	 inc;		/* its partition 0's incarnation */
+	uint8_t		 id[TOPIC_ID_LEN];	/* created: the new topic's id */
 };
 
 /*
@@ -119,13 +130,14 @@ struct op_topic_delete {
 	int32_t		 partitions;	/* of the deleted topic */
 	enum op_err	 err;		/* the outcome once OP_DONE */
 	int		 ti;
+	uint8_t		 id[TOPIC_ID_LEN];	/* started: the deleted topic's id */
 };
 
 /*
  * Start deleting name: OP_DONE with a->err OP_BAD_TOPIC_NAME,
  * OP_RESERVED_TOPIC, OP_DENIED_TOPIC, OP_NO_TOPIC (none of that name;
  * also while another delete of it runs) or OP_INTERNAL; OP_WAIT with
- * a->partitions set: call op_topic_delete_poll().
+ * a->partitions and a->id set: call op_topic_delete_poll().
  */
 enum op_status op_topic_delete(const struct op_ctx *x, const char *name,
 	    size_t len, struct op_topic_delete *a);
