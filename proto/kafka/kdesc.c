@@ -26,6 +26,7 @@
 static int	read_struct(const struct kdesc *, int16_t, int, void *,
 		    struct rbuf *, struct arena *);
 static void	write_struct(const struct kdesc *, int16_t, int, const void *,
+	    const struct kdesc_hook *,
 		    struct wbuf *);
 
 static int
@@ -507,9 +508,31 @@ write_kstr(const struct kfield *f, int16_t v, int flexible, int32_t max,
 		wbuf_raw(wb, s->p, (size_t)s->len);
 }
 
+/*
+ * A records field through the caller's hook: the length prefix here,
+ * the bytes the hook's (kdesc.h).  A hook failure fails the encode.
+ */
+static void
+write_records(const struct kfield *f, int16_t v, int flexible,
+    const struct kstr *s, const struct kdesc_hook *h, struct wbuf *wb)
+{
+	if (s->len <= 0) {		/* null or empty: nothing to queue */
+		write_kstr(f, v, flexible, INT32_MAX, s, wb);
+		return;
+	}
+	if (wb->err)
+		return;
+	if (compact(f, flexible))
+		wbuf_uvarint(wb, (uint32_t)s->len + 1);
+	else
+		wbuf_i32(wb, s->len);
+	if (!wb->err && h->fn(h->arg, s, wb) == -1 && !wb->err)
+		wb->err = EIO;
+}
+
 static void
 write_one(const struct kfield *f, int t, int16_t v, int flexible,
-    const void *src, struct wbuf *wb)
+    const void *src, const struct kdesc_hook *h, struct wbuf *wb)
 {
 	uint8_t tmp[VARLONG_MAX];
 	int64_t i64;
@@ -550,12 +573,17 @@ write_one(const struct kfield *f, int t, int16_t v, int flexible,
 	case KT_STRING:
 		write_kstr(f, v, flexible, INT16_MAX, src, wb);
 		break;
-	case KT_BYTES:
 	case KT_RECORDS:
+		if (h != NULL) {
+			write_records(f, v, flexible, src, h, wb);
+			break;
+		}
+		/* FALLTHROUGH */
+	case KT_BYTES:
 		write_kstr(f, v, flexible, INT32_MAX, src, wb);
 		break;
 	case KT_STRUCT:
-		write_struct(f->kf_sub, v, flexible, src, wb);
+		write_struct(f->kf_sub, v, flexible, src, h, wb);
 		break;
 	case KT_ARRAY: {
 		const struct karray *arr = src;
@@ -574,7 +602,7 @@ write_one(const struct kfield *f, int t, int16_t v, int flexible,
 		esz = kdesc_csize(f, f->kf_elem);
 		for (i = 0; i < arr->n && !wb->err; i++)
 			write_one(f, f->kf_elem, v, flexible,
-			    (const uint8_t *)arr->v + (size_t)i * esz, wb);
+			    (const uint8_t *)arr->v + (size_t)i * esz, h, wb);
 		break;
 	}
 	default:
@@ -645,7 +673,8 @@ write_tags(const struct kdesc *d, int16_t v, const void *in, struct wbuf *wb)
 			continue;
 		wbuf_uvarint(wb, (uint32_t)f->kf_tag);
 		start = wb->len;
-		write_one(f, f->kf_type, v, 1, src, wb);
+		/* Moved below: never through the hook (kdesc.h). */
+		write_one(f, f->kf_type, v, 1, src, NULL, wb);
 		if (wb->err)
 			return;
 		/* The size goes before the value: move the value up. */
@@ -664,7 +693,7 @@ write_tags(const struct kdesc *d, int16_t v, const void *in, struct wbuf *wb)
 
 static void
 write_struct(const struct kdesc *d, int16_t v, int flexible, const void *in,
-    struct wbuf *wb)
+    const struct kdesc_hook *h, struct wbuf *wb)
 {
 	const struct kfield *f;
 	size_t i;
@@ -674,7 +703,7 @@ write_struct(const struct kdesc *d, int16_t v, int flexible, const void *in,
 		if (!in_version(f, v) || (f->kf_flags & KF_TAGGED))
 			continue;
 		write_one(f, f->kf_type, v, flexible,
-		    (const uint8_t *)in + f->kf_off, wb);
+		    (const uint8_t *)in + f->kf_off, h, wb);
 	}
 	if (flexible)
 		write_tags(d, v, in, wb);
@@ -684,9 +713,16 @@ int
 kdesc_encode(const struct kdesc *d, int16_t version, int flexible,
     const void *in, struct wbuf *wb)
 {
-	write_struct(d, version, flexible, in, wb);
+	return kdesc_encode_hook(d, version, flexible, in, NULL, wb);
+}
+
+int
+kdesc_encode_hook(const struct kdesc *d, int16_t version, int flexible,
+    const void *in, const struct kdesc_hook *h, struct wbuf *wb)
+{
+	write_struct(d, version, flexible, in, h, wb);
 	if (wb->err) {
-		errno = wb->err == ENOMEM ? ENOMEM : EINVAL;
+		errno = wb->err == ENOMEM || wb->err == EIO ? wb->err : EINVAL;
 		return -1;
 	}
 	return 0;

@@ -149,6 +149,27 @@ int		 kdesc_read(const struct kdesc *d, int16_t version,
 int		 kdesc_encode(const struct kdesc *d, int16_t version,
 		    int flexible, const void *in, struct wbuf *wb);
 /*
+ * An encoder hook for KT_RECORDS, so records need not pass through wb
+ * (a Fetch answer's batches go from the segment file with sendfile):
+ * with one, a records field of length > 0 gets its length prefix in wb
+ * as usual, then fn(arg, s, wb) instead of a copy of the bytes.  fn
+ * makes the s->len bytes follow the prefix itself (e.g. hands what wb
+ * holds so far to its output and queues a file range after it) and
+ * returns 0, or -1 to fail the encode (errno EIO).  s->p is the
+ * caller's, never read by the encoder: it may point at anything that
+ * tells fn what to send.  The caller's frame size must count the bytes
+ * fn queued, since wb does not hold them.  Null and empty records are
+ * written as always; records in a tagged field (Kafka has none) are
+ * always copied.
+ */
+struct kdesc_hook {
+	int	(*fn)(void *arg, const struct kstr *s, struct wbuf *wb);
+	void	*arg;
+};
+int		 kdesc_encode_hook(const struct kdesc *d, int16_t version,
+		    int flexible, const void *in, const struct kdesc_hook *h,
+		    struct wbuf *wb);
+/*
  * The C size of a value of type t in row f (t is f's type, or its
  * element type): what an array's elements are strided by.
  */
@@ -165,6 +186,10 @@ int		 kmsg_encode_req(const struct kmsg *m, int16_t version,
 		    const void *in, struct wbuf *wb);
 int		 kmsg_encode_resp(const struct kmsg *m, int16_t version,
 		    const void *in, struct wbuf *wb);
+/* kmsg_encode_resp through a records hook (kdesc_encode_hook). */
+int		 kmsg_encode_resp_hook(const struct kmsg *m, int16_t version,
+		    const void *in, const struct kdesc_hook *h,
+		    struct wbuf *wb);
 
 /*
  * Headers (Kafka's RequestHeader and ResponseHeader): request header v1

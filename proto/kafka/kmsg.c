@@ -139,6 +139,16 @@ kmsg_encode_resp(const struct kmsg *m, int16_t version, const void *in,
 }
 
 int
+kmsg_encode_resp_hook(const struct kmsg *m, int16_t version, const void *in,
+    const struct kdesc_hook *h, struct wbuf *wb)
+{
+	if (!in_range(m, version))
+		return -1;
+	return kdesc_encode_hook(m->km_resp, version,
+	    kmsg_flexible(m, version), in, h, wb);
+}
+
+int
 kmsg_req_hdr_version(int16_t key, int16_t version)
 {
 	const struct kmsg *m = kmsg_lookup(key);

@@ -5,7 +5,9 @@
  * and as a request header.  What decodes is walked (ASan checks that
  * every string lies inside the input and every array inside the arena),
  * encoded again, and that encoding must decode and encode to itself:
- * decode and encode agree on every description at every version.
+ * decode and encode agree on every description at every version.  The
+ * encoding through a records hook that appends the records itself
+ * (kdesc_encode_hook) must be the same bytes.
  * The corpus (tests/fuzz/corpus/fuzz_kdesc/) holds real clients' bodies
  * and the flexible ones test_kdesc builds by hand.
  */
@@ -92,11 +94,21 @@ walk(const struct kdesc *d, const void *in)
 	}
 }
 
+/* A records hook that writes the bytes where the encoder would. */
+static int
+fz_hook(void *arg, const struct kstr *s, struct wbuf *wb)
+{
+	(void)arg;
+	wbuf_raw(wb, s->p, (size_t)s->len);
+	return 0;
+}
+
 /* Decode, walk, encode; the encoding decodes and encodes to itself. */
 static void
 one(const struct kdesc *d, int16_t v, int flex, const uint8_t *p, size_t n,
     void *out, void *out2, struct arena *a)
 {
+	static const struct kdesc_hook hook = { fz_hook, NULL };
 	struct wbuf w1, w2;
 
 	arena_reset(a);
@@ -113,6 +125,11 @@ one(const struct kdesc *d, int16_t v, int flex, const uint8_t *p, size_t n,
 		abort();
 	walk(d, out2);
 	if (kdesc_encode(d, v, flex, out2, &w2) != 0 || w1.len != w2.len ||
+	    (w1.len > 0 && memcmp(w1.buf, w2.buf, w1.len) != 0))
+		abort();
+	wbuf_reset(&w2);
+	if (kdesc_encode_hook(d, v, flex, out2, &hook, &w2) != 0 ||
+	    w1.len != w2.len ||
 	    (w1.len > 0 && memcmp(w1.buf, w2.buf, w1.len) != 0))
 		abort();
 	fz_lo = p;

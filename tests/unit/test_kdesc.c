@@ -16,6 +16,7 @@
  */
 #include <sys/wait.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2208,6 +2209,131 @@ test_encode_refusals(void)
 	wbuf_free(&wb);
 }
 
+/* The records hook's side: what it was asked to queue. */
+struct hook_seen {
+	int		 calls;
+	size_t		 at[4];		/* wb->len when called */
+	const char	*cookie[4];
+	int32_t		 len[4];
+	int		 fail;
+};
+
+/* Queues the bytes the cookie names by appending them itself. */
+static int
+hook_append(void *arg, const struct kstr *s, struct wbuf *wb)
+{
+	struct hook_seen *h = arg;
+
+	if (h->fail)
+		return -1;
+	CU_ASSERT_FATAL(h->calls < 4);
+	h->at[h->calls] = wb->len;
+	h->cookie[h->calls] = s->p;
+	h->len[h->calls++] = s->len;
+	wbuf_raw(wb, s->p, (size_t)s->len);
+	return 0;
+}
+
+/* Queues nothing: the bytes go elsewhere (as a file range would). */
+static int
+hook_elsewhere(void *arg, const struct kstr *s, struct wbuf *wb)
+{
+	struct hook_seen *h = arg;
+
+	(void)wb;
+	h->len[h->calls++] = s->len;
+	return 0;
+}
+
+/*
+ * The KT_RECORDS hook (kdesc_encode_hook): a Fetch answer at v4 (i32
+ * prefix) and v12 (compact prefix) with three partitions (records,
+ * empty, null) encodes to exactly the bytes of the plain encoder when
+ * the hook appends the records itself, the hook being called once, right
+ * after the prefix, only for the non-empty records; a hook that sends
+ * them elsewhere leaves wb without them (the plain encoding minus those
+ * bytes); a failing hook fails the encode with EIO.
+ */
+static void
+test_records_hook(void)
+{
+	static const int16_t vs[] = { 4, 12, 17 };
+	static const char rec[] = "0123456789abcdefghij";
+	struct km_fetch_part_resp pr[3];
+	struct km_fetch_topic_resp t;
+	struct km_fetch_resp s;
+	struct hook_seen h;
+	struct kdesc_hook hook = { hook_append, &h };
+	struct wbuf plain, hooked;
+	size_t i, j, at;
+
+	for (i = 0; i < sizeof(vs) / sizeof(vs[0]); i++) {
+		kdesc_defaults(kmsg_fetch.km_resp, &s);
+		memset(&t, 0, sizeof(t));
+		t.topic = kstr_c("t");
+		t.topic_id[0] = 7;
+		for (j = 0; j < 3; j++) {
+			memset(&pr[j], 0, sizeof(pr[j]));
+			pr[j].partition_index = (int32_t)j;
+			pr[j].aborted_transactions.n = -1;
+			pr[j].preferred_read_replica = -1;
+			pr[j].diverging_epoch.epoch = -1;
+			pr[j].diverging_epoch.end_offset = -1;
+			pr[j].current_leader.leader_id = -1;
+			pr[j].current_leader.leader_epoch = -1;
+			pr[j].snapshot_id.end_offset = -1;
+			pr[j].snapshot_id.epoch = -1;
+		}
+		pr[0].records.p = rec;
+		pr[0].records.len = (int32_t)strlen(rec);
+		pr[2].records.len = -1;
+		t.partitions.n = 3;
+		t.partitions.v = pr;
+		s.responses.n = 1;
+		s.responses.v = &t;
+		wbuf_init(&plain);
+		wbuf_init(&hooked);
+		CU_ASSERT_EQUAL_FATAL(kmsg_encode_resp(&kmsg_fetch, vs[i], &s,
+		    &plain), 0);
+		memset(&h, 0, sizeof(h));
+		hook.fn = hook_append;
+		CU_ASSERT_EQUAL_FATAL(kmsg_encode_resp_hook(&kmsg_fetch,
+		    vs[i], &s, &hook, &hooked), 0);
+		CU_ASSERT_EQUAL(h.calls, 1);
+		CU_ASSERT_PTR_EQUAL(h.cookie[0], rec);
+		CU_ASSERT_EQUAL(h.len[0], 20);
+		CU_ASSERT_EQUAL_FATAL(hooked.len, plain.len);
+		CU_ASSERT(memcmp(hooked.buf, plain.buf, plain.len) == 0);
+		/* Right after its prefix: the record bytes start there. */
+		at = h.at[0];
+		CU_ASSERT_FATAL(at >= 1 && at + 20 <= plain.len);
+		CU_ASSERT(memcmp(plain.buf + at, rec, 20) == 0);
+		CU_ASSERT_EQUAL(plain.buf[at - 1], vs[i] >= 12 ? 21 : 20);
+		/* Elsewhere: the same frame without the 20 bytes. */
+		wbuf_reset(&hooked);
+		memset(&h, 0, sizeof(h));
+		hook.fn = hook_elsewhere;
+		CU_ASSERT_EQUAL_FATAL(kmsg_encode_resp_hook(&kmsg_fetch,
+		    vs[i], &s, &hook, &hooked), 0);
+		CU_ASSERT_EQUAL(h.calls, 1);
+		CU_ASSERT_EQUAL_FATAL(hooked.len, plain.len - 20);
+		CU_ASSERT(memcmp(hooked.buf, plain.buf, at) == 0);
+		CU_ASSERT(memcmp(hooked.buf + at, plain.buf + at + 20,
+		    plain.len - at - 20) == 0);
+		/* A failing hook fails the encode. */
+		wbuf_reset(&hooked);
+		memset(&h, 0, sizeof(h));
+		h.fail = 1;
+		hook.fn = hook_append;
+		errno = 0;
+		CU_ASSERT_EQUAL(kmsg_encode_resp_hook(&kmsg_fetch, vs[i], &s,
+		    &hook, &hooked), -1);
+		CU_ASSERT_EQUAL(errno, EIO);
+		wbuf_free(&plain);
+		wbuf_free(&hooked);
+	}
+}
+
 TEST_SUITE("kdesc", setup, NULL,
 	{ "descriptions are well formed", test_descriptions },
 	{ "version table", test_versions_table },
@@ -2246,4 +2372,6 @@ TEST_SUITE("kdesc", setup, NULL,
 	    test_kafka_python_reads_responses },
 	{ "versions out of range", test_out_of_range },
 	{ "malformed input", test_malformed },
-	{ "encode refusals", test_encode_refusals });
+	{ "encode refusals", test_encode_refusals },
+	{ "records hook: prefix here, bytes the caller's",
+	    test_records_hook });
