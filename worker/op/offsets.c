@@ -3,9 +3,12 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <unistd.h>
 
 #include "common/authfile.h"
 #include "common/log.h"
+#include "proto/batch.h"
+#include "proto/bytes.h"
 #include "shm/shm.h"
 #include "store/plog.h"
 #include "worker/op/access.h"
@@ -63,4 +66,41 @@ op_list_offset(const struct op_ctx *x, const char *topic, size_t len,
 	if (which >= 0)		/* a timestamp, ms */
 		return op_offset_for_time(x->w, p, which, offset, timestamp);
 	return OP_BAD_REQUEST;
+}
+
+enum op_err
+op_list_offset_max_ts(const struct op_ctx *x, const char *topic, size_t len,
+    int32_t partition, int64_t *offset, int64_t *timestamp)
+{
+	struct shm_partition *p = NULL;
+	struct plog_reader *rd;
+	struct plog_slice sl;
+	uint8_t hdr[BATCH_HEADER_SIZE];
+	int64_t start, visible;
+	enum op_err err;
+
+	*offset = -1;
+	*timestamp = -1;
+	if ((err = op_access_topic(x, AUTH_PRODUCE | AUTH_CONSUME, topic,
+	    len)) != OP_OK)
+		return err;
+	if ((err = op_part_resolve(x->w, topic, len, partition, 0, &p)) !=
+	    OP_OK)
+		return err;
+	start = atomic_load_explicit(&p->log_start, memory_order_acquire);
+	visible = atomic_load_explicit(&p->visible_offset, memory_order_acquire);
+	if (visible <= start)
+		return OP_OK;
+	if ((rd = op_reader(x->w, p)) == NULL)
+		return errno == ENOENT ? OP_OK : OP_STORAGE;
+	/* The batch holding the newest visible record, whole. */
+	if (plog_reader_read(rd, visible - 1, visible, 1, &sl) == -1)
+		return errno == ERANGE ? OP_OK : OP_STORAGE;
+	if (sl.len < BATCH_HEADER_SIZE || pread(sl.fd, hdr, sizeof(hdr),
+	    sl.pos) != (ssize_t)sizeof(hdr)) {
+		log_warn("max timestamp: partition %d", (int)p->partition);
+		return OP_STORAGE;
+	}
+	return op_offset_for_time(x->w, p,
+	    (int64_t)be64_get(hdr + BATCH_OFF_MAX_TS), offset, timestamp);
 }
