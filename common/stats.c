@@ -44,6 +44,9 @@ stats_children(struct shm *s, struct arena *a, struct stats_resp *out)
 		c->auth_failures = u2i(atomic_load(&ch->auth_failures));
 		c->auth_throttled = u2i(atomic_load(&ch->auth_throttled));
 		c->auth_derivations = u2i(atomic_load(&ch->auth_derivations));
+		c->msgset_conversions =
+		    u2i(atomic_load(&ch->msgset_conversions));
+		c->msgset_bytes = u2i(atomic_load(&ch->msgset_bytes));
 	}
 	return 0;
 }

@@ -181,6 +181,13 @@ static const struct series worker_series[] = {
 	{ "flume_worker_auth_key_derivations_total", "counter",
 	    "SCRAM salted passwords derived (PBKDF2).", CFO(auth_derivations),
 	    F64 },
+	{ "flume_worker_kafka_msgset_conversions_total", "counter",
+	    "Kafka message sets (magic 0 or 1) converted: produced ones to "
+	    "record batches, fetched batches to message sets.",
+	    CFO(msgset_conversions), F64 },
+	{ "flume_worker_kafka_msgset_bytes_total", "counter",
+	    "Bytes of the Kafka message sets converted (as the client sent or "
+	    "received them).", CFO(msgset_bytes), F64 },
 };
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))

@@ -371,7 +371,8 @@ struct stats_child { int32_t slot; int8_t role; int32_t pid; int32_t restarts;
 	int64_t connections; int64_t accepted; int64_t requests; int64_t bytes_in;
 	int64_t bytes_out; int64_t rejected_conns; int64_t protocol_errors;
 	/* The metrics' only, not on the wire: */
-	int64_t auth_failures; int64_t auth_throttled; int64_t auth_derivations; };
+	int64_t auth_failures; int64_t auth_throttled; int64_t auth_derivations;
+	int64_t msgset_conversions; int64_t msgset_bytes; };
 struct stats_partition { const char *topic; size_t topic_len; int32_t partition;
 	int64_t log_start; int64_t log_end; int64_t visible; int64_t durable;
 	int64_t msgs_in; int64_t bytes_in; int64_t msgs_out; int64_t bytes_out;

@@ -49,7 +49,7 @@
 #include "proto/role.h"
 
 #define SHM_MAGIC		0x314d48534d554c46ULL	/* "FLUMSHM1" */
-#define SHM_LAYOUT_VERSION	10
+#define SHM_LAYOUT_VERSION	11
 #define SHM_NAME_MAX		64
 
 struct shm_authpub;
@@ -145,6 +145,9 @@ struct shm_child {
 	_Atomic uint64_t	auth_failures;	/* failed logins (worker/authlimit.h) */
 	_Atomic uint64_t	auth_throttled;	/* ... answered late or refused unchecked */
 	_Atomic uint64_t	auth_derivations; /* SCRAM salted passwords derived (PBKDF2) */
+	/* Kafka message sets (magic 0/1) converted to or from batches */
+	_Atomic uint64_t	msgset_conversions;
+	_Atomic uint64_t	msgset_bytes;	/* ... their bytes, as the client's */
 };
 
 /*

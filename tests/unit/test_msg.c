@@ -814,7 +814,8 @@ test_hand_small_codecs(void)
 	struct auth_begin_resp br, be = { ERR_AUTH_FAILED, { 0 } };
 	struct auth_prove_req pq;
 	struct auth_prove_resp pr = { ERR_AUTH_FAILED };
-	struct stats_child sc = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 0, 0 };
+	struct stats_child sc = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 0, 0,
+	    0, 0 };
 	struct stats_partition sp = { "t", 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
 	    12, 13, 14 };
 	struct stats_bucket sb = { -1, 18 };

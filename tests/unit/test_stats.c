@@ -52,9 +52,9 @@ sample(struct stats_resp *m, struct stats_child *c, struct stats_partition *p,
 	memset(p, 0, sizeof(*p));
 	memset(l, 0, sizeof(*l));
 	c[0] = (struct stats_child){ 0, 0, 4242, 3, 5, 6, 7, 8, 9, 10, 11,
-	    12, 13, 14 };
+	    12, 13, 14, 15, 16 };
 	c[1] = (struct stats_child){ 1, 1, 4243, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	    0 };
+	    0, 0, 0 };
 	p->topic = "orders";
 	p->topic_len = 6;
 	p->partition = 2;
@@ -330,6 +330,8 @@ test_render(void)
 		"\nflume_worker_auth_failures_total{slot=\"0\",role=\"worker\"} 12\n",
 		"\nflume_worker_auth_throttled_total{slot=\"0\",role=\"worker\"} 13\n",
 		"\nflume_worker_auth_key_derivations_total{slot=\"0\",role=\"worker\"} 14\n",
+		"\nflume_worker_kafka_msgset_conversions_total{slot=\"0\",role=\"worker\"} 15\n",
+		"\nflume_worker_kafka_msgset_bytes_total{slot=\"0\",role=\"worker\"} 16\n",
 		"\nflume_worker_connections_rejected_total{slot=\"0\",role=\"worker\"} 10\n",
 		"\nflume_request_errors_total{code=\"8\",error=\"unknown topic or partition\"} 12\n",
 		"\nflume_fsync_duration_seconds_bucket{le=\"0.0001\"} 1\n",
