@@ -473,8 +473,8 @@ kcall(int fd, const struct wbuf *wb, int32_t corr, uint8_t **p, size_t *n)
 static void
 test_api_versions_v3_and_v0(void)
 {
-	static const int16_t want[][3] = { { 0, 0, 7 }, { 1, 4, 10 },
-	    { 2, 1, 2 }, { 3, 0, 13 }, { 18, 0, 4 }, { 22, 0, 1 },
+	static const int16_t want[][3] = { { 0, 0, 12 }, { 1, 0, 17 },
+	    { 2, 0, 10 }, { 3, 0, 13 }, { 18, 0, 4 }, { 22, 0, 5 },
 	    /* groups and admin (test_kafka_groups.c) */
 	    { 10, 0, 6 }, { 11, 0, 9 }, { 14, 0, 5 }, { 12, 0, 4 },
 	    { 13, 0, 5 }, { 8, 0, 9 }, { 9, 0, 9 }, { 16, 0, 5 },
@@ -733,7 +733,7 @@ test_fetch_whole_batch_and_out_of_range(void)
 	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_NONE);
 	CU_ASSERT_EQUAL(rbuf_i64(&rb), 6);	/* high watermark */
 	CU_ASSERT_EQUAL(rbuf_i64(&rb), 6);	/* last stable offset */
-	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);	/* no aborted transactions */
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), -1);	/* aborted: null (read_uncommitted) */
 	rlen = rbuf_i32(&rb);
 	CU_ASSERT_EQUAL_FATAL(rlen, 218);
 	rec = rbuf_raw(&rb, (size_t)rlen);
@@ -744,7 +744,7 @@ test_fetch_whole_batch_and_out_of_range(void)
 	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_OFFSET_OUT_OF_RANGE);
 	CU_ASSERT_EQUAL(rbuf_i64(&rb), -1);
 	CU_ASSERT_EQUAL(rbuf_i64(&rb), -1);
-	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), -1);	/* aborted: null */
 	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);	/* empty records */
 	CU_ASSERT_EQUAL(rb.err, 0);
 	CU_ASSERT_EQUAL(rbuf_left(&rb), 0);
@@ -822,7 +822,8 @@ produce_v(int fd, int16_t v, int32_t corr, const uint8_t *rec, size_t len,
 
 /*
  * The versions librdkafka needs to compress (kproduce.h, kfetch.h), byte
- * by byte: Produce v2 refuses an old (magic 1) message set, v0 and v7
+ * by byte: Produce v2 refuses an old (magic 1) message set whose CRC is
+ * wrong (converted ones: test_old_message_sets), v0 and v7
  * store batches and answer with their own layouts, and a Fetch v10 with
  * session fields and forgotten topics gets a full answer, session 0.
  */
@@ -850,7 +851,7 @@ test_produce_v0_v7_fetch_v10(void)
 	CU_ASSERT(kstr_eq(kbuf_str(&rb), "t7"));
 	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), 1);
 	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
-	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_UNSUPPORTED_FOR_MESSAGE_FORMAT);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_CORRUPT_MESSAGE);	/* CRC 0 */
 	CU_ASSERT_EQUAL(rbuf_i64(&rb), -1);		/* base offset */
 	CU_ASSERT_EQUAL(rbuf_i64(&rb), -1);		/* log append time */
 	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);		/* throttle */
@@ -924,7 +925,7 @@ test_produce_v0_v7_fetch_v10(void)
 	CU_ASSERT_EQUAL(rbuf_i64(&rb), 2);	/* high watermark */
 	CU_ASSERT_EQUAL(rbuf_i64(&rb), 2);	/* last stable offset */
 	CU_ASSERT_EQUAL(rbuf_i64(&rb), 0);	/* log start offset */
-	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);	/* no aborted transactions */
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), -1);	/* aborted: null (read_uncommitted) */
 	CU_ASSERT_EQUAL_FATAL(rbuf_i32(&rb), (int32_t)(l0 + l1));
 	rec = rbuf_raw(&rb, l0 + l1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(rec);
@@ -985,7 +986,7 @@ fetch_session(int fd, int32_t corr, int32_t session, int32_t epoch)
 		CU_ASSERT_EQUAL(rbuf_i64(&rb), 2);
 		CU_ASSERT_EQUAL(rbuf_i64(&rb), 2);
 		CU_ASSERT_EQUAL(rbuf_i64(&rb), 0);
-		CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+		CU_ASSERT_EQUAL(rbuf_i32(&rb), -1);	/* aborted: null */
 		CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);	/* no records */
 	}
 	CU_ASSERT_EQUAL(rb.err, 0);
@@ -1179,7 +1180,7 @@ test_fetch_long_poll_woken_by_append(void)
 	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_NONE);
 	CU_ASSERT_EQUAL(rbuf_i64(&rb), 3);
 	rbuf_i64(&rb);
-	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
+	CU_ASSERT_EQUAL(rbuf_i32(&rb), -1);	/* aborted: null */
 	rlen = rbuf_i32(&rb);
 	CU_ASSERT_FATAL(rlen >= BATCH_HEADER_SIZE);
 	/* kcat's batch, stored at offset 2. */
@@ -1237,7 +1238,8 @@ test_bad_input_closes_only_that_connection(void)
 	CU_ASSERT_EQUAL(expect_closed(wb.buf, wb.len), 0);
 	cases++;
 	wbuf_reset(&wb);
-	pos = kframe_begin(&wb, KAPI_PRODUCE, 8, 2);
+	pos = kframe_begin(&wb, KAPI_PRODUCE, 13, 2);
+	wbuf_i8(&wb, 0);	/* header v2 (flexible): no tagged fields */
 	kframe_end(&wb, pos);
 	CU_ASSERT_EQUAL(expect_closed(wb.buf, wb.len), 0);
 	cases++;

@@ -25,10 +25,13 @@
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_admin.h"
+#include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
+#include "proto/kafka/kmsg_listoff.h"
 #include "proto/kafka/kmsg_meta.h"
 #include "proto/kafka/kmsg_offset.h"
+#include "proto/kafka/kmsg_produce.h"
 #include "proto/kafka/kmsg_sasl.h"
 #include "proto/kafka/kheader.h"
 #include "proto/kafka/kreq.h"
@@ -61,25 +64,25 @@ static void	metadata_emit(struct worker *, struct conn *, struct req *);
  * (init_pid_exec).
  */
 static const struct api_row kafka_rows[] = {
-	{ KAPI_PRODUCE, 0, 7, "Produce", AUTH_PRODUCE,
+	{ KAPI_PRODUCE, 0, 12, "Produce", AUTH_PRODUCE,
 	    kafka_produce_decode, kafka_produce_exec, kafka_produce_poll,
-	    kafka_produce_emit, NULL, ERRBODY_NONE, NULL },
-	{ KAPI_FETCH, 4, 10, "Fetch", AUTH_CONSUME,
+	    kafka_produce_emit, NULL, ERRBODY_NONE, &kmsg_produce },
+	{ KAPI_FETCH, 0, 17, "Fetch", AUTH_CONSUME,
 	    kafka_fetch_decode, kafka_fetch_exec, kafka_fetch_poll,
-	    kafka_fetch_emit, kafka_fetch_release, ERRBODY_NONE, NULL },
+	    kafka_fetch_emit, kafka_fetch_release, ERRBODY_NONE, &kmsg_fetch },
 	/* Either: Kafka's Describe, which Write and Read imply. */
-	{ KAPI_LIST_OFFSETS, 1, 2, "ListOffsets", AUTH_PRODUCE | AUTH_CONSUME,
-	    kafka_decode_body, kafka_list_offsets_exec, NULL,
-	    kafka_list_offsets_emit, NULL, ERRBODY_NONE, NULL },
+	{ KAPI_LIST_OFFSETS, 0, 10, "ListOffsets", AUTH_PRODUCE | AUTH_CONSUME,
+	    kafka_decode_desc, kafka_list_offsets_exec, NULL,
+	    kafka_list_offsets_emit, NULL, ERRBODY_NONE, &kmsg_list_offsets },
 	{ KAPI_METADATA, 0, 13, "Metadata", 0,
 	    kafka_decode_desc, metadata_exec, NULL, metadata_emit, NULL,
 	    ERRBODY_NONE, &kmsg_metadata },
 	{ KAPI_API_VERSIONS, 0, 4, "ApiVersions", API_PERM_OPEN,
 	    kafka_decode_desc, api_versions_exec, NULL, api_versions_emit,
 	    NULL, ERRBODY_NONE, &kmsg_api_versions },
-	{ KAPI_INIT_PRODUCER_ID, 0, 1, "InitProducerId", AUTH_PRODUCE,
-	    kafka_decode_body, init_pid_exec, NULL, kafka_init_pid_emit,
-	    NULL, ERRBODY_NONE, NULL },
+	{ KAPI_INIT_PRODUCER_ID, 0, 5, "InitProducerId", AUTH_PRODUCE,
+	    kafka_decode_desc, init_pid_exec, NULL, kafka_init_pid_emit,
+	    NULL, ERRBODY_NONE, &kmsg_init_producer_id },
 	/* Groups: worker/kafka/group.c. */
 	{ KAPI_FIND_COORDINATOR, 0, 6, "FindCoordinator", 0,
 	    kafka_decode_desc_tail, kafka_find_coord_exec, NULL,
@@ -137,7 +140,7 @@ static void
 init_pid_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
-	struct kinit_pid_resp *s;
+	struct km_init_pid_resp *s;
 
 	if (auth_gate(c, k->row->perm, r->name) == OP_OK) {
 		kafka_init_pid_exec(w, c, r);
@@ -148,8 +151,8 @@ init_pid_exec(struct worker *w, struct conn *c, struct req *r)
 		c->dead = 1;
 		return;
 	}
-	memset(s, 0, sizeof(*s));
-	s->error = KERR_CLUSTER_AUTHORIZATION_FAILED;
+	kdesc_defaults(kmsg_init_producer_id.km_resp, s);
+	s->error_code = KERR_CLUSTER_AUTHORIZATION_FAILED;
 	s->producer_id = -1;
 	s->producer_epoch = -1;
 	k->kst = s;

@@ -54,6 +54,8 @@ struct kafka_req {
 	int16_t			*pre;		/* per Kafka part: an error found here */
 	enum op_err		 operr;		/* the operation failed as a whole */
 	void			*kst;		/* the API's own state */
+	void			*aux;		/* ... made once by decode, kept
+						   across redecodes (data.c) */
 };
 
 /* The Kafka error code for an operation's error (errors.c). */
