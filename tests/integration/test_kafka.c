@@ -24,7 +24,13 @@
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kfetch.h"
 #include "proto/kafka/kheader.h"
+#include "proto/kafka/kmsg_fetch.h"
+#include "proto/kafka/kmsg_listoff.h"
+#include "proto/kafka/kmsg_produce.h"
+#include "proto/kafka/kmsgset.h"
+#include "proto/names.h"
 #include "proto/wire.h"
+#include "store/topic.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
 
@@ -33,6 +39,7 @@
 #define CLIENTS		"tests/tools/kafka_clients.py"
 #define FIXTURES	"tests/fixtures/kafka_codec"
 #define BATCH_FIXTURE	"tests/fixtures/kafka_python_batch.bin"
+#define MSGSET_FIXTURES	"tests/fixtures/kmsgset"
 #define IDEM_MESSAGES	100000
 
 static struct flumed d;
@@ -43,7 +50,7 @@ static pid_t workers_before[2];
 static int
 setup(void)
 {
-	char extra[512];
+	char extra[768];
 
 	if ((kport = support_free_port()) <= 0)
 		return -1;
@@ -54,7 +61,8 @@ setup(void)
 	    "kafka_listen = %s\nflush_interval_ms = 100ms\n"
 	    "max_message_bytes = 256K\n"
 	    "[topic t1]\npartitions = 1\n[topic t3]\npartitions = 3\n"
-	    "[topic t5]\npartitions = 1\n[topic t7]\npartitions = 1\n",
+	    "[topic t5]\npartitions = 1\n[topic t7]\npartitions = 1\n"
+	    "[topic tm0]\npartitions = 1\n[topic tm1]\npartitions = 1\n",
 	    kbroker);
 	if (flumed_start(&d, extra) != 0)
 		return -1;
@@ -1417,6 +1425,485 @@ test_list_offsets_v1_timestamps(void)
 	close(fd);
 }
 
+/* ---- the data APIs at every version, by their descriptions ---- */
+
+/*
+ * One request of message m at version v, encoded by its description with
+ * the header the version takes; the answer decoded into resp (arrays
+ * from a, strings into *raw, which the caller frees).
+ */
+static void
+kd_call(int fd, const struct kmsg *m, int16_t v, int32_t corr,
+    const void *req, void *resp, struct arena *a, uint8_t **raw)
+{
+	struct kreq_hdr h;
+	struct wbuf wb;
+	uint8_t *p = NULL;
+	size_t n = 0, skip;
+	uint32_t id = 0;
+
+	memset(&h, 0, sizeof(h));
+	h.api_key = m->km_key;
+	h.api_version = v;
+	h.correlation_id = corr;
+	h.client_id = kstr_c("test_kafka");
+	wbuf_init(&wb);
+	wbuf_i32(&wb, 0);
+	CU_ASSERT_EQUAL_FATAL(kmsg_encode_req_hdr(&h, &wb), 0);
+	CU_ASSERT_EQUAL_FATAL(kmsg_encode_req(m, v, req, &wb), 0);
+	wbuf_put_u32_at(&wb, 0, (uint32_t)(wb.len - 4));
+	CU_ASSERT_EQUAL_FATAL(support_send(fd, wb.buf, wb.len), 0);
+	wbuf_free(&wb);
+	CU_ASSERT_EQUAL_FATAL(support_recv(fd, 10000, &id, &p, &n), 1);
+	CU_ASSERT_EQUAL(id, (uint32_t)corr);
+	/* Response header v1: an empty tagged field section. */
+	skip = kmsg_resp_hdr_version(m->km_key, v) >= 1 ? 1 : 0;
+	CU_ASSERT_FATAL(n >= skip);
+	if (skip)
+		CU_ASSERT_EQUAL(p[0], 0);
+	CU_ASSERT_EQUAL_FATAL(kmsg_decode_resp(m, v, resp, p + skip,
+	    n - skip, a), 0);
+	*raw = p;
+}
+
+/* A Produce of one part (topic, partition 0, records) at version v. */
+static void
+kd_produce(int fd, int16_t v, int32_t corr, const char *topic,
+    const void *rec, size_t len, struct km_produce_resp *s, struct arena *a,
+    uint8_t **raw)
+{
+	struct km_produce_part pp;
+	struct km_produce_topic pt;
+	struct km_produce_req q;
+
+	kdesc_defaults(kmsg_produce.km_req, &q);
+	pp.index = 0;
+	pp.records.p = rec;
+	pp.records.len = (int32_t)len;
+	pt.name = kstr_c(topic);
+	pt.partition_data.n = 1;
+	pt.partition_data.v = &pp;
+	q.acks = -1;
+	q.timeout_ms = 5000;
+	q.topic_data.n = 1;
+	q.topic_data.v = &pt;
+	kd_call(fd, &kmsg_produce, v, corr, &q, s, a, raw);
+}
+
+/* A Fetch at version v of partition 0 of each topic (by name or id). */
+static void
+kd_fetch(int fd, int16_t v, int32_t corr, const char *const *topics,
+    const uint8_t (*ids)[TOPIC_ID_LEN], int nt, int64_t offset,
+    struct km_fetch_resp *s, struct arena *a, uint8_t **raw)
+{
+	struct km_fetch_part fp[4];
+	struct km_fetch_topic ft[4];
+	struct km_fetch_req q;
+	int i;
+
+	CU_ASSERT_FATAL(nt <= 4);
+	kdesc_defaults(kmsg_fetch.km_req, &q);
+	for (i = 0; i < nt; i++) {
+		memset(&fp[i], 0, sizeof(fp[i]));
+		fp[i].current_leader_epoch = -1;
+		fp[i].last_fetched_epoch = -1;
+		fp[i].log_start_offset = -1;
+		fp[i].fetch_offset = offset;
+		fp[i].partition_max_bytes = 1 << 20;
+		memset(&ft[i], 0, sizeof(ft[i]));
+		ft[i].topic = kstr_c(topics != NULL ? topics[i] : "");
+		if (ids != NULL)
+			memcpy(ft[i].topic_id, ids[i], TOPIC_ID_LEN);
+		ft[i].partitions.n = 1;
+		ft[i].partitions.v = &fp[i];
+	}
+	q.max_wait_ms = 0;
+	q.min_bytes = 0;
+	q.max_bytes = 1 << 20;
+	q.topics.n = nt;
+	q.topics.v = ft;
+	kd_call(fd, &kmsg_fetch, v, corr, &q, s, a, raw);
+}
+
+/* The five records of tests/fixtures/kmsgset/m*-*.txt (kafka-python's). */
+static const char *const ms_key[] = { "k0", NULL, "k2", "", "key-4" };
+static const char *const ms_val[] = { "v0", "value-one", NULL, "", NULL };
+
+static int
+ms_field_ok(const uint8_t *p, int32_t len, int i, int key)
+{
+	const char *want = key ? ms_key[i] : ms_val[i];
+	int32_t k;
+
+	if (!key && i == 4) {			/* 300 x */
+		if (len != 300)
+			return 0;
+		for (k = 0; k < len; k++)
+			if (p[k] != 'x')
+				return 0;
+		return 1;
+	}
+	if (want == NULL)
+		return len == -1;
+	return len == (int32_t)strlen(want) && memcmp(p, want, (size_t)len) == 0;
+}
+
+/* Walk state of an old message set read back. */
+struct ms_seen {
+	int	 n;
+	int	 magic;
+	int64_t	 ts0;		/* the first timestamp wanted; -1 for magic 0 */
+	int	 same;		/* ... or all the first's, the broker's time */
+	int	 bad;
+};
+
+static int
+ms_seen_cb(const struct kmsgset_msg *m, void *arg)
+{
+	struct ms_seen *s = arg;
+
+	if (s->same && s->n == 0) {
+		s->ts0 = m->timestamp;
+		if (s->ts0 <= 1700000000000LL)
+			s->bad++;
+	}
+	if (s->n >= 5 || m->offset != s->n || m->magic != s->magic ||
+	    m->timestamp != (s->ts0 == -1 ? -1 : s->same ? s->ts0 :
+	    s->ts0 + s->n) ||
+	    !ms_field_ok(m->key, m->key_len, s->n, 1) ||
+	    !ms_field_ok(m->value, m->value_len, s->n, 0))
+		s->bad++;
+	s->n++;
+	return 0;
+}
+
+/* The one batch of a Fetch v4+ answer: the five records, times from ts0. */
+static void
+ms_check_batch(const struct kstr *rec, int64_t ts0)
+{
+	struct batch_header bh;
+	struct batch_iter it;
+	struct record r;
+	int i = 0;
+
+	CU_ASSERT_FATAL(rec->len > 0);
+	CU_ASSERT_EQUAL_FATAL(batch_validate((const uint8_t *)rec->p,
+	    (size_t)rec->len, &bh), BATCH_OK);
+	CU_ASSERT_EQUAL(batch_base_offset((const uint8_t *)rec->p), 0);
+	CU_ASSERT_EQUAL_FATAL(batch_iter_init(&it, (const uint8_t *)rec->p,
+	    (size_t)rec->len), BATCH_OK);
+	while (batch_iter_next(&it, &r) == 1) {
+		CU_ASSERT_EQUAL(r.offset, i);
+		if (ts0 >= 0)
+			CU_ASSERT_EQUAL(r.timestamp, ts0 + i);
+		CU_ASSERT(ms_field_ok(r.key, r.key_len, i, 1));
+		CU_ASSERT(ms_field_ok(r.value, r.value_len, i, 0));
+		i++;
+	}
+	CU_ASSERT_EQUAL(i, 5);
+}
+
+/* One partition's answer of a fetch: partition 0, no error, hwm 5. */
+static const struct km_fetch_part_resp *
+ms_part(const struct km_fetch_resp *s, int t, int16_t err)
+{
+	const struct km_fetch_topic_resp *tr;
+	const struct km_fetch_part_resp *pr;
+
+	CU_ASSERT_FATAL(s->responses.n > t);
+	tr = &((const struct km_fetch_topic_resp *)s->responses.v)[t];
+	CU_ASSERT_EQUAL_FATAL(tr->partitions.n, 1);
+	pr = tr->partitions.v;
+	CU_ASSERT_EQUAL(pr->partition_index, 0);
+	CU_ASSERT_EQUAL(pr->error_code, err);
+	CU_ASSERT_EQUAL(pr->high_watermark, err == KERR_NONE ? 5 : -1);
+	return pr;
+}
+
+/*
+ * Old message formats, with kafka-python's own message sets: Produce v0
+ * with a magic-0 set (uncompressed) and v2 with a magic-1 set (gzip)
+ * each store one batch of the five records at offsets 0-4; Fetch v12
+ * reads them as batches with the same keys, values and (magic 1)
+ * timestamps; Fetch v0 as magic 0 and v3 as magic 1 message sets with
+ * the same offsets, keys, values and timestamps; Fetch v13 and v17 find
+ * tm1 by its id (topic.meta's), an unknown id is UNKNOWN_TOPIC_ID; and
+ * flume-consume reads what the old produce wrote.
+ */
+static void
+test_old_message_sets(void)
+{
+	static const char *const tm1[] = { "tm1" };
+	static const char *const tm0[] = { "tm0" };
+	const char *consume[] = { "flume-consume", "-t", "tm1", "-p", "0",
+	    "-o", "beginning", "-e", "-f", "%o %T %k=%v\\n", NULL };
+	const struct km_produce_part_resp *ppr;
+	const struct km_fetch_part_resp *pr;
+	const struct km_fetch_topic_resp *tr;
+	struct km_produce_resp ps;
+	struct km_fetch_resp fs;
+	uint8_t ids[2][TOPIC_ID_LEN], *raw = NULL, *m0, *m1;
+	struct kmsgset_limits lim = { 1 << 20, 1000 };
+	struct kmsgset *k;
+	struct ms_seen seen;
+	struct arena a;
+	size_t l0, l1;
+	int32_t parts;
+	char *out = NULL, want[1024];
+	int fd, i, v;
+
+	m0 = (uint8_t *)slurp(MSGSET_FIXTURES "/m0-none.bin", &l0);
+	m1 = (uint8_t *)slurp(MSGSET_FIXTURES "/m1-gzip.bin", &l1);
+	CU_ASSERT_FATAL(m0 != NULL && m1 != NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(k = kmsgset_new(&lim));
+	arena_init(&a, 1 << 24);
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+
+	kd_produce(fd, 0, 201, "tm0", m0, l0, &ps, &a, &raw);
+	CU_ASSERT_EQUAL_FATAL(ps.responses.n, 1);
+	ppr = ((const struct km_produce_topic_resp *)ps.responses.v)->
+	    partition_responses.v;
+	CU_ASSERT_EQUAL(ppr->error_code, KERR_NONE);
+	CU_ASSERT_EQUAL(ppr->base_offset, 0);
+	free(raw);
+	kd_produce(fd, 2, 202, "tm1", m1, l1, &ps, &a, &raw);
+	CU_ASSERT_EQUAL_FATAL(ps.responses.n, 1);
+	ppr = ((const struct km_produce_topic_resp *)ps.responses.v)->
+	    partition_responses.v;
+	CU_ASSERT_EQUAL(ppr->error_code, KERR_NONE);
+	CU_ASSERT_EQUAL(ppr->base_offset, 0);
+	CU_ASSERT_EQUAL(ppr->log_append_time_ms, -1);	/* CreateTime */
+	CU_ASSERT_EQUAL(ps.throttle_time_ms, 0);
+	free(raw);
+
+	/* As batches (v12, flexible), each as one batch of five. */
+	kd_fetch(fd, 12, 203, tm1, NULL, 1, 0, &fs, &a, &raw);
+	CU_ASSERT_EQUAL(fs.error_code, KERR_NONE);
+	CU_ASSERT_EQUAL(fs.session_id, 0);
+	pr = ms_part(&fs, 0, KERR_NONE);
+	CU_ASSERT_EQUAL(pr->last_stable_offset, 5);
+	CU_ASSERT_EQUAL(pr->log_start_offset, 0);
+	CU_ASSERT_EQUAL(pr->aborted_transactions.n, -1);
+	CU_ASSERT_EQUAL(pr->preferred_read_replica, -1);
+	ms_check_batch(&pr->records, 1700000000000LL);
+	free(raw);
+	kd_fetch(fd, 12, 204, tm0, NULL, 1, 0, &fs, &a, &raw);
+	ms_check_batch(&ms_part(&fs, 0, KERR_NONE)->records, -1);
+	free(raw);
+
+	/*
+	 * As old message sets: v0 magic 0 (no timestamps), v3 magic 1 with
+	 * the producer's timestamps, or for the magic-0 produce the one time
+	 * the broker gave all five.
+	 */
+	for (v = 0; v <= 3; v += 3) {
+		for (i = 0; i < 2; i++) {
+			kd_fetch(fd, (int16_t)v, 205 + v * 2 + i,
+			    i == 0 ? tm0 : tm1, NULL, 1, 0, &fs, &a, &raw);
+			pr = ms_part(&fs, 0, KERR_NONE);
+			memset(&seen, 0, sizeof(seen));
+			seen.magic = v >= 2 ? 1 : 0;
+			seen.ts0 = v < 2 ? -1 : i == 1 ? 1700000000000LL : 0;
+			seen.same = v >= 2 && i == 0;
+			CU_ASSERT_EQUAL(kmsgset_walk(k, (const uint8_t *)
+			    pr->records.p, (size_t)pr->records.len,
+			    ms_seen_cb, &seen), KMSGSET_OK);
+			CU_ASSERT_EQUAL(seen.n, 5);
+			CU_ASSERT_EQUAL(seen.bad, 0);
+			free(raw);
+		}
+	}
+	/* From offset 3: only offsets 3 and 4 (v2, magic 1). */
+	kd_fetch(fd, 2, 220, tm1, NULL, 1, 3, &fs, &a, &raw);
+	pr = ms_part(&fs, 0, KERR_NONE);
+	memset(&seen, 0, sizeof(seen));
+	seen.n = 3;
+	seen.magic = 1;
+	seen.ts0 = 1700000000000LL;
+	CU_ASSERT_EQUAL(kmsgset_walk(k, (const uint8_t *)pr->records.p,
+	    (size_t)pr->records.len, ms_seen_cb, &seen), KMSGSET_OK);
+	CU_ASSERT_EQUAL(seen.n, 5);
+	CU_ASSERT_EQUAL(seen.bad, 0);
+	free(raw);
+
+	/* By topic id (v13, v17): tm1's, and one no topic has. */
+	CU_ASSERT_EQUAL_FATAL(topic_meta_load(d.data, "tm1", &parts, ids[0]),
+	    0);
+	CU_ASSERT_EQUAL(parts, 1);
+	memset(ids[1], 0x5a, TOPIC_ID_LEN);
+	for (v = 13; v <= 17; v += 4) {
+		kd_fetch(fd, (int16_t)v, 221 + v, NULL,
+		    (const uint8_t (*)[TOPIC_ID_LEN])ids, 2, 0, &fs, &a, &raw);
+		CU_ASSERT_EQUAL_FATAL(fs.responses.n, 2);
+		tr = fs.responses.v;
+		CU_ASSERT(memcmp(tr[0].topic_id, ids[0], TOPIC_ID_LEN) == 0);
+		CU_ASSERT(memcmp(tr[1].topic_id, ids[1], TOPIC_ID_LEN) == 0);
+		ms_check_batch(&ms_part(&fs, 0, KERR_NONE)->records,
+		    1700000000000LL);
+		pr = ms_part(&fs, 1, 100);	/* UNKNOWN_TOPIC_ID */
+		CU_ASSERT_EQUAL(pr->records.len, 0);
+		free(raw);
+	}
+	close(fd);
+
+	CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 20000, consume), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	snprintf(want, sizeof(want), "0 1700000000000 k0=v0\n"
+	    "1 1700000000001 =value-one\n2 1700000000002 k2=\n"
+	    "3 1700000000003 =\n4 1700000000004 key-4=");
+	i = (int)strlen(want);
+	memset(want + i, 'x', 300);
+	memcpy(want + i + 300, "\n", 2);
+	CU_ASSERT_STRING_EQUAL(out, want);
+	free(out);
+	arena_free(&a);
+	kmsgset_free(k);
+	free(m0);
+	free(m1);
+}
+
+/* A ListOffsets at version v of tm1/0 at ts (v0: max_num_offsets max). */
+static const struct km_listoff_part_resp *
+kd_list(int fd, int16_t v, int32_t corr, int64_t ts, int32_t max,
+    struct km_listoff_resp *s, struct arena *a, uint8_t **raw)
+{
+	struct km_listoff_part lp;
+	struct km_listoff_topic lt;
+	struct km_listoff_req q;
+	const struct km_listoff_topic_resp *tr;
+	const struct km_listoff_part_resp *pr;
+
+	kdesc_defaults(kmsg_list_offsets.km_req, &q);
+	memset(&lp, 0, sizeof(lp));
+	lp.partition_index = 0;
+	lp.current_leader_epoch = -1;
+	lp.timestamp = ts;
+	lp.max_num_offsets = max;
+	lt.name = kstr_c("tm1");
+	lt.partitions.n = 1;
+	lt.partitions.v = &lp;
+	q.replica_id = -1;
+	q.topics.n = 1;
+	q.topics.v = &lt;
+	q.timeout_ms = 1000;
+	kd_call(fd, &kmsg_list_offsets, v, corr, &q, s, a, raw);
+	CU_ASSERT_EQUAL_FATAL(s->topics.n, 1);
+	tr = s->topics.v;
+	CU_ASSERT(kstr_eq(tr->name, "tm1"));
+	CU_ASSERT_EQUAL_FATAL(tr->partitions.n, 1);
+	pr = tr->partitions.v;
+	CU_ASSERT_EQUAL(pr->partition_index, 0);
+	CU_ASSERT_EQUAL(pr->error_code, KERR_NONE);
+	return pr;
+}
+
+/*
+ * ListOffsets v0, v7 and v10 (flexible) on tm1's five records (times
+ * T0 + i, test_old_message_sets): v0's list of one offset (the end, the
+ * start, a time's first record, the end for a time past every record,
+ * none for max_num_offsets 0); v7's MAX_TIMESTAMP is offset 4 with T0 +
+ * 4, leader epoch 0; v10's earliest local is the start, latest tiered
+ * the end.
+ */
+static void
+test_list_offsets_v0_v7_v10(void)
+{
+	static const struct {
+		int64_t	ts;
+		int32_t	max;
+		int	n;
+		int64_t	off;
+	} v0[] = { { -1, 1, 1, 5 }, { -2, 1, 1, 0 },
+	    { 1700000000002LL, 1, 1, 2 }, { 1800000000000LL, 1, 1, 5 },
+	    { -1, 0, 0, -1 } };
+	static const struct {
+		int16_t	v;
+		int64_t	ts;
+		int64_t	off, rts;
+	} vn[] = { { 7, -3, 4, 1700000000004LL }, { 7, -1, 5, -1 },
+	    { 10, -4, 0, -1 }, { 10, -5, 5, -1 }, { 10, -3, 4,
+	    1700000000004LL }, { 10, 1700000000003LL, 3, 1700000000003LL } };
+	const struct km_listoff_part_resp *pr;
+	struct km_listoff_resp s;
+	struct arena a;
+	uint8_t *raw = NULL;
+	size_t i;
+	int fd;
+
+	arena_init(&a, 1 << 20);
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	for (i = 0; i < sizeof(v0) / sizeof(v0[0]); i++) {
+		pr = kd_list(fd, 0, 300 + (int32_t)i, v0[i].ts, v0[i].max, &s,
+		    &a, &raw);
+		CU_ASSERT_EQUAL(pr->old_style_offsets.n, v0[i].n);
+		if (pr->old_style_offsets.n == 1 && v0[i].n == 1)
+			CU_ASSERT_EQUAL(*(const int64_t *)
+			    pr->old_style_offsets.v, v0[i].off);
+		free(raw);
+	}
+	for (i = 0; i < sizeof(vn) / sizeof(vn[0]); i++) {
+		pr = kd_list(fd, vn[i].v, 310 + (int32_t)i, vn[i].ts, 0, &s,
+		    &a, &raw);
+		CU_ASSERT_EQUAL(pr->offset, vn[i].off);
+		CU_ASSERT_EQUAL(pr->timestamp, vn[i].rts);
+		CU_ASSERT_EQUAL(pr->leader_epoch, 0);
+		CU_ASSERT_EQUAL(s.throttle_time_ms, 0);
+		free(raw);
+	}
+	close(fd);
+	arena_free(&a);
+}
+
+/*
+ * InitProducerId v0, v3 naming the id and epoch it had (a new id, epoch
+ * 0, as Kafka answers without a transactional id), v5 naming only an id
+ * (INVALID_REQUEST) and v4 with a transactional id (refused).
+ */
+static void
+test_init_producer_id_v0_v3_v5(void)
+{
+	struct km_init_pid_req q;
+	struct km_init_pid_resp s;
+	struct arena a;
+	uint8_t *raw = NULL;
+	int64_t first;
+	int fd;
+
+	arena_init(&a, 1 << 16);
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	kdesc_defaults(kmsg_init_producer_id.km_req, &q);
+	q.transactional_id.len = -1;		/* none: idempotent only */
+	q.transaction_timeout_ms = 60000;
+	kd_call(fd, &kmsg_init_producer_id, 0, 401, &q, &s, &a, &raw);
+	CU_ASSERT_EQUAL(s.error_code, KERR_NONE);
+	CU_ASSERT(s.producer_id >= 0);
+	CU_ASSERT_EQUAL(s.producer_epoch, 0);
+	first = s.producer_id;
+	free(raw);
+	q.producer_id = first;
+	q.producer_epoch = 0;
+	kd_call(fd, &kmsg_init_producer_id, 3, 402, &q, &s, &a, &raw);
+	CU_ASSERT_EQUAL(s.error_code, KERR_NONE);
+	CU_ASSERT(s.producer_id >= 0 && s.producer_id != first);
+	CU_ASSERT_EQUAL(s.producer_epoch, 0);
+	free(raw);
+	q.producer_epoch = -1;
+	kd_call(fd, &kmsg_init_producer_id, 5, 403, &q, &s, &a, &raw);
+	CU_ASSERT_EQUAL(s.error_code, KERR_INVALID_REQUEST);
+	CU_ASSERT_EQUAL(s.producer_id, -1);
+	CU_ASSERT_EQUAL(s.producer_epoch, -1);
+	free(raw);
+	q.producer_id = -1;
+	q.transactional_id = kstr_c("tx");
+	kd_call(fd, &kmsg_init_producer_id, 4, 404, &q, &s, &a, &raw);
+	CU_ASSERT_EQUAL(s.error_code,
+	    KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+	CU_ASSERT_EQUAL(s.producer_id, -1);
+	free(raw);
+	close(fd);
+	arena_free(&a);
+}
+
 TEST_SUITE("kafka", setup, teardown,
     { "kcat -L lists the broker", test_kcat_lists_the_broker },
     { "kcat produces, kcat consumes", test_kcat_produce_then_consume },
@@ -1441,6 +1928,10 @@ TEST_SUITE("kafka", setup, teardown,
     { "Produce v0, v2, v7 and Fetch v10 on the wire",
 	test_produce_v0_v7_fetch_v10 },
     { "Fetch sessions refused", test_fetch_sessions_refused },
+    { "old message sets: Produce v0/v2, Fetch v0/v3/v12, v13/v17 by id",
+	test_old_message_sets },
+    { "ListOffsets v0, v7 (MAX_TIMESTAMP), v10", test_list_offsets_v0_v7_v10 },
+    { "InitProducerId v0, v3, v5", test_init_producer_id_v0_v3_v5 },
     { "bad input closes only that connection",
 	test_bad_input_closes_only_that_connection },
     { "random bytes flood", test_random_bytes_flood },

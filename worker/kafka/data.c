@@ -788,7 +788,9 @@ kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 		}
 	}
 	pos = kafka_resp_begin(c, r);
-	if (kmsg_encode_resp_hook(&kmsg_fetch, v, &s, &hook, &c->out) == -1) {
+	/* v0-3's records are the converted bytes themselves: no hook. */
+	if (kmsg_encode_resp_hook(&kmsg_fetch, v, &s, v >= 4 ? &hook : NULL,
+	    &c->out) == -1) {
 		log_warnx("%s: Kafka Fetch v%d: the answer does not fit its "
 		    "version, closing", c->peer, (int)v);
 		goto dead;
