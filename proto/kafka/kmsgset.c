@@ -378,13 +378,23 @@ int
 kmsgset_to_batches(struct kmsgset *k, const uint8_t *set, size_t len,
     int64_t now_ms, const uint8_t **out, size_t *outlen)
 {
+	return kmsgset_to_batches_codec(k, set, len, now_ms, COMPRESS_NONE,
+	    out, outlen);
+}
+
+int
+kmsgset_to_batches_codec(struct kmsgset *k, const uint8_t *set, size_t len,
+    int64_t now_ms, int codec, const uint8_t **out, size_t *outlen)
+{
 	struct to_batch t = { &k->b, now_ms, -1 };
 	int rc;
 
+	if (codec < COMPRESS_NONE || codec > COMPRESS_LZ4)
+		return KMSGSET_EARG;
 	batch_builder_reset(&k->b);
 	if ((rc = kmsgset_walk(k, set, len, to_batch_add, &t)) != KMSGSET_OK)
 		return rc;
-	if (batch_builder_close(&k->b, out, outlen) == -1)
+	if (batch_builder_close_codec(&k->b, codec, out, outlen) == -1)
 		return errno == ENOMEM ? KMSGSET_ENOMEM : KMSGSET_EEMPTY;
 	/* *out is the builder's own buffer, so it may be edited. */
 	if (t.log_append == 1)
@@ -564,4 +574,12 @@ kmsgset_strerror(int err)
 	default:
 		return "unknown error";
 	}
+}
+
+int
+kmsgset_codec(const uint8_t *set, size_t len)
+{
+	if (len < KMSGSET_LOG_OVERHEAD + KMSGSET_V0_OVERHEAD)
+		return COMPRESS_NONE;
+	return set[KMSGSET_LOG_OVERHEAD + 5] & KMSGSET_ATTR_CODEC_MASK;
 }

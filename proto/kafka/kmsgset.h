@@ -110,7 +110,7 @@ int	kmsgset_walk(struct kmsgset *k, const uint8_t *set, size_t len,
 
 /*
  * Produce v0-2: the partition's message set set[0..len) as ONE
- * uncompressed RecordBatch v2 (magic 2) with the same keys, values (null
+ * uncompressed RecordBatch v2 (kmsgset_to_batches_codec: compressed) (magic 2) with the same keys, values (null
  * stays null) and timestamps, offset deltas 0..n-1, base offset 0,
  * producer id -1.  A magic-0 message's timestamp is now_ms (the broker's
  * time); a magic-1 message keeps its own.  A set of LogAppendTime
@@ -120,6 +120,20 @@ int	kmsgset_walk(struct kmsgset *k, const uint8_t *set, size_t len,
  */
 int	kmsgset_to_batches(struct kmsgset *k, const uint8_t *set, size_t len,
 	    int64_t now_ms, const uint8_t **out, size_t *outlen);
+
+/*
+ * The same, the batch's records compressed with codec (proto/compress.h:
+ * none, gzip, snappy or lz4, the legacy codecs; else KMSGSET_EARG), as
+ * Kafka stores a converted set with the producer's codec.
+ */
+int	kmsgset_to_batches_codec(struct kmsgset *k, const uint8_t *set,
+	    size_t len, int64_t now_ms, int codec, const uint8_t **out,
+	    size_t *outlen);
+/*
+ * The codec of a producer's set: its first message's (a wrapper's codec,
+ * or none), unchecked (kmsgset_walk checks it); 0 for a set too short.
+ */
+int	kmsgset_codec(const uint8_t *set, size_t len);
 
 /* What kmsgset_from_batches wrote. */
 struct kmsgset_fetch {

@@ -841,11 +841,69 @@ test_flip_every_byte(void)
 	kmsgset_free(k);
 }
 
+/*
+ * kmsgset_to_batches_codec: each produced fixture as one batch compressed
+ * with its own codec (kmsgset_codec), exactly the builder's batch of the
+ * same records closed with that codec; zstd (not a legacy codec) is
+ * KMSGSET_EARG.
+ */
+static void
+test_to_batches_codec(void)
+{
+	struct kmsgset *k = kmsgset_new(&lim);
+	struct batch_builder b;
+	struct batch_header h;
+	struct compress_buf z;
+	struct exp e[MAXREC];
+	int64_t ts[MAXREC];
+	const uint8_t *out, *want;
+	size_t i, len, outlen, wantlen;
+	uint8_t *buf;
+	int n, j, codec;
+
+	compress_buf_init(&z, 1 << 20);
+	for (i = 0; i < sizeof(produced) / sizeof(produced[0]); i++) {
+		buf = fixture(produced[i], &len);
+		n = expected(produced[i], e);
+		for (j = 0; j < n; j++)
+			ts[j] = e[j].ts == -1 ? NOW : e[j].ts;
+		codec = kmsgset_codec(buf, len);
+		CU_ASSERT_EQUAL(codec, strstr(produced[i], "gzip") ?
+		    COMPRESS_GZIP : strstr(produced[i], "snappy") ?
+		    COMPRESS_SNAPPY : strstr(produced[i], "lz4") ?
+		    COMPRESS_LZ4 : COMPRESS_NONE);
+		CU_ASSERT_EQUAL_FATAL(kmsgset_to_batches_codec(k, buf, len, NOW,
+		    codec, &out, &outlen), KMSGSET_OK);
+		CU_ASSERT_EQUAL_FATAL(batch_validate_z(out, outlen, &h, &z),
+		    BATCH_OK);
+		CU_ASSERT_EQUAL(h.attributes & 7, codec);
+		CU_ASSERT_EQUAL(h.records_count, n);
+		/* The builder's own batch of those records with that codec. */
+		batch_builder_init(&b);
+		for (j = 0; j < n; j++)
+			CU_ASSERT_FATAL(batch_builder_add(&b, ts[j],
+			    e[j].key_len < 0 ? NULL : e[j].key, e[j].key_len,
+			    e[j].value_len < 0 ? NULL : e[j].value,
+			    e[j].value_len, NULL, 0) == 0);
+		CU_ASSERT_FATAL(batch_builder_close_codec(&b, codec, &want,
+		    &wantlen) == 0);
+		CU_ASSERT(outlen == wantlen && memcmp(out, want, outlen) == 0);
+		batch_builder_free(&b);
+		CU_ASSERT_EQUAL(kmsgset_to_batches_codec(k, buf, len, NOW,
+		    COMPRESS_ZSTD, &out, &outlen), KMSGSET_EARG);
+		free(buf);
+	}
+	compress_buf_free(&z);
+	kmsgset_free(k);
+}
+
 TEST_SUITE("kmsgset", NULL, NULL,
     { "kafka-python's message sets read", test_read_fixtures },
     { "exact values of a fetched magic-1 set", test_read_exact },
     { "LZ4 with the old header checksum (KIP-57)", test_lz4_old_checksum },
     { "produce: the exact RecordBatch v2", test_to_batches },
+    { "produce: kept compressed with the producer's codec",
+	test_to_batches_codec },
     { "LogAppendTime kept, mixing refused", test_log_append_time },
     { "every error exactly", test_errors },
     { "fetch: kafka-python's exact bytes from any codec",
