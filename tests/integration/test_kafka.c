@@ -19,6 +19,7 @@
 
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "proto/compress.h"
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kbuf.h"
 #include "proto/kafka/kdesc.h"
@@ -1577,21 +1578,28 @@ ms_seen_cb(const struct kmsgset_msg *m, void *arg)
 	return 0;
 }
 
-/* The one batch of a Fetch v4+ answer: the five records, times from ts0. */
+/*
+ * The one batch of a Fetch v4+ answer: the five records, times from ts0,
+ * compressed with codec (the producer's, kept by the conversion).
+ */
 static void
-ms_check_batch(const struct kstr *rec, int64_t ts0)
+ms_check_batch(const struct kstr *rec, int64_t ts0, int codec)
 {
+	const uint8_t *b = (const uint8_t *)rec->p;
+	struct compress_buf z;
 	struct batch_header bh;
 	struct batch_iter it;
 	struct record r;
 	int i = 0;
 
-	CU_ASSERT_FATAL(rec->len > 0);
-	CU_ASSERT_EQUAL_FATAL(batch_validate((const uint8_t *)rec->p,
-	    (size_t)rec->len, &bh), BATCH_OK);
-	CU_ASSERT_EQUAL(batch_base_offset((const uint8_t *)rec->p), 0);
-	CU_ASSERT_EQUAL_FATAL(batch_iter_init(&it, (const uint8_t *)rec->p,
-	    (size_t)rec->len), BATCH_OK);
+	CU_ASSERT_FATAL(rec->len > BATCH_HEADER_SIZE);
+	CU_ASSERT_EQUAL(b[BATCH_OFF_ATTRIBUTES + 1] & 7, codec);
+	compress_buf_init(&z, 1 << 20);
+	CU_ASSERT_EQUAL_FATAL(batch_validate_z(b, (size_t)rec->len, &bh, &z),
+	    BATCH_OK);
+	CU_ASSERT_EQUAL(batch_base_offset(b), 0);
+	CU_ASSERT_EQUAL_FATAL(batch_iter_init_z(&it, b, (size_t)rec->len, &z),
+	    BATCH_OK);
 	while (batch_iter_next(&it, &r) == 1) {
 		CU_ASSERT_EQUAL(r.offset, i);
 		if (ts0 >= 0)
@@ -1601,6 +1609,7 @@ ms_check_batch(const struct kstr *rec, int64_t ts0)
 		i++;
 	}
 	CU_ASSERT_EQUAL(i, 5);
+	compress_buf_free(&z);
 }
 
 /* One partition's answer of a fetch: partition 0, no error, hwm 5. */
@@ -1623,9 +1632,9 @@ ms_part(const struct km_fetch_resp *s, int t, int16_t err)
 /*
  * Old message formats, with kafka-python's own message sets: Produce v0
  * with a magic-0 set (uncompressed) and v2 with a magic-1 set (gzip)
- * each store one batch of the five records at offsets 0-4; Fetch v12
- * reads them as batches with the same keys, values and (magic 1)
- * timestamps; Fetch v0 as magic 0 and v3 as magic 1 message sets with
+ * each store one batch of the five records at offsets 0-4 (with the
+ * producer's codec); Fetch v12 reads them as batches with the same keys,
+ * values and (magic 1) timestamps; Fetch v0 as magic 0 and v3 as magic 1 message sets with
  * the same offsets, keys, values and timestamps; Fetch v13 and v17 find
  * tm1 by its id (topic.meta's), an unknown id is UNKNOWN_TOPIC_ID; and
  * flume-consume reads what the old produce wrote.
@@ -1685,10 +1694,11 @@ test_old_message_sets(void)
 	CU_ASSERT_EQUAL(pr->log_start_offset, 0);
 	CU_ASSERT_EQUAL(pr->aborted_transactions.n, -1);
 	CU_ASSERT_EQUAL(pr->preferred_read_replica, -1);
-	ms_check_batch(&pr->records, 1700000000000LL);
+	ms_check_batch(&pr->records, 1700000000000LL, COMPRESS_GZIP);
 	free(raw);
 	kd_fetch(fd, 12, 204, tm0, NULL, 1, 0, &fs, &a, &raw);
-	ms_check_batch(&ms_part(&fs, 0, KERR_NONE)->records, -1);
+	ms_check_batch(&ms_part(&fs, 0, KERR_NONE)->records, -1,
+	    COMPRESS_NONE);
 	free(raw);
 
 	/*
@@ -1739,7 +1749,7 @@ test_old_message_sets(void)
 		CU_ASSERT(memcmp(tr[0].topic_id, ids[0], TOPIC_ID_LEN) == 0);
 		CU_ASSERT(memcmp(tr[1].topic_id, ids[1], TOPIC_ID_LEN) == 0);
 		ms_check_batch(&ms_part(&fs, 0, KERR_NONE)->records,
-		    1700000000000LL);
+		    1700000000000LL, COMPRESS_GZIP);
 		pr = ms_part(&fs, 1, 100);	/* UNKNOWN_TOPIC_ID */
 		CU_ASSERT_EQUAL(pr->records.len, 0);
 		free(raw);

@@ -32,6 +32,7 @@
 #include "common/log.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "proto/compress.h"
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_fetch.h"
@@ -154,14 +155,17 @@ produce_convert(struct conn *c, int16_t version, struct kstr *rec)
 	struct kmsgset *k;
 	size_t outlen;
 	void *copy;
-	int e;
+	int e, codec;
 
 	if (version >= 3 || rec->len <= BATCH_OFF_MAGIC ||
 	    p[BATCH_OFF_MAGIC] > 1)
 		return KERR_NONE;
 	if ((k = conv(c->w)) == NULL)
 		return kafka_op_error(OP_NO_MEMORY);
-	if ((e = kmsgset_to_batches(k, p, (size_t)rec->len, clock_real_ms(),
+	/* Stored with the producer's codec, as Kafka does. */
+	codec = kmsgset_codec(p, (size_t)rec->len);
+	if ((e = kmsgset_to_batches_codec(k, p, (size_t)rec->len,
+	    clock_real_ms(), codec > COMPRESS_LZ4 ? COMPRESS_NONE : codec,
 	    &out, &outlen)) != KMSGSET_OK) {
 		lograte_info(c->w, c->peer, LOGRATE_REFUSED, "Kafka Produce "
 		    "v%d: old-format (magic %d) message set refused: %s",
@@ -596,37 +600,81 @@ fetch_queue_file(void *arg, const struct kstr *s, struct wbuf *wb)
 }
 
 /*
+ * The worker's buffers for Fetch v0-3: the stored batches read in, and
+ * the converted message sets of one answer back to back (the answer's
+ * records point into it until it is encoded).  Outside the request's
+ * memory, which a pipelining consumer would otherwise fill with copies
+ * no one needs once the answer is in the output; more than
+ * FETCH_SCRATCH_KEEP is given back after each answer.
+ */
+#define FETCH_SCRATCH_KEEP	(4u << 20)
+
+struct scratch {
+	uint8_t		*buf;
+	size_t		 len, cap;
+};
+
+static struct scratch fetch_in, fetch_out;
+
+/* Room for n more bytes at s->buf + s->len: 0 or -1. */
+static int
+scratch_room(struct scratch *s, size_t n)
+{
+	uint8_t *nb;
+	size_t cap;
+
+	if (s->cap - s->len >= n)
+		return 0;
+	cap = s->cap ? s->cap : 65536;
+	while (cap - s->len < n)
+		cap *= 2;
+	if ((nb = realloc(s->buf, cap)) == NULL)
+		return -1;
+	s->buf = nb;
+	s->cap = cap;
+	return 0;
+}
+
+static void
+scratch_trim(struct scratch *s)
+{
+	s->len = 0;
+	if (s->cap > FETCH_SCRATCH_KEEP) {
+		free(s->buf);
+		s->buf = NULL;
+		s->cap = 0;
+	}
+}
+
+/*
  * Fetch v0-3: part hp's batches read (at most what the part and the
  * answer may still take, but always the first batch whole: op_fetch
- * bounds it by max_message_bytes) and converted to magic into request
- * memory, at most *budget bytes but always the first message whole
- * (KIP-74; before v3 Kafka sent a partial message there, which a client
- * can only skip by asking for more).  Into *rec; KERR_NONE or an error.
+ * bounds it by max_message_bytes) and converted to magic, appended to
+ * fetch_out at *off, *len bytes: at most *budget but always the first
+ * message whole (KIP-74; before v3 Kafka sent a partial message there,
+ * which a client can only skip by asking for more).  KERR_NONE or the
+ * part's error.
  */
 static int16_t
 fetch_convert(struct conn *c, struct op_fetch_result *hp, int magic,
-    int64_t offset, int32_t part_max, int64_t *budget, struct kstr *rec)
+    int64_t offset, int32_t part_max, int64_t *budget, size_t *off,
+    size_t *len)
 {
-	static uint8_t *buf;
-	static size_t cap;
+	uint8_t hdr[BATCH_LOG_OVERHEAD];
 	struct kmsgset_fetch res;
 	const uint8_t *out;
 	struct kmsgset *k;
-	size_t want, lim;
+	size_t want, lim, first;
 	ssize_t n;
-	void *copy;
 	int e;
 
-	rec->p = NULL;
-	rec->len = 0;
+	*off = fetch_out.len;
+	*len = 0;
 	lim = part_max > 0 ? (size_t)part_max : 1;
 	if ((int64_t)lim > *budget)
 		lim = *budget > 0 ? (size_t)*budget : 1;
 	want = hp->len;
 	if (want > lim) {
-		uint8_t hdr[BATCH_LOG_OVERHEAD];
-		size_t first;
-
 		/* At least the first batch (its length from its header). */
 		if (pread(hp->fd, hdr, sizeof(hdr), hp->pos) !=
 		    (ssize_t)sizeof(hdr))
@@ -637,20 +685,16 @@ fetch_convert(struct conn *c, struct op_fetch_result *hp, int magic,
 		if (want > hp->len)
 			want = hp->len;
 	}
-	if (want > cap) {
-		uint8_t *nb;
-
-		if ((nb = realloc(buf, want)) == NULL)
-			return kafka_op_error(OP_NO_MEMORY);
-		buf = nb;
-		cap = want;
-	}
-	if ((n = pread(hp->fd, buf, want, hp->pos)) < 0 || (size_t)n != want)
+	fetch_in.len = 0;
+	if (scratch_room(&fetch_in, want) == -1)
+		return kafka_op_error(OP_NO_MEMORY);
+	if ((n = pread(hp->fd, fetch_in.buf, want, hp->pos)) < 0 ||
+	    (size_t)n != want)
 		return kafka_op_error(OP_STORAGE);
 	if ((k = conv(c->w)) == NULL)
 		return kafka_op_error(OP_NO_MEMORY);
-	if ((e = kmsgset_from_batches(k, buf, want, magic, offset, lim, 1,
-	    &out, &res)) != KMSGSET_OK) {
+	if ((e = kmsgset_from_batches(k, fetch_in.buf, want, magic, offset,
+	    lim, 1, &out, &res)) != KMSGSET_OK) {
 		log_warnx("%s: Kafka Fetch: stored batches not converted to "
 		    "magic %d: %s", c->peer, magic, kmsgset_strerror(e));
 		return e == KMSGSET_EBATCH ? kafka_op_error(OP_CORRUPT_STORED) :
@@ -659,11 +703,11 @@ fetch_convert(struct conn *c, struct op_fetch_result *hp, int magic,
 	}
 	if (res.len == 0)
 		return KERR_NONE;
-	if (res.len > INT32_MAX || (copy = conn_alloc(c, res.len)) == NULL)
+	if (res.len > INT32_MAX || scratch_room(&fetch_out, res.len) == -1)
 		return kafka_op_error(OP_NO_MEMORY);
-	memcpy(copy, out, res.len);
-	rec->p = copy;
-	rec->len = (int32_t)res.len;
+	memcpy(fetch_out.buf + fetch_out.len, out, res.len);
+	fetch_out.len += res.len;
+	*len = res.len;
 	*budget -= (int64_t)res.len;
 	conv_count(c->w, res.len);
 	return KERR_NONE;
@@ -695,6 +739,7 @@ kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 	int16_t v = k->h.api_version;
 	int64_t budget = q->max_bytes > 0 ? q->max_bytes : INT32_MAX;
 	int32_t i, j, n = 0, m = 0, total = 0;
+	size_t *coff = NULL, clen;
 	uint64_t size;
 	size_t pos;
 	int rc;
@@ -709,9 +754,11 @@ kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 	}
 	for (i = 0; i < q->topics.n; i++)
 		total += KA(q->topics, struct km_fetch_topic)[i].partitions.n;
-	if (total > 0 && (hps = conn_alloc(c, (size_t)total *
-	    sizeof(*hps))) == NULL)
+	if (total > 0 && ((hps = conn_alloc(c, (size_t)total *
+	    sizeof(*hps))) == NULL || (v < 4 && (coff = conn_alloc(c,
+	    (size_t)total * sizeof(*coff))) == NULL)))
 		goto fail;
+	fetch_out.len = 0;
 	if (q->topics.n > 0 && (s.responses.v = conn_alloc(c,
 	    (size_t)q->topics.n * sizeof(*t))) == NULL)
 		goto fail;
@@ -778,13 +825,24 @@ kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 			}
 			rc = fetch_convert(c, hp, v >= 2 ? 1 : 0,
 			    fq->fetch_offset, fq->partition_max_bytes,
-			    &budget, &pr->records);
-			if (rc == KERR_NONE && pr->records.len > 0)
+			    &budget, &coff[n], &clen);
+			if (rc == KERR_NONE && clen > 0) {
 				op_fetch_sent(hp);
-			else if (rc != KERR_NONE)
+				/* Pointed at once fetch_out stops moving. */
+				pr->records.len = (int32_t)clen;
+			} else if (rc != KERR_NONE)
 				pr->error_code = (int16_t)rc;
 			close(hp->fd);
 			hp->fd = -1;
+		}
+	}
+	for (i = 0, n = 0; v < 4 && i < q->topics.n; i++) {
+		t = &KA(s.responses, struct km_fetch_topic_resp)[i];
+		for (j = 0; j < t->partitions.n; j++, n++) {
+			pr = &KA(t->partitions, struct km_fetch_part_resp)[j];
+			if (pr->records.len > 0)
+				pr->records.p = (const char *)fetch_out.buf +
+				    coff[n];
 		}
 	}
 	pos = kafka_resp_begin(c, r);
@@ -800,12 +858,16 @@ kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 		goto dead;
 	wbuf_put_u32_at(&c->out, pos, (uint32_t)size);
 	conn_out_commit(c);
+	scratch_trim(&fetch_out);
+	scratch_trim(&fetch_in);
 	return;
 fail:
 	log_warnx("%s: Kafka Fetch answer: out of request memory, closing",
 	    c->peer);
 dead:
 	c->dead = 1;
+	scratch_trim(&fetch_out);
+	scratch_trim(&fetch_in);
 	for (n = 0; hps != NULL && n < total; n++)
 		if (hps[n].fd >= 0)
 			close(hps[n].fd);
