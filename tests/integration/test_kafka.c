@@ -44,7 +44,7 @@
 #define IDEM_MESSAGES	100000
 
 static struct flumed d;
-static int kport;
+static int kport, mport;
 static char kbroker[64];
 static pid_t workers_before[2];
 
@@ -53,18 +53,20 @@ setup(void)
 {
 	char extra[768];
 
-	if ((kport = support_free_port()) <= 0)
+	if ((kport = support_free_port()) <= 0 ||
+	    (mport = support_free_port()) <= 0 || mport == kport)
 		return -1;
 	snprintf(kbroker, sizeof(kbroker), "127.0.0.1:%d", kport);
 	/* Every refusal logged: the bad-input test counts them. */
 	snprintf(extra, sizeof(extra), "partitions = 3\n"
 	    "client_log_interval_ms = 0\n"
+	    "metrics_listen = 127.0.0.1:%d\n"
 	    "kafka_listen = %s\nflush_interval_ms = 100ms\n"
 	    "max_message_bytes = 256K\n"
 	    "[topic t1]\npartitions = 1\n[topic t3]\npartitions = 3\n"
 	    "[topic t5]\npartitions = 1\n[topic t7]\npartitions = 1\n"
 	    "[topic tm0]\npartitions = 1\n[topic tm1]\npartitions = 1\n",
-	    kbroker);
+	    mport, kbroker);
 	if (flumed_start(&d, extra) != 0)
 		return -1;
 	workers_before[0] = flumed_child_pid(&d, "worker", 0);
@@ -1629,6 +1631,26 @@ ms_part(const struct km_fetch_resp *s, int t, int16_t err)
 	return pr;
 }
 
+/* The sum over worker slots of a metrics series (the metrics child's). */
+static long long
+metric_sum(const char *name)
+{
+	static const char code[] =
+	    "import sys, urllib.request\n"
+	    "b = urllib.request.urlopen(sys.argv[1], timeout=10).read()\n"
+	    "print(sum(int(l.split()[-1]) for l in b.decode().splitlines()\n"
+	    "    if l.startswith(sys.argv[2] + '{')))\n";
+	char url[64], *out = NULL;
+	const char *argv[] = { PYTHON, "-c", code, url, name, NULL };
+	long long v = -1;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", mport);
+	if (run_cmd(PYTHON, argv, NULL, &out, NULL, 15000) == 0 && out != NULL)
+		v = strtoll(out, NULL, 10);
+	free(out);
+	return v;
+}
+
 /*
  * Old message formats, with kafka-python's own message sets: Produce v0
  * with a magic-0 set (uncompressed) and v2 with a magic-1 set (gzip)
@@ -1636,8 +1658,10 @@ ms_part(const struct km_fetch_resp *s, int t, int16_t err)
  * producer's codec); Fetch v12 reads them as batches with the same keys,
  * values and (magic 1) timestamps; Fetch v0 as magic 0 and v3 as magic 1 message sets with
  * the same offsets, keys, values and timestamps; Fetch v13 and v17 find
- * tm1 by its id (topic.meta's), an unknown id is UNKNOWN_TOPIC_ID; and
- * flume-consume reads what the old produce wrote.
+ * tm1 by its id (topic.meta's), an unknown id is UNKNOWN_TOPIC_ID;
+ * flume-consume reads what the old produce wrote; and the metrics count
+ * the seven conversions (two produced sets, five fetched) and their
+ * bytes exactly.
  */
 static void
 test_old_message_sets(void)
@@ -1659,8 +1683,12 @@ test_old_message_sets(void)
 	size_t l0, l1;
 	int32_t parts;
 	char *out = NULL, want[1024];
+	long long conv0, bytes0, fetched = 0;
 	int fd, i, v;
 
+	conv0 = metric_sum("flume_worker_kafka_msgset_conversions_total");
+	bytes0 = metric_sum("flume_worker_kafka_msgset_bytes_total");
+	CU_ASSERT(conv0 >= 0 && bytes0 >= 0);
 	m0 = (uint8_t *)slurp(MSGSET_FIXTURES "/m0-none.bin", &l0);
 	m1 = (uint8_t *)slurp(MSGSET_FIXTURES "/m1-gzip.bin", &l1);
 	CU_ASSERT_FATAL(m0 != NULL && m1 != NULL);
@@ -1720,6 +1748,7 @@ test_old_message_sets(void)
 			    ms_seen_cb, &seen), KMSGSET_OK);
 			CU_ASSERT_EQUAL(seen.n, 5);
 			CU_ASSERT_EQUAL(seen.bad, 0);
+			fetched += pr->records.len;
 			free(raw);
 		}
 	}
@@ -1734,7 +1763,12 @@ test_old_message_sets(void)
 	    (size_t)pr->records.len, ms_seen_cb, &seen), KMSGSET_OK);
 	CU_ASSERT_EQUAL(seen.n, 5);
 	CU_ASSERT_EQUAL(seen.bad, 0);
+	fetched += pr->records.len;
 	free(raw);
+	CU_ASSERT_EQUAL(metric_sum("flume_worker_kafka_msgset_conversions_total"),
+	    conv0 + 7);
+	CU_ASSERT_EQUAL(metric_sum("flume_worker_kafka_msgset_bytes_total"),
+	    bytes0 + (long long)(l0 + l1) + fetched);
 
 	/* By topic id (v13, v17): tm1's, and one no topic has. */
 	CU_ASSERT_EQUAL_FATAL(topic_meta_load(d.data, "tm1", &parts, ids[0]),
