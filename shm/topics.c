@@ -44,21 +44,6 @@ shm_topic_find(struct shm *s, const char *name, size_t len)
 	return -1;
 }
 
-int
-shm_topic_find_id(struct shm *s, const uint8_t *id)
-{
-	const struct shm_topic *t;
-	uint32_t i, n = shm_topic_limit(s);
-
-	for (i = 0; i < n; i++) {
-		t = &s->topics[i];
-		if (atomic_load_explicit(&t->state, memory_order_acquire) ==
-		    TOPIC_READY && memcmp(t->id, id, TOPIC_ID_LEN) == 0)
-			return (int)i;
-	}
-	return -1;
-}
-
 /* An entry being deleted under that name (a create waits for the end). */
 static int
 shm_topic_deleting(struct shm *s, const char *name, size_t len)

@@ -14,8 +14,6 @@
 #include "shm/shm.h"
 
 int	shm_topic_find(struct shm *s, const char *name, size_t len);	/* index or -1 */
-/* The READY topic with that id (TOPIC_ID_LEN bytes): index or -1. */
-int	shm_topic_find_id(struct shm *s, const uint8_t *id);
 /*
  * Create a topic of n partitions, each ring empty with next_offset 0.
  * Returns the index; -1 with EEXIST (and *idx set) if it exists, ENOSPC

@@ -48,11 +48,10 @@
 #include "worker/lograte.h"
 #include "worker/op/inflate.h"
 #include "worker/op/offsets.h"
-#include "worker/op/part.h"
 #include "worker/op/producer.h"
+#include "worker/op/topics.h"
 #include "worker/worker.h"
 
-#define KAFKA_UNKNOWN_TOPIC_ID	100	/* Kafka's UNKNOWN_TOPIC_ID */
 #define KAFKA_LIST_MAX_TS	(-3)	/* ListOffsets v7+ MAX_TIMESTAMP */
 #define KAFKA_LIST_EARLIEST_LOCAL (-4)	/* v8+: no tiers here, earliest */
 #define KAFKA_LIST_LATEST_TIERED (-5)	/* v9+: no tiers here, latest */
@@ -471,6 +470,8 @@ kafka_fetch_decode(struct conn *c, struct req *r)
 	struct op_fetch *a = &k->op.fetch;
 	struct op_fetch_part *parts = NULL, *fp;
 	struct kfetch_tid *kt;
+	struct op_ctx x;
+	const char *name;
 	int32_t i, j, total = 0, m = 0;
 
 	if (kafka_decode_desc(c, r) == -1)
@@ -482,17 +483,25 @@ kafka_fetch_decode(struct conn *c, struct req *r)
 	a->max_wait_ms = q->max_wait_ms;
 	a->min_bytes = q->min_bytes;
 	a->max_bytes = q->max_bytes;
-	/* v13+ name topics by id: found once, kept across redecodes. */
+	/*
+	 * v13+ name topics by id: found once, the names copied (a deleted
+	 * topic's entry may be reused), kept across redecodes.
+	 */
 	if (k->h.api_version >= 13 && k->aux == NULL && q->topics.n > 0) {
 		if ((k->aux = conn_alloc(c, (size_t)q->topics.n *
 		    sizeof(*kt))) == NULL)
 			return -1;
+		conn_op_ctx(c, r, &x);
 		for (i = 0; i < q->topics.n; i++) {
 			kt = &((struct kfetch_tid *)k->aux)[i];
-			kt->err = op_topic_by_id(c->w, KA(q->topics,
-			    struct km_fetch_topic)[i].topic_id, kt->name,
-			    &kt->len) == OP_OK ? KERR_NONE :
-			    KAFKA_UNKNOWN_TOPIC_ID;
+			kt->err = KERR_UNKNOWN_TOPIC_ID;
+			kt->len = 0;
+			if (op_topic_find_id(&x, KA(q->topics,
+			    struct km_fetch_topic)[i].topic_id, &name,
+			    &kt->len) != OP_OK || kt->len > TOPIC_NAME_MAX)
+				continue;
+			memcpy(kt->name, name, kt->len);
+			kt->err = KERR_NONE;
 		}
 	}
 	if (total > 0 && ((parts = conn_alloc(c, (size_t)total *

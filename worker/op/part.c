@@ -53,27 +53,6 @@ op_topic_resolve(struct worker *w, const char *name, size_t len, int create,
 }
 
 enum op_err
-op_topic_by_id(struct worker *w, const uint8_t *id, char *name, size_t *len)
-{
-	const struct shm_topic *t;
-	size_t n;
-	int idx;
-
-	if ((idx = shm_topic_find_id(w->shm, id)) < 0)
-		return OP_NO_TOPIC;
-	t = &w->shm->topics[idx];
-	n = t->name_len <= TOPIC_NAME_MAX ? t->name_len : TOPIC_NAME_MAX;
-	memcpy(name, t->name, n);
-	name[n] = '\0';
-	*len = n;
-	/* Deleted while copied (a create may reuse the entry): not it. */
-	if (atomic_load_explicit(&t->state, memory_order_acquire) !=
-	    TOPIC_READY || memcmp(t->id, id, TOPIC_ID_LEN) != 0)
-		return OP_NO_TOPIC;
-	return OP_OK;
-}
-
-enum op_err
 op_part_resolve(struct worker *w, const char *name, size_t len,
     int32_t partition, int create, struct shm_partition **pp)
 {

@@ -23,13 +23,6 @@ struct shm_partition;
  */
 enum op_err op_topic_resolve(struct worker *w, const char *name, size_t len,
 	    int create, int *tidx);
-/*
- * The name of the topic whose id (KIP-516, TOPIC_ID_LEN bytes) is id,
- * copied into name (TOPIC_NAME_MAX + 1 bytes, NUL-terminated), its
- * length in *len: OP_OK, or OP_NO_TOPIC when no READY topic has it.
- */
-enum op_err op_topic_by_id(struct worker *w, const uint8_t *id, char *name,
-	    size_t *len);
 /* op_topic_resolve() and partition of it: OP_NO_TOPIC if out of range. */
 enum op_err op_part_resolve(struct worker *w, const char *name, size_t len,
 	    int32_t partition, int create, struct shm_partition **pp);
