@@ -15,9 +15,10 @@
  * its id) lives in request memory (k->aux) and is reused then.
  *
  * Old message formats (proto/kafka/kmsgset.h): a Produce v0-2 may carry
- * a magic 0 or 1 message set, stored as one RecordBatch v2; a Fetch v0-3
- * gets the stored batches read into memory and converted to magic 0
- * (v0-1) or 1 (v2-3).  Fetch v4+ stays zero copy: its records go from
+ * a magic 0 or 1 message set, stored as one RecordBatch v2 with the
+ * producer's codec; a Fetch v0-3 gets the stored batches read into
+ * memory and converted to magic 0 (v0-1) or 1 (v2-3), uncompressed.
+ * Fetch v4+ stays zero copy: its records go from
  * the segment file with sendfile, through the codec's records hook.
  * Conversions are counted per worker (msgset_conversions, msgset_bytes).
  */
@@ -751,7 +752,7 @@ kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 	size_t *coff = NULL, clen;
 	uint64_t size;
 	size_t pos;
-	int rc;
+	int rc, taken = 0;	/* hps holds the parts' file ranges */
 
 	kdesc_defaults(kmsg_fetch.km_resp, &s);
 	if (k->no_op) {
@@ -788,6 +789,7 @@ kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 			hp->len = 0;
 		}
 	}
+	taken = 1;
 	for (i = 0, n = 0; i < q->topics.n; i++) {
 		qt = &KA(q->topics, struct km_fetch_topic)[i];
 		t = &KA(s.responses, struct km_fetch_topic_resp)[i];
@@ -877,7 +879,7 @@ dead:
 	c->dead = 1;
 	scratch_trim(&fetch_out);
 	scratch_trim(&fetch_in);
-	for (n = 0; hps != NULL && n < total; n++)
+	for (n = 0; taken && n < total; n++)
 		if (hps[n].fd >= 0)
 			close(hps[n].fd);
 }
