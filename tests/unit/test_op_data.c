@@ -559,10 +559,25 @@ test_list_offsets(void)
 	CU_ASSERT_EQUAL(op_list_offset(&f.x, "t", 1, 0, 2001, &off, &ts), OP_OK);
 	CU_ASSERT_EQUAL(off, -1);
 	CU_ASSERT_EQUAL(ts, -1);
+	/* MAX_TIMESTAMP: the first record reaching B's maxTimestamp. */
+	CU_ASSERT_EQUAL(op_list_offset_max_ts(&f.x, "t", 1, 0, &off, &ts),
+	    OP_OK);
+	CU_ASSERT_EQUAL(off, 3);
+	CU_ASSERT_EQUAL(ts, 2000);
+	CU_ASSERT_EQUAL(op_list_offset_max_ts(&f.x, "t", 1, 1, &off, &ts),
+	    OP_OK);
+	CU_ASSERT_EQUAL(off, -1);
+	CU_ASSERT_EQUAL(ts, -1);
+	CU_ASSERT_EQUAL(op_list_offset_max_ts(&f.x, "u", 1, 0, &off, &ts),
+	    OP_NO_TOPIC);
 	/* Only what is visible is looked at. */
 	atomic_store(&part(0)->visible_offset, 3);
 	CU_ASSERT_EQUAL(op_list_offset(&f.x, "t", 1, 0, 1500, &off, &ts), OP_OK);
 	CU_ASSERT_EQUAL(off, -1);
+	CU_ASSERT_EQUAL(op_list_offset_max_ts(&f.x, "t", 1, 0, &off, &ts),
+	    OP_OK);
+	CU_ASSERT_EQUAL(off, 0);
+	CU_ASSERT_EQUAL(ts, 1000);
 	/* The start moved past A: never an offset below it. */
 	atomic_store(&part(0)->visible_offset, 5);
 	atomic_store(&part(0)->log_start, 4);

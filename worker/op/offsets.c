@@ -39,11 +39,15 @@ op_offset_for_time(struct worker *w, struct shm_partition *p, int64_t ts,
 	return OP_OK;
 }
 
-enum op_err
-op_list_offset(const struct op_ctx *x, const char *topic, size_t len,
-    int32_t partition, int64_t which, int64_t *offset, int64_t *timestamp)
+/*
+ * The partition a list of offsets asks about, if x may see it (produce
+ * or consume), with *offset and *timestamp -1 until found.
+ */
+static enum op_err
+list_part(const struct op_ctx *x, const char *topic, size_t len,
+    int32_t partition, int64_t *offset, int64_t *timestamp,
+    struct shm_partition **pp)
 {
-	struct shm_partition *p = NULL;
 	enum op_err err;
 
 	*offset = -1;
@@ -51,8 +55,18 @@ op_list_offset(const struct op_ctx *x, const char *topic, size_t len,
 	if ((err = op_access_topic(x, AUTH_PRODUCE | AUTH_CONSUME, topic,
 	    len)) != OP_OK)
 		return err;
-	if ((err = op_part_resolve(x->w, topic, len, partition, 0, &p)) !=
-	    OP_OK)
+	return op_part_resolve(x->w, topic, len, partition, 0, pp);
+}
+
+enum op_err
+op_list_offset(const struct op_ctx *x, const char *topic, size_t len,
+    int32_t partition, int64_t which, int64_t *offset, int64_t *timestamp)
+{
+	struct shm_partition *p = NULL;
+	enum op_err err;
+
+	if ((err = list_part(x, topic, len, partition, offset, timestamp,
+	    &p)) != OP_OK)
 		return err;
 	if (which == OP_OFFSET_EARLIEST) {
 		*offset = atomic_load_explicit(&p->log_start,
@@ -79,13 +93,8 @@ op_list_offset_max_ts(const struct op_ctx *x, const char *topic, size_t len,
 	int64_t start, visible;
 	enum op_err err;
 
-	*offset = -1;
-	*timestamp = -1;
-	if ((err = op_access_topic(x, AUTH_PRODUCE | AUTH_CONSUME, topic,
-	    len)) != OP_OK)
-		return err;
-	if ((err = op_part_resolve(x->w, topic, len, partition, 0, &p)) !=
-	    OP_OK)
+	if ((err = list_part(x, topic, len, partition, offset, timestamp,
+	    &p)) != OP_OK)
 		return err;
 	start = atomic_load_explicit(&p->log_start, memory_order_acquire);
 	visible = atomic_load_explicit(&p->visible_offset, memory_order_acquire);
