@@ -2334,6 +2334,133 @@ test_records_hook(void)
 	}
 }
 
+/* A captured data request (tests/fixtures/kdesc/CLIENT-API-vN.bin). */
+struct data_fx {
+	const char		*file;
+	const struct kmsg	*m;
+	int16_t			 v;
+	int32_t			 corr;
+	const char		*topic;
+	int			 magic;		/* Produce: the records' */
+	int			 codec;		/* ... and their codec */
+};
+
+/*
+ * The old and new clients' data requests, captured through a running
+ * Flume (tests/tools/kdesc_proxy.py, with tests/compat's scenarios):
+ * sarama 1.22 as Kafka 0.8.2 (Produce v0 with a magic-0 set, Fetch v0,
+ * ListOffsets v0) and 0.10.2 (Produce v2 snappy magic 1, Fetch v3,
+ * ListOffsets v1), kafka-go 0.2.1 (Produce v2 lz4 magic 1, Fetch v2,
+ * ListOffsets v1), kafkajs 2.2.4 (Produce v7, Fetch v11, ListOffsets v3,
+ * InitProducerId v1) and librdkafka 2.0.2 (confluent-kafka: Produce v7
+ * zstd, Fetch v11, ListOffsets v2, InitProducerId v4, flexible).  Each
+ * decodes to the topic and partition 0 the scenario used and encodes to
+ * its own bytes; a Produce's records carry the magic and codec the
+ * client wrote; every proper prefix is refused.
+ */
+static void
+test_fixture_data_clients(void)
+{
+	static const struct data_fx fx[] = {
+		{ "kdesc/sarama-0.8.2-Produce-v0.bin", &kmsg_produce, 0, 0,
+		    "cap08n", 0, 0 },
+		{ "kdesc/sarama-0.8.2-Fetch-v0.bin", &kmsg_fetch, 0, 3,
+		    "cap08", 0, 0 },
+		{ "kdesc/sarama-0.8.2-ListOffsets-v0.bin", &kmsg_list_offsets,
+		    0, 1, "cap08", 0, 0 },
+		{ "kdesc/sarama-0.10.2-Produce-v2.bin", &kmsg_produce, 2, 0,
+		    "cap10", 1, 2 },
+		{ "kdesc/sarama-0.10.2-Fetch-v3.bin", &kmsg_fetch, 3, 6,
+		    "cap10", 0, 0 },
+		{ "kdesc/sarama-0.10.2-ListOffsets-v1.bin",
+		    &kmsg_list_offsets, 1, 4, "cap10", 0, 0 },
+		{ "kdesc/kafka-go-Produce-v2.bin", &kmsg_produce, 2, 1,
+		    "capgo", 1, 3 },
+		{ "kdesc/kafka-go-Fetch-v2.bin", &kmsg_fetch, 2, 5, "capgo", 0,
+		    0 },
+		{ "kdesc/kafka-go-ListOffsets-v1.bin", &kmsg_list_offsets, 1,
+		    1, "capgo", 0, 0 },
+		{ "kdesc/kafkajs-Produce-v7.bin", &kmsg_produce, 7, 4, "capjs",
+		    2, 1 },
+		{ "kdesc/kafkajs-Fetch-v11.bin", &kmsg_fetch, 11, 0, "capjs", 0,
+		    0 },
+		{ "kdesc/kafkajs-ListOffsets-v3.bin", &kmsg_list_offsets, 3, 7,
+		    "capjs", 0, 0 },
+		{ "kdesc/kafkajs-InitProducerId-v1.bin",
+		    &kmsg_init_producer_id, 1, 2, NULL, 0, 0 },
+		{ "kdesc/confluent-kafka-Produce-v7.bin", &kmsg_produce, 7, 4,
+		    "capck", 2, 4 },
+		{ "kdesc/confluent-kafka-Fetch-v11.bin", &kmsg_fetch, 11, 7,
+		    "capck", 0, 0 },
+		{ "kdesc/confluent-kafka-ListOffsets-v2.bin",
+		    &kmsg_list_offsets, 2, 6, "capck", 0, 0 },
+		{ "kdesc/confluent-kafka-InitProducerId-v4.bin",
+		    &kmsg_init_producer_id, 4, 3, NULL, 0, 0 },
+	};
+	union {
+		struct km_produce_req	 p;
+		struct km_fetch_req	 f;
+		struct km_listoff_req	 l;
+		struct km_init_pid_req	 i;
+	} u;
+	const struct km_produce_topic *pt;
+	const struct km_produce_part *pp;
+	const struct km_fetch_topic *ft;
+	const struct km_fetch_part *fp;
+	const struct km_listoff_topic *lt;
+	const struct km_listoff_part *lp;
+	const uint8_t *rec;
+	struct fx f;
+	size_t i;
+
+	for (i = 0; i < sizeof(fx) / sizeof(fx[0]); i++) {
+		CU_ASSERT_FATAL(fx_open(&f, fx[i].file, fx[i].m, &u, fx[i].v,
+		    fx[i].corr));
+		if (fx[i].m == &kmsg_produce) {
+			CU_ASSERT_EQUAL(u.p.acks, -1);
+			CU_ASSERT_EQUAL(u.p.transactional_id.len, -1);
+			CU_ASSERT_EQUAL_FATAL(u.p.topic_data.n, 1);
+			pt = u.p.topic_data.v;
+			CU_ASSERT(str_is(pt->name, fx[i].topic));
+			CU_ASSERT_EQUAL_FATAL(pt->partition_data.n, 1);
+			pp = pt->partition_data.v;
+			CU_ASSERT_EQUAL(pp->index, 0);
+			CU_ASSERT_FATAL(pp->records.len > 61);
+			rec = (const uint8_t *)pp->records.p;
+			CU_ASSERT_EQUAL(rec[16], fx[i].magic);
+			/* attributes: an i8 at 17 (magic 0/1), i16 at 21. */
+			CU_ASSERT_EQUAL(rec[fx[i].magic == 2 ? 22 : 17] & 7,
+			    fx[i].codec);
+		} else if (fx[i].m == &kmsg_fetch) {
+			CU_ASSERT_EQUAL(u.f.replica_id, -1);
+			CU_ASSERT_EQUAL_FATAL(u.f.topics.n, 1);
+			ft = u.f.topics.v;
+			CU_ASSERT(str_is(ft->topic, fx[i].topic));
+			CU_ASSERT_EQUAL_FATAL(ft->partitions.n, 1);
+			fp = ft->partitions.v;
+			CU_ASSERT_EQUAL(fp->partition, 0);
+			CU_ASSERT(fp->partition_max_bytes > 0);
+			CU_ASSERT_EQUAL(u.f.session_id, 0);
+		} else if (fx[i].m == &kmsg_list_offsets) {
+			CU_ASSERT_EQUAL(u.l.replica_id, -1);
+			CU_ASSERT_EQUAL_FATAL(u.l.topics.n, 1);
+			lt = u.l.topics.v;
+			CU_ASSERT(str_is(lt->name, fx[i].topic));
+			CU_ASSERT_EQUAL_FATAL(lt->partitions.n, 1);
+			lp = lt->partitions.v;
+			CU_ASSERT_EQUAL(lp->partition_index, 0);
+			CU_ASSERT(lp->timestamp == -1 || lp->timestamp == -2);
+			CU_ASSERT_EQUAL(lp->max_num_offsets, 1);
+		} else {
+			CU_ASSERT_EQUAL(u.i.transactional_id.len, -1);
+			CU_ASSERT_EQUAL(u.i.producer_id, -1);
+			CU_ASSERT_EQUAL(u.i.producer_epoch, -1);
+		}
+		refuse_prefixes(fx[i].m, fx[i].v, 1, f.body, f.blen);
+		fx_close(&f);
+	}
+}
+
 TEST_SUITE("kdesc", setup, NULL,
 	{ "descriptions are well formed", test_descriptions },
 	{ "version table", test_versions_table },
@@ -2359,6 +2486,8 @@ TEST_SUITE("kdesc", setup, NULL,
 	    test_fetch_v15 },
 	{ "ListOffsets v1-2 and InitProducerId v0-1 from clients",
 	    test_fixture_list_offsets_pid },
+	{ "data requests of sarama 0.8.2/0.10.2, kafka-go, kafkajs, "
+	    "librdkafka", test_fixture_data_clients },
 	{ "CreateTopics v0-2, DeleteTopics v0-1, SASL from clients",
 	    test_fixture_admin_sasl },
 	{ "ApiVersions v3 response with tagged fields",
