@@ -503,6 +503,7 @@ static int
 conn_detach(struct conn *c)
 {
 	struct req *r;
+	const uint8_t *old;
 	uint8_t *copy;
 	size_t before, more;
 	uint32_t i;
@@ -515,12 +516,13 @@ conn_detach(struct conn *c)
 			return -1;
 		if (r->payload_len > 0)
 			memcpy(copy, r->payload, r->payload_len);
+		old = r->payload;
 		r->payload = copy;
 		r->detached = 1;
 		if (r->dec == NULL)
 			continue;
 		before = c->arena_bytes;
-		if (c->face->redecode(c, r) == -1)
+		if (c->face->redecode(c, r, old) == -1)
 			return -1;
 		/*
 		 * A decoder charges the payload's length for what its codec

@@ -10,7 +10,10 @@
  *   poll      re-check a WAIT or BLOCKED request after a wake-up or at
  *             its deadline.
  *   emit      append the answer of a DONE request to the output.
- *   redecode  decode r->payload again after conn.c moved it; 0 or -1.
+ *   redecode  decode r->payload again after conn.c copied it from old
+ *             (still readable during the call) into the arena; an
+ *             answer already built that points into old is moved too.
+ *             0 or -1.
  *   release   free what a request holds outside the arena.
  *   close     free what the face keeps per connection; NULL: nothing.
  */
@@ -29,7 +32,8 @@ struct face {
 	void		(*exec)(struct worker *w, struct conn *c, struct req *r);
 	void		(*poll)(struct worker *w, struct conn *c, struct req *r);
 	void		(*emit)(struct worker *w, struct conn *c, struct req *r);
-	int		(*redecode)(struct conn *c, struct req *r);
+	int		(*redecode)(struct conn *c, struct req *r,
+			    const uint8_t *old);
 	void		(*release)(struct req *r);
 	void		(*close)(struct conn *c);
 };

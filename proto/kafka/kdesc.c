@@ -727,3 +727,50 @@ kdesc_encode_hook(const struct kdesc *d, int16_t version, int flexible,
 	}
 	return 0;
 }
+
+/* One value of type t at p (row f's, or its element's): see kdesc_rebase. */
+static void
+rebase_value(const struct kfield *f, int t, int16_t v, void *p,
+    const uint8_t *from, size_t len, ptrdiff_t delta)
+{
+	struct kstr *s = p;
+	struct karray *arr = p;
+	size_t esz;
+	int32_t i;
+
+	switch (t) {
+	case KT_STRING:
+	case KT_BYTES:
+	case KT_RECORDS:
+		if (s->p != NULL && (const uint8_t *)s->p >= from &&
+		    (const uint8_t *)s->p < from + len)
+			s->p += delta;
+		break;
+	case KT_STRUCT:
+		kdesc_rebase(f->kf_sub, v, p, from, len, delta);
+		break;
+	case KT_ARRAY:
+		if (arr->v == NULL || arr->n <= 0)
+			break;
+		esz = kdesc_csize(f, f->kf_elem);
+		for (i = 0; i < arr->n; i++)
+			rebase_value(f, f->kf_elem, v, (uint8_t *)arr->v +
+			    (size_t)i * esz, from, len, delta);
+		break;
+	}
+}
+
+void
+kdesc_rebase(const struct kdesc *d, int16_t version, void *s,
+    const uint8_t *from, size_t len, ptrdiff_t delta)
+{
+	const struct kfield *f;
+	size_t i;
+
+	for (i = 0; i < d->kd_nfields; i++) {
+		f = &d->kd_fields[i];
+		if (in_version(f, version))
+			rebase_value(f, f->kf_type, version,
+			    (uint8_t *)s + f->kf_off, from, len, delta);
+	}
+}

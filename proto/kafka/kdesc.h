@@ -174,6 +174,15 @@ int		 kdesc_encode_hook(const struct kdesc *d, int16_t version,
  * element type): what an array's elements are strided by.
  */
 size_t		 kdesc_csize(const struct kfield *f, int t);
+/*
+ * The bytes s's strings point into moved: every string, bytes and
+ * records member of s (a struct of d at version, nested structs and
+ * array elements included) that points into [from, from + len) is moved
+ * by delta.  For an answer built from a request whose payload was
+ * copied elsewhere before the answer was sent.
+ */
+void		 kdesc_rebase(const struct kdesc *d, int16_t version, void *s,
+		    const uint8_t *from, size_t len, ptrdiff_t delta);
 /* Set every field of out to its default, arrays empty. */
 void		 kdesc_defaults(const struct kdesc *d, void *out);
 

@@ -923,6 +923,108 @@ test_offset_fetch(void)
 	close(fd);
 }
 
+/* A request frame of (key, ver) with body b into f (header v1). */
+static void
+frame_of(struct wbuf *f, int16_t key, int16_t ver, int32_t corr,
+    const struct wbuf *b)
+{
+	size_t at = f->len;
+
+	wbuf_i32(f, 0);
+	wbuf_i16(f, key);
+	wbuf_i16(f, ver);
+	wbuf_i32(f, corr);
+	wbuf_str(f, "gv", 2);
+	wbuf_raw(f, b->buf, b->len);
+	be32_put(f->buf + at, (uint32_t)(f->len - at - 4));
+}
+
+/*
+ * An OffsetFetch answered behind a Fetch that waits for data is sent
+ * only once the Fetch is, and its answer names topics from the request:
+ * when the connection reads again meanwhile, the request's bytes move
+ * into the arena and the reader's buffer takes new ones.  The answer
+ * still names "t" (sarama 0.8.2 sends exactly this, and got garbage).
+ */
+static void
+test_offset_fetch_behind_fetch(void)
+{
+	struct wbuf fb, ob, f, w, ab;
+	char name[300];
+	uint64_t before;
+	uint8_t *p = NULL;
+	uint32_t id;
+	size_t n = 0;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	wbuf_init(&fb);
+	wbuf_init(&ob);
+	wbuf_init(&ab);
+	wbuf_init(&f);
+	wbuf_init(&w);
+	/* Fetch v4 of t/1 at its end (0): waits up to 1.5 s for data. */
+	wbuf_i32(&fb, -1);
+	wbuf_i32(&fb, 1500);
+	wbuf_i32(&fb, 1);
+	wbuf_i32(&fb, 1 << 20);
+	wbuf_i8(&fb, 0);
+	wbuf_i32(&fb, 1);
+	wbuf_str(&fb, "t", 1);
+	wbuf_i32(&fb, 1);
+	wbuf_i32(&fb, 1);
+	wbuf_i64(&fb, 0);
+	wbuf_i32(&fb, 1 << 20);
+	/* OffsetFetch v1 of grp's t/0 and t/1. */
+	vstr(&ob, 0, "grp");
+	varr(&ob, 0, 1);
+	vstr(&ob, 0, "t");
+	varr(&ob, 0, 2);
+	wbuf_i32(&ob, 0);
+	wbuf_i32(&ob, 1);
+	before = flumed_requests_taken(&d);
+	CU_ASSERT_FATAL(before != UINT64_MAX);
+	frame_of(&f, KAPI_FETCH, 4, 11, &fb);
+	frame_of(&f, KAPI_OFFSET_FETCH, 1, 12, &ob);
+	CU_ASSERT_EQUAL_FATAL(support_send(fd, f.buf, f.len), 0);
+	/* Both taken (the OffsetFetch answered, held behind the Fetch)... */
+	WAIT_UNTIL(flumed_requests_taken(&d) >= before + 2, 5000);
+	CU_ASSERT_EQUAL_FATAL(flumed_requests_taken(&d), before + 2);
+	/*
+	 * ...then more bytes, read into the buffer the two came in (from
+	 * its start, both being taken): an ApiVersions v3 longer than them.
+	 */
+	memset(name, 'x', sizeof(name));
+	vtags(&ab, 1);			/* header v2: no tags */
+	vbytes(&ab, 1, name, sizeof(name));
+	vstr(&ab, 1, "1");
+	vtags(&ab, 1);
+	f.len = 0;
+	frame_of(&f, KAPI_API_VERSIONS, 3, 13, &ab);
+	CU_ASSERT_FATAL(f.len > 300);
+	CU_ASSERT_EQUAL_FATAL(support_send(fd, f.buf, f.len), 0);
+	CU_ASSERT_EQUAL_FATAL(support_recv(fd, 10000, &id, &p, &n), 1);
+	CU_ASSERT_EQUAL(id, 11);
+	free(p);
+	p = NULL;
+	CU_ASSERT_EQUAL_FATAL(support_recv(fd, 10000, &id, &p, &n), 1);
+	CU_ASSERT_EQUAL(id, 12);
+	varr(&w, 0, 1);
+	fetch_t01(&w, 1);
+	CU_ASSERT(same(p, n, &w, "OffsetFetch v1 behind a Fetch"));
+	free(p);
+	p = NULL;
+	CU_ASSERT_EQUAL_FATAL(support_recv(fd, 10000, &id, &p, &n), 1);
+	CU_ASSERT_EQUAL(id, 13);
+	free(p);
+	wbuf_free(&fb);
+	wbuf_free(&ob);
+	wbuf_free(&ab);
+	wbuf_free(&f);
+	wbuf_free(&w);
+	close(fd);
+}
+
 /* ---- ListGroups, DescribeGroups ---- */
 
 static void
@@ -1421,6 +1523,8 @@ TEST_SUITE("kafka_gvers", setup, teardown,
     { "SyncGroup v3, v5 (protocol checked); Heartbeat v0, v3, v4", test_sync_heartbeat },
     { "OffsetCommit v1, v2, v5, v8, v9", test_offset_commit },
     { "OffsetFetch v1, v2, v5 (all), v7 (librdkafka), v8 (groups), v9", test_offset_fetch },
+    { "OffsetFetch answered behind a waiting Fetch keeps its names",
+	test_offset_fetch_behind_fetch },
     { "ListGroups v0, v3, v4 (states), v5 (types)", test_list_groups },
     { "DescribeGroups v0, v3 (operations), v5, v6 (not found)", test_describe_groups },
     { "librdkafka ListConsumerGroupOffsets (all) and ListConsumerGroups", test_librdkafka_admin },

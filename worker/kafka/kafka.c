@@ -411,9 +411,10 @@ kafka_emit(struct worker *w, struct conn *c, struct req *r)
 }
 
 int
-kafka_redecode(struct conn *c, struct req *r)
+kafka_redecode(struct conn *c, struct req *r, const uint8_t *old)
 {
 	struct kafka_req *k = r->dec;
+	const struct kmsg *m;
 
 	if (k == NULL || k->row == NULL)
 		return 0;
@@ -426,7 +427,21 @@ kafka_redecode(struct conn *c, struct req *r)
 		k->h.api_version = 0;
 		return 0;
 	}
-	return k->row->decode(c, r);
+	if (k->row->decode(c, r) == -1)
+		return -1;
+	/*
+	 * The group rows build their answer (k->kst, their description's
+	 * response) when they run, naming topics, groups and members from
+	 * the request: it follows the bytes it points into.  A request
+	 * answered behind a parked one (a Fetch waiting for data) is
+	 * moved here before it is sent.
+	 */
+	if (k->kst != NULL && k->row->emit == kafka_group_emit &&
+	    (m = k->row->desc) != NULL)
+		kdesc_rebase(m->km_resp, k->h.api_version, k->kst, old,
+		    r->payload_len, (ptrdiff_t)((uintptr_t)r->payload -
+		    (uintptr_t)old));
+	return 0;
 }
 
 void

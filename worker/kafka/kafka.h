@@ -30,7 +30,8 @@ extern const struct face kafka_face;
 void	kafka_exec(struct worker *w, struct conn *c, struct req *r);
 void	kafka_poll(struct worker *w, struct conn *c, struct req *r);
 void	kafka_emit(struct worker *w, struct conn *c, struct req *r);
-int	kafka_redecode(struct conn *c, struct req *r);
+int	kafka_redecode(struct conn *c, struct req *r,
+	    const uint8_t *old);
 void	kafka_release(struct req *r);
 
 /* ---- for kafka*.c ---- */

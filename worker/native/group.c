@@ -304,6 +304,7 @@ native_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 	struct op_ctx x;
 	enum op_err e;
 	int32_t i, n = q->count;
+	char *name;
 
 	if (!ng_table(w, r))
 		return;
@@ -331,6 +332,18 @@ native_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 	s->error = ERR_NONE;
 	s->count = n;
 	for (i = 0; i < n; i++) {
+		/*
+		 * Names the request gave are copied: the answer may wait
+		 * behind a FETCH while the payload moves (conn_detach).
+		 */
+		if (q->count > 0) {
+			if ((name = conn_alloc(c, p[i].topic_len + 1)) == NULL) {
+				ng_done(r, OP_NO_MEMORY);
+				return;
+			}
+			memcpy(name, p[i].topic, p[i].topic_len);
+			p[i].topic = name;
+		}
 		s->results[i].topic = p[i].topic;
 		s->results[i].topic_len = p[i].topic_len;
 		s->results[i].partition = p[i].partition;

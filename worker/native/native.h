@@ -25,7 +25,8 @@ void	native_exec(struct worker *w, struct conn *c, struct req *r);
 void	native_poll(struct worker *w, struct conn *c, struct req *r);
 void	native_emit(struct worker *w, struct conn *c, struct req *r);
 /* The payload moved (detached); decode it again from r->payload. 0 or -1. */
-int	native_redecode(struct conn *c, struct req *r);
+int	native_redecode(struct conn *c, struct req *r,
+	    const uint8_t *old);
 /* Free what r holds outside the arena (file descriptors). */
 void	native_release(struct req *r);
 
