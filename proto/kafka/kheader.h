@@ -6,9 +6,11 @@
  *                       client_id nullable string
  *   response header v0: correlation_id i32
  *
- * Flexible versions (header v2, tagged fields) are not spoken, except
- * that the v1 prefix of a v2 header is still read, so an ApiVersions v3
- * request can be told apart and answered with UNSUPPORTED_VERSION.
+ * The listener reads and writes headers with the declarative codec
+ * (kdesc.h: kmsg_decode_req_hdr, kmsg_encode_resp_hdr), which speaks
+ * header v2 and response header v1 of the flexible versions too; what
+ * stays here is the frame size, and the v1 header the tests and tools
+ * write.
  */
 #ifndef FLUME_PROTO_KAFKA_KHEADER_H
 #define FLUME_PROTO_KAFKA_KHEADER_H
