@@ -23,7 +23,6 @@
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kbuf.h"
 #include "proto/kafka/kdesc.h"
-#include "proto/kafka/kfetch.h"
 #include "proto/kafka/kheader.h"
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_listoff.h"
@@ -832,7 +831,7 @@ produce_v(int fd, int16_t v, int32_t corr, const uint8_t *rec, size_t len,
 }
 
 /*
- * The versions librdkafka needs to compress (kproduce.h, kfetch.h), byte
+ * The versions librdkafka needs to compress (kmsg_produce.h, kmsg_fetch.h), byte
  * by byte: Produce v2 refuses an old (magic 1) message set whose CRC is
  * wrong (converted ones: test_old_message_sets), v0 and v7
  * store batches and answer with their own layouts, and a Fetch v10 with

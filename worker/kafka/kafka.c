@@ -34,7 +34,6 @@
 #include "proto/kafka/kmsg_produce.h"
 #include "proto/kafka/kmsg_sasl.h"
 #include "proto/kafka/kheader.h"
-#include "proto/kafka/kreq.h"
 #include "worker/access.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
@@ -281,20 +280,6 @@ kafka_emit_desc(struct conn *c, struct req *r, const void *resp)
 		return;
 	}
 	kafka_resp_end(c, pos);
-}
-
-int
-kafka_decode_body(struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-
-	if (kafka_header(k, r->payload, r->payload_len) == -1)
-		return -1;
-	/* Arena growth by the codec is not seen by conn_alloc. */
-	c->arena_bytes += r->payload_len;
-	return kreq_decode(&k->k, k->h.api_key, k->h.api_version,
-	    r->payload + k->h.body_off, r->payload_len - k->h.body_off,
-	    &c->arena);
 }
 
 void
