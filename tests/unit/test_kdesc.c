@@ -1513,6 +1513,7 @@ test_versions_table(void)
 		{ KAPI_DELETE_TOPICS, 0, 6, 4 },
 		{ KAPI_INIT_PRODUCER_ID, 0, 5, 2 },
 		{ KAPI_SASL_AUTHENTICATE, 0, 2, 2 },
+		{ KAPI_CREATE_PARTITIONS, 0, 3, 2 },
 	};
 	int16_t lo, hi, fl;
 	size_t i;
