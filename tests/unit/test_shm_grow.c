@@ -356,7 +356,7 @@ test_grow_release_full(void)
 	shm_detach(&s);
 }
 
-TEST_SUITE("grow", setup, teardown,
+TEST_SUITE("shm_grow", setup, teardown,
 	{ "grow_in_place", test_grow_in_place },
 	{ "grow_extents", test_grow_extents },
 	{ "grow_from_hole", test_grow_from_hole },
