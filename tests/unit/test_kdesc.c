@@ -1935,6 +1935,12 @@ test_fixture_create_partitions(void)
 		{ "kdesc/kafkajs-CreatePartitions-v1.bin", 1, 7, 5, 15000, 1,
 		    "cap1-grow" },
 	};
+	static const uint8_t v3req[] = {
+		2, 2, 't', 0, 0, 0, 4,	/* one topic: "t", count 4 */
+		2, 2, 0, 0, 0, 0, 0,	/* assignments: [[0]] */
+		0,			/* the topic's tagged fields */
+		0, 0, 3, 0xe8, 1, 0	/* timeout 1000, validate_only, tags */
+	};
 	static const uint8_t v3[] = {
 		0, 0, 0, 0,		/* throttle_time_ms */
 		2,			/* one result */
@@ -1965,6 +1971,24 @@ test_fixture_create_partitions(void)
 		    f.blen);
 		fx_close(&f);
 	}
+
+	/* v3, flexible, as no client here sends it: an assignment [[0]]. */
+	arena_init(&a, ARENA_LIMIT);
+	CU_ASSERT_EQUAL_FATAL(kmsg_decode_req(&kmsg_create_partitions, 3, &q,
+	    v3req, sizeof(v3req), &a), 0);
+	CU_ASSERT_EQUAL_FATAL(q.topics.n, 1);
+	t = q.topics.v;
+	CU_ASSERT(str_is(t->name, "t"));
+	CU_ASSERT_EQUAL(t->count, 4);
+	CU_ASSERT_EQUAL_FATAL(t->assignments.n, 1);
+	CU_ASSERT_EQUAL_FATAL(((const struct km_partitions_assignment *)
+	    t->assignments.v)->broker_ids.n, 1);
+	CU_ASSERT_EQUAL(*(const int32_t *)((const struct
+	    km_partitions_assignment *)t->assignments.v)->broker_ids.v, 0);
+	CU_ASSERT_EQUAL(q.timeout_ms, 1000);
+	CU_ASSERT_EQUAL(q.validate_only, 1);
+	refuse_prefixes(&kmsg_create_partitions, 3, 1, v3req, sizeof(v3req));
+	arena_free(&a);
 
 	kdesc_defaults(kmsg_create_partitions.km_resp, &s);
 	memset(&res, 0, sizeof(res));
