@@ -430,7 +430,10 @@ produce_to(const char *topic, int p, const char *v)
  * partition of both gets records before and after, and each reads back
  * exactly what was written to it; then a restart (recovery lays each
  * topic out as one run again) keeps the counts in topic.meta and every
- * record, and produce and fetch work on every partition.
+ * record, and produce and fetch work on every partition.  An empty
+ * partition directory past topic.meta's count (what a crash in the
+ * middle of a grow leaves) is ignored at start and taken by the next
+ * grow.
  */
 static void
 test_grow_extents_restart(void)
@@ -439,8 +442,9 @@ test_grow_extents_restart(void)
 	const char *cy[] = { "flume-admin", "create", "y", "-p", "2", NULL };
 	const char *gx[] = { "flume-admin", "partitions", "x", "5", NULL };
 	const char *gy[] = { "flume-admin", "partitions", "y", "4", NULL };
-	char v[32], want[64];
+	char v[32], want[64], extra_dir[700];
 	int p, round;
+	const char *g6[] = { "flume-admin", "partitions", "x", "6", NULL };
 
 	CU_ASSERT_EQUAL_FATAL(admin(cx, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(admin(cy, NULL), 0);
@@ -484,6 +488,13 @@ test_grow_extents_restart(void)
 		CU_ASSERT_EQUAL_FATAL(flumed_stop(&d), 0);
 		CU_ASSERT_EQUAL(meta_count(&d, "x"), 5);
 		CU_ASSERT_EQUAL(meta_count(&d, "y"), 4);
+		/*
+		 * What a crash between making a grow's logs and renaming
+		 * topic.meta leaves: an empty partition past the count.
+		 */
+		CU_ASSERT_FATAL(snprintf(extra_dir, sizeof(extra_dir),
+		    "%s/x/partition-5", d.data) < (int)sizeof(extra_dir));
+		CU_ASSERT_EQUAL(mkdir(extra_dir, 0755), 0);
 		CU_ASSERT_EQUAL_FATAL(flumed_restart(&d), 0);
 		CU_ASSERT_EQUAL(partition_count(&d, "x"), 5);
 		CU_ASSERT_EQUAL(partition_count(&d, "y"), 4);
@@ -491,6 +502,12 @@ test_grow_extents_restart(void)
 	/* After the restart the new partitions take records at offset 1. */
 	CU_ASSERT_EQUAL(produce_to("x", 4, "x4-c"), 0);
 	CU_ASSERT(partition_holds("x", 4, "0 x4-b\n1 x4-c\n"));
+	/* The empty directory past the count was ignored, then taken. */
+	CU_ASSERT_EQUAL(partition_count(&d, "x"), 5);
+	CU_ASSERT_EQUAL_FATAL(admin(g6, NULL), 0);
+	CU_ASSERT_EQUAL(produce_to("x", 5, "x5-a"), 0);
+	CU_ASSERT(partition_holds("x", 5, "0 x5-a\n"));
+	CU_ASSERT_EQUAL(meta_count(&d, "x"), 6);
 }
 
 /* ---- Kafka's CreatePartitions ---- */
