@@ -249,8 +249,11 @@ struct flume_producer *flume_producer_new(struct flume_client *c,
 void	flume_producer_free(struct flume_producer *p);
 
 /*
- * Queue one message.  partition FLUME_PARTITION_ANY: by key (FNV-1a), or
- * round-robin per batch when key is NULL.  key_len / value_len -1 with
+ * Queue one message.  partition FLUME_PARTITION_ANY: by key (FNV-1a
+ * modulo the topic's partition count, which the producer asks the broker
+ * for again every 10 seconds: after a topic grows, a key's records may go
+ * to another partition than before), or round-robin per batch when key
+ * is NULL.  key_len / value_len -1 with
  * NULL pointer means null.  The bytes are copied.  *seq (may be NULL)
  * gets the message's sequence number (0, 1, 2, ... per producer).
  * May block while the buffer is full.  -1: the message was not queued

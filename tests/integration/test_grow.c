@@ -396,6 +396,67 @@ test_grow_under_load(void)
 	kill_pid(&cons[1]);
 }
 
+/* ---- a running producer ---- */
+
+static void
+on_delivery(const struct flume_delivery *dl, void *arg)
+{
+	int32_t *part = arg;
+
+	*part = dl->error == 0 ? dl->partition : -2;
+}
+
+/* Produce one keyed record with p and flush: its partition, or < 0. */
+static int32_t
+produce_key(struct flume_producer *p, const char *key, int32_t *part)
+{
+	*part = -1;
+	if (flume_produce(p, "lp", FLUME_PARTITION_ANY, key,
+	    (int32_t)strlen(key), "v", 1, NULL) == -1 ||
+	    flume_producer_flush(p, 10000) == -1)
+		return -1;
+	return *part;
+}
+
+/*
+ * A libflume producer that runs across the grow asks the count again
+ * (within 10 s) and routes its keys over the new one: a key whose
+ * FNV-1a modulo 6 is a new partition lands there, before the grow on
+ * its partition modulo 2.
+ */
+static void
+test_running_producer(void)
+{
+	const char *create[] = { "flume-admin", "create", "lp", "-p", "2", NULL };
+	const char *grow[] = { "flume-admin", "partitions", "lp", "6", NULL };
+	struct flume_producer_conf pc;
+	struct flume_producer *p;
+	struct flume_client *c;
+	char key[32];
+	int32_t part, want = -1;
+	int i;
+
+	CU_ASSERT_EQUAL_FATAL(admin(create, NULL), 0);
+	/* A key of a new partition: FNV-1a % 6 is 3, 4 or 5. */
+	for (i = 0; want < 3; i++) {
+		snprintf(key, sizeof(key), "key-%d", i);
+		want = flume_partition_for_key(key, strlen(key), 6);
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c = flume_connect(d.broker));
+	flume_producer_conf_init(&pc);
+	pc.acks = -1;
+	pc.on_delivery = on_delivery;
+	pc.on_delivery_arg = &part;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p = flume_producer_new(c, &pc));
+	CU_ASSERT_EQUAL(produce_key(p, key, &part),
+	    flume_partition_for_key(key, strlen(key), 2));
+	CU_ASSERT_EQUAL_FATAL(admin(grow, NULL), 0);
+	WAIT_UNTIL(produce_key(p, key, &part) == want, 20000);
+	CU_ASSERT_EQUAL(part, want);
+	flume_producer_free(p);
+	flume_close(c);
+}
+
 /* ---- restart, extents ---- */
 
 /* Partition p of topic holds exactly lines "i tag-j" for the given values. */
@@ -760,6 +821,8 @@ test_admin_tool(void)
 
 TEST_SUITE("grow", setup, teardown,
 	{ "grow 3 -> 6 under a producer and a group", test_grow_under_load },
+	{ "a running producer routes over the new count",
+	    test_running_producer },
 	{ "extents, and a restart", test_grow_extents_restart },
 	{ "Kafka CreatePartitions v0-3", test_kafka_every_version },
 	{ "Kafka refusals", test_kafka_refused },
