@@ -209,6 +209,21 @@ exists:
 	return -1;
 }
 
+/* The READY topic name's entry with dir_lock held, or -1 (ENOENT: released). */
+static int
+shm_topic_find_locked(struct shm *s, const char *name, size_t len)
+{
+	int ti;
+
+	if (lock_take(&s->hdr->dir_lock, NULL, NULL) == -1)
+		return -1;
+	if ((ti = shm_topic_find(s, name, len)) == -1) {
+		lock_release(&s->hdr->dir_lock);
+		errno = ENOENT;
+	}
+	return ti;
+}
+
 int
 shm_topic_delete_begin(struct shm *s, const char *name, size_t len)
 {
@@ -217,13 +232,8 @@ shm_topic_delete_begin(struct shm *s, const char *name, size_t len)
 	uint32_t i, slot;
 	int ti, locked;
 
-	if (lock_take(&s->hdr->dir_lock, NULL, NULL) == -1)
+	if ((ti = shm_topic_find_locked(s, name, len)) == -1)
 		return -1;
-	if ((ti = shm_topic_find(s, name, len)) == -1) {
-		lock_release(&s->hdr->dir_lock);
-		errno = ENOENT;
-		return -1;
-	}
 	t = &s->topics[ti];
 	/* First, so that a worker dying below leaves the writer its work. */
 	atomic_store_explicit(&t->state, TOPIC_DELETING, memory_order_release);
@@ -325,51 +335,39 @@ shm_topic_grow(struct shm *s, const char *name, size_t len, int32_t n,
 	struct shm_partition *p;
 	uint32_t cap, i, slot;
 	int32_t now;
-	int ti, saved;
+	int ti, err;
 
 	*cur = 0;
-	if (lock_take(&s->hdr->dir_lock, NULL, NULL) == -1)
+	if ((ti = shm_topic_find_locked(s, name, len)) == -1)
 		return -1;
-	if ((ti = shm_topic_find(s, name, len)) == -1) {
-		lock_release(&s->hdr->dir_lock);
-		errno = ENOENT;
-		return -1;
-	}
 	t = &s->topics[ti];
 	now = t->partitions;
 	if (atomic_load_explicit(&t->grow_to, memory_order_relaxed) > now)
 		now = atomic_load_explicit(&t->grow_to, memory_order_relaxed);
 	*cur = now;
-	if (n <= now) {
-		lock_release(&s->hdr->dir_lock);
-		errno = EINVAL;
-		return -1;
-	}
-	if ((uint32_t)n > s->hdr->limits.max_partitions) {
-		lock_release(&s->hdr->dir_lock);
-		errno = ENOSPC;
-		return -1;
-	}
+	err = n <= now ? EINVAL :
+	    (uint32_t)n > s->hdr->limits.max_partitions ? ENOSPC : 0;
 	cap = shm_topic_capacity(t);
-	if ((uint32_t)n > cap && slots_grow(s, (uint32_t)ti, (uint32_t)n - cap) == -1) {
-		saved = errno;
-		lock_release(&s->hdr->dir_lock);
-		errno = saved;
-		return -1;
-	}
+	if (err == 0 && (uint32_t)n > cap &&
+	    slots_grow(s, (uint32_t)ti, (uint32_t)n - cap) == -1)
+		err = errno;
 	/* Owned by this entry, not published: nobody else looks at them. */
-	for (i = (uint32_t)now; i < (uint32_t)n; i++) {
+	for (i = (uint32_t)now; err == 0 && i < (uint32_t)n; i++) {
 		if ((slot = shm_topic_slot(s, t, i)) == UINT32_MAX) {
-			lock_release(&s->hdr->dir_lock);
-			errno = ENOSPC;
-			return -1;
+			err = ENOSPC;
+			break;
 		}
 		p = &s->parts[slot];
 		shm_part_reset(s, p, (uint32_t)ti, (int32_t)i);
 		atomic_store_explicit(&p->dead, 0, memory_order_release);
 	}
-	atomic_store_explicit(&t->grow_to, n, memory_order_release);
+	if (err == 0)
+		atomic_store_explicit(&t->grow_to, n, memory_order_release);
 	lock_release(&s->hdr->dir_lock);
+	if (err != 0) {
+		errno = err;
+		return -1;
+	}
 	return ti;
 }
 
