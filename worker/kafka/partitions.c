@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kmsg_partitions.h"
 #include "worker/conn.h"
@@ -162,6 +163,10 @@ kafka_create_partitions_exec(struct worker *w, struct conn *c, struct req *r)
 		    rt[i].name.len > 0 ? (size_t)rt[i].name.len : 0, &o->a);
 		if (o->a.err == OP_OK && !grow_assignment_ok(&rt[i],
 		    o->a.current)) {
+			log_info("%s: CreatePartitions: growing topic %.*s "
+			    "refused: an assignment to other brokers", c->peer,
+			    rt[i].name.len > 0 ? (int)rt[i].name.len : 0,
+			    rt[i].name.p);
 			o->error = KERR_INVALID_REPLICA_ASSIGNMENT;
 			o->why = "one assignment per new partition, each "
 			    "naming broker 0 alone (one node holds every "
