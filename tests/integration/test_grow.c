@@ -3,8 +3,10 @@
  * CREATE_PARTITIONS (flume-admin partitions) while a keyed acks=all
  * producer and a two-member native consumer group run; a grow kept
  * across a restart; a grow of a topic whose next slots belong to another
- * (extents) with both topics' data kept; Kafka's CreatePartitions at
- * every version, and the refusals (decrease, same count, unknown topic,
+ * (extents) with both topics' data kept; a running libflume producer
+ * following the new count; a writer that dies with a grow asked (its
+ * successor finishes it); Kafka's CreatePartitions at every version,
+ * and the refusals (decrease, same count, unknown topic,
  * too many, a reserved name, a bad assignment, no permission), each with
  * Kafka's error and nothing changed.
  *
@@ -618,6 +620,9 @@ kcall(int fd, const struct kmsg *m, int16_t v, int32_t corr, const void *q,
 	return kmsg_decode_resp(m, v, resp, *buf + off, n - off, a);
 }
 
+/* The timeout_ms kgrow() asks with. */
+static int32_t kgrow_timeout = 15000;
+
 /* One topic's outcome of a CreatePartitions. */
 struct kgrow {
 	int16_t		 error;
@@ -653,7 +658,7 @@ kgrow(int fd, int16_t v, const char *topic, int32_t count, int nassign,
 	kdesc_defaults(kmsg_create_partitions.km_req, &q);
 	q.topics.n = 1;
 	q.topics.v = &t;
-	q.timeout_ms = 15000;
+	q.timeout_ms = kgrow_timeout;
 	q.validate_only = (uint8_t)validate;
 	arena_init(&a, 1 << 20);
 	if (kcall(fd, &kmsg_create_partitions, v, 40 + v, &q, &s, &buf,
@@ -747,6 +752,43 @@ test_kafka_refused(void)
 	close(fd);
 }
 
+/*
+ * The writer stops (SIGSTOP) with a grow asked: the answer times out
+ * (REQUEST_TIMED_OUT) and clients still see the old count; the writer
+ * is killed, and the one the master starts makes the files and
+ * publishes the count.
+ */
+static void
+test_kafka_writer_dies(void)
+{
+	const char *create[] = { "flume-admin", "create", "wd", "-p", "2", NULL };
+	struct kgrow g;
+	pid_t writer;
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(admin(create, NULL), 0);
+	CU_ASSERT_FATAL((writer = flumed_child_pid(&d, "writer", -1)) > 0);
+	CU_ASSERT_EQUAL_FATAL(kill(writer, SIGSTOP), 0);
+	CU_ASSERT_FATAL(support_pid_state(writer, "T", 5000));
+	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	kgrow_timeout = 300;
+	CU_ASSERT_EQUAL(kgrow(fd, 3, "wd", 4, -1, 0, 0, &g), 0);
+	kgrow_timeout = 15000;
+	CU_ASSERT_EQUAL(g.error, KERR_REQUEST_TIMED_OUT);
+	CU_ASSERT_EQUAL(partition_count(&d, "wd"), 2);
+	CU_ASSERT_EQUAL(meta_count(&d, "wd"), 2);
+	/* The same count again: a grow to it is under way. */
+	CU_ASSERT_EQUAL(kgrow(fd, 3, "wd", 4, -1, 0, 0, &g), 0);
+	CU_ASSERT_EQUAL(g.error, KERR_INVALID_PARTITIONS);
+	CU_ASSERT_EQUAL(kill(writer, SIGKILL), 0);
+	WAIT_UNTIL(partition_count(&d, "wd") == 4, WAIT_MS);
+	CU_ASSERT_EQUAL(partition_count(&d, "wd"), 4);
+	CU_ASSERT_EQUAL(meta_count(&d, "wd"), 4);
+	CU_ASSERT_EQUAL(produce_to("wd", 3, "wd3-a"), 0);
+	CU_ASSERT(partition_holds("wd", 3, "0 wd3-a\n"));
+	close(fd);
+}
+
 /* SASL PLAIN as user on fd (SaslHandshake v1, SaslAuthenticate v1). */
 static void
 sasl_plain(int fd, const char *user, const char *pw)
@@ -826,5 +868,6 @@ TEST_SUITE("grow", setup, teardown,
 	{ "extents, and a restart", test_grow_extents_restart },
 	{ "Kafka CreatePartitions v0-3", test_kafka_every_version },
 	{ "Kafka refusals", test_kafka_refused },
+	{ "the writer dies with a grow asked", test_kafka_writer_dies },
 	{ "Kafka without admin permission", test_kafka_no_permission },
 	{ "flume-admin partitions", test_admin_tool });
