@@ -345,9 +345,14 @@ shm_topic_grow(struct shm *s, const char *name, size_t len, int32_t n,
 	if (atomic_load_explicit(&t->grow_to, memory_order_relaxed) > now)
 		now = atomic_load_explicit(&t->grow_to, memory_order_relaxed);
 	*cur = now;
-	err = n <= now ? EINVAL :
-	    (uint32_t)n > s->hdr->limits.max_partitions ? ENOSPC : 0;
 	cap = shm_topic_capacity(t);
+	/*
+	 * An entry owning fewer slots than its partitions (not one a create
+	 * made) is not grown: its extents would renumber them.
+	 */
+	err = n <= now ? EINVAL :
+	    (uint32_t)n > s->hdr->limits.max_partitions ||
+	    cap < (uint32_t)t->partitions ? ENOSPC : 0;
 	if (err == 0 && (uint32_t)n > cap &&
 	    slots_grow(s, (uint32_t)ti, (uint32_t)n - cap) == -1)
 		err = errno;

@@ -280,6 +280,11 @@ test_grow_refused(void)
 	CU_ASSERT_EQUAL(errno, ENOSPC);
 	CU_ASSERT_EQUAL(s.topics[0].partitions, 1 + SHM_TOPIC_EXTENTS);
 	CU_ASSERT_EQUAL(owned_sound(&s), 2 * (1 + SHM_TOPIC_EXTENTS));
+	/* An entry owning fewer slots than its partitions is not grown. */
+	__atomic_store_n(&s.topics[1].partitions, 9, __ATOMIC_RELEASE);
+	errno = 0;
+	CU_ASSERT_EQUAL(shm_topic_grow(&s, "b", 1, 10, &cur), -1);
+	CU_ASSERT_EQUAL(errno, ENOSPC);
 	shm_detach(&s);
 }
 
