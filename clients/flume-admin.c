@@ -21,6 +21,7 @@ usage(FILE *f)
 	fprintf(f, "usage: flume-admin [-b host:port] topics\n"
 	    "       flume-admin [-b host:port] create topic [-p partitions]\n"
 	    "       flume-admin [-b host:port] delete topic [topic ...]\n"
+	    "       flume-admin [-b host:port] partitions topic count\n"
 	    "       flume-admin [-b host:port] describe topic\n"
 	    "       flume-admin [-b host:port] workers\n"
 	    "       flume-admin [-b host:port] groups\n"
@@ -97,6 +98,25 @@ cmd_create(struct flume_client *c, int argc, char *argv[])
 		return 1;
 	}
 	printf("created %s with %d partitions\n", topic, (int)created);
+	return 0;
+}
+
+static int
+cmd_partitions(struct flume_client *c, const char *topic, const char *cstr)
+{
+	long long count;
+	int32_t now;
+
+	if (flume_tool_parse_long(cstr, 1, INT32_MAX, &count) == -1) {
+		fprintf(stderr, "flume-admin: partitions needs a partition "
+		    "count of at least 1\n");
+		return 2;
+	}
+	if (flume_create_partitions(c, topic, (int32_t)count, &now) == -1) {
+		fprintf(stderr, "flume-admin: cannot grow %s\n", flume_errstr(c));
+		return 1;
+	}
+	printf("grew %s to %d partitions\n", topic, (int)now);
 	return 0;
 }
 
@@ -452,6 +472,7 @@ main(int argc, char *argv[])
 	    strcmp(argv[2], "delete") == 0) ||
 	    (strcmp(cmd, "describe") == 0 && argc == 2) ||
 	    (strcmp(cmd, "delete") == 0 && argc >= 2) ||
+	    (strcmp(cmd, "partitions") == 0 && argc == 3) ||
 	    strcmp(cmd, "create") == 0)) {
 		usage(stderr);
 		return 2;
@@ -484,6 +505,8 @@ main(int argc, char *argv[])
 		status = cmd_describe(c, argv[1]);
 	else if (strcmp(cmd, "delete") == 0)
 		status = cmd_delete(c, argc, argv);
+	else if (strcmp(cmd, "partitions") == 0)
+		status = cmd_partitions(c, argv[1], argv[2]);
 	else
 		status = cmd_create(c, argc, argv);
 	if (fflush(stdout) == EOF) {

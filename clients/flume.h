@@ -156,6 +156,20 @@ int	flume_create_topic(struct flume_client *c, const char *topic,
 int	flume_delete_topic(struct flume_client *c, const char *topic,
 	    int32_t *deleted);
 
+/*
+ * Grow a topic to count partitions in total (*now gets the count after,
+ * or the current one on INVALID_PARTITIONS).  Returns once the new
+ * partitions are on disk.  Fails with the broker's error
+ * (flume_broker_error): UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS
+ * when count is not above the current count (a topic never shrinks),
+ * RESOURCE_LIMIT past the broker's max_partitions, TIMEOUT when making
+ * the files took longer than the request timeout (the grow completes).
+ * Keys then route over the new count: a key's later records may go to
+ * another partition than its earlier ones.
+ */
+int	flume_create_partitions(struct flume_client *c, const char *topic,
+	    int32_t count, int32_t *now);
+
 /* The earliest (FLUME_OFFSET_BEGINNING) or latest (FLUME_OFFSET_END) offset. */
 int	flume_list_offset(struct flume_client *c, const char *topic,
 	    int32_t partition, int64_t which, int64_t *offset);
@@ -235,8 +249,11 @@ struct flume_producer *flume_producer_new(struct flume_client *c,
 void	flume_producer_free(struct flume_producer *p);
 
 /*
- * Queue one message.  partition FLUME_PARTITION_ANY: by key (FNV-1a), or
- * round-robin per batch when key is NULL.  key_len / value_len -1 with
+ * Queue one message.  partition FLUME_PARTITION_ANY: by key (FNV-1a
+ * modulo the topic's partition count, which the producer asks the broker
+ * for again every 10 seconds: after a topic grows, a key's records may go
+ * to another partition than before), or round-robin per batch when key
+ * is NULL.  key_len / value_len -1 with
  * NULL pointer means null.  The bytes are copied.  *seq (may be NULL)
  * gets the message's sequence number (0, 1, 2, ... per producer).
  * May block while the buffer is full.  -1: the message was not queued

@@ -864,6 +864,9 @@ client_encode(struct wbuf *wb, uint16_t api, const void *msg)
 	case API_DELETE_TOPIC:
 		msg_encode_delete_topic_req(wb, msg);
 		break;
+	case API_CREATE_PARTITIONS:
+		msg_encode_create_partitions_req(wb, msg);
+		break;
 	case API_LIST_OFFSETS:
 		msg_encode_list_offsets_req(wb, msg);
 		break;

@@ -44,7 +44,8 @@ enum api_key {
 	API_GROUP_RESET = 19,		/* set a member-less group's offsets */
 	API_DELETE_TOPIC = 20,		/* delete a topic and its data */
 	API_GROUP_DELETE = 21,		/* delete a member-less group and its offsets */
-	API_MAX = 22
+	API_CREATE_PARTITIONS = 24,	/* grow a topic's partition count */
+	API_MAX = 25
 };
 
 enum flume_error {
@@ -299,6 +300,27 @@ struct describe_group_req { const char *group; size_t group_len; };
 struct describe_group_resp { int16_t error; int8_t state; int32_t generation;
 	int32_t nmembers; struct member_desc *members;
 	int32_t noffsets; struct group_offset_desc *offsets; };
+
+/* ---- CREATE_PARTITIONS (24) ----
+ * req:  [topic str][count i32][timeout_ms i32]
+ *         count: the new total; timeout_ms <= 0: the broker's default
+ * resp: [error i16][partitions i32]
+ *         the count after the grow; INVALID_PARTITIONS (with the current
+ *         count) when count is not above it, RESOURCE_LIMIT past
+ *         max_partitions, TIMEOUT when the files took longer (the grow
+ *         still completes) */
+struct create_partitions_req { const char *topic; size_t topic_len;
+	int32_t count; int32_t timeout_ms; };
+struct create_partitions_resp { int16_t error; int32_t partitions; };
+
+void	msg_encode_create_partitions_req(struct wbuf *wb,
+	    const struct create_partitions_req *m);
+void	msg_encode_create_partitions_resp(struct wbuf *wb,
+	    const struct create_partitions_resp *m);
+int	msg_decode_create_partitions_req(const uint8_t *p, size_t len,
+	    struct create_partitions_req *m);
+int	msg_decode_create_partitions_resp(const uint8_t *p, size_t len,
+	    struct create_partitions_resp *m);
 
 /* ---- GROUP_DELETE (21) ----
  * req:  [group str]			(struct describe_group_req's codec)

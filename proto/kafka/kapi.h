@@ -29,7 +29,8 @@ enum kapi_key {
 	KAPI_DELETE_TOPICS	= 20,
 	KAPI_INIT_PRODUCER_ID	= 22,
 	KAPI_SASL_AUTHENTICATE	= 36,
-	KAPI_KEY_MAX		= 37	/* one past the highest key above */
+	KAPI_CREATE_PARTITIONS	= 37,
+	KAPI_KEY_MAX		= 38	/* one past the highest key above */
 };
 
 /* Kafka error codes (org.apache.kafka.common.protocol.Errors). */

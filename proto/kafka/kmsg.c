@@ -16,6 +16,7 @@
 #include "proto/kafka/kmsg_listoff.h"
 #include "proto/kafka/kmsg_meta.h"
 #include "proto/kafka/kmsg_offset.h"
+#include "proto/kafka/kmsg_partitions.h"
 #include "proto/kafka/kmsg_produce.h"
 #include "proto/kafka/kmsg_sasl.h"
 #include "proto/wire.h"
@@ -40,6 +41,7 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_delete_topics,
 	&kmsg_init_producer_id,
 	&kmsg_sasl_authenticate,
+	&kmsg_create_partitions,
 };
 const size_t kmsg_count = sizeof(kmsg_all) / sizeof(kmsg_all[0]);
 

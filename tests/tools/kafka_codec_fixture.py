@@ -86,6 +86,8 @@ APIS = {
     "OffsetFetch": (commit.OffsetFetchRequest, commit.OffsetFetchResponse),
     "CreateTopics": (admin.CreateTopicsRequest, admin.CreateTopicsResponse),
     "DeleteTopics": (admin.DeleteTopicsRequest, admin.DeleteTopicsResponse),
+    "CreatePartitions": (admin.CreatePartitionsRequest,
+                         admin.CreatePartitionsResponse),
     "ListGroups": (admin.ListGroupsRequest, admin.ListGroupsResponse),
     "DescribeGroups": (admin.DescribeGroupsRequest,
                        admin.DescribeGroupsResponse),

@@ -33,6 +33,7 @@
 #include "proto/kafka/kmsg_listoff.h"
 #include "proto/kafka/kmsg_meta.h"
 #include "proto/kafka/kmsg_offset.h"
+#include "proto/kafka/kmsg_partitions.h"
 #include "proto/kafka/kmsg_produce.h"
 #include "proto/kafka/kmsg_sasl.h"
 #include "proto/wire.h"
@@ -1514,6 +1515,7 @@ test_versions_table(void)
 		{ KAPI_DELETE_TOPICS, 0, 6, 4 },
 		{ KAPI_INIT_PRODUCER_ID, 0, 5, 2 },
 		{ KAPI_SASL_AUTHENTICATE, 0, 2, 2 },
+		{ KAPI_CREATE_PARTITIONS, 0, 3, 2 },
 	};
 	int16_t lo, hi, fl;
 	size_t i;
@@ -1909,6 +1911,108 @@ flat_one(FILE *o, const struct kfield *f, int t, int16_t v, const void *p)
 	}
 }
 
+/*
+ * CreatePartitions v0-1 as librdkafka 2.0.2, kafka-python 2.0.2, kafkajs
+ * 2.2.4 and sarama 1.22 send it (captured through a proxy in front of a
+ * broker, tests/fixtures/kdesc/CLIENT-CreatePartitions-vN.bin), and a
+ * flexible v3 answer byte for byte.
+ */
+static void
+test_fixture_create_partitions(void)
+{
+	static const struct {
+		const char	*file;
+		int16_t		 v;
+		int32_t		 corr, count, timeout;
+		uint8_t		 validate;
+		const char	*topic;
+	} fx[] = {
+		{ "kdesc/confluent-kafka-CreatePartitions-v0.bin", 0, 6, 5,
+		    60000, 1, "cap3-grow" },
+		{ "kdesc/sarama-CreatePartitions-v0.bin", 0, 2, 5, 15000, 0,
+		    "cap2-grow" },
+		{ "kdesc/kafka-python-CreatePartitions-v1.bin", 1, 3, 8, 30000,
+		    0, "cap2-grow" },
+		{ "kdesc/kafkajs-CreatePartitions-v1.bin", 1, 7, 5, 15000, 1,
+		    "cap1-grow" },
+	};
+	static const uint8_t v3req[] = {
+		2, 2, 't', 0, 0, 0, 4,	/* one topic: "t", count 4 */
+		2, 2, 0, 0, 0, 0, 0,	/* assignments: [[0]] */
+		0,			/* the topic's tagged fields */
+		0, 0, 3, 0xe8, 1, 0	/* timeout 1000, validate_only, tags */
+	};
+	static const uint8_t v3[] = {
+		0, 0, 0, 0,		/* throttle_time_ms */
+		2,			/* one result */
+		2, 't', 0, 37,		/* name, INVALID_PARTITIONS */
+		2, 'm',			/* error_message */
+		0, 0			/* tagged fields: result, response */
+	};
+	struct km_create_partitions_req q;
+	struct km_create_partitions_resp s, back;
+	const struct km_partitions_topic *t;
+	struct km_partitions_result res;
+	struct arena a;
+	struct wbuf wb;
+	struct fx f;
+	size_t i;
+
+	for (i = 0; i < sizeof(fx) / sizeof(fx[0]); i++) {
+		fx_open(&f, fx[i].file, &kmsg_create_partitions, &q, fx[i].v,
+		    fx[i].corr);
+		CU_ASSERT_EQUAL_FATAL(q.topics.n, 1);
+		t = q.topics.v;
+		CU_ASSERT(str_is(t->name, fx[i].topic));
+		CU_ASSERT_EQUAL(t->count, fx[i].count);
+		CU_ASSERT_EQUAL(t->assignments.n, -1);	/* null: no assignment */
+		CU_ASSERT_EQUAL(q.timeout_ms, fx[i].timeout);
+		CU_ASSERT_EQUAL(q.validate_only, fx[i].validate);
+		refuse_prefixes(&kmsg_create_partitions, fx[i].v, 1, f.body,
+		    f.blen);
+		fx_close(&f);
+	}
+
+	/* v3, flexible, as no client here sends it: an assignment [[0]]. */
+	arena_init(&a, ARENA_LIMIT);
+	CU_ASSERT_EQUAL_FATAL(kmsg_decode_req(&kmsg_create_partitions, 3, &q,
+	    v3req, sizeof(v3req), &a), 0);
+	CU_ASSERT_EQUAL_FATAL(q.topics.n, 1);
+	t = q.topics.v;
+	CU_ASSERT(str_is(t->name, "t"));
+	CU_ASSERT_EQUAL(t->count, 4);
+	CU_ASSERT_EQUAL_FATAL(t->assignments.n, 1);
+	CU_ASSERT_EQUAL_FATAL(((const struct km_partitions_assignment *)
+	    t->assignments.v)->broker_ids.n, 1);
+	CU_ASSERT_EQUAL(*(const int32_t *)((const struct
+	    km_partitions_assignment *)t->assignments.v)->broker_ids.v, 0);
+	CU_ASSERT_EQUAL(q.timeout_ms, 1000);
+	CU_ASSERT_EQUAL(q.validate_only, 1);
+	refuse_prefixes(&kmsg_create_partitions, 3, 1, v3req, sizeof(v3req));
+	arena_free(&a);
+
+	kdesc_defaults(kmsg_create_partitions.km_resp, &s);
+	memset(&res, 0, sizeof(res));
+	res.name = kstr_c("t");
+	res.error_code = KERR_INVALID_PARTITIONS;
+	res.error_message = kstr_c("m");
+	s.results.n = 1;
+	s.results.v = &res;
+	wbuf_init(&wb);
+	CU_ASSERT_EQUAL_FATAL(kmsg_encode_resp(&kmsg_create_partitions, 3, &s,
+	    &wb), 0);
+	CU_ASSERT_EQUAL_FATAL(wb.len, sizeof(v3));
+	CU_ASSERT(memcmp(wb.buf, v3, sizeof(v3)) == 0);
+	arena_init(&a, ARENA_LIMIT);
+	CU_ASSERT_EQUAL_FATAL(kmsg_decode_resp(&kmsg_create_partitions, 3,
+	    &back, wb.buf, wb.len, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(back.results.n, 1);
+	CU_ASSERT(str_is(((struct km_partitions_result *)back.results.v)->
+	    error_message, "m"));
+	arena_free(&a);
+	wbuf_free(&wb);
+}
+
 static void
 test_kafka_python_reads_responses(void)
 {
@@ -1923,6 +2027,7 @@ test_kafka_python_reads_responses(void)
 		{ &kmsg_init_producer_id, "InitProducerId", 1 },
 		{ &kmsg_create_topics, "CreateTopics", 3 },
 		{ &kmsg_delete_topics, "DeleteTopics", 3 },
+		{ &kmsg_create_partitions, "CreatePartitions", 1 },
 		{ &kmsg_metadata, "Metadata", 5 },
 		{ &kmsg_offset_commit, "OffsetCommit", 3 },
 		{ &kmsg_offset_fetch, "OffsetFetch", 3 },
@@ -2758,6 +2863,8 @@ TEST_SUITE("kdesc", setup, NULL,
 	    "librdkafka", test_fixture_data_clients },
 	{ "CreateTopics v0-2, DeleteTopics v0-1, SASL from clients",
 	    test_fixture_admin_sasl },
+	{ "CreatePartitions v0-1 from clients, a v3 answer",
+	    test_fixture_create_partitions },
 	{ "ApiVersions v3 response with tagged fields",
 	    test_flexible_api_versions_resp },
 	{ "Metadata v12 request, v13 response", test_flexible_metadata },

@@ -31,6 +31,7 @@
 #include "proto/kafka/kmsg_listoff.h"
 #include "proto/kafka/kmsg_meta.h"
 #include "proto/kafka/kmsg_offset.h"
+#include "proto/kafka/kmsg_partitions.h"
 #include "proto/kafka/kmsg_produce.h"
 #include "proto/kafka/kmsg_sasl.h"
 #include "proto/kafka/kheader.h"
@@ -41,6 +42,7 @@
 #include "worker/kafka/kafka.h"
 #include "worker/kafka/admin.h"
 #include "worker/kafka/group.h"
+#include "worker/kafka/partitions.h"
 #include "worker/lograte.h"
 #include "worker/op/access.h"
 #include "worker/op/topics.h"
@@ -119,6 +121,11 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_DELETE_TOPICS, 0, 6, "DeleteTopics", AUTH_ADMIN,
 	    kafka_decode_desc, kafka_delete_topics_exec, kafka_delete_topics_poll,
 	    kafka_delete_topics_emit, NULL, ERRBODY_NONE, &kmsg_delete_topics },
+	/* Growing topics: worker/kafka/partitions.c. */
+	{ KAPI_CREATE_PARTITIONS, 0, 3, "CreatePartitions", AUTH_ADMIN,
+	    kafka_decode_desc, kafka_create_partitions_exec,
+	    kafka_create_partitions_poll, kafka_create_partitions_emit, NULL,
+	    ERRBODY_NONE, &kmsg_create_partitions },
 	{ KAPI_SASL_HANDSHAKE, 0, 1, "SaslHandshake", 0,
 	    kafka_decode_desc, kafka_sasl_handshake_exec, NULL,
 	    kafka_sasl_handshake_emit, NULL, ERRBODY_NONE, &kmsg_sasl_handshake },

@@ -23,6 +23,7 @@
 #include "worker/native/data.h"
 #include "worker/native/group.h"
 #include "worker/native/native.h"
+#include "worker/native/partitions.h"
 #include "worker/native/stats.h"
 #include "worker/worker.h"
 
@@ -138,6 +139,11 @@ static const struct api_row native_rows[] = {
 	ROW(API_DELETE_TOPIC, "DELETE_TOPIC", AUTH_ADMIN, dec_delete_topic,
 	    native_delete_topic_exec, native_delete_topic_poll,
 	    emit_delete_topic, NULL, ERRBODY_EMPTY),
+	/* Admin of the topic: checked by the operation. */
+	ROW(API_CREATE_PARTITIONS, "CREATE_PARTITIONS", AUTH_ADMIN,
+	    native_partitions_decode, native_partitions_exec,
+	    native_partitions_poll, native_partitions_emit, NULL,
+	    ERRBODY_EMPTY),
 	/* Broker-wide: only an admin of every topic. */
 	ROW(API_WORKERS, "WORKERS", AUTH_ADMIN | API_PERM_ALL, NULL,
 	    native_workers_exec, NULL, emit_workers, NULL, ERRBODY_EMPTY),
