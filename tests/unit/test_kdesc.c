@@ -1511,8 +1511,11 @@ test_versions_table(void)
 		{ KAPI_API_VERSIONS, 0, 4, 3 },
 		{ KAPI_CREATE_TOPICS, 0, 7, 5 },
 		{ KAPI_DELETE_TOPICS, 0, 6, 4 },
+		{ KAPI_DELETE_RECORDS, 0, 2, 2 },
 		{ KAPI_INIT_PRODUCER_ID, 0, 5, 2 },
 		{ KAPI_SASL_AUTHENTICATE, 0, 2, 2 },
+		{ KAPI_DELETE_GROUPS, 0, 2, 2 },
+		{ KAPI_OFFSET_DELETE, 0, 0, -1 },
 	};
 	int16_t lo, hi, fl;
 	size_t i;

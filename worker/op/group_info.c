@@ -247,7 +247,7 @@ op_group_delete(const struct op_ctx *x, const char *group, size_t glen)
 
 	/* Refused alike whether or not the group exists. */
 	if ((e = op_access_group(x, AUTH_GROUP_DELETE, group, glen)) != OP_OK ||
-	    (e = op_group_find(w, group, glen, OP_BAD_GROUP, &gidx)) != OP_OK)
+	    (e = op_group_find(w, group, glen, OP_NO_GROUP, &gidx)) != OP_OK)
 		return e;
 	op_group_params(w, &gp);
 	if ((e = op_group_err(group_delete(w->shm, (uint32_t)gidx, w->now, &gp,
