@@ -490,6 +490,8 @@ test_api_versions_v3_and_v0(void)
 	    { 10, 0, 6 }, { 11, 0, 9 }, { 14, 0, 5 }, { 12, 0, 4 },
 	    { 13, 0, 5 }, { 8, 0, 9 }, { 9, 0, 9 }, { 16, 0, 5 },
 	    { 15, 0, 6 }, { 19, 0, 7 }, { 20, 0, 6 },
+	    /* records, groups and offsets deleted (test_records.c) */
+	    { 21, 0, 2 }, { 42, 0, 2 }, { 47, 0, 0 },
 	    /* SASL (test_sasl.c) */
 	    { 17, 0, 1 }, { 36, 0, 2 } };
 	const char *files[] = { FIXTURES "/kcat-ApiVersions-v3.bin",
