@@ -366,6 +366,10 @@ wslot_take(struct writer *w, uint32_t i, const char *name, struct plog *log,
 	sl->sync_all = sl->durable < end;
 	sl->last_sync_ms = now;
 	sl->msgs = 0;
+	/* Segments below a DeleteRecords' start that a crash left behind. */
+	if (plog_delete_below(sl->log, plog_start_offset(sl->log), NULL) == -1)
+		log_warn("%s-%d: removing segments below the log start", name,
+		    p->partition);
 	atomic_store_explicit(&p->log_start, plog_start_offset(sl->log), memory_order_release);
 	atomic_store_explicit(&p->log_bytes, plog_size_bytes(sl->log), memory_order_release);
 	atomic_store_explicit(&p->segments, (uint32_t)plog_segment_count(sl->log),

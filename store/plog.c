@@ -817,12 +817,13 @@ plog_delete_below(struct plog *l, int64_t offset, int *deleted)
 		errno = EINVAL;
 		return -1;
 	}
-	if (offset <= plog_start_offset(l))
-		return 0;
-	/* Persisted first: a crash then leaves segments below it, unread. */
-	if (logstart_save(l->dir, offset) == -1)
-		return -1;
-	l->start = offset;
+	if (offset > plog_start_offset(l)) {
+		/* Persisted first: a crash then leaves segments below it. */
+		if (logstart_save(l->dir, offset) == -1)
+			return -1;
+		l->start = offset;
+	} else
+		offset = plog_start_offset(l);	/* what a crash left: removed */
 	/* Whole segments below it, as Kafka: never the active one. */
 	while (l->nsegs > 1 && l->segs[1].base <= offset) {
 		seg_remove(l, &l->segs[0]);

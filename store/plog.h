@@ -134,8 +134,10 @@ int	plog_retain(struct plog *l, int64_t now_ms, int *deleted);
  * DeleteRecords: move the log start up to offset (at most the log end),
  * persisted first (store/logstart.h), then remove the segments wholly
  * below it, never the active one (Kafka's rule); a start inside a kept
- * segment stays exact.  An offset at or below the start changes nothing.
- * *deleted gets the segments removed.  0, or -1 (EINVAL past the end).
+ * segment stays exact.  An offset at or below the start moves nothing
+ * but still removes the segments wholly below the start, which a crash
+ * between the two steps left.  *deleted gets the segments removed.  0,
+ * or -1 (EINVAL past the end).
  */
 int	plog_delete_below(struct plog *l, int64_t offset, int *deleted);
 

@@ -152,7 +152,8 @@ test_delete_below(void)
 
 /*
  * A start beyond what a power loss left (the log ends before it) is the
- * end; retention past the start takes the start with it.
+ * end; segments a crash left below the start are removed by the next
+ * call; retention past the start takes the start with it.
  */
 static void
 test_start_bounds(void)
@@ -169,6 +170,24 @@ test_start_bounds(void)
 	CU_ASSERT_EQUAL(logstart_save(dir, 50), 0);
 	CU_ASSERT_EQUAL_FATAL(plog_open(&l, dir, &cfg, NULL), 0);
 	CU_ASSERT_EQUAL(plog_start_offset(l), NBATCH);
+	plog_close(l);
+	/* A crash after the file, before the segments went: they go now. */
+	CU_ASSERT_EQUAL(logstart_save(dir, 7), 0);
+	CU_ASSERT_EQUAL_FATAL(plog_open(&l, dir, &cfg, NULL), 0);
+	CU_ASSERT_EQUAL(plog_start_offset(l), 7);
+	CU_ASSERT_EQUAL(plog_segment_count(l), 4);
+	CU_ASSERT_EQUAL(plog_delete_below(l, 0, &deleted), 0);
+	CU_ASSERT_EQUAL(deleted, 2);
+	CU_ASSERT_EQUAL(plog_start_offset(l), 7);
+	CU_ASSERT(!has_segment(dir, 0) && !has_segment(dir, 3));
+	CU_ASSERT(has_segment(dir, 6));
+	plog_close(l);
+	/* A fresh log of the same 4 segments for retention. */
+	test_rmtree(dir);
+	free(dir);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir = test_mkdtemp("logstart"));
+	CU_ASSERT_EQUAL_FATAL(plog_open(&l, dir, &cfg, NULL), 0);
+	fill(l, NBATCH);
 	plog_close(l);
 	CU_ASSERT_EQUAL(logstart_save(dir, 4), 0);
 	/* Retention by size keeps the last two segments (6.., 9..). */
@@ -187,4 +206,5 @@ TEST_SUITE("logstart", NULL, NULL,
     { "the log-start file: saved, loaded, damage refused", test_file },
     { "plog_delete_below: exact start, segments below removed, reopened",
 	test_delete_below },
-    { "a start past the end, retention past the start", test_start_bounds });
+    { "a start past the end, a crash's leftovers, retention past the start",
+	test_start_bounds });
