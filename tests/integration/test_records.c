@@ -748,11 +748,16 @@ admin(char **out, const char *a1, const char *a2, const char *a3,
 /*
  * flume-admin delete-records moves the start and says where it is; past
  * the end it fails and changes nothing; group NAME delete-offsets
- * deletes one partition's offset, group NAME delete the group.
+ * deletes one partition's offset, group NAME delete the group; a native
+ * member's topic is refused (GROUP_SUBSCRIBED) until it left.
  */
 static void
 test_admin_tool(void)
 {
+	static const char *const topics[] = { "ox" };
+	struct flume_group_conf gc;
+	struct flume_client *mc;
+	struct flume_group *g;
 	char *out = NULL;
 
 	CU_ASSERT_EQUAL(admin(&out, "delete-records", "ed", "0", "0", NULL),
@@ -777,6 +782,27 @@ test_admin_tool(void)
 	    NULL), 1);
 	free(out);
 	out = NULL;
+	/* A native member consumes ox: its offsets stay, refused. */
+	CU_ASSERT_EQUAL(commit_at("tn", "ox", -1, 0), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mc = flume_connect(d.broker));
+	flume_group_conf_init(&gc);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g = flume_group_join(mc, "tn", topics, 1,
+	    &gc));
+	CU_ASSERT_EQUAL(admin(&out, "group", "tn", "delete-offsets", "ox",
+	    "0"), 1);
+	CU_ASSERT_STRING_EQUAL(out, "ox/0: the group's members consume the "
+	    "topic\n");
+	free(out);
+	out = NULL;
+	CU_ASSERT_EQUAL(committed("tn", "ox", 0), 0);
+	flume_group_close(g);
+	flume_close(mc);
+	CU_ASSERT_EQUAL(admin(&out, "group", "tn", "delete-offsets", "ox",
+	    "0"), 0);
+	free(out);
+	out = NULL;
+	CU_ASSERT_EQUAL(committed("tn", "ox", 0), -1);
+	CU_ASSERT_EQUAL(committed("tn", "ox", 1), 0);
 	/* dr ends at NREC + 1 (test_delete_to_end's record). */
 	CU_ASSERT_EQUAL(admin(&out, "delete-records", "dr", "0", "99", NULL),
 	    1);
