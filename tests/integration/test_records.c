@@ -666,6 +666,10 @@ test_delete_groups(void)
 	CU_ASSERT_EQUAL(delete_group(rk, "gl"),
 	    RD_KAFKA_RESP_ERR_NON_EMPTY_GROUP);
 	CU_ASSERT_EQUAL(committed("gl", "ed", 0), 0);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, ": DeleteGroups: delete of group "
+	    "gl refused: it has members"), 1);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, ": DeleteGroups: delete of group "
+	    "ge refused: no such group"), 1);
 	rd_kafka_consumer_close(mem);
 	rd_kafka_destroy(mem);
 	/* Its member left: now it goes. */
@@ -716,6 +720,8 @@ test_offset_delete(void)
 	CU_ASSERT_EQUAL(committed("oa", "od", 1), 0);
 	CU_ASSERT_EQUAL(committed("oa", "ox", 0), -1);
 	CU_ASSERT_EQUAL(committed("oa", "ox", 1), -1);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, ": OffsetDelete: group oa: 2 "
+	    "committed offsets kept: its members consume the topic"), 1);
 	CU_ASSERT_EQUAL(delete_offsets(rk, "nosuchgroup", tl, errs),
 	    RD_KAFKA_RESP_ERR_GROUP_ID_NOT_FOUND);
 	rd_kafka_topic_partition_list_destroy(tl);

@@ -276,6 +276,12 @@ op_group_reset(const struct op_ctx *x, const struct op_reset_args *a,
 	return OP_OK;
 }
 
+static const char *
+odelete_api(const struct op_ctx *x)
+{
+	return x->api != NULL ? x->api : "?";
+}
+
 /* Is slot's topic one the generation of g subscribes? (locked) */
 static int
 odelete_subscribed(struct worker *w, struct shm_group *g, uint32_t slot)
@@ -312,12 +318,15 @@ op_group_offset_delete(const struct op_ctx *x, const char *group,
 	struct group_params gp;
 	struct shm_group *g;
 	uint32_t s0, g0, slot = 0;
-	int32_t i, deleted = 0;
+	int32_t i, deleted = 0, kept = 0;
 	enum op_err e;
 	int gidx, active;
 
-	if (!group_name_valid(group, glen))
+	if (!group_name_valid(group, glen)) {
+		log_info("%s: %s: offsets of a group not deleted: invalid name",
+		    x->peer, odelete_api(x));
 		return OP_BAD_GROUP;
+	}
 	if ((e = op_access_group(x, AUTH_GROUP_DELETE, group, glen)) != OP_OK)
 		return e;
 	/* Per topic, as for a fetch (and before the lock: a denial is logged). */
@@ -330,17 +339,21 @@ op_group_offset_delete(const struct op_ctx *x, const char *group,
 			p->err = op_group_part(w, p->topic, p->topic_len,
 			    p->partition, &slot);
 	}
-	if ((e = op_group_find(w, group, glen, OP_NO_GROUP, &gidx)) != OP_OK)
-		return e;
-	op_group_params(w, &gp);
-	if ((g = op_group_lock_name(w, gidx, group, glen, &gp, &s0,
-	    &g0)) == NULL)
+	if ((e = op_group_find(w, group, glen, OP_NO_GROUP, &gidx)) != OP_OK ||
+	    (op_group_params(w, &gp), g = op_group_lock_name(w, gidx, group,
+	    glen, &gp, &s0, &g0)) == NULL) {
+		log_info("%s: %s: offsets of group %.*s not deleted: no such "
+		    "group", x->peer, odelete_api(x), (int)glen, group);
 		return OP_NO_GROUP;
+	}
 	/* Members silent past their session are gone already. */
 	(void)group_tick(w->shm, g, w->now, &gp);
 	active = group_member_count(w->shm, g) > 0;
 	if (active && !odelete_knows_topics(g)) {
 		op_group_unlock(w, g, s0, g0);
+		log_info("%s: %s: offsets of group %.*s not deleted: it has "
+		    "members of a protocol other than consumer", x->peer,
+		    odelete_api(x), (int)glen, group);
 		return OP_GROUP_NOT_EMPTY;
 	}
 	for (i = 0; i < n; i++) {
@@ -351,6 +364,7 @@ op_group_offset_delete(const struct op_ctx *x, const char *group,
 			continue;
 		if (active && odelete_subscribed(w, g, slot)) {
 			p->err = OP_GROUP_SUBSCRIBED;
+			kept++;
 			continue;
 		}
 		p->offset = group_offset_get(w->shm, g, slot);
@@ -360,6 +374,10 @@ op_group_offset_delete(const struct op_ctx *x, const char *group,
 		}
 	}
 	op_group_unlock(w, g, s0, g0);
+	if (kept > 0)
+		log_info("%s: %s: group %.*s: %d committed offset%s kept: its "
+		    "members consume the topic", x->peer, odelete_api(x),
+		    (int)glen, group, (int)kept, kept == 1 ? "" : "s");
 	if (deleted > 0) {
 		log_info("group %.*s: %d committed offset%s deleted by %s",
 		    (int)glen, group, (int)deleted, deleted == 1 ? "" : "s",
