@@ -740,6 +740,94 @@ test_offset_delete(void)
 	CU_ASSERT_EQUAL(committed("oa", "ox", 1), -1);
 }
 
+/* ---- flexible versions and edge cases, by hand ---- */
+
+/*
+ * Send body as (key, ver) with a v2 request header (flexible: an empty
+ * tag section after the client id) and expect the answer want (after
+ * the response header v1's empty tag section); 1 when it matches.
+ */
+static int
+flex_exchange(int fd, int16_t key, int16_t ver, int32_t corr,
+    const uint8_t *body, size_t blen, const uint8_t *want, size_t wlen)
+{
+	uint8_t buf[256], *p = NULL;
+	uint32_t id = 0;
+	size_t n = 0;
+	int ok;
+
+	buf[0] = 0;				/* header tags */
+	memcpy(buf + 1, body, blen);
+	if (support_kafka_send(fd, key, ver, corr, buf, blen + 1) == -1 ||
+	    support_recv(fd, 10000, &id, &p, &n) != 1)
+		return 0;
+	ok = id == (uint32_t)corr && n == wlen + 1 && p[0] == 0 &&
+	    memcmp(p + 1, want, wlen) == 0;
+	if (!ok) {
+		size_t i;
+
+		fprintf(stderr, "key %d v%d: got", key, ver);
+		for (i = 0; i < n; i++)
+			fprintf(stderr, " %02x", p[i]);
+		fprintf(stderr, "\n");
+	}
+	free(p);
+	return ok;
+}
+
+/*
+ * DeleteGroups v2 (flexible: no client sends it) of "" and an unknown
+ * group: INVALID_GROUP_ID and GROUP_ID_NOT_FOUND; DeleteRecords v2 of
+ * dr/0 at -1 answers the log end; OffsetDelete v0 of "" is
+ * INVALID_GROUP_ID without topics.
+ */
+static void
+test_flexible_by_hand(void)
+{
+	static const uint8_t dg[] = { 3, 1, 3, 'n', 'o', 0 };
+	static const uint8_t dg_want[] = { 0, 0, 0, 0, 3, 1, 0, 24, 0,
+	    3, 'n', 'o', 0, 69, 0, 0 };
+	static const uint8_t dr[] = { 2, 3, 'd', 'r', 2, 0, 0, 0, 0,
+	    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0,
+	    0, 0, 0x13, 0x88, 0 };
+	static const uint8_t od[] = { 0, 0, 0, 0, 0, 1, 0, 2, 'd', 'r',
+	    0, 0, 0, 1, 0, 0, 0, 0 };
+	static const uint8_t od_want[] = { 0, 24, 0, 0, 0, 0, 0, 0, 0, 0 };
+	uint8_t dr_want[] = { 0, 0, 0, 0, 2, 3, 'd', 'r', 2, 0, 0, 0, 0,
+	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	uint8_t *p = NULL;
+	uint32_t id = 0;
+	size_t n = 0;
+	int fd;
+	int64_t end = native_offset("dr", 0, -1);
+
+	CU_ASSERT_FATAL(end > 0);
+	CU_ASSERT_FATAL((fd = support_connect_from(atoi(strchr(kbroker,
+	    ':') + 1), NULL)) >= 0);
+	CU_ASSERT(flex_exchange(fd, 42, 2, 1, dg, sizeof(dg), dg_want,
+	    sizeof(dg_want)));
+	/* low_watermark at [13..21): the end. */
+	dr_want[13] = (uint8_t)(end >> 56);
+	dr_want[14] = (uint8_t)(end >> 48);
+	dr_want[15] = (uint8_t)(end >> 40);
+	dr_want[16] = (uint8_t)(end >> 32);
+	dr_want[17] = (uint8_t)(end >> 24);
+	dr_want[18] = (uint8_t)(end >> 16);
+	dr_want[19] = (uint8_t)(end >> 8);
+	dr_want[20] = (uint8_t)end;
+	CU_ASSERT(flex_exchange(fd, 21, 2, 2, dr, sizeof(dr), dr_want,
+	    sizeof(dr_want)));
+	CU_ASSERT_EQUAL(native_offset("dr", 0, -2), end);
+	/* OffsetDelete is not flexible: header v1, answer header v0. */
+	CU_ASSERT_EQUAL_FATAL(support_kafka_send(fd, 47, 0, 3, od,
+	    sizeof(od)), 0);
+	CU_ASSERT_EQUAL_FATAL(support_recv(fd, 10000, &id, &p, &n), 1);
+	CU_ASSERT_EQUAL(id, 3);
+	CU_ASSERT(n == sizeof(od_want) && memcmp(p, od_want, n) == 0);
+	free(p);
+	close(fd);
+}
+
 /* ---- flume-admin ---- */
 
 static int
@@ -891,4 +979,6 @@ TEST_SUITE("records",  setup, teardown,
 	test_offset_delete },
     { "flume-admin delete-records, group delete-offsets, group delete",
 	test_admin_tool },
+    { "DeleteGroups v2, DeleteRecords v2, OffsetDelete v0 by hand",
+	test_flexible_by_hand },
     { "without permission: nothing changes", test_no_permission });
