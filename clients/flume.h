@@ -563,6 +563,32 @@ int	flume_group_reset(struct flume_client *c, const char *group,
  */
 int	flume_group_delete(struct flume_client *c, const char *group);
 /*
+ * Delete topic/partition's records below offset (FLUME_DELETE_TO_END:
+ * every record so far): the log start moves there for good, as Kafka's
+ * DeleteRecords; *log_start (may be NULL) gets the start afterwards (an
+ * offset below it changes nothing).  Past the log end: ERANGE, nothing
+ * changed.  Needs admin on the topic.  0 or -1.
+ */
+#define FLUME_DELETE_TO_END	(-1)
+int	flume_delete_records(struct flume_client *c, const char *topic,
+	    int32_t partition, int64_t offset, int64_t *log_start);
+
+struct flume_offset_delete_result {
+	int32_t		 partition;
+	int		 error;		/* broker error code, 0 when deleted
+					   (or none was committed) */
+};
+
+/*
+ * Delete group's committed offsets of topic's partitions[0..n) (n 0:
+ * every partition), as Kafka's OffsetDelete.  A partition of a topic the
+ * group's members consume is refused (error GROUP_SUBSCRIBED).  Returns
+ * the number of results in *out (free()), or -1 (ENOENT: no such group).
+ */
+int	flume_group_delete_offsets(struct flume_client *c, const char *group,
+	    const char *topic, const int32_t *partitions, int32_t n,
+	    struct flume_offset_delete_result **out);
+/*
  * The group's committed offset of topic/partition into *offset (-1:
  * none; a committed offset below 0, which Kafka clients may store, reads
  * as none too).

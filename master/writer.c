@@ -117,6 +117,7 @@ struct wslot {
 	int64_t		 backoff_ms;
 	int64_t		 ret_ms;	/* retention the log was opened with */
 	int64_t		 ret_bytes;
+	int64_t		 del_retry_ms;	/* a failed DeleteRecords: not before */
 };
 
 struct writer {
@@ -254,6 +255,9 @@ log_recovered(const char *topic, int32_t partition,
 		log_info("%s-%d: recovered the log: %llu bytes truncated%s", topic,
 		    partition, (unsigned long long)rec->truncated_bytes,
 		    rec->index_rebuilt ? ", index rebuilt" : "");
+	if (rec->logstart_bad)
+		log_warnx("%s-%d: the log-start file is damaged; the log starts "
+		    "at its oldest segment", topic, partition);
 }
 
 static int
@@ -362,6 +366,10 @@ wslot_take(struct writer *w, uint32_t i, const char *name, struct plog *log,
 	sl->sync_all = sl->durable < end;
 	sl->last_sync_ms = now;
 	sl->msgs = 0;
+	/* Segments below a DeleteRecords' start that a crash left behind. */
+	if (plog_delete_below(sl->log, plog_start_offset(sl->log), NULL) == -1)
+		log_warn("%s-%d: removing segments below the log start", name,
+		    p->partition);
 	atomic_store_explicit(&p->log_start, plog_start_offset(sl->log), memory_order_release);
 	atomic_store_explicit(&p->log_bytes, plog_size_bytes(sl->log), memory_order_release);
 	atomic_store_explicit(&p->segments, (uint32_t)plog_segment_count(sl->log),
@@ -1112,6 +1120,62 @@ writer_retain(struct writer *w, int64_t now, int *moved)
 	});
 }
 
+/*
+ * DeleteRecords asks for a log start below delete_below that slot i's
+ * log can take now: raised and within what the log holds (a record the
+ * workers acknowledged but the ring still holds is drained first).
+ */
+static int
+wslot_delete_due(const struct writer *w, uint32_t i, int64_t now)
+{
+	const struct wslot *sl = &w->slots[i];
+	const struct shm_partition *p = &w->s->parts[i];
+	int64_t want;
+
+	if (sl->log == NULL || sl->error != 0 || now < sl->del_retry_ms)
+		return 0;
+	want = atomic_load_explicit(&p->delete_below, memory_order_acquire);
+	return want > atomic_load_explicit(&p->log_start,
+	    memory_order_relaxed) && want <= sl->visible;
+}
+
+/*
+ * Carry out the DeleteRecords asked (shm/shm.h delete_below): persist
+ * the new start, remove the segments below it, publish log_start (the
+ * parked requests answer then).  A failure is logged and retried with
+ * after WRITER_BACKOFF_MAX_MS.
+ */
+static void
+wslot_delete_records(struct writer *w, uint32_t i, int64_t now, int *moved)
+{
+	struct wslot *sl = &w->slots[i];
+	struct shm_partition *p = &w->s->parts[i];
+	const char *name;
+	int64_t want;
+	int len, deleted = 0;
+
+	if (!wslot_delete_due(w, i, now))
+		return;
+	want = atomic_load_explicit(&p->delete_below, memory_order_acquire);
+	name = slot_topic(w, i, &len);
+	if (plog_delete_below(sl->log, want, &deleted) == -1) {
+		log_warn("%.*s-%d: deleting records below %lld; retrying", len,
+		    name, p->partition, (long long)want);
+		sl->del_retry_ms = now + WRITER_BACKOFF_MAX_MS;
+		return;
+	}
+	log_info("%.*s-%d: records deleted below %lld (%d segment%s removed)",
+	    len, name, p->partition, (long long)want, deleted,
+	    deleted == 1 ? "" : "s");
+	atomic_store_explicit(&p->log_bytes, plog_size_bytes(sl->log),
+	    memory_order_release);
+	atomic_store_explicit(&p->segments,
+	    (uint32_t)plog_segment_count(sl->log), memory_order_relaxed);
+	atomic_store_explicit(&p->log_start, plog_start_offset(sl->log),
+	    memory_order_release);
+	*moved = 1;
+}
+
 /* Wake every worker that parked requests and asked to be woken. */
 static void
 writer_wake_workers(struct writer *w)
@@ -1199,6 +1263,7 @@ writer_cycle(struct writer *w, int64_t now_ms)
 	writer_open_topics(w, now_ms, 0, &moved);
 	writer_grow_topics(w, now_ms, 0, &moved);
 	WRITER_FOREACH_SLOT(w, i, wslot_cycle(w, i, now_ms, 0, &moved));
+	WRITER_FOREACH_SLOT(w, i, wslot_delete_records(w, i, now_ms, &moved));
 	if (w->conf->retention_check_ms > 0 && now_ms >= w->next_retention_ms)
 		writer_retain(w, now_ms, &moved);
 	if (moved)
@@ -1226,7 +1291,8 @@ writer_pending(struct writer *w, int64_t now_ms)
 		if (sl->error != 0 && now_ms < sl->retry_ms)
 			continue;
 		if ((sl->want && !sl->syncing) || atomic_load(&p->sync_wanted) != 0 ||
-		    atomic_load(&p->head) != atomic_load(&p->tail))
+		    atomic_load(&p->head) != atomic_load(&p->tail) ||
+		    wslot_delete_due(w, i, now_ms))
 			pending = 1;
 	});
 	return pending;
@@ -1254,6 +1320,8 @@ writer_timeout(struct writer *w, int64_t now_ms)
 
 		if (sl->error != 0)
 			WRITER_SOONER(sl->retry_ms);
+		if (sl->del_retry_ms > now_ms)
+			WRITER_SOONER(sl->del_retry_ms);
 		else if (sl->log != NULL && !sl->syncing &&
 		    sl->visible > sl->durable && c->flush_interval_ms >= 0)
 			WRITER_SOONER(sl->last_sync_ms + c->flush_interval_ms);

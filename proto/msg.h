@@ -45,7 +45,9 @@ enum api_key {
 	API_DELETE_TOPIC = 20,		/* delete a topic and its data */
 	API_GROUP_DELETE = 21,		/* delete a member-less group and its offsets */
 	API_CREATE_PARTITIONS = 24,	/* grow a topic's partition count */
-	API_MAX = 25
+	API_DELETE_RECORDS = 25,	/* move a partition's log start up */
+	API_OFFSET_DELETE = 26,		/* delete a group's committed offsets */
+	API_MAX = 27
 };
 
 enum flume_error {
@@ -79,7 +81,8 @@ enum flume_error {
 	ERR_PRODUCER_FENCED = 27,	/* unknown producer id or stale epoch */
 	ERR_GROUP_NOT_EMPTY = 28,	/* needs a group without members */
 	ERR_GROUP_KIND = 29,		/* a Kafka group joined natively, or the reverse */
-	ERR_MAX = 30
+	ERR_GROUP_SUBSCRIBED = 31,	/* the group's members consume that topic */
+	ERR_MAX = 32
 };
 
 /*
@@ -327,6 +330,44 @@ int	msg_decode_create_partitions_resp(const uint8_t *p, size_t len,
  * resp: [error i16]			(struct group_error_resp's)
  *         GROUP_NOT_EMPTY while the group has members, INVALID_GROUP
  *         when there is no such group */
+
+/* ---- DELETE_RECORDS (25) ----
+ * req:  [topic str][partition i32][offset i64][timeout_ms i32]
+ *         offset -1: the log end; timeout_ms 0: the broker's (30 s)
+ * resp: [error i16][log_start i64]
+ *         the log start once it reached offset (or was past it already);
+ *         OFFSET_OUT_OF_RANGE past the log end, nothing changed */
+struct delete_records_req { const char *topic; size_t topic_len;
+	int32_t partition; int64_t offset; int32_t timeout_ms; };
+struct delete_records_resp { int16_t error; int64_t log_start; };
+
+void	msg_encode_delete_records_req(struct wbuf *wb, const struct delete_records_req *m);
+void	msg_encode_delete_records_resp(struct wbuf *wb, const struct delete_records_resp *m);
+int	msg_decode_delete_records_req(const uint8_t *p, size_t len, struct delete_records_req *m);
+int	msg_decode_delete_records_resp(const uint8_t *p, size_t len, struct delete_records_resp *m);
+
+/* ---- OFFSET_DELETE (26) ----
+ * req:  [group str][topic str][count i32]{[partition i32]}
+ *         count 0: every partition of topic
+ * resp: [error i16][count i32]{[partition i32][error i16]}
+ *         per partition: NONE (deleted, or none was committed),
+ *         GROUP_SUBSCRIBED while the group's members consume topic,
+ *         UNKNOWN_TOPIC_OR_PARTITION; as a whole INVALID_GROUP when
+ *         there is no such group */
+struct offset_delete_part { int32_t partition; };
+struct offset_delete_req { const char *group; size_t group_len;
+	const char *topic; size_t topic_len; int32_t count;
+	struct offset_delete_part *parts; };
+struct offset_delete_result { int32_t partition; int16_t error; };
+struct offset_delete_resp { int16_t error; int32_t count;
+	struct offset_delete_result *results; };
+
+void	msg_encode_offset_delete_req(struct wbuf *wb, const struct offset_delete_req *m);
+void	msg_encode_offset_delete_resp(struct wbuf *wb, const struct offset_delete_resp *m);
+int	msg_decode_offset_delete_req(const uint8_t *p, size_t len, struct arena *a,
+	    struct offset_delete_req *m);
+int	msg_decode_offset_delete_resp(const uint8_t *p, size_t len, struct arena *a,
+	    struct offset_delete_resp *m);
 
 /* ---- GROUP_RESET (19) ----
  * req:  [group str][topic str][partition i32][mode i8][value i64]

@@ -29,6 +29,7 @@
  *   topics[].opened                                    writer (1), create and free (0)
  *   parts[].tail, next_offset                          workers (ring_append), under lock
  *   parts[].head, visible/durable offsets, log_*       writer
+ *   parts[].delete_below                               workers (raise only, CAS)
  *   groups (shm/group.h)                               workers and writer, under
  *                                                      each group's robust lock
  *   parts[].segments, hdr->fsync                       writer
@@ -216,6 +217,13 @@ struct shm_partition {
 	_Atomic int64_t		visible_offset;	/* offsets below are in the log files */
 	_Atomic int64_t		durable_offset;	/* ... and fdatasync'ed */
 	_Atomic int64_t		log_start;	/* first offset kept on disk */
+	/*
+	 * DeleteRecords (worker/op/records.h): the log start asked for,
+	 * only ever raised (CAS) by workers; the writer persists it, removes
+	 * the segments below it and raises log_start, which the request
+	 * waits for.  At most the log end when it is stored.
+	 */
+	_Atomic int64_t		delete_below;
 	_Atomic uint64_t	log_bytes;	/* size of all segments */
 	_Atomic int32_t		storage_error;	/* errno of the last failed write, 0 if none */
 	_Atomic uint32_t	sync_wanted;	/* an acks=all produce waits for durable_offset */

@@ -96,6 +96,7 @@ shm_part_reset(struct shm *s, struct shm_partition *p, uint32_t ti, int32_t i)
 	atomic_store_explicit(&p->visible_offset, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->durable_offset, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->log_start, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->delete_below, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->log_bytes, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->storage_error, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->sync_wanted, 0, memory_order_relaxed);

@@ -27,10 +27,13 @@ enum kapi_key {
 	KAPI_API_VERSIONS	= 18,
 	KAPI_CREATE_TOPICS	= 19,
 	KAPI_DELETE_TOPICS	= 20,
+	KAPI_DELETE_RECORDS	= 21,
 	KAPI_INIT_PRODUCER_ID	= 22,
 	KAPI_SASL_AUTHENTICATE	= 36,
 	KAPI_CREATE_PARTITIONS	= 37,
-	KAPI_KEY_MAX		= 38	/* one past the highest key above */
+	KAPI_DELETE_GROUPS	= 42,
+	KAPI_OFFSET_DELETE	= 47,
+	KAPI_KEY_MAX		= 48	/* one past the highest key above */
 };
 
 /* Kafka error codes (org.apache.kafka.common.protocol.Errors). */
@@ -86,6 +89,7 @@ enum kerr {
 	KERR_NON_EMPTY_GROUP			= 68,
 	KERR_GROUP_ID_NOT_FOUND			= 69,
 	KERR_TOPIC_DELETION_DISABLED		= 73,
+	KERR_GROUP_SUBSCRIBED_TO_TOPIC		= 86,
 	KERR_INVALID_RECORD			= 87,
 	KERR_UNKNOWN_TOPIC_ID			= 100
 };

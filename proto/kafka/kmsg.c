@@ -18,6 +18,7 @@
 #include "proto/kafka/kmsg_offset.h"
 #include "proto/kafka/kmsg_partitions.h"
 #include "proto/kafka/kmsg_produce.h"
+#include "proto/kafka/kmsg_records.h"
 #include "proto/kafka/kmsg_sasl.h"
 #include "proto/wire.h"
 
@@ -39,9 +40,12 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_api_versions,
 	&kmsg_create_topics,
 	&kmsg_delete_topics,
+	&kmsg_delete_records,
 	&kmsg_init_producer_id,
 	&kmsg_sasl_authenticate,
 	&kmsg_create_partitions,
+	&kmsg_delete_groups,
+	&kmsg_offset_delete,
 };
 const size_t kmsg_count = sizeof(kmsg_all) / sizeof(kmsg_all[0]);
 

@@ -33,6 +33,7 @@
 #include "proto/kafka/kmsg_offset.h"
 #include "proto/kafka/kmsg_partitions.h"
 #include "proto/kafka/kmsg_produce.h"
+#include "proto/kafka/kmsg_records.h"
 #include "proto/kafka/kmsg_sasl.h"
 #include "proto/kafka/kheader.h"
 #include "worker/access.h"
@@ -43,6 +44,7 @@
 #include "worker/kafka/admin.h"
 #include "worker/kafka/group.h"
 #include "worker/kafka/partitions.h"
+#include "worker/kafka/records.h"
 #include "worker/lograte.h"
 #include "worker/op/access.h"
 #include "worker/op/topics.h"
@@ -126,6 +128,17 @@ static const struct api_row kafka_rows[] = {
 	    kafka_decode_desc, kafka_create_partitions_exec,
 	    kafka_create_partitions_poll, kafka_create_partitions_emit, NULL,
 	    ERRBODY_NONE, &kmsg_create_partitions },
+	/* Records, groups and offsets deleted: worker/kafka/records.c. */
+	{ KAPI_DELETE_RECORDS, 0, 2, "DeleteRecords", AUTH_ADMIN,
+	    kafka_decode_desc, kafka_delete_records_exec,
+	    kafka_delete_records_poll, kafka_delete_records_emit, NULL,
+	    ERRBODY_NONE, &kmsg_delete_records },
+	{ KAPI_DELETE_GROUPS, 0, 2, "DeleteGroups", 0,
+	    kafka_decode_desc, kafka_delete_groups_exec, NULL,
+	    kafka_delete_groups_emit, NULL, ERRBODY_NONE, &kmsg_delete_groups },
+	{ KAPI_OFFSET_DELETE, 0, 0, "OffsetDelete", 0,
+	    kafka_decode_desc, kafka_offset_delete_exec, NULL,
+	    kafka_offset_delete_emit, NULL, ERRBODY_NONE, &kmsg_offset_delete },
 	{ KAPI_SASL_HANDSHAKE, 0, 1, "SaslHandshake", 0,
 	    kafka_decode_desc, kafka_sasl_handshake_exec, NULL,
 	    kafka_sasl_handshake_emit, NULL, ERRBODY_NONE, &kmsg_sasl_handshake },

@@ -24,6 +24,7 @@
 #include "worker/native/group.h"
 #include "worker/native/native.h"
 #include "worker/native/partitions.h"
+#include "worker/native/records.h"
 #include "worker/native/stats.h"
 #include "worker/worker.h"
 
@@ -173,6 +174,15 @@ static const struct api_row native_rows[] = {
 	ROW(API_GROUP_DELETE, "GROUP_DELETE", 0, native_group_name_decode,
 	    native_group_delete_exec, NULL, native_group_ok_emit, NULL,
 	    ERRBODY_NONE),
+	/* Admin on the topic, checked by the operation (Kafka: DELETE). */
+	ROW(API_DELETE_RECORDS, "DELETE_RECORDS", AUTH_ADMIN,
+	    native_delete_records_decode, native_delete_records_exec,
+	    native_delete_records_poll, native_delete_records_emit, NULL,
+	    ERRBODY_NONE),
+	/* group-delete on the group, consume on the topic: the operation. */
+	ROW(API_OFFSET_DELETE, "OFFSET_DELETE", 0,
+	    native_offset_delete_decode, native_offset_delete_exec, NULL,
+	    native_offset_delete_emit, NULL, ERRBODY_NONE),
 	/* Decodes its own request. */
 	ROW(API_INIT_PRODUCER, "INIT_PRODUCER", AUTH_PRODUCE, NULL,
 	    native_init_producer_exec, NULL, native_init_producer_emit, NULL,
