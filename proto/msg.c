@@ -55,6 +55,7 @@ static const char *const error_names[ERR_MAX] = {
 	[ERR_PRODUCER_FENCED] = "unknown producer id or stale producer epoch",
 	[ERR_GROUP_NOT_EMPTY] = "the group has active members",
 	[ERR_GROUP_KIND] = "the group has members of the other protocol (native or kafka)",
+	[ERR_INVALID_CONFIG] = "invalid topic setting",
 };
 
 static const char *const api_names[API_MAX] = {
@@ -79,6 +80,8 @@ static const char *const api_names[API_MAX] = {
 	[API_GROUP_RESET] = "GROUP_RESET",
 	[API_DELETE_TOPIC] = "DELETE_TOPIC",
 	[API_GROUP_DELETE] = "GROUP_DELETE",
+	[API_CONFIG_DESCRIBE] = "CONFIG_DESCRIBE",
+	[API_CONFIG_ALTER] = "CONFIG_ALTER",
 };
 
 const char *

@@ -44,7 +44,9 @@ enum api_key {
 	API_GROUP_RESET = 19,		/* set a member-less group's offsets */
 	API_DELETE_TOPIC = 20,		/* delete a topic and its data */
 	API_GROUP_DELETE = 21,		/* delete a member-less group and its offsets */
-	API_MAX = 22
+	API_CONFIG_DESCRIBE = 22,	/* a topic's or the broker's settings */
+	API_CONFIG_ALTER = 23,		/* set or delete a topic's settings */
+	API_MAX = 24
 };
 
 enum flume_error {
@@ -78,7 +80,8 @@ enum flume_error {
 	ERR_PRODUCER_FENCED = 27,	/* unknown producer id or stale epoch */
 	ERR_GROUP_NOT_EMPTY = 28,	/* needs a group without members */
 	ERR_GROUP_KIND = 29,		/* a Kafka group joined natively, or the reverse */
-	ERR_MAX = 30
+	ERR_INVALID_CONFIG = 30,	/* an unknown key or a bad value (the message names it) */
+	ERR_MAX = 31
 };
 
 /*
