@@ -167,8 +167,8 @@ static const struct conf_key conf_keys[] = {
 #define NKEYS	(sizeof(conf_keys) / sizeof(conf_keys[0]))
 
 static const char topic_keys_help[] =
-    "partitions or a topic setting (flume.conf(5): retention_ms, "
-    "cleanup_policy, ... or Kafka's names)";
+    "partitions or a topic setting: retention_ms, cleanup_policy, ... "
+    "or Kafka's names, see flume.conf(5)";
 
 /* One parse in progress: where errors go and which line set each key. */
 struct conf_parse {
@@ -1151,6 +1151,7 @@ config_topic_log(const struct config *c, const char *name, struct plog_config *o
 	out->index_interval_bytes = l->index_interval_bytes;
 	out->retention_bytes = l->retention_bytes;
 	out->retention_ms = l->retention_ms;
+	out->segment_ms = 0;
 	out->cache_window = c->cache_window_bytes < 0 ? 0 :
 	    (uint64_t)c->cache_window_bytes;
 }
