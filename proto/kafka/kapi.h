@@ -29,8 +29,11 @@ enum kapi_key {
 	KAPI_CREATE_TOPICS	= 19,
 	KAPI_DELETE_TOPICS	= 20,
 	KAPI_INIT_PRODUCER_ID	= 22,
+	KAPI_DESCRIBE_CONFIGS	= 32,
+	KAPI_ALTER_CONFIGS	= 33,
 	KAPI_SASL_AUTHENTICATE	= 36,
-	KAPI_KEY_MAX		= 37	/* one past the highest key above */
+	KAPI_INCREMENTAL_ALTER_CONFIGS = 44,
+	KAPI_KEY_MAX		= 45	/* one past the highest key above */
 };
 
 /* Kafka error codes (org.apache.kafka.common.protocol.Errors). */

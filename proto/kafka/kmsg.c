@@ -10,6 +10,7 @@
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_admin.h"
+#include "proto/kafka/kmsg_config.h"
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
@@ -39,7 +40,10 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_create_topics,
 	&kmsg_delete_topics,
 	&kmsg_init_producer_id,
+	&kmsg_describe_configs,
+	&kmsg_alter_configs,
 	&kmsg_sasl_authenticate,
+	&kmsg_incremental_alter_configs,
 };
 const size_t kmsg_count = sizeof(kmsg_all) / sizeof(kmsg_all[0]);
 

@@ -17,6 +17,7 @@
 #include "worker/op/part.h"
 #include "worker/op/produce.h"
 #include "worker/op/producer.h"
+#include "worker/op/tconf.h"
 #include "worker/worker.h"
 
 /*
@@ -67,20 +68,13 @@ records_validate(const struct config *conf, const uint8_t *p, size_t len)
  * the producer wrote them; readers take maxTimestamp as every record's.
  */
 static void
-produce_stamp(const struct config *conf, const struct op_produce_part *pp)
+produce_stamp(const struct tconf *tc, const struct op_produce_part *pp)
 {
-	const struct topic_config *t;
-	char name[TOPIC_NAME_MAX + 1];
 	uint8_t *p = (uint8_t *)(uintptr_t)pp->records;
 	size_t off = 0, total, len = pp->records_len;
 	int64_t now;
 
-	if (pp->topic_len > TOPIC_NAME_MAX)
-		return;
-	memcpy(name, pp->topic, pp->topic_len);
-	name[pp->topic_len] = '\0';
-	t = config_topic(conf, name);
-	if (!(t != NULL ? t->log.log_append_time : conf->log.log_append_time))
+	if (tc->v[TC_TS_TYPE] != TCONF_TS_LOG_APPEND)
 		return;
 	now = clock_real_ms();
 	while (off < len) {
@@ -91,6 +85,43 @@ produce_stamp(const struct config *conf, const struct op_produce_part *pp)
 	}
 }
 
+/*
+ * CreateTime topics: every batch's first and largest timestamps within
+ * message.timestamp.before.max.ms and after.max.ms of now (Kafka checks
+ * each record; a batch's records lie between those two).  OP_OK or
+ * OP_BAD_TIMESTAMP.
+ */
+static enum op_err
+produce_timestamps(const struct tconf *tc, const struct op_produce_part *pp)
+{
+	const uint8_t *p = pp->records;
+	int64_t before = tc->v[TC_TS_BEFORE_MAX_MS];
+	int64_t after = tc->v[TC_TS_AFTER_MAX_MS];
+	int64_t now, ts[2];
+	size_t off = 0, len = pp->records_len;
+	int i;
+
+	if (tc->v[TC_TS_TYPE] != TCONF_TS_CREATE ||
+	    (before == INT64_MAX && after == INT64_MAX))
+		return OP_OK;
+	now = clock_real_ms();
+	while (off < len) {
+		ts[0] = (int64_t)be64_get(p + off + BATCH_OFF_FIRST_TS);
+		ts[1] = (int64_t)be64_get(p + off + BATCH_OFF_MAX_TS);
+		for (i = 0; i < 2; i++) {
+			/* -1: no timestamp (a converted magic 0 set). */
+			if (ts[i] < 0)
+				continue;
+			if ((before != INT64_MAX && ts[i] < now - before) ||
+			    (after != INT64_MAX && ts[i] > now + after))
+				return OP_BAD_TIMESTAMP;
+		}
+		off += BATCH_LOG_OVERHEAD +
+		    (size_t)be32_get(p + off + BATCH_OFF_LENGTH);
+	}
+	return OP_OK;
+}
+
 /* May part pp be appended?  Its partition into *out. */
 static enum op_err
 produce_check(const struct op_ctx *x, const struct op_produce_part *pp,
@@ -98,6 +129,7 @@ produce_check(const struct op_ctx *x, const struct op_produce_part *pp,
 {
 	struct worker *w = x->w;
 	struct shm_partition *p = NULL;
+	struct tconf tc;
 	enum op_err err;
 
 	if ((err = op_access_topic(x, AUTH_PRODUCE, pp->topic,
@@ -109,12 +141,16 @@ produce_check(const struct op_ctx *x, const struct op_produce_part *pp,
 	if ((err = op_part_resolve(w, pp->topic, pp->topic_len, pp->partition,
 	    1, &p)) != OP_OK)
 		return err;
-	if (pp->records_len > w->conf->max_message_bytes)
+	/* The topic's settings (worker/op/tconf.h): its own over flume.conf's. */
+	op_tconf_topic(w, (int)p->topic, &tc);
+	if ((int64_t)pp->records_len > tc.v[TC_MAX_MESSAGE_BYTES])
 		return OP_TOO_LARGE;
 	if ((err = records_validate(w->conf, pp->records,
 	    pp->records_len)) != OP_OK)
 		return err;
-	produce_stamp(w->conf, pp);
+	if ((err = produce_timestamps(&tc, pp)) != OP_OK)
+		return err;
+	produce_stamp(&tc, pp);
 	/*
 	 * A resend of batches the partition has is answered with their
 	 * offsets even now (for acks=all once they are durable): refusing
