@@ -556,24 +556,35 @@ check_created(const struct km_create_topics_resp *s, int16_t v,
 		CU_ASSERT_EQUAL(t->configs.n, 0);
 }
 
-/* The configs of a v5+ answer: flume.conf's, as Kafka names them. */
+/*
+ * The configs of a v5+ answer: every topic setting (19) with its value
+ * and source; these four as flume.conf sets them (STATIC_BROKER_CONFIG
+ * 4) or the default (DEFAULT_CONFIG 5).
+ */
 static void
 check_configs(const struct km_created_topic *t, const char *retention,
-    const char *segment)
+    const char *segment, int segment_source)
 {
 	static const char *const names[4] = { "retention.ms",
 	    "retention.bytes", "segment.bytes", "max.message.bytes" };
 	const char *values[4] = { retention, "-1", segment, "262144" };
+	const int8_t sources[4] = { 4, 5, (int8_t)segment_source, 4 };
 	const struct km_created_config *c = t->configs.v;
-	int i;
+	int i, j, found;
 
-	CU_ASSERT_EQUAL_FATAL(t->configs.n, 4);
+	CU_ASSERT_EQUAL_FATAL(t->configs.n, 19);
 	for (i = 0; i < 4; i++) {
-		CU_ASSERT(kstr_is(c[i].name, names[i]));
-		CU_ASSERT(kstr_is(c[i].value, values[i]));
-		CU_ASSERT_EQUAL(c[i].read_only, 0);
-		CU_ASSERT_EQUAL(c[i].config_source, 4);	/* STATIC_BROKER */
-		CU_ASSERT_EQUAL(c[i].is_sensitive, 0);
+		found = 0;
+		for (j = 0; j < t->configs.n; j++) {
+			if (!kstr_is(c[j].name, names[i]))
+				continue;
+			found++;
+			CU_ASSERT(kstr_is(c[j].value, values[i]));
+			CU_ASSERT_EQUAL(c[j].read_only, 0);
+			CU_ASSERT_EQUAL(c[j].config_source, sources[i]);
+			CU_ASSERT_EQUAL(c[j].is_sensitive, 0);
+		}
+		CU_ASSERT_EQUAL(found, 1);
 	}
 }
 
@@ -584,7 +595,7 @@ check_configs(const struct km_created_topic *t, const char *retention,
  * replication factor and configs: flume.conf's defaults, and the
  * [topic cfg] section's for cfg deleted and made again) and v7 (the
  * topic's id, the one Metadata answers); a replication factor of 3 is
- * INVALID_REPLICATION_FACTOR with a message, a config INVALID_CONFIG.
+ * INVALID_REPLICATION_FACTOR with a message, a bad config INVALID_CONFIG naming the key.
  */
 static void
 test_create_topics_every_version(void)
@@ -652,7 +663,7 @@ test_create_topics_every_version(void)
 	q.validate_only = 1;
 	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_create_topics, 5, 6, &q, &s), 0);
 	check_created(&s, 5, "c5", 2, 1);
-	check_configs(s.topics.v, "3600000", "1073741824");
+	check_configs(s.topics.v, "3600000", "1073741824", 5);
 	release();
 	/* [topic cfg] made it at start; made again, it has its settings. */
 	kdesc_defaults(kmsg_delete_topics.km_req, &dq);
@@ -669,7 +680,7 @@ test_create_topics_every_version(void)
 	create_req(&q, &t, "cfg", -1, 1);
 	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_create_topics, 6, 7, &q, &s), 0);
 	check_created(&s, 6, "cfg", 1, 0);
-	check_configs(s.topics.v, "60000", "1048576");
+	check_configs(s.topics.v, "60000", "1048576", 4);
 	release();
 
 	create_req(&q, &t, "c7", 4, -1);
@@ -682,15 +693,15 @@ test_create_topics_every_version(void)
 	CU_ASSERT_EQUAL(memcmp(mid, id, 16), 0);
 
 	cf.name = kstr_c("cleanup.policy");
-	cf.value = kstr_c("compact");
+	cf.value = kstr_c("remove");
 	create_req(&q, &t, "c8", 1, 1);
 	t.configs.n = 1;
 	t.configs.v = &cf;
 	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_create_topics, 7, 9, &q, &s), 0);
 	rt = s.topics.v;
 	CU_ASSERT_EQUAL(rt->error_code, KERR_INVALID_CONFIG);
-	CU_ASSERT(kstr_is(rt->error_message,
-	    "topic settings are set in flume.conf"));
+	CU_ASSERT(kstr_is(rt->error_message, "invalid value 'remove' for "
+	    "cleanup.policy: expected delete, compact or compact,delete"));
 	CU_ASSERT_EQUAL(rt->num_partitions, -1);
 	CU_ASSERT_EQUAL(rt->replication_factor, -1);
 	CU_ASSERT_EQUAL(rt->configs.n, 0);

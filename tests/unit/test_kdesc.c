@@ -1446,7 +1446,10 @@ test_headers(void)
 		{ KAPI_LIST_OFFSETS, 6, 2, 1 },
 		{ KAPI_CREATE_TOPICS, 5, 2, 1 },
 		{ KAPI_SASL_HANDSHAKE, 1, 1, 0 },	/* never flexible */
-		{ 32, 4, 1, 0 },	/* DescribeConfigs: not described */
+		{ KAPI_DESCRIBE_CONFIGS, 3, 1, 0 },
+		{ KAPI_DESCRIBE_CONFIGS, 4, 2, 1 },
+		{ KAPI_INCREMENTAL_ALTER_CONFIGS, 1, 2, 1 },
+		{ 4, 4, 1, 0 },		/* LeaderAndIsr: not described */
 	};
 	struct kreq_hdr h;
 	struct wbuf wb;
