@@ -193,8 +193,10 @@ parse_ratio(const char *s, size_t len, int64_t *out)
 			scale /= 10;
 		}
 	}
+	if (whole * 1000000 + frac > 1000000)
+		return -1;
 	*out = whole * 1000000 + frac;
-	return *out > 1000000 ? -1 : 0;
+	return 0;
 }
 
 /* The cleanup.policy bits of a list "delete", "compact,delete", "" (none). */
