@@ -705,6 +705,111 @@ test_permissions(void)
 	close(fc);
 }
 
+/* The line of key in flume-admin config's output, or NULL. */
+static const char *
+config_line(const char *out, const char *key, char *line, size_t size)
+{
+	const char *p = out, *nl;
+	size_t klen = strlen(key);
+
+	while (p != NULL && *p != '\0') {
+		nl = strchr(p, '\n');
+		if (strncmp(p, key, klen) == 0 && p[klen] == ' ') {
+			snprintf(line, size, "%.*s", (int)(nl != NULL ? nl - p :
+			    (long)strlen(p)), p);
+			return line;
+		}
+		p = nl != NULL ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * flume-admin config over the native CONFIG_DESCRIBE and CONFIG_ALTER:
+ * show with sources, set several keys at once, delete, a bad key refused
+ * with nothing applied, the broker's settings.
+ */
+static void
+test_flume_admin_config(void)
+{
+	char *out = NULL, line[256];
+	int n;
+
+	{
+		const char *argv[] = { "flume-admin", "create", "adm", "-p",
+		    "1", NULL };
+
+		CU_ASSERT_EQUAL_FATAL(run_tool(&d, NULL, NULL, 30000, argv), 0);
+	}
+	{
+		const char *argv[] = { "flume-admin", "config", "adm", "set",
+		    "retention.ms=90000", "cleanup.policy=compact,delete", NULL };
+
+		CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 30000, argv), 0);
+		CU_ASSERT_STRING_EQUAL(out, "adm: 2 settings set\n");
+		free(out);
+	}
+	{
+		const char *argv[] = { "flume-admin", "config", "adm", NULL };
+
+		CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 30000, argv), 0);
+		for (n = 0; out[n] != '\0'; n++)
+			;
+		CU_ASSERT(n > 0);
+		CU_ASSERT_PTR_NOT_NULL(config_line(out, "retention.ms", line,
+		    sizeof(line)));
+		CU_ASSERT_STRING_EQUAL(line, "retention.ms                         "
+		    "90000                topic");
+		CU_ASSERT_PTR_NOT_NULL(config_line(out, "cleanup.policy", line,
+		    sizeof(line)));
+		CU_ASSERT_STRING_EQUAL(line, "cleanup.policy                       "
+		    "compact,delete       topic");
+		CU_ASSERT_PTR_NOT_NULL(config_line(out, "segment.bytes", line,
+		    sizeof(line)));
+		CU_ASSERT_STRING_EQUAL(line, "segment.bytes                        "
+		    "1073741824           default");
+		free(out);
+	}
+	CU_ASSERT_STRING_EQUAL(topic_config_text(&d, "adm"),
+	    "cleanup.policy=compact,delete\nretention.ms=90000\n");
+	{
+		/* One bad key: nothing applied, exit 1. */
+		const char *argv[] = { "flume-admin", "config", "adm", "set",
+		    "segment.ms=5", "retention.ms=-7", NULL };
+
+		CU_ASSERT_EQUAL(run_tool(&d, NULL, NULL, 30000, argv), 1);
+		CU_ASSERT_EQUAL(flumed_wait_log(&d, "invalid value '-7' for "
+		    "retention.ms", 1, 5000), 1);
+	}
+	CU_ASSERT_STRING_EQUAL(topic_config_text(&d, "adm"),
+	    "cleanup.policy=compact,delete\nretention.ms=90000\n");
+	{
+		const char *argv[] = { "flume-admin", "config", "adm", "delete",
+		    "cleanup.policy", NULL };
+
+		CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 30000, argv), 0);
+		CU_ASSERT_STRING_EQUAL(out, "adm: 1 setting deleted\n");
+		free(out);
+	}
+	CU_ASSERT_STRING_EQUAL(topic_config_text(&d, "adm"),
+	    "retention.ms=90000\n");
+	{
+		const char *argv[] = { "flume-admin", "config", "--broker", NULL };
+
+		CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 30000, argv), 0);
+		CU_ASSERT_PTR_NOT_NULL(config_line(out, "log.retention.ms", line,
+		    sizeof(line)));
+		CU_ASSERT_STRING_EQUAL(line, "log.retention.ms                     "
+		    "3600000              flume.conf");
+		free(out);
+	}
+	{
+		const char *argv[] = { "flume-admin", "config", "nosuch", NULL };
+
+		CU_ASSERT_EQUAL(run_tool(&d, NULL, NULL, 30000, argv), 1);
+	}
+}
+
 TEST_SUITE("tconfig", setup, teardown,
 	{ "retention.ms=1000 deletes, cleanup.policy=compact keeps, APPEND "
 	    "delete applies at once", test_retention_and_compact },
@@ -715,4 +820,6 @@ TEST_SUITE("tconfig", setup, teardown,
 	{ "bad input: INVALID_CONFIG naming the key, nothing applied",
 	    test_bad_input_changes_nothing },
 	{ "permissions: describe needs consume or admin, alter admin",
-	    test_permissions });
+	    test_permissions },
+	{ "flume-admin config: show, set, delete, bad key, broker",
+	    test_flume_admin_config });
