@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "proto/kafka/kapi.h"
@@ -23,6 +24,8 @@
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_admin.h"
 #include "proto/kafka/kmsg_config.h"
+#include "proto/kafka/kmsg_produce.h"
+#include "proto/batch.h"
 #include "tests/harness.h"
 #include "tests/integration/kcall.h"
 #include "tests/integration/support.h"
@@ -324,6 +327,53 @@ tc(const char *name, const char *value)
 	c.name = kstr_c(name);
 	c.value = kstr_c(value);
 	return c;
+}
+
+/*
+ * Produce v8 of one record stamped ts to topic partition 0: its error,
+ * the answer's log_append_time_ms into *lat.
+ */
+static int16_t
+kproduce(int fd, const char *topic, int64_t ts, int64_t *lat)
+{
+	struct batch_builder bb;
+	struct km_produce_req q;
+	struct km_produce_resp s;
+	struct km_produce_topic t;
+	struct km_produce_part p;
+	const struct km_produce_topic_resp *rt;
+	const struct km_produce_part_resp *rp;
+	const uint8_t *batch;
+	size_t blen;
+	int16_t err;
+
+	batch_builder_init(&bb);
+	CU_ASSERT_EQUAL_FATAL(batch_builder_add(&bb, ts, NULL, -1, "v", 1, NULL,
+	    0), 0);
+	CU_ASSERT_EQUAL_FATAL(batch_builder_close(&bb, &batch, &blen), 0);
+	kdesc_defaults(kmsg_produce.km_req, &q);
+	memset(&t, 0, sizeof(t));
+	memset(&p, 0, sizeof(p));
+	p.index = 0;
+	p.records.p = (const char *)batch;
+	p.records.len = (int32_t)blen;
+	t.name = kstr_c(topic);
+	t.partition_data.n = 1;
+	t.partition_data.v = &p;
+	q.acks = 1;
+	q.timeout_ms = 10000;
+	q.topic_data.n = 1;
+	q.topic_data.v = &t;
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_produce, 8, 5, &q, &s), 0);
+	batch_builder_free(&bb);
+	CU_ASSERT_EQUAL_FATAL(s.responses.n, 1);
+	rt = s.responses.v;
+	CU_ASSERT_EQUAL_FATAL(rt->partition_responses.n, 1);
+	rp = rt->partition_responses.v;
+	err = rp->error_code;
+	*lat = rp->log_append_time_ms;
+	kcall_release();
+	return err;
 }
 
 /* ---- tests ---- */
@@ -810,6 +860,72 @@ test_flume_admin_config(void)
 	}
 }
 
+/*
+ * message.timestamp.before.max.ms / after.max.ms refuse a CreateTime
+ * record an hour off (INVALID_TIMESTAMP, nothing stored); turned into a
+ * LogAppendTime topic at once, the same record is taken and stamped.
+ */
+static void
+test_timestamps(void)
+{
+	struct km_topic_config cf[2];
+	const char *n[] = { "message.timestamp.type" };
+	const char *v[] = { "LogAppendTime" };
+	long long now;
+	int64_t lat;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	cf[0] = tc("message.timestamp.before.max.ms", "60000");
+	cf[1] = tc("message.timestamp.after.max.ms", "60000");
+	CU_ASSERT_EQUAL_FATAL(create(fd, "tst", cf, 2, NULL), 0);
+	now = (long long)time(NULL) * 1000;
+	CU_ASSERT_EQUAL(kproduce(fd, "tst", now, &lat), 0);
+	CU_ASSERT_EQUAL(lat, -1);
+	CU_ASSERT_EQUAL(kproduce(fd, "tst", now - 3600000, &lat),
+	    KERR_INVALID_TIMESTAMP);
+	CU_ASSERT_EQUAL(kproduce(fd, "tst", now + 3600000, &lat),
+	    KERR_INVALID_TIMESTAMP);
+	CU_ASSERT_EQUAL(alter(fd, 1, KCONFIG_RESOURCE_TOPIC, "tst", 1, n, v,
+	    NULL, 0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(kproduce(fd, "tst", now - 3600000, &lat), 0);
+	CU_ASSERT(lat >= now && lat < now + 60000);
+	close(fd);
+}
+
+/* A deleted topic's settings go with it: made again, it has none. */
+static void
+test_delete_takes_settings(void)
+{
+	struct km_topic_config cf[1];
+	struct km_delete_topics_req dq;
+	struct km_delete_topics_resp ds;
+	struct kstr name = kstr_c("gone");
+	int fd, src;
+
+	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	cf[0] = tc("retention.ms", "5000");
+	CU_ASSERT_EQUAL_FATAL(create(fd, "gone", cf, 1, NULL), 0);
+	CU_ASSERT_STRING_EQUAL(topic_config_text(&d, "gone"),
+	    "retention.ms=5000\n");
+	kdesc_defaults(kmsg_delete_topics.km_req, &dq);
+	dq.timeout_ms = 10000;
+	dq.topic_names.n = 1;
+	dq.topic_names.v = &name;
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_delete_topics, 1, 6, &dq, &ds),
+	    0);
+	CU_ASSERT_EQUAL_FATAL(ds.responses.n, 1);
+	CU_ASSERT_EQUAL(((const struct km_deleted_topic *)ds.responses.v)->
+	    error_code, 0);
+	kcall_release();
+	CU_ASSERT_EQUAL_FATAL(create(fd, "gone", NULL, 0, NULL), 0);
+	CU_ASSERT_STRING_EQUAL(value_of(fd, "gone", "retention.ms", &src),
+	    "3600000");
+	CU_ASSERT_EQUAL(src, 4);
+	CU_ASSERT_STRING_EQUAL(topic_config_text(&d, "gone"), "");
+	close(fd);
+}
+
 TEST_SUITE("tconfig", setup, teardown,
 	{ "retention.ms=1000 deletes, cleanup.policy=compact keeps, APPEND "
 	    "delete applies at once", test_retention_and_compact },
@@ -822,4 +938,7 @@ TEST_SUITE("tconfig", setup, teardown,
 	{ "permissions: describe needs consume or admin, alter admin",
 	    test_permissions },
 	{ "flume-admin config: show, set, delete, bad key, broker",
-	    test_flume_admin_config });
+	    test_flume_admin_config },
+	{ "timestamp bounds, LogAppendTime at once", test_timestamps },
+	{ "a deleted topic's settings go with it",
+	    test_delete_takes_settings });
