@@ -89,6 +89,40 @@ key_name(enum tconf_key k, int broker)
 	    tconf_defs[k].name;
 }
 
+/*
+ * r's state: n (at least 0) zeroed per-resource items of size bytes, in
+ * c's memory and k->kst; NULL (the connection closed) when out of
+ * memory.  r is DONE until an item waits.
+ */
+struct kitems {
+	int32_t		 n;
+	void		*t;	/* struct kdescribe_one or kalter_one [n] */
+};
+
+static struct kitems *
+items_new(struct conn *c, struct req *r, int32_t n, size_t size)
+{
+	struct kafka_req *k = r->dec;
+	struct kitems *st;
+
+	r->state = REQ_DONE;
+	if ((st = conn_alloc(c, sizeof(*st))) == NULL) {
+		c->dead = 1;
+		return NULL;
+	}
+	st->n = n > 0 ? n : 0;
+	st->t = NULL;
+	if (st->n > 0) {
+		if ((st->t = conn_alloc(c, (size_t)st->n * size)) == NULL) {
+			c->dead = 1;
+			return NULL;
+		}
+		memset(st->t, 0, (size_t)st->n * size);
+	}
+	k->kst = st;
+	return st;
+}
+
 /* One resource of a DescribeConfigs. */
 struct kdescribe_one {
 	int16_t			 error;
@@ -97,40 +131,26 @@ struct kdescribe_one {
 	struct op_tconf_view	 v;
 };
 
-struct kdescribe_st {
-	int32_t			 n;
-	struct kdescribe_one	*t;
-};
-
 void
 kafka_describe_configs_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	const struct km_describe_configs_req *q = k->body;
 	const struct km_describe_configs_resource *rs = q->resources.v;
-	struct kdescribe_st *st;
+	struct kitems *st;
+	struct kdescribe_one *items;
 	struct kdescribe_one *o;
 	struct op_ctx x;
 	enum op_err err;
 	int32_t i;
 
 	(void)w;
-	r->state = REQ_DONE;
-	if ((st = conn_alloc(c, sizeof(*st))) == NULL) {
-		c->dead = 1;
+	if ((st = items_new(c, r, q->resources.n, sizeof(*items))) == NULL)
 		return;
-	}
-	st->n = q->resources.n > 0 ? q->resources.n : 0;
-	if (st->n > 0 && (st->t = conn_alloc(c, (size_t)st->n *
-	    sizeof(*st->t))) == NULL) {
-		c->dead = 1;
-		return;
-	}
-	k->kst = st;
+	items = st->t;
 	conn_op_ctx(c, r, &x);
 	for (i = 0; i < st->n; i++) {
-		o = &st->t[i];
-		memset(o, 0, sizeof(*o));
+		o = &items[i];
 		if (rs[i].resource_type == KCONFIG_RESOURCE_BROKER) {
 			o->broker = 1;
 			if (!broker_name_ok(rs[i].resource_name)) {
@@ -253,7 +273,8 @@ kafka_describe_configs_emit(struct worker *w, struct conn *c, struct req *r)
 	struct kafka_req *k = r->dec;
 	const struct km_describe_configs_req *q = k->body;
 	const struct km_describe_configs_resource *rs = q->resources.v;
-	const struct kdescribe_st *st = k->kst;
+	const struct kitems *st = k->kst;
+	const struct kdescribe_one *items = st->t;
 	const struct kdescribe_one *o;
 	struct km_describe_configs_resp s;
 	struct km_describe_configs_result *t = NULL;
@@ -267,7 +288,7 @@ kafka_describe_configs_emit(struct worker *w, struct conn *c, struct req *r)
 		return;
 	}
 	for (i = 0; i < st->n; i++) {
-		o = &st->t[i];
+		o = &items[i];
 		memset(&t[i], 0, sizeof(t[i]));
 		t[i].error_code = o->error;
 		t[i].error_message = kstr_c(o->why);
@@ -292,11 +313,6 @@ struct kalter_one {
 	const char		*why;
 	int			 wait;
 	struct op_tconf_alter	 a;
-};
-
-struct kalter_st {
-	int32_t			 n;
-	struct kalter_one	*t;
 };
 
 /* The Kafka answer of an alteration that ended with a->err. */
@@ -351,29 +367,20 @@ kafka_alter_configs_exec(struct worker *w, struct conn *c, struct req *r)
 	const struct km_alter_configs_req *q = k->body;
 	const struct km_alter_configs_resource *rs = q->resources.v;
 	int incremental = k->h.api_key == KAPI_INCREMENTAL_ALTER_CONFIGS;
-	struct kalter_st *st;
+	struct kitems *st;
+	struct kalter_one *items;
 	struct kalter_one *o;
 	struct op_ctx x;
 	int32_t i;
 	int waiting = 0;
 
-	r->state = REQ_DONE;
-	if ((st = conn_alloc(c, sizeof(*st))) == NULL) {
-		c->dead = 1;
+	if ((st = items_new(c, r, q->resources.n, sizeof(*items))) == NULL)
 		return;
-	}
-	st->n = q->resources.n > 0 ? q->resources.n : 0;
-	if (st->n > 0 && (st->t = conn_alloc(c, (size_t)st->n *
-	    sizeof(*st->t))) == NULL) {
-		c->dead = 1;
-		return;
-	}
-	k->kst = st;
+	items = st->t;
 	conn_op_ctx(c, r, &x);
 	r->deadline = w->now + CONFIG_ALTER_TIMEOUT_MS;
 	for (i = 0; i < st->n; i++) {
-		o = &st->t[i];
-		memset(o, 0, sizeof(*o));
+		o = &items[i];
 		if (rs[i].resource_type == KCONFIG_RESOURCE_BROKER) {
 			if (op_access_gate(&x, AUTH_ADMIN, 1) != OP_OK)
 				o->error = KERR_CLUSTER_AUTHORIZATION_FAILED;
@@ -418,7 +425,8 @@ void
 kafka_alter_configs_poll(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
-	struct kalter_st *st = k->kst;
+	struct kitems *st = k->kst;
+	struct kalter_one *items = st->t;
 	struct kalter_one *o;
 	struct op_ctx x;
 	int32_t i;
@@ -427,7 +435,7 @@ kafka_alter_configs_poll(struct worker *w, struct conn *c, struct req *r)
 	(void)w;
 	conn_op_ctx(c, r, &x);
 	for (i = 0; i < st->n; i++) {
-		o = &st->t[i];
+		o = &items[i];
 		if (!o->wait)
 			continue;
 		if (op_tconf_alter_poll(&x, &o->a) == OP_WAIT) {
@@ -446,7 +454,8 @@ kafka_alter_configs_emit(struct worker *w, struct conn *c, struct req *r)
 	struct kafka_req *k = r->dec;
 	const struct km_alter_configs_req *q = k->body;
 	const struct km_alter_configs_resource *rs = q->resources.v;
-	const struct kalter_st *st = k->kst;
+	const struct kitems *st = k->kst;
+	struct kalter_one *items = st->t;
 	struct km_alter_configs_resp s;
 	struct km_alter_configs_result *t = NULL;
 	int32_t i;
@@ -460,8 +469,8 @@ kafka_alter_configs_emit(struct worker *w, struct conn *c, struct req *r)
 	}
 	for (i = 0; i < st->n; i++) {
 		memset(&t[i], 0, sizeof(t[i]));
-		t[i].error_code = st->t[i].error;
-		t[i].error_message = kstr_c(st->t[i].why);
+		t[i].error_code = items[i].error;
+		t[i].error_message = kstr_c(items[i].why);
 		t[i].resource_type = rs[i].resource_type;
 		t[i].resource_name = rs[i].resource_name;
 	}
