@@ -26,6 +26,9 @@
 #include "proto/kafka/kmsg_config.h"
 #include "proto/kafka/kmsg_produce.h"
 #include "proto/batch.h"
+#include "proto/batch_codec.h"
+#include "proto/bytes.h"
+#include "proto/compress.h"
 #include "tests/harness.h"
 #include "tests/integration/kcall.h"
 #include "tests/integration/support.h"
@@ -893,6 +896,69 @@ test_timestamps(void)
 	close(fd);
 }
 
+/* The first segment of topic's partition 0 (malloc'ed), its length in *n. */
+static uint8_t *
+first_segment(const struct flumed *b, const char *topic, size_t *n)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/%s/partition-0/"
+	    "00000000000000000000.log", b->data, topic);
+	return test_slurp(path, n);
+}
+
+/*
+ * compression.type zstd: a batch produced uncompressed is stored as one
+ * zstd batch with the same record; back to producer, the next is stored
+ * as it came.
+ */
+static void
+test_compression_type(void)
+{
+	struct km_topic_config cf[1];
+	struct compress_buf z;
+	struct batch_header h;
+	struct batch_iter it;
+	struct record r;
+	const char *n[] = { "compression.type" };
+	const char *v[] = { "producer" };
+	uint8_t *seg = NULL;
+	size_t len = 0, first;
+	int64_t lat;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	cf[0] = tc("compression.type", "zstd");
+	CU_ASSERT_EQUAL_FATAL(create(fd, "zst", cf, 1, NULL), 0);
+	CU_ASSERT_EQUAL(kproduce(fd, "zst", 1234, &lat), 0);
+	CU_ASSERT_EQUAL(alter(fd, 1, KCONFIG_RESOURCE_TOPIC, "zst", 1, n, v,
+	    NULL, 0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(kproduce(fd, "zst", 1235, &lat), 0);
+	WAIT_UNTIL((free(seg), seg = first_segment(&d, "zst", &len)) != NULL &&
+	    len >= 2 * BATCH_HEADER_SIZE, 10000);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(seg);
+	compress_buf_init(&z, 1 << 20);
+	CU_ASSERT_FATAL(len >= BATCH_HEADER_SIZE);
+	first = BATCH_LOG_OVERHEAD + (size_t)be32_get(seg + BATCH_OFF_LENGTH);
+	CU_ASSERT_FATAL(first < len);
+	CU_ASSERT_EQUAL(batch_codec(seg), COMPRESS_ZSTD);
+	CU_ASSERT_EQUAL_FATAL(batch_validate_z(seg, first, &h, &z), BATCH_OK);
+	CU_ASSERT_EQUAL(h.records_count, 1);
+	CU_ASSERT_EQUAL(h.first_timestamp, 1234);
+	CU_ASSERT_EQUAL_FATAL(batch_iter_init_z(&it, seg, first, &z), 0);
+	CU_ASSERT_EQUAL_FATAL(batch_iter_next(&it, &r), 1);
+	CU_ASSERT_EQUAL(r.value_len, 1);
+	CU_ASSERT_EQUAL(r.value[0], 'v');
+	CU_ASSERT_EQUAL(r.offset, 0);
+	CU_ASSERT_EQUAL(batch_codec(seg + first), COMPRESS_NONE);
+	CU_ASSERT_EQUAL(batch_validate_z(seg + first, len - first, &h, &z),
+	    BATCH_OK);
+	CU_ASSERT_EQUAL(h.first_timestamp, 1235);
+	compress_buf_free(&z);
+	free(seg);
+	close(fd);
+}
+
 /* A deleted topic's settings go with it: made again, it has none. */
 static void
 test_delete_takes_settings(void)
@@ -941,4 +1007,6 @@ TEST_SUITE("tconfig", setup, teardown,
 	    test_flume_admin_config },
 	{ "timestamp bounds, LogAppendTime at once", test_timestamps },
 	{ "a deleted topic's settings go with it",
-	    test_delete_takes_settings });
+	    test_delete_takes_settings },
+	{ "compression.type: a batch stored in the topic's codec",
+	    test_compression_type });
