@@ -959,6 +959,37 @@ test_compression_type(void)
 	close(fd);
 }
 
+/*
+ * segment.ms=1000: an append to a segment older than a second rolls a
+ * new one; one younger does not.
+ */
+static void
+test_segment_ms(void)
+{
+	struct km_topic_config cf[1];
+	long long t0, now;
+	int64_t lat;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	cf[0] = tc("segment.ms", "1000");
+	CU_ASSERT_EQUAL_FATAL(create(fd, "roll", cf, 1, NULL), 0);
+	t0 = support_now_ms();
+	/* Now-stamped: retention (an hour here) keeps the closed segment. */
+	now = (long long)time(NULL) * 1000;
+	CU_ASSERT_EQUAL(kproduce(fd, "roll", now, &lat), 0);
+	CU_ASSERT_EQUAL(kproduce(fd, "roll", now, &lat), 0);
+	WAIT_UNTIL(segments(&d, "roll", NULL) == 1, 5000);
+	if (support_now_ms() - t0 < 900)
+		CU_ASSERT_EQUAL(segments(&d, "roll", NULL), 1);
+	/* The condition is the segment's age itself. */
+	WAIT_UNTIL(support_now_ms() - t0 >= 1100, 2000);
+	CU_ASSERT_EQUAL(kproduce(fd, "roll", now + 1000, &lat), 0);
+	WAIT_UNTIL(segments(&d, "roll", NULL) == 2, 5000);
+	CU_ASSERT_EQUAL(segments(&d, "roll", NULL), 2);
+	close(fd);
+}
+
 /* A deleted topic's settings go with it: made again, it has none. */
 static void
 test_delete_takes_settings(void)
@@ -1009,4 +1040,5 @@ TEST_SUITE("tconfig", setup, teardown,
 	{ "a deleted topic's settings go with it",
 	    test_delete_takes_settings },
 	{ "compression.type: a batch stored in the topic's codec",
-	    test_compression_type });
+	    test_compression_type },
+	{ "segment.ms rolls a segment by age", test_segment_ms });
