@@ -162,7 +162,7 @@ static void
 test_truncate_every_byte(void)
 {
 	struct plog_config cfgs[2] = {
-		{ 1 << 20, 1, -1, -1, 0 }, { 1 << 20, 4096, -1, -1, 0 } };
+		{ 1 << 20, 1, -1, -1, 0, 0 }, { 1 << 20, 4096, -1, -1, 0, 0 } };
 	struct plog_recovery rec;
 	struct batch_builder b;
 	struct plog *l;
