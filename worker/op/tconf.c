@@ -54,11 +54,14 @@ entry_view(struct worker *w, int ti, struct tconf *dyn,
 void
 op_tconf_topic(struct worker *w, int ti, struct tconf *eff)
 {
-	struct op_tconf_view v;
+	char name[TOPIC_NAME_MAX + 1];
 	struct tconf dyn;
+	uint32_t gen;
 
-	entry_view(w, ti, &dyn, &v, NULL);
-	*eff = v.eff;
+	/* Every produce asks: the effective values only, no sources. */
+	entry_name(w, ti, name);
+	(void)shm_tconf_read(w->shm, ti, w->shm->topics[ti].id, &dyn, &gen);
+	config_topic_tconf(w->conf, name, &dyn, eff, NULL);
 }
 
 /* Find READY topic name for x: OP_OK with *ti, else the error. */
