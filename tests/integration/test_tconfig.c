@@ -990,6 +990,40 @@ test_segment_ms(void)
 	close(fd);
 }
 
+/*
+ * A topic.config with a bad line (edited by hand, say): at start the
+ * line is logged and skipped, the good ones still apply.
+ */
+static void
+test_bad_file_line(void)
+{
+	struct km_topic_config cf[1];
+	char path[1024];
+	FILE *f;
+	int fd, src;
+
+	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	cf[0] = tc("retention.ms", "4000");
+	CU_ASSERT_EQUAL_FATAL(create(fd, "hand", cf, 1, NULL), 0);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(flumed_stop(&d), 0);
+	snprintf(path, sizeof(path), "%s/hand/topic.config", d.data);
+	CU_ASSERT_FATAL((f = fopen(path, "a")) != NULL);
+	fputs("segment.ms=soon\n", f);
+	fclose(f);
+	CU_ASSERT_EQUAL_FATAL(flumed_restart(&d), 0);
+	CU_ASSERT_EQUAL(flumed_wait_log(&d, "topic hand: topic.config: line 2: "
+	    "invalid value 'soon' for segment.ms", 1, 5000), 1);
+	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_STRING_EQUAL(value_of(fd, "hand", "retention.ms", &src),
+	    "4000");
+	CU_ASSERT_EQUAL(src, 1);
+	CU_ASSERT_STRING_EQUAL(value_of(fd, "hand", "segment.ms", &src),
+	    "604800000");
+	CU_ASSERT_EQUAL(src, 5);
+	close(fd);
+}
+
 /* A deleted topic's settings go with it: made again, it has none. */
 static void
 test_delete_takes_settings(void)
@@ -1041,4 +1075,5 @@ TEST_SUITE("tconfig", setup, teardown,
 	    test_delete_takes_settings },
 	{ "compression.type: a batch stored in the topic's codec",
 	    test_compression_type },
-	{ "segment.ms rolls a segment by age", test_segment_ms });
+	{ "segment.ms rolls a segment by age", test_segment_ms },
+	{ "a bad topic.config line is skipped at start", test_bad_file_line });
