@@ -43,15 +43,25 @@ try:
 except Exception as e:
     check("create_topics with config", False, repr(e))
 
+# The broker's own: what a topic without its own value has.
+bres = ConfigResource(ConfigResource.Type.BROKER, "0")
+try:
+    b = admin.describe_configs([bres])[bres].result(timeout=15)
+    bseg = b["log.segment.bytes"]
+    check("describe_configs broker", bseg.is_read_only, repr(bseg))
+except Exception as e:
+    check("describe_configs broker", False, repr(e))
+    sys.exit(1)
+
 try:
     c = describe(admin, topic)
     r, p, s = c["retention.ms"], c["cleanup.policy"], c["segment.bytes"]
     check("describe_configs values",
           r.value == "3600000" and p.value == "compact" and
-          s.value == "1073741824",
+          s.value == bseg.value,
           "%s %s %s" % (r.value, p.value, s.value))
     check("describe_configs sources",
-          r.source == 1 and p.source == 1 and s.source == 5,
+          r.source == 1 and p.source == 1 and s.source == bseg.source,
           "%s %s %s" % (r.source, p.source, s.source))
 except Exception as e:
     check("describe_configs", False, repr(e))
