@@ -1024,6 +1024,65 @@ test_bad_file_line(void)
 	close(fd);
 }
 
+/* The broker's fdatasync count (flume-admin stats), -1 when unreadable. */
+static long long
+fsyncs(const struct flumed *b)
+{
+	const char *argv[] = { "flume-admin", "stats", NULL };
+	char *out = NULL, *p;
+	long long n = -1;
+
+	if (run_tool(b, NULL, &out, 30000, argv) == 0 && out != NULL &&
+	    (p = strstr(out, "\nFSYNC\ncount ")) != NULL)
+		n = strtoll(p + 13, NULL, 10);
+	free(out);
+	return n;
+}
+
+/*
+ * A broker that never syncs by itself (flush_interval_ms and
+ * flush_messages -1): a topic with flush.messages=1 syncs its partition
+ * after a produce; another topic's records wait until its flush.ms is
+ * set, which applies at once.
+ */
+static void
+test_flush_per_topic(void)
+{
+	struct km_topic_config cf[1];
+	struct flumed nd;
+	const char *n[] = { "flush.ms" };
+	const char *v[] = { "100" };
+	char extra[256];
+	long long c0, c1, now;
+	int64_t lat;
+	int kp, fd;
+
+	memset(&nd, 0, sizeof(nd));
+	CU_ASSERT_FATAL((kp = support_free_port()) > 0);
+	snprintf(extra, sizeof(extra), "partitions = 1\nflush_interval_ms = -1\n"
+	    "flush_messages = -1\nkafka_listen = 127.0.0.1:%d\n", kp);
+	CU_ASSERT_EQUAL_FATAL(flumed_start(&nd, extra), 0);
+	CU_ASSERT_FATAL((fd = kconnect(&nd, kp)) >= 0);
+	cf[0] = tc("flush.messages", "1");
+	CU_ASSERT_EQUAL_FATAL(create(fd, "fl", cf, 1, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(create(fd, "nf", NULL, 0, NULL), 0);
+	now = (long long)time(NULL) * 1000;
+	c0 = fsyncs(&nd);
+	CU_ASSERT_FATAL(c0 >= 0);
+	CU_ASSERT_EQUAL(kproduce(fd, "nf", now, &lat), 0);
+	CU_ASSERT_EQUAL(kproduce(fd, "fl", now, &lat), 0);
+	WAIT_UNTIL(fsyncs(&nd) > c0, 5000);
+	c1 = fsyncs(&nd);
+	/* fl's partition alone: nf's record is not synced. */
+	CU_ASSERT_EQUAL(c1, c0 + 1);
+	CU_ASSERT_EQUAL(alter(fd, 1, KCONFIG_RESOURCE_TOPIC, "nf", 1, n, v,
+	    NULL, 0, NULL, 0), 0);
+	WAIT_UNTIL(fsyncs(&nd) > c1, 5000);
+	CU_ASSERT_EQUAL(fsyncs(&nd), c1 + 1);
+	close(fd);
+	flumed_cleanup(&nd);
+}
+
 /* A deleted topic's settings go with it: made again, it has none. */
 static void
 test_delete_takes_settings(void)
@@ -1076,4 +1135,5 @@ TEST_SUITE("tconfig", setup, teardown,
 	{ "compression.type: a batch stored in the topic's codec",
 	    test_compression_type },
 	{ "segment.ms rolls a segment by age", test_segment_ms },
-	{ "a bad topic.config line is skipped at start", test_bad_file_line });
+	{ "a bad topic.config line is skipped at start", test_bad_file_line },
+	{ "flush.messages and flush.ms per topic", test_flush_per_topic });
