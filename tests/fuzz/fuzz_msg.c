@@ -16,6 +16,7 @@
 
 #include "proto/msg.h"
 #include "proto/msg_auth.h"
+#include "proto/msg_tconf.h"
 #include "proto/wire.h"
 
 #define FUZZ_DECODERS(X)			\
@@ -52,7 +53,11 @@
 	X(auth_prove_req, N, 1)			\
 	X(auth_prove_resp, N, 0)		\
 	X(group_reset_req, N, 1)		\
-	X(group_reset_resp, A, 0)
+	X(group_reset_resp, A, 0)		\
+	X(config_describe_req, N, 1)		\
+	X(config_describe_resp, A, 0)		\
+	X(config_alter_req, A, 1)		\
+	X(config_alter_resp, N, 0)
 
 #define DECODE_A(name, p, n, a, m)	msg_decode_##name(p, n, a, m)
 #define DECODE_N(name, p, n, a, m)	msg_decode_##name(p, n, m)
