@@ -101,6 +101,10 @@ kcall_replay(int fd, const char *name, const struct kmsg *m, int16_t *v,
 		return -1;
 	}
 	fclose(fp);
+	if ((int16_t)(f[4] << 8 | f[5]) != m->km_key) {
+		free(f);
+		return -1;
+	}
 	*v = (int16_t)(f[6] << 8 | f[7]);
 	corr = (int32_t)((uint32_t)f[8] << 24 | (uint32_t)f[9] << 16 |
 	    (uint32_t)f[10] << 8 | f[11]);
