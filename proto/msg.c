@@ -56,6 +56,7 @@ static const char *const error_names[ERR_MAX] = {
 	[ERR_GROUP_NOT_EMPTY] = "the group has active members",
 	[ERR_GROUP_KIND] = "the group has members of the other protocol (native or kafka)",
 	[ERR_INVALID_CONFIG] = "invalid topic setting",
+	[ERR_GROUP_SUBSCRIBED] = "the group's members consume the topic",
 };
 
 static const char *const api_names[API_MAX] = {
@@ -82,6 +83,9 @@ static const char *const api_names[API_MAX] = {
 	[API_GROUP_DELETE] = "GROUP_DELETE",
 	[API_CONFIG_DESCRIBE] = "CONFIG_DESCRIBE",
 	[API_CONFIG_ALTER] = "CONFIG_ALTER",
+	[API_CREATE_PARTITIONS] = "CREATE_PARTITIONS",
+	[API_DELETE_RECORDS] = "DELETE_RECORDS",
+	[API_OFFSET_DELETE] = "OFFSET_DELETE",
 };
 
 const char *

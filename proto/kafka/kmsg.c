@@ -17,7 +17,9 @@
 #include "proto/kafka/kmsg_listoff.h"
 #include "proto/kafka/kmsg_meta.h"
 #include "proto/kafka/kmsg_offset.h"
+#include "proto/kafka/kmsg_partitions.h"
 #include "proto/kafka/kmsg_produce.h"
+#include "proto/kafka/kmsg_records.h"
 #include "proto/kafka/kmsg_sasl.h"
 #include "proto/wire.h"
 
@@ -39,11 +41,15 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_api_versions,
 	&kmsg_create_topics,
 	&kmsg_delete_topics,
+	&kmsg_delete_records,
 	&kmsg_init_producer_id,
 	&kmsg_describe_configs,
 	&kmsg_alter_configs,
 	&kmsg_sasl_authenticate,
+	&kmsg_create_partitions,
+	&kmsg_delete_groups,
 	&kmsg_incremental_alter_configs,
+	&kmsg_offset_delete,
 };
 const size_t kmsg_count = sizeof(kmsg_all) / sizeof(kmsg_all[0]);
 

@@ -57,7 +57,11 @@
 	X(config_describe_req, N, 1)		\
 	X(config_describe_resp, A, 0)		\
 	X(config_alter_req, A, 1)		\
-	X(config_alter_resp, N, 0)
+	X(config_alter_resp, N, 0)		\
+	X(delete_records_req, N, 1)		\
+	X(delete_records_resp, N, 0)		\
+	X(offset_delete_req, A, 1)		\
+	X(offset_delete_resp, A, 0)
 
 #define DECODE_A(name, p, n, a, m)	msg_decode_##name(p, n, a, m)
 #define DECODE_N(name, p, n, a, m)	msg_decode_##name(p, n, m)
