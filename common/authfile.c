@@ -144,6 +144,11 @@ auth_parse_perms(const char *name, int line, const char *p, size_t len,
 		}
 		what = (bit & AUTH_GROUP_PERMS) ? "group" : "topic";
 		max = (bit & AUTH_GROUP_PERMS) ? GROUP_NAME_MAX : TOPIC_NAME_MAX;
+		/* `consume==orders`: the topic orders only (a Kafka LITERAL ACL). */
+		if (eq + 1 < comma && eq[1] == '=') {
+			g->exact = 1;
+			eq++;
+		}
 		g->prefix_len = (size_t)(comma - eq - 1);
 		if (g->prefix_len == 0 || g->prefix_len > max)
 			return auth_err(err, errlen, name, line,
@@ -261,6 +266,7 @@ auth_user_may(const struct auth_user *u, unsigned perm, const char *topic,
 	for (i = 0; i < u->ngrants; i++) {
 		g = &u->grants[i];
 		if ((g->perm & perm) != 0 && g->prefix_len <= len &&
+		    (!g->exact || g->prefix_len == len) &&
 		    memcmp(g->prefix, topic, g->prefix_len) == 0)
 			return 1;
 	}
@@ -483,4 +489,10 @@ auth_table_install(struct auth_table *t, uint32_t gen)
 	auth_tab = *t;
 	memset(t, 0, sizeof(*t));
 	auth_seen = gen;
+}
+
+uint32_t
+auth_table_generation(void)
+{
+	return auth_seen;
 }

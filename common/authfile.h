@@ -39,10 +39,12 @@
 
 /*
  * One permission, for the topics (AUTH_TOPIC_PERMS) or the groups
- * (AUTH_GROUP_PERMS) whose names start with prefix ("" = all).
+ * (AUTH_GROUP_PERMS) whose names start with prefix ("" = all), or, with
+ * exact (written `consume==name`), for the one named prefix.
  */
 struct auth_grant {
 	unsigned	 perm;			/* one AUTH_* bit */
+	uint8_t		 exact;			/* prefix is the whole name */
 	size_t		 prefix_len;
 	char		 prefix[TOPIC_NAME_MAX + 1];
 };
@@ -120,6 +122,8 @@ const uint8_t *auth_unknown_user_key(size_t *len);
  */
 int	auth_table_take(struct shm *s, struct auth_table *t, uint32_t *gen,
 	    char *err, size_t errlen);
+/* The published generation this process's table is from (0: inherited). */
+uint32_t auth_table_generation(void);
 /* Worker: make t (taken by auth_table_take) the table; t is emptied. */
 void	auth_table_install(struct auth_table *t, uint32_t gen);
 

@@ -9,6 +9,7 @@
 
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
+#include "proto/kafka/kmsg_acl.h"
 #include "proto/kafka/kmsg_admin.h"
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
@@ -40,6 +41,11 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_delete_topics,
 	&kmsg_init_producer_id,
 	&kmsg_sasl_authenticate,
+	&kmsg_describe_acls,
+	&kmsg_create_acls,
+	&kmsg_delete_acls,
+	&kmsg_describe_scram,
+	&kmsg_alter_scram,
 };
 const size_t kmsg_count = sizeof(kmsg_all) / sizeof(kmsg_all[0]);
 

@@ -24,6 +24,7 @@
 #include "proto/bytes.h"
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
+#include "proto/kafka/kmsg_acl.h"
 #include "proto/kafka/kmsg_admin.h"
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
@@ -40,6 +41,7 @@
 #include "worker/dispatch.h"
 #include "worker/face.h"
 #include "worker/kafka/kafka.h"
+#include "worker/kafka/acl.h"
 #include "worker/kafka/admin.h"
 #include "worker/kafka/group.h"
 #include "worker/lograte.h"
@@ -120,6 +122,20 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_DELETE_TOPICS, 0, 6, "DeleteTopics", AUTH_ADMIN,
 	    kafka_decode_desc, kafka_delete_topics_exec, kafka_delete_topics_poll,
 	    kafka_delete_topics_emit, NULL, ERRBODY_NONE, &kmsg_delete_topics },
+	/*
+	 * ACLs and SCRAM users over the auth_file (worker/kafka/acl.c,
+	 * scram_admin.c): each checks the broker's admin rights itself,
+	 * after SECURITY_DISABLED for a broker without an auth_file.
+	 */
+	{ KAPI_DESCRIBE_ACLS, 0, 3, "DescribeAcls", 0,
+	    kafka_decode_desc, kafka_describe_acls_exec, NULL,
+	    kafka_describe_acls_emit, NULL, ERRBODY_NONE, &kmsg_describe_acls },
+	{ KAPI_CREATE_ACLS, 0, 3, "CreateAcls", 0,
+	    kafka_decode_desc, kafka_create_acls_exec, kafka_create_acls_poll,
+	    kafka_create_acls_emit, NULL, ERRBODY_NONE, &kmsg_create_acls },
+	{ KAPI_DELETE_ACLS, 0, 3, "DeleteAcls", 0,
+	    kafka_decode_desc, kafka_delete_acls_exec, kafka_delete_acls_poll,
+	    kafka_delete_acls_emit, NULL, ERRBODY_NONE, &kmsg_delete_acls },
 	{ KAPI_SASL_HANDSHAKE, 0, 1, "SaslHandshake", 0,
 	    kafka_decode_desc, kafka_sasl_handshake_exec, NULL,
 	    kafka_sasl_handshake_emit, NULL, ERRBODY_NONE, &kmsg_sasl_handshake },

@@ -36,6 +36,7 @@ static const char *const op_errnames[OP_ERR_MAX] = {
 	[OP_DENIED_TOPIC]	= "access denied on topic",
 	[OP_DENIED_GROUP]	= "access denied on group",
 	[OP_DENIED_CLUSTER]	= "access denied on the broker",
+	[OP_SECURITY_DISABLED]	= "no auth_file: security is off",
 };
 
 const char *

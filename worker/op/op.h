@@ -66,6 +66,7 @@ enum op_err {
 	OP_DENIED_TOPIC,	/* the user may not do this on the topic */
 	OP_DENIED_GROUP,	/* ... on the group */
 	OP_DENIED_CLUSTER,	/* ... on the broker */
+	OP_SECURITY_DISABLED,	/* no auth_file: no users or permissions to change */
 	OP_ERR_MAX
 };
 

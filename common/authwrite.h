@@ -1,0 +1,29 @@
+/*
+ * Changing the auth_file from a worker (worker/op/acl.c): under an
+ * exclusive flock(2) on its directory, so two workers' changes are made
+ * one after the other, each on the file as the other left it; written
+ * as a temp file in the same directory, fsync'd, renamed over the file
+ * and the directory fsync'd, so a crash leaves the old or the new file,
+ * never a mix.  The file's mode is kept.
+ */
+#ifndef FLUME_COMMON_AUTHWRITE_H
+#define FLUME_COMMON_AUTHWRITE_H
+
+#include <stddef.h>
+
+/* Lock path's directory: the directory's fd (the lock), or -1 (errno). */
+int	authfile_lock(const char *path);
+/* Drop the lock and close dirfd. */
+void	authfile_unlock(int dirfd);
+/*
+ * Read path (at most AUTH_FILE_MAX bytes): a malloc'd copy with a NUL
+ * after it in *text and its length in *len; 0 or -1 (errno).
+ */
+int	authfile_read(const char *path, char **text, size_t *len);
+/* Replace path by text[0..len) atomically (see above): 0 or -1 (errno). */
+int	authfile_replace(const char *path, int dirfd, const char *text,
+	    size_t len);
+/* Clear and free a text authfile_read or authacl_* gave. */
+void	authfile_text_free(char *text, size_t len);
+
+#endif
