@@ -2,11 +2,13 @@
  * The auth_file's grants as Kafka ACLs and back (see common/authacl.h).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/authacl.h"
+#include "common/authwrite.h"
 
 #define BUNDLE_MAX	6
 
@@ -712,48 +714,32 @@ authacl_deleted_free(struct acl_deleted *d, size_t n)
 
 /* ---- the text ---- */
 
-struct sbuf {
-	char	*p;
-	size_t	 n, cap;
-	int	 err;
-};
-
-static void
-sb_add(struct sbuf *s, const void *p, size_t len)
-{
-	char *np;
-
-	if (s->err)
-		return;
-	if (s->n + len + 1 > s->cap) {
-		s->cap = (s->n + len + 1) * 2;
-		if ((np = realloc(s->p, s->cap)) == NULL) {
-			s->err = 1;
-			return;
-		}
-		s->p = np;
-	}
-	memcpy(s->p + s->n, p, len);
-	s->n += len;
-}
-
-static void
-sb_grants(struct sbuf *s, const struct auth_grant *g, size_t n)
+/* The permissions field of grants g[0..n) (malloc'd, *len), or NULL. */
+static char *
+grants_text(const struct auth_grant *g, size_t n, size_t *len)
 {
 	const struct bundle *bd;
-	size_t i;
+	size_t i, cap = 1, k = 0;
+	char *p;
+	int w;
 
+	for (i = 0; i < n; i++)
+		cap += 16 + 2 + g[i].prefix_len;
+	if ((p = malloc(cap)) == NULL)
+		return NULL;
+	p[0] = '\0';
 	for (i = 0; i < n; i++) {
-		if (i > 0)
-			sb_add(s, ",", 1);
 		if ((bd = bundle_of(g[i].perm)) == NULL)
 			continue;
-		sb_add(s, bd->word, strlen(bd->word));
-		if (g[i].prefix_len == 0)
-			continue;
-		sb_add(s, g[i].exact ? "==" : "=", g[i].exact ? 2 : 1);
-		sb_add(s, g[i].prefix, g[i].prefix_len);
+		w = snprintf(p + k, cap - k, "%s%s%s%.*s", k > 0 ? "," : "",
+		    bd->word, g[i].prefix_len == 0 ? "" : g[i].exact ? "==" :
+		    "=", (int)g[i].prefix_len, g[i].prefix);
+		if (w < 0 || (size_t)w >= cap - k)
+			break;
+		k += (size_t)w;
 	}
+	*len = k;
+	return p;
 }
 
 int
@@ -761,44 +747,20 @@ authacl_rewrite(const char *text, size_t len, const struct auth_table *t,
     const struct auth_grant *const *g, const size_t *ng, char **out,
     size_t *outlen)
 {
-	const char *s = text, *end = text + len, *nl, *b, *e, *c1, *c2;
-	const struct auth_user *u;
-	struct sbuf sb = { NULL, 0, 0, 0 };
+	struct auth_line_edit *e;
 	size_t ui;
+	int rc = -1;
 
-	/* The same lines as auth_parse(), so the same users in order. */
-	while (s < end) {
-		if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
-			nl = end;
-		for (b = s; b < nl && (*b == ' ' || *b == '\t'); b++)
-			;
-		for (e = nl; e > b && (e[-1] == ' ' || e[-1] == '\t' ||
-		    e[-1] == '\r'); e--)
-			;
-		c1 = e > b && *b != '#' ? memchr(b, ':', (size_t)(e - b)) :
-		    NULL;
-		u = NULL;
-		if (c1 != NULL)
-			u = auth_find_in(t, b, (size_t)(c1 - b));
-		ui = u != NULL ? (size_t)(u - t->users) : 0;
-		if (u == NULL || g[ui] == NULL) {
-			sb_add(&sb, s, (size_t)(nl - s) + (nl < end));
-			s = nl + 1;
-			continue;
-		}
-		for (c2 = e; c2[-1] != ':'; c2--)
-			;
-		sb_add(&sb, s, (size_t)(c2 - s));
-		sb_grants(&sb, g[ui], ng[ui]);
-		sb_add(&sb, e, (size_t)(nl - e) + (nl < end));
-		s = nl + 1;
-	}
-	if (sb.err || sb.p == NULL) {
-		free(sb.p);
-		errno = ENOMEM;
+	if ((e = calloc(t->nusers + 1, sizeof(*e))) == NULL)
 		return -1;
-	}
-	*out = sb.p;
-	*outlen = sb.n;
-	return 0;
+	for (ui = 0; ui < t->nusers; ui++)
+		if (g[ui] != NULL && (e[ui].perms = grants_text(g[ui], ng[ui],
+		    &e[ui].perms_len)) == NULL)
+			goto out;
+	rc = auth_text_edit(text, len, t, e, NULL, 0, out, outlen);
+out:
+	for (ui = 0; ui < t->nusers; ui++)
+		free((char *)(uintptr_t)e[ui].perms);
+	free(e);
+	return rc;
 }

@@ -166,6 +166,156 @@ auth_parse_perms(const char *name, int line, const char *p, size_t len,
 	return 0;
 }
 
+size_t
+auth_scram_keylen(int mech)
+{
+	return mech == AUTH_SCRAM_SHA512 ? 64 : 32;
+}
+
+/* base64 p[0..len) into out (exactly want bytes, or 1..want with *got). */
+static int
+b64_field(const char *p, size_t len, uint8_t *out, size_t max, size_t *got)
+{
+	if (len == 0 || sodium_base642bin(out, max, p, len, NULL, got, NULL,
+	    sodium_base64_VARIANT_ORIGINAL) != 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * The credentials after `{scram}`: "sha-256$I$SALT$STORED$SERVER ..." into
+ * u (each mechanism at most once; none at all: a user who cannot log in
+ * but by a TLS certificate); 0 or -1.
+ */
+static int
+auth_scram_parse(struct auth_user *u, const char *p, size_t len)
+{
+	const char *end = p + len, *tok, *sp, *f[5], *fe[5];
+	struct auth_scram *sc;
+	size_t n, keylen;
+	long it;
+	char num[12], *ep;
+	int i, mech;
+
+	for (tok = p; tok < end; tok = sp + 1) {
+		if ((sp = memchr(tok, ' ', (size_t)(end - tok))) == NULL)
+			sp = end;
+		f[0] = tok;
+		for (i = 0; i < 5; i++) {
+			fe[i] = memchr(f[i], '$', (size_t)(sp - f[i]));
+			if (fe[i] == NULL)
+				fe[i] = sp;
+			if (i < 4) {
+				if (fe[i] == sp)
+					return -1;
+				f[i + 1] = fe[i] + 1;
+			}
+		}
+		if (fe[4] != sp)
+			return -1;
+		if (fe[0] - f[0] == 7 && memcmp(f[0], "sha-256", 7) == 0)
+			mech = AUTH_SCRAM_SHA256;
+		else if (fe[0] - f[0] == 7 && memcmp(f[0], "sha-512", 7) == 0)
+			mech = AUTH_SCRAM_SHA512;
+		else
+			return -1;
+		sc = &u->scram[mech];
+		if (sc->set)
+			return -1;
+		n = (size_t)(fe[1] - f[1]);
+		if (n == 0 || n >= sizeof(num))
+			return -1;
+		memcpy(num, f[1], n);
+		num[n] = '\0';
+		it = strtol(num, &ep, 10);
+		if (*ep != '\0' || it < AUTH_SCRAM_ITER_MIN ||
+		    it > AUTH_SCRAM_ITER_MAX)
+			return -1;
+		sc->iterations = (int32_t)it;
+		keylen = auth_scram_keylen(mech);
+		if (b64_field(f[2], (size_t)(fe[2] - f[2]), sc->salt,
+		    sizeof(sc->salt), &sc->salt_len) == -1 ||
+		    b64_field(f[3], (size_t)(fe[3] - f[3]), sc->stored_key,
+		    sizeof(sc->stored_key), &n) == -1 || n != keylen ||
+		    b64_field(f[4], (size_t)(fe[4] - f[4]), sc->server_key,
+		    sizeof(sc->server_key), &n) == -1 || n != keylen)
+			return -1;
+		sc->set = 1;
+		if (sp == end)
+			break;
+	}
+	return 0;
+}
+
+void
+auth_scram_keys(int mech, const uint8_t *salted, uint8_t *stored,
+    uint8_t *server)
+{
+	crypto_auth_hmacsha512_state h5;
+	crypto_auth_hmacsha256_state h2;
+	uint8_t ckey[AUTH_SCRAM_KEY_MAX];
+
+	if (mech == AUTH_SCRAM_SHA512) {
+		crypto_auth_hmacsha512_init(&h5, salted, 64);
+		crypto_auth_hmacsha512_update(&h5, (const uint8_t *)"Client Key",
+		    10);
+		crypto_auth_hmacsha512_final(&h5, ckey);
+		crypto_hash_sha512(stored, ckey, 64);
+		crypto_auth_hmacsha512_init(&h5, salted, 64);
+		crypto_auth_hmacsha512_update(&h5, (const uint8_t *)"Server Key",
+		    10);
+		crypto_auth_hmacsha512_final(&h5, server);
+		sodium_memzero(&h5, sizeof(h5));
+	} else {
+		crypto_auth_hmacsha256_init(&h2, salted, 32);
+		crypto_auth_hmacsha256_update(&h2, (const uint8_t *)"Client Key",
+		    10);
+		crypto_auth_hmacsha256_final(&h2, ckey);
+		crypto_hash_sha256(stored, ckey, 32);
+		crypto_auth_hmacsha256_init(&h2, salted, 32);
+		crypto_auth_hmacsha256_update(&h2, (const uint8_t *)"Server Key",
+		    10);
+		crypto_auth_hmacsha256_final(&h2, server);
+		sodium_memzero(&h2, sizeof(h2));
+	}
+	sodium_memzero(ckey, sizeof(ckey));
+}
+
+int
+auth_scram_format(const struct auth_user *u, char *buf, size_t len)
+{
+	char salt[sodium_base64_ENCODED_LEN(AUTH_SCRAM_SALT_MAX,
+	    sodium_base64_VARIANT_ORIGINAL)];
+	char sk[sodium_base64_ENCODED_LEN(AUTH_SCRAM_KEY_MAX,
+	    sodium_base64_VARIANT_ORIGINAL)], vk[sizeof(sk)];
+	const struct auth_scram *sc;
+	size_t n, keylen;
+	int mech, w, first = 1;
+
+	if ((n = (size_t)snprintf(buf, len, AUTH_SCRAM_PREFIX)) >= len)
+		return -1;
+	for (mech = 0; mech < AUTH_SCRAM_MECHS; mech++) {
+		sc = &u->scram[mech];
+		if (!sc->set)
+			continue;
+		keylen = auth_scram_keylen(mech);
+		sodium_bin2base64(salt, sizeof(salt), sc->salt, sc->salt_len,
+		    sodium_base64_VARIANT_ORIGINAL);
+		sodium_bin2base64(sk, sizeof(sk), sc->stored_key, keylen,
+		    sodium_base64_VARIANT_ORIGINAL);
+		sodium_bin2base64(vk, sizeof(vk), sc->server_key, keylen,
+		    sodium_base64_VARIANT_ORIGINAL);
+		w = snprintf(buf + n, len - n, "%ssha-%s$%d$%s$%s$%s",
+		    first ? "" : " ", mech == AUTH_SCRAM_SHA512 ? "512" : "256",
+		    (int)sc->iterations, salt, sk, vk);
+		if (w < 0 || (size_t)w >= len - n)
+			return -1;
+		n += (size_t)w;
+		first = 0;
+	}
+	return 0;
+}
+
 /* One `user:secret:permissions` line (without its newline); 0 or -1. */
 static int
 auth_parse_line(const char *name, int line, const char *s, size_t len,
@@ -211,10 +361,24 @@ auth_parse_line(const char *name, int line, const char *s, size_t len,
 	memset(u, 0, sizeof(*u));
 	memcpy(u->name, s, ulen);
 	u->name_len = ulen;
-	if ((u->secret = malloc(slen)) == NULL)
-		return auth_err(err, errlen, name, line, "out of memory");
-	memcpy(u->secret, c1 + 1, slen);
-	u->secret_len = slen;
+	if (slen >= sizeof(AUTH_SCRAM_PREFIX) - 1 && memcmp(c1 + 1,
+	    AUTH_SCRAM_PREFIX, sizeof(AUTH_SCRAM_PREFIX) - 1) == 0) {
+		if (auth_scram_parse(u, c1 + sizeof(AUTH_SCRAM_PREFIX),
+		    slen - (sizeof(AUTH_SCRAM_PREFIX) - 1)) == -1)
+			return auth_err(err, errlen, name, line,
+			    "user %.*s: expected " AUTH_SCRAM_PREFIX " and "
+			    "sha-256$ITERATIONS$SALT$STOREDKEY$SERVERKEY or "
+			    "sha-512$..., space-separated, base64, iterations "
+			    "%d to %d", (int)ulen, s, AUTH_SCRAM_ITER_MIN,
+			    AUTH_SCRAM_ITER_MAX);
+		u->scram_only = 1;
+	} else {
+		if ((u->secret = malloc(slen)) == NULL)
+			return auth_err(err, errlen, name, line,
+			    "out of memory");
+		memcpy(u->secret, c1 + 1, slen);
+		u->secret_len = slen;
+	}
 	return auth_parse_perms(name, line, c2 + 1, (size_t)(s + len - c2 - 1),
 	    u, err, errlen);
 }

@@ -158,3 +158,92 @@ fail:
 	errno = e;
 	return -1;
 }
+
+struct sbuf {
+	char	*p;
+	size_t	 n, cap;
+	int	 err;
+};
+
+static void
+sb_add(struct sbuf *s, const void *p, size_t len)
+{
+	char *np;
+
+	if (s->err || len == 0)
+		return;
+	if (s->n + len + 1 > s->cap) {
+		s->cap = (s->n + len + 1) * 2;
+		if ((np = realloc(s->p, s->cap)) == NULL) {
+			s->err = 1;
+			return;
+		}
+		s->p = np;
+	}
+	memcpy(s->p + s->n, p, len);
+	s->n += len;
+}
+
+int
+auth_text_edit(const char *text, size_t len, const struct auth_table *t,
+    const struct auth_line_edit *e, const char *append, size_t alen,
+    char **out, size_t *outlen)
+{
+	const char *s = text, *end = text + len, *nl, *b, *ln, *c1, *c2;
+	const struct auth_user *u;
+	const struct auth_line_edit *ed;
+	struct sbuf sb = { NULL, 0, 0, 0 };
+
+	/* The same lines as auth_parse(), so the same users in order. */
+	while (s < end) {
+		if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
+			nl = end;
+		for (b = s; b < nl && (*b == ' ' || *b == '\t'); b++)
+			;
+		for (ln = nl; ln > b && (ln[-1] == ' ' || ln[-1] == '\t' ||
+		    ln[-1] == '\r'); ln--)
+			;
+		c1 = ln > b && *b != '#' ? memchr(b, ':', (size_t)(ln - b)) :
+		    NULL;
+		u = c1 != NULL ? auth_find_in(t, b, (size_t)(c1 - b)) : NULL;
+		ed = u != NULL ? &e[u - t->users] : NULL;
+		if (ed == NULL || (ed->secret == NULL && ed->perms == NULL)) {
+			sb_add(&sb, s, (size_t)(nl - s) + (nl < end));
+			s = nl + 1;
+			continue;
+		}
+		for (c2 = ln; c2[-1] != ':'; c2--)
+			;
+		c2--;
+		sb_add(&sb, s, (size_t)(c1 + 1 - s));
+		if (ed->secret != NULL)
+			sb_add(&sb, ed->secret, ed->secret_len);
+		else
+			sb_add(&sb, c1 + 1, (size_t)(c2 - c1 - 1));
+		sb_add(&sb, ":", 1);
+		if (ed->perms != NULL)
+			sb_add(&sb, ed->perms, ed->perms_len);
+		else
+			sb_add(&sb, c2 + 1, (size_t)(ln - c2 - 1));
+		sb_add(&sb, ln, (size_t)(nl - ln) + (nl < end));
+		s = nl + 1;
+	}
+	if (alen > 0) {
+		if (sb.n > 0 && sb.p[sb.n - 1] != '\n')
+			sb_add(&sb, "\n", 1);
+		sb_add(&sb, append, alen);
+	}
+	/* Every line deleted: an empty file. */
+	if (!sb.err && sb.p == NULL && (sb.p = calloc(1, 1)) == NULL)
+		sb.err = 1;
+	if (sb.err) {
+		if (sb.p != NULL)
+			sodium_memzero(sb.p, sb.n);
+		free(sb.p);
+		errno = ENOMEM;
+		return -1;
+	}
+	*out = sb.p;
+	*outlen = sb.n;
+	return 0;
+}

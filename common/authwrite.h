@@ -23,6 +23,25 @@ int	authfile_read(const char *path, char **text, size_t *len);
 /* Replace path by text[0..len) atomically (see above): 0 or -1 (errno). */
 int	authfile_replace(const char *path, int dirfd, const char *text,
 	    size_t len);
+/* A user line's new fields; NULL: kept as it is. */
+struct auth_line_edit {
+	const char	*secret;
+	size_t		 secret_len;
+	const char	*perms;
+	size_t		 perms_len;
+};
+
+struct auth_table;
+
+/*
+ * The auth_file text[0..len) (parsed as t) with the fields e[i] gives
+ * for user i of t replaced and append[0..alen) added as lines at the end;
+ * every other byte is kept (comments, blank lines, spacing).  A new
+ * malloc'd text in *out (*outlen); 0 or -1 (ENOMEM).
+ */
+int	auth_text_edit(const char *text, size_t len, const struct auth_table *t,
+	    const struct auth_line_edit *e, const char *append, size_t alen,
+	    char **out, size_t *outlen);
 /* Clear and free a text authfile_read or authacl_* gave. */
 void	authfile_text_free(char *text, size_t len);
 
