@@ -243,6 +243,7 @@ auth_text_edit(const char *text, size_t len, const struct auth_table *t,
 		errno = ENOMEM;
 		return -1;
 	}
+	sb.p[sb.n] = '\0';	/* sb_add() keeps room for it */
 	*out = sb.p;
 	*outlen = sb.n;
 	return 0;
