@@ -15,8 +15,14 @@ test compares exactly.  Logins are SASL_PLAINTEXT SCRAM-SHA-256.
         " RTYPE:NAME:PATTERN:OP:ERRORCLASS" per matching ACL, or
         "delete ERRORCLASS".
     kafka_acl.py read BROKER USER PW TOPIC
-        KafkaConsumer, assigned partition 0 (no group), from the start:
-        "read ok V1,V2" or "read ERRORCLASS".
+        KafkaConsumer, assigned partition 0 (no group), from offset 0,
+        what arrives within 3 seconds: "read ok V1,V2" or "read
+        ERRORCLASS".  A topic the user may not read is "read ok " (the
+        broker denies its metadata: kafka-python never fetches, and
+        resetting offsets would retry forever).
+    kafka_acl.py produce BROKER USER PW TOPIC VALUE
+        KafkaProducer, one record to partition 0: "produce ok" or
+        "produce ERRORCLASS".
     kafka_acl.py login BROKER USER PW
         KafkaConsumer.topics(): "login ok" or "login ERRORCLASS".
     kafka_acl.py scram-upsert BROKER USER PW NAME MECH ITERATIONS PASSWORD
@@ -132,13 +138,26 @@ def read(broker, user, pw, topic):
     try:
         tp = TopicPartition(topic, 0)
         c.assign([tp])
-        c.seek_to_beginning(tp)
+        c.seek(tp, 0)
         vals = [m.value.decode() for m in c]
         return "read ok " + ",".join(vals)
     except Exception as e:
         return "read " + type(e).__name__
     finally:
         c.close()
+
+
+def produce(broker, user, pw, topic, value):
+    from kafka import KafkaProducer
+    p = KafkaProducer(acks=1, max_block_ms=10000, retries=0,
+                      **kp_opts(broker, user, pw))
+    try:
+        p.send(topic, value=value.encode(), partition=0).get(timeout=15)
+        res = "produce ok"
+    except Exception as e:
+        res = "produce " + type(e).__name__
+    p.close(timeout=5)
+    return res
 
 
 def login(broker, user, pw):
@@ -339,7 +358,7 @@ def scram_describe(broker, user, pw, names):
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     fn = {"create": create, "describe": describe, "delete": delete,
-          "read": read, "login": login, "scram-upsert": scram_upsert,
+          "read": read, "produce": produce, "login": login, "scram-upsert": scram_upsert,
           "scram-delete": scram_delete}.get(cmd)
     if cmd == "scram-describe":
         print(scram_describe(args[0], args[1], args[2], args[3:]))
