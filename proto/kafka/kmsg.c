@@ -40,10 +40,10 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_create_topics,
 	&kmsg_delete_topics,
 	&kmsg_init_producer_id,
-	&kmsg_sasl_authenticate,
 	&kmsg_describe_acls,
 	&kmsg_create_acls,
 	&kmsg_delete_acls,
+	&kmsg_sasl_authenticate,
 	&kmsg_describe_scram,
 	&kmsg_alter_scram,
 };
