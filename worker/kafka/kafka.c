@@ -122,6 +122,12 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_DELETE_TOPICS, 0, 6, "DeleteTopics", AUTH_ADMIN,
 	    kafka_decode_desc, kafka_delete_topics_exec, kafka_delete_topics_poll,
 	    kafka_delete_topics_emit, NULL, ERRBODY_NONE, &kmsg_delete_topics },
+	{ KAPI_SASL_HANDSHAKE, 0, 1, "SaslHandshake", 0,
+	    kafka_decode_desc, kafka_sasl_handshake_exec, NULL,
+	    kafka_sasl_handshake_emit, NULL, ERRBODY_NONE, &kmsg_sasl_handshake },
+	{ KAPI_SASL_AUTHENTICATE, 0, 2, "SaslAuthenticate", 0,
+	    kafka_decode_desc, kafka_sasl_auth_exec, NULL,
+	    kafka_sasl_auth_emit, NULL, ERRBODY_NONE, &kmsg_sasl_authenticate },
 	/*
 	 * ACLs and SCRAM users over the auth_file (worker/kafka/acl.c,
 	 * scram_admin.c): each checks the broker's admin rights itself,
@@ -143,12 +149,6 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_ALTER_USER_SCRAM_CREDENTIALS, 0, 0, "AlterUserScramCredentials",
 	    0, kafka_decode_desc, kafka_alter_scram_exec, kafka_alter_scram_poll,
 	    kafka_alter_scram_emit, NULL, ERRBODY_NONE, &kmsg_alter_scram },
-	{ KAPI_SASL_HANDSHAKE, 0, 1, "SaslHandshake", 0,
-	    kafka_decode_desc, kafka_sasl_handshake_exec, NULL,
-	    kafka_sasl_handshake_emit, NULL, ERRBODY_NONE, &kmsg_sasl_handshake },
-	{ KAPI_SASL_AUTHENTICATE, 0, 2, "SaslAuthenticate", 0,
-	    kafka_decode_desc, kafka_sasl_auth_exec, NULL,
-	    kafka_sasl_auth_emit, NULL, ERRBODY_NONE, &kmsg_sasl_authenticate },
 };
 #define KAFKA_NROWS	(sizeof(kafka_rows) / sizeof(kafka_rows[0]))
 
