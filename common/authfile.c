@@ -4,20 +4,18 @@
  * SIGHUP, and publishes its text in the shared region (shm/authpub.h);
  * workers take a newly published text and install it.
  */
-#include <sys/stat.h>
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <sodium.h>
 
 #include "common/authfile.h"
+#include "common/authwrite.h"
 #include "shm/authpub.h"
 
 _Static_assert(AUTH_FILE_MAX == AUTHPUB_TEXT_MAX, "auth_file fits the shm copy");
@@ -484,50 +482,31 @@ auth_load(const char *path, char *err, size_t errlen, char *warn,
     size_t warnlen)
 {
 	struct auth_table t;
-	struct stat st;
 	char *buf;
-	ssize_t n;
-	size_t got = 0;
-	int fd, rc;
+	size_t got, n;
+	unsigned mode;
 
 	if (warnlen > 0)
 		warn[0] = '\0';
 	if (sodium_init() < 0)
 		return auth_err(err, errlen, path, 0, "libsodium failed to start");
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+	if (authfile_read(path, &buf, &got, &mode) == -1) {
+		if (errno == EFBIG)
+			return auth_err(err, errlen, path, 0, "expected a "
+			    "regular file of at most %u bytes", AUTH_FILE_MAX);
 		return auth_err(err, errlen, path, 0, "%s", strerror(errno));
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    st.st_size > (off_t)AUTH_FILE_MAX) {
-		close(fd);
-		return auth_err(err, errlen, path, 0,
-		    "expected a regular file of at most %u bytes", AUTH_FILE_MAX);
 	}
-	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
-		close(fd);
-		return auth_err(err, errlen, path, 0, "out of memory");
-	}
-	while (got < (size_t)st.st_size) {
-		n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	rc = auth_parse(path, buf, got, &t, err, errlen);
-	if (rc == -1) {
-		sodium_memzero(buf, (size_t)st.st_size + 1);
-		free(buf);
+	if (auth_parse(path, buf, got, &t, err, errlen) == -1) {
+		authfile_text_free(buf, got);
 		return -1;
 	}
-	if ((st.st_mode & 077) != 0 && warnlen > 0)
+	if ((mode & 077) != 0 && warnlen > 0)
 		snprintf(warn, warnlen, "%s: readable by others than its owner "
 		    "(mode %03o); it holds secrets, chmod 600 it", path,
-		    (unsigned)(st.st_mode & 0777));
+		    mode & 0777);
 	if (auth_table_groupless(&t) && warnlen > 0) {
-		n = (ssize_t)strlen(warn);
-		snprintf(warn + n, warnlen - (size_t)n, "%s%s: no user has a "
+		n = strlen(warn);
+		snprintf(warn + n, warnlen - n, "%s%s: no user has a "
 		    "group permission, so no consumer group may be used (add "
 		    "group-read=prefix, see flume.conf(5))", n > 0 ? "; " : "",
 		    path);

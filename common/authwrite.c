@@ -62,7 +62,7 @@ authfile_unlock(int dirfd)
 }
 
 int
-authfile_read(const char *path, char **text, size_t *len)
+authfile_read(const char *path, char **text, size_t *len, unsigned *mode)
 {
 	struct stat st;
 	ssize_t n;
@@ -78,6 +78,8 @@ authfile_read(const char *path, char **text, size_t *len)
 		errno = EFBIG;
 		return -1;
 	}
+	if (mode != NULL)
+		*mode = (unsigned)(st.st_mode & 07777);
 	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
 		close(fd);
 		return -1;

@@ -16,10 +16,12 @@ int	authfile_lock(const char *path);
 /* Drop the lock and close dirfd. */
 void	authfile_unlock(int dirfd);
 /*
- * Read path (at most AUTH_FILE_MAX bytes): a malloc'd copy with a NUL
- * after it in *text and its length in *len; 0 or -1 (errno).
+ * Read path (a regular file of at most AUTH_FILE_MAX bytes, else EFBIG):
+ * a malloc'd copy with a NUL after it in *text, its length in *len, its
+ * permission bits in *mode (unless NULL); 0 or -1 (errno).
  */
-int	authfile_read(const char *path, char **text, size_t *len);
+int	authfile_read(const char *path, char **text, size_t *len,
+	    unsigned *mode);
 /* Replace path by text[0..len) atomically (see above): 0 or -1 (errno). */
 int	authfile_replace(const char *path, int dirfd, const char *text,
 	    size_t len);

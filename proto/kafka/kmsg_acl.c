@@ -70,18 +70,19 @@ const struct kmsg kmsg_describe_acls = {
 	&kd_describe_acls_req, &kd_describe_acls_resp
 };
 
+/* A filter's fields, none nullable. */
 static const struct kfield acl_creation[] = {
-	KF(KT_INT8, struct km_acl_creation, resource_type, 0, KV_MAX),
-	KF(KT_STRING, struct km_acl_creation, resource_name, 0, KV_MAX),
-	KF(KT_INT8, struct km_acl_creation, pattern_type, 1, KV_MAX,
+	KF(KT_INT8, struct km_acl_filter, resource_type, 0, KV_MAX),
+	KF(KT_STRING, struct km_acl_filter, resource_name, 0, KV_MAX),
+	KF(KT_INT8, struct km_acl_filter, pattern_type, 1, KV_MAX,
 	    .kf_def = 3),
-	KF(KT_STRING, struct km_acl_creation, principal, 0, KV_MAX),
-	KF(KT_STRING, struct km_acl_creation, host, 0, KV_MAX),
-	KF(KT_INT8, struct km_acl_creation, operation, 0, KV_MAX),
-	KF(KT_INT8, struct km_acl_creation, permission_type, 0, KV_MAX),
+	KF(KT_STRING, struct km_acl_filter, principal, 0, KV_MAX),
+	KF(KT_STRING, struct km_acl_filter, host, 0, KV_MAX),
+	KF(KT_INT8, struct km_acl_filter, operation, 0, KV_MAX),
+	KF(KT_INT8, struct km_acl_filter, permission_type, 0, KV_MAX),
 };
 static const struct kdesc kd_acl_creation =
-    KDESC("AclCreation", struct km_acl_creation, acl_creation);
+    KDESC("AclCreation", struct km_acl_filter, acl_creation);
 
 static const struct kfield create_acls_req[] = {
 	KFS(kd_acl_creation, struct km_create_acls_req, creations, 0, KV_MAX),

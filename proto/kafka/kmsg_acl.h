@@ -11,7 +11,10 @@
 #include "proto/kafka/kbuf.h"
 #include "proto/kafka/kdesc.h"
 
-/* DescribeAcls v0-3, flexible 2+; DeleteAcls' filters are the same. */
+/*
+ * DescribeAcls v0-3, flexible 2+; DeleteAcls' filters and CreateAcls'
+ * creations have the same fields (a creation's strings not nullable).
+ */
 struct km_acl_filter {
 	int8_t		 resource_type;
 	struct kstr	 resource_name;			/* nullable */
@@ -44,18 +47,8 @@ struct km_describe_acls_resp {
 };
 
 /* CreateAcls v0-3, flexible 2+. */
-struct km_acl_creation {
-	int8_t		 resource_type;
-	struct kstr	 resource_name;
-	int8_t		 pattern_type;			/* 1+, default 3 */
-	struct kstr	 principal;
-	struct kstr	 host;
-	int8_t		 operation;
-	int8_t		 permission_type;
-};
-
 struct km_create_acls_req {
-	struct karray	 creations;			/* km_acl_creation */
+	struct karray	 creations;			/* km_acl_filter */
 };
 
 struct km_acl_creation_result {

@@ -547,7 +547,7 @@ test_replace_keeps_mode(void)
 	CU_ASSERT((lock = authfile_lock(path)) >= 0);
 	CU_ASSERT_EQUAL(authfile_replace(path, lock, "a:c:consume\n", 12), 0);
 	authfile_unlock(lock);
-	CU_ASSERT_EQUAL(authfile_read(path, &text, &len), 0);
+	CU_ASSERT_EQUAL(authfile_read(path, &text, &len, NULL), 0);
 	CU_ASSERT_EQUAL(len, 12);
 	CU_ASSERT_STRING_EQUAL(text, "a:c:consume\n");
 	authfile_text_free(text, len);

@@ -2483,7 +2483,7 @@ test_fixture_acls(void)
 	struct km_delete_acls_req dr;
 	struct km_alter_scram_req ar;
 	struct km_describe_scram_req sr;
-	const struct km_acl_creation *c;
+	const struct km_acl_filter *c;
 	const struct km_acl_filter *fl;
 	const struct km_scram_upsertion *up;
 	const struct km_scram_user_name *un;

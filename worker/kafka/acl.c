@@ -51,6 +51,26 @@ spec_of_filter(const struct km_acl_filter *f, struct acl_spec *s)
 	spec_str(f->host, &s->host, &s->host_len);
 }
 
+/*
+ * The n filters or creations of a request as the op's specs, in c's
+ * memory; NULL (c is dead) when it has none left.
+ */
+static struct acl_spec *
+specs_of(struct conn *c, const struct km_acl_filter *f, int32_t n)
+{
+	struct acl_spec *sp;
+	int32_t i;
+
+	if ((sp = conn_alloc(c, (size_t)(n > 0 ? n : 1) * sizeof(*sp))) ==
+	    NULL) {
+		c->dead = 1;
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		spec_of_filter(&f[i], &sp[i]);
+	return sp;
+}
+
 /* The message of a gate's refusal. */
 static const char *
 gate_message(enum op_err e)
@@ -157,16 +177,12 @@ kafka_create_acls_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	const struct km_create_acls_req *q = k->body;
-	const struct km_acl_creation *cr = q->creations.v;
 	struct kacl_create *st;
-	struct acl_spec *sp = NULL;
 	struct op_ctx x;
-	int32_t i, n = q->creations.n > 0 ? q->creations.n : 0;
 
 	(void)w;
 	r->state = REQ_DONE;
-	if ((st = conn_alloc(c, sizeof(*st))) == NULL ||
-	    (n > 0 && (sp = conn_alloc(c, (size_t)n * sizeof(*sp))) == NULL)) {
+	if ((st = conn_alloc(c, sizeof(*st))) == NULL) {
 		c->dead = 1;
 		return;
 	}
@@ -175,19 +191,9 @@ kafka_create_acls_exec(struct worker *w, struct conn *c, struct req *r)
 	conn_op_ctx(c, r, &x);
 	if ((st->gate = op_auth_admin(&x)) != OP_OK)
 		return;
-	for (i = 0; i < n; i++) {
-		memset(&sp[i], 0, sizeof(sp[i]));
-		sp[i].res = cr[i].resource_type;
-		sp[i].pat = cr[i].pattern_type;
-		sp[i].op = cr[i].operation;
-		sp[i].perm = cr[i].permission_type;
-		spec_str(cr[i].resource_name, &sp[i].name, &sp[i].name_len);
-		spec_str(cr[i].principal, &sp[i].principal,
-		    &sp[i].principal_len);
-		spec_str(cr[i].host, &sp[i].host, &sp[i].host_len);
-	}
-	st->a.c = sp;
-	st->a.n = (size_t)n;
+	if ((st->a.c = specs_of(c, q->creations.v, q->creations.n)) == NULL)
+		return;
+	st->a.n = q->creations.n > 0 ? (size_t)q->creations.n : 0;
 	if (op_acl_create(&x, &st->a) == OP_WAIT) {
 		r->deadline = st->a.ch.deadline;
 		r->state = REQ_WAIT;
@@ -258,16 +264,12 @@ kafka_delete_acls_exec(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	const struct km_delete_acls_req *q = k->body;
-	const struct km_acl_filter *fl = q->filters.v;
 	struct kacl_delete *st;
-	struct acl_spec *sp = NULL;
 	struct op_ctx x;
-	int32_t i, n = q->filters.n > 0 ? q->filters.n : 0;
 
 	(void)w;
 	r->state = REQ_DONE;
-	if ((st = conn_alloc(c, sizeof(*st))) == NULL ||
-	    (n > 0 && (sp = conn_alloc(c, (size_t)n * sizeof(*sp))) == NULL)) {
+	if ((st = conn_alloc(c, sizeof(*st))) == NULL) {
 		c->dead = 1;
 		return;
 	}
@@ -276,10 +278,9 @@ kafka_delete_acls_exec(struct worker *w, struct conn *c, struct req *r)
 	conn_op_ctx(c, r, &x);
 	if ((st->gate = op_auth_admin(&x)) != OP_OK)
 		return;
-	for (i = 0; i < n; i++)
-		spec_of_filter(&fl[i], &sp[i]);
-	st->a.f = sp;
-	st->a.n = (size_t)n;
+	if ((st->a.f = specs_of(c, q->filters.v, q->filters.n)) == NULL)
+		return;
+	st->a.n = q->filters.n > 0 ? (size_t)q->filters.n : 0;
 	if (op_acl_delete(&x, &st->a) == OP_WAIT) {
 		r->deadline = st->a.ch.deadline;
 		r->state = REQ_WAIT;

@@ -84,7 +84,7 @@ op_auth_change(const struct op_ctx *x, op_auth_edit_fn edit, void *arg,
 		return OP_DONE;
 	}
 	/* Under the lock, the file as the last change left it. */
-	if (authfile_read(path, &text, &len) == -1) {
+	if (authfile_read(path, &text, &len, NULL) == -1) {
 		log_warn("%s: %s: cannot read %s", x->peer, x->api, path);
 		authfile_unlock(lock);
 		return OP_DONE;
