@@ -167,39 +167,84 @@ kafka_describe_acls_emit(struct worker *w, struct conn *c, struct req *r)
 
 /* ---- CreateAcls ---- */
 
-struct kacl_create {
+/* A CreateAcls or DeleteAcls: the gate, then its op. */
+struct kacl_change {
+	int			 del;		/* DeleteAcls */
 	enum op_err		 gate;
-	struct op_acl_create	 a;
+	struct op_acl_create	 cr;
+	struct op_acl_delete	 dl;
 };
 
-void
-kafka_create_acls_exec(struct worker *w, struct conn *c, struct req *r)
+/* CreateAcls (creations) or DeleteAcls (filters): run its op. */
+static void
+acl_change_exec(struct conn *c, struct req *r, const struct karray *specs,
+    int del)
 {
 	struct kafka_req *k = r->dec;
-	const struct km_create_acls_req *q = k->body;
-	struct kacl_create *st;
+	struct kacl_change *st;
+	struct acl_spec *sp;
 	struct op_ctx x;
+	size_t n = specs->n > 0 ? (size_t)specs->n : 0;
+	enum op_status os;
 
-	(void)w;
 	r->state = REQ_DONE;
 	if ((st = conn_alloc(c, sizeof(*st))) == NULL) {
 		c->dead = 1;
 		return;
 	}
 	memset(st, 0, sizeof(*st));
+	st->del = del;
 	k->kst = st;
 	conn_op_ctx(c, r, &x);
 	if ((st->gate = op_auth_admin(&x)) != OP_OK)
 		return;
-	if ((st->a.c = specs_of(c, q->creations.v, q->creations.n)) == NULL)
+	if ((sp = specs_of(c, specs->v, specs->n)) == NULL)
 		return;
-	st->a.n = q->creations.n > 0 ? (size_t)q->creations.n : 0;
-	if (op_acl_create(&x, &st->a) == OP_WAIT) {
-		r->deadline = st->a.ch.deadline;
+	if (del) {
+		st->dl.f = sp;
+		st->dl.n = n;
+		os = op_acl_delete(&x, &st->dl);
+	} else {
+		st->cr.c = sp;
+		st->cr.n = n;
+		os = op_acl_create(&x, &st->cr);
+	}
+	if (os == OP_WAIT) {
+		r->deadline = del ? st->dl.ch.deadline : st->cr.ch.deadline;
 		r->state = REQ_WAIT;
 	}
 	/* The body may move while parked: the specs are not read again. */
-	st->a.c = NULL;
+	st->cr.c = NULL;
+	st->dl.f = NULL;
+}
+
+void
+kafka_create_acls_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct km_create_acls_req *q =
+	    ((struct kafka_req *)r->dec)->body;
+
+	(void)w;
+	acl_change_exec(c, r, &q->creations, 0);
+}
+
+void
+kafka_delete_acls_exec(struct worker *w, struct conn *c, struct req *r)
+{
+	const struct km_delete_acls_req *q =
+	    ((struct kafka_req *)r->dec)->body;
+
+	(void)w;
+	acl_change_exec(c, r, &q->filters, 1);
+}
+
+void
+kafka_acls_change_poll(struct worker *w, struct conn *c, struct req *r)
+{
+	struct kacl_change *st = ((struct kafka_req *)r->dec)->kst;
+
+	(void)w;
+	kafka_auth_change_poll(c, r, st->del ? &st->dl.ch : &st->cr.ch);
 }
 
 /* The Kafka error and message of a change that ended with err. */
@@ -217,7 +262,8 @@ kafka_create_acls_emit(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	const struct km_create_acls_req *q = k->body;
-	const struct kacl_create *st = k->kst;
+	const struct kacl_change *ch = k->kst;
+	const struct op_acl_create *st = &ch->cr;
 	struct km_create_acls_resp s;
 	struct km_acl_creation_result *res = NULL;
 	const char *why;
@@ -230,17 +276,17 @@ kafka_create_acls_emit(struct worker *w, struct conn *c, struct req *r)
 		c->dead = 1;
 		return;
 	}
-	err = change_error(st->a.ch.err, &why);
+	err = change_error(st->ch.err, &why);
 	for (i = 0; i < n; i++) {
 		memset(&res[i], 0, sizeof(res[i]));
-		if (st->gate != OP_OK) {
-			res[i].error_code = kafka_op_error(st->gate);
-			res[i].error_message = kstr_c(gate_message(st->gate));
-		} else if (st->a.refused == NULL) {
-			res[i].error_code = kafka_op_error(st->a.ch.err);
-		} else if (st->a.refused[i]) {
+		if (ch->gate != OP_OK) {
+			res[i].error_code = kafka_op_error(ch->gate);
+			res[i].error_message = kstr_c(gate_message(ch->gate));
+		} else if (st->refused == NULL) {
+			res[i].error_code = kafka_op_error(st->ch.err);
+		} else if (st->refused[i]) {
 			res[i].error_code = KERR_INVALID_REQUEST;
-			res[i].error_message = kstr_c(st->a.why[i]);
+			res[i].error_message = kstr_c(st->why[i]);
 		} else {
 			res[i].error_code = err;
 			res[i].error_message = kstr_c(why);
@@ -253,47 +299,13 @@ kafka_create_acls_emit(struct worker *w, struct conn *c, struct req *r)
 
 /* ---- DeleteAcls ---- */
 
-struct kacl_delete {
-	enum op_err		 gate;
-	struct op_acl_delete	 a;
-	char			 why[ACL_WHY_MAX];
-};
-
-void
-kafka_delete_acls_exec(struct worker *w, struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-	const struct km_delete_acls_req *q = k->body;
-	struct kacl_delete *st;
-	struct op_ctx x;
-
-	(void)w;
-	r->state = REQ_DONE;
-	if ((st = conn_alloc(c, sizeof(*st))) == NULL) {
-		c->dead = 1;
-		return;
-	}
-	memset(st, 0, sizeof(*st));
-	k->kst = st;
-	conn_op_ctx(c, r, &x);
-	if ((st->gate = op_auth_admin(&x)) != OP_OK)
-		return;
-	if ((st->a.f = specs_of(c, q->filters.v, q->filters.n)) == NULL)
-		return;
-	st->a.n = q->filters.n > 0 ? (size_t)q->filters.n : 0;
-	if (op_acl_delete(&x, &st->a) == OP_WAIT) {
-		r->deadline = st->a.ch.deadline;
-		r->state = REQ_WAIT;
-	}
-	st->a.f = NULL;
-}
-
 void
 kafka_delete_acls_emit(struct worker *w, struct conn *c, struct req *r)
 {
 	struct kafka_req *k = r->dec;
 	const struct km_delete_acls_req *q = k->body;
-	const struct kacl_delete *st = k->kst;
+	const struct kacl_change *ch = k->kst;
+	const struct op_acl_delete *st = &ch->dl;
 	struct km_delete_acls_resp s;
 	struct km_acl_filter_result *res = NULL;
 	struct km_acl_matching *m;
@@ -309,19 +321,19 @@ kafka_delete_acls_emit(struct worker *w, struct conn *c, struct req *r)
 		c->dead = 1;
 		return;
 	}
-	err = change_error(st->a.ch.err, &why);
+	err = change_error(st->ch.err, &why);
 	for (i = 0; i < n; i++) {
 		memset(&res[i], 0, sizeof(res[i]));
-		if (st->gate != OP_OK) {
-			res[i].error_code = kafka_op_error(st->gate);
-			res[i].error_message = kstr_c(gate_message(st->gate));
+		if (ch->gate != OP_OK) {
+			res[i].error_code = kafka_op_error(ch->gate);
+			res[i].error_message = kstr_c(gate_message(ch->gate));
 			continue;
 		}
-		if (st->a.d == NULL) {
-			res[i].error_code = kafka_op_error(st->a.ch.err);
+		if (st->d == NULL) {
+			res[i].error_code = kafka_op_error(st->ch.err);
 			continue;
 		}
-		d = &st->a.d[i];
+		d = &st->d[i];
 		if (d->refused) {
 			res[i].error_code = KERR_INVALID_REQUEST;
 			res[i].error_message = kstr_c(d->why);
@@ -368,22 +380,4 @@ kafka_auth_change_poll(struct conn *c, struct req *r,
 	conn_op_ctx(c, r, &x);
 	r->state = op_auth_change_poll(&x, ch) == OP_WAIT ? REQ_WAIT :
 	    REQ_DONE;
-}
-
-void
-kafka_create_acls_poll(struct worker *w, struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-
-	(void)w;
-	kafka_auth_change_poll(c, r, &((struct kacl_create *)k->kst)->a.ch);
-}
-
-void
-kafka_delete_acls_poll(struct worker *w, struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-
-	(void)w;
-	kafka_auth_change_poll(c, r, &((struct kacl_delete *)k->kst)->a.ch);
 }

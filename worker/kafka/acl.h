@@ -23,9 +23,8 @@ void	kafka_delete_acls_exec(struct worker *w, struct conn *c,
 	    struct req *r);
 void	kafka_delete_acls_emit(struct worker *w, struct conn *c,
 	    struct req *r);
-void	kafka_create_acls_poll(struct worker *w, struct conn *c,
-	    struct req *r);
-void	kafka_delete_acls_poll(struct worker *w, struct conn *c,
+/* The wait of CreateAcls and DeleteAcls (the change in force). */
+void	kafka_acls_change_poll(struct worker *w, struct conn *c,
 	    struct req *r);
 /* A parked change of the auth_file (worker/op/acl.h): r's state after it. */
 struct op_auth_change;
