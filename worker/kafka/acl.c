@@ -25,10 +25,6 @@
 #include "worker/op/acl.h"
 #include "worker/worker.h"
 
-#define KACL_DISABLED_MSG	"no auth_file is configured: there are no " \
-				"ACLs (see flume.conf(5))"
-#define KACL_DENIED_MSG		"the broker's admin rights (admin on every " \
-				"topic) are needed"
 
 /* A Kafka string (null: len -1) as the op's string (NULL). */
 static void
@@ -71,12 +67,13 @@ specs_of(struct conn *c, const struct km_acl_filter *f, int32_t n)
 	return sp;
 }
 
-/* The message of a gate's refusal. */
-static const char *
-gate_message(enum op_err e)
+const char *
+kafka_auth_gate_message(enum op_err e)
 {
-	return e == OP_SECURITY_DISABLED ? KACL_DISABLED_MSG :
-	    e == OP_DENIED_CLUSTER ? KACL_DENIED_MSG : NULL;
+	return e == OP_SECURITY_DISABLED ? "no auth_file is configured: there "
+	    "are no ACLs or users (see flume.conf(5))" :
+	    e == OP_DENIED_CLUSTER ? "the broker's admin rights (admin on "
+	    "every topic) are needed" : NULL;
 }
 
 /* ---- DescribeAcls ---- */
@@ -110,7 +107,7 @@ kafka_describe_acls_exec(struct worker *w, struct conn *c, struct req *r)
 	conn_op_ctx(c, r, &x);
 	if ((e = op_auth_admin(&x)) != OP_OK) {
 		st->error = kafka_op_error(e);
-		st->why = gate_message(e);
+		st->why = kafka_auth_gate_message(e);
 		return;
 	}
 	spec_of_filter(q, &f);
@@ -281,7 +278,8 @@ kafka_create_acls_emit(struct worker *w, struct conn *c, struct req *r)
 		memset(&res[i], 0, sizeof(res[i]));
 		if (ch->gate != OP_OK) {
 			res[i].error_code = kafka_op_error(ch->gate);
-			res[i].error_message = kstr_c(gate_message(ch->gate));
+			res[i].error_message =
+			    kstr_c(kafka_auth_gate_message(ch->gate));
 		} else if (st->refused == NULL) {
 			res[i].error_code = kafka_op_error(st->ch.err);
 		} else if (st->refused[i]) {
@@ -326,7 +324,8 @@ kafka_delete_acls_emit(struct worker *w, struct conn *c, struct req *r)
 		memset(&res[i], 0, sizeof(res[i]));
 		if (ch->gate != OP_OK) {
 			res[i].error_code = kafka_op_error(ch->gate);
-			res[i].error_message = kstr_c(gate_message(ch->gate));
+			res[i].error_message =
+			    kstr_c(kafka_auth_gate_message(ch->gate));
 			continue;
 		}
 		if (st->d == NULL) {

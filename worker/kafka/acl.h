@@ -7,6 +7,8 @@
 #ifndef FLUME_WORKER_KAFKA_ACL_H
 #define FLUME_WORKER_KAFKA_ACL_H
 
+#include "worker/op/op.h"
+
 struct worker;
 struct conn;
 struct req;
@@ -26,6 +28,8 @@ void	kafka_delete_acls_emit(struct worker *w, struct conn *c,
 /* The wait of CreateAcls and DeleteAcls (the change in force). */
 void	kafka_acls_change_poll(struct worker *w, struct conn *c,
 	    struct req *r);
+/* The message of op_auth_admin()'s refusal e (NULL: none). */
+const char *kafka_auth_gate_message(enum op_err e);
 /* A parked change of the auth_file (worker/op/acl.h): r's state after it. */
 struct op_auth_change;
 void	kafka_auth_change_poll(struct conn *c, struct req *r,

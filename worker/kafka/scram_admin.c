@@ -30,10 +30,6 @@
 
 #define KERR_DUPLICATE_RESOURCE		92
 
-#define KSCRAM_DISABLED_MSG	"no auth_file is configured: there are no " \
-				"users (see flume.conf(5))"
-#define KSCRAM_DENIED_MSG	"the broker's admin rights (admin on every " \
-				"topic) are needed"
 
 static int16_t
 scram_error(enum authscram_err e)
@@ -54,13 +50,6 @@ scram_error(enum authscram_err e)
 	default:
 		return KERR_UNKNOWN_SERVER_ERROR;
 	}
-}
-
-static const char *
-gate_message(enum op_err e)
-{
-	return e == OP_SECURITY_DISABLED ? KSCRAM_DISABLED_MSG :
-	    e == OP_DENIED_CLUSTER ? KSCRAM_DENIED_MSG : NULL;
 }
 
 /* ---- DescribeUserScramCredentials ---- */
@@ -135,7 +124,8 @@ kafka_describe_scram_emit(struct worker *w, struct conn *c, struct req *r)
 	kdesc_defaults(kmsg_describe_scram.km_resp, &s);
 	if (st->err != OP_OK) {
 		s.error_code = kafka_op_error(st->err);
-		s.error_message = kstr_c(gate_message(st->err));
+		s.error_message =
+		    kstr_c(kafka_auth_gate_message(st->err));
 		kafka_emit_desc(c, r, &s);
 		return;
 	}
@@ -310,7 +300,8 @@ kafka_alter_scram_emit(struct worker *w, struct conn *c, struct req *r)
 			res[j].user.p = st->a[i].user;
 			res[j].user.len = (int32_t)st->a[i].user_len;
 			res[j].error_code = kafka_op_error(st->gate);
-			res[j].error_message = kstr_c(gate_message(st->gate));
+			res[j].error_message =
+			    kstr_c(kafka_auth_gate_message(st->gate));
 			j++;
 			continue;
 		}
