@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "proto/bytes.h"
+#include "proto/msg.h"
 #include "proto/kafka/kapi.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
@@ -269,12 +270,24 @@ static void
 test_scram_user_logs_in_then_not(void)
 {
 	int before = flumed_log_count(&d, "authentication failed for user "
-	    "carol: no such user");
+	    "carol: no such user"), fd;
 
 	TOOL_IS(acl_tool("scram-upsert", "alice", "alice-pw", "carol",
 	    "SCRAM-SHA-256", "8192", "carol-pw", NULL), "alter carol 0\n");
 	/* kafka-python logs in with what the broker never saw in clear. */
 	TOOL_IS(acl_tool("login", "carol", "carol-pw", NULL), "login ok\n");
+	/*
+	 * The native AUTH needs a password, which a SCRAM-only user has not:
+	 * neither hers nor an empty one opens it.
+	 */
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	CU_ASSERT_EQUAL(support_auth(fd, "carol", "carol-pw"), ERR_AUTH_FAILED);
+	close(fd);
+	fd = support_connect(&d);
+	CU_ASSERT_FATAL(fd != -1);
+	CU_ASSERT_EQUAL(support_auth(fd, "carol", ""), ERR_AUTH_FAILED);
+	close(fd);
 	TOOL_IS(acl_tool("scram-describe", "alice", "alice-pw", "carol", "bob",
 	    NULL), "describe 0\n carol 0 1:8192\n bob 0 1:4096,2:4096\n");
 	/* A new user has no permission until an ACL grants one. */
