@@ -288,8 +288,19 @@ test_scram_user_logs_in_then_not(void)
 	CU_ASSERT_FATAL(fd != -1);
 	CU_ASSERT_EQUAL(support_auth(fd, "carol", ""), ERR_AUTH_FAILED);
 	close(fd);
+	/* A second mechanism beside the first, and both after a restart. */
+	TOOL_IS(acl_tool("scram-upsert", "alice", "alice-pw", "carol",
+	    "SCRAM-SHA-512", "4096", "carol-512", NULL), "alter carol 0\n");
 	TOOL_IS(acl_tool("scram-describe", "alice", "alice-pw", "carol", "bob",
-	    NULL), "describe 0\n carol 0 1:8192\n bob 0 1:4096,2:4096\n");
+	    NULL), "describe 0\n carol 0 1:8192,2:4096\n"
+	    " bob 0 1:4096,2:4096\n");
+	CU_ASSERT_EQUAL_FATAL(flumed_stop(&d), 0);
+	CU_ASSERT_EQUAL_FATAL(flumed_restart(&d), 0);
+	TOOL_IS(acl_tool("login", "carol", "carol-512", "SCRAM-SHA-512", NULL),
+	    "login ok\n");
+	TOOL_IS(acl_tool("login", "carol", "carol-pw", "SCRAM-SHA-512", NULL),
+	    "login NoBrokersAvailable\n");
+	TOOL_IS(acl_tool("login", "carol", "carol-pw", NULL), "login ok\n");
 	/* A new user has no permission until an ACL grants one. */
 	read_refused("carol", "carol-pw", "t");
 	TOOL_IS(acl_tool("create", "alice", "alice-pw", "User:carol", "TOPIC",
@@ -298,6 +309,8 @@ test_scram_user_logs_in_then_not(void)
 	    "read ok a1\n");
 	TOOL_IS(acl_tool("scram-delete", "alice", "alice-pw", "carol",
 	    "SCRAM-SHA-256", NULL), "alter carol 0\n");
+	TOOL_IS(acl_tool("scram-delete", "alice", "alice-pw", "carol",
+	    "SCRAM-SHA-512", NULL), "alter carol 0\n");
 	TOOL_IS(acl_tool("login", "carol", "carol-pw", NULL),
 	    "login NoBrokersAvailable\n");
 	CU_ASSERT(flumed_wait_log(&d, "authentication failed for user carol: "

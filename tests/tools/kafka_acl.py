@@ -23,8 +23,9 @@ test compares exactly.  Logins are SASL_PLAINTEXT SCRAM-SHA-256.
     kafka_acl.py produce BROKER USER PW TOPIC VALUE
         KafkaProducer, one record to partition 0: "produce ok" or
         "produce ERRORCLASS".
-    kafka_acl.py login BROKER USER PW
-        KafkaConsumer.topics(): "login ok" or "login ERRORCLASS".
+    kafka_acl.py login BROKER USER PW [MECHANISM]
+        KafkaConsumer.topics(), SCRAM-SHA-256 or MECHANISM: "login ok" or
+        "login ERRORCLASS".
     kafka_acl.py scram-upsert BROKER USER PW NAME MECH ITERATIONS PASSWORD
     kafka_acl.py scram-delete BROKER USER PW NAME MECH
     kafka_acl.py scram-describe BROKER USER PW [NAME...]
@@ -160,10 +161,11 @@ def produce(broker, user, pw, topic, value):
     return res
 
 
-def login(broker, user, pw):
+def login(broker, user, pw, mech="SCRAM-SHA-256"):
     from kafka import KafkaConsumer
     try:
-        c = KafkaConsumer(**kp_opts(broker, user, pw))
+        c = KafkaConsumer(**dict(kp_opts(broker, user, pw),
+                                 sasl_mechanism=mech))
         c.topics()
         c.close()
         return "login ok"
