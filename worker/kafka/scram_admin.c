@@ -28,8 +28,6 @@
 #include "worker/op/scram.h"
 #include "worker/worker.h"
 
-#define KERR_DUPLICATE_RESOURCE		92
-
 
 static int16_t
 scram_error(enum authscram_err e)
