@@ -9,6 +9,7 @@
 
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
+#include "proto/kafka/kmsg_acl.h"
 #include "proto/kafka/kmsg_admin.h"
 #include "proto/kafka/kmsg_config.h"
 #include "proto/kafka/kmsg_fetch.h"
@@ -43,6 +44,9 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_delete_topics,
 	&kmsg_delete_records,
 	&kmsg_init_producer_id,
+	&kmsg_describe_acls,
+	&kmsg_create_acls,
+	&kmsg_delete_acls,
 	&kmsg_describe_configs,
 	&kmsg_alter_configs,
 	&kmsg_sasl_authenticate,
@@ -50,6 +54,8 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_delete_groups,
 	&kmsg_incremental_alter_configs,
 	&kmsg_offset_delete,
+	&kmsg_describe_scram,
+	&kmsg_alter_scram,
 };
 const size_t kmsg_count = sizeof(kmsg_all) / sizeof(kmsg_all[0]);
 

@@ -496,7 +496,10 @@ test_api_versions_v3_and_v0(void)
 	    /* records, groups and offsets deleted (test_records.c) */
 	    { 21, 0, 2 }, { 42, 0, 2 }, { 47, 0, 0 },
 	    /* SASL (test_sasl.c) */
-	    { 17, 0, 1 }, { 36, 0, 2 } };
+	    { 17, 0, 1 }, { 36, 0, 2 },
+	    /* ACLs and SCRAM users (test_kafka_acl.c) */
+	    { 29, 0, 3 }, { 30, 0, 3 }, { 31, 0, 3 }, { 50, 0, 0 },
+	    { 51, 0, 0 } };
 	const char *files[] = { FIXTURES "/kcat-ApiVersions-v3.bin",
 	    FIXTURES "/kcat-ApiVersions-v0.bin" };
 	struct rbuf rb;

@@ -26,6 +26,7 @@
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kbuf.h"
 #include "proto/kafka/kdesc.h"
+#include "proto/kafka/kmsg_acl.h"
 #include "proto/kafka/kmsg_admin.h"
 #include "proto/kafka/kmsg_config.h"
 #include "proto/kafka/kmsg_fetch.h"
@@ -1621,6 +1622,11 @@ test_versions_table(void)
 		{ KAPI_DELETE_TOPICS, 0, 6, 4 },
 		{ KAPI_DELETE_RECORDS, 0, 2, 2 },
 		{ KAPI_INIT_PRODUCER_ID, 0, 5, 2 },
+		{ KAPI_DESCRIBE_ACLS, 0, 3, 2 },
+		{ KAPI_CREATE_ACLS, 0, 3, 2 },
+		{ KAPI_DELETE_ACLS, 0, 3, 2 },
+		{ KAPI_DESCRIBE_USER_SCRAM_CREDENTIALS, 0, 0, 0 },
+		{ KAPI_ALTER_USER_SCRAM_CREDENTIALS, 0, 0, 0 },
 		{ KAPI_DESCRIBE_CONFIGS, 0, 4, 4 },
 		{ KAPI_ALTER_CONFIGS, 0, 2, 2 },
 		{ KAPI_SASL_AUTHENTICATE, 0, 2, 2 },
@@ -3052,9 +3058,110 @@ test_fixture_records(void)
 	fx_close(&f);
 }
 
+/*
+ * The ACL requests of kafka-python 2.0.2 and librdkafka 2.0.2 (its C
+ * admin API through ctypes, tests/tools/rdkafka_acl.py), version 1, the
+ * highest either speaks, captured through Flume with kdesc_proxy.py; and
+ * the SCRAM credential requests (v0, flexible) of the test's own client
+ * (tests/tools/kafka_acl.py: neither client has those APIs).
+ */
+static void
+test_fixture_acls(void)
+{
+	struct fx f;
+	struct km_acl_filter df;
+	struct km_create_acls_req cr;
+	struct km_delete_acls_req dr;
+	struct km_alter_scram_req ar;
+	struct km_describe_scram_req sr;
+	const struct km_acl_filter *c;
+	const struct km_acl_filter *fl;
+	const struct km_scram_upsertion *up;
+	const struct km_scram_user_name *un;
+
+	fx_open(&f, "kdesc/kafka-python-DescribeAcls-v1.bin",
+	    &kmsg_describe_acls, &df, 1, 3);
+	CU_ASSERT_EQUAL(df.resource_type, 1);
+	CU_ASSERT_EQUAL(df.resource_name.len, -1);
+	CU_ASSERT_EQUAL(df.pattern_type, 1);
+	CU_ASSERT(bytes_is(df.principal, "User:bob", 8));
+	CU_ASSERT_EQUAL(df.host.len, -1);
+	CU_ASSERT_EQUAL(df.operation, 1);
+	CU_ASSERT_EQUAL(df.permission_type, 1);
+	refuse_prefixes(&kmsg_describe_acls, 1, 1, f.body, f.blen);
+	fx_close(&f);
+	fx_open(&f, "kdesc/librdkafka-DescribeAcls-v1.bin",
+	    &kmsg_describe_acls, &df, 1, 6);
+	CU_ASSERT_EQUAL(df.principal.len, -1);
+	CU_ASSERT_EQUAL(df.operation, 1);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/kafka-python-CreateAcls-v1.bin", &kmsg_create_acls,
+	    &cr, 1, 3);
+	CU_ASSERT_EQUAL_FATAL(cr.creations.n, 1);
+	c = cr.creations.v;
+	CU_ASSERT_EQUAL(c->resource_type, 2);
+	CU_ASSERT(bytes_is(c->resource_name, "t.", 2));
+	CU_ASSERT_EQUAL(c->pattern_type, 4);
+	CU_ASSERT(bytes_is(c->principal, "User:bob", 8));
+	CU_ASSERT(bytes_is(c->host, "*", 1));
+	CU_ASSERT_EQUAL(c->operation, 4);
+	CU_ASSERT_EQUAL(c->permission_type, 3);
+	refuse_prefixes(&kmsg_create_acls, 1, 1, f.body, f.blen);
+	fx_close(&f);
+	fx_open(&f, "kdesc/librdkafka-CreateAcls-v1.bin", &kmsg_create_acls,
+	    &cr, 1, 6);
+	CU_ASSERT_EQUAL_FATAL(cr.creations.n, 1);
+	c = cr.creations.v;
+	CU_ASSERT(bytes_is(c->resource_name, "t", 1));
+	CU_ASSERT_EQUAL(c->pattern_type, 3);
+	CU_ASSERT_EQUAL(c->operation, 3);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/kafka-python-DeleteAcls-v1.bin", &kmsg_delete_acls,
+	    &dr, 1, 3);
+	CU_ASSERT_EQUAL_FATAL(dr.filters.n, 1);
+	fl = dr.filters.v;
+	CU_ASSERT(bytes_is(fl->resource_name, "t.", 2));
+	CU_ASSERT_EQUAL(fl->pattern_type, 4);
+	CU_ASSERT(bytes_is(fl->host, "*", 1));
+	CU_ASSERT_EQUAL(fl->operation, 4);
+	CU_ASSERT_EQUAL(fl->permission_type, 1);
+	refuse_prefixes(&kmsg_delete_acls, 1, 1, f.body, f.blen);
+	fx_close(&f);
+	fx_open(&f, "kdesc/librdkafka-DeleteAcls-v1.bin", &kmsg_delete_acls,
+	    &dr, 1, 6);
+	CU_ASSERT_EQUAL_FATAL(dr.filters.n, 1);
+	fl = dr.filters.v;
+	CU_ASSERT(bytes_is(fl->principal, "User:bob", 8));
+	CU_ASSERT_EQUAL(fl->host.len, -1);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/flume-test-AlterUserScramCredentials-v0.bin",
+	    &kmsg_alter_scram, &ar, 0, 4);
+	CU_ASSERT_EQUAL(ar.deletions.n, 0);
+	CU_ASSERT_EQUAL_FATAL(ar.upsertions.n, 1);
+	up = ar.upsertions.v;
+	CU_ASSERT(bytes_is(up->name, "dave", 4));
+	CU_ASSERT_EQUAL(up->mechanism, 2);
+	CU_ASSERT_EQUAL(up->iterations, 4096);
+	CU_ASSERT_EQUAL(up->salt.len, 32);
+	CU_ASSERT_EQUAL(up->salted_password.len, 64);
+	refuse_prefixes(&kmsg_alter_scram, 0, 1, f.body, f.blen);
+	fx_close(&f);
+	fx_open(&f, "kdesc/flume-test-DescribeUserScramCredentials-v0.bin",
+	    &kmsg_describe_scram, &sr, 0, 4);
+	CU_ASSERT_EQUAL_FATAL(sr.users.n, 1);
+	un = sr.users.v;
+	CU_ASSERT(bytes_is(un->name, "dave", 4));
+	refuse_prefixes(&kmsg_describe_scram, 0, 1, f.body, f.blen);
+	fx_close(&f);
+}
+
 TEST_SUITE("kdesc", setup, NULL,
 	{ "descriptions are well formed", test_descriptions },
 	{ "version table", test_versions_table },
+	{ "ACL and SCRAM requests of clients", test_fixture_acls },
 	{ "headers v0-v2, ApiVersions' v0 response header", test_headers },
 	{ "Metadata v0-4 from kafka-python and kcat", test_fixture_metadata },
 	{ "ApiVersions v0-3 from kafka-python and kcat",

@@ -24,6 +24,7 @@
 #include "proto/bytes.h"
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
+#include "proto/kafka/kmsg_acl.h"
 #include "proto/kafka/kmsg_admin.h"
 #include "proto/kafka/kmsg_config.h"
 #include "proto/kafka/kmsg_fetch.h"
@@ -42,6 +43,7 @@
 #include "worker/dispatch.h"
 #include "worker/face.h"
 #include "worker/kafka/kafka.h"
+#include "worker/kafka/acl.h"
 #include "worker/kafka/admin.h"
 #include "worker/kafka/config.h"
 #include "worker/kafka/group.h"
@@ -159,6 +161,27 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_SASL_AUTHENTICATE, 0, 2, "SaslAuthenticate", 0,
 	    kafka_decode_desc, kafka_sasl_auth_exec, NULL,
 	    kafka_sasl_auth_emit, NULL, ERRBODY_NONE, &kmsg_sasl_authenticate },
+	/*
+	 * ACLs and SCRAM users over the auth_file (worker/kafka/acl.c,
+	 * scram_admin.c): each checks the broker's admin rights itself,
+	 * after SECURITY_DISABLED for a broker without an auth_file.
+	 */
+	{ KAPI_DESCRIBE_ACLS, 0, 3, "DescribeAcls", 0,
+	    kafka_decode_desc, kafka_describe_acls_exec, NULL,
+	    kafka_describe_acls_emit, NULL, ERRBODY_NONE, &kmsg_describe_acls },
+	{ KAPI_CREATE_ACLS, 0, 3, "CreateAcls", 0,
+	    kafka_decode_desc, kafka_create_acls_exec, kafka_acls_change_poll,
+	    kafka_create_acls_emit, NULL, ERRBODY_NONE, &kmsg_create_acls },
+	{ KAPI_DELETE_ACLS, 0, 3, "DeleteAcls", 0,
+	    kafka_decode_desc, kafka_delete_acls_exec, kafka_acls_change_poll,
+	    kafka_delete_acls_emit, NULL, ERRBODY_NONE, &kmsg_delete_acls },
+	{ KAPI_DESCRIBE_USER_SCRAM_CREDENTIALS, 0, 0,
+	    "DescribeUserScramCredentials", 0, kafka_decode_desc,
+	    kafka_describe_scram_exec, NULL, kafka_describe_scram_emit, NULL,
+	    ERRBODY_NONE, &kmsg_describe_scram },
+	{ KAPI_ALTER_USER_SCRAM_CREDENTIALS, 0, 0, "AlterUserScramCredentials",
+	    0, kafka_decode_desc, kafka_alter_scram_exec, kafka_alter_scram_poll,
+	    kafka_alter_scram_emit, NULL, ERRBODY_NONE, &kmsg_alter_scram },
 };
 #define KAFKA_NROWS	(sizeof(kafka_rows) / sizeof(kafka_rows[0]))
 
