@@ -37,8 +37,10 @@
 
 #include "common/broker.h"
 #include "common/child.h"
+#include "common/clock.h"
 #include "common/live.h"
 #include "common/log.h"
+#include "master/console.h"
 #include "master/metrics.h"
 #include "proto/version.h"
 #include "common/stats.h"
@@ -50,6 +52,9 @@
 #define METRICS_POLL_MS		1000
 
 static volatile sig_atomic_t metrics_stop;
+
+/* The web console's state, shared with the HTTP thread (master/console.h). */
+static struct console *metrics_console;
 
 /* ---- rendering ---- */
 
@@ -431,7 +436,6 @@ metrics_http(void *cls, struct MHD_Connection *conn, const char *url,
     size_t *upload_data_size, void **con_cls)
 {
 	static const char text[] = "text/plain; version=0.0.4; charset=utf-8";
-	static const char index_body[] = "flume metrics: GET /metrics\n";
 	static const char not_found[] = "not found: try /metrics\n";
 	static const char bad_method[] = "only GET and HEAD\n";
 	struct broker *b = cls;
@@ -441,18 +445,33 @@ metrics_http(void *cls, struct MHD_Connection *conn, const char *url,
 	struct wbuf wb;
 	enum MHD_Result rc;
 
+	int handled;
+
 	(void)version;
 	(void)upload_data;
-	(void)upload_data_size;
-	(void)con_cls;
-	atomic_fetch_add_explicit(&me->requests, 1, memory_order_relaxed);
+	/*
+	 * The first call of a request only says it came; a body (the
+	 * console's POSTs carry none that is read) is then skipped.
+	 */
+	if (*con_cls == NULL) {
+		*con_cls = (void *)1;
+		atomic_fetch_add_explicit(&me->requests, 1, memory_order_relaxed);
+		if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
+			goto answer;
+		return MHD_YES;
+	}
+	if (*upload_data_size != 0) {
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+answer:
+	rc = console_http(metrics_console, conn, url, method, &handled);
+	if (handled)
+		return rc;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return metrics_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 		    "text/plain", bad_method, sizeof(bad_method) - 1);
-	if (strcmp(url, "/") == 0)
-		return metrics_reply(conn, MHD_HTTP_OK, "text/plain",
-		    index_body, sizeof(index_body) - 1);
 	if (strcmp(url, "/metrics") != 0)
 		return metrics_reply(conn, MHD_HTTP_NOT_FOUND, "text/plain",
 		    not_found, sizeof(not_found) - 1);
@@ -516,6 +535,11 @@ metrics_main(struct broker *b)
 	char *cert = NULL, *key = NULL;
 
 	child_start(b, "metrics", metrics_on_signal, &waitmask);
+	if ((metrics_console = console_new(b)) == NULL) {
+		log_warn("console");
+		exit(1);
+	}
+	console_tick(metrics_console, clock_mono_ms());
 	/* The broker's own socket is the workers' business. */
 	if (b->listen_fd >= 0)
 		close(b->listen_fd);
@@ -567,15 +591,18 @@ metrics_main(struct broker *b)
 		exit(1);
 	}
 	child_active(b);
-	log_info("serving metrics on %s://%s/metrics",
+	log_info("serving metrics on %s://%s/metrics and the console on /",
 	    b->conf->metrics_tls ? "https" : "http", b->conf->metrics_listen);
 
 	pfd.fd = b->eventfds[b->slot];
 	pfd.events = POLLIN;
 	while (!metrics_stop && !atomic_load(&b->shm.hdr->shutdown)) {
-		if (ppoll(&pfd, 1, &ts, &waitmask) > 0)
+		if (ppoll(&pfd, 1, &ts, &waitmask) > 0) {
 			(void)!read(pfd.fd, &count, sizeof(count));
+			console_reload(metrics_console);
+		}
 		(void)live_refresh(&b->shm, b->conf);
+		console_tick(metrics_console, clock_mono_ms());
 		if (getppid() != master)
 			break;
 	}
