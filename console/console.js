@@ -95,7 +95,7 @@ function graph(id, series, unit) {
 }
 
 function show(title, ...kids) {
-	main.replaceChildren(el('h1', { text: title }), ...kids);
+	main.replaceChildren(el('h1', { text: title }), ...kids.filter(k => k != null));
 }
 function fail(e) { main.append(el('p', { class: 'error', id: 'error', text: String(e.message || e) })); }
 
