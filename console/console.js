@@ -149,7 +149,6 @@ async function pageTopic(name) {
 		    link('#/messages/' + q(name) + '/' + p.partition, 'browse')])),
 	    el('h2', { text: 'Configs' }),
 	    table('configs', ['name', 'value', 'source'], t.configs.map(c => [c.name, c.value, c.source])),
-	    adminForm('Change a config', 'topic/config', ['name', 'value'], { topic: name }),
 	    el('h2', { text: 'Segments' }),
 	    ...segs.map(s => el('div', {}, el('h3', { text: 'Partition ' + s.partition }),
 		table('segments-' + s.partition, ['base offset', 'bytes', 'index', 'time index', 'modified'],
@@ -174,7 +173,7 @@ async function pageGroup(name) {
 	    el('h2', { text: 'Members' }),
 	    table('members', ['member', 'client', 'host', 'assignment'],
 		g.members.map(m => [m.id, m.client, m.host, m.assignments.map(a => a.topic + '-' + a.partition).join(' ')])),
-	    adminForm('Reset offsets', 'group/reset', ['topic', 'partition', 'offset'], { group: name }));
+	    adminForm('Reset offsets', 'group/reset', ['topic', 'partition', 'to'], { group: name }));
 }
 
 // Bytes of a base64 string, and the three views of them.
@@ -249,12 +248,14 @@ function adminForm(title, action, fields, fixed) {
 	f.addEventListener('submit', async ev => {
 		ev.preventDefault();
 		if (!confirm(title + '?')) return;
-		const body = Object.assign({}, fixed || {});
-		for (const n of fields) body[n] = f.elements[n].value;
+		// The arguments go in the query string, as for the reads.
+		const args = new URLSearchParams(fixed || {});
+		for (const n of fields) if (f.elements[n].value !== '') args.set(n, f.elements[n].value);
 		try {
-			const r = await api(action, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
-			res.textContent = JSON.stringify(r);
-		} catch (e) { res.textContent = e.message; res.className = 'error'; }
+			const r = await api(action + '?' + args, { method: 'POST' });
+			res.textContent = 'done: ' + JSON.stringify(r);
+			res.className = 'result';
+		} catch (e) { res.textContent = e.message; res.className = 'result error'; }
 	});
 	return f;
 }

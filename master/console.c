@@ -41,6 +41,7 @@
 #include "common/log.h"
 #include "common/stats.h"
 #include "master/console.h"
+#include "master/console_admin.h"
 #include "proto/batch.h"
 #include "proto/compress.h"
 #include "proto/role.h"
@@ -73,6 +74,9 @@ struct console {
 
 /* ---- JSON ---- */
 
+/* A string literal, without its NUL. */
+#define JRAW(wb, lit)	wbuf_raw((wb), (lit), sizeof(lit) - 1)
+
 static void jprintf(struct wbuf *wb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -99,19 +103,19 @@ jstr(struct wbuf *wb, const char *s, size_t len)
 {
 	size_t i;
 
-	wbuf_raw(wb, "\"", 1);
+	JRAW(wb, "\"");
 	for (i = 0; i < len; i++) {
 		unsigned char ch = (unsigned char)s[i];
 
 		if (ch == '"' || ch == '\\') {
-			wbuf_raw(wb, "\\", 1);
+			JRAW(wb, "\\");
 			wbuf_raw(wb, &s[i], 1);
 		} else if (ch < 0x20 || ch == 0x7f)
 			jprintf(wb, "\\u%04x", ch);
 		else
 			wbuf_raw(wb, &s[i], 1);
 	}
-	wbuf_raw(wb, "\"", 1);
+	JRAW(wb, "\"");
 }
 
 /* Bytes as base64 (null for -1): the pages decode them for each view. */
@@ -122,7 +126,7 @@ jb64(struct wbuf *wb, const uint8_t *p, int32_t len)
 	size_t n;
 
 	if (len < 0 || p == NULL) {
-		wbuf_raw(wb, "null", 4);
+		JRAW(wb, "null");
 		return;
 	}
 	n = sodium_base64_encoded_len((size_t)len,
@@ -133,9 +137,9 @@ jb64(struct wbuf *wb, const uint8_t *p, int32_t len)
 	}
 	sodium_bin2base64(out, n, p, (size_t)len,
 	    sodium_base64_VARIANT_ORIGINAL);
-	wbuf_raw(wb, "\"", 1);
+	JRAW(wb, "\"");
 	wbuf_raw(wb, out, strlen(out));
-	wbuf_raw(wb, "\"", 1);
+	JRAW(wb, "\"");
 	free(out);
 }
 
@@ -144,7 +148,7 @@ static void
 jsep(struct wbuf *wb, int64_t *n)
 {
 	if ((*n)++ > 0)
-		wbuf_raw(wb, ",", 1);
+		JRAW(wb, ",");
 }
 
 static enum MHD_Result
@@ -185,9 +189,9 @@ jerror(struct MHD_Connection *conn, unsigned int status, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	wbuf_init(&wb);
-	wbuf_raw(&wb, "{\"error\":", 9);
+	JRAW(&wb, "{\"error\":");
 	jstr(&wb, msg, strlen(msg));
-	wbuf_raw(&wb, "}\n", 2);
+	JRAW(&wb, "}\n");
 	rc = wb.err ? MHD_NO : reply(conn, status, "application/json",
 	    wb.buf, wb.len);
 	wbuf_free(&wb);
@@ -204,7 +208,7 @@ jreply(struct MHD_Connection *conn, struct wbuf *wb)
 		log_warnx("console: out of memory rendering");
 		return MHD_NO;
 	}
-	wbuf_raw(wb, "\n", 1);
+	JRAW(wb, "\n");
 	rc = reply(conn, MHD_HTTP_OK, "application/json", wb->buf, wb->len);
 	wbuf_free(wb);
 	return rc;
@@ -392,13 +396,15 @@ part_rate(struct console *c, const struct shm_partition *sp)
 
 /*
  * Who asks, from HTTP Basic credentials checked against the auth table:
- * 1 and name (NUL-terminated) when they match a user with the admin
- * permission on every topic; 0 when absent, wrong or not admin (name
- * then holds the user, or "").  Without an auth_file nobody is admin.
+ * 1 when they match a user with the admin permission on every topic; 0
+ * when absent, wrong or not admin.  *known says they matched a user,
+ * whose name is then in name and, when secret is not NULL, whose secret
+ * is in secret[0..*slen) (AUTH_SECRET_MAX bytes; the caller wipes it).
+ * Without an auth_file nobody is admin.
  */
 static int
 console_admin(struct console *c, struct MHD_Connection *conn, char *name,
-    size_t namelen, int *known)
+    size_t namelen, uint8_t *secret, size_t *slen, int *known)
 {
 	const struct auth_user *u;
 	char *user, *pass = NULL;
@@ -408,14 +414,18 @@ console_admin(struct console *c, struct MHD_Connection *conn, char *name,
 	*known = 0;
 	if ((user = MHD_basic_auth_get_username_password(conn, &pass)) == NULL)
 		return 0;
-	snprintf(name, namelen, "%s", user);
 	if (auth_enabled() && pass != NULL) {
 		pthread_mutex_lock(&c->mu);
 		u = auth_find_in(auth_table_current(), user, strlen(user));
 		if (u != NULL && u->secret_len == strlen(pass) &&
 		    sodium_memcmp(u->secret, pass, u->secret_len) == 0) {
 			*known = 1;
+			snprintf(name, namelen, "%s", user);
 			ok = auth_user_has(u, AUTH_ADMIN, 1);
+			if (secret != NULL && u->secret_len <= AUTH_SECRET_MAX) {
+				memcpy(secret, u->secret, u->secret_len);
+				*slen = u->secret_len;
+			}
 		}
 		pthread_mutex_unlock(&c->mu);
 	}
@@ -508,12 +518,12 @@ api_overview(struct console *c, struct MHD_Connection *conn)
 		    memory_order_acquire) == GROUP_SLOT_USED)
 			ngroups++;
 	jprintf(&wb, "],\"connections\":%" PRId64, conns);
-	wbuf_raw(&wb, ",\"listeners\":{", 14);
+	JRAW(&wb, ",\"listeners\":{");
 	jprintf(&wb, "\"native\":\"%s\",\"native_tls\":\"%s\",\"kafka\":\"%s\","
 	    "\"kafka_tls\":\"%s\",\"metrics\":\"%s\"}",
 	    c->b->conf->listen, c->b->conf->listen_tls, c->b->conf->kafka_listen,
 	    c->b->conf->kafka_listen_tls, c->b->conf->metrics_listen);
-	wbuf_raw(&wb, ",\"data_dir\":", 12);
+	JRAW(&wb, ",\"data_dir\":");
 	jstr(&wb, c->b->conf->data_dir, strlen(c->b->conf->data_dir));
 	jprintf(&wb, ",\"disk_bytes\":%" PRId64 ",\"topics\":%u,\"partitions\":%d,"
 	    "\"groups\":%u,\"sample_ms\":%d,\"samples\":[", bytes, ntopics,
@@ -540,7 +550,7 @@ api_overview(struct console *c, struct MHD_Connection *conn)
 		    (double)(sm->bytes_out - p0->bytes_out) / dt);
 	}
 	pthread_mutex_unlock(&c->mu);
-	wbuf_raw(&wb, "]}", 2);
+	JRAW(&wb, "]}");
 	return jreply(conn, &wb);
 }
 
@@ -567,7 +577,7 @@ api_topics(struct console *c, struct MHD_Connection *conn)
 	if (nt > s->hdr->limits.max_topics)
 		nt = s->hdr->limits.max_topics;
 	wbuf_init(&wb);
-	wbuf_raw(&wb, "{\"topics\":[", 11);
+	JRAW(&wb, "{\"topics\":[");
 	for (ti = 0; ti < nt; ti++) {
 		t = &s->topics[ti];
 		if (atomic_load_explicit(&t->state, memory_order_acquire) !=
@@ -588,7 +598,7 @@ api_topics(struct console *c, struct MHD_Connection *conn)
 			rate += part_rate(c, sp);
 		}
 		jsep(&wb, &n);
-		wbuf_raw(&wb, "{\"name\":", 8);
+		JRAW(&wb, "{\"name\":");
 		jstr(&wb, t->name, t->name_len);
 		jprintf(&wb, ",\"partitions\":%d,\"messages\":%" PRId64
 		    ",\"bytes\":%" PRId64 ",\"msgs_per_s\":%.1f}",
@@ -633,7 +643,7 @@ api_topic(struct console *c, struct MHD_Connection *conn)
 		return jerror(conn, strncmp(err, "unknown", 7) == 0 ?
 		    MHD_HTTP_NOT_FOUND : MHD_HTTP_BAD_REQUEST, "%s", err);
 	wbuf_init(&wb);
-	wbuf_raw(&wb, "{\"name\":", 8);
+	JRAW(&wb, "{\"name\":");
 	jstr(&wb, name, strlen(name));
 	jprintf(&wb, ",\"partitions\":[");
 	for (pi = 0; pi < s->topics[ti].partitions; pi++) {
@@ -650,9 +660,9 @@ api_topic(struct console *c, struct MHD_Connection *conn)
 		    u2i(atomic_load(&sp->log_bytes)),
 		    (unsigned)atomic_load(&sp->segments), part_rate(c, sp));
 	}
-	wbuf_raw(&wb, "]", 1);
+	JRAW(&wb, "]");
 	topic_configs(c, &wb, name);
-	wbuf_raw(&wb, "}", 1);
+	JRAW(&wb, "}");
 	return jreply(conn, &wb);
 }
 
@@ -714,7 +724,7 @@ api_segments(struct console *c, struct MHD_Connection *conn)
 	closedir(d);
 	qsort(bases, n, sizeof(*bases), cmp_i64);
 	wbuf_init(&wb);
-	wbuf_raw(&wb, "{\"topic\":", 9);
+	JRAW(&wb, "{\"topic\":");
 	jstr(&wb, name, strlen(name));
 	jprintf(&wb, ",\"partition\":%d,\"segments\":[", (int)part);
 	for (i = (size_t)start; i < n && i < (size_t)(start + limit); i++) {
@@ -813,7 +823,7 @@ api_groups(struct console *c, struct MHD_Connection *conn)
 		    "out of memory");
 	}
 	wbuf_init(&wb);
-	wbuf_raw(&wb, "{\"groups\":[", 11);
+	JRAW(&wb, "{\"groups\":[");
 	for (i = 0; i < ng && n < CONSOLE_PAGE_MAX; i++) {
 		if ((g = group_at(s, i)) == NULL || atomic_load_explicit(&g->used,
 		    memory_order_acquire) != GROUP_SLOT_USED || g->name_len == 0 ||
@@ -825,14 +835,14 @@ api_groups(struct console *c, struct MHD_Connection *conn)
 			    memcmp(st.lags[k].group, g->name, g->name_len) == 0)
 				lag += st.lags[k].lag;
 		jsep(&wb, &n);
-		wbuf_raw(&wb, "{\"name\":", 8);
+		JRAW(&wb, "{\"name\":");
 		jstr(&wb, g->name, g->name_len);
 		jprintf(&wb, ",\"kind\":\"%s\",\"state\":\"%s\",\"generation\":%u,"
 		    "\"members\":%u,\"lag\":%" PRId64 "}", group_kind_name(g->kind),
 		    group_state_name(g->state), g->generation,
 		    group_active_members(s, g), lag);
 	}
-	wbuf_raw(&wb, "]}", 2);
+	JRAW(&wb, "]}");
 	arena_free(&a);
 	return jreply(conn, &wb);
 }
@@ -887,41 +897,41 @@ api_group(struct console *c, struct MHD_Connection *conn)
 		return jerror(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 		    "out of memory");
 	wbuf_init(&wb);
-	wbuf_raw(&wb, "{\"name\":", 8);
+	JRAW(&wb, "{\"name\":");
 	jstr(&wb, g->name, g->name_len);
 	jprintf(&wb, ",\"kind\":\"%s\",\"state\":\"%s\",\"generation\":%u,"
 	    "\"protocol\":", group_kind_name(g->kind), group_state_name(g->state),
 	    g->generation);
 	jstr(&wb, g->proto, g->proto_len <= KGROUP_PROTO_MAX ? g->proto_len : 0);
-	wbuf_raw(&wb, ",\"members\":[", 12);
+	JRAW(&wb, ",\"members\":[");
 	for (i = 0; i < max; i++) {
 		if ((m = group_member_at(s, g, i)) == NULL ||
 		    atomic_load_explicit(&m->state, memory_order_acquire) !=
 		    MEMBER_ACTIVE)
 			continue;
 		jsep(&wb, &nm);
-		wbuf_raw(&wb, "{\"id\":", 6);
+		JRAW(&wb, "{\"id\":");
 		jstr(&wb, m->id, m->id_len <= MEMBER_ID_MAX ? m->id_len : 0);
-		wbuf_raw(&wb, ",\"client\":", 10);
+		JRAW(&wb, ",\"client\":");
 		jstr(&wb, m->client, m->client_len <= CLIENT_ID_MAX ?
 		    m->client_len : 0);
-		wbuf_raw(&wb, ",\"host\":", 8);
+		JRAW(&wb, ",\"host\":");
 		jstr(&wb, m->host, m->host_len <= MEMBER_HOST_MAX ?
 		    m->host_len : 0);
-		wbuf_raw(&wb, ",\"assignments\":[", 16);
+		JRAW(&wb, ",\"assignments\":[");
 		na = group_assignment(s, g, (int)i, slots, np);
 		for (j = 0, k = 0; j < na && j < np; j++) {
 			if (slot_topic(s, slots[j], &t, &p) == -1)
 				continue;
 			jsep(&wb, &k);
-			wbuf_raw(&wb, "{\"topic\":", 9);
+			JRAW(&wb, "{\"topic\":");
 			jstr(&wb, t->name, t->name_len);
 			jprintf(&wb, ",\"partition\":%d}", (int)p);
 		}
-		wbuf_raw(&wb, "]}", 2);
+		JRAW(&wb, "]}");
 	}
 	free(slots);
-	wbuf_raw(&wb, "],\"offsets\":[", 13);
+	JRAW(&wb, "],\"offsets\":[");
 	for (i = 0, k = 0; i < np; i++) {
 		if ((committed = group_offset_get(s, g, i)) < 0 ||
 		    slot_topic(s, i, &t, &p) == -1)
@@ -929,7 +939,7 @@ api_group(struct console *c, struct MHD_Connection *conn)
 		sp = &s->parts[i];
 		end = __atomic_load_n(&sp->next_offset, __ATOMIC_ACQUIRE);
 		jsep(&wb, &k);
-		wbuf_raw(&wb, "{\"topic\":", 9);
+		JRAW(&wb, "{\"topic\":");
 		jstr(&wb, t->name, t->name_len);
 		jprintf(&wb, ",\"partition\":%d,\"committed\":%" PRId64
 		    ",\"log_end\":%" PRId64 ",\"lag\":%" PRId64 "}", (int)p,
@@ -949,7 +959,7 @@ api_group(struct console *c, struct MHD_Connection *conn)
 		}
 		pthread_mutex_unlock(&c->mu);
 	}
-	wbuf_raw(&wb, "]}", 2);
+	JRAW(&wb, "]}");
 	return jreply(conn, &wb);
 }
 
@@ -971,20 +981,20 @@ browse_record(struct browse *br, const struct record *r)
 	jprintf(br->wb, "%s{\"offset\":%" PRId64 ",\"timestamp\":%" PRId64
 	    ",\"key\":", br->n++ ? "," : "", r->offset, r->timestamp);
 	jb64(br->wb, r->key, r->key_len);
-	wbuf_raw(br->wb, ",\"value\":", 9);
+	JRAW(br->wb, ",\"value\":");
 	jb64(br->wb, r->value, r->value_len);
-	wbuf_raw(br->wb, ",\"headers\":[", 12);
+	JRAW(br->wb, ",\"headers\":[");
 	record_header_iter_init(&hi, r);
 	while (record_header_next(&hi, &h) == 1) {
 		jsep(br->wb, &k);
-		wbuf_raw(br->wb, "{\"key\":", 7);
+		JRAW(br->wb, "{\"key\":");
 		jstr(br->wb, (const char *)h.key, h.key_len > 0 ?
 		    (size_t)h.key_len : 0);
-		wbuf_raw(br->wb, ",\"value\":", 9);
+		JRAW(br->wb, ",\"value\":");
 		jb64(br->wb, h.value, h.value_len);
-		wbuf_raw(br->wb, "}", 1);
+		JRAW(br->wb, "}");
 	}
-	wbuf_raw(br->wb, "]}", 2);
+	JRAW(br->wb, "]}");
 }
 
 /*
@@ -1133,7 +1143,7 @@ api_messages(struct console *c, struct MHD_Connection *conn)
 		br.from = offset;
 		br.to = INT64_MAX;
 	}
-	wbuf_raw(&wb, "{\"topic\":", 9);
+	JRAW(&wb, "{\"topic\":");
 	jstr(&wb, name, strlen(name));
 	jprintf(&wb, ",\"partition\":%d,\"log_start\":%" PRId64 ",\"log_end\":%"
 	    PRId64 ",\"order\":\"%s\",\"records\":[", (int)part, start, end,
@@ -1158,40 +1168,227 @@ api_whoami(struct console *c, struct MHD_Connection *conn)
 	struct wbuf wb;
 	int admin, known;
 
-	admin = console_admin(c, conn, user, sizeof(user), &known);
+	admin = console_admin(c, conn, user, sizeof(user), NULL, NULL, &known);
 	wbuf_init(&wb);
-	wbuf_raw(&wb, "{\"user\":", 8);
+	JRAW(&wb, "{\"user\":");
 	if (known)
 		jstr(&wb, user, strlen(user));
 	else
-		wbuf_raw(&wb, "null", 4);
+		JRAW(&wb, "null");
 	jprintf(&wb, ",\"admin\":%s,\"auth\":%s}", admin ? "true" : "false",
 	    auth_enabled() ? "true" : "false");
 	return jreply(conn, &wb);
 }
 
+/* A required string argument of a write action, or NULL with err. */
+static const char *
+arg_str(struct MHD_Connection *conn, const char *name, size_t max, char *err,
+    size_t errlen)
+{
+	const char *v = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND,
+	    name);
+
+	if (v == NULL || *v == '\0')
+		snprintf(err, errlen, "%s: missing", name);
+	else if (strlen(v) > max)
+		snprintf(err, errlen, "%s: longer than %zu bytes", name, max);
+	else
+		return v;
+	return NULL;
+}
+
 /*
- * A write action: refused (401 without credentials, 403 without admin)
- * and, for an admin, answered 501: the actions are not built yet (see
- * flume-console(7)); every attempt is logged with its user.
+ * The write actions, each through a native session as the user
+ * (master/console_admin.h).  0 and the answer in wb, or -1 with status
+ * and err for the caller's error answer.
+ */
+static int
+act_create(struct cadmin *s, struct MHD_Connection *conn, struct wbuf *wb,
+    char *what, size_t whatlen, unsigned *status, char *err, size_t errlen)
+{
+	const char *name;
+	int64_t parts;
+	int32_t made = 0;
+	int16_t e = 0;
+
+	if ((name = arg_str(conn, "name", TOPIC_NAME_MAX, err, errlen)) == NULL ||
+	    arg_int(conn, "partitions", 0, INT32_MAX, 0, &parts, err,
+	    errlen) == -1)
+		return -1;
+	snprintf(what, whatlen, "create topic %s (%lld partitions)", name,
+	    (long long)parts);
+	if (cadmin_create_topic(s, name, (int32_t)parts, &e, &made, err,
+	    errlen) == -1) {
+		*status = MHD_HTTP_BAD_GATEWAY;
+		return -1;
+	}
+	if (e != ERR_NONE) {
+		*status = e == ERR_TOPIC_EXISTS ? MHD_HTTP_CONFLICT :
+		    e == ERR_ACCESS_DENIED ? MHD_HTTP_FORBIDDEN :
+		    MHD_HTTP_BAD_REQUEST;
+		snprintf(err, errlen, "create topic %s: %s", name,
+		    flume_strerror(e));
+		return -1;
+	}
+	JRAW(wb, "{\"created\":");
+	jstr(wb, name, strlen(name));
+	jprintf(wb, ",\"partitions\":%d}", (int)made);
+	return 0;
+}
+
+static int
+act_produce(struct cadmin *s, struct MHD_Connection *conn, struct wbuf *wb,
+    char *what, size_t whatlen, unsigned *status, char *err, size_t errlen)
+{
+	const char *topic, *key, *value;
+	int64_t part, off = -1;
+	int16_t e = 0;
+
+	if ((topic = arg_str(conn, "topic", TOPIC_NAME_MAX, err, errlen)) ==
+	    NULL || arg_int(conn, "partition", 0, INT32_MAX, 0, &part, err,
+	    errlen) == -1)
+		return -1;
+	key = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "key");
+	value = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "value");
+	if ((key != NULL && strlen(key) > 65536) ||
+	    (value != NULL && strlen(value) > 65536)) {
+		snprintf(err, errlen, "key and value: at most 65536 bytes each");
+		return -1;
+	}
+	snprintf(what, whatlen, "produce a record to %s-%lld", topic,
+	    (long long)part);
+	if (cadmin_produce(s, topic, (int32_t)part, key, value, &e, &off, err,
+	    errlen) == -1) {
+		*status = MHD_HTTP_BAD_GATEWAY;
+		return -1;
+	}
+	if (e != ERR_NONE) {
+		*status = e == ERR_ACCESS_DENIED ? MHD_HTTP_FORBIDDEN :
+		    MHD_HTTP_BAD_REQUEST;
+		snprintf(err, errlen, "produce to %s-%lld: %s", topic,
+		    (long long)part, flume_strerror(e));
+		return -1;
+	}
+	JRAW(wb, "{\"topic\":");
+	jstr(wb, topic, strlen(topic));
+	jprintf(wb, ",\"partition\":%lld,\"offset\":%" PRId64 "}",
+	    (long long)part, off);
+	return 0;
+}
+
+static int
+act_reset(struct cadmin *s, struct MHD_Connection *conn, struct wbuf *wb,
+    char *what, size_t whatlen, unsigned *status, char *err, size_t errlen)
+{
+	struct group_reset_result res[CADMIN_RESULTS_MAX];
+	struct group_reset_req q;
+	const char *to;
+	int64_t part, off;
+	int32_t n = 0, i;
+	int16_t e = 0;
+
+	memset(&q, 0, sizeof(q));
+	if ((q.group = arg_str(conn, "group", GROUP_NAME_MAX, err, errlen)) ==
+	    NULL || (q.topic = arg_str(conn, "topic", TOPIC_NAME_MAX, err,
+	    errlen)) == NULL || arg_int(conn, "partition", -1, INT32_MAX, -1,
+	    &part, err, errlen) == -1 || (to = arg_str(conn, "to", 32, err,
+	    errlen)) == NULL)
+		return -1;
+	q.group_len = strlen(q.group);
+	q.topic_len = strlen(q.topic);
+	q.partition = (int32_t)part;
+	if (strcmp(to, "earliest") == 0)
+		q.mode = RESET_TO_EARLIEST;
+	else if (strcmp(to, "latest") == 0)
+		q.mode = RESET_TO_LATEST;
+	else if (arg_int(conn, "to", 0, INT64_MAX, 0, &off, err, errlen) == 0) {
+		q.mode = RESET_TO_OFFSET;
+		q.value = off;
+	} else {
+		snprintf(err, errlen, "to: expected earliest, latest or an offset");
+		return -1;
+	}
+	snprintf(what, whatlen, "reset group %s on %s partition %lld to %s",
+	    q.group, q.topic, (long long)part, to);
+	if (cadmin_group_reset(s, &q, &e, res, &n, err, errlen) == -1) {
+		*status = MHD_HTTP_BAD_GATEWAY;
+		return -1;
+	}
+	if (e != ERR_NONE) {
+		*status = e == ERR_ACCESS_DENIED ? MHD_HTTP_FORBIDDEN :
+		    e == ERR_GROUP_NOT_EMPTY ? MHD_HTTP_CONFLICT :
+		    MHD_HTTP_BAD_REQUEST;
+		snprintf(err, errlen, "reset group %s: %s", q.group,
+		    flume_strerror(e));
+		return -1;
+	}
+	JRAW(wb, "{\"group\":");
+	jstr(wb, q.group, q.group_len);
+	JRAW(wb, ",\"partitions\":[");
+	for (i = 0; i < n; i++)
+		jprintf(wb, "%s{\"partition\":%d,\"offset\":%" PRId64
+		    ",\"error\":\"%s\"}", i ? "," : "", (int)res[i].partition,
+		    res[i].offset, res[i].error ? flume_strerror(res[i].error) :
+		    "");
+	JRAW(wb, "]}");
+	return 0;
+}
+
+typedef int (*act_fn)(struct cadmin *, struct MHD_Connection *, struct wbuf *,
+    char *, size_t, unsigned *, char *, size_t);
+
+/*
+ * A write action (POST): refused with 401 without valid credentials and
+ * 403 without admin; otherwise carried out as that user through the
+ * broker's own listener, and logged in one line naming the user.
  */
 static enum MHD_Result
-api_admin(struct console *c, struct MHD_Connection *conn, const char *url)
+api_admin(struct console *c, struct MHD_Connection *conn, const char *url,
+    act_fn fn)
 {
-	char user[AUTH_USER_MAX + 1];
-	int known;
+	char user[AUTH_USER_MAX + 1], err[400], what[600];
+	uint8_t secret[AUTH_SECRET_MAX];
+	unsigned status = MHD_HTTP_BAD_REQUEST;
+	size_t slen = 0;
+	struct cadmin *s;
+	struct wbuf wb;
+	int known, rc;
 
-	if (!console_admin(c, conn, user, sizeof(user), &known)) {
+	if (!console_admin(c, conn, user, sizeof(user), secret, &slen, &known)) {
+		sodium_memzero(secret, sizeof(secret));
 		log_info("console: %s refused for %s", url,
-		    known ? user : "an unauthenticated client");
+		    known ? user : "a client without valid credentials");
 		if (!known)
 			return jerror(conn, MHD_HTTP_UNAUTHORIZED,
 			    "%s needs the credentials of an admin user", url);
 		return jerror(conn, MHD_HTTP_FORBIDDEN,
 		    "%s needs the admin permission on every topic", url);
 	}
-	log_info("console: %s by %s: not built", url, user);
-	return jerror(conn, MHD_HTTP_NOT_IMPLEMENTED, "%s is not built yet", url);
+	if (fn == NULL) {
+		sodium_memzero(secret, sizeof(secret));
+		return jerror(conn, MHD_HTTP_NOT_IMPLEMENTED,
+		    "%s is not built yet", url);
+	}
+	err[0] = what[0] = '\0';
+	wbuf_init(&wb);
+	rc = cadmin_open(&s, c->b->conf, user, secret, slen, err, sizeof(err));
+	sodium_memzero(secret, sizeof(secret));
+	if (rc == -1) {
+		log_warnx("console: %s by %s: %s", url, user, err);
+		wbuf_free(&wb);
+		return jerror(conn, MHD_HTTP_BAD_GATEWAY, "%s", err);
+	}
+	rc = fn(s, conn, &wb, what, sizeof(what), &status, err, sizeof(err));
+	cadmin_close(s);
+	if (rc == -1) {
+		wbuf_free(&wb);
+		if (what[0] != '\0')
+			log_info("console: %s: %s by %s failed: %s", url, what,
+			    user, err);
+		return jerror(conn, status, "%s", err);
+	}
+	log_info("console: %s by %s", what, user);
+	return jreply(conn, &wb);
 }
 
 /* ---- static pages ---- */
@@ -1272,9 +1469,14 @@ static const struct {
 	{ "/api/whoami",	api_whoami },
 };
 
-static const char *const api_posts[] = {
-	"/api/topic/create", "/api/topic/config", "/api/group/reset",
-	"/api/produce",
+static const struct {
+	const char	*url;
+	act_fn		 fn;		/* NULL: not built */
+} api_posts[] = {
+	{ "/api/topic/create",	act_create },
+	{ "/api/topic/config",	NULL },
+	{ "/api/group/reset",	act_reset },
+	{ "/api/produce",	act_produce },
 };
 
 enum MHD_Result
@@ -1294,11 +1496,11 @@ console_http(struct console *c, struct MHD_Connection *conn, const char *url,
 		return serve_file(c, conn, url);
 	}
 	for (i = 0; i < sizeof(api_posts) / sizeof(api_posts[0]); i++)
-		if (strcmp(url, api_posts[i]) == 0) {
+		if (strcmp(url, api_posts[i].url) == 0) {
 			if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
 				return jerror(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 				    "%s: POST only", url);
-			return api_admin(c, conn, url);
+			return api_admin(c, conn, url, api_posts[i].fn);
 		}
 	for (i = 0; i < sizeof(api_gets) / sizeof(api_gets[0]); i++)
 		if (strcmp(url, api_gets[i].url) == 0) {
