@@ -10,6 +10,7 @@
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_admin.h"
+#include "proto/kafka/kmsg_config.h"
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
@@ -42,9 +43,12 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_delete_topics,
 	&kmsg_delete_records,
 	&kmsg_init_producer_id,
+	&kmsg_describe_configs,
+	&kmsg_alter_configs,
 	&kmsg_sasl_authenticate,
 	&kmsg_create_partitions,
 	&kmsg_delete_groups,
+	&kmsg_incremental_alter_configs,
 	&kmsg_offset_delete,
 };
 const size_t kmsg_count = sizeof(kmsg_all) / sizeof(kmsg_all[0]);

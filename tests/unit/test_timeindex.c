@@ -181,7 +181,7 @@ read_file(const char *dir, int64_t base, const char *ext, size_t *len)
 static void
 test_entries(void)
 {
-	struct plog_config cfg = { 4096, 256, -1, -1, 0 };
+	struct plog_config cfg = { 4096, 256, -1, -1, 0, 0 };
 	int64_t bases[NSEG_MAX], segmax, prev;
 	size_t tlen, ilen, i, nt, ni;
 	char *t, *ix;
@@ -235,7 +235,7 @@ test_entries(void)
 static void
 test_rebuild(void)
 {
-	struct plog_config cfg = { 4096, 256, -1, -1, 0 };
+	struct plog_config cfg = { 4096, 256, -1, -1, 0, 0 };
 	struct plog_recovery rec;
 	struct plog *l;
 	int64_t bases[NSEG_MAX];
