@@ -149,6 +149,7 @@ async function pageTopic(name) {
 		    link('#/messages/' + q(name) + '/' + p.partition, 'browse')])),
 	    el('h2', { text: 'Configs' }),
 	    table('configs', ['name', 'value', 'source'], t.configs.map(c => [c.name, c.value, c.source])),
+	    adminForm('Change a config', 'topic/config', ['key', 'value'], { topic: name }),
 	    el('h2', { text: 'Segments' }),
 	    ...segs.map(s => el('div', {}, el('h3', { text: 'Partition ' + s.partition }),
 		table('segments-' + s.partition, ['base offset', 'bytes', 'index', 'time index', 'modified'],

@@ -46,7 +46,9 @@
 #include "proto/compress.h"
 #include "proto/role.h"
 #include "proto/version.h"
+#include "proto/tconf.h"
 #include "shm/group.h"
+#include "shm/tconf.h"
 #include "shm/topics.h"
 #include "store/plog.h"
 #include "store/topic.h"
@@ -609,23 +611,39 @@ api_topics(struct console *c, struct MHD_Connection *conn)
 	return jreply(conn, &wb);
 }
 
-/* A topic's configs: the broker's settings for it, [topic] sections over them. */
-static void
-topic_configs(struct console *c, struct wbuf *wb, const char *name)
+static const char *
+tconf_source_name(int src)
 {
-	const struct config *cf = c->b->conf;
-	const struct topic_config *tc;
-	const char *src = "broker";
+	return src == TCS_DYNAMIC_TOPIC ? "topic" : src == TCS_STATIC_BROKER ?
+	    "flume.conf" : "default";
+}
 
-	if ((tc = config_topic(cf, name)) != NULL)
-		src = "topic_section";
-	jprintf(wb, ",\"configs\":["
-	    "{\"name\":\"retention_bytes\",\"value\":%" PRId64 ",\"source\":\"%s\"},"
-	    "{\"name\":\"retention_ms\",\"value\":%" PRId64 ",\"source\":\"%s\"},"
-	    "{\"name\":\"segment_bytes\",\"value\":%" PRIu64 ",\"source\":\"%s\"}]",
-	    tc ? tc->log.retention_bytes : cf->log.retention_bytes, src,
-	    tc ? tc->log.retention_ms : cf->log.retention_ms, src,
-	    tc ? tc->log.segment_bytes : cf->log.segment_bytes, src);
+/*
+ * A topic's settings with Kafka's names and where each comes from, read
+ * as the workers read them (shm/tconf.h over flume.conf).
+ */
+static void
+topic_configs(struct console *c, struct wbuf *wb, int ti, const char *name)
+{
+	struct shm *s = &c->b->shm;
+	struct tconf dyn, eff;
+	int8_t src[TC_NKEYS];
+	char val[128];
+	uint32_t gen;
+	int k;
+
+	if (shm_tconf_read(s, ti, s->topics[ti].id, &dyn, &gen) == -1)
+		memset(&dyn, 0, sizeof(dyn));
+	config_topic_tconf(c->b->conf, name, &dyn, &eff, src);
+	JRAW(wb, ",\"configs\":[");
+	for (k = 0; k < TC_NKEYS; k++) {
+		tconf_print((enum tconf_key)k, eff.v[k], val, sizeof(val));
+		jprintf(wb, "%s{\"name\":\"%s\",\"value\":", k ? "," : "",
+		    tconf_defs[k].name);
+		jstr(wb, val, strlen(val));
+		jprintf(wb, ",\"source\":\"%s\"}", tconf_source_name(src[k]));
+	}
+	JRAW(wb, "]");
 }
 
 static enum MHD_Result
@@ -661,7 +679,7 @@ api_topic(struct console *c, struct MHD_Connection *conn)
 		    (unsigned)atomic_load(&sp->segments), part_rate(c, sp));
 	}
 	JRAW(&wb, "]");
-	topic_configs(c, &wb, name);
+	topic_configs(c, &wb, ti, name);
 	JRAW(&wb, "}");
 	return jreply(conn, &wb);
 }
@@ -1334,6 +1352,51 @@ act_reset(struct cadmin *s, struct MHD_Connection *conn, struct wbuf *wb,
 	return 0;
 }
 
+static int
+act_config(struct cadmin *s, struct MHD_Connection *conn, struct wbuf *wb,
+    char *what, size_t whatlen, unsigned *status, char *err, size_t errlen)
+{
+	const char *topic, *key, *value;
+	char msg[320];
+	int16_t e = 0;
+
+	if ((topic = arg_str(conn, "topic", TOPIC_NAME_MAX, err, errlen)) ==
+	    NULL || (key = arg_str(conn, "key", 64, err, errlen)) == NULL)
+		return -1;
+	/* No value: delete the topic's own, back to flume.conf's. */
+	value = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "value");
+	if (value != NULL && strlen(value) > 1024) {
+		snprintf(err, errlen, "value: longer than 1024 bytes");
+		return -1;
+	}
+	snprintf(what, whatlen, "set %s of topic %s to %s", key, topic,
+	    value != NULL ? value : "its default (deleted)");
+	if (cadmin_config_set(s, topic, key, value, &e, msg, sizeof(msg), err,
+	    errlen) == -1) {
+		*status = MHD_HTTP_BAD_GATEWAY;
+		return -1;
+	}
+	if (e != ERR_NONE) {
+		*status = e == ERR_ACCESS_DENIED ? MHD_HTTP_FORBIDDEN :
+		    e == ERR_UNKNOWN_TOPIC_OR_PARTITION ? MHD_HTTP_NOT_FOUND :
+		    MHD_HTTP_BAD_REQUEST;
+		snprintf(err, errlen, "%s: %s%s%s", what, flume_strerror(e),
+		    msg[0] ? ": " : "", msg);
+		return -1;
+	}
+	JRAW(wb, "{\"topic\":");
+	jstr(wb, topic, strlen(topic));
+	JRAW(wb, ",\"key\":");
+	jstr(wb, key, strlen(key));
+	JRAW(wb, ",\"value\":");
+	if (value != NULL)
+		jstr(wb, value, strlen(value));
+	else
+		JRAW(wb, "null");
+	JRAW(wb, "}");
+	return 0;
+}
+
 typedef int (*act_fn)(struct cadmin *, struct MHD_Connection *, struct wbuf *,
     char *, size_t, unsigned *, char *, size_t);
 
@@ -1363,11 +1426,6 @@ api_admin(struct console *c, struct MHD_Connection *conn, const char *url,
 			    "%s needs the credentials of an admin user", url);
 		return jerror(conn, MHD_HTTP_FORBIDDEN,
 		    "%s needs the admin permission on every topic", url);
-	}
-	if (fn == NULL) {
-		sodium_memzero(secret, sizeof(secret));
-		return jerror(conn, MHD_HTTP_NOT_IMPLEMENTED,
-		    "%s is not built yet", url);
 	}
 	err[0] = what[0] = '\0';
 	wbuf_init(&wb);
@@ -1471,10 +1529,10 @@ static const struct {
 
 static const struct {
 	const char	*url;
-	act_fn		 fn;		/* NULL: not built */
+	act_fn		 fn;
 } api_posts[] = {
 	{ "/api/topic/create",	act_create },
-	{ "/api/topic/config",	NULL },
+	{ "/api/topic/config",	act_config },
 	{ "/api/group/reset",	act_reset },
 	{ "/api/produce",	act_produce },
 };

@@ -23,6 +23,7 @@
 #include "proto/batch.h"
 #include "proto/frame.h"
 #include "proto/msg_auth.h"
+#include "proto/msg_tconf.h"
 #include "proto/wire.h"
 
 #define CADMIN_FRAME_MAX	(1u << 20)
@@ -305,5 +306,28 @@ cadmin_group_reset(struct cadmin *c, const struct group_reset_req *q,
 	for (i = 0; i < r.count && i < CADMIN_RESULTS_MAX; i++)
 		res[i] = r.results[i];
 	*n = i;
+	return 0;
+}
+
+int
+cadmin_config_set(struct cadmin *c, const char *topic, const char *key,
+    const char *value, int16_t *error, char *msg, size_t msglen, char *err,
+    size_t errlen)
+{
+	struct config_edit e = { value != NULL ? 0 : 1, key, strlen(key),
+	    value != NULL ? value : "", value != NULL ? strlen(value) : 0 };
+	struct config_alter_req q = { topic, strlen(topic), 0, 1, &e };
+	struct config_alter_resp r;
+	const uint8_t *p;
+	size_t len;
+
+	if (CADMIN_CALL(c, API_CONFIG_ALTER, msg_encode_config_alter_req, &q,
+	    &p, &len, err, errlen) == -1)
+		return -1;
+	if (msg_decode_config_alter_resp(p, len, &r) == -1)
+		return cadmin_fail(err, errlen, "bad CONFIG_ALTER answer");
+	*error = r.error;
+	snprintf(msg, msglen, "%.*s", (int)(r.message_len < 300 ?
+	    r.message_len : 300), r.message != NULL ? r.message : "");
 	return 0;
 }

@@ -35,6 +35,13 @@ int	cadmin_create_topic(struct cadmin *c, const char *topic,
 int	cadmin_produce(struct cadmin *c, const char *topic, int32_t partition,
 	    const char *key, const char *value, int16_t *error, int64_t *offset,
 	    char *err, size_t errlen);
+/*
+ * CONFIG_ALTER of one key of topic: value NULL deletes it (back to what
+ * flume.conf says).  The broker's message, if any, into msg.
+ */
+int	cadmin_config_set(struct cadmin *c, const char *topic, const char *key,
+	    const char *value, int16_t *error, char *msg, size_t msglen,
+	    char *err, size_t errlen);
 /* GROUP_RESET; up to CADMIN_RESULTS_MAX results into res, their count in *n. */
 int	cadmin_group_reset(struct cadmin *c, const struct group_reset_req *q,
 	    int16_t *error, struct group_reset_result *res, int32_t *n,
