@@ -1490,8 +1490,19 @@ serve_file(struct console *c, struct MHD_Connection *conn, const char *url)
 	if (strstr(url, "..") != NULL || (size_t)snprintf(path, sizeof(path),
 	    "%s%s", c->b->conf->console_dir, url) >= sizeof(path))
 		return jerror(conn, MHD_HTTP_NOT_FOUND, "not found");
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		if (strcmp(url, "/index.html") == 0) {
+			/* No pages installed: say where they were looked for. */
+			char msg[PATH_MAX + 128];
+			int n = snprintf(msg, sizeof(msg), "flume metrics: GET "
+			    "/metrics; the console's pages are not in %s "
+			    "(console_dir)\n", c->b->conf->console_dir);
+
+			return reply(conn, MHD_HTTP_OK, "text/plain; charset=utf-8",
+			    msg, n > 0 && (size_t)n < sizeof(msg) ? (size_t)n : 0);
+		}
 		return jerror(conn, MHD_HTTP_NOT_FOUND, "not found");
+	}
 	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
 	    sb.st_size > CONSOLE_FILE_MAX) {
 		close(fd);
