@@ -884,6 +884,53 @@ slot_topic(struct shm *s, uint32_t slot, const struct shm_topic **t,
 	return 0;
 }
 
+static uint32_t
+be_get(const uint8_t *p, int n)
+{
+	uint32_t v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * A Kafka member's assignment as its leader wrote it (Kafka's
+ * ConsumerProtocolAssignment: [version i16][count i32]{[topic str]
+ * [count i32]{[partition i32]}}...), every length checked against len;
+ * a protocol other than "consumer" or bytes that do not parse list
+ * nothing.
+ */
+static void
+kafka_assignment(struct wbuf *wb, const uint8_t *p, uint32_t len)
+{
+	const uint8_t *end = p + len;
+	uint32_t nt, np, tl, i, j;
+	int64_t k = 0;
+
+	if (p == NULL || len < 6)
+		return;
+	nt = be_get(p + 2, 4);
+	p += 6;
+	for (i = 0; i < nt && i < 4096; i++) {
+		if (end - p < 2 || (tl = be_get(p, 2)) > TOPIC_NAME_MAX ||
+		    (uint32_t)(end - p - 2) < tl + 4)
+			return;
+		np = be_get(p + 2 + tl, 4);
+		if (np > (uint32_t)(end - p - 6 - tl) / 4)
+			return;
+		for (j = 0; j < np; j++) {
+			jsep(wb, &k);
+			JRAW(wb, "{\"topic\":");
+			jstr(wb, (const char *)p + 2, tl);
+			jprintf(wb, ",\"partition\":%d}",
+			    (int)be_get(p + 6 + tl + 4 * j, 4));
+		}
+		p += 6 + tl + 4 * (size_t)np;
+	}
+}
+
 static enum MHD_Result
 api_group(struct console *c, struct MHD_Connection *conn)
 {
@@ -937,6 +984,15 @@ api_group(struct console *c, struct MHD_Connection *conn)
 		jstr(&wb, m->host, m->host_len <= MEMBER_HOST_MAX ?
 		    m->host_len : 0);
 		JRAW(&wb, ",\"assignments\":[");
+		if (g->kind == GROUP_KIND_KAFKA) {
+			if (g->ptype_len == 8 && memcmp(g->ptype, "consumer",
+			    8) == 0 && m->assign_len <=
+			    s->hdr->limits.member_meta)
+				kafka_assignment(&wb, group_assign(s, g, i),
+				    m->assign_len);
+			JRAW(&wb, "]}");
+			continue;
+		}
 		na = group_assignment(s, g, (int)i, slots, np);
 		for (j = 0, k = 0; j < na && j < np; j++) {
 			if (slot_topic(s, slots[j], &t, &p) == -1)
