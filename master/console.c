@@ -167,9 +167,6 @@ reply(struct MHD_Connection *conn, unsigned int status, const char *type,
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	if (status == MHD_HTTP_UNAUTHORIZED)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-		    "Basic realm=\"flume\"");
 	rc = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
 	return rc;
@@ -1466,6 +1463,7 @@ api_admin(struct console *c, struct MHD_Connection *conn, const char *url,
     act_fn fn)
 {
 	char user[AUTH_USER_MAX + 1], err[400], what[600];
+	const char *origin, *host, *p;
 	uint8_t secret[AUTH_SECRET_MAX];
 	unsigned status = MHD_HTTP_BAD_REQUEST;
 	size_t slen = 0;
@@ -1473,6 +1471,20 @@ api_admin(struct console *c, struct MHD_Connection *conn, const char *url,
 	struct wbuf wb;
 	int known, rc;
 
+	/*
+	 * The page sends the credentials itself (no WWW-Authenticate, so no
+	 * browser keeps them to send on its own); an Origin other than this
+	 * host is another site's page posting here all the same: refused.
+	 */
+	origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+	host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
+	if (origin != NULL && (host == NULL || (p = strstr(origin, "://")) ==
+	    NULL || strcmp(p + 3, host) != 0)) {
+		log_info("console: %s refused: a request from %.100s", url,
+		    origin);
+		return jerror(conn, MHD_HTTP_FORBIDDEN,
+		    "%s: requests from another origin are refused", url);
+	}
 	if (!console_admin(c, conn, user, sizeof(user), secret, &slen, &known)) {
 		sodium_memzero(secret, sizeof(secret));
 		log_info("console: %s refused for %s", url,
