@@ -42,6 +42,7 @@
 #include "common/stats.h"
 #include "master/console.h"
 #include "master/console_admin.h"
+#include "master/metrics.h"
 #include "proto/batch.h"
 #include "proto/compress.h"
 #include "proto/role.h"
@@ -79,26 +80,6 @@ struct console {
 /* A string literal, without its NUL. */
 #define JRAW(wb, lit)	wbuf_raw((wb), (lit), sizeof(lit) - 1)
 
-static void jprintf(struct wbuf *wb, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-jprintf(struct wbuf *wb, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(line))
-		n = sizeof(line) - 1;
-	wbuf_raw(wb, line, (size_t)n);
-}
-
 /* A JSON string of s[0..len): quotes, backslashes and controls escaped. */
 static void
 jstr(struct wbuf *wb, const char *s, size_t len)
@@ -113,7 +94,7 @@ jstr(struct wbuf *wb, const char *s, size_t len)
 			JRAW(wb, "\\");
 			wbuf_raw(wb, &s[i], 1);
 		} else if (ch < 0x20 || ch == 0x7f)
-			jprintf(wb, "\\u%04x", ch);
+			metrics_printf(wb, "\\u%04x", ch);
 		else
 			wbuf_raw(wb, &s[i], 1);
 	}
@@ -296,6 +277,18 @@ u2i(uint64_t v)
 	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
+/* A snapshot of the figures into st (arena a); -1 when memory ran out. */
+static int
+snapshot(struct console *c, struct arena *a, struct stats_resp *st)
+{
+	arena_init(a, CONSOLE_ARENA_LIMIT);
+	if (stats_collect(&c->b->shm, a, st) == -1) {
+		arena_free(a);
+		return -1;
+	}
+	return 0;
+}
+
 void
 console_tick(struct console *c, int64_t now)
 {
@@ -313,11 +306,8 @@ console_tick(struct console *c, int64_t now)
 	c->next_due = now + CONSOLE_SAMPLE_MS;
 	memset(&sm, 0, sizeof(sm));
 	sm.t_ms = clock_real_ms();
-	arena_init(&a, CONSOLE_ARENA_LIMIT);
-	if (stats_collect(s, &a, &st) == -1) {
-		arena_free(&a);
+	if (snapshot(c, &a, &st) == -1)
 		return;
-	}
 	for (k = 0; k < st.nparts; k++) {
 		sm.msgs_in += st.parts[k].msgs_in;
 		sm.bytes_in += st.parts[k].bytes_in;
@@ -483,15 +473,12 @@ api_overview(struct console *c, struct MHD_Connection *conn)
 	struct sample *sm;
 	int32_t k;
 
-	arena_init(&a, CONSOLE_ARENA_LIMIT);
-	if (stats_collect(s, &a, &st) == -1) {
-		arena_free(&a);
+	if (snapshot(c, &a, &st) == -1)
 		return jerror(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 		    "out of memory");
-	}
 	wbuf_init(&wb);
 	started = master_started_ms(s->hdr->master_pid);
-	jprintf(&wb, "{\"version\":\"%s\",\"now_ms\":%" PRId64
+	metrics_printf(&wb, "{\"version\":\"%s\",\"now_ms\":%" PRId64
 	    ",\"started_ms\":%" PRId64 ",\"uptime_s\":%" PRId64
 	    ",\"processes\":[", FLUME_VERSION, clock_real_ms(), started,
 	    started < 0 ? -1 : (clock_real_ms() - started) / 1000);
@@ -500,7 +487,7 @@ api_overview(struct console *c, struct MHD_Connection *conn)
 
 		if (ch->role == ROLE_WORKER)
 			conns += ch->connections;
-		jprintf(&wb, "%s{\"role\":\"%s\",\"slot\":%d,\"pid\":%d,"
+		metrics_printf(&wb, "%s{\"role\":\"%s\",\"slot\":%d,\"pid\":%d,"
 		    "\"restarts\":%d,\"connections\":%" PRId64 ",\"requests\":%"
 		    PRId64 "}", k ? "," : "", role_name(ch->role), (int)ch->slot,
 		    (int)ch->pid, (int)ch->restarts,
@@ -516,15 +503,15 @@ api_overview(struct console *c, struct MHD_Connection *conn)
 		if ((g = group_at(s, i)) != NULL && atomic_load_explicit(&g->used,
 		    memory_order_acquire) == GROUP_SLOT_USED)
 			ngroups++;
-	jprintf(&wb, "],\"connections\":%" PRId64, conns);
+	metrics_printf(&wb, "],\"connections\":%" PRId64, conns);
 	JRAW(&wb, ",\"listeners\":{");
-	jprintf(&wb, "\"native\":\"%s\",\"native_tls\":\"%s\",\"kafka\":\"%s\","
+	metrics_printf(&wb, "\"native\":\"%s\",\"native_tls\":\"%s\",\"kafka\":\"%s\","
 	    "\"kafka_tls\":\"%s\",\"metrics\":\"%s\"}",
 	    c->b->conf->listen, c->b->conf->listen_tls, c->b->conf->kafka_listen,
 	    c->b->conf->kafka_listen_tls, c->b->conf->metrics_listen);
 	JRAW(&wb, ",\"data_dir\":");
 	jstr(&wb, c->b->conf->data_dir, strlen(c->b->conf->data_dir));
-	jprintf(&wb, ",\"disk_bytes\":%" PRId64 ",\"topics\":%u,\"partitions\":%d,"
+	metrics_printf(&wb, ",\"disk_bytes\":%" PRId64 ",\"topics\":%u,\"partitions\":%d,"
 	    "\"groups\":%u,\"sample_ms\":%d,\"samples\":[", bytes, ntopics,
 	    (int)st.nparts, ngroups, CONSOLE_SAMPLE_MS);
 	arena_free(&a);
@@ -540,7 +527,7 @@ api_overview(struct console *c, struct MHD_Connection *conn)
 		dt = (double)(sm->t_ms - p0->t_ms) / 1000.0;
 		if (dt <= 0)
 			continue;
-		jprintf(&wb, "%s{\"t_ms\":%" PRId64 ",\"msgs_in\":%.1f,"
+		metrics_printf(&wb, "%s{\"t_ms\":%" PRId64 ",\"msgs_in\":%.1f,"
 		    "\"bytes_in\":%.1f,\"msgs_out\":%.1f,\"bytes_out\":%.1f}",
 		    i > 1 ? "," : "", sm->t_ms,
 		    (double)(sm->msgs_in - p0->msgs_in) / dt,
@@ -599,11 +586,11 @@ api_topics(struct console *c, struct MHD_Connection *conn)
 		jsep(&wb, &n);
 		JRAW(&wb, "{\"name\":");
 		jstr(&wb, t->name, t->name_len);
-		jprintf(&wb, ",\"partitions\":%d,\"messages\":%" PRId64
+		metrics_printf(&wb, ",\"partitions\":%d,\"messages\":%" PRId64
 		    ",\"bytes\":%" PRId64 ",\"msgs_per_s\":%.1f}",
 		    (int)t->partitions, msgs, bytes, rate);
 	}
-	jprintf(&wb, "],\"start\":%" PRId64 ",\"total\":%" PRId64 "}", start,
+	metrics_printf(&wb, "],\"start\":%" PRId64 ",\"total\":%" PRId64 "}", start,
 	    total);
 	return jreply(conn, &wb);
 }
@@ -635,10 +622,10 @@ topic_configs(struct console *c, struct wbuf *wb, int ti, const char *name)
 	JRAW(wb, ",\"configs\":[");
 	for (k = 0; k < TC_NKEYS; k++) {
 		tconf_print((enum tconf_key)k, eff.v[k], val, sizeof(val));
-		jprintf(wb, "%s{\"name\":\"%s\",\"value\":", k ? "," : "",
+		metrics_printf(wb, "%s{\"name\":\"%s\",\"value\":", k ? "," : "",
 		    tconf_defs[k].name);
 		jstr(wb, val, strlen(val));
-		jprintf(wb, ",\"source\":\"%s\"}", tconf_source_name(src[k]));
+		metrics_printf(wb, ",\"source\":\"%s\"}", tconf_source_name(src[k]));
 	}
 	JRAW(wb, "]");
 }
@@ -660,11 +647,11 @@ api_topic(struct console *c, struct MHD_Connection *conn)
 	wbuf_init(&wb);
 	JRAW(&wb, "{\"name\":");
 	jstr(&wb, name, strlen(name));
-	jprintf(&wb, ",\"partitions\":[");
+	metrics_printf(&wb, ",\"partitions\":[");
 	for (pi = 0; pi < s->topics[ti].partitions; pi++) {
 		if ((sp = shm_partition(s, ti, pi)) == NULL)
 			break;
-		jprintf(&wb, "%s{\"partition\":%d,\"log_start\":%" PRId64
+		metrics_printf(&wb, "%s{\"partition\":%d,\"log_start\":%" PRId64
 		    ",\"log_end\":%" PRId64 ",\"visible\":%" PRId64
 		    ",\"durable\":%" PRId64 ",\"bytes\":%" PRId64
 		    ",\"segments\":%u,\"msgs_per_s\":%.1f}", pi ? "," : "",
@@ -741,7 +728,7 @@ api_segments(struct console *c, struct MHD_Connection *conn)
 	wbuf_init(&wb);
 	JRAW(&wb, "{\"topic\":");
 	jstr(&wb, name, strlen(name));
-	jprintf(&wb, ",\"partition\":%d,\"segments\":[", (int)part);
+	metrics_printf(&wb, ",\"partition\":%d,\"segments\":[", (int)part);
 	for (i = (size_t)start; i < n && i < (size_t)(start + limit); i++) {
 		int64_t sz = -1, isz = -1, tsz = -1, mt = -1;
 
@@ -758,12 +745,12 @@ api_segments(struct console *c, struct MHD_Connection *conn)
 		    bases[i]);
 		if (stat(path, &sb) == 0)
 			tsz = sb.st_size;
-		jprintf(&wb, "%s{\"base_offset\":%" PRId64 ",\"bytes\":%" PRId64
+		metrics_printf(&wb, "%s{\"base_offset\":%" PRId64 ",\"bytes\":%" PRId64
 		    ",\"index_bytes\":%" PRId64 ",\"timeindex_bytes\":%" PRId64
 		    ",\"modified_ms\":%" PRId64 "}", i > (size_t)start ? "," : "",
 		    bases[i], sz, isz, tsz, mt);
 	}
-	jprintf(&wb, "],\"start\":%" PRId64 ",\"total\":%zu}", start, n);
+	metrics_printf(&wb, "],\"start\":%" PRId64 ",\"total\":%zu}", start, n);
 	free(bases);
 	return jreply(conn, &wb);
 }
@@ -831,12 +818,9 @@ api_groups(struct console *c, struct MHD_Connection *conn)
 	int64_t lag, n = 0;
 	int32_t k;
 
-	arena_init(&a, CONSOLE_ARENA_LIMIT);
-	if (stats_collect(s, &a, &st) == -1) {
-		arena_free(&a);
+	if (snapshot(c, &a, &st) == -1)
 		return jerror(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 		    "out of memory");
-	}
 	wbuf_init(&wb);
 	JRAW(&wb, "{\"groups\":[");
 	for (i = 0; i < ng && n < CONSOLE_PAGE_MAX; i++) {
@@ -852,7 +836,7 @@ api_groups(struct console *c, struct MHD_Connection *conn)
 		jsep(&wb, &n);
 		JRAW(&wb, "{\"name\":");
 		jstr(&wb, g->name, g->name_len);
-		jprintf(&wb, ",\"kind\":\"%s\",\"state\":\"%s\",\"generation\":%u,"
+		metrics_printf(&wb, ",\"kind\":\"%s\",\"state\":\"%s\",\"generation\":%u,"
 		    "\"members\":%u,\"lag\":%" PRId64 "}", group_kind_name(g->kind),
 		    group_state_name(g->state), g->generation,
 		    group_active_members(s, g), lag);
@@ -921,7 +905,7 @@ kafka_assignment(struct wbuf *wb, const uint8_t *p, uint32_t len)
 			jsep(wb, &k);
 			JRAW(wb, "{\"topic\":");
 			jstr(wb, (const char *)p + 2, tl);
-			jprintf(wb, ",\"partition\":%d}",
+			metrics_printf(wb, ",\"partition\":%d}",
 			    (int)be_get(p + 6 + tl + 4 * j, 4));
 		}
 		p += 6 + tl + 4 * (size_t)np;
@@ -961,7 +945,7 @@ api_group(struct console *c, struct MHD_Connection *conn)
 	wbuf_init(&wb);
 	JRAW(&wb, "{\"name\":");
 	jstr(&wb, g->name, g->name_len);
-	jprintf(&wb, ",\"kind\":\"%s\",\"state\":\"%s\",\"generation\":%u,"
+	metrics_printf(&wb, ",\"kind\":\"%s\",\"state\":\"%s\",\"generation\":%u,"
 	    "\"protocol\":", group_kind_name(g->kind), group_state_name(g->state),
 	    g->generation);
 	jstr(&wb, g->proto, g->proto_len <= KGROUP_PROTO_MAX ? g->proto_len : 0);
@@ -997,7 +981,7 @@ api_group(struct console *c, struct MHD_Connection *conn)
 			jsep(&wb, &k);
 			JRAW(&wb, "{\"topic\":");
 			jstr(&wb, t->name, t->name_len);
-			jprintf(&wb, ",\"partition\":%d}", (int)p);
+			metrics_printf(&wb, ",\"partition\":%d}", (int)p);
 		}
 		JRAW(&wb, "]}");
 	}
@@ -1012,11 +996,11 @@ api_group(struct console *c, struct MHD_Connection *conn)
 		jsep(&wb, &k);
 		JRAW(&wb, "{\"topic\":");
 		jstr(&wb, t->name, t->name_len);
-		jprintf(&wb, ",\"partition\":%d,\"committed\":%" PRId64
+		metrics_printf(&wb, ",\"partition\":%d,\"committed\":%" PRId64
 		    ",\"log_end\":%" PRId64 ",\"lag\":%" PRId64 "}", (int)p,
 		    committed, end, end > committed ? end - committed : 0);
 	}
-	jprintf(&wb, "],\"sample_ms\":%d,\"lag_history\":[", CONSOLE_SAMPLE_MS);
+	metrics_printf(&wb, "],\"sample_ms\":%d,\"lag_history\":[", CONSOLE_SAMPLE_MS);
 	if (gi < CONSOLE_GROUPS) {
 		pthread_mutex_lock(&c->mu);
 		for (i = 0, k = 0; i < c->count; i++) {
@@ -1025,7 +1009,7 @@ api_group(struct console *c, struct MHD_Connection *conn)
 
 			if (sm->lag[gi] < 0)
 				continue;
-			jprintf(&wb, "%s{\"t_ms\":%" PRId64 ",\"lag\":%" PRId64 "}",
+			metrics_printf(&wb, "%s{\"t_ms\":%" PRId64 ",\"lag\":%" PRId64 "}",
 			    k++ ? "," : "", sm->t_ms, sm->lag[gi]);
 		}
 		pthread_mutex_unlock(&c->mu);
@@ -1049,7 +1033,7 @@ browse_record(struct browse *br, const struct record *r)
 	struct record_header h;
 	int64_t k = 0;
 
-	jprintf(br->wb, "%s{\"offset\":%" PRId64 ",\"timestamp\":%" PRId64
+	metrics_printf(br->wb, "%s{\"offset\":%" PRId64 ",\"timestamp\":%" PRId64
 	    ",\"key\":", br->n++ ? "," : "", r->offset, r->timestamp);
 	jb64(br->wb, r->key, r->key_len);
 	JRAW(br->wb, ",\"value\":");
@@ -1216,7 +1200,7 @@ api_messages(struct console *c, struct MHD_Connection *conn)
 	}
 	JRAW(&wb, "{\"topic\":");
 	jstr(&wb, name, strlen(name));
-	jprintf(&wb, ",\"partition\":%d,\"log_start\":%" PRId64 ",\"log_end\":%"
+	metrics_printf(&wb, ",\"partition\":%d,\"log_start\":%" PRId64 ",\"log_end\":%"
 	    PRId64 ",\"order\":\"%s\",\"records\":[", (int)part, start, end,
 	    newest ? "newest" : "oldest");
 	next = browse_read(rd, visible, &br, err, sizeof(err));
@@ -1226,7 +1210,7 @@ api_messages(struct console *c, struct MHD_Connection *conn)
 		return jerror(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err);
 	}
 	/* next: where the following page starts, in the page's direction. */
-	jprintf(&wb, "],\"next\":%" PRId64 "}", newest ? br.from : next);
+	metrics_printf(&wb, "],\"next\":%" PRId64 "}", newest ? br.from : next);
 	return jreply(conn, &wb);
 }
 
@@ -1246,7 +1230,7 @@ api_whoami(struct console *c, struct MHD_Connection *conn)
 		jstr(&wb, user, strlen(user));
 	else
 		JRAW(&wb, "null");
-	jprintf(&wb, ",\"admin\":%s,\"auth\":%s}", admin ? "true" : "false",
+	metrics_printf(&wb, ",\"admin\":%s,\"auth\":%s}", admin ? "true" : "false",
 	    auth_enabled() ? "true" : "false");
 	return jreply(conn, &wb);
 }
@@ -1303,7 +1287,7 @@ act_create(struct cadmin *s, struct MHD_Connection *conn, struct wbuf *wb,
 	}
 	JRAW(wb, "{\"created\":");
 	jstr(wb, name, strlen(name));
-	jprintf(wb, ",\"partitions\":%d}", (int)made);
+	metrics_printf(wb, ",\"partitions\":%d}", (int)made);
 	return 0;
 }
 
@@ -1342,7 +1326,7 @@ act_produce(struct cadmin *s, struct MHD_Connection *conn, struct wbuf *wb,
 	}
 	JRAW(wb, "{\"topic\":");
 	jstr(wb, topic, strlen(topic));
-	jprintf(wb, ",\"partition\":%lld,\"offset\":%" PRId64 "}",
+	metrics_printf(wb, ",\"partition\":%lld,\"offset\":%" PRId64 "}",
 	    (long long)part, off);
 	return 0;
 }
@@ -1397,7 +1381,7 @@ act_reset(struct cadmin *s, struct MHD_Connection *conn, struct wbuf *wb,
 	jstr(wb, q.group, q.group_len);
 	JRAW(wb, ",\"partitions\":[");
 	for (i = 0; i < n; i++)
-		jprintf(wb, "%s{\"partition\":%d,\"offset\":%" PRId64
+		metrics_printf(wb, "%s{\"partition\":%d,\"offset\":%" PRId64
 		    ",\"error\":\"%s\"}", i ? "," : "", (int)res[i].partition,
 		    res[i].offset, res[i].error ? flume_strerror(res[i].error) :
 		    "");

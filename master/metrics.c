@@ -58,12 +58,9 @@ static struct console *metrics_console;
 
 /* ---- rendering ---- */
 
-static void
-out_printf(struct wbuf *wb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* Append printf output to wb (a line of a few hundred bytes at most). */
-static void
-out_printf(struct wbuf *wb, const char *fmt, ...)
+void
+metrics_printf(struct wbuf *wb, const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;
@@ -98,7 +95,7 @@ out_label(struct wbuf *wb, const char *s, size_t len)
 static void
 out_head(struct wbuf *wb, const char *name, const char *type, const char *help)
 {
-	out_printf(wb, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	metrics_printf(wb, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
 /*
@@ -224,9 +221,9 @@ out_partitions(struct wbuf *wb, const struct stats_resp *st)
 		    partition_series[k].help);
 		for (i = 0; i < st->nparts; i++) {
 			p = &st->parts[i];
-			out_printf(wb, "%s{topic=\"", partition_series[k].name);
+			metrics_printf(wb, "%s{topic=\"", partition_series[k].name);
 			out_label(wb, p->topic, p->topic_len);
-			out_printf(wb, "\",partition=\"%d\"} %lld\n",
+			metrics_printf(wb, "\",partition=\"%d\"} %lld\n",
 			    (int)p->partition, field(p, &partition_series[k]));
 		}
 	}
@@ -244,11 +241,11 @@ out_groups(struct wbuf *wb, const struct stats_resp *st)
 		    group_series[k].help);
 		for (i = 0; i < st->nlags; i++) {
 			l = &st->lags[i];
-			out_printf(wb, "%s{group=\"", group_series[k].name);
+			metrics_printf(wb, "%s{group=\"", group_series[k].name);
 			out_label(wb, l->group, l->group_len);
-			out_printf(wb, "\",topic=\"");
+			metrics_printf(wb, "\",topic=\"");
 			out_label(wb, l->topic, l->topic_len);
-			out_printf(wb, "\",partition=\"%d\"} %lld\n",
+			metrics_printf(wb, "\",partition=\"%d\"} %lld\n",
 			    (int)l->partition, field(l, &group_series[k]));
 		}
 	}
@@ -269,7 +266,7 @@ out_children(struct wbuf *wb, const struct stats_resp *st,
 			c = &st->children[i];
 			if (role >= 0 && c->role != role)
 				continue;
-			out_printf(wb, "%s{slot=\"%d\",role=\"%s\"} %lld\n",
+			metrics_printf(wb, "%s{slot=\"%d\",role=\"%s\"} %lld\n",
 			    tab[k].name, (int)c->slot, role_name(c->role),
 			    field(c, &tab[k]));
 		}
@@ -284,14 +281,14 @@ metrics_render(const struct stats_resp *st, struct wbuf *wb)
 
 	out_head(wb, "flume_build_info", "gauge",
 	    "Always 1; the label names the broker's version.");
-	out_printf(wb, "flume_build_info{version=\"%s\"} 1\n", FLUME_VERSION);
+	metrics_printf(wb, "flume_build_info{version=\"%s\"} 1\n", FLUME_VERSION);
 	out_partitions(wb, st);
 	out_groups(wb, st);
 
 	out_head(wb, "flume_child_up", "gauge",
 	    "1 while the child process of the slot is running.");
 	for (i = 0; i < st->nchildren; i++)
-		out_printf(wb, "flume_child_up{slot=\"%d\",role=\"%s\"} %d\n",
+		metrics_printf(wb, "flume_child_up{slot=\"%d\",role=\"%s\"} %d\n",
 		    (int)st->children[i].slot, role_name(st->children[i].role),
 		    st->children[i].pid > 0 ? 1 : 0);
 	out_children(wb, st, child_series, NELEM(child_series), -1);
@@ -300,7 +297,7 @@ metrics_render(const struct stats_resp *st, struct wbuf *wb)
 	out_head(wb, "flume_request_errors_total", "counter",
 	    "Answers (or per-partition results) carrying an error code.");
 	for (i = 0; i < st->nerrors; i++)
-		out_printf(wb, "flume_request_errors_total{code=\"%d\",error=\"%s\"} %lld\n",
+		metrics_printf(wb, "flume_request_errors_total{code=\"%d\",error=\"%s\"} %lld\n",
 		    (int)st->errors[i].error, flume_strerror(st->errors[i].error),
 		    (long long)st->errors[i].count);
 
@@ -309,19 +306,19 @@ metrics_render(const struct stats_resp *st, struct wbuf *wb)
 	for (i = 0; i < st->nbuckets; i++) {
 		cum += st->buckets[i].count;
 		if (st->buckets[i].le_us < 0)
-			out_printf(wb, "flume_fsync_duration_seconds_bucket{le=\"+Inf\"} %lld\n",
+			metrics_printf(wb, "flume_fsync_duration_seconds_bucket{le=\"+Inf\"} %lld\n",
 			    (long long)cum);
 		else
-			out_printf(wb, "flume_fsync_duration_seconds_bucket{le=\"%g\"} %lld\n",
+			metrics_printf(wb, "flume_fsync_duration_seconds_bucket{le=\"%g\"} %lld\n",
 			    (double)st->buckets[i].le_us / 1e6, (long long)cum);
 	}
-	out_printf(wb, "flume_fsync_duration_seconds_sum %.6f\n",
+	metrics_printf(wb, "flume_fsync_duration_seconds_sum %.6f\n",
 	    (double)st->fsync_sum_us / 1e6);
-	out_printf(wb, "flume_fsync_duration_seconds_count %lld\n",
+	metrics_printf(wb, "flume_fsync_duration_seconds_count %lld\n",
 	    (long long)st->fsync_count);
 	out_head(wb, "flume_fsync_errors_total", "counter",
 	    "fdatasync calls that failed.");
-	out_printf(wb, "flume_fsync_errors_total %lld\n",
+	metrics_printf(wb, "flume_fsync_errors_total %lld\n",
 	    (long long)st->fsync_errors);
 }
 
