@@ -1,13 +1,15 @@
 /*
  * The metrics child (see master/metrics.h).
  *
- * libmicrohttpd runs one internal polling thread that accepts and serves
- * the scrapes; each scrape takes a fresh snapshot of the region and
- * renders it.  The main thread only waits: for SIGTERM (stop), for its
- * eventfd (a reload was published: apply the new log level) and, once a
- * second, checks that the master is still there.  The stop signals are
- * blocked before the HTTP thread starts, so they reach the main thread's
- * ppoll and nothing else.
+ * libmicrohttpd runs a pool of METRICS_THREADS polling threads that
+ * accept and serve the scrapes and the console (master/console.h); each
+ * scrape takes a fresh snapshot of the region and renders it.  The main
+ * thread only waits: for SIGTERM (stop), for its eventfd (a reload was
+ * published: apply the new log level, take a new auth table) and, once
+ * a second, checks that the master is still there and takes the
+ * console's samples when due.  The stop signals are blocked before the
+ * HTTP threads start, so they reach the main thread's ppoll and nothing
+ * else.
  *
  * Metric names follow the Prometheus conventions: counters end in
  * _total, sizes are _bytes, the fdatasync latency is a histogram in
@@ -50,6 +52,12 @@
 #define METRICS_CONN_TIMEOUT_S	10
 #define METRICS_ARENA_LIMIT	(256u << 20)
 #define METRICS_POLL_MS		1000
+/*
+ * HTTP threads: a console write action waits on the broker (up to
+ * CADMIN_TIMEOUT_MS) and a message page reads the disk; the others
+ * serve scrapes and pages meanwhile.
+ */
+#define METRICS_THREADS		4
 
 static volatile sig_atomic_t metrics_stop;
 
@@ -567,6 +575,7 @@ metrics_main(struct broker *b)
 		    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_CONN_LIMIT,
 		    MHD_OPTION_CONNECTION_TIMEOUT,
 		    (unsigned int)METRICS_CONN_TIMEOUT_S,
+		    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)METRICS_THREADS,
 		    MHD_OPTION_HTTPS_MEM_CERT, cert,
 		    MHD_OPTION_HTTPS_MEM_KEY, key,
 		    MHD_OPTION_HTTPS_PRIORITIES,
@@ -581,6 +590,7 @@ metrics_main(struct broker *b)
 		    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_CONN_LIMIT,
 		    MHD_OPTION_CONNECTION_TIMEOUT,
 		    (unsigned int)METRICS_CONN_TIMEOUT_S,
+		    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)METRICS_THREADS,
 		    MHD_OPTION_END);
 	if (d == NULL) {
 		log_warnx("cannot start the HTTP server on %s",
