@@ -99,6 +99,33 @@ tidx_last(int fd, struct tidx_entry *e)
 }
 
 int
+tidx_last_below(int fd, uint32_t rel, struct tidx_entry *e)
+{
+	struct stat st;
+	struct tidx_entry m;
+	uint64_t lo, hi, mid;
+	int r;
+
+	if (fstat(fd, &st) == -1)
+		return -1;
+	/* The first entry at or above rel: lo. */
+	lo = 0;
+	hi = (uint64_t)st.st_size / TIDX_ENTRY;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((r = tidx_read(fd, mid, &m)) == -1)
+			return -1;
+		if (r == 1 && m.rel < rel)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return 0;
+	return tidx_read(fd, lo - 1, e);
+}
+
+int
 tidx_find(int fd, int64_t ts, struct tidx_entry *prev, struct tidx_entry *e)
 {
 	struct stat st;
