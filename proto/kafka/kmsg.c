@@ -10,6 +10,7 @@
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_admin.h"
+#include "proto/kafka/kmsg_describe.h"
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
@@ -39,7 +40,13 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_create_topics,
 	&kmsg_delete_topics,
 	&kmsg_init_producer_id,
+	&kmsg_offset_for_leader_epoch,
+	&kmsg_describe_log_dirs,
 	&kmsg_sasl_authenticate,
+	&kmsg_list_partition_reassignments,
+	&kmsg_describe_cluster,
+	&kmsg_describe_producers,
+	&kmsg_describe_topic_partitions,
 };
 const size_t kmsg_count = sizeof(kmsg_all) / sizeof(kmsg_all[0]);
 

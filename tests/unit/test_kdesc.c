@@ -26,6 +26,7 @@
 #include "proto/kafka/kbuf.h"
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_admin.h"
+#include "proto/kafka/kmsg_describe.h"
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
@@ -1513,6 +1514,12 @@ test_versions_table(void)
 		{ KAPI_DELETE_TOPICS, 0, 6, 4 },
 		{ KAPI_INIT_PRODUCER_ID, 0, 5, 2 },
 		{ KAPI_SASL_AUTHENTICATE, 0, 2, 2 },
+		{ KAPI_OFFSET_FOR_LEADER_EPOCH, 0, 4, 4 },
+		{ KAPI_DESCRIBE_LOG_DIRS, 0, 4, 2 },
+		{ KAPI_LIST_PARTITION_REASSIGNMENTS, 0, 0, 0 },
+		{ KAPI_DESCRIBE_CLUSTER, 0, 2, 0 },
+		{ KAPI_DESCRIBE_PRODUCERS, 0, 0, 0 },
+		{ KAPI_DESCRIBE_TOPIC_PARTITIONS, 0, 0, 0 },
 	};
 	int16_t lo, hi, fl;
 	size_t i;
@@ -2461,7 +2468,73 @@ test_fixture_data_clients(void)
 	}
 }
 
+/*
+ * A nullable struct (DescribeTopicPartitions' Cursor, KFNS): the int8
+ * marker, -1 and nothing more for null, 1 and the struct for present;
+ * decoded back to the marker and the struct, a null one at its defaults.
+ */
+static void
+test_nullable_struct(void)
+{
+	static const uint8_t null_bytes[] = {
+		0x02, 0x02, 'a', 0x00,		/* topics [{ "a" }] */
+		0x00, 0x00, 0x00, 0x05,		/* response_partition_limit */
+		0xff,				/* cursor null */
+		0x00				/* no tags */
+	};
+	static const uint8_t cur_bytes[] = {
+		0x01,				/* topics [] */
+		0x00, 0x00, 0x07, 0xd0,		/* 2000 */
+		0x01, 0x03, 't', '2',		/* cursor { "t2", */
+		0x00, 0x00, 0x00, 0x04, 0x00,	/* 4 } */
+		0x00
+	};
+	struct km_dtp_topic tp = { kstr_c("a") };
+	struct km_dtp_req q, d;
+	struct arena a;
+	struct wbuf wb;
+
+	kdesc_defaults(kmsg_describe_topic_partitions.km_req, &q);
+	CU_ASSERT_EQUAL(q.cursor_present, -1);
+	CU_ASSERT_EQUAL(q.response_partition_limit, 2000);
+	q.topics.n = 1;
+	q.topics.v = &tp;
+	q.response_partition_limit = 5;
+	wbuf_init(&wb);
+	CU_ASSERT_EQUAL_FATAL(kmsg_encode_req(&kmsg_describe_topic_partitions,
+	    0, &q, &wb), 0);
+	CU_ASSERT_EQUAL_FATAL(wb.len, sizeof(null_bytes));
+	CU_ASSERT(memcmp(wb.buf, null_bytes, wb.len) == 0);
+	wbuf_free(&wb);
+	arena_init(&a, 1 << 16);
+	CU_ASSERT_EQUAL_FATAL(kmsg_decode_req(&kmsg_describe_topic_partitions,
+	    0, &d, null_bytes, sizeof(null_bytes), &a), 0);
+	CU_ASSERT_EQUAL(d.cursor_present, -1);
+	CU_ASSERT_EQUAL(d.cursor.topic_name.len, 0);
+	CU_ASSERT_EQUAL(d.topics.n, 1);
+	kdesc_defaults(kmsg_describe_topic_partitions.km_req, &q);
+	q.cursor_present = 1;
+	q.cursor.topic_name = kstr_c("t2");
+	q.cursor.partition_index = 4;
+	wbuf_init(&wb);
+	CU_ASSERT_EQUAL_FATAL(kmsg_encode_req(&kmsg_describe_topic_partitions,
+	    0, &q, &wb), 0);
+	CU_ASSERT_EQUAL_FATAL(wb.len, sizeof(cur_bytes));
+	CU_ASSERT(memcmp(wb.buf, cur_bytes, wb.len) == 0);
+	wbuf_free(&wb);
+	CU_ASSERT_EQUAL_FATAL(kmsg_decode_req(&kmsg_describe_topic_partitions,
+	    0, &d, cur_bytes, sizeof(cur_bytes), &a), 0);
+	CU_ASSERT_EQUAL(d.cursor_present, 1);
+	CU_ASSERT(kstr_eq(d.cursor.topic_name, "t2"));
+	CU_ASSERT_EQUAL(d.cursor.partition_index, 4);
+	/* Present, cut short: malformed. */
+	CU_ASSERT_EQUAL(kmsg_decode_req(&kmsg_describe_topic_partitions, 0,
+	    &d, cur_bytes, 9, &a), -1);
+	arena_free(&a);
+}
+
 TEST_SUITE("kdesc", setup, NULL,
+	{ "nullable struct (a cursor)", test_nullable_struct },
 	{ "descriptions are well formed", test_descriptions },
 	{ "version table", test_versions_table },
 	{ "headers v0-v2, ApiVersions' v0 response header", test_headers },

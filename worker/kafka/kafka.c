@@ -25,6 +25,7 @@
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_admin.h"
+#include "proto/kafka/kmsg_describe.h"
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
@@ -41,13 +42,12 @@
 #include "worker/face.h"
 #include "worker/kafka/kafka.h"
 #include "worker/kafka/admin.h"
+#include "worker/kafka/describe.h"
 #include "worker/kafka/group.h"
 #include "worker/lograte.h"
 #include "worker/op/access.h"
 #include "worker/op/topics.h"
 
-#define KAFKA_CLUSTER_ID	"flume"
-#define KAFKA_NODE_ID		0
 
 static void	api_versions_exec(struct worker *, struct conn *, struct req *);
 static void	api_versions_emit(struct worker *, struct conn *, struct req *);
@@ -120,6 +120,29 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_DELETE_TOPICS, 0, 6, "DeleteTopics", AUTH_ADMIN,
 	    kafka_decode_desc, kafka_delete_topics_exec, kafka_delete_topics_poll,
 	    kafka_delete_topics_emit, NULL, ERRBODY_NONE, &kmsg_delete_topics },
+	/* Read-only cluster and log APIs: worker/kafka/describe.c. */
+	{ KAPI_OFFSET_FOR_LEADER_EPOCH, 0, 4, "OffsetForLeaderEpoch",
+	    AUTH_PRODUCE | AUTH_CONSUME, kafka_decode_desc, kafka_ofle_exec,
+	    NULL, kafka_group_emit, NULL, ERRBODY_NONE,
+	    &kmsg_offset_for_leader_epoch },
+	{ KAPI_DESCRIBE_LOG_DIRS, 0, 4, "DescribeLogDirs", AUTH_ADMIN,
+	    kafka_decode_desc, kafka_describe_log_dirs_exec, NULL,
+	    kafka_group_emit, NULL, ERRBODY_NONE, &kmsg_describe_log_dirs },
+	{ KAPI_LIST_PARTITION_REASSIGNMENTS, 0, 0,
+	    "ListPartitionReassignments", AUTH_ADMIN, kafka_decode_desc,
+	    kafka_list_reassign_exec, NULL, kafka_group_emit, NULL,
+	    ERRBODY_NONE, &kmsg_list_partition_reassignments },
+	{ KAPI_DESCRIBE_CLUSTER, 0, 2, "DescribeCluster", 0,
+	    kafka_decode_desc, kafka_describe_cluster_exec, NULL,
+	    kafka_group_emit, NULL, ERRBODY_NONE, &kmsg_describe_cluster },
+	{ KAPI_DESCRIBE_PRODUCERS, 0, 0, "DescribeProducers",
+	    AUTH_CONSUME | AUTH_ADMIN, kafka_decode_desc,
+	    kafka_describe_producers_exec, NULL, kafka_group_emit, NULL,
+	    ERRBODY_NONE, &kmsg_describe_producers },
+	{ KAPI_DESCRIBE_TOPIC_PARTITIONS, 0, 0, "DescribeTopicPartitions",
+	    AUTH_PRODUCE | AUTH_CONSUME | AUTH_ADMIN, kafka_decode_desc,
+	    kafka_describe_topic_parts_exec, NULL, kafka_group_emit, NULL,
+	    ERRBODY_NONE, &kmsg_describe_topic_partitions },
 	{ KAPI_SASL_HANDSHAKE, 0, 1, "SaslHandshake", 0,
 	    kafka_decode_desc, kafka_sasl_handshake_exec, NULL,
 	    kafka_sasl_handshake_emit, NULL, ERRBODY_NONE, &kmsg_sasl_handshake },
@@ -601,6 +624,18 @@ cluster_acl_ops(const struct conn *c)
 	if (auth_user_has(u, AUTH_ADMIN, 0))
 		ops |= KACL(KACL_CREATE);
 	return ops;
+}
+
+int32_t
+kafka_cluster_ops(const struct conn *c)
+{
+	return cluster_acl_ops(c);
+}
+
+int32_t
+kafka_topic_ops(const struct op_ctx *x, const char *topic, size_t len)
+{
+	return topic_acl_ops(x, topic, len);
 }
 
 /* A Metadata's answer, built by exec (k->kst): the topics. */
