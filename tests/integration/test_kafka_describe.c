@@ -6,6 +6,7 @@
  * DescribeProducers, DescribeTopicPartitions (its pages), and
  * ListOffsets MAX_TIMESTAMP over times out of order across segments.
  */
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 
 #include <limits.h>
@@ -22,6 +23,7 @@
 #include "proto/kafka/kmsg_listoff.h"
 #include "proto/kafka/kmsg_meta.h"
 #include "proto/kafka/kmsg_produce.h"
+#include "proto/kafka/kmsg_sasl.h"
 #include "proto/wire.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
@@ -32,13 +34,15 @@
 #define TOPIC_ALL	3576	/* Read, Write, Create, Delete, Alter,
 				   Describe, DescribeConfigs, AlterConfigs */
 
-static struct flumed d;
-static int kport;
+static struct flumed d, da;
+static int kport, kaport;
+static char *adir;
 
 static int
 setup(void)
 {
-	char extra[512];
+	char extra[768], users[600];
+	FILE *f;
 
 	if ((kport = support_free_port()) <= 0)
 		return -1;
@@ -47,23 +51,51 @@ setup(void)
 	    "[topic t3]\npartitions = 3\n[topic t5]\npartitions = 1\n"
 	    "[topic tmax]\npartitions = 1\nsegment_bytes = 4K\n"
 	    "index_interval_bytes = 256\n", kport);
-	return flumed_start(&d, extra);
+	if (flumed_start(&d, extra) != 0)
+		return -1;
+	/* A broker with users: ops administers a.*, bob only uses it. */
+	if ((kaport = support_free_port()) <= 0 ||
+	    (adir = test_mkdtemp("kdescribe")) == NULL)
+		return -1;
+	snprintf(users, sizeof(users), "%s/users", adir);
+	if ((f = fopen(users, "w")) == NULL)
+		return -1;
+	fprintf(f, "ops:ops-pw:admin=a.,consume=a.\n"
+	    "bob:bob-pw:consume=a.,produce=a.\n");
+	fclose(f);
+	chmod(users, 0600);
+	snprintf(extra, sizeof(extra), "auth_file = %s\n"
+	    "kafka_listen = 127.0.0.1:%d\n"
+	    "[topic a.x]\npartitions = 2\n[topic b.y]\npartitions = 1\n",
+	    users, kaport);
+	return flumed_start(&da, extra);
 }
 
 static int
 teardown(void)
 {
 	flumed_cleanup(&d);
+	flumed_cleanup(&da);
+	if (adir != NULL) {
+		test_rmtree(adir);
+		free(adir);
+	}
 	return 0;
+}
+
+static int
+kconnect_to(const struct flumed *b, int port)
+{
+	struct flumed k = *b;
+
+	k.port = port;
+	return support_connect(&k);
 }
 
 static int
 kconnect(void)
 {
-	struct flumed k = d;
-
-	k.port = kport;
-	return support_connect(&k);
+	return kconnect_to(&d, kport);
 }
 
 /*
@@ -796,7 +828,182 @@ test_list_offsets_max_timestamp(void)
 	close(fd);
 }
 
+/* ---- permissions ---- */
+
+/* A connection to the broker with users, logged in with SASL PLAIN. */
+static int
+login(const char *user, const char *pw)
+{
+	struct km_sasl_handshake_req hq;
+	struct km_sasl_handshake_resp hs;
+	struct km_sasl_auth_req aq;
+	struct km_sasl_auth_resp as;
+	struct arena a;
+	uint8_t *raw = NULL;
+	char msg[64];
+	int fd;
+
+	CU_ASSERT_FATAL((fd = kconnect_to(&da, kaport)) >= 0);
+	arena_init(&a, 1 << 16);
+	hq.mechanism = kstr_c("PLAIN");
+	kd_call(fd, &kmsg_sasl_handshake, 1, 1, &hq, &hs, &a, &raw);
+	CU_ASSERT_EQUAL_FATAL(hs.error_code, KERR_NONE);
+	free(raw);
+	aq.auth_bytes.p = msg;
+	aq.auth_bytes.len = snprintf(msg, sizeof(msg), "%c%s%c%s", 0, user,
+	    0, pw);
+	kd_call(fd, &kmsg_sasl_authenticate, 1, 2, &aq, &as, &a, &raw);
+	CU_ASSERT_EQUAL_FATAL(as.error_code, KERR_NONE);
+	free(raw);
+	arena_free(&a);
+	return fd;
+}
+
+/*
+ * With an auth_file: bob (consume and produce a.*, no admin) gets
+ * CLUSTER_AUTHORIZATION_FAILED for DescribeLogDirs (v3+; v0 an empty
+ * list) and ListPartitionReassignments, the cluster operations Describe
+ * and IdempotentWrite, TOPIC_AUTHORIZATION_FAILED for b.y in
+ * OffsetForLeaderEpoch, DescribeProducers (with Kafka's message) and
+ * DescribeTopicPartitions (after a.x, zero id), whose listing of all
+ * topics shows him a.x alone with Read, Write and Describe.  ops (admin
+ * on a.*) sees a.x's log directories and not b.y's.
+ */
+static void
+test_permissions(void)
+{
+	static const int32_t p0[] = { 0 };
+	static const char *const named[] = { "b.y", "a.x" };
+	struct km_logdirs_req lq;
+	struct km_logdirs_resp ls;
+	struct km_lpr_req rq;
+	struct km_lpr_resp rs;
+	struct km_dcluster_req cq;
+	struct km_dcluster_resp cs;
+	struct km_ofle_part op[2];
+	struct km_ofle_topic ot[2];
+	struct km_ofle_req oq;
+	struct km_ofle_resp os;
+	struct km_dprod_topic dt;
+	struct km_dprod_req dq;
+	struct km_dprod_resp ds;
+	struct km_dtp_resp ts;
+	const struct km_logdirs_result *res;
+	const struct km_logdirs_topic_resp *lt;
+	const struct km_ofle_topic_resp *otr;
+	const struct km_ofle_part_resp *opr;
+	const struct km_dprod_topic_resp *dtr;
+	const struct km_dprod_part_resp *dpr;
+	const struct km_dtp_topic_resp *tt;
+	struct arena a;
+	uint8_t *raw = NULL;
+	int fd, i;
+
+	fd = login("bob", "bob-pw");
+	arena_init(&a, 1 << 20);
+	kdesc_defaults(kmsg_describe_log_dirs.km_req, &lq);
+	lq.topics.n = -1;
+	kd_call(fd, &kmsg_describe_log_dirs, 3, 10, &lq, &ls, &a, &raw);
+	CU_ASSERT_EQUAL(ls.error_code, KERR_CLUSTER_AUTHORIZATION_FAILED);
+	CU_ASSERT_EQUAL(ls.results.n, 0);
+	free(raw);
+	kd_call(fd, &kmsg_describe_log_dirs, 0, 11, &lq, &ls, &a, &raw);
+	CU_ASSERT_EQUAL(ls.results.n, 0);
+	free(raw);
+	kdesc_defaults(kmsg_list_partition_reassignments.km_req, &rq);
+	kd_call(fd, &kmsg_list_partition_reassignments, 0, 12, &rq, &rs, &a,
+	    &raw);
+	CU_ASSERT_EQUAL(rs.error_code, KERR_CLUSTER_AUTHORIZATION_FAILED);
+	CU_ASSERT(kstr_eq(rs.error_message, "Cluster authorization failed."));
+	CU_ASSERT_EQUAL(rs.topics.n, 0);
+	free(raw);
+	kdesc_defaults(kmsg_describe_cluster.km_req, &cq);
+	cq.include_cluster_authorized_operations = 1;
+	kd_call(fd, &kmsg_describe_cluster, 1, 13, &cq, &cs, &a, &raw);
+	CU_ASSERT_EQUAL(cs.error_code, KERR_NONE);
+	CU_ASSERT_EQUAL(cs.cluster_authorized_operations, (1 << 8) | (1 << 12));
+	free(raw);
+	/* OffsetForLeaderEpoch v4: b.y denied, a.x answered. */
+	kdesc_defaults(kmsg_offset_for_leader_epoch.km_req, &oq);
+	for (i = 0; i < 2; i++) {
+		op[i].partition = 0;
+		op[i].current_leader_epoch = -1;
+		op[i].leader_epoch = 0;
+		ot[i].topic = kstr_c(named[i]);
+		ot[i].partitions.n = 1;
+		ot[i].partitions.v = &op[i];
+	}
+	oq.replica_id = -1;
+	oq.topics.n = 2;
+	oq.topics.v = ot;
+	kd_call(fd, &kmsg_offset_for_leader_epoch, 4, 14, &oq, &os, &a, &raw);
+	CU_ASSERT_EQUAL_FATAL(os.topics.n, 2);
+	otr = os.topics.v;
+	opr = otr[0].partitions.v;
+	CU_ASSERT_EQUAL(opr->error_code, KERR_TOPIC_AUTHORIZATION_FAILED);
+	CU_ASSERT_EQUAL(opr->end_offset, -1);
+	opr = otr[1].partitions.v;
+	CU_ASSERT_EQUAL(opr->error_code, KERR_NONE);
+	CU_ASSERT_EQUAL(opr->end_offset, 0);
+	CU_ASSERT_EQUAL(opr->leader_epoch, 0);
+	free(raw);
+	/* DescribeProducers: b.y denied, with Kafka's message. */
+	kdesc_defaults(kmsg_describe_producers.km_req, &dq);
+	dt.name = kstr_c("b.y");
+	dt.partition_indexes.n = 1;
+	dt.partition_indexes.v = (void *)p0;
+	dq.topics.n = 1;
+	dq.topics.v = &dt;
+	kd_call(fd, &kmsg_describe_producers, 0, 15, &dq, &ds, &a, &raw);
+	CU_ASSERT_EQUAL_FATAL(ds.topics.n, 1);
+	dtr = ds.topics.v;
+	CU_ASSERT_EQUAL_FATAL(dtr->partitions.n, 1);
+	dpr = dtr->partitions.v;
+	CU_ASSERT_EQUAL(dpr->error_code, KERR_TOPIC_AUTHORIZATION_FAILED);
+	CU_ASSERT(kstr_eq(dpr->error_message, "Topic authorization failed."));
+	free(raw);
+	/* DescribeTopicPartitions: a.x, then b.y denied. */
+	dtp_call(fd, 16, named, 2, 2000, NULL, 0, &ts, &a, &raw);
+	CU_ASSERT_EQUAL_FATAL(ts.topics.n, 2);
+	tt = ts.topics.v;
+	CU_ASSERT(kstr_eq(tt[0].name, "a.x"));
+	CU_ASSERT_EQUAL(tt[0].error_code, KERR_NONE);
+	CU_ASSERT_EQUAL(tt[0].partitions.n, 2);
+	CU_ASSERT_EQUAL(tt[0].topic_authorized_operations,
+	    (1 << 3) | (1 << 4) | (1 << 8));
+	CU_ASSERT(kstr_eq(tt[1].name, "b.y"));
+	CU_ASSERT_EQUAL(tt[1].error_code, KERR_TOPIC_AUTHORIZATION_FAILED);
+	CU_ASSERT_EQUAL(tt[1].topic_id[0] | tt[1].topic_id[15], 0);
+	CU_ASSERT_EQUAL(tt[1].partitions.n, 0);
+	CU_ASSERT_EQUAL(tt[1].topic_authorized_operations, INT32_MIN);
+	free(raw);
+	dtp_call(fd, 17, NULL, 0, 2000, NULL, 0, &ts, &a, &raw);
+	CU_ASSERT_EQUAL_FATAL(ts.topics.n, 1);
+	tt = ts.topics.v;
+	CU_ASSERT(kstr_eq(tt[0].name, "a.x"));
+	free(raw);
+	close(fd);
+	/* ops: the log directories of a.x, not of b.y. */
+	fd = login("ops", "ops-pw");
+	kd_call(fd, &kmsg_describe_log_dirs, 4, 20, &lq, &ls, &a, &raw);
+	CU_ASSERT_EQUAL(ls.error_code, KERR_NONE);
+	CU_ASSERT_EQUAL_FATAL(ls.results.n, 1);
+	res = ls.results.v;
+	CU_ASSERT_EQUAL_FATAL(res->topics.n, 1);
+	lt = res->topics.v;
+	CU_ASSERT(kstr_eq(lt->name, "a.x"));
+	CU_ASSERT_EQUAL(lt->partitions.n, 2);
+	free(raw);
+	kd_call(fd, &kmsg_list_partition_reassignments, 0, 21, &rq, &rs, &a,
+	    &raw);
+	CU_ASSERT_EQUAL(rs.error_code, KERR_NONE);
+	free(raw);
+	arena_free(&a);
+	close(fd);
+}
+
 TEST_SUITE("kafka_describe", setup, teardown,
+    { "permissions: auth_file users", test_permissions },
     { "DescribeCluster v0-2", test_describe_cluster },
     { "DescribeLogDirs v0-4", test_describe_log_dirs },
     { "OffsetForLeaderEpoch v0-4", test_offset_for_leader_epoch },
