@@ -79,6 +79,7 @@ static const char *const api_names[API_MAX] = {
 	[API_GROUP_RESET] = "GROUP_RESET",
 	[API_DELETE_TOPIC] = "DELETE_TOPIC",
 	[API_GROUP_DELETE] = "GROUP_DELETE",
+	[API_CONNECTIONS] = "CONNECTIONS",
 };
 
 const char *

@@ -6,10 +6,13 @@
  * DescribeProducers, DescribeTopicPartitions (its pages), and
  * ListOffsets MAX_TIMESTAMP over times out of order across segments.
  */
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include <arpa/inet.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1002,7 +1005,120 @@ test_permissions(void)
 	close(fd);
 }
 
+/* ---- flume-admin connections ---- */
+
+/* The line of out whose peer column is peer, or NULL. */
+static const char *
+conn_line(const char *out, const char *peer)
+{
+	const char *p = out;
+	size_t n = strlen(peer);
+
+	while (p != NULL && *p != '\0') {
+		/* "SLOT PID PEER ..." */
+		const char *q = p;
+		int field = 0;
+
+		while (field < 2 && (q = strchr(q, ' ')) != NULL) {
+			while (*q == ' ')
+				q++;
+			field++;
+		}
+		if (q != NULL && strncmp(q, peer, n) == 0 && q[n] == ' ')
+			return p;
+		if ((p = strchr(p, '\n')) != NULL)
+			p++;
+	}
+	return NULL;
+}
+
+/* The blank-separated fields of line l (at most 7 of 63 bytes). */
+static int
+conn_fields(const char *l, char f[7][64])
+{
+	char line[512];
+	size_t n = strcspn(l, "\n");
+
+	if (n >= sizeof(line))
+		return -1;
+	memcpy(line, l, n);
+	line[n] = '\0';
+	return sscanf(line, "%63s %63s %63s %63s %63s %63s %63s", f[0], f[1],
+	    f[2], f[3], f[4], f[5], f[6]);
+}
+
+/*
+ * A Kafka client that names its software in ApiVersions v3 (KIP-511) is
+ * listed by flume-admin connections with that name and version, on the
+ * Kafka protocol; one that sends v0 is listed with "-"; a closed one is
+ * gone.  The native connection of flume-admin itself is listed too.
+ */
+static void
+test_connections_client_software(void)
+{
+	static const char *const argv[] = { "flume-admin", "connections",
+	    NULL };
+	struct km_apiver_req q;
+	struct km_apiver_resp s;
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	struct arena a;
+	uint8_t *raw = NULL;
+	char peer1[64], peer2[64], *out = NULL, f[7][64];
+	const char *l;
+	int fd1, fd2;
+
+	CU_ASSERT_FATAL((fd1 = kconnect()) >= 0);
+	CU_ASSERT_FATAL((fd2 = kconnect()) >= 0);
+	arena_init(&a, 1 << 16);
+	kdesc_defaults(kmsg_api_versions.km_req, &q);
+	q.client_software_name = kstr_c("kdesc-test");
+	q.client_software_version = kstr_c("9.8.7");
+	kd_call(fd1, &kmsg_api_versions, 3, 1, &q, &s, &a, &raw);
+	CU_ASSERT_EQUAL(s.error_code, KERR_NONE);
+	free(raw);
+	kd_call(fd2, &kmsg_api_versions, 0, 1, &q, &s, &a, &raw);
+	free(raw);
+	arena_free(&a);
+	CU_ASSERT_FATAL(getsockname(fd1, (struct sockaddr *)&sa, &sl) == 0);
+	snprintf(peer1, sizeof(peer1), "127.0.0.1:%d", ntohs(sa.sin_port));
+	sl = sizeof(sa);
+	CU_ASSERT_FATAL(getsockname(fd2, (struct sockaddr *)&sa, &sl) == 0);
+	snprintf(peer2, sizeof(peer2), "127.0.0.1:%d", ntohs(sa.sin_port));
+	CU_ASSERT_EQUAL_FATAL(run_tool(&d, NULL, &out, 10000, argv), 0);
+	CU_ASSERT(strncmp(out, "SLOT ", 5) == 0 &&
+	    strstr(out, "PROTOCOL") != NULL && strstr(out, "CLIENT") != NULL &&
+	    strstr(out, "VERSION") != NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l = conn_line(out, peer1));
+	CU_ASSERT_EQUAL(conn_fields(l, f), 7);
+	CU_ASSERT_STRING_EQUAL(f[2], peer1);
+	CU_ASSERT_STRING_EQUAL(f[3], "kafka");
+	CU_ASSERT(strlen(f[4]) == 20 && f[4][10] == 'T' && f[4][19] == 'Z');
+	CU_ASSERT_STRING_EQUAL(f[5], "kdesc-test");
+	CU_ASSERT_STRING_EQUAL(f[6], "9.8.7");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l = conn_line(out, peer2));
+	CU_ASSERT_EQUAL(conn_fields(l, f), 7);
+	CU_ASSERT_STRING_EQUAL(f[3], "kafka");
+	CU_ASSERT_STRING_EQUAL(f[5], "-");
+	CU_ASSERT_STRING_EQUAL(f[6], "-");
+	/* flume-admin's own native connection. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, " native "));
+	free(out);
+	out = NULL;
+	close(fd1);
+	WAIT_UNTIL(run_tool(&d, NULL, &out, 10000, argv) == 0 &&
+	    conn_line(out, peer1) == NULL ? 1 : (free(out), out = NULL, 0),
+	    5000);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_PTR_NULL(conn_line(out, peer1));
+	CU_ASSERT_PTR_NOT_NULL(conn_line(out, peer2));
+	free(out);
+	close(fd2);
+}
+
 TEST_SUITE("kafka_describe", setup, teardown,
+    { "flume-admin connections: client software (KIP-511)",
+      test_connections_client_software },
     { "permissions: auth_file users", test_permissions },
     { "DescribeCluster v0-2", test_describe_cluster },
     { "DescribeLogDirs v0-4", test_describe_log_dirs },

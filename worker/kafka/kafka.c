@@ -36,6 +36,7 @@
 #include "proto/kafka/kmsg_sasl.h"
 #include "proto/kafka/kheader.h"
 #include "proto/kafka/kreq.h"
+#include "shm/conntab.h"
 #include "worker/access.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
@@ -47,6 +48,7 @@
 #include "worker/lograte.h"
 #include "worker/op/access.h"
 #include "worker/op/topics.h"
+#include "worker/worker.h"
 
 
 static void	api_versions_exec(struct worker *, struct conn *, struct req *);
@@ -503,8 +505,9 @@ kafka_resp_end(struct conn *c, size_t pos)
 /* ---- ApiVersions ---- */
 
 /*
- * v3 and later name the client's software: kept for the log at debug
- * level (a client that sends nonsense there is still answered).
+ * v3 and later name the client's software: kept for flume-admin
+ * connections (shm/conntab.h) and the log at debug level (a client that
+ * sends nonsense there is still answered).
  */
 static void
 api_versions_exec(struct worker *w, struct conn *c, struct req *r)
@@ -517,6 +520,11 @@ api_versions_exec(struct worker *w, struct conn *c, struct req *r)
 	if (q == NULL || k->h.api_version < 3 ||
 	    q->client_software_name.len <= 0)
 		return;
+	/* Shown by flume-admin connections (shm/conntab.h). */
+	conntab_set_client(w->shm, worker_slot(w), c->ct_idx,
+	    q->client_software_name.p, (size_t)q->client_software_name.len,
+	    q->client_software_version.p, q->client_software_version.len > 0 ?
+	    (size_t)q->client_software_version.len : 0);
 	log_debug("%s: Kafka client %s %s", c->peer,
 	    log_escape(nbuf, sizeof(nbuf), q->client_software_name.p,
 	    q->client_software_name.len > 64 ? 64 :

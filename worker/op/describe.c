@@ -3,11 +3,13 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "common/authfile.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "shm/conntab.h"
 #include "shm/producer.h"
 #include "shm/ring.h"
 #include "shm/shm.h"
@@ -109,4 +111,63 @@ op_topic_page(struct op_page_topic *t, size_t n, int32_t limit,
 		remaining -= t[i].to - t[i].from;
 	}
 	return -1;
+}
+
+/* A copy of s in request memory, or NULL. */
+static const char *
+op_strdup(const struct op_ctx *x, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p;
+
+	if ((p = op_alloc(x, n)) != NULL)
+		memcpy(p, s, n);
+	return p;
+}
+
+enum op_err
+op_connections(const struct op_ctx *x, struct op_conn **out, int32_t *n)
+{
+	struct shm *shm = x->w->shm;
+	struct shm_child *ch;
+	struct conntab_entry e;
+	struct op_conn *v = NULL, *nv;
+	uint32_t i, j, slots = shm->hdr->limits.child_slots;
+	uint32_t per = conntab_slots(shm);
+	int32_t pid, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (i = 0; i < slots; i++) {
+		ch = &shm->children[i];
+		if (ch->role != ROLE_WORKER || (pid = atomic_load(&ch->pid)) <= 0)
+			continue;
+		for (j = 0; j < per; j++) {
+			if (!conntab_read(shm, i, j, &e))
+				continue;
+			if (*n == cap) {
+				/* Request memory is not freed: grow by doubling. */
+				cap = cap == 0 ? 16 : cap * 2;
+				if ((nv = op_alloc(x, (size_t)cap *
+				    sizeof(*nv))) == NULL)
+					return OP_NO_MEMORY;
+				if (*n > 0)
+					memcpy(nv, v, (size_t)*n * sizeof(*nv));
+				v = nv;
+			}
+			v[*n].slot = (int32_t)i;
+			v[*n].pid = pid;
+			v[*n].kafka = e.face == CONNTAB_KAFKA;
+			v[*n].tls = (int8_t)e.tls;
+			v[*n].opened_ms = e.opened_ms;
+			if ((v[*n].peer = op_strdup(x, e.peer)) == NULL ||
+			    (v[*n].sw_name = op_strdup(x, e.sw_name)) == NULL ||
+			    (v[*n].sw_version = op_strdup(x,
+			    e.sw_version)) == NULL)
+				return OP_NO_MEMORY;
+			(*n)++;
+		}
+	}
+	*out = v;
+	return OP_OK;
 }

@@ -52,4 +52,25 @@ struct op_page_topic {
 long	op_topic_page(struct op_page_topic *t, size_t n, int32_t limit,
 	    int32_t *next);
 
+/* One client connection of a worker (shm/conntab.h). */
+struct op_conn {
+	int32_t		 slot;		/* the worker's child slot */
+	int32_t		 pid;
+	int8_t		 kafka;		/* 1 Kafka listener, 0 native */
+	int8_t		 tls;
+	int64_t		 opened_ms;	/* wall clock */
+	const char	*peer;		/* request memory, NUL-terminated */
+	const char	*sw_name;	/* "" unless a Kafka client named it */
+	const char	*sw_version;
+};
+
+/*
+ * Every client connection of the running workers, by slot and entry,
+ * into *out (request memory) and *n.  Needs admin rights on every topic,
+ * as the broker's process list (the caller checks).  OP_OK or
+ * OP_NO_MEMORY.
+ */
+enum op_err op_connections(const struct op_ctx *x, struct op_conn **out,
+	    int32_t *n);
+
 #endif
