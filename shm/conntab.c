@@ -9,6 +9,8 @@
 
 #define CONNTAB_READ_TRIES	8
 
+static uint32_t	take_hint;	/* where conntab_take looks first */
+
 size_t
 conntab_table_size(const struct shm_limits *lim)
 {
@@ -69,9 +71,14 @@ conntab_take(struct shm *s, uint32_t slot, int face, int tls,
     const char *peer, int64_t opened_ms)
 {
 	struct conntab_entry *t = table(s, slot), *e;
-	uint32_t i, n = s->hdr->limits.conn_slots;
+	uint32_t i, k, n = s->hdr->limits.conn_slots;
 
-	for (i = 0; i < n; i++) {
+	/*
+	 * From after the last entry taken (this process's, one worker per
+	 * process): a free one is then usually the first looked at.
+	 */
+	for (k = 0; k < n; k++) {
+		i = (take_hint + k) % n;
 		e = &t[i];
 		/* An odd seq: a write a dead worker left; never reused. */
 		if (e->used || (atomic_load_explicit(&e->seq,
@@ -85,6 +92,7 @@ conntab_take(struct shm *s, uint32_t slot, int face, int tls,
 		e->sw_name[0] = e->sw_version[0] = '\0';
 		e->used = 1;
 		write_end(e);
+		take_hint = i + 1;
 		return (int)i;
 	}
 	return -1;
