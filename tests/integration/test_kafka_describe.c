@@ -643,6 +643,19 @@ dtp_topic(const struct km_dtp_resp *s, int i, const char *name,
 	}
 }
 
+/* s's next cursor is (name, partition); name NULL: there is none. */
+static void
+dtp_next(const struct km_dtp_resp *s, const char *name, int32_t partition)
+{
+	if (name == NULL) {
+		CU_ASSERT_EQUAL(s->next_cursor_present, -1);
+		return;
+	}
+	CU_ASSERT_EQUAL_FATAL(s->next_cursor_present, 1);
+	CU_ASSERT(kstr_eq(s->next_cursor.topic_name, name));
+	CU_ASSERT_EQUAL(s->next_cursor.partition_index, partition);
+}
+
 /*
  * v0: named topics sorted, an unknown one UNKNOWN_TOPIC_OR_PARTITION (zero
  * id, no partitions), an invalid name INVALID_TOPIC_EXCEPTION; pages of
@@ -678,36 +691,32 @@ test_describe_topic_partitions(void)
 	CU_ASSERT_EQUAL(t[1].topic_id[0] | t[1].topic_id[15], 0);
 	dtp_topic(&s, 2, "t3", 0, 3);
 	memcpy(id3, t[2].topic_id, 16);
-	CU_ASSERT_EQUAL(s.next_cursor_present, -1);
+	dtp_next(&s, NULL, 0);
 	free(raw);
 	/* Page 1 of 2 by 2. */
 	dtp_call(fd, 501, both, 2, 2, NULL, 0, &s, &a, &raw);
 	CU_ASSERT_EQUAL_FATAL(s.topics.n, 1);
 	dtp_topic(&s, 0, "t3", 0, 2);
-	CU_ASSERT_EQUAL_FATAL(s.next_cursor_present, 1);
-	CU_ASSERT(kstr_eq(s.next_cursor.topic_name, "t3"));
-	CU_ASSERT_EQUAL(s.next_cursor.partition_index, 2);
+	dtp_next(&s, "t3", 2);
 	free(raw);
 	/* Page 2: from the cursor, the rest: no cursor. */
 	dtp_call(fd, 502, both, 2, 2, "t3", 2, &s, &a, &raw);
 	CU_ASSERT_EQUAL_FATAL(s.topics.n, 2);
 	dtp_topic(&s, 0, "t3", 2, 3);
 	dtp_topic(&s, 1, "t5", 0, 1);
-	CU_ASSERT_EQUAL(s.next_cursor_present, -1);
+	dtp_next(&s, NULL, 0);
 	free(raw);
 	/* A page that ends at a topic's end points at the next topic. */
 	dtp_call(fd, 503, both, 2, 3, NULL, 0, &s, &a, &raw);
 	CU_ASSERT_EQUAL_FATAL(s.topics.n, 1);
 	dtp_topic(&s, 0, "t3", 0, 3);
-	CU_ASSERT_EQUAL_FATAL(s.next_cursor_present, 1);
-	CU_ASSERT(kstr_eq(s.next_cursor.topic_name, "t5"));
-	CU_ASSERT_EQUAL(s.next_cursor.partition_index, 0);
+	dtp_next(&s, "t5", 0);
 	free(raw);
 	/* Limit 0 counts as 1. */
 	dtp_call(fd, 504, both, 2, 0, "t5", 0, &s, &a, &raw);
 	CU_ASSERT_EQUAL_FATAL(s.topics.n, 1);
 	dtp_topic(&s, 0, "t5", 0, 1);
-	CU_ASSERT_EQUAL(s.next_cursor_present, -1);
+	dtp_next(&s, NULL, 0);
 	free(raw);
 	/* Refused cursors. */
 	dtp_call(fd, 505, all_t, 1, 10, "t5", 0, &s, &a, &raw);
