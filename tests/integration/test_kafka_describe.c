@@ -52,6 +52,7 @@ setup(void)
 	snprintf(extra, sizeof(extra), "kafka_listen = 127.0.0.1:%d\n"
 	    "flush_interval_ms = 20ms\n"
 	    "[topic t3]\npartitions = 3\n[topic t5]\npartitions = 1\n"
+	    "[topic pkt]\npartitions = 2\n"
 	    "[topic tmax]\npartitions = 1\nsegment_bytes = 4K\n"
 	    "index_interval_bytes = 256\n", kport);
 	if (flumed_start(&d, extra) != 0)
@@ -1096,7 +1097,112 @@ test_connections_client_software(void)
 	close(fd2);
 }
 
+/* ---- a real client's requests ---- */
+
+/*
+ * Send the captured frame file (tests/fixtures/kdesc/) as it is and
+ * decode its answer at the frame's version into resp (strings into
+ * *raw, which the caller frees).
+ */
+static void
+replay(int fd, const char *file, const struct kmsg *m, int16_t v,
+    void *resp, struct arena *a, uint8_t **raw)
+{
+	char path[512];
+	uint8_t *frame, *p = NULL;
+	size_t flen, n = 0;
+	uint32_t id = 0;
+
+	snprintf(path, sizeof(path), "tests/fixtures/kdesc/%s", file);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(frame = test_slurp(path, &flen));
+	CU_ASSERT_EQUAL_FATAL(support_send(fd, frame, flen), 0);
+	free(frame);
+	CU_ASSERT_EQUAL_FATAL(support_recv(fd, 10000, &id, &p, &n), 1);
+	*raw = p;
+	/* Every one of these is flexible: response header v1. */
+	CU_ASSERT_FATAL(n >= 1 && p[0] == 0);
+	CU_ASSERT_EQUAL_FATAL(kmsg_decode_resp(m, v, resp, p + 1, n - 1, a),
+	    0);
+}
+
+/*
+ * @platformatic/kafka 1.22.0's requests (the client decoded these very
+ * answers when they were captured): the cluster with its operations,
+ * pkt's log directories, the end of epoch 0, no producers on an empty
+ * partition, a page of one partition with the cursor at pkt/1, and no
+ * reassignments.
+ */
+static void
+test_platformatic_requests(void)
+{
+	struct km_dcluster_resp dc;
+	struct km_logdirs_resp ld;
+	struct km_ofle_resp oe;
+	struct km_dprod_resp dp;
+	struct km_dtp_resp tp;
+	struct km_lpr_resp lr;
+	const struct km_logdirs_result *res;
+	const struct km_logdirs_topic_resp *lt;
+	const struct km_ofle_topic_resp *ot;
+	const struct km_ofle_part_resp *op;
+	const struct km_dprod_topic_resp *dt;
+	const struct km_dprod_part_resp *dpp;
+	struct arena a;
+	uint8_t *raw = NULL;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	arena_init(&a, 1 << 20);
+	replay(fd, "platformatic-kafka-DescribeCluster-v1.bin",
+	    &kmsg_describe_cluster, 1, &dc, &a, &raw);
+	check_broker(&dc);
+	CU_ASSERT_EQUAL(dc.cluster_authorized_operations, CLUSTER_ALL);
+	free(raw);
+	replay(fd, "platformatic-kafka-DescribeLogDirs-v4.bin",
+	    &kmsg_describe_log_dirs, 4, &ld, &a, &raw);
+	CU_ASSERT_EQUAL(ld.error_code, KERR_NONE);
+	CU_ASSERT_EQUAL_FATAL(ld.results.n, 1);
+	res = ld.results.v;
+	CU_ASSERT_EQUAL_FATAL(res->topics.n, 1);
+	lt = res->topics.v;
+	CU_ASSERT(kstr_eq(lt->name, "pkt"));
+	CU_ASSERT_EQUAL(lt->partitions.n, 2);
+	free(raw);
+	replay(fd, "platformatic-kafka-OffsetForLeaderEpoch-v4.bin",
+	    &kmsg_offset_for_leader_epoch, 4, &oe, &a, &raw);
+	CU_ASSERT_EQUAL_FATAL(oe.topics.n, 1);
+	ot = oe.topics.v;
+	CU_ASSERT_EQUAL_FATAL(ot->partitions.n, 1);
+	op = ot->partitions.v;
+	CU_ASSERT(op->error_code == KERR_NONE && op->leader_epoch == 0 &&
+	    op->end_offset == 0);
+	free(raw);
+	replay(fd, "platformatic-kafka-DescribeProducers-v0.bin",
+	    &kmsg_describe_producers, 0, &dp, &a, &raw);
+	CU_ASSERT_EQUAL_FATAL(dp.topics.n, 1);
+	dt = dp.topics.v;
+	CU_ASSERT_EQUAL_FATAL(dt->partitions.n, 1);
+	dpp = dt->partitions.v;
+	CU_ASSERT(dpp->error_code == KERR_NONE &&
+	    dpp->active_producers.n == 0);
+	free(raw);
+	replay(fd, "platformatic-kafka-DescribeTopicPartitions-v0.bin",
+	    &kmsg_describe_topic_partitions, 0, &tp, &a, &raw);
+	CU_ASSERT_EQUAL_FATAL(tp.topics.n, 1);
+	dtp_topic(&tp, 0, "pkt", 0, 1);
+	dtp_next(&tp, "pkt", 1);
+	free(raw);
+	replay(fd, "platformatic-kafka-ListPartitionReassignments-v0.bin",
+	    &kmsg_list_partition_reassignments, 0, &lr, &a, &raw);
+	CU_ASSERT(lr.error_code == KERR_NONE && lr.error_message.len == -1 &&
+	    lr.topics.n == 0);
+	free(raw);
+	arena_free(&a);
+	close(fd);
+}
+
 TEST_SUITE("kafka_describe", setup, teardown,
+    { "@platformatic/kafka's requests", test_platformatic_requests },
     { "flume-admin connections: client software (KIP-511)",
       test_connections_client_software },
     { "permissions: auth_file users", test_permissions },

@@ -2469,6 +2469,97 @@ test_fixture_data_clients(void)
 }
 
 /*
+ * The read-only describe APIs as @platformatic/kafka 1.22.0 sends them
+ * (captured with tests/tools/kdesc_proxy.py through a Flume broker):
+ * DescribeCluster v1, DescribeLogDirs v4, OffsetForLeaderEpoch v4,
+ * DescribeProducers v0, DescribeTopicPartitions v0 with a cursor and
+ * ListPartitionReassignments v0 with null topics, each decoded field by
+ * field and encoded back to the same bytes; every prefix refused.
+ */
+static void
+test_fixture_describe(void)
+{
+	const struct km_logdirs_topic *lt;
+	const struct km_ofle_topic *ot;
+	const struct km_ofle_part *op;
+	const struct km_dprod_topic *dt;
+	const struct km_dtp_topic *tt;
+	const int32_t *pi;
+	struct km_dcluster_req dc;
+	struct km_logdirs_req ld;
+	struct km_ofle_req oe;
+	struct km_dprod_req dp;
+	struct km_dtp_req tp;
+	struct km_lpr_req lr;
+	struct fx f;
+
+	fx_open(&f, "kdesc/platformatic-kafka-DescribeCluster-v1.bin",
+	    &kmsg_describe_cluster, &dc, 1, 1);
+	CU_ASSERT(str_is(f.h.client_id, "pk-describe"));
+	CU_ASSERT_EQUAL(dc.include_cluster_authorized_operations, 1);
+	CU_ASSERT_EQUAL(dc.endpoint_type, 1);
+	CU_ASSERT_EQUAL(dc.include_fenced_brokers, 0);
+	refuse_prefixes(&kmsg_describe_cluster, 1, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/platformatic-kafka-DescribeLogDirs-v4.bin",
+	    &kmsg_describe_log_dirs, &ld, 4, 2);
+	CU_ASSERT_EQUAL_FATAL(ld.topics.n, 1);
+	lt = ld.topics.v;
+	CU_ASSERT(str_is(lt->topic, "pkt"));
+	CU_ASSERT_EQUAL_FATAL(lt->partitions.n, 2);
+	pi = lt->partitions.v;
+	CU_ASSERT(pi[0] == 0 && pi[1] == 1);
+	refuse_prefixes(&kmsg_describe_log_dirs, 4, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/platformatic-kafka-OffsetForLeaderEpoch-v4.bin",
+	    &kmsg_offset_for_leader_epoch, &oe, 4, 3);
+	CU_ASSERT_EQUAL(oe.replica_id, -1);
+	CU_ASSERT_EQUAL_FATAL(oe.topics.n, 1);
+	ot = oe.topics.v;
+	CU_ASSERT(str_is(ot->topic, "pkt"));
+	CU_ASSERT_EQUAL_FATAL(ot->partitions.n, 1);
+	op = ot->partitions.v;
+	CU_ASSERT(op->partition == 0 && op->current_leader_epoch == 0 &&
+	    op->leader_epoch == 0);
+	refuse_prefixes(&kmsg_offset_for_leader_epoch, 4, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/platformatic-kafka-DescribeProducers-v0.bin",
+	    &kmsg_describe_producers, &dp, 0, 4);
+	CU_ASSERT_EQUAL_FATAL(dp.topics.n, 1);
+	dt = dp.topics.v;
+	CU_ASSERT(str_is(dt->name, "pkt"));
+	CU_ASSERT_EQUAL_FATAL(dt->partition_indexes.n, 1);
+	pi = dt->partition_indexes.v;
+	CU_ASSERT_EQUAL(pi[0], 0);
+	refuse_prefixes(&kmsg_describe_producers, 0, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/platformatic-kafka-DescribeTopicPartitions-v0.bin",
+	    &kmsg_describe_topic_partitions, &tp, 0, 5);
+	CU_ASSERT_EQUAL_FATAL(tp.topics.n, 1);
+	tt = tp.topics.v;
+	CU_ASSERT(str_is(tt->name, "pkt"));
+	CU_ASSERT_EQUAL(tp.response_partition_limit, 1);
+	CU_ASSERT_EQUAL(tp.cursor_present, 1);
+	CU_ASSERT(str_is(tp.cursor.topic_name, "pkt"));
+	CU_ASSERT_EQUAL(tp.cursor.partition_index, 0);
+	refuse_prefixes(&kmsg_describe_topic_partitions, 0, 1, f.body,
+	    f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/platformatic-kafka-ListPartitionReassignments-v0.bin",
+	    &kmsg_list_partition_reassignments, &lr, 0, 6);
+	CU_ASSERT_EQUAL(lr.timeout_ms, 30000);
+	CU_ASSERT_EQUAL(lr.topics.n, -1);
+	refuse_prefixes(&kmsg_list_partition_reassignments, 0, 1, f.body,
+	    f.blen);
+	fx_close(&f);
+}
+
+/*
  * A nullable struct (DescribeTopicPartitions' Cursor, KFNS): the int8
  * marker, -1 and nothing more for null, 1 and the struct for present;
  * decoded back to the marker and the struct, a null one at its defaults.
@@ -2535,6 +2626,7 @@ test_nullable_struct(void)
 
 TEST_SUITE("kdesc", setup, NULL,
 	{ "nullable struct (a cursor)", test_nullable_struct },
+	{ "describe APIs from @platformatic/kafka", test_fixture_describe },
 	{ "descriptions are well formed", test_descriptions },
 	{ "version table", test_versions_table },
 	{ "headers v0-v2, ApiVersions' v0 response header", test_headers },
