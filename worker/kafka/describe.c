@@ -74,8 +74,8 @@
 #include "worker/worker.h"
 
 #define DESCRIBE_PARTS_MAX	2000	/* Kafka's max.request.partition.size.limit */
-#define EPOCH_ENDPOINT_BROKERS	1
-#define EPOCH_ENDPOINT_CONTROLLERS 2
+#define KENDPOINT_BROKERS	1
+#define KENDPOINT_CONTROLLERS 2
 
 static const int32_t node0[1] = { KAFKA_NODE_ID };
 
@@ -123,13 +123,13 @@ kafka_describe_cluster_exec(struct worker *w, struct conn *c, struct req *r)
 
 	if ((s = answer(c, r)) == NULL)
 		return;
-	if (q->endpoint_type != EPOCH_ENDPOINT_BROKERS) {
+	if (q->endpoint_type != KENDPOINT_BROKERS) {
 		s->error_code = v == 0 ? KERR_INVALID_REQUEST :
-		    q->endpoint_type == EPOCH_ENDPOINT_CONTROLLERS ?
+		    q->endpoint_type == KENDPOINT_CONTROLLERS ?
 		    KERR_MISMATCHED_ENDPOINT_TYPE :
 		    KERR_UNSUPPORTED_ENDPOINT_TYPE;
 		s->error_message = kstr_c(q->endpoint_type ==
-		    EPOCH_ENDPOINT_CONTROLLERS ? "The request was sent to an "
+		    KENDPOINT_CONTROLLERS ? "The request was sent to an "
 		    "endpoint of type BROKER, but we wanted an endpoint of "
 		    "type CONTROLLER" : "Unsupported endpoint type");
 		return;
@@ -147,7 +147,7 @@ kafka_describe_cluster_exec(struct worker *w, struct conn *c, struct req *r)
 	s->brokers.v = b;
 	s->cluster_id = kstr_c(KAFKA_CLUSTER_ID);
 	s->controller_id = KAFKA_NODE_ID;
-	s->endpoint_type = EPOCH_ENDPOINT_BROKERS;
+	s->endpoint_type = KENDPOINT_BROKERS;
 	if (q->include_cluster_authorized_operations)
 		s->cluster_authorized_operations = kafka_cluster_ops(c);
 }
