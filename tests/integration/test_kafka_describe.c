@@ -46,6 +46,7 @@ setup(void)
 {
 	char extra[768], users[600];
 	FILE *f;
+	int i;
 
 	if ((kport = support_free_port()) <= 0)
 		return -1;
@@ -65,9 +66,21 @@ setup(void)
 	if ((f = fopen(users, "w")) == NULL)
 		return -1;
 	fprintf(f, "ops:ops-pw:admin=a.,consume=a.\n"
-	    "bob:bob-pw:consume=a.,produce=a.\n");
+	    "bob:bob-pw:consume=a.,produce=a.\n"
+	    "root:root-pw:admin,produce,consume\n");
 	fclose(f);
 	chmod(users, 0600);
+	/* flume-admin's secret files. */
+	for (i = 0; i < 2; i++) {
+		snprintf(users, sizeof(users), "%s/%s.secret", adir,
+		    i == 0 ? "root" : "ops");
+		if ((f = fopen(users, "w")) == NULL)
+			return -1;
+		fprintf(f, "%s\n", i == 0 ? "root:root-pw" : "ops:ops-pw");
+		fclose(f);
+		chmod(users, 0600);
+	}
+	snprintf(users, sizeof(users), "%s/users", adir);
 	snprintf(extra, sizeof(extra), "auth_file = %s\n"
 	    "kafka_listen = 127.0.0.1:%d\n"
 	    "[topic a.x]\npartitions = 2\n[topic b.y]\npartitions = 1\n",
@@ -1201,7 +1214,55 @@ test_platformatic_requests(void)
 	close(fd);
 }
 
+/*
+ * With an auth_file, flume-admin connections needs admin on every topic
+ * (as workers): ops (admin on a.* only) is refused, exit 1; root sees
+ * bob's Kafka connection with the software it named, and its own.
+ */
+static void
+test_connections_permission(void)
+{
+	char ops[600], root[600], *out = NULL, peer[64], f[7][64];
+	const char *ops_argv[] = { "flume-admin", "--secret-file", ops,
+	    "connections", NULL };
+	const char *root_argv[] = { "flume-admin", "--secret-file", root,
+	    "connections", NULL };
+	struct km_apiver_req q;
+	struct km_apiver_resp s;
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	struct arena a;
+	uint8_t *raw = NULL;
+	const char *l;
+	int fd;
+
+	snprintf(ops, sizeof(ops), "%s/ops.secret", adir);
+	snprintf(root, sizeof(root), "%s/root.secret", adir);
+	CU_ASSERT_FATAL((fd = kconnect_to(&da, kaport)) >= 0);
+	arena_init(&a, 1 << 16);
+	kdesc_defaults(kmsg_api_versions.km_req, &q);
+	q.client_software_name = kstr_c("bob-app");
+	q.client_software_version = kstr_c("1.0");
+	kd_call(fd, &kmsg_api_versions, 4, 1, &q, &s, &a, &raw);
+	free(raw);
+	arena_free(&a);
+	CU_ASSERT_FATAL(getsockname(fd, (struct sockaddr *)&sa, &sl) == 0);
+	snprintf(peer, sizeof(peer), "127.0.0.1:%d", ntohs(sa.sin_port));
+	CU_ASSERT_EQUAL(run_tool(&da, NULL, NULL, 10000, ops_argv), 1);
+	CU_ASSERT_EQUAL_FATAL(run_tool(&da, NULL, &out, 10000, root_argv), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l = conn_line(out, peer));
+	CU_ASSERT_EQUAL(conn_fields(l, f), 7);
+	CU_ASSERT_STRING_EQUAL(f[3], "kafka");
+	CU_ASSERT_STRING_EQUAL(f[5], "bob-app");
+	CU_ASSERT_STRING_EQUAL(f[6], "1.0");
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, " native "));
+	free(out);
+	close(fd);
+}
+
 TEST_SUITE("kafka_describe", setup, teardown,
+    { "flume-admin connections needs admin on every topic",
+      test_connections_permission },
     { "@platformatic/kafka's requests", test_platformatic_requests },
     { "flume-admin connections: client software (KIP-511)",
       test_connections_client_software },
