@@ -252,6 +252,7 @@ test_describe_cluster(void)
 	q.endpoint_type = 7;
 	kd_call(fd, &kmsg_describe_cluster, 1, 5, &q, &s, &a, &raw);
 	CU_ASSERT_EQUAL(s.error_code, KERR_UNSUPPORTED_ENDPOINT_TYPE);
+	CU_ASSERT(kstr_eq(s.error_message, "Unsupported endpoint type 7"));
 	CU_ASSERT_EQUAL(s.brokers.n, 0);
 	free(raw);
 	arena_free(&a);

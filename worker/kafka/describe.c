@@ -52,6 +52,7 @@
 
 #include <bsd/string.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +121,7 @@ kafka_describe_cluster_exec(struct worker *w, struct conn *c, struct req *r)
 	struct km_dcluster_resp *s;
 	struct km_dcluster_broker *b;
 	int16_t v = k->h.api_version;
+	char *msg;
 
 	if ((s = answer(c, r)) == NULL)
 		return;
@@ -128,10 +130,15 @@ kafka_describe_cluster_exec(struct worker *w, struct conn *c, struct req *r)
 		    q->endpoint_type == KENDPOINT_CONTROLLERS ?
 		    KERR_MISMATCHED_ENDPOINT_TYPE :
 		    KERR_UNSUPPORTED_ENDPOINT_TYPE;
-		s->error_message = kstr_c(q->endpoint_type ==
-		    KENDPOINT_CONTROLLERS ? "The request was sent to an "
-		    "endpoint of type BROKER, but we wanted an endpoint of "
-		    "type CONTROLLER" : "Unsupported endpoint type");
+		if (q->endpoint_type == KENDPOINT_CONTROLLERS)
+			s->error_message = kstr_c("The request was sent to an "
+			    "endpoint of type BROKER, but we wanted an endpoint "
+			    "of type CONTROLLER");
+		else if ((msg = conn_alloc(c, 40)) != NULL) {
+			snprintf(msg, 40, "Unsupported endpoint type %d",
+			    (int)q->endpoint_type);
+			s->error_message = kstr_c(msg);
+		}
 		return;
 	}
 	if ((b = dalloc(c, 1, sizeof(*b))) == NULL)
