@@ -21,6 +21,7 @@ usage(FILE *f)
 	fprintf(f, "usage: flume-admin [-b host:port] topics\n"
 	    "       flume-admin [-b host:port] create topic [-p partitions]\n"
 	    "       flume-admin [-b host:port] delete topic [topic ...]\n"
+	    "       flume-admin [-b host:port] partitions topic count\n"
 	    "       flume-admin [-b host:port] describe topic\n"
 	    "       flume-admin [-b host:port] workers\n"
 	    "       flume-admin [-b host:port] connections\n"
@@ -31,6 +32,10 @@ usage(FILE *f)
 	    "                   --to-offset N | --to-earliest | --to-latest | "
 	    "--to-time ms|@time|-age\n"
 	    "       flume-admin [-b host:port] group name delete\n"
+	    "       flume-admin [-b host:port] group name delete-offsets topic "
+	    "[partition ...]\n"
+	    "       flume-admin [-b host:port] delete-records topic partition "
+	    "offset|end\n"
 	    "       flume-admin [-b host:port] stats\n"
 	    "       flume-admin -h | --help | -V | --version\n"
 	    "options (before the command): --secret-file file (default "
@@ -98,6 +103,25 @@ cmd_create(struct flume_client *c, int argc, char *argv[])
 		return 1;
 	}
 	printf("created %s with %d partitions\n", topic, (int)created);
+	return 0;
+}
+
+static int
+cmd_partitions(struct flume_client *c, const char *topic, const char *cstr)
+{
+	long long count;
+	int32_t now;
+
+	if (flume_tool_parse_long(cstr, 1, INT32_MAX, &count) == -1) {
+		fprintf(stderr, "flume-admin: partitions needs a partition "
+		    "count of at least 1\n");
+		return 2;
+	}
+	if (flume_create_partitions(c, topic, (int32_t)count, &now) == -1) {
+		fprintf(stderr, "flume-admin: cannot grow %s\n", flume_errstr(c));
+		return 1;
+	}
+	printf("grew %s to %d partitions\n", topic, (int)now);
 	return 0;
 }
 
@@ -448,6 +472,85 @@ cmd_group_delete(struct flume_client *c, const char *name)
 	return 0;
 }
 
+/* A partition number or an offset (or "end") of the command line. */
+static int
+num_arg(const char *s, int64_t min, int64_t max, int64_t *v)
+{
+	char *end;
+	long long n;
+
+	if (strcmp(s, "end") == 0 && min < 0) {
+		*v = FLUME_DELETE_TO_END;
+		return 0;
+	}
+	errno = 0;
+	n = strtoll(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || n < min || n > max) {
+		fprintf(stderr, "flume-admin: bad number %s\n", s);
+		return -1;
+	}
+	*v = n;
+	return 0;
+}
+
+static int
+cmd_delete_records(struct flume_client *c, char *argv[])
+{
+	int64_t part, offset, start;
+
+	if (num_arg(argv[2], 0, INT32_MAX, &part) == -1 ||
+	    num_arg(argv[3], -1, INT64_MAX, &offset) == -1)
+		return 2;
+	if (flume_delete_records(c, argv[1], (int32_t)part, offset,
+	    &start) == -1) {
+		fprintf(stderr, "flume-admin: delete-records: %s\n",
+		    flume_errstr(c));
+		return 1;
+	}
+	printf("%s/%d: log starts at %lld\n", argv[1], (int)part,
+	    (long long)start);
+	return 0;
+}
+
+static int
+cmd_group_delete_offsets(struct flume_client *c, int argc, char *argv[])
+{
+	struct flume_offset_delete_result *res;
+	int32_t *parts = NULL;
+	int64_t v;
+	int i, n, np = argc - 4, status = 0;
+
+	if (np > 0 && (parts = calloc((size_t)np, sizeof(*parts))) == NULL) {
+		fprintf(stderr, "flume-admin: out of memory\n");
+		return 1;
+	}
+	for (i = 0; i < np; i++) {
+		if (num_arg(argv[4 + i], 0, INT32_MAX, &v) == -1) {
+			free(parts);
+			return 2;
+		}
+		parts[i] = (int32_t)v;
+	}
+	n = flume_group_delete_offsets(c, argv[1], argv[3], parts, np, &res);
+	free(parts);
+	if (n == -1) {
+		fprintf(stderr, "flume-admin: delete-offsets: %s\n",
+		    flume_errstr(c));
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		if (res[i].error != 0) {
+			printf("%s/%d: %s\n", argv[3], (int)res[i].partition,
+			    flume_strerror(res[i].error));
+			status = 1;
+		} else
+			printf("%s/%d: deleted\n", argv[3],
+			    (int)res[i].partition);
+	}
+	free(res);
+	return status;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -500,8 +603,12 @@ main(int argc, char *argv[])
 	    strcmp(argv[2], "reset") == 0) ||
 	    (strcmp(cmd, "group") == 0 && argc == 3 &&
 	    strcmp(argv[2], "delete") == 0) ||
+	    (strcmp(cmd, "group") == 0 && argc >= 4 &&
+	    strcmp(argv[2], "delete-offsets") == 0) ||
+	    (strcmp(cmd, "delete-records") == 0 && argc == 4) ||
 	    (strcmp(cmd, "describe") == 0 && argc == 2) ||
 	    (strcmp(cmd, "delete") == 0 && argc >= 2) ||
+	    (strcmp(cmd, "partitions") == 0 && argc == 3) ||
 	    strcmp(cmd, "create") == 0)) {
 		usage(stderr);
 		return 2;
@@ -528,6 +635,11 @@ main(int argc, char *argv[])
 	else if (strcmp(cmd, "group") == 0 && argc >= 3 &&
 	    strcmp(argv[2], "delete") == 0)
 		status = cmd_group_delete(c, argv[1]);
+	else if (strcmp(cmd, "group") == 0 && argc >= 4 &&
+	    strcmp(argv[2], "delete-offsets") == 0)
+		status = cmd_group_delete_offsets(c, argc, argv);
+	else if (strcmp(cmd, "delete-records") == 0)
+		status = cmd_delete_records(c, argv);
 	else if (strcmp(cmd, "group") == 0 && argc >= 3)
 		status = cmd_reset(c, argv[1], &ra);
 	else if (strcmp(cmd, "group") == 0)
@@ -536,6 +648,8 @@ main(int argc, char *argv[])
 		status = cmd_describe(c, argv[1]);
 	else if (strcmp(cmd, "delete") == 0)
 		status = cmd_delete(c, argc, argv);
+	else if (strcmp(cmd, "partitions") == 0)
+		status = cmd_partitions(c, argv[1], argv[2]);
 	else
 		status = cmd_create(c, argc, argv);
 	if (fflush(stdout) == EOF) {

@@ -156,6 +156,20 @@ int	flume_create_topic(struct flume_client *c, const char *topic,
 int	flume_delete_topic(struct flume_client *c, const char *topic,
 	    int32_t *deleted);
 
+/*
+ * Grow a topic to count partitions in total (*now gets the count after,
+ * or the current one on INVALID_PARTITIONS).  Returns once the new
+ * partitions are on disk.  Fails with the broker's error
+ * (flume_broker_error): UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS
+ * when count is not above the current count (a topic never shrinks),
+ * RESOURCE_LIMIT past the broker's max_partitions, TIMEOUT when making
+ * the files took longer than the request timeout (the grow completes).
+ * Keys then route over the new count: a key's later records may go to
+ * another partition than its earlier ones.
+ */
+int	flume_create_partitions(struct flume_client *c, const char *topic,
+	    int32_t count, int32_t *now);
+
 /* The earliest (FLUME_OFFSET_BEGINNING) or latest (FLUME_OFFSET_END) offset. */
 int	flume_list_offset(struct flume_client *c, const char *topic,
 	    int32_t partition, int64_t which, int64_t *offset);
@@ -250,8 +264,11 @@ struct flume_producer *flume_producer_new(struct flume_client *c,
 void	flume_producer_free(struct flume_producer *p);
 
 /*
- * Queue one message.  partition FLUME_PARTITION_ANY: by key (FNV-1a), or
- * round-robin per batch when key is NULL.  key_len / value_len -1 with
+ * Queue one message.  partition FLUME_PARTITION_ANY: by key (FNV-1a
+ * modulo the topic's partition count, which the producer asks the broker
+ * for again every 10 seconds: after a topic grows, a key's records may go
+ * to another partition than before), or round-robin per batch when key
+ * is NULL.  key_len / value_len -1 with
  * NULL pointer means null.  The bytes are copied.  *seq (may be NULL)
  * gets the message's sequence number (0, 1, 2, ... per producer).
  * May block while the buffer is full.  -1: the message was not queued
@@ -560,6 +577,32 @@ int	flume_group_reset(struct flume_client *c, const char *group,
  * group that does not exist is ENOENT.  0 or -1.
  */
 int	flume_group_delete(struct flume_client *c, const char *group);
+/*
+ * Delete topic/partition's records below offset (FLUME_DELETE_TO_END:
+ * every record so far): the log start moves there for good, as Kafka's
+ * DeleteRecords; *log_start (may be NULL) gets the start afterwards (an
+ * offset below it changes nothing).  Past the log end: ERANGE, nothing
+ * changed.  Needs admin on the topic.  0 or -1.
+ */
+#define FLUME_DELETE_TO_END	(-1)
+int	flume_delete_records(struct flume_client *c, const char *topic,
+	    int32_t partition, int64_t offset, int64_t *log_start);
+
+struct flume_offset_delete_result {
+	int32_t		 partition;
+	int		 error;		/* broker error code, 0 when deleted
+					   (or none was committed) */
+};
+
+/*
+ * Delete group's committed offsets of topic's partitions[0..n) (n 0:
+ * every partition), as Kafka's OffsetDelete.  A partition of a topic the
+ * group's members consume is refused (error GROUP_SUBSCRIBED).  Returns
+ * the number of results in *out (free()), or -1 (ENOENT: no such group).
+ */
+int	flume_group_delete_offsets(struct flume_client *c, const char *group,
+	    const char *topic, const int32_t *partitions, int32_t n,
+	    struct flume_offset_delete_result **out);
 /*
  * The group's committed offset of topic/partition into *offset (-1:
  * none; a committed offset below 0, which Kafka clients may store, reads

@@ -864,6 +864,9 @@ client_encode(struct wbuf *wb, uint16_t api, const void *msg)
 	case API_DELETE_TOPIC:
 		msg_encode_delete_topic_req(wb, msg);
 		break;
+	case API_CREATE_PARTITIONS:
+		msg_encode_create_partitions_req(wb, msg);
+		break;
 	case API_LIST_OFFSETS:
 		msg_encode_list_offsets_req(wb, msg);
 		break;
@@ -888,6 +891,12 @@ client_encode(struct wbuf *wb, uint16_t api, const void *msg)
 		break;
 	case API_GROUP_RESET:
 		msg_encode_group_reset_req(wb, msg);
+		break;
+	case API_DELETE_RECORDS:
+		msg_encode_delete_records_req(wb, msg);
+		break;
+	case API_OFFSET_DELETE:
+		msg_encode_offset_delete_req(wb, msg);
 		break;
 	case API_INIT_PRODUCER:
 		msg_encode_init_producer_req(wb, msg);

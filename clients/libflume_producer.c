@@ -45,6 +45,12 @@
  * per message would cost more than building the message.
  */
 #define PROD_POLL_EVERY		64
+/*
+ * How often a producer asks METADATA again for a topic it sends to, so
+ * that keyed records of a topic that grew (CREATE_PARTITIONS) go over its
+ * new count (Kafka's clients: metadata.max.age.ms, 5 minutes).
+ */
+#define PROD_TOPIC_REFRESH_MS	10000
 
 struct prod_topic;
 
@@ -82,6 +88,7 @@ struct prod_topic {
 	int32_t			 sticky;	/* keyless records go here */
 	int32_t			*seq;		/* next sequence per partition (idempotence) */
 	struct prod_batch	**open;		/* per partition, or NULL */
+	int64_t			 checked_ms;	/* when METADATA last gave nparts */
 };
 
 struct flume_producer {
@@ -806,17 +813,58 @@ flume_producer_poll(struct flume_producer *p, int timeout_ms)
 	return prod_service(p, client_now_ms(), 1);
 }
 
-/* The producer's topic record for name, looked up (and created) via METADATA. */
+/*
+ * Ask METADATA for t's partition count again; a count that grew widens
+ * t (new partitions: no open batch, sequences from 0).  A failed ask
+ * keeps what t has: the sends go on over the count known.
+ */
+static void
+prod_topic_refresh(struct flume_producer *p, struct prod_topic *t,
+    int64_t now)
+{
+	struct flume_metadata *md;
+	struct prod_batch **no;
+	int32_t *ns, n;
+	const char *name = t->name;
+
+	t->checked_ms = now;
+	if (flume_metadata(p->c, &name, 1, 0, &md) == -1)
+		return;
+	n = md->topic_count == 1 && md->topics[0].error == 0 ?
+	    md->topics[0].partition_count : 0;
+	flume_metadata_free(md);
+	if (n <= t->nparts)
+		return;
+	if ((no = reallocarray(t->open, (size_t)n, sizeof(*no))) != NULL)
+		t->open = no;
+	if ((ns = reallocarray(t->seq, (size_t)n, sizeof(*ns))) != NULL)
+		t->seq = ns;
+	if (no == NULL || ns == NULL)
+		return;
+	memset(t->open + t->nparts, 0, (size_t)(n - t->nparts) * sizeof(*no));
+	memset(t->seq + t->nparts, 0, (size_t)(n - t->nparts) * sizeof(*ns));
+	t->nparts = n;
+}
+
+/*
+ * The producer's topic record for name, looked up (and created) via
+ * METADATA, its count asked again every PROD_TOPIC_REFRESH_MS.
+ */
 static struct prod_topic *
 prod_topic_get(struct flume_producer *p, const char *name)
 {
 	struct flume_metadata *md;
 	struct prod_topic *t, **nt;
+	int64_t now = client_now_ms();
 	size_t i;
 
 	for (i = 0; i < p->ntopics; i++)
-		if (strcmp(p->topics[i]->name, name) == 0)
-			return p->topics[i];
+		if (strcmp(p->topics[i]->name, name) == 0) {
+			t = p->topics[i];
+			if (now - t->checked_ms >= PROD_TOPIC_REFRESH_MS)
+				prod_topic_refresh(p, t, now);
+			return t;
+		}
 	if (flume_metadata(p->c, &name, 1, p->conf.auto_create, &md) == -1)
 		return NULL;
 	if (md->topic_count != 1 || md->topics[0].error != 0 ||
@@ -848,6 +896,7 @@ prod_topic_get(struct flume_producer *p, const char *name)
 		return NULL;
 	}
 	t->nparts = md->topics[0].partition_count;
+	t->checked_ms = now;
 	/* Spread keyless records of many producers over the partitions. */
 	t->sticky = (int32_t)((uint32_t)(client_now_ms() ^ (int64_t)(uintptr_t)t) %
 	    (uint32_t)t->nparts);

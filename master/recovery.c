@@ -118,6 +118,9 @@ recovery_partition(const struct config *conf, struct shm *shm, int idx,
 		log_info("%s/%d: rebuilt the index", topic, part);
 	if (rec.timeindex_rebuilt)
 		log_info("%s/%d: rebuilt the time index", topic, part);
+	if (rec.logstart_bad)
+		log_warnx("%s/%d: the log-start file is damaged; the log starts "
+		    "at its oldest segment", topic, part);
 	/*
 	 * Everything below end is declared durable next, so it must be: a
 	 * master or writer killed between a write and its fdatasync left

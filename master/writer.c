@@ -117,6 +117,7 @@ struct wslot {
 	int64_t		 backoff_ms;
 	int64_t		 ret_ms;	/* retention the log was opened with */
 	int64_t		 ret_bytes;
+	int64_t		 del_retry_ms;	/* a failed DeleteRecords: not before */
 };
 
 struct writer {
@@ -130,6 +131,7 @@ struct writer {
 	int64_t			 next_retention_ms;
 	int64_t			 delete_retry_ms;
 	int64_t			 delete_backoff_ms;
+	int64_t			 grow_retry_ms;	/* a grow whose files failed */
 	struct writer_groups	*groups;	/* master/writer_group.c */
 	struct wsync		*sync;		/* master/writer_sync.c */
 	uint64_t		 epochs;	/* log handles opened so far */
@@ -170,8 +172,7 @@ topic_entry_check_state(const struct shm *s, uint32_t ti, char *buf,
 
 	if (atomic_load_explicit(&t->state, memory_order_acquire) != state ||
 	    len == 0 || len > TOPIC_NAME_MAX || t->partitions < 1 ||
-	    t->first_part > s->hdr->limits.max_partitions ||
-	    (uint32_t)t->partitions > s->hdr->limits.max_partitions - t->first_part)
+	    shm_topic_slot(s, t, (uint32_t)t->partitions - 1) == UINT32_MAX)
 		return -1;
 	memcpy(buf, t->name, len);
 	buf[len] = '\0';
@@ -254,6 +255,9 @@ log_recovered(const char *topic, int32_t partition,
 		log_info("%s-%d: recovered the log: %llu bytes truncated%s", topic,
 		    partition, (unsigned long long)rec->truncated_bytes,
 		    rec->index_rebuilt ? ", index rebuilt" : "");
+	if (rec->logstart_bad)
+		log_warnx("%s-%d: the log-start file is damaged; the log starts "
+		    "at its oldest segment", topic, partition);
 }
 
 static int
@@ -362,6 +366,10 @@ wslot_take(struct writer *w, uint32_t i, const char *name, struct plog *log,
 	sl->sync_all = sl->durable < end;
 	sl->last_sync_ms = now;
 	sl->msgs = 0;
+	/* Segments below a DeleteRecords' start that a crash left behind. */
+	if (plog_delete_below(sl->log, plog_start_offset(sl->log), NULL) == -1)
+		log_warn("%s-%d: removing segments below the log start", name,
+		    p->partition);
 	atomic_store_explicit(&p->log_start, plog_start_offset(sl->log), memory_order_release);
 	atomic_store_explicit(&p->log_bytes, plog_size_bytes(sl->log), memory_order_release);
 	atomic_store_explicit(&p->segments, (uint32_t)plog_segment_count(sl->log),
@@ -429,14 +437,15 @@ static void
 writer_topic_opened(struct writer *w, uint32_t ti, int *moved)
 {
 	struct shm_topic *t = &w->s->topics[ti];
-	uint32_t pi;
+	uint32_t pi, i;
 
 	if (atomic_load_explicit(&t->opened, memory_order_relaxed) != 0)
 		return;
 	/* A parked create answers a partition's storage error. */
 	*moved = 1;
 	for (pi = 0; pi < (uint32_t)t->partitions; pi++)
-		if (w->slots[t->first_part + pi].log == NULL)
+		if ((i = shm_topic_slot(w->s, t, pi)) == UINT32_MAX ||
+		    w->slots[i].log == NULL)
 			return;
 	atomic_store_explicit(&t->opened, 1, memory_order_release);
 }
@@ -734,17 +743,19 @@ writer_topic_made(struct writer *w, struct wmake *m, int64_t now, int *moved)
 
 	if (err != 0) {
 		/* One line per topic and error, not one per retry. */
-		if (w->slots[t->first_part].error != err)
+		if (w->slots[shm_topic_slot(w->s, t, 0)].error != err)
 			log_warnx("topic %s: cannot write topic.meta: %s; retrying",
 			    m->name, strerror(err));
 		w->topic_ok[m->ti] = WTOPIC_WAIT;
 		w->meta_retry_ms = now + WRITER_BACKOFF_MAX_MS;
 		/* Refuse produces to it until its directory exists. */
 		for (pi = 0; pi < (uint32_t)t->partitions; pi++) {
-			if (atomic_exchange(&w->s->parts[t->first_part + pi].
-			    storage_error, err) != err)
+			if ((i = shm_topic_slot(w->s, t, pi)) == UINT32_MAX)
+				break;
+			if (atomic_exchange(&w->s->parts[i].storage_error,
+			    err) != err)
 				*moved = 1;	/* a parked create answers it */
-			w->slots[t->first_part + pi].error = err;
+			w->slots[i].error = err;
 		}
 		return 1;
 	}
@@ -752,7 +763,8 @@ writer_topic_made(struct writer *w, struct wmake *m, int64_t now, int *moved)
 		log_warnx("topic %s: topic.meta says %d partitions, memory %d",
 		    m->name, m->meta_parts, t->partitions);
 	for (pi = 0; pi < (uint32_t)m->partitions; pi++) {
-		i = t->first_part + pi;
+		if ((i = shm_topic_slot(w->s, t, pi)) == UINT32_MAX)
+			break;
 		mp = &m->parts[pi];
 		if (mp->log != NULL)
 			log_recovered(m->name, (int32_t)pi, &mp->rec);
@@ -892,13 +904,13 @@ writer_delete_topic(struct writer *w, uint32_t ti, int64_t now, int *moved)
 {
 	struct shm_topic *t = &w->s->topics[ti];
 	char name[TOPIC_NAME_MAX + 1], tomb[PATH_MAX];
-	uint32_t pi, i;
+	uint32_t pi, i, cap;
 	uint64_t n;
 	int removed;
 
 	if (topic_entry_check_state(w->s, ti, name, TOPIC_DELETING) == -1 ||
-	    t->span < (uint32_t)t->partitions ||
-	    t->span > w->s->hdr->limits.max_partitions - t->first_part) {
+	    (cap = shm_topic_capacity(t)) < (uint32_t)t->partitions ||
+	    shm_topic_slot(w->s, t, cap - 1) == UINT32_MAX) {
 		log_warnx("topic entry %u in shared memory is damaged; not deleted",
 		    ti);
 		return 0;
@@ -911,14 +923,15 @@ writer_delete_topic(struct writer *w, uint32_t ti, int64_t now, int *moved)
 	if (w->topic_ok[ti] != WTOPIC_CLOSED)
 		*moved = 1;
 	w->topic_ok[ti] = WTOPIC_CLOSED;
-	for (pi = 0; pi < t->span; pi++) {
-		i = t->first_part + pi;
+	for (pi = 0; pi < cap; pi++) {
+		if ((i = shm_topic_slot(w->s, t, pi)) == UINT32_MAX)
+			continue;
 		if (w->slots[i].log != NULL)
 			plog_close(w->slots[i].log);
 		memset(&w->slots[i], 0, sizeof(w->slots[i]));
 	}
 	n = (uint64_t)ti << 32 |
-	    atomic_load(&w->s->parts[t->first_part].incarnation);
+	    atomic_load(&w->s->parts[shm_topic_slot(w->s, t, 0)].incarnation);
 	if (tomb_bury(w->conf->data_dir, name, n, tomb, sizeof(tomb)) == -1 &&
 	    errno != ENOENT) {
 		log_warn("delete topic %s: renaming its directory; retrying", name);
@@ -928,8 +941,9 @@ writer_delete_topic(struct writer *w, uint32_t ti, int64_t now, int *moved)
 	if (tomb_sweep(w->conf->data_dir, &removed) == -1)
 		log_warn("delete topic %s: removing %s (the next start removes it)",
 		    name, tomb);
-	for (pi = 0; pi < t->span; pi++)
-		writer_offsets_clear(w, t->first_part + pi);
+	for (pi = 0; pi < cap; pi++)
+		if ((i = shm_topic_slot(w->s, t, pi)) != UINT32_MAX)
+			writer_offsets_clear(w, i);
 	shm_topic_delete_end(w->s, (int)ti);
 	w->topic_ok[ti] = WTOPIC_FREED;
 	log_info("deleted topic %s (%d partition%s)", name, t->partitions,
@@ -981,6 +995,79 @@ writer_delete_topics(struct writer *w, int64_t now, int force, int *moved)
 	w->delete_retry_ms = now + w->delete_backoff_ms;
 }
 
+/* 1 if an opened topic waits for its grow's files (shm_topic_grow()). */
+static int
+writer_grows_pending(const struct writer *w)
+{
+	const struct shm_topic *t;
+	uint32_t ti;
+
+	for (ti = 0; ti < w->topics_open; ti++) {
+		t = &w->s->topics[ti];
+		if (w->topic_ok[ti] == WTOPIC_OPEN &&
+		    atomic_load_explicit(&t->grow_to, memory_order_acquire) >
+		    t->partitions)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Make the files of the partitions a grow asked for (wmake_grow: logs,
+ * then topic.meta), let their slots take the logs, then publish the
+ * count, last: a worker that sees it finds every new partition on disk.
+ * In line, as it is rare and each partition's files are made once; a
+ * failure is retried after WRITER_BACKOFF_MAX_MS, one line logged.
+ */
+static void
+writer_grow_topics(struct writer *w, int64_t now, int force, int *moved)
+{
+	char name[TOPIC_NAME_MAX + 1];
+	struct plog_config cfg;
+	struct plog **logs;
+	struct shm_topic *t;
+	uint32_t ti, i;
+	int32_t from, to, pi;
+
+	if (!force && now < w->grow_retry_ms)
+		return;
+	for (ti = 0; ti < w->topics_open; ti++) {
+		t = &w->s->topics[ti];
+		to = atomic_load_explicit(&t->grow_to, memory_order_acquire);
+		from = t->partitions;
+		if (w->topic_ok[ti] != WTOPIC_OPEN || to <= from ||
+		    topic_entry_check(w->s, ti, name) == -1)
+			continue;
+		if (shm_topic_slot(w->s, t, (uint32_t)to - 1) == UINT32_MAX) {
+			log_warnx("topic %s: grow to %d partitions: its slots "
+			    "are damaged; not grown", name, (int)to);
+			atomic_store_explicit(&t->grow_to, from,
+			    memory_order_relaxed);
+			continue;
+		}
+		config_topic_log(w->conf, name, &cfg);
+		if ((logs = calloc((size_t)(to - from), sizeof(*logs))) == NULL ||
+		    wmake_grow(w->conf->data_dir, name, from, to, t->id, &cfg,
+		    logs) == -1) {
+			if (now >= w->grow_retry_ms)
+				log_warn("topic %s: making partitions %d..%d; "
+				    "retrying", name, (int)from, (int)to - 1);
+			free(logs);
+			w->grow_retry_ms = now + WRITER_BACKOFF_MAX_MS;
+			continue;
+		}
+		for (pi = from; pi < to; pi++) {
+			i = shm_topic_slot(w->s, t, (uint32_t)pi);
+			(void)wslot_take(w, i, name, logs[pi - from], 0, now);
+		}
+		free(logs);
+		shm_topic_grow_publish(w->s, (int)ti, to);
+		log_info("topic %s: grown from %d to %d partitions", name,
+		    (int)from, (int)to);
+		*moved = 1;
+	}
+}
+
 /* Runs body with i = every partition slot of every opened, valid topic. */
 #define WRITER_FOREACH_SLOT(w, i, body) do {				\
 	uint32_t ti_, pi_;						\
@@ -989,7 +1076,9 @@ writer_delete_topics(struct writer *w, int64_t now, int force, int *moved)
 		if ((w)->topic_ok[ti_] != WTOPIC_OPEN)			\
 			continue;					\
 		for (pi_ = 0; pi_ < (uint32_t)t_->partitions; pi_++) {	\
-			uint32_t i = t_->first_part + pi_;		\
+			uint32_t i = shm_topic_slot((w)->s, t_, pi_);	\
+			if (i == UINT32_MAX)				\
+				break;					\
 			body;						\
 		}							\
 	}								\
@@ -1029,6 +1118,62 @@ writer_retain(struct writer *w, int64_t now, int *moved)
 		    (uint32_t)plog_segment_count(sl->log), memory_order_relaxed);
 		*moved = 1;
 	});
+}
+
+/*
+ * DeleteRecords asks for a log start below delete_below that slot i's
+ * log can take now: raised and within what the log holds (a record the
+ * workers acknowledged but the ring still holds is drained first).
+ */
+static int
+wslot_delete_due(const struct writer *w, uint32_t i, int64_t now)
+{
+	const struct wslot *sl = &w->slots[i];
+	const struct shm_partition *p = &w->s->parts[i];
+	int64_t want;
+
+	if (sl->log == NULL || sl->error != 0 || now < sl->del_retry_ms)
+		return 0;
+	want = atomic_load_explicit(&p->delete_below, memory_order_acquire);
+	return want > atomic_load_explicit(&p->log_start,
+	    memory_order_relaxed) && want <= sl->visible;
+}
+
+/*
+ * Carry out the DeleteRecords asked (shm/shm.h delete_below): persist
+ * the new start, remove the segments below it, publish log_start (the
+ * parked requests answer then).  A failure is logged and retried with
+ * after WRITER_BACKOFF_MAX_MS.
+ */
+static void
+wslot_delete_records(struct writer *w, uint32_t i, int64_t now, int *moved)
+{
+	struct wslot *sl = &w->slots[i];
+	struct shm_partition *p = &w->s->parts[i];
+	const char *name;
+	int64_t want;
+	int len, deleted = 0;
+
+	if (!wslot_delete_due(w, i, now))
+		return;
+	want = atomic_load_explicit(&p->delete_below, memory_order_acquire);
+	name = slot_topic(w, i, &len);
+	if (plog_delete_below(sl->log, want, &deleted) == -1) {
+		log_warn("%.*s-%d: deleting records below %lld; retrying", len,
+		    name, p->partition, (long long)want);
+		sl->del_retry_ms = now + WRITER_BACKOFF_MAX_MS;
+		return;
+	}
+	log_info("%.*s-%d: records deleted below %lld (%d segment%s removed)",
+	    len, name, p->partition, (long long)want, deleted,
+	    deleted == 1 ? "" : "s");
+	atomic_store_explicit(&p->log_bytes, plog_size_bytes(sl->log),
+	    memory_order_release);
+	atomic_store_explicit(&p->segments,
+	    (uint32_t)plog_segment_count(sl->log), memory_order_relaxed);
+	atomic_store_explicit(&p->log_start, plog_start_offset(sl->log),
+	    memory_order_release);
+	*moved = 1;
 }
 
 /* Wake every worker that parked requests and asked to be woken. */
@@ -1116,7 +1261,9 @@ writer_cycle(struct writer *w, int64_t now_ms)
 	writer_open_topics(w, now_ms, 0, &moved);
 	writer_delete_topics(w, now_ms, 0, &moved);
 	writer_open_topics(w, now_ms, 0, &moved);
+	writer_grow_topics(w, now_ms, 0, &moved);
 	WRITER_FOREACH_SLOT(w, i, wslot_cycle(w, i, now_ms, 0, &moved));
+	WRITER_FOREACH_SLOT(w, i, wslot_delete_records(w, i, now_ms, &moved));
 	if (w->conf->retention_check_ms > 0 && now_ms >= w->next_retention_ms)
 		writer_retain(w, now_ms, &moved);
 	if (moved)
@@ -1134,7 +1281,8 @@ writer_pending(struct writer *w, int64_t now_ms)
 	if (topic_count_now(w->s) > w->topics_open)
 		return 1;
 	if ((now_ms >= w->delete_retry_ms && writer_deletes_pending(w)) ||
-	    (now_ms >= w->meta_retry_ms && writer_retry_pending(w)))
+	    (now_ms >= w->meta_retry_ms && writer_retry_pending(w)) ||
+	    (now_ms >= w->grow_retry_ms && writer_grows_pending(w)))
 		return 1;
 	WRITER_FOREACH_SLOT(w, i, {
 		struct wslot *sl = &w->slots[i];
@@ -1143,7 +1291,8 @@ writer_pending(struct writer *w, int64_t now_ms)
 		if (sl->error != 0 && now_ms < sl->retry_ms)
 			continue;
 		if ((sl->want && !sl->syncing) || atomic_load(&p->sync_wanted) != 0 ||
-		    atomic_load(&p->head) != atomic_load(&p->tail))
+		    atomic_load(&p->head) != atomic_load(&p->tail) ||
+		    wslot_delete_due(w, i, now_ms))
 			pending = 1;
 	});
 	return pending;
@@ -1164,11 +1313,15 @@ writer_timeout(struct writer *w, int64_t now_ms)
 		WRITER_SOONER(w->meta_retry_ms);
 	if (writer_deletes_pending(w))
 		WRITER_SOONER(w->delete_retry_ms);
+	if (writer_grows_pending(w))
+		WRITER_SOONER(w->grow_retry_ms);
 	WRITER_FOREACH_SLOT(w, i, {
 		struct wslot *sl = &w->slots[i];
 
 		if (sl->error != 0)
 			WRITER_SOONER(sl->retry_ms);
+		if (sl->del_retry_ms > now_ms)
+			WRITER_SOONER(sl->del_retry_ms);
 		else if (sl->log != NULL && !sl->syncing &&
 		    sl->visible > sl->durable && c->flush_interval_ms >= 0)
 			WRITER_SOONER(sl->last_sync_ms + c->flush_interval_ms);
@@ -1187,6 +1340,7 @@ writer_finish(struct writer *w, int64_t now_ms)
 	writer_open_topics(w, now_ms, 1, &moved);
 	writer_delete_topics(w, now_ms, 1, &moved);
 	writer_open_topics(w, now_ms, 1, &moved);
+	writer_grow_topics(w, now_ms, 1, &moved);
 	if (w->topics_open < topic_count_now(w->s) || writer_deletes_pending(w) ||
 	    writer_retry_pending(w))
 		rc = -1;
@@ -1213,7 +1367,7 @@ writer_drain_region(struct shm *old, const struct config *conf)
 	struct plog *log;
 	char name[TOPIC_NAME_MAX + 1], tomb[PATH_MAX];
 	uint64_t batches, records, total = 0, head, tail;
-	uint32_t ti, pi, n = topic_count_now(old);
+	uint32_t ti, pi, n = topic_count_now(old), slot;
 	int32_t parts;
 	uint8_t *data;
 	size_t len;
@@ -1228,7 +1382,8 @@ writer_drain_region(struct shm *old, const struct config *conf)
 		 */
 		if (topic_entry_check_state(old, ti, name, TOPIC_DELETING) == 0) {
 			if (tomb_bury(conf->data_dir, name, (uint64_t)ti << 32 |
-			    atomic_load(&old->parts[old->topics[ti].first_part].incarnation),
+			    atomic_load(&old->parts[shm_topic_slot(old,
+			    &old->topics[ti], 0)].incarnation),
 			    tomb, sizeof(tomb)) == -1 && errno != ENOENT) {
 				log_warn("topic %s: finishing its delete", name);
 				rc = -1;
@@ -1249,7 +1404,10 @@ writer_drain_region(struct shm *old, const struct config *conf)
 			continue;
 		}
 		for (pi = 0; pi < (uint32_t)parts; pi++) {
-			p = &old->parts[old->topics[ti].first_part + pi];
+			if ((slot = shm_topic_slot(old, &old->topics[ti], pi)) ==
+			    UINT32_MAX)
+				break;
+			p = &old->parts[slot];
 			head = atomic_load(&p->head);
 			tail = atomic_load(&p->tail);
 			failed = atomic_load(&p->sync_failed) != 0;

@@ -72,3 +72,40 @@ wmake_free(struct wmake *m)
 	free(m->parts);
 	free(m);
 }
+
+int
+wmake_grow(const char *data_dir, const char *name, int32_t from, int32_t to,
+    const uint8_t *id, const struct plog_config *cfg, struct plog **logs)
+{
+	char dir[PATH_MAX];
+	struct plog_recovery rec;
+	int32_t pi;
+	int saved;
+
+	for (pi = from; pi < to; pi++)
+		logs[pi - from] = NULL;
+	for (pi = from; pi < to; pi++) {
+		if (topic_partition_dir(dir, sizeof(dir), data_dir, name,
+		    pi) == -1) {
+			errno = ENAMETOOLONG;
+			goto fail;
+		}
+		if (plog_open(&logs[pi - from], dir, cfg, &rec) == -1) {
+			logs[pi - from] = NULL;
+			goto fail;
+		}
+	}
+	if (topic_meta_save(data_dir, name, to, id) == -1 ||
+	    topic_dir_sync(data_dir, name) == -1)
+		goto fail;
+	return 0;
+fail:
+	saved = errno != 0 ? errno : EIO;
+	for (pi = from; pi < to; pi++)
+		if (logs[pi - from] != NULL) {
+			plog_close(logs[pi - from]);
+			logs[pi - from] = NULL;
+		}
+	errno = saved;
+	return -1;
+}

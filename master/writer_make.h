@@ -47,4 +47,17 @@ int	wmake_run(struct wmake *m);
 /* Closes the logs the writer did not take. */
 void	wmake_free(struct wmake *m);
 
+/*
+ * A grown topic's new files (CreatePartitions), in the writer's loop:
+ * the logs of partitions [from, to) opened into logs[to - from] (each
+ * directory made and synced), then topic.meta rewritten with count to
+ * and its id (temp, sync, rename) and the directories synced.  A crash
+ * before the rename leaves the old count and empty partition
+ * directories past it, which recovery ignores and the next grow reuses.
+ * 0, or -1 with errno, every log closed.
+ */
+int	wmake_grow(const char *data_dir, const char *name, int32_t from,
+	    int32_t to, const uint8_t *id, const struct plog_config *cfg,
+	    struct plog **logs);
+
 #endif

@@ -44,8 +44,11 @@ enum api_key {
 	API_GROUP_RESET = 19,		/* set a member-less group's offsets */
 	API_DELETE_TOPIC = 20,		/* delete a topic and its data */
 	API_GROUP_DELETE = 21,		/* delete a member-less group and its offsets */
-	API_CONNECTIONS = 22,		/* the workers' client connections */
-	API_MAX = 23
+	API_CREATE_PARTITIONS = 24,	/* grow a topic's partition count */
+	API_DELETE_RECORDS = 25,	/* move a partition's log start up */
+	API_OFFSET_DELETE = 26,		/* delete a group's committed offsets */
+	API_CONNECTIONS = 27,		/* the workers' client connections */
+	API_MAX = 28
 };
 
 enum flume_error {
@@ -79,7 +82,8 @@ enum flume_error {
 	ERR_PRODUCER_FENCED = 27,	/* unknown producer id or stale epoch */
 	ERR_GROUP_NOT_EMPTY = 28,	/* needs a group without members */
 	ERR_GROUP_KIND = 29,		/* a Kafka group joined natively, or the reverse */
-	ERR_MAX = 30
+	ERR_GROUP_SUBSCRIBED = 31,	/* the group's members consume that topic */
+	ERR_MAX = 32
 };
 
 /*
@@ -170,7 +174,7 @@ struct list_offsets_resp { int16_t error; int32_t count; struct list_offsets_res
 struct child_info { int32_t slot; int8_t role; int32_t pid; int64_t uptime_ms; int32_t restarts; };
 struct workers_resp { int16_t error; int32_t count; struct child_info *children; };
 
-/* ---- CONNECTIONS (22) ----
+/* ---- CONNECTIONS (27) ----
  * req:  (empty)
  * resp: [error i16][count i32]{[slot i32][pid i32][protocol i8][tls i8]
  *       [opened_ms i64][peer str][client_name str][client_version str]}
@@ -317,11 +321,70 @@ struct describe_group_resp { int16_t error; int8_t state; int32_t generation;
 	int32_t nmembers; struct member_desc *members;
 	int32_t noffsets; struct group_offset_desc *offsets; };
 
+/* ---- CREATE_PARTITIONS (24) ----
+ * req:  [topic str][count i32][timeout_ms i32]
+ *         count: the new total; timeout_ms <= 0: the broker's default
+ * resp: [error i16][partitions i32]
+ *         the count after the grow; INVALID_PARTITIONS (with the current
+ *         count) when count is not above it, RESOURCE_LIMIT past
+ *         max_partitions, TIMEOUT when the files took longer (the grow
+ *         still completes) */
+struct create_partitions_req { const char *topic; size_t topic_len;
+	int32_t count; int32_t timeout_ms; };
+struct create_partitions_resp { int16_t error; int32_t partitions; };
+
+void	msg_encode_create_partitions_req(struct wbuf *wb,
+	    const struct create_partitions_req *m);
+void	msg_encode_create_partitions_resp(struct wbuf *wb,
+	    const struct create_partitions_resp *m);
+int	msg_decode_create_partitions_req(const uint8_t *p, size_t len,
+	    struct create_partitions_req *m);
+int	msg_decode_create_partitions_resp(const uint8_t *p, size_t len,
+	    struct create_partitions_resp *m);
+
 /* ---- GROUP_DELETE (21) ----
  * req:  [group str]			(struct describe_group_req's codec)
  * resp: [error i16]			(struct group_error_resp's)
  *         GROUP_NOT_EMPTY while the group has members, INVALID_GROUP
  *         when there is no such group */
+
+/* ---- DELETE_RECORDS (25) ----
+ * req:  [topic str][partition i32][offset i64][timeout_ms i32]
+ *         offset -1: the log end; timeout_ms 0: the broker's (30 s)
+ * resp: [error i16][log_start i64]
+ *         the log start once it reached offset (or was past it already);
+ *         OFFSET_OUT_OF_RANGE past the log end, nothing changed */
+struct delete_records_req { const char *topic; size_t topic_len;
+	int32_t partition; int64_t offset; int32_t timeout_ms; };
+struct delete_records_resp { int16_t error; int64_t log_start; };
+
+void	msg_encode_delete_records_req(struct wbuf *wb, const struct delete_records_req *m);
+void	msg_encode_delete_records_resp(struct wbuf *wb, const struct delete_records_resp *m);
+int	msg_decode_delete_records_req(const uint8_t *p, size_t len, struct delete_records_req *m);
+int	msg_decode_delete_records_resp(const uint8_t *p, size_t len, struct delete_records_resp *m);
+
+/* ---- OFFSET_DELETE (26) ----
+ * req:  [group str][topic str][count i32]{[partition i32]}
+ *         count 0: every partition of topic
+ * resp: [error i16][count i32]{[partition i32][error i16]}
+ *         per partition: NONE (deleted, or none was committed),
+ *         GROUP_SUBSCRIBED while the group's members consume topic,
+ *         UNKNOWN_TOPIC_OR_PARTITION; as a whole INVALID_GROUP when
+ *         there is no such group */
+struct offset_delete_part { int32_t partition; };
+struct offset_delete_req { const char *group; size_t group_len;
+	const char *topic; size_t topic_len; int32_t count;
+	struct offset_delete_part *parts; };
+struct offset_delete_result { int32_t partition; int16_t error; };
+struct offset_delete_resp { int16_t error; int32_t count;
+	struct offset_delete_result *results; };
+
+void	msg_encode_offset_delete_req(struct wbuf *wb, const struct offset_delete_req *m);
+void	msg_encode_offset_delete_resp(struct wbuf *wb, const struct offset_delete_resp *m);
+int	msg_decode_offset_delete_req(const uint8_t *p, size_t len, struct arena *a,
+	    struct offset_delete_req *m);
+int	msg_decode_offset_delete_resp(const uint8_t *p, size_t len, struct arena *a,
+	    struct offset_delete_resp *m);
 
 /* ---- GROUP_RESET (19) ----
  * req:  [group str][topic str][partition i32][mode i8][value i64]

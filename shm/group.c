@@ -424,7 +424,7 @@ topic_partitions_now(struct shm *s, uint32_t t)
 	    atomic_load_explicit(&s->topics[t].state, memory_order_acquire) !=
 	    TOPIC_READY)
 		return 0;
-	return s->topics[t].partitions;
+	return __atomic_load_n(&s->topics[t].partitions, __ATOMIC_ACQUIRE);
 }
 
 /*
@@ -439,8 +439,7 @@ group_topic_incarnation(struct shm *s, uint32_t t)
 
 	if (t >= s->hdr->limits.max_topics)
 		return 0;
-	first = s->topics[t].first_part;
-	if (first >= s->hdr->limits.max_partitions)
+	if ((first = shm_topic_slot(s, &s->topics[t], 0)) == UINT32_MAX)
 		return 0;
 	return atomic_load_explicit(&s->parts[first].incarnation,
 	    memory_order_acquire);
@@ -842,9 +841,10 @@ group_prev_owned(struct shm *s, struct shm_group *g, int member, uint32_t slot)
 		    g->topics[i].partitions <= 0)
 			continue;
 		t = &s->topics[g->topics[i].topic];
+		p = (uint32_t)s->parts[slot].partition;
 		if (s->parts[slot].topic == g->topics[i].topic &&
-		    slot >= t->first_part &&
-		    (p = slot - t->first_part) < (uint32_t)g->topics[i].partitions &&
+		    p < (uint32_t)g->topics[i].partitions &&
+		    shm_topic_slot(s, t, p) == slot &&
 		    group_topic_incarnation(s, g->topics[i].topic) ==
 		    g->topics[i].incarnation)
 			return rr_owner(k + p, g->gen_members) == m->rank;
@@ -942,7 +942,7 @@ group_assignment(struct shm *s, struct shm_group *g, int member,
 {
 	struct shm_member *me;
 	const struct shm_topic *t;
-	uint32_t i, k, p, nm = 0, rank = 0, got = 0;
+	uint32_t i, k, p, slot, nm = 0, rank = 0, got = 0;
 
 	me = member >= 0 ? group_member_at(s, g, (uint32_t)member) : NULL;
 	if (g->state != GROUP_STABLE || me == NULL ||
@@ -959,11 +959,10 @@ group_assignment(struct shm *s, struct shm_group *g, int member,
 		    g->topics[i].partitions : 0); p++, k++) {
 			if (rr_owner(k, nm) != rank)
 				continue;
-			if (t->first_part >= s->hdr->limits.max_partitions ||
-			    p >= s->hdr->limits.max_partitions - t->first_part)
+			if ((slot = shm_topic_slot(s, t, p)) == UINT32_MAX)
 				continue;
 			if (got < cap)
-				slots[got] = t->first_part + p;
+				slots[got] = slot;
 			got++;
 		}
 	}

@@ -24,11 +24,13 @@
  *
  * Who writes what:
  *   header, children[].pid/state/role/start/restarts  master
- *   topics                                             workers (create, mark deleting),
- *                                                      writer (free), under dir_lock
+ *   topics                                             workers (create, mark deleting,
+ *                                                      grow), writer (free), under dir_lock
+ *   topics[].partitions of a grown topic               writer (after its files)
  *   topics[].opened                                    writer (1), create and free (0)
  *   parts[].tail, next_offset                          workers (ring_append), under lock
  *   parts[].head, visible/durable offsets, log_*       writer
+ *   parts[].delete_below                               workers (raise only, CAS)
  *   groups (shm/group.h)                               workers and writer, under
  *                                                      each group's robust lock
  *   parts[].segments, hdr->fsync                       writer
@@ -51,7 +53,7 @@
 #include "proto/role.h"
 
 #define SHM_MAGIC		0x314d48534d554c46ULL	/* "FLUMSHM1" */
-#define SHM_LAYOUT_VERSION	12
+#define SHM_LAYOUT_VERSION	13
 #define SHM_NAME_MAX		64
 
 struct shm_authpub;
@@ -166,12 +168,35 @@ struct shm_child {
  */
 enum shm_topic_state { TOPIC_FREE = 0, TOPIC_READY = 1, TOPIC_DELETING = 2 };
 
+/*
+ * Growing a topic (CreatePartitions, shm_topic_grow()): the slots after
+ * its first run may belong to another topic, so a grown topic holds up
+ * to SHM_TOPIC_EXTENTS more runs.  Partition i is the i-th slot of the
+ * first run, then of ext[0], ext[1]...: shm_topic_slot() is the one
+ * place that says so.  A run is filled before the next is taken.
+ */
+#define SHM_TOPIC_EXTENTS	4
+
+struct shm_extent {
+	uint32_t		first;
+	uint32_t		span;		/* 0: unused (and every later one) */
+};
+
 struct shm_topic {
 	_Atomic uint32_t	state;		/* published last */
-	int32_t			partitions;
-	uint32_t		first_part;	/* parts[first_part + i] is partition i */
-	uint32_t		span;		/* slots owned, >= partitions; a FREE
+	int32_t			partitions;	/* a grow stores it last (release) */
+	uint32_t		first_part;	/* partition 0's slot (shm_topic_slot()) */
+	uint32_t		span;		/* slots of the first run, >= partitions
+						   while it has no extent; a FREE
 						   entry's changes (shm/slots.h), 0: none */
+	struct shm_extent	ext[SHM_TOPIC_EXTENTS];	/* READY, DELETING only */
+	/*
+	 * A grow asked for this many partitions (worker, under dir_lock,
+	 * once the slots [partitions, grow_to) are reset): the writer makes
+	 * their files, rewrites topic.meta, then publishes partitions =
+	 * grow_to.  At most partitions: nothing asked.
+	 */
+	_Atomic int32_t		grow_to;
 	uint32_t		name_len;
 	/*
 	 * The writer has made this incarnation's files (topic.meta, every
@@ -195,6 +220,13 @@ struct shm_partition {
 	_Atomic int64_t		visible_offset;	/* offsets below are in the log files */
 	_Atomic int64_t		durable_offset;	/* ... and fdatasync'ed */
 	_Atomic int64_t		log_start;	/* first offset kept on disk */
+	/*
+	 * DeleteRecords (worker/op/records.h): the log start asked for,
+	 * only ever raised (CAS) by workers; the writer persists it, removes
+	 * the segments below it and raises log_start, which the request
+	 * waits for.  At most the log end when it is stored.
+	 */
+	_Atomic int64_t		delete_below;
 	_Atomic uint64_t	log_bytes;	/* size of all segments */
 	_Atomic int32_t		storage_error;	/* errno of the last failed write, 0 if none */
 	_Atomic uint32_t	sync_wanted;	/* an acks=all produce waits for durable_offset */
@@ -256,5 +288,48 @@ void	shm_detach(struct shm *s);
 int	shm_unlink_name(const char *name);
 
 uint8_t	*shm_ring_data(struct shm *s, const struct shm_partition *p);
+
+/* Slots a topic entry owns: its first run and its extents. */
+static inline uint32_t
+shm_topic_capacity(const struct shm_topic *t)
+{
+	uint32_t n = __atomic_load_n(&t->span, __ATOMIC_ACQUIRE), e, sp;
+
+	for (e = 0; e < SHM_TOPIC_EXTENTS; e++) {
+		if ((sp = __atomic_load_n(&t->ext[e].span, __ATOMIC_ACQUIRE)) == 0)
+			break;
+		n += sp;
+	}
+	return n;
+}
+
+/*
+ * The slot of topic entry t's partition i (of its capacity, not checked
+ * against partitions), or UINT32_MAX when i is past it or the slot is
+ * outside the table.  Every "partition i of topic t" goes through here.
+ */
+static inline uint32_t
+shm_topic_slot(const struct shm *s, const struct shm_topic *t, uint32_t i)
+{
+	uint32_t max = s->hdr->limits.max_partitions, first, sp, e;
+
+	first = __atomic_load_n(&t->first_part, __ATOMIC_ACQUIRE);
+	sp = __atomic_load_n(&t->span, __ATOMIC_ACQUIRE);
+	/* An entry without extents: its partitions may reach past span. */
+	if (__atomic_load_n(&t->ext[0].span, __ATOMIC_ACQUIRE) != 0) {
+		for (e = 0; i >= sp && e < SHM_TOPIC_EXTENTS; e++) {
+			i -= sp;
+			first = __atomic_load_n(&t->ext[e].first, __ATOMIC_ACQUIRE);
+			sp = __atomic_load_n(&t->ext[e].span, __ATOMIC_ACQUIRE);
+			if (sp == 0)
+				return UINT32_MAX;
+		}
+		if (i >= sp)
+			return UINT32_MAX;
+	}
+	if (first >= max || i >= max - first)
+		return UINT32_MAX;
+	return first + i;
+}
 
 #endif

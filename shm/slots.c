@@ -225,3 +225,104 @@ slots_pick(struct shm *s, uint32_t n, struct slots_pick *pk)
 	pk->first = s->topics[ti].first_part;
 	return 0;
 }
+
+/*
+ * Entry t's last run: its span's address and its first slot; *next the
+ * first unused extent (SHM_TOPIC_EXTENTS: none left).
+ */
+static uint32_t *
+slots_last_run(struct shm_topic *t, uint32_t *first, int *next)
+{
+	int e;
+
+	for (e = 0; e < SHM_TOPIC_EXTENTS && t->ext[e].span != 0; e++)
+		;
+	*next = e;
+	if (e == 0) {
+		*first = t->first_part;
+		return &t->span;
+	}
+	*first = t->ext[e - 1].first;
+	return &t->ext[e - 1].span;
+}
+
+int
+slots_grow(struct shm *s, uint32_t ti, uint32_t k)
+{
+	struct shm_topic *t = &s->topics[ti], *h;
+	uint32_t used, max = s->hdr->limits.max_partitions, first, got, *span;
+	int next, hi;
+
+	used = atomic_load_explicit(&s->hdr->parts_used, memory_order_relaxed);
+	if (k == 0)
+		return 0;
+	if (used > max) {
+		errno = ENOSPC;
+		return -1;
+	}
+	span = slots_last_run(t, &first, &next);
+	/* Nothing after the last run is owned: it grows in place. */
+	if (first <= used && *span == used - first && k <= max - used) {
+		atomic_store_explicit(&s->hdr->parts_used, used + k,
+		    memory_order_release);
+		__atomic_store_n(span, *span + k, __ATOMIC_RELEASE);
+		return 0;
+	}
+	if (next == SHM_TOPIC_EXTENTS) {
+		errno = ENOSPC;
+		return -1;
+	}
+	if ((hi = slots_best(s, k, used)) == -1 && k <= max - used) {
+		atomic_store_explicit(&s->hdr->parts_used, used + k,
+		    memory_order_release);
+		first = used;
+		got = k;
+	} else {
+		if (hi == -1 && (hi = slots_merge(s, k, used)) == -1)
+			return -1;
+		slots_trim(s, (uint32_t)hi, k);
+		h = &s->topics[hi];
+		first = h->first_part;
+		got = h->span;
+		/* The hole lets go first: owned by nobody in between. */
+		__atomic_store_n(&h->span, 0, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&t->ext[next].first, first, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->ext[next].span, got, __ATOMIC_RELEASE);
+	return 0;
+}
+
+uint32_t
+slots_release(struct shm *s, uint32_t ti)
+{
+	struct shm_topic *t = &s->topics[ti], *spare;
+	uint32_t lost = 0, first, span, count;
+	int e, sp;
+
+	for (e = 0; e < SHM_TOPIC_EXTENTS; e++) {
+		if ((span = t->ext[e].span) == 0)
+			continue;
+		first = t->ext[e].first;
+		count = slots_count(s);
+		if ((sp = slots_spare(s, ti)) == -1 &&
+		    count < s->hdr->limits.max_topics) {
+			/* Unseen past topic_count (rolled forward first). */
+			sp = (int)count;
+			spare = &s->topics[sp];
+			atomic_store_explicit(&spare->state, TOPIC_FREE,
+			    memory_order_relaxed);
+			__atomic_store_n(&spare->span, 0, __ATOMIC_RELEASE);
+		}
+		/* Emptied first, claimed last: never owned twice. */
+		__atomic_store_n(&t->ext[e].span, 0, __ATOMIC_RELEASE);
+		if (sp == -1) {
+			lost += span;
+			continue;
+		}
+		slots_claim(s, &s->topics[sp], first, span);
+		if ((uint32_t)sp == count)
+			atomic_store_explicit(&s->hdr->topic_count, count + 1,
+			    memory_order_release);
+	}
+	return lost;
+}

@@ -3,7 +3,8 @@
  * create, under dir_lock).
  *
  * Every topic entry below topic_count owns the slots [first_part,
- * first_part + span); a FREE entry's range is a hole a create may fill.
+ * first_part + span), and a grown READY or DELETING one its extents too
+ * (shm.h); a FREE entry's range is a hole a create may fill.
  * Deleting topics leaves holes of their sizes behind, so without more a
  * broker whose slots were all used once could only make topics no larger
  * than the largest one it deleted.  Here holes that touch are merged
@@ -45,5 +46,26 @@ struct slots_pick {
  * be worked out).
  */
 int	slots_pick(struct shm *s, uint32_t n, struct slots_pick *pk);
+
+/*
+ * Under dir_lock: k more slots for READY entry ti, whose capacity is
+ * all taken by its partitions and its pending grow.  Its last run grows
+ * in place when it ends where parts_used does; else the slots come as
+ * one more extent: the smallest hole that fits (trimmed), fresh slots
+ * after parts_used, or merged holes, in that order.  The source lets go
+ * first (a hole's span drops to 0, parts_used rises), the extent's span
+ * is stored last, so a crash in between leaves the slots owned by
+ * nobody, never by two.  0, or -1 with ENOSPC (no room, or every extent
+ * used) or ENOMEM.
+ */
+int	slots_grow(struct shm *s, uint32_t ti, uint32_t k);
+/*
+ * Under dir_lock, the writer freeing DELETING entry ti: each extent is
+ * handed to an entry that owns nothing (one that a merge emptied, else a
+ * new one past topic_count), emptied first, so it becomes a hole like
+ * the first run.  The slots of an extent no entry can take are owned by
+ * nobody until the next start; their number is returned.
+ */
+uint32_t slots_release(struct shm *s, uint32_t ti);
 
 #endif

@@ -96,6 +96,7 @@ shm_part_reset(struct shm *s, struct shm_partition *p, uint32_t ti, int32_t i)
 	atomic_store_explicit(&p->visible_offset, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->durable_offset, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->log_start, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->delete_below, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->log_bytes, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->storage_error, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->sync_wanted, 0, memory_order_relaxed);
@@ -182,6 +183,9 @@ shm_topic_create_id(struct shm *s, const char *name, size_t len, int32_t n,
 	else
 		shm_topic_id_new(t->id);
 	atomic_store_explicit(&t->opened, 0, memory_order_relaxed);
+	atomic_store_explicit(&t->grow_to, 0, memory_order_relaxed);
+	/* Only a grow gives extents (a FREE entry's were handed on). */
+	memset(t->ext, 0, sizeof(t->ext));
 	if (!pk.fresh) {
 		/* A hole is already counted by topic_count and parts_used. */
 		atomic_store_explicit(&t->state, TOPIC_READY, memory_order_release);
@@ -206,29 +210,39 @@ exists:
 	return -1;
 }
 
-int
-shm_topic_delete_begin(struct shm *s, const char *name, size_t len)
+/* The READY topic name's entry with dir_lock held, or -1 (ENOENT: released). */
+static int
+shm_topic_find_locked(struct shm *s, const char *name, size_t len)
 {
-	struct shm_topic *t;
-	struct shm_partition *p;
-	uint32_t i;
-	int ti, locked;
+	int ti;
 
 	if (lock_take(&s->hdr->dir_lock, NULL, NULL) == -1)
 		return -1;
 	if ((ti = shm_topic_find(s, name, len)) == -1) {
 		lock_release(&s->hdr->dir_lock);
 		errno = ENOENT;
-		return -1;
 	}
+	return ti;
+}
+
+int
+shm_topic_delete_begin(struct shm *s, const char *name, size_t len)
+{
+	struct shm_topic *t;
+	struct shm_partition *p;
+	uint32_t i, slot;
+	int ti, locked;
+
+	if ((ti = shm_topic_find_locked(s, name, len)) == -1)
+		return -1;
 	t = &s->topics[ti];
 	/* First, so that a worker dying below leaves the writer its work. */
 	atomic_store_explicit(&t->state, TOPIC_DELETING, memory_order_release);
 	lock_release(&s->hdr->dir_lock);
 	for (i = 0; i < (uint32_t)t->partitions; i++) {
-		if (t->first_part + i >= s->hdr->limits.max_partitions)
+		if ((slot = shm_topic_slot(s, t, i)) == UINT32_MAX)
 			break;
-		p = &s->parts[t->first_part + i];
+		p = &s->parts[slot];
 		/*
 		 * The lock waits out an append half-way into the ring.  It
 		 * fails only when nobody can take it any more (its owner died
@@ -251,12 +265,12 @@ shm_topic_delete_end(struct shm *s, int ti)
 {
 	struct shm_topic *t = &s->topics[ti];
 	struct shm_partition *p;
-	uint32_t i;
+	uint32_t i, n = shm_topic_capacity(t), slot;
 
-	for (i = 0; i < t->span; i++) {
-		if (t->first_part + i >= s->hdr->limits.max_partitions)
+	for (i = 0; i < n; i++) {
+		if ((slot = shm_topic_slot(s, t, i)) == UINT32_MAX)
 			break;
-		p = &s->parts[t->first_part + i];
+		p = &s->parts[slot];
 		/* Under the lock, so no append can be half-way into the ring. */
 		if (part_lock(s, p) == 0) {
 			if (atomic_load(&p->dead) == 0)
@@ -280,6 +294,19 @@ shm_topic_delete_end(struct shm *s, int ti)
 		(void)lock_init(&p->lock);
 	}
 	atomic_store_explicit(&t->opened, 0, memory_order_relaxed);
+	atomic_store_explicit(&t->grow_to, 0, memory_order_relaxed);
+	/*
+	 * The extents of a grown topic become holes of their own (under
+	 * dir_lock, which a create holds while it picks slots); the first
+	 * run stays with the entry, a hole once FREE.
+	 */
+	if (t->ext[0].span != 0 && lock_take(&s->hdr->dir_lock, NULL, NULL) == 0) {
+		shm_topic_roll_forward(s);
+		(void)slots_release(s, (uint32_t)ti);
+		atomic_store_explicit(&t->state, TOPIC_FREE, memory_order_release);
+		lock_release(&s->hdr->dir_lock);
+		return;
+	}
 	atomic_store_explicit(&t->state, TOPIC_FREE, memory_order_release);
 }
 
@@ -288,14 +315,73 @@ struct shm_partition *
 shm_partition(struct shm *s, int topic, int32_t partition)
 {
 	const struct shm_topic *t;
+	uint32_t slot;
 
 	if (topic < 0 || (uint32_t)topic >= shm_topic_limit(s))
 		return NULL;
 	t = &s->topics[topic];
 	if (atomic_load_explicit(&t->state, memory_order_acquire) != TOPIC_READY ||
-	    partition < 0 || partition >= t->partitions ||
-	    t->first_part >= s->hdr->limits.max_partitions ||
-	    (uint32_t)partition >= s->hdr->limits.max_partitions - t->first_part)
+	    partition < 0 ||
+	    partition >= __atomic_load_n(&t->partitions, __ATOMIC_ACQUIRE) ||
+	    (slot = shm_topic_slot(s, t, (uint32_t)partition)) == UINT32_MAX)
 		return NULL;
-	return &s->parts[t->first_part + (uint32_t)partition];
+	return &s->parts[slot];
+}
+
+int
+shm_topic_grow(struct shm *s, const char *name, size_t len, int32_t n,
+    int32_t *cur)
+{
+	struct shm_topic *t;
+	struct shm_partition *p;
+	uint32_t cap, i, slot;
+	int32_t now;
+	int ti, err;
+
+	*cur = 0;
+	if ((ti = shm_topic_find_locked(s, name, len)) == -1)
+		return -1;
+	t = &s->topics[ti];
+	now = t->partitions;
+	if (atomic_load_explicit(&t->grow_to, memory_order_relaxed) > now)
+		now = atomic_load_explicit(&t->grow_to, memory_order_relaxed);
+	*cur = now;
+	cap = shm_topic_capacity(t);
+	/*
+	 * An entry owning fewer slots than its partitions (not one a create
+	 * made) is not grown: its extents would renumber them.
+	 */
+	err = n <= now ? EINVAL :
+	    (uint32_t)n > s->hdr->limits.max_partitions ||
+	    cap < (uint32_t)t->partitions ? ENOSPC : 0;
+	if (err == 0 && (uint32_t)n > cap &&
+	    slots_grow(s, (uint32_t)ti, (uint32_t)n - cap) == -1)
+		err = errno;
+	/* Owned by this entry, not published: nobody else looks at them. */
+	for (i = (uint32_t)now; err == 0 && i < (uint32_t)n; i++) {
+		if ((slot = shm_topic_slot(s, t, i)) == UINT32_MAX) {
+			err = ENOSPC;
+			break;
+		}
+		p = &s->parts[slot];
+		shm_part_reset(s, p, (uint32_t)ti, (int32_t)i);
+		atomic_store_explicit(&p->dead, 0, memory_order_release);
+	}
+	if (err == 0)
+		atomic_store_explicit(&t->grow_to, n, memory_order_release);
+	lock_release(&s->hdr->dir_lock);
+	if (err != 0) {
+		errno = err;
+		return -1;
+	}
+	return ti;
+}
+
+void
+shm_topic_grow_publish(struct shm *s, int ti, int32_t n)
+{
+	struct shm_topic *t = &s->topics[ti];
+
+	if (n > t->partitions)
+		__atomic_store_n(&t->partitions, n, __ATOMIC_RELEASE);
 }

@@ -49,5 +49,18 @@ int	shm_topic_delete_begin(struct shm *s, const char *name, size_t len);
 void	shm_topic_delete_end(struct shm *s, int ti);
 /* The control block of a published topic's partition, or NULL. */
 struct shm_partition *shm_partition(struct shm *s, int topic, int32_t partition);
+/*
+ * Worker: ask for READY topic name to grow to n partitions (n above its
+ * count and any grow already asked; *cur says which).  Takes the slots
+ * (shm/slots.h: slots_grow), resets [*cur, n) empty and stores grow_to
+ * last; the writer then makes the files and publishes the count
+ * (shm_topic_grow_publish), so every reader sees the old topic or the
+ * whole new one.  The entry's index, or -1 with ENOENT (no such topic),
+ * EINVAL (n not above *cur) or ENOSPC (no room).
+ */
+int	shm_topic_grow(struct shm *s, const char *name, size_t len, int32_t n,
+	    int32_t *cur);
+/* Writer, once the files of partitions below n exist: publish n. */
+void	shm_topic_grow_publish(struct shm *s, int ti, int32_t n);
 
 #endif

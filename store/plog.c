@@ -66,6 +66,7 @@
 #include "proto/crc32c.h"
 #include "store/file.h"
 #include "store/io.h"
+#include "store/logstart.h"
 #include "store/plog.h"
 #include "store/segment.h"
 #include "store/timeindex.h"
@@ -100,6 +101,7 @@ struct plog {
 	struct seg	*segs;
 	int		 nsegs, cap;
 	int64_t		 next_offset;
+	int64_t		 start;		/* DeleteRecords' log start (logstart.h); -1 none */
 	int		 dir_dirty;	/* entries created or removed since sync */
 	int		 broken;	/* an undo failed: errno, refuse appends */
 	uint8_t		*ibuf;		/* pending index entries of one append */
@@ -752,6 +754,13 @@ plog_open(struct plog **lp, const char *dir, const struct plog_config *cfg,
 			goto fail;
 		l->next_offset = 0;
 	}
+	/* A damaged checkpoint is reported; the segments still say a start. */
+	if (logstart_load(dir, &l->start) == -1) {
+		if (errno == ENOMEM)
+			goto fail;
+		rec->logstart_bad = 1;
+		l->start = -1;
+	}
 	free(bases);
 	*lp = l;
 	return 0;
@@ -781,10 +790,51 @@ plog_close(struct plog *l)
 	free(l);
 }
 
+/*
+ * The oldest segment's base, or the checkpointed start inside it; never
+ * past the log end (a power loss may have taken records acknowledged
+ * with acks=1 after the checkpoint was written: the log goes on from
+ * its end, which is then also its start).
+ */
 int64_t
 plog_start_offset(const struct plog *l)
 {
-	return l->segs[0].base;
+	int64_t s = l->segs[0].base;
+
+	if (l->start > s)
+		s = l->start;
+	return s < l->next_offset ? s : l->next_offset;
+}
+
+int
+plog_delete_below(struct plog *l, int64_t offset, int *deleted)
+{
+	int n = 0;
+
+	if (deleted != NULL)
+		*deleted = 0;
+	if (offset > l->next_offset) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (offset > plog_start_offset(l)) {
+		/* Persisted first: a crash then leaves segments below it. */
+		if (logstart_save(l->dir, offset) == -1)
+			return -1;
+		l->start = offset;
+	} else
+		offset = plog_start_offset(l);	/* what a crash left: removed */
+	/* Whole segments below it, as Kafka: never the active one. */
+	while (l->nsegs > 1 && l->segs[1].base <= offset) {
+		seg_remove(l, &l->segs[0]);
+		memmove(&l->segs[0], &l->segs[1],
+		    (size_t)(l->nsegs - 1) * sizeof(l->segs[0]));
+		l->nsegs--;
+		n++;
+	}
+	if (deleted != NULL)
+		*deleted = n;
+	return 0;
 }
 
 int64_t

@@ -49,6 +49,7 @@ struct plog_recovery {
 	int		timeindex_rebuilt;	/* a time index was, and was rebuilt */
 	int		segments;		/* segment files found */
 	int		ncorrupt;		/* corrupt ranges kept (all of them) */
+	int		logstart_bad;		/* the log-start file was damaged: ignored */
 	struct plog_corrupt_range corrupt[PLOG_CORRUPT_MAX];	/* the first ones */
 };
 
@@ -67,7 +68,8 @@ int	plog_open(struct plog **lp, const char *dir, const struct plog_config *cfg,
 	    struct plog_recovery *rec);
 void	plog_close(struct plog *l);
 
-int64_t	plog_start_offset(const struct plog *l);	/* first offset kept */
+/* First offset kept: the oldest segment's base or the checkpointed start. */
+int64_t	plog_start_offset(const struct plog *l);
 int64_t	plog_end_offset(const struct plog *l);		/* next offset to assign */
 uint64_t plog_size_bytes(const struct plog *l);	/* all segments */
 int	plog_segment_count(const struct plog *l);
@@ -127,6 +129,17 @@ int	plog_resync(struct plog *l, int64_t offset);
  * never the active segment.  *deleted gets the number removed.
  */
 int	plog_retain(struct plog *l, int64_t now_ms, int *deleted);
+
+/*
+ * DeleteRecords: move the log start up to offset (at most the log end),
+ * persisted first (store/logstart.h), then remove the segments wholly
+ * below it, never the active one (Kafka's rule); a start inside a kept
+ * segment stays exact.  An offset at or below the start moves nothing
+ * but still removes the segments wholly below the start, which a crash
+ * between the two steps left.  *deleted gets the segments removed.  0,
+ * or -1 (EINVAL past the end).
+ */
+int	plog_delete_below(struct plog *l, int64_t offset, int *deleted);
 
 /* Where a read is served from: whole batches [pos, pos+len) of fd. */
 struct plog_slice {

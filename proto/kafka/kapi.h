@@ -1,8 +1,7 @@
 /*
- * Kafka API keys, the (key, version) set Flume speaks, and Kafka's error
- * codes.  The version table is DESIGN.md section 7: non-flexible versions
- * only, verified against kcat 1.7.1, confluent-kafka 1.7.0, kafka-python
- * 2.0.2 and kafkajs 2.2.4.
+ * Kafka API keys, their names, and Kafka's error codes.  The versions
+ * Flume serves are the Kafka listener's row table (worker/kafka/kafka.c)
+ * over the descriptions (kdesc.h); DESIGN.md section 7.
  */
 #ifndef FLUME_PROTO_KAFKA_KAPI_H
 #define FLUME_PROTO_KAFKA_KAPI_H
@@ -24,15 +23,19 @@ enum kapi_key {
 	KAPI_SYNC_GROUP		= 14,
 	KAPI_DESCRIBE_GROUPS	= 15,
 	KAPI_LIST_GROUPS	= 16,
-	KAPI_SASL_HANDSHAKE	= 17,	/* worker/kafka_sasl.c, codec ksasl.h */
+	KAPI_SASL_HANDSHAKE	= 17,	/* worker/kafka/sasl.c, kmsg_sasl.h */
 	KAPI_API_VERSIONS	= 18,
 	KAPI_CREATE_TOPICS	= 19,
 	KAPI_DELETE_TOPICS	= 20,
+	KAPI_DELETE_RECORDS	= 21,
 	KAPI_INIT_PRODUCER_ID	= 22,
 	KAPI_OFFSET_FOR_LEADER_EPOCH = 23,
 	KAPI_DESCRIBE_LOG_DIRS	= 35,
 	KAPI_SASL_AUTHENTICATE	= 36,
+	KAPI_CREATE_PARTITIONS	= 37,
+	KAPI_DELETE_GROUPS	= 42,
 	KAPI_LIST_PARTITION_REASSIGNMENTS = 46,
+	KAPI_OFFSET_DELETE	= 47,
 	KAPI_DESCRIBE_CLUSTER	= 60,
 	KAPI_DESCRIBE_PRODUCERS	= 61,
 	KAPI_DESCRIBE_TOPIC_PARTITIONS = 75,
@@ -94,26 +97,13 @@ enum kerr {
 	KERR_TOPIC_DELETION_DISABLED		= 73,
 	KERR_FENCED_LEADER_EPOCH		= 74,
 	KERR_UNKNOWN_LEADER_EPOCH		= 75,
+	KERR_GROUP_SUBSCRIBED_TO_TOPIC		= 86,
 	KERR_INVALID_RECORD			= 87,
 	KERR_UNKNOWN_TOPIC_ID			= 100,
 	KERR_MISMATCHED_ENDPOINT_TYPE		= 114,
 	KERR_UNSUPPORTED_ENDPOINT_TYPE		= 115
 };
 
-struct kapi_version {
-	int16_t		 key;
-	int16_t		 min, max;
-	const char	*name;
-};
-
-/* The supported table, in key order, and its length. */
-extern const struct kapi_version kapi_versions[];
-extern const size_t kapi_nversions;
-
-/* The row of key, or NULL if Flume does not speak it at all. */
-const struct kapi_version *kapi_lookup(int16_t key);
-/* 1 if (key, version) is in the table. */
-int		 kapi_supported(int16_t key, int16_t version);
 /*
  * Kafka's name of the API ("Produce", "DeleteRecords"), for every key
  * Kafka defines, Flume's or not; NULL for a key Kafka does not have.

@@ -24,23 +24,6 @@ kframe_size(const uint8_t *buf, size_t len, int32_t *size)
 	return 1;
 }
 
-int
-kheader_decode(struct kheader *h, const uint8_t *p, size_t len)
-{
-	struct rbuf rb;
-
-	memset(h, 0, sizeof(*h));
-	rbuf_init(&rb, p, len);
-	h->api_key = rbuf_i16(&rb);
-	h->api_version = rbuf_i16(&rb);
-	h->correlation_id = rbuf_i32(&rb);
-	h->client_id = kbuf_nstr(&rb);
-	if (rb.err)
-		return -1;
-	h->body_off = len - rbuf_left(&rb);
-	return 0;
-}
-
 size_t
 kheader_resp_begin(struct wbuf *wb, int32_t correlation_id)
 {

@@ -40,9 +40,6 @@ struct kheader {
  */
 int		 kframe_size(const uint8_t *buf, size_t len, int32_t *size);
 
-/* Decode the header at the start of a frame body (after the size): 0 or -1. */
-int		 kheader_decode(struct kheader *h, const uint8_t *p, size_t len);
-
 /*
  * Start a response: writes the size placeholder and the correlation id
  * and returns the position to give kheader_resp_end, which patches the

@@ -17,7 +17,9 @@
 #include "proto/kafka/kmsg_listoff.h"
 #include "proto/kafka/kmsg_meta.h"
 #include "proto/kafka/kmsg_offset.h"
+#include "proto/kafka/kmsg_partitions.h"
 #include "proto/kafka/kmsg_produce.h"
+#include "proto/kafka/kmsg_records.h"
 #include "proto/kafka/kmsg_sasl.h"
 #include "proto/wire.h"
 
@@ -39,11 +41,15 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_api_versions,
 	&kmsg_create_topics,
 	&kmsg_delete_topics,
+	&kmsg_delete_records,
 	&kmsg_init_producer_id,
 	&kmsg_offset_for_leader_epoch,
 	&kmsg_describe_log_dirs,
 	&kmsg_sasl_authenticate,
+	&kmsg_create_partitions,
+	&kmsg_delete_groups,
 	&kmsg_list_partition_reassignments,
+	&kmsg_offset_delete,
 	&kmsg_describe_cluster,
 	&kmsg_describe_producers,
 	&kmsg_describe_topic_partitions,

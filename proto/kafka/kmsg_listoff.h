@@ -10,6 +10,10 @@
 #include "proto/kafka/kbuf.h"
 #include "proto/kafka/kdesc.h"
 
+/* The timestamps that ask for an end rather than a time. */
+#define KLIST_OFFSETS_LATEST	(-1)
+#define KLIST_OFFSETS_EARLIEST	(-2)
+
 /* ListOffsets v0-10, flexible 6+. */
 struct km_listoff_part {
 	int32_t		 partition_index;

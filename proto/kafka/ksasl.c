@@ -1,53 +1,11 @@
 /*
- * Kafka's SASL requests and SCRAM / PLAIN messages (proto/kafka/ksasl.h).
+ * The SCRAM and PLAIN messages inside Kafka's SASL exchange
+ * (proto/kafka/ksasl.h).
  * Every read is checked against the given length; nothing is allocated.
  */
 #include <string.h>
 
 #include "proto/kafka/ksasl.h"
-
-int
-ksasl_handshake_decode(const uint8_t *p, size_t len, struct kstr *mech)
-{
-	struct rbuf rb;
-
-	rbuf_init(&rb, p, len);
-	*mech = kbuf_str(&rb);
-	return kbuf_done(&rb);
-}
-
-void
-ksasl_handshake_encode_resp(struct wbuf *wb, int16_t error,
-    const char *const *mechs, int nmechs)
-{
-	int i;
-
-	wbuf_i16(wb, error);
-	wbuf_i32(wb, nmechs);
-	for (i = 0; i < nmechs; i++)
-		kbuf_put_cstr(wb, mechs[i]);
-}
-
-int
-ksasl_authenticate_decode(const uint8_t *p, size_t len, struct kstr *tok)
-{
-	struct rbuf rb;
-
-	rbuf_init(&rb, p, len);
-	*tok = kbuf_bytes(&rb);
-	if (tok->len < 0)
-		return -1;	/* a null token is no SASL message */
-	return kbuf_done(&rb);
-}
-
-void
-ksasl_authenticate_encode_resp(struct wbuf *wb, int16_t error,
-    const char *msg, const void *tok, size_t toklen)
-{
-	wbuf_i16(wb, error);
-	kbuf_put_cstr(wb, msg);
-	wbuf_bytes(wb, tok, (int32_t)toklen);
-}
 
 /* The next ','-separated attribute of [*pos, len): "k=value". */
 static int

@@ -1,12 +1,10 @@
 /*
- * Kafka's SASL requests and the SASL messages inside them, pure and
- * bounds-checked (fuzzed by tests/fuzz/fuzz_kafka.c).
- *
- * SaslHandshake v0-1: [mechanism STRING] -> [error i16][mechanisms
- * [STRING]].  After v0 the client sends bare SASL tokens framed by an
- * i32 size (kafka-python does); after v1 it wraps each in
- * SaslAuthenticate v0: [auth_bytes BYTES] -> [error i16][error_message
- * NULLABLE_STRING][auth_bytes BYTES] (librdkafka does).
+ * The SASL messages inside Kafka's SASL exchange, pure and bounds-checked
+ * (fuzzed by tests/fuzz/fuzz_kafka.c).  The requests that carry them,
+ * SaslHandshake and SaslAuthenticate, are descriptions (kmsg_sasl.h);
+ * after SaslHandshake v0 a client sends bare tokens framed by an i32 size
+ * instead (kafka-python does), after v1 it wraps each in a
+ * SaslAuthenticate (librdkafka does).
  *
  * SCRAM (RFC 5802): client-first "n,[a=authzid],n=user,r=nonce[,ext]",
  * client-final "c=channel-binding,r=nonce[,ext],p=proof".  PLAIN
@@ -23,15 +21,6 @@
 
 #define KSASL_USER_MAX		255	/* decoded SCRAM user names */
 #define KSASL_NONCE_MAX		255	/* client nonce */
-
-/* SaslHandshake request: the mechanism; 0 or -1. */
-int	ksasl_handshake_decode(const uint8_t *p, size_t len, struct kstr *mech);
-void	ksasl_handshake_encode_resp(struct wbuf *wb, int16_t error,
-	    const char *const *mechs, int nmechs);
-/* SaslAuthenticate v0 request: the token; 0 or -1. */
-int	ksasl_authenticate_decode(const uint8_t *p, size_t len, struct kstr *tok);
-void	ksasl_authenticate_encode_resp(struct wbuf *wb, int16_t error,
-	    const char *msg, const void *tok, size_t toklen);
 
 struct ksasl_scram_first {
 	char		 user[KSASL_USER_MAX + 1];	/* =2C and =3D decoded */

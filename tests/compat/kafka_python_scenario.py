@@ -7,7 +7,13 @@
 
 The commands and their output lines are those of tests/compat/run's
 docstring.  kafka-python 2.0.2 has no idempotent producer: IDEM must
-be 0 and caps says "idempotence no"."""
+be 0 and caps says "idempotence no".
+
+A leading "--api-version X.Y[.Z]" pins the client's api_version (it then
+asks the broker nothing and sends what that Kafka version implies) and
+names it "kafka-python-X.Y[.Z]" in the records.  As for Kafka 0.10 it
+writes magic-1 message sets (Produce v2, no headers, no zstd), reads
+with Fetch v2 and ListOffsets v0 and joins with JoinGroup v0."""
 
 import signal
 import sys
@@ -16,16 +22,30 @@ import kafka
 from kafka import ConsumerRebalanceListener, KafkaConsumer, KafkaProducer
 
 NAME = "kafka-python"
+API_VERSION = None      # None: negotiated with the broker
 stop = False
+
+
+def client_args():
+    return {} if API_VERSION is None else {"api_version": API_VERSION}
 
 
 def caps():
     print("version %s" % kafka.__version__)
-    print("codecs gzip snappy lz4 zstd")
+    if API_VERSION is not None and API_VERSION < (0, 11):
+        # Message sets of magic 0/1: no headers, and no zstd (Kafka 2.1).
+        print("codecs gzip snappy lz4")
+        print("headers no")
+    elif API_VERSION is not None and API_VERSION < (2, 1):
+        print("codecs gzip snappy lz4")
+    else:
+        print("codecs gzip snappy lz4 zstd")
     print("idempotence no")
-    # kafka-python takes the broker for Kafka 2.1 (zstd's minimum) only
-    # when it advertises Fetch v10; it then produces zstd with Produce v7.
-    print("needs zstd Fetch 10 Produce 7")
+    if API_VERSION is None:
+        # kafka-python takes the broker for Kafka 2.1 (zstd's minimum)
+        # only when it advertises Fetch v10; it then produces zstd with
+        # Produce v7.
+        print("needs zstd Fetch 10 Produce 7")
     return 0
 
 
@@ -34,8 +54,11 @@ def produce(broker, topic, first, count, codec, idem):
         print("kafka-python has no idempotent producer")
         return 2
     p = KafkaProducer(bootstrap_servers=broker, acks="all", linger_ms=5,
-                      compression_type=None if codec == "none" else codec)
+                      compression_type=None if codec == "none" else codec,
+                      **client_args())
     hdrs = [("client", NAME.encode()), ("first", str(first).encode())]
+    if API_VERSION is not None and API_VERSION < (0, 11):
+        hdrs = None     # magic 0/1 have no headers
     futs = [p.send(topic, key=b"k%06d" % i, value=("v%06d-%s" % (i, NAME)).encode(),
                    headers=hdrs)
             for i in range(first, first + count)]
@@ -70,7 +93,8 @@ def member(broker, topic, group):
     signal.signal(signal.SIGTERM, on_term)
     c = KafkaConsumer(bootstrap_servers=broker, group_id=group,
                       auto_offset_reset="earliest", enable_auto_commit=False,
-                      session_timeout_ms=10000, heartbeat_interval_ms=500)
+                      session_timeout_ms=10000, heartbeat_interval_ms=500,
+                      **client_args())
     lst = Listener()
     lst.consumer = c
     c.subscribe([topic], listener=lst)
@@ -93,6 +117,11 @@ def member(broker, topic, group):
 
 
 def main(argv):
+    global NAME, API_VERSION
+    if len(argv) >= 3 and argv[1] == "--api-version":
+        API_VERSION = tuple(int(x) for x in argv[2].split("."))
+        NAME = "kafka-python-" + argv[2]
+        argv = argv[:1] + argv[3:]
     if len(argv) == 2 and argv[1] == "caps":
         return caps()
     if len(argv) == 8 and argv[1] == "produce":

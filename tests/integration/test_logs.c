@@ -148,7 +148,7 @@ test_refused_requests_once_per_address(void)
 	size_t n;
 	int fd;
 
-	n = kframe(f, 21, 0);		/* DeleteRecords: Kafka's, not ours */
+	n = kframe(f, 26, 0);		/* EndTxn: Kafka's, not ours */
 	CU_ASSERT_EQUAL(refused_from("127.0.0.2", f, n), ATTEMPTS);
 	n = kframe(f, KAPI_PRODUCE, 99);
 	CU_ASSERT_EQUAL(refused_from("127.0.0.3", f, n), ATTEMPTS);
@@ -160,7 +160,7 @@ test_refused_requests_once_per_address(void)
 	    ATTEMPTS);
 	/* One line each, naming the API. */
 	CU_ASSERT_EQUAL(lines("127.0.0.2:"), 1);
-	CU_ASSERT_EQUAL(lines(": Kafka DeleteRecords v0 (key 21) is not "
+	CU_ASSERT_EQUAL(lines(": Kafka EndTxn v0 (key 26) is not "
 	    "supported, closing connection"), 1);
 	CU_ASSERT_EQUAL(lines("127.0.0.3:"), 1);
 	CU_ASSERT_EQUAL(lines(": Kafka Produce v99 (key 0) is not supported, "
@@ -174,13 +174,13 @@ test_refused_requests_once_per_address(void)
 	CU_ASSERT_EQUAL(lines(": Kafka SaslHandshake v1 (key 17): malformed "
 	    "body, closing connection"), 1);
 	/* Another address gets its own line; others are still served. */
-	n = kframe(f, 21, 0);
+	n = kframe(f, 26, 0);
 	CU_ASSERT_FATAL((fd = support_connect_from(kport, "127.0.0.7")) >= 0);
 	CU_ASSERT_EQUAL(support_send(fd, f, n), 0);
 	CU_ASSERT(support_closed(fd));
 	close(fd);
 	CU_ASSERT_EQUAL(lines("127.0.0.7:"), 1);
-	CU_ASSERT_EQUAL(lines(": Kafka DeleteRecords v0 (key 21) is not "
+	CU_ASSERT_EQUAL(lines(": Kafka EndTxn v0 (key 26) is not "
 	    "supported, closing connection"), 2);
 	n = kframe(f, KAPI_API_VERSIONS, 0);
 	CU_ASSERT_FATAL((fd = support_connect_from(kport, "127.0.0.2")) >= 0);

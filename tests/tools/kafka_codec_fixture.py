@@ -1,13 +1,13 @@
 #!/usr/bin/python3
-"""Cross-check Flume's Kafka API codec (proto/kafka/) with kafka-python's.
+"""Cross-check Flume's Kafka codec (proto/kafka/kdesc.h) with kafka-python's.
 
     /usr/bin/python3 tests/tools/kafka_codec_fixture.py encode [OUTDIR]
         Writes one request frame ([i32 size][header v1][body]) per
         supported (API, version), encoded by kafka-python's own
         kafka.protocol classes, as OUTDIR/NN-Api-vV.bin (default
-        tests/fixtures/kafka_codec/).  tests/unit/test_kafka_codec.c
-        decodes each with exact field assertions; the same files seed the
-        fuzz_kafka corpus.  Deterministic: run it again, nothing changes.
+        tests/fixtures/kafka_codec/).  tests/unit/test_kdesc.c decodes
+        each with exact field assertions, test_kfixtures.c refuses every
+        truncation; the same files seed the fuzz_kafka corpus.  Deterministic: run it again, nothing changes.
 
     /usr/bin/python3 tests/tools/kafka_codec_fixture.py decode API VERSION FILE
         Decodes FILE, a response body (no size, no header) written by
@@ -86,6 +86,8 @@ APIS = {
     "OffsetFetch": (commit.OffsetFetchRequest, commit.OffsetFetchResponse),
     "CreateTopics": (admin.CreateTopicsRequest, admin.CreateTopicsResponse),
     "DeleteTopics": (admin.DeleteTopicsRequest, admin.DeleteTopicsResponse),
+    "CreatePartitions": (admin.CreatePartitionsRequest,
+                         admin.CreatePartitionsResponse),
     "ListGroups": (admin.ListGroupsRequest, admin.ListGroupsResponse),
     "DescribeGroups": (admin.DescribeGroupsRequest,
                        admin.DescribeGroupsResponse),

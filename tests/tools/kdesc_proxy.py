@@ -13,7 +13,19 @@ Metadata).  Each request is recorded as OUTDIR/CLIENT-Api-vN.bin (the
 whole frame: [i32 size][header][body]), the first of each (key,
 version) only.  Frames after a SaslHandshake v0 are bare SASL messages
 and not recorded.  Used with Flume's broker and
-kafka-python 2.0.2, kafkajs 2.2.4 (tests/integration/test_kafka_meta.c).
+kafka-python 2.0.2, kafkajs 2.2.4 (tests/integration/test_kafka_meta.c),
+and with tests/compat's scenarios run by a small wrapper script named
+for the client (its basename names the files), e.g. for
+@platformatic/kafka, with a broker whose kafka_advertised_listener is
+127.0.0.1:39413 and a 2-partition topic "capt":
+
+    NODE_PATH=$(scripts/install-platformatic-kafka) \
+    kdesc_proxy.py tests/fixtures/kdesc 39413 BROKER_PORT -- \
+        ./platformatic 127.0.0.1:{port}
+
+where ./platformatic runs platformatic_scenario.mjs's "produce $1 capt
+0 10 gzip 1", "produce $1 capt 10 10 none 0", then "member $1 capt gcap"
+for 6 s and SIGTERM.
 """
 
 import os

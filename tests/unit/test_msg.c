@@ -78,6 +78,9 @@ static const struct create_topic_req s_ct_req = { "events", 6, 12 };
 static const struct create_topic_resp s_ct_resp = { ERR_TOPIC_EXISTS, 8 };
 static const struct delete_topic_req s_dt_req = { "events", 6, 2500 };
 static const struct delete_topic_resp s_dt_resp = { ERR_TIMEOUT, 3 };
+static const struct create_partitions_req s_cp_req = { "events", 6, 9, 1500 };
+static const struct create_partitions_resp s_cp_resp = {
+	ERR_INVALID_PARTITIONS, 9 };
 
 static struct produce_part s_pr_parts[] = {
 	{ "orders", 6, 0, rec_a, (int32_t)sizeof(rec_a) },
@@ -395,6 +398,26 @@ MSG_CASE(dt_req, s_dt_req, delete_topic_req, msg_encode_delete_topic_req,
 MSG_CASE(dt_resp, s_dt_resp, delete_topic_resp, msg_encode_delete_topic_resp,
     msg_decode_delete_topic_resp(p, len, &m), same_dt_resp)
 
+static int
+same_cp_req(const struct create_partitions_req *m)
+{
+	return str_eq(m->topic, m->topic_len, "events") && m->count == 9 &&
+	    m->timeout_ms == 1500;
+}
+
+static int
+same_cp_resp(const struct create_partitions_resp *m)
+{
+	return m->error == ERR_INVALID_PARTITIONS && m->partitions == 9;
+}
+
+MSG_CASE(cp_req, s_cp_req, create_partitions_req,
+    msg_encode_create_partitions_req,
+    msg_decode_create_partitions_req(p, len, &m), same_cp_req)
+MSG_CASE(cp_resp, s_cp_resp, create_partitions_resp,
+    msg_encode_create_partitions_resp,
+    msg_decode_create_partitions_resp(p, len, &m), same_cp_resp)
+
 static const struct msg_case cases[] = {
 	{ "handshake_req", enc_hs_req, dec_hs_req },
 	{ "handshake_resp", enc_hs_resp, dec_hs_resp },
@@ -412,6 +435,8 @@ static const struct msg_case cases[] = {
 	/* Last: the tests below name the others by index. */
 	{ "delete_topic_req", enc_dt_req, dec_dt_req },
 	{ "delete_topic_resp", enc_dt_resp, dec_dt_resp },
+	{ "create_partitions_req", enc_cp_req, dec_cp_req },
+	{ "create_partitions_resp", enc_cp_resp, dec_cp_resp },
 };
 #define NCASES	(sizeof(cases) / sizeof(cases[0]))
 
@@ -533,7 +558,9 @@ test_arena_exhausted_fails(void)
 		    cases[i].encode == enc_ct_req ||
 		    cases[i].encode == enc_ct_resp ||
 		    cases[i].encode == enc_dt_req ||
-		    cases[i].encode == enc_dt_resp)
+		    cases[i].encode == enc_dt_resp ||
+		    cases[i].encode == enc_cp_req ||
+		    cases[i].encode == enc_cp_resp)
 			continue;	/* no arrays */
 		wbuf_reset(&wb);
 		cases[i].encode(&wb);

@@ -415,7 +415,7 @@ test_describe_list_delete(void)
 	CU_ASSERT_EQUAL(op_group_delete(&f.x, "g", 1), OP_OK);
 	CU_ASSERT_EQUAL(op_group_find(&f.w, "g", 1, OP_BAD_GROUP, &gidx),
 	    OP_BAD_GROUP);
-	CU_ASSERT_EQUAL(op_group_delete(&f.x, "g", 1), OP_BAD_GROUP);
+	CU_ASSERT_EQUAL(op_group_delete(&f.x, "g", 1), OP_NO_GROUP);
 	CU_ASSERT_EQUAL(op_group_delete(&f.x, "", 0), OP_BAD_GROUP);
 	CU_ASSERT_EQUAL(op_group_list(&f.x, &l, &n), OP_OK);
 	CU_ASSERT_EQUAL(n, 0);

@@ -1,14 +1,16 @@
 /*
  * SCRAM (worker/kafka/scram.c) against RFC 7677's SCRAM-SHA-256 example, and
- * the SASL codec (proto/kafka/ksasl.c): the SCRAM and PLAIN message
- * parsers and the SaslHandshake / SaslAuthenticate layouts, with every
- * truncation of valid input refused.
+ * the SCRAM and PLAIN message parsers (proto/kafka/ksasl.c), and the
+ * SaslHandshake / SaslAuthenticate layouts through their descriptions
+ * (kmsg_sasl.h), with every truncation of valid input refused.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <sodium.h>
 
+#include "proto/kafka/kdesc.h"
+#include "proto/kafka/kmsg_sasl.h"
 #include "proto/kafka/ksasl.h"
 #include "proto/wire.h"
 #include "tests/harness.h"
@@ -149,16 +151,16 @@ static void
 test_scram_final_parse(void)
 {
 	struct ksasl_scram_final f;
+	const char *msg = R_FINAL;	/* without_proof points into it */
 	static const char *bad[] = { "", "c=biws", "c=biws,r=x", "r=x,c=biws,p=a",
 	    "c=biws,r=x,p=", "c=biws,r=x,p=a,e=b", "c=biws,r=x,p=a,",
 	    "c=biws,p=a,r=x" };
 	size_t i, n;
 
-	CU_ASSERT_EQUAL_FATAL(ksasl_scram_final_parse(R_FINAL, strlen(R_FINAL),
-	    &f), 0);
+	CU_ASSERT_EQUAL_FATAL(ksasl_scram_final_parse(msg, strlen(msg), &f), 0);
 	CU_ASSERT_EQUAL(f.cbind_len, 4);
 	CU_ASSERT_EQUAL(f.proof_len, 44);
-	CU_ASSERT_EQUAL(f.without_proof, R_FINAL);
+	CU_ASSERT_PTR_EQUAL(f.without_proof, msg);
 	CU_ASSERT_EQUAL(f.without_proof_len, strlen(R_FINAL) - 47);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		CU_ASSERT_EQUAL(ksasl_scram_final_parse(bad[i], strlen(bad[i]),
@@ -200,6 +202,12 @@ test_plain_parse(void)
 	CU_ASSERT_EQUAL(ksasl_plain_parse("", 0, &u, &ul, &p, &pl), -1);
 }
 
+/*
+ * The SaslHandshake v0 and SaslAuthenticate v0 layouts the listener reads
+ * and writes, through their descriptions (kmsg_sasl.h): requests decode,
+ * every truncation is refused, a null token is no SASL message, answers
+ * are the exact bytes.
+ */
 static void
 test_kafka_layouts(void)
 {
@@ -207,32 +215,47 @@ test_kafka_layouts(void)
 	    'H', 'A', '-', '2', '5', '6' };
 	static const uint8_t au[] = { 0, 0, 0, 3, 'a', 'b', 'c' };
 	static const uint8_t nul[] = { 0xff, 0xff, 0xff, 0xff };
-	const char *mechs[] = { "PLAIN", "SCRAM-SHA-256" };
-	struct kstr k;
+	struct kstr mechs[] = { { "PLAIN", 5 }, { "SCRAM-SHA-256", 13 } };
+	struct km_sasl_handshake_req hq;
+	struct km_sasl_handshake_resp hr = { 33, { 2, mechs } };
+	struct km_sasl_auth_req aq;
+	struct km_sasl_auth_resp ar = { 58, { "no", 2 }, { "t", 1 }, 0 };
+	struct arena a;
 	struct wbuf wb;
 	size_t n;
 
-	CU_ASSERT_EQUAL(ksasl_handshake_decode(hs, sizeof(hs), &k), 0);
-	CU_ASSERT(kstr_eq(k, "SCRAM-SHA-256"));
+	arena_init(&a, 4096);
+	CU_ASSERT_EQUAL(kmsg_decode_req(&kmsg_sasl_handshake, 0, &hq, hs,
+	    sizeof(hs), &a), 0);
+	CU_ASSERT(kstr_eq(hq.mechanism, "SCRAM-SHA-256"));
 	for (n = 0; n < sizeof(hs); n++)
-		CU_ASSERT_EQUAL(ksasl_handshake_decode(hs, n, &k), -1);
-	CU_ASSERT_EQUAL(ksasl_authenticate_decode(au, sizeof(au), &k), 0);
-	CU_ASSERT_EQUAL(k.len, 3);
-	CU_ASSERT_EQUAL(memcmp(k.p, "abc", 3), 0);
+		CU_ASSERT_EQUAL(kmsg_decode_req(&kmsg_sasl_handshake, 0, &hq,
+		    hs, n, &a), -1);
+	CU_ASSERT_EQUAL(kmsg_decode_req(&kmsg_sasl_authenticate, 0, &aq, au,
+	    sizeof(au), &a), 0);
+	CU_ASSERT_EQUAL(aq.auth_bytes.len, 3);
+	CU_ASSERT_EQUAL(memcmp(aq.auth_bytes.p, "abc", 3), 0);
 	for (n = 0; n < sizeof(au); n++)
-		CU_ASSERT_EQUAL(ksasl_authenticate_decode(au, n, &k), -1);
-	CU_ASSERT_EQUAL(ksasl_authenticate_decode(nul, sizeof(nul), &k), -1);
+		CU_ASSERT_EQUAL(kmsg_decode_req(&kmsg_sasl_authenticate, 0,
+		    &aq, au, n, &a), -1);
+	CU_ASSERT_EQUAL(kmsg_decode_req(&kmsg_sasl_authenticate, 0, &aq, nul,
+	    sizeof(nul), &a), -1);
+	arena_free(&a);
 	wbuf_init(&wb);
-	ksasl_handshake_encode_resp(&wb, 33, mechs, 2);
+	CU_ASSERT_EQUAL(kmsg_encode_resp(&kmsg_sasl_handshake, 0, &hr, &wb),
+	    0);
 	CU_ASSERT_EQUAL(wb.len, 2 + 4 + 2 + 5 + 2 + 13);
 	CU_ASSERT_EQUAL(memcmp(wb.buf, "\0\041\0\0\0\2\0\5PLAIN\0\015SCRAM-SHA-256",
 	    wb.len), 0);
 	wbuf_reset(&wb);
-	ksasl_authenticate_encode_resp(&wb, 58, "no", "t", 1);
+	CU_ASSERT_EQUAL(kmsg_encode_resp(&kmsg_sasl_authenticate, 0, &ar,
+	    &wb), 0);
 	CU_ASSERT_EQUAL(wb.len, 2 + 2 + 2 + 4 + 1);
 	CU_ASSERT_EQUAL(memcmp(wb.buf, "\0\072\0\2no\0\0\0\1t", wb.len), 0);
 	wbuf_reset(&wb);
-	ksasl_authenticate_encode_resp(&wb, 0, NULL, "", 0);
+	ar = (struct km_sasl_auth_resp){ 0, { NULL, -1 }, { "", 0 }, 0 };
+	CU_ASSERT_EQUAL(kmsg_encode_resp(&kmsg_sasl_authenticate, 0, &ar,
+	    &wb), 0);
 	CU_ASSERT_EQUAL(wb.len, 2 + 2 + 4);
 	CU_ASSERT_EQUAL(memcmp(wb.buf, "\0\0\377\377\0\0\0\0", wb.len), 0);
 	wbuf_free(&wb);

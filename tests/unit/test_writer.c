@@ -1135,6 +1135,73 @@ test_group_save(void)
 	finish();
 }
 
+/*
+ * A grow (shm_topic_grow): the writer makes the new partitions' logs,
+ * rewrites topic.meta, then publishes the count; until then readers see
+ * the old topic.  The topic's next slot is another topic's, so the new
+ * partitions are an extent.  A grow whose files cannot be made leaves
+ * the count and topic.meta as they were and is retried.
+ */
+static void
+test_grow(void)
+{
+	static struct expect e[5], eu;
+	struct writer *w;
+	char path[4096];
+	int32_t parts = 0, cur;
+	int t, u, i;
+	FILE *f;
+
+	start();
+	t = topic("orders", 2);
+	u = topic("other", 1);
+	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 1000), 0);
+	produce(&b.shm, t, 0, 2, 1, &e[0]);
+	produce(&b.shm, u, 0, 1, 2, &eu);
+	CU_ASSERT_EQUAL(shm_topic_grow(&b.shm, "orders", 6, 4, &cur), t);
+	CU_ASSERT_EQUAL(cur, 2);
+	CU_ASSERT_PTR_NULL(shm_partition(&b.shm, t, 2));
+	CU_ASSERT_EQUAL(writer_pending(w, 1000), 1);
+	CU_ASSERT_EQUAL(writer_cycle(w, 1000), 1);
+	CU_ASSERT_EQUAL(b.shm.topics[t].partitions, 4);
+	CU_ASSERT_EQUAL(b.shm.topics[t].ext[0].span, 2);
+	CU_ASSERT_EQUAL(topic_meta_load(dir, "orders", &parts, NULL), 0);
+	CU_ASSERT_EQUAL(parts, 4);
+	CU_ASSERT(exists("orders", 2) && exists("orders", 3));
+	for (i = 1; i < 4; i++)
+		produce(&b.shm, t, i, 1, 10 + (uint32_t)i, &e[i]);
+	produce(&b.shm, u, 0, 1, 3, &eu);
+	CU_ASSERT_EQUAL(writer_cycle(w, 1001), 1);
+	for (i = 0; i < 4; i++) {
+		assert_log("orders", i, &e[i]);
+		CU_ASSERT_EQUAL(visible(t, i), i == 0 ? 2 : 1);
+	}
+	assert_log("other", 0, &eu);
+
+	/* partition-4 cannot be made (a file in its place): nothing moves. */
+	CU_ASSERT_EQUAL_FATAL(topic_partition_dir(path, sizeof(path), dir,
+	    "orders", 4), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(path, "w"));
+	fclose(f);
+	CU_ASSERT_EQUAL(shm_topic_grow(&b.shm, "orders", 6, 5, &cur), t);
+	(void)writer_cycle(w, 1002);
+	CU_ASSERT_EQUAL(b.shm.topics[t].partitions, 4);
+	CU_ASSERT_EQUAL(topic_meta_load(dir, "orders", &parts, NULL), 0);
+	CU_ASSERT_EQUAL(parts, 4);
+	CU_ASSERT_EQUAL(writer_pending(w, 1003), 0);	/* backing off */
+	CU_ASSERT_EQUAL(unlink(path), 0);
+	CU_ASSERT_EQUAL(writer_pending(w, 1002 + 2000), 1);
+	CU_ASSERT_EQUAL(writer_cycle(w, 1002 + 2000), 1);
+	CU_ASSERT_EQUAL(b.shm.topics[t].partitions, 5);
+	CU_ASSERT_EQUAL(topic_meta_load(dir, "orders", &parts, NULL), 0);
+	CU_ASSERT_EQUAL(parts, 5);
+	writer_close(w);
+	for (i = 0; i < 5; i++)
+		expect_free(&e[i]);
+	expect_free(&eu);
+	finish();
+}
+
 TEST_SUITE("writer", setup, teardown,
 	{ "drain_region", test_drain_region },
 	{ "drain_region_damaged", test_drain_region_damaged },
@@ -1151,4 +1218,5 @@ TEST_SUITE("writer", setup, teardown,
 	{ "group_save", test_group_save },
 	{ "damaged_ring", test_damaged_ring },
 	{ "retention", test_retention },
-	{ "process", test_process });
+	{ "process", test_process },
+	{ "grow", test_grow });

@@ -32,10 +32,11 @@
 #include "proto/kafka/kmsg_listoff.h"
 #include "proto/kafka/kmsg_meta.h"
 #include "proto/kafka/kmsg_offset.h"
+#include "proto/kafka/kmsg_partitions.h"
 #include "proto/kafka/kmsg_produce.h"
+#include "proto/kafka/kmsg_records.h"
 #include "proto/kafka/kmsg_sasl.h"
 #include "proto/kafka/kheader.h"
-#include "proto/kafka/kreq.h"
 #include "shm/conntab.h"
 #include "worker/access.h"
 #include "worker/conn.h"
@@ -45,6 +46,8 @@
 #include "worker/kafka/admin.h"
 #include "worker/kafka/describe.h"
 #include "worker/kafka/group.h"
+#include "worker/kafka/partitions.h"
+#include "worker/kafka/records.h"
 #include "worker/lograte.h"
 #include "worker/op/access.h"
 #include "worker/op/topics.h"
@@ -122,6 +125,22 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_DELETE_TOPICS, 0, 6, "DeleteTopics", AUTH_ADMIN,
 	    kafka_decode_desc, kafka_delete_topics_exec, kafka_delete_topics_poll,
 	    kafka_delete_topics_emit, NULL, ERRBODY_NONE, &kmsg_delete_topics },
+	/* Growing topics: worker/kafka/partitions.c. */
+	{ KAPI_CREATE_PARTITIONS, 0, 3, "CreatePartitions", AUTH_ADMIN,
+	    kafka_decode_desc, kafka_create_partitions_exec,
+	    kafka_create_partitions_poll, kafka_create_partitions_emit, NULL,
+	    ERRBODY_NONE, &kmsg_create_partitions },
+	/* Records, groups and offsets deleted: worker/kafka/records.c. */
+	{ KAPI_DELETE_RECORDS, 0, 2, "DeleteRecords", AUTH_ADMIN,
+	    kafka_decode_desc, kafka_delete_records_exec,
+	    kafka_delete_records_poll, kafka_delete_records_emit, NULL,
+	    ERRBODY_NONE, &kmsg_delete_records },
+	{ KAPI_DELETE_GROUPS, 0, 2, "DeleteGroups", 0,
+	    kafka_decode_desc, kafka_delete_groups_exec, NULL,
+	    kafka_delete_groups_emit, NULL, ERRBODY_NONE, &kmsg_delete_groups },
+	{ KAPI_OFFSET_DELETE, 0, 0, "OffsetDelete", 0,
+	    kafka_decode_desc, kafka_offset_delete_exec, NULL,
+	    kafka_offset_delete_emit, NULL, ERRBODY_NONE, &kmsg_offset_delete },
 	/* Read-only cluster and log APIs: worker/kafka/describe.c. */
 	{ KAPI_OFFSET_FOR_LEADER_EPOCH, 0, 4, "OffsetForLeaderEpoch",
 	    AUTH_PRODUCE | AUTH_CONSUME, kafka_decode_desc, kafka_ofle_exec,
@@ -306,20 +325,6 @@ kafka_emit_desc(struct conn *c, struct req *r, const void *resp)
 		return;
 	}
 	kafka_resp_end(c, pos);
-}
-
-int
-kafka_decode_body(struct conn *c, struct req *r)
-{
-	struct kafka_req *k = r->dec;
-
-	if (kafka_header(k, r->payload, r->payload_len) == -1)
-		return -1;
-	/* Arena growth by the codec is not seen by conn_alloc. */
-	c->arena_bytes += r->payload_len;
-	return kreq_decode(&k->k, k->h.api_key, k->h.api_version,
-	    r->payload + k->h.body_off, r->payload_len - k->h.body_off,
-	    &c->arena);
 }
 
 void

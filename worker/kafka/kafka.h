@@ -13,7 +13,6 @@
 #include <stdint.h>
 
 #include "proto/kafka/kheader.h"
-#include "proto/kafka/kreq.h"
 #include "proto/msg.h"
 #include "worker/op/fetch.h"
 #include "worker/op/op.h"
@@ -43,7 +42,6 @@ void	kafka_release(struct req *r);
  */
 struct kafka_req {
 	struct kheader		 h;
-	union kreq		 k;
 	void			*body;		/* decoded by the row's description */
 	union {
 		struct op_produce	 produce;
@@ -71,8 +69,6 @@ int32_t	kafka_topic_ops(const struct op_ctx *x, const char *topic, size_t len);
 
 /* The Kafka error code for an operation's error (errors.c). */
 int16_t	kafka_op_error(enum op_err e);
-/* Decode r's body with the codec; 0, or -1 (the connection is closed). */
-int	kafka_decode_body(struct conn *c, struct req *r);
 /*
  * Decode r's body with its row's description (struct kmsg) into k->body
  * (the arena; the same memory again after a detach); 0 or -1.

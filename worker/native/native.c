@@ -24,6 +24,8 @@
 #include "worker/native/data.h"
 #include "worker/native/group.h"
 #include "worker/native/native.h"
+#include "worker/native/partitions.h"
+#include "worker/native/records.h"
 #include "worker/native/stats.h"
 #include "worker/worker.h"
 
@@ -139,6 +141,11 @@ static const struct api_row native_rows[] = {
 	ROW(API_DELETE_TOPIC, "DELETE_TOPIC", AUTH_ADMIN, dec_delete_topic,
 	    native_delete_topic_exec, native_delete_topic_poll,
 	    emit_delete_topic, NULL, ERRBODY_EMPTY),
+	/* Admin of the topic: checked by the operation. */
+	ROW(API_CREATE_PARTITIONS, "CREATE_PARTITIONS", AUTH_ADMIN,
+	    native_partitions_decode, native_partitions_exec,
+	    native_partitions_poll, native_partitions_emit, NULL,
+	    ERRBODY_EMPTY),
 	/* Broker-wide: only an admin of every topic. */
 	ROW(API_WORKERS, "WORKERS", AUTH_ADMIN | API_PERM_ALL, NULL,
 	    native_workers_exec, NULL, emit_workers, NULL, ERRBODY_EMPTY),
@@ -168,6 +175,15 @@ static const struct api_row native_rows[] = {
 	ROW(API_GROUP_DELETE, "GROUP_DELETE", 0, native_group_name_decode,
 	    native_group_delete_exec, NULL, native_group_ok_emit, NULL,
 	    ERRBODY_NONE),
+	/* Admin on the topic, checked by the operation (Kafka: DELETE). */
+	ROW(API_DELETE_RECORDS, "DELETE_RECORDS", AUTH_ADMIN,
+	    native_delete_records_decode, native_delete_records_exec,
+	    native_delete_records_poll, native_delete_records_emit, NULL,
+	    ERRBODY_NONE),
+	/* group-delete on the group, consume on the topic: the operation. */
+	ROW(API_OFFSET_DELETE, "OFFSET_DELETE", 0,
+	    native_offset_delete_decode, native_offset_delete_exec, NULL,
+	    native_offset_delete_emit, NULL, ERRBODY_NONE),
 	/* Decodes its own request. */
 	ROW(API_INIT_PRODUCER, "INIT_PRODUCER", AUTH_PRODUCE, NULL,
 	    native_init_producer_exec, NULL, native_init_producer_emit, NULL,

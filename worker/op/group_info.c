@@ -246,13 +246,28 @@ op_group_delete(const struct op_ctx *x, const char *group, size_t glen)
 	int gidx;
 
 	/* Refused alike whether or not the group exists. */
-	if ((e = op_access_group(x, AUTH_GROUP_DELETE, group, glen)) != OP_OK ||
-	    (e = op_group_find(w, group, glen, OP_BAD_GROUP, &gidx)) != OP_OK)
+	if ((e = op_access_group(x, AUTH_GROUP_DELETE, group, glen)) != OP_OK)
 		return e;
+	/* A refusal is one line; a valid name is safe to print. */
+	if ((e = op_group_find(w, group, glen, OP_NO_GROUP, &gidx)) != OP_OK) {
+		if (e == OP_NO_GROUP)
+			log_info("%s: %s: delete of group %.*s refused: no such "
+			    "group", x->peer, x->api != NULL ? x->api : "?",
+			    (int)glen, group);
+		else
+			log_info("%s: %s: delete of a group refused: invalid "
+			    "name", x->peer, x->api != NULL ? x->api : "?");
+		return e;
+	}
 	op_group_params(w, &gp);
 	if ((e = op_group_err(group_delete(w->shm, (uint32_t)gidx, w->now, &gp,
-	    GROUP_ANY_SEQ))) != OP_OK)
+	    GROUP_ANY_SEQ))) != OP_OK) {
+		if (e == OP_GROUP_NOT_EMPTY)
+			log_info("%s: %s: delete of group %.*s refused: it has "
+			    "members", x->peer, x->api != NULL ? x->api : "?",
+			    (int)glen, group);
 		return e;
+	}
 	log_info("group %.*s: deleted by %s", (int)glen, group, x->peer);
 	/* The writer removes the file and frees the slot. */
 	worker_wake_writer(w, 0);

@@ -90,8 +90,9 @@ int	op_group_desc_assigned(const struct op_ctx *x,
 /*
  * Delete group: its committed offsets and its slot (the writer removes
  * its file).  OP_OK, OP_DENIED_GROUP (whether or not it exists),
- * OP_BAD_GROUP (invalid or no such group), OP_GROUP_NOT_EMPTY (it has
- * members) or OP_INTERNAL.
+ * OP_BAD_GROUP (an invalid name), OP_NO_GROUP (none of that name),
+ * OP_GROUP_NOT_EMPTY (it has members) or OP_INTERNAL.  Kafka's
+ * DeleteGroups and the native GROUP_DELETE.
  */
 enum op_err op_group_delete(const struct op_ctx *x, const char *group,
 	    size_t glen);

@@ -275,3 +275,115 @@ op_group_reset(const struct op_ctx *x, const struct op_reset_args *a,
 	worker_wake_writer(w, 0);
 	return OP_OK;
 }
+
+static const char *
+odelete_api(const struct op_ctx *x)
+{
+	return x->api != NULL ? x->api : "?";
+}
+
+/* Is slot's topic one the generation of g subscribes? (locked) */
+static int
+odelete_subscribed(struct worker *w, struct shm_group *g, uint32_t slot)
+{
+	uint32_t k;
+
+	for (k = 0; k < g->ntopics && k < GROUP_TOPICS_MAX; k++)
+		if (g->topics[k].topic == w->shm->parts[slot].topic &&
+		    g->topics[k].incarnation ==
+		    group_topic_incarnation(w->shm, g->topics[k].topic))
+			return 1;
+	return 0;
+}
+
+/*
+ * Does g say what its members consume?  A native group and a Kafka
+ * group of the "consumer" protocol type do (its generation's
+ * subscription, shm/kgroup.c); another Kafka protocol (Connect's) does
+ * not.
+ */
+static int
+odelete_knows_topics(const struct shm_group *g)
+{
+	return g->kind != GROUP_KIND_KAFKA || (g->ptype_len == 8 &&
+	    memcmp(g->ptype, "consumer", 8) == 0);
+}
+
+enum op_err
+op_group_offset_delete(const struct op_ctx *x, const char *group,
+    size_t glen, struct op_group_offset *parts, int32_t n)
+{
+	struct worker *w = x->w;
+	struct op_group_offset *p;
+	struct group_params gp;
+	struct shm_group *g;
+	uint32_t s0, g0, slot = 0;
+	int32_t i, deleted = 0, kept = 0;
+	enum op_err e;
+	int gidx, active;
+
+	if (!group_name_valid(group, glen)) {
+		log_info("%s: %s: offsets of a group not deleted: invalid name",
+		    x->peer, odelete_api(x));
+		return OP_BAD_GROUP;
+	}
+	if ((e = op_access_group(x, AUTH_GROUP_DELETE, group, glen)) != OP_OK)
+		return e;
+	/* Per topic, as for a fetch (and before the lock: a denial is logged). */
+	for (i = 0; i < n; i++) {
+		p = &parts[i];
+		p->offset = -1;
+		p->err = op_access_topic(x, AUTH_CONSUME, p->topic,
+		    p->topic_len);
+		if (p->err == OP_OK)
+			p->err = op_group_part(w, p->topic, p->topic_len,
+			    p->partition, &slot);
+	}
+	if ((e = op_group_find(w, group, glen, OP_NO_GROUP, &gidx)) != OP_OK ||
+	    (op_group_params(w, &gp), g = op_group_lock_name(w, gidx, group,
+	    glen, &gp, &s0, &g0)) == NULL) {
+		log_info("%s: %s: offsets of group %.*s not deleted: no such "
+		    "group", x->peer, odelete_api(x), (int)glen, group);
+		return OP_NO_GROUP;
+	}
+	/* Members silent past their session are gone already. */
+	(void)group_tick(w->shm, g, w->now, &gp);
+	active = group_member_count(w->shm, g) > 0;
+	if (active && !odelete_knows_topics(g)) {
+		op_group_unlock(w, g, s0, g0);
+		log_info("%s: %s: offsets of group %.*s not deleted: it has "
+		    "members of a protocol other than consumer", x->peer,
+		    odelete_api(x), (int)glen, group);
+		return OP_GROUP_NOT_EMPTY;
+	}
+	for (i = 0; i < n; i++) {
+		p = &parts[i];
+		/* Looked up again under the lock: the topic may be gone. */
+		if (p->err != OP_OK || (p->err = op_group_part(w, p->topic,
+		    p->topic_len, p->partition, &slot)) != OP_OK)
+			continue;
+		if (active && odelete_subscribed(w, g, slot)) {
+			p->err = OP_GROUP_SUBSCRIBED;
+			kept++;
+			continue;
+		}
+		p->offset = group_offset_get(w->shm, g, slot);
+		if (p->offset >= 0) {
+			group_offset_set(w->shm, g, slot, -1);
+			deleted++;
+		}
+	}
+	op_group_unlock(w, g, s0, g0);
+	if (kept > 0)
+		log_info("%s: %s: group %.*s: %d committed offset%s kept: its "
+		    "members consume the topic", x->peer, odelete_api(x),
+		    (int)glen, group, (int)kept, kept == 1 ? "" : "s");
+	if (deleted > 0) {
+		log_info("group %.*s: %d committed offset%s deleted by %s",
+		    (int)glen, group, (int)deleted, deleted == 1 ? "" : "s",
+		    x->peer);
+		/* The writer saves the group's file without them. */
+		worker_wake_writer(w, 0);
+	}
+	return OP_OK;
+}

@@ -97,4 +97,20 @@ enum op_err op_group_reset(const struct op_ctx *x,
 	    const struct op_reset_args *a, struct op_reset_result **res,
 	    int32_t *n);
 
+/*
+ * Delete group's committed offsets of parts[0..n) (Kafka's OffsetDelete,
+ * the native OFFSET_DELETE).  As a whole: OP_OK, then per part: OP_OK
+ * (deleted, or none was committed; offset: what was), OP_DENIED_TOPIC,
+ * OP_NO_TOPIC, or OP_GROUP_SUBSCRIBED when the group has members and
+ * its generation subscribes the topic (they would commit it again);
+ * else OP_BAD_GROUP (an invalid name), OP_DENIED_GROUP, OP_NO_GROUP
+ * (none of that name) or OP_GROUP_NOT_EMPTY (members of a Kafka
+ * protocol that says nothing of topics, as Kafka refuses them).  Needs
+ * delete on the group and consume on each topic, as Kafka asks DELETE
+ * and READ.  The writer saves the group without them (its file follows
+ * within WG_SAVE_MS, as for a commit).
+ */
+enum op_err op_group_offset_delete(const struct op_ctx *x, const char *group,
+	    size_t glen, struct op_group_offset *parts, int32_t n);
+
 #endif

@@ -196,10 +196,11 @@ static uint32_t
 create_incarnation(struct worker *w, int ti)
 {
 	const struct shm_topic *t = &w->shm->topics[ti];
+	uint32_t slot;
 
-	if (t->first_part >= w->shm->hdr->limits.max_partitions)
+	if ((slot = shm_topic_slot(w->shm, t, 0)) == UINT32_MAX)
 		return 0;
-	return atomic_load_explicit(&w->shm->parts[t->first_part].incarnation,
+	return atomic_load_explicit(&w->shm->parts[slot].incarnation,
 	    memory_order_acquire);
 }
 
@@ -211,7 +212,7 @@ static int
 create_over(struct worker *w, int ti, uint32_t inc, enum op_err *err)
 {
 	const struct shm_topic *t = &w->shm->topics[ti];
-	uint32_t i;
+	uint32_t i, slot;
 
 	/*
 	 * A delete bumps every partition's incarnation before the entry
@@ -228,9 +229,9 @@ create_over(struct worker *w, int ti, uint32_t inc, enum op_err *err)
 		return 1;
 	}
 	for (i = 0; i < (uint32_t)t->partitions; i++) {
-		if (t->first_part + i >= w->shm->hdr->limits.max_partitions)
+		if ((slot = shm_topic_slot(w->shm, t, i)) == UINT32_MAX)
 			break;
-		if (atomic_load_explicit(&w->shm->parts[t->first_part + i].
+		if (atomic_load_explicit(&w->shm->parts[slot].
 		    storage_error, memory_order_relaxed) != 0) {
 			*err = OP_STORAGE;
 			return 1;
