@@ -28,6 +28,7 @@
 #include "clients/libflume_int.h"
 #include "proto/msg.h"
 #include "proto/msg_auth.h"
+#include "proto/msg_tconf.h"
 #include "proto/version.h"
 
 /* Largest response frame accepted; only a real frame that big is allocated. */
@@ -891,6 +892,12 @@ client_encode(struct wbuf *wb, uint16_t api, const void *msg)
 		break;
 	case API_GROUP_RESET:
 		msg_encode_group_reset_req(wb, msg);
+		break;
+	case API_CONFIG_DESCRIBE:
+		msg_encode_config_describe_req(wb, msg);
+		break;
+	case API_CONFIG_ALTER:
+		msg_encode_config_alter_req(wb, msg);
 		break;
 	case API_DELETE_RECORDS:
 		msg_encode_delete_records_req(wb, msg);

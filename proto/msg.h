@@ -44,6 +44,8 @@ enum api_key {
 	API_GROUP_RESET = 19,		/* set a member-less group's offsets */
 	API_DELETE_TOPIC = 20,		/* delete a topic and its data */
 	API_GROUP_DELETE = 21,		/* delete a member-less group and its offsets */
+	API_CONFIG_DESCRIBE = 22,	/* a topic's or the broker's settings */
+	API_CONFIG_ALTER = 23,		/* set or delete a topic's settings */
 	API_CREATE_PARTITIONS = 24,	/* grow a topic's partition count */
 	API_DELETE_RECORDS = 25,	/* move a partition's log start up */
 	API_OFFSET_DELETE = 26,		/* delete a group's committed offsets */
@@ -82,6 +84,7 @@ enum flume_error {
 	ERR_PRODUCER_FENCED = 27,	/* unknown producer id or stale epoch */
 	ERR_GROUP_NOT_EMPTY = 28,	/* needs a group without members */
 	ERR_GROUP_KIND = 29,		/* a Kafka group joined natively, or the reverse */
+	ERR_INVALID_CONFIG = 30,	/* an unknown key or a bad value (the message names it) */
 	ERR_GROUP_SUBSCRIBED = 31,	/* the group's members consume that topic */
 	ERR_MAX = 32
 };

@@ -29,6 +29,7 @@ struct plog_config {
 	int64_t		retention_ms;		/* -1 = unlimited */
 	uint64_t	cache_window;		/* newest bytes left in the page
 						   cache; 0 = all (plog.c) */
+	int64_t		segment_ms;		/* roll a segment this old; 0 never */
 };
 
 /* A corrupt range recovery found and kept (valid batches follow it). */
@@ -129,6 +130,12 @@ int	plog_resync(struct plog *l, int64_t offset);
  * never the active segment.  *deleted gets the number removed.
  */
 int	plog_retain(struct plog *l, int64_t now_ms, int *deleted);
+/*
+ * Change an open log's segment, index and retention settings (a topic's
+ * settings changed); cache_window stays.  The next append and the next
+ * plog_retain use them.
+ */
+void	plog_set_config(struct plog *l, const struct plog_config *cfg);
 
 /*
  * DeleteRecords: move the log start up to offset (at most the log end),

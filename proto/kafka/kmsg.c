@@ -10,6 +10,7 @@
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_admin.h"
+#include "proto/kafka/kmsg_config.h"
 #include "proto/kafka/kmsg_describe.h"
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
@@ -44,10 +45,13 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_delete_records,
 	&kmsg_init_producer_id,
 	&kmsg_offset_for_leader_epoch,
+	&kmsg_describe_configs,
+	&kmsg_alter_configs,
 	&kmsg_describe_log_dirs,
 	&kmsg_sasl_authenticate,
 	&kmsg_create_partitions,
 	&kmsg_delete_groups,
+	&kmsg_incremental_alter_configs,
 	&kmsg_list_partition_reassignments,
 	&kmsg_offset_delete,
 	&kmsg_describe_cluster,

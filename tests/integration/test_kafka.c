@@ -489,6 +489,8 @@ test_api_versions_v3_and_v0(void)
 	    { 10, 0, 6 }, { 11, 0, 9 }, { 14, 0, 5 }, { 12, 0, 4 },
 	    { 13, 0, 5 }, { 8, 0, 9 }, { 9, 0, 9 }, { 16, 0, 5 },
 	    { 15, 0, 6 }, { 19, 0, 7 }, { 20, 0, 6 },
+	    /* topic settings (test_tconfig.c) */
+	    { 32, 0, 4 }, { 33, 0, 2 }, { 44, 0, 1 },
 	    /* CreatePartitions (test_grow.c) */
 	    { 37, 0, 3 },
 	    /* records, groups and offsets deleted (test_records.c) */

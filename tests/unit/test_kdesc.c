@@ -27,6 +27,7 @@
 #include "proto/kafka/kbuf.h"
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_admin.h"
+#include "proto/kafka/kmsg_config.h"
 #include "proto/kafka/kmsg_describe.h"
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
@@ -1004,6 +1005,107 @@ test_fixture_list_offsets_pid(void)
 	fx_close(&f);
 }
 
+/* One resource of a DescribeConfigs: a topic, every key (null). */
+static void
+describe_res_is(const struct km_describe_configs_resource *r,
+    const char *name)
+{
+	CU_ASSERT_EQUAL(r->resource_type, KCONFIG_RESOURCE_TOPIC);
+	CU_ASSERT(str_is(r->resource_name, name));
+	CU_ASSERT_EQUAL(r->configuration_keys.n, -1);
+}
+
+/* One resource of an AlterConfigs: a topic and one key = value. */
+static void
+alter_res_is(const struct km_alter_configs_req *q, const char *name,
+    const char *key, const char *value)
+{
+	const struct km_alter_configs_resource *r = q->resources.v;
+	const struct km_alterable_config *c;
+
+	CU_ASSERT_EQUAL(q->validate_only, 0);
+	CU_ASSERT_EQUAL_FATAL(q->resources.n, 1);
+	CU_ASSERT_EQUAL(r->resource_type, KCONFIG_RESOURCE_TOPIC);
+	CU_ASSERT(str_is(r->resource_name, name));
+	CU_ASSERT_EQUAL_FATAL(r->configs.n, 1);
+	c = r->configs.v;
+	CU_ASSERT(str_is(c->name, key));
+	CU_ASSERT(str_is(c->value, value));
+}
+
+/*
+ * The settings APIs as real clients send them (captured through Flume
+ * with kdesc_proxy.py and the tests/compat/admin tconfig scripts):
+ * DescribeConfigs v0 (sarama's ListTopics, three topics), v1
+ * (confluent-kafka), v2
+ * (kafkajs, synonyms asked), AlterConfigs v0 (confluent-kafka, sarama)
+ * and v1 (kafkajs), sarama's CreateTopics v2 with a config.
+ */
+static void
+test_fixture_configs(void)
+{
+	const struct km_describe_configs_resource *dr;
+	const struct km_creatable_topic *t;
+	const struct km_topic_config *tc;
+	struct km_describe_configs_req d;
+	struct km_alter_configs_req a;
+	struct km_create_topics_req c;
+	struct fx f;
+
+	fx_open(&f, "kdesc/sarama-DescribeConfigs-v0.bin",
+	    &kmsg_describe_configs, &d, 0, 2);
+	CU_ASSERT_EQUAL_FATAL(d.resources.n, 3);
+	dr = d.resources.v;
+	describe_res_is(&dr[0], "capconfluent-kafka-cfg");
+	describe_res_is(&dr[1], "capkafkajs-cfg");
+	describe_res_is(&dr[2], "capsarama-cfg");
+	CU_ASSERT_EQUAL(d.include_synonyms, 0);
+	refuse_prefixes(&kmsg_describe_configs, 0, 1, f.body, f.blen);
+	fx_close(&f);
+	fx_open(&f, "kdesc/confluent-kafka-DescribeConfigs-v1.bin",
+	    &kmsg_describe_configs, &d, 1, 4);
+	CU_ASSERT_EQUAL_FATAL(d.resources.n, 1);
+	describe_res_is(d.resources.v, "capconfluent-kafka-cfg");
+	CU_ASSERT_EQUAL(d.include_synonyms, 1);
+	refuse_prefixes(&kmsg_describe_configs, 1, 1, f.body, f.blen);
+	fx_close(&f);
+	fx_open(&f, "kdesc/kafkajs-DescribeConfigs-v2.bin",
+	    &kmsg_describe_configs, &d, 2, 4);
+	CU_ASSERT_EQUAL_FATAL(d.resources.n, 1);
+	describe_res_is(d.resources.v, "capkafkajs-cfg");
+	CU_ASSERT_EQUAL(d.include_synonyms, 1);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/confluent-kafka-AlterConfigs-v0.bin",
+	    &kmsg_alter_configs, &a, 0, 5);
+	alter_res_is(&a, "capconfluent-kafka-cfg", "retention.ms", "60000");
+	refuse_prefixes(&kmsg_alter_configs, 0, 1, f.body, f.blen);
+	fx_close(&f);
+	fx_open(&f, "kdesc/sarama-AlterConfigs-v0.bin", &kmsg_alter_configs,
+	    &a, 0, 4);
+	alter_res_is(&a, "capsarama-cfg", "cleanup.policy", "compact");
+	fx_close(&f);
+	fx_open(&f, "kdesc/kafkajs-AlterConfigs-v1.bin", &kmsg_alter_configs,
+	    &a, 1, 6);
+	alter_res_is(&a, "capkafkajs-cfg", "cleanup.policy", "compact");
+	refuse_prefixes(&kmsg_alter_configs, 1, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/sarama-CreateTopics-v2.bin", &kmsg_create_topics,
+	    &c, 2, 0);
+	CU_ASSERT_EQUAL(c.timeout_ms, 3000);
+	CU_ASSERT_EQUAL_FATAL(c.topics.n, 1);
+	t = c.topics.v;
+	CU_ASSERT(str_is(t->name, "capsarama-cfg"));
+	CU_ASSERT_EQUAL(t->num_partitions, 1);
+	CU_ASSERT_EQUAL(t->replication_factor, 1);
+	CU_ASSERT_EQUAL_FATAL(t->configs.n, 1);
+	tc = t->configs.v;
+	CU_ASSERT(str_is(tc->name, "retention.ms"));
+	CU_ASSERT(str_is(tc->value, "3600000"));
+	fx_close(&f);
+}
+
 /*
  * CreateTopics v0-2 and DeleteTopics v0-1 from kafka-python; the SASL
  * exchange of the fuzz_kafka corpus (SCRAM-SHA-256's client-first).
@@ -1450,7 +1552,10 @@ test_headers(void)
 		{ KAPI_LIST_OFFSETS, 6, 2, 1 },
 		{ KAPI_CREATE_TOPICS, 5, 2, 1 },
 		{ KAPI_SASL_HANDSHAKE, 1, 1, 0 },	/* never flexible */
-		{ 32, 4, 1, 0 },	/* DescribeConfigs: not described */
+		{ KAPI_DESCRIBE_CONFIGS, 3, 1, 0 },
+		{ KAPI_DESCRIBE_CONFIGS, 4, 2, 1 },
+		{ KAPI_INCREMENTAL_ALTER_CONFIGS, 1, 2, 1 },
+		{ 4, 4, 1, 0 },		/* LeaderAndIsr: not described */
 	};
 	struct kreq_hdr h;
 	struct wbuf wb;
@@ -1517,9 +1622,12 @@ test_versions_table(void)
 		{ KAPI_DELETE_TOPICS, 0, 6, 4 },
 		{ KAPI_DELETE_RECORDS, 0, 2, 2 },
 		{ KAPI_INIT_PRODUCER_ID, 0, 5, 2 },
+		{ KAPI_DESCRIBE_CONFIGS, 0, 4, 4 },
+		{ KAPI_ALTER_CONFIGS, 0, 2, 2 },
 		{ KAPI_SASL_AUTHENTICATE, 0, 2, 2 },
 		{ KAPI_CREATE_PARTITIONS, 0, 3, 2 },
 		{ KAPI_DELETE_GROUPS, 0, 2, 2 },
+		{ KAPI_INCREMENTAL_ALTER_CONFIGS, 0, 1, 1 },
 		{ KAPI_OFFSET_DELETE, 0, 0, -1 },
 		{ KAPI_OFFSET_FOR_LEADER_EPOCH, 0, 4, 4 },
 		{ KAPI_DESCRIBE_LOG_DIRS, 0, 4, 2 },
@@ -1539,7 +1647,7 @@ test_versions_table(void)
 		CU_ASSERT_EQUAL(hi, want[i].vmax);
 		CU_ASSERT_EQUAL(fl, want[i].flex);
 	}
-	CU_ASSERT_EQUAL(kmsg_versions(32, &lo, &hi, &fl), -1);
+	CU_ASSERT_EQUAL(kmsg_versions(4, &lo, &hi, &fl), -1);
 	CU_ASSERT_EQUAL(kmsg_versions(-1, &lo, &hi, &fl), -1);
 	CU_ASSERT_PTR_NULL(kmsg_lookup(99));
 	CU_ASSERT_PTR_EQUAL(kmsg_lookup(KAPI_HEARTBEAT), &kmsg_heartbeat);
@@ -3138,6 +3246,8 @@ TEST_SUITE("kdesc", setup, NULL,
 	    "librdkafka", test_fixture_data_clients },
 	{ "CreateTopics v0-2, DeleteTopics v0-1, SASL from clients",
 	    test_fixture_admin_sasl },
+	{ "DescribeConfigs, AlterConfigs, CreateTopics with configs: "
+	    "confluent-kafka, kafkajs, sarama", test_fixture_configs },
 	{ "CreatePartitions v0-1 from clients, a v3 answer",
 	    test_fixture_create_partitions },
 	{ "DeleteRecords, DeleteGroups, OffsetDelete from librdkafka, kafkajs "

@@ -182,7 +182,7 @@ read_file(const char *dir, int64_t base, const char *ext, size_t *len)
 static void
 test_entries(void)
 {
-	struct plog_config cfg = { 4096, 256, -1, -1, 0 };
+	struct plog_config cfg = { 4096, 256, -1, -1, 0, 0 };
 	int64_t bases[NSEG_MAX], segmax, prev;
 	size_t tlen, ilen, i, nt, ni;
 	char *t, *ix;
@@ -236,7 +236,7 @@ test_entries(void)
 static void
 test_rebuild(void)
 {
-	struct plog_config cfg = { 4096, 256, -1, -1, 0 };
+	struct plog_config cfg = { 4096, 256, -1, -1, 0, 0 };
 	struct plog_recovery rec;
 	struct plog *l;
 	int64_t bases[NSEG_MAX];
@@ -372,7 +372,7 @@ mt_ts(int b, int r)
 static void
 test_max_time(void)
 {
-	struct plog_config cfg = { 4096, 256, -1, -1, 0 };
+	struct plog_config cfg = { 4096, 256, -1, -1, 0, 0 };
 	struct batch_builder bb;
 	struct plog_reader *rd;
 	struct plog *l;

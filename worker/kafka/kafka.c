@@ -25,6 +25,7 @@
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_admin.h"
+#include "proto/kafka/kmsg_config.h"
 #include "proto/kafka/kmsg_describe.h"
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
@@ -44,6 +45,7 @@
 #include "worker/face.h"
 #include "worker/kafka/kafka.h"
 #include "worker/kafka/admin.h"
+#include "worker/kafka/config.h"
 #include "worker/kafka/describe.h"
 #include "worker/kafka/group.h"
 #include "worker/kafka/partitions.h"
@@ -125,6 +127,18 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_DELETE_TOPICS, 0, 6, "DeleteTopics", AUTH_ADMIN,
 	    kafka_decode_desc, kafka_delete_topics_exec, kafka_delete_topics_poll,
 	    kafka_delete_topics_emit, NULL, ERRBODY_NONE, &kmsg_delete_topics },
+	/* Topic and broker settings: worker/kafka/config.c. */
+	{ KAPI_DESCRIBE_CONFIGS, 0, 4, "DescribeConfigs", AUTH_CONSUME,
+	    kafka_decode_desc, kafka_describe_configs_exec, NULL,
+	    kafka_describe_configs_emit, NULL, ERRBODY_NONE,
+	    &kmsg_describe_configs },
+	{ KAPI_ALTER_CONFIGS, 0, 2, "AlterConfigs", AUTH_ADMIN,
+	    kafka_decode_desc, kafka_alter_configs_exec, kafka_alter_configs_poll,
+	    kafka_alter_configs_emit, NULL, ERRBODY_NONE, &kmsg_alter_configs },
+	{ KAPI_INCREMENTAL_ALTER_CONFIGS, 0, 1, "IncrementalAlterConfigs",
+	    AUTH_ADMIN, kafka_decode_desc, kafka_alter_configs_exec,
+	    kafka_alter_configs_poll, kafka_alter_configs_emit, NULL,
+	    ERRBODY_NONE, &kmsg_incremental_alter_configs },
 	/* Growing topics: worker/kafka/partitions.c. */
 	{ KAPI_CREATE_PARTITIONS, 0, 3, "CreatePartitions", AUTH_ADMIN,
 	    kafka_decode_desc, kafka_create_partitions_exec,

@@ -20,6 +20,7 @@
 #include "worker/face.h"
 #include "worker/lograte.h"
 #include "worker/native/admin.h"
+#include "worker/native/config.h"
 #include "worker/native/conns.h"
 #include "worker/native/data.h"
 #include "worker/native/group.h"
@@ -174,6 +175,14 @@ static const struct api_row native_rows[] = {
 	/* group-delete on the group, as Kafka's DeleteGroups needs DELETE. */
 	ROW(API_GROUP_DELETE, "GROUP_DELETE", 0, native_group_name_decode,
 	    native_group_delete_exec, NULL, native_group_ok_emit, NULL,
+	    ERRBODY_NONE),
+	/* Topic settings: checked per topic by the operations. */
+	ROW(API_CONFIG_DESCRIBE, "CONFIG_DESCRIBE", 0,
+	    native_config_describe_decode, native_config_describe_exec, NULL,
+	    native_config_describe_emit, NULL, ERRBODY_NONE),
+	ROW(API_CONFIG_ALTER, "CONFIG_ALTER", AUTH_ADMIN,
+	    native_config_alter_decode, native_config_alter_exec,
+	    native_config_alter_poll, native_config_alter_emit, NULL,
 	    ERRBODY_NONE),
 	/* Admin on the topic, checked by the operation (Kafka: DELETE). */
 	ROW(API_DELETE_RECORDS, "DELETE_RECORDS", AUTH_ADMIN,
