@@ -34,6 +34,7 @@
 #include "master/supervisor.h"
 #include "master/roles.h"
 #include "master/writer.h"
+#include "shm/conntab.h"
 #include "shm/ipcount.h"
 
 struct child {
@@ -255,8 +256,10 @@ child_died(struct broker *b, struct child *ch, int status)
 	atomic_store(&sc->state, CHILD_ASSIGNED);
 	atomic_store(&sc->wake_wanted, 0);
 	atomic_store(&sc->connections, 0);
-	if (ch->role == ROLE_WORKER)
+	if (ch->role == ROLE_WORKER) {
 		ipcount_clear(&b->shm, (uint32_t)ch->slot);
+		conntab_clear(&b->shm, (uint32_t)ch->slot);
+	}
 
 	if (phase != PHASE_RUN) {
 		/* Only a drain after the last worker is gone is complete. */
