@@ -840,6 +840,47 @@ admin(char **out, const char *a1, const char *a2, const char *a3,
 }
 
 /*
+ * A topic whose cleanup.policy lacks delete loses no record this way
+ * (Kafka's POLICY_VIOLATION): the start stays, no log-start file is
+ * written; set back to delete, the same request is served.
+ */
+static void
+test_delete_compacted(void)
+{
+	char *out = NULL;
+	rd_kafka_t *rk;
+	int64_t low = -5, lo = -5, hi = -5;
+	char path[1024];
+
+	CU_ASSERT_EQUAL_FATAL(admin(&out, "create", "drc", "-p", "1", NULL),
+	    0);
+	free(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rk = admin_new());
+	CU_ASSERT_FATAL(produce(rk, "drc", 0, 3) == 0);
+	CU_ASSERT_EQUAL_FATAL(admin(&out, "config", "drc", "set",
+	    "cleanup.policy=compact", NULL), 0);
+	free(out);
+	CU_ASSERT_EQUAL(delete_records(rk, "drc", 0, 2, &low),
+	    RD_KAFKA_RESP_ERR_POLICY_VIOLATION);
+	CU_ASSERT_EQUAL(low, -1);
+	CU_ASSERT_EQUAL(watermarks(rk, "drc", 0, &lo, &hi), 0);
+	CU_ASSERT_EQUAL(lo, 0);
+	CU_ASSERT_EQUAL(hi, 3);
+	snprintf(path, sizeof(path), "%s/data/drc/partition-0/log-start",
+	    d.dir);
+	CU_ASSERT_EQUAL(access(path, F_OK), -1);
+	CU_ASSERT(flumed_log_count(&d, "drc-0: records not deleted: "
+	    "cleanup.policy is compact") == 1);
+	CU_ASSERT_EQUAL_FATAL(admin(&out, "config", "drc", "set",
+	    "cleanup.policy=compact,delete", NULL), 0);
+	free(out);
+	CU_ASSERT_EQUAL(delete_records(rk, "drc", 0, 2, &low),
+	    RD_KAFKA_RESP_ERR_NO_ERROR);
+	CU_ASSERT_EQUAL(low, 2);
+	rd_kafka_destroy(rk);
+}
+
+/*
  * flume-admin delete-records moves the start and says where it is; past
  * the end it fails and changes nothing; group NAME delete-offsets
  * deletes one partition's offset, group NAME delete the group; a native
@@ -981,4 +1022,6 @@ TEST_SUITE("records",  setup, teardown,
 	test_admin_tool },
     { "DeleteGroups v2, DeleteRecords v2, OffsetDelete v0 by hand",
 	test_flexible_by_hand },
+    { "DeleteRecords on a compacted topic: POLICY_VIOLATION",
+	test_delete_compacted },
     { "without permission: nothing changes", test_no_permission });

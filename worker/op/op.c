@@ -41,6 +41,7 @@ static const char *const op_errnames[OP_ERR_MAX] = {
 	[OP_NO_GROUP]		= "no such group",
 	[OP_GROUP_SUBSCRIBED]	= "the group's members consume the topic",
 	[OP_SECURITY_DISABLED]	= "no auth_file: security is off",
+	[OP_POLICY]		= "the topic's cleanup.policy forbids it",
 };
 
 const char *

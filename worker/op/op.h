@@ -71,6 +71,7 @@ enum op_err {
 	OP_NO_GROUP,		/* no group of that (valid) name */
 	OP_GROUP_SUBSCRIBED,	/* the group's members consume that topic */
 	OP_SECURITY_DISABLED,	/* no auth_file: no users or permissions to change */
+	OP_POLICY,		/* the topic's settings forbid it (cleanup.policy) */
 	OP_ERR_MAX
 };
 

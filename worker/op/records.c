@@ -14,6 +14,7 @@
 #include "worker/op/access.h"
 #include "worker/op/part.h"
 #include "worker/op/records.h"
+#include "worker/op/tconf.h"
 #include "worker/worker.h"
 
 /* Raise p's delete_below to at least target (only ever up). */
@@ -35,6 +36,7 @@ op_delete_records(const struct op_ctx *x, const char *topic, size_t len,
 {
 	struct worker *w = x->w;
 	struct shm_partition *p = NULL;
+	struct tconf tc;
 	int64_t end, start;
 
 	a->p = NULL;
@@ -44,6 +46,15 @@ op_delete_records(const struct op_ctx *x, const char *topic, size_t len,
 	    OP_OK ||
 	    (a->err = op_part_incarnation(w, p, &a->inc)) != OP_OK)
 		return OP_DONE;
+	/* Kafka's rule: only a log that deletes may lose records this way. */
+	op_tconf_topic(w, (int)p->topic, &tc);
+	if (!(tc.v[TC_CLEANUP_POLICY] & TCONF_CLEANUP_DELETE)) {
+		log_info("%s: %s: %.*s-%d: records not deleted: cleanup.policy "
+		    "is compact", x->peer, x->api != NULL ? x->api : "?",
+		    (int)len, topic, (int)partition);
+		a->err = OP_POLICY;
+		return OP_DONE;
+	}
 	end = op_part_end(p);
 	a->target = a->offset == OP_DELETE_TO_END ? end : a->offset;
 	if (a->target < 0 || a->target > end) {
