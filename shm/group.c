@@ -721,6 +721,7 @@ group_join(struct shm *s, struct shm_group *g, const struct group_join_in *in,
 	memcpy(m->client, in->client_id, in->client_id_len);
 	m->host_len = 0;
 	m->kflags = 0;
+	m->instance_len = 0;
 	m->meta_len = m->assign_len = 0;
 	m->client_len = (uint16_t)in->client_id_len;
 	memset(m->id, 0, sizeof(m->id));

@@ -76,6 +76,12 @@ enum { GROUP_KIND_NONE = 0, GROUP_KIND_NATIVE = 1, GROUP_KIND_KAFKA = 2 };
 #define MEMBER_HOST_MAX		63	/* the client's address as the worker saw it */
 #define KGROUP_PROTO_MAX	64	/* a Kafka protocol type or protocol name */
 #define KMEMBER_JOINING		0x1	/* Kafka: rejoined the rebalance being prepared */
+/*
+ * A Kafka static member's group.instance.id (KIP-345): Kafka's clients
+ * refuse longer ones (JoinGroupRequest.validateGroupInstanceId), so do we
+ * (INVALID_REQUEST).  instance_len 0: a dynamic member.
+ */
+#define KGROUP_INSTANCE_MAX	249
 
 struct shm_member {
 	_Atomic uint32_t	state;		/* MEMBER_*, published last */
@@ -99,6 +105,8 @@ struct shm_member {
 	/* Native: its rank among the members of generation rank_gen. */
 	uint32_t		rank_gen;
 	uint32_t		rank;
+	uint16_t		instance_len;	/* Kafka static member, 0: dynamic */
+	char			instance[KGROUP_INSTANCE_MAX + 1];
 };
 
 /*

@@ -10,8 +10,9 @@
  * per-partition metadata are not kept (OffsetFetch answers an empty
  * metadata string and epoch -1): offsets live as long as their group
  * and topic.  Without transactions every committed offset is stable
- * (OffsetFetch v7's require_stable).  Static membership is not served:
- * a group_instance_id is ignored.
+ * (OffsetFetch v7's require_stable).  A static member's commit (v7+
+ * group_instance_id) is checked as Kafka's: FENCED_INSTANCE_ID when
+ * another member id holds the instance.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -93,6 +94,9 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 	if (g != NULL)
 		err = kgroup_commit_check(w->shm, g, q->member_id.p,
 		    q->member_id.len > 0 ? (size_t)q->member_id.len : 0,
+		    q->group_instance_id.len > 0 ? q->group_instance_id.p :
+		    NULL, q->group_instance_id.len > 0 ?
+		    (size_t)q->group_instance_id.len : 0,
 		    q->generation_id, w->now, &gp);
 	for (i = 0; i < nt; i++) {
 		tr[i].name = qt[i].name;
@@ -468,8 +472,16 @@ describe_one(struct worker *w, struct conn *c, struct shm_group *g,
 		dm[d->members.n].client_id = ko_dup(c, m->client, m->client_len);
 		dm[d->members.n].client_host = ko_dup(c, m->host,
 		    m->host_len <= MEMBER_HOST_MAX ? m->host_len : 0);
-		dm[d->members.n].group_instance_id.p = NULL;
-		dm[d->members.n].group_instance_id.len = -1;
+		if (m->instance_len > 0 &&
+		    m->instance_len <= KGROUP_INSTANCE_MAX) {
+			dm[d->members.n].group_instance_id = ko_dup(c,
+			    m->instance, m->instance_len);
+			if (dm[d->members.n].group_instance_id.p == NULL)
+				return KERR_UNKNOWN_SERVER_ERROR;
+		} else {
+			dm[d->members.n].group_instance_id.p = NULL;
+			dm[d->members.n].group_instance_id.len = -1;
+		}
 		dm[d->members.n].member_metadata = ko_dup(c, ml > 0 ? meta :
 		    NULL, ml);
 		dm[d->members.n].member_assignment = ko_dup(c, al > 0 ?
@@ -508,7 +520,7 @@ describe_ops(const struct op_ctx *x, struct kstr group)
  * A group that does not exist is Dead, without an error before v6 and
  * GROUP_ID_NOT_FOUND from v6 (KIP-1043), as Kafka answers.  The
  * authorized operations (v3) are given when asked for, else Kafka's
- * INT32_MIN; members have no group_instance_id (v4): no static members.
+ * INT32_MIN; a static member's group_instance_id is shown from v4.
  */
 void
 kafka_describe_groups_exec(struct worker *w, struct conn *c, struct req *r)
