@@ -586,6 +586,47 @@ test_fixture_librdkafka_group(void)
 }
 
 /*
+ * kcat -X group.instance.id=inst-1 -G grp t (librdkafka 2.0.2), captured
+ * as above: a static member's JoinGroup v5 (no MEMBER_ID_REQUIRED round:
+ * its first join carries the instance id), SyncGroup v3 and Heartbeat
+ * v3 naming it.  A static member sends no LeaveGroup when it closes.
+ */
+static void
+test_fixture_librdkafka_static(void)
+{
+	struct km_join_req j;
+	struct km_sync_req sy;
+	struct km_heartbeat_req hb;
+	struct fx f;
+
+	fx_open(&f, "kdesc/kcat-static-JoinGroup-v5.bin", &kmsg_join_group, &j,
+	    5, 3);
+	CU_ASSERT(str_is(j.group_id, "grp"));
+	CU_ASSERT_EQUAL(j.session_timeout_ms, 45000);
+	CU_ASSERT(str_is(j.member_id, ""));
+	CU_ASSERT(str_is(j.group_instance_id, "inst-1"));
+	CU_ASSERT(str_is(j.protocol_type, "consumer"));
+	CU_ASSERT_EQUAL(j.protocols.n, 2);
+	refuse_prefixes(&kmsg_join_group, 5, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/kcat-static-SyncGroup-v3.bin", &kmsg_sync_group,
+	    &sy, 3, 5);
+	CU_ASSERT(str_is(sy.member_id, "m1"));
+	CU_ASSERT(str_is(sy.group_instance_id, "inst-1"));
+	CU_ASSERT_EQUAL(sy.assignments.n, 1);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/kcat-static-Heartbeat-v3.bin", &kmsg_heartbeat, &hb,
+	    3, 6);
+	CU_ASSERT(str_is(hb.member_id, "m1"));
+	CU_ASSERT_EQUAL(hb.generation_id, 1);
+	CU_ASSERT(str_is(hb.group_instance_id, "inst-1"));
+	CU_ASSERT_EQUAL(f.blen, 5 + 4 + 4 + 8);
+	fx_close(&f);
+}
+
+/*
  * Produce v0-7 from kafka-python (its RecordBatch fixture as the records)
  * and v3 and v7 from librdkafka 2.0.2.
  */
@@ -2958,6 +2999,8 @@ TEST_SUITE("kdesc", setup, NULL,
 	    test_fixture_offsets },
 	{ "a librdkafka consumer's rebalance, OffsetFetch v7 flexible",
 	    test_fixture_librdkafka_group },
+	{ "a librdkafka static member's JoinGroup, SyncGroup, Heartbeat",
+	    test_fixture_librdkafka_static },
 	{ "OffsetFetch v9 batched groups", test_offset_fetch_batched },
 	{ "Produce v0-7 from kafka-python and librdkafka",
 	    test_fixture_produce },
