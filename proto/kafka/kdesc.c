@@ -153,6 +153,8 @@ wire_min(const struct kfield *f, int t, int16_t v, int flexible)
 	case KT_ARRAY:
 		return compact(f, flexible) ? 1 : 4;
 	case KT_STRUCT:
+		if (f->kf_type == KT_STRUCT && nullable(f, v))
+			return 1;	/* its marker (kdesc.h: KNULL structs) */
 		n = flexible ? 1 : 0;
 		for (i = 0; i < f->kf_sub->kd_nfields; i++) {
 			g = &f->kf_sub->kd_fields[i];
@@ -232,6 +234,8 @@ set_default(const struct kfield *f, void *dst)
 		break;
 	case KT_STRUCT:
 		kdesc_defaults(f->kf_sub, dst);
+		if (f->kf_type == KT_STRUCT && (f->kf_flags & KF_NULL))
+			*(int8_t *)dst = f->kf_def == -1 ? 0 : 1;
 		break;
 	}
 }
@@ -344,6 +348,18 @@ read_one(const struct kfield *f, int t, int16_t v, int flexible, void *dst,
 		read_kstr(f, v, flexible, INT32_MAX, rb, dst);
 		break;
 	case KT_STRUCT:
+		if (f->kf_type == KT_STRUCT && nullable(f, v)) {
+			/* Kafka's marker: -1 null, else the struct follows. */
+			if (rbuf_i8(rb) < 0) {
+				kdesc_defaults(f->kf_sub, dst);
+				*(int8_t *)dst = 0;
+				return rb->err ? -1 : 0;
+			}
+			if (read_struct(f->kf_sub, v, flexible, dst, rb, a) == -1)
+				return -1;
+			*(int8_t *)dst = 1;
+			return 0;
+		}
 		return read_struct(f->kf_sub, v, flexible, dst, rb, a);
 	case KT_ARRAY: {
 		struct karray *arr = dst;
@@ -583,6 +599,11 @@ write_one(const struct kfield *f, int t, int16_t v, int flexible,
 		write_kstr(f, v, flexible, INT32_MAX, src, wb);
 		break;
 	case KT_STRUCT:
+		if (f->kf_type == KT_STRUCT && nullable(f, v)) {
+			wbuf_i8(wb, *(const int8_t *)src ? 1 : -1);
+			if (!*(const int8_t *)src)
+				break;
+		}
 		write_struct(f->kf_sub, v, flexible, src, h, wb);
 		break;
 	case KT_ARRAY: {

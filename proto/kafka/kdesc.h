@@ -110,6 +110,12 @@ struct kmsg {
 /* A nested struct (not an array of them). */
 #define KFT(sub, st, m, lo, hi, ...)					\
 	KF(KT_STRUCT, st, m, lo, hi, .kf_sub = &(sub), __VA_ARGS__)
+/*
+ * A nullable nested struct (KFT with KNULL): Kafka writes an int8 marker,
+ * -1 for null, 1 before the struct.  Its C struct begins with an int8_t
+ * presence flag (1 present, 0 null) that is no field of the description;
+ * .kf_def = -1 makes null the default.
+ */
 #define KNULL(v)	.kf_flags = KF_NULL, .kf_nullmin = (v)
 #define KTAG(n)		.kf_flags = KF_TAGGED, .kf_tag = (n)
 #define KDESC(name, st, rows)						\

@@ -10,6 +10,7 @@
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_admin.h"
+#include "proto/kafka/kmsg_cgroup.h"
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
@@ -46,6 +47,8 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_create_partitions,
 	&kmsg_delete_groups,
 	&kmsg_offset_delete,
+	&kmsg_consumer_group_heartbeat,
+	&kmsg_consumer_group_describe,
 };
 const size_t kmsg_count = sizeof(kmsg_all) / sizeof(kmsg_all[0]);
 
