@@ -25,6 +25,7 @@
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_admin.h"
+#include "proto/kafka/kmsg_cgroup.h"
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
@@ -42,6 +43,7 @@
 #include "worker/face.h"
 #include "worker/kafka/kafka.h"
 #include "worker/kafka/admin.h"
+#include "worker/kafka/cgroup.h"
 #include "worker/kafka/group.h"
 #include "worker/kafka/partitions.h"
 #include "worker/kafka/records.h"
@@ -102,6 +104,15 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_LEAVE_GROUP, 0, 5, "LeaveGroup", AUTH_CONSUME,
 	    kafka_decode_desc_tail, kafka_leave_exec, NULL,
 	    kafka_group_emit, NULL, ERRBODY_NONE, &kmsg_leave_group },
+	/* The consumer group protocol (KIP-848): worker/kafka/cgroup.c. */
+	{ KAPI_CONSUMER_GROUP_HEARTBEAT, 0, 1, "ConsumerGroupHeartbeat",
+	    AUTH_CONSUME, kafka_decode_desc, kafka_cghb_exec, NULL,
+	    kafka_group_emit, NULL, ERRBODY_NONE,
+	    &kmsg_consumer_group_heartbeat },
+	{ KAPI_CONSUMER_GROUP_DESCRIBE, 0, 1, "ConsumerGroupDescribe",
+	    AUTH_CONSUME, kafka_decode_desc, kafka_cgd_exec, NULL,
+	    kafka_group_emit, NULL, ERRBODY_NONE,
+	    &kmsg_consumer_group_describe },
 	/* Committed offsets and listings: worker/kafka/offset.c. */
 	{ KAPI_OFFSET_COMMIT, 0, 9, "OffsetCommit", AUTH_CONSUME,
 	    kafka_decode_desc_tail, kafka_commit_exec, NULL, kafka_group_emit,
