@@ -23,6 +23,7 @@
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_offset.h"
+#include "shm/cgroup.h"
 #include "shm/group.h"
 #include "shm/kgroup.h"
 #include "shm/topics.h"
@@ -91,7 +92,14 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 	if (err == KERR_NONE && (g = op_group_lock_name(w, gidx, q->group_id.p,
 	    (size_t)q->group_id.len, &gp, &s0, &g0)) == NULL)
 		err = KERR_COORDINATOR_NOT_AVAILABLE;
-	if (g != NULL)
+	if (g != NULL && g->kind == GROUP_KIND_CONSUMER)
+		/* Member epochs (KIP-848); its members commit with v9+. */
+		err = (err = cgroup_commit_check(w->shm, g, q->member_id.p,
+		    q->member_id.len > 0 ? (size_t)q->member_id.len : 0,
+		    q->generation_id, w->now, &gp)) == KERR_NONE &&
+		    q->generation_id >= 0 && k->h.api_version < 9 ?
+		    KERR_UNSUPPORTED_VERSION : err;
+	else if (g != NULL)
 		err = kgroup_commit_check(w->shm, g, q->member_id.p,
 		    q->member_id.len > 0 ? (size_t)q->member_id.len : 0,
 		    q->group_instance_id.len > 0 ? q->group_instance_id.p :
@@ -398,7 +406,7 @@ kafka_list_groups_exec(struct worker *w, struct conn *c, struct req *r)
 	struct op_ctx x;
 	uint32_t i, n;
 	int32_t m = 0;
-	const char *state;
+	const char *state, *gtype;
 
 	(void)w;
 	r->state = REQ_DONE;
@@ -411,10 +419,13 @@ kafka_list_groups_exec(struct worker *w, struct conn *c, struct req *r)
 	}
 	kdesc_defaults(kmsg_list_groups.km_resp, s);
 	k->kst = s;
-	if (q->types_filter.n > 0 && !list_filter_has(&q->types_filter,
-	    "classic"))
-		return;
 	for (i = 0; i < n; i++) {
+		/* KIP-848: a consumer protocol group is of type "consumer". */
+		gtype = l[i].kind == GROUP_KIND_CONSUMER ? "consumer" :
+		    "classic";
+		if (q->types_filter.n > 0 && !list_filter_has(&q->types_filter,
+		    gtype))
+			continue;
 		state = state_name(l[i].state, l[i].members > 0 ?
 		    (uint32_t)l[i].members : 0);
 		if (q->states_filter.n > 0 &&
@@ -425,7 +436,7 @@ kafka_list_groups_exec(struct worker *w, struct conn *c, struct req *r)
 		e[m].protocol_type = group_ptype(c, l[i].kind, l[i].ptype,
 		    l[i].ptype_len);
 		e[m].group_state = kstr_c(state);
-		e[m].group_type = kstr_c("classic");
+		e[m].group_type = kstr_c(gtype);
 		if (e[m].protocol_type.p != NULL)
 			m++;
 	}
@@ -588,6 +599,19 @@ kafka_describe_groups_exec(struct worker *w, struct conn *c, struct req *r)
 			continue;
 		}
 		(void)group_tick(w->shm, g, w->now, &gp);
+		if (g->kind == GROUP_KIND_CONSUMER) {
+			/* As Kafka 4.0: ConsumerGroupDescribe describes it. */
+			op_group_unlock(w, g, s0, g0);
+			if (k->h.api_version >= 6 && (msg = conn_alloc(c,
+			    (size_t)qg[i].len + 40)) != NULL) {
+				d[i].error_code = KERR_GROUP_ID_NOT_FOUND;
+				(void)snprintf(msg, (size_t)qg[i].len + 40,
+				    "Group %.*s is not a classic group.",
+				    (int)qg[i].len, qg[i].p);
+				d[i].error_message = kstr_c(msg);
+			}
+			continue;
+		}
 		d[i].error_code = describe_one(w, c, g, &d[i]);
 		op_group_unlock(w, g, s0, g0);
 		if (d[i].error_code != KERR_NONE) {
