@@ -160,6 +160,7 @@ mask_cgd(const struct karray *tps, const char *topic)
 }
 
 static struct kstr cg_topic_name;
+static const char *hbgroup = "ce";	/* ce_beat()'s group */
 
 static int
 kstr_is_c(struct kstr s, const char *c)
@@ -436,5 +437,213 @@ test_three_members(void)
 	CU_ASSERT_EQUAL(popcount(m[0].owned | m[2].owned | m[3].owned), 9);
 }
 
+/* A raw heartbeat of group "ce": its error, *epoch and *assigned set. */
+static int16_t
+ce_beat(const char *id, int32_t epoch, const char *assignor,
+    const char *regex, int32_t rebalance, const char *instance,
+    int16_t v, int32_t *out_epoch, char *out_id)
+{
+	struct km_cghb_req q;
+	struct km_cghb_resp s;
+	struct mem mb;
+
+	memset(&mb, 0, sizeof(mb));
+	snprintf(mb.id, sizeof(mb.id), "%s", id);
+	hb_req(&q, v, hbgroup, &mb, epoch, regex == NULL ? "cg" : NULL,
+	    epoch == 0 ? 0 : -1);
+	if (epoch == 0)
+		q.topic_partitions.n = 0;
+	q.rebalance_timeout_ms = rebalance;
+	q.server_assignor = kstr_c(assignor);
+	q.instance_id = kstr_c(instance);
+	if (regex != NULL)
+		q.subscribed_topic_regex = kstr_c(regex);
+	if (kcall(&kmsg_consumer_group_heartbeat, v, &q, &s) != 0)
+		return -1000;
+	if (out_epoch != NULL)
+		*out_epoch = s.member_epoch;
+	if (out_id != NULL && s.member_id.len > 0 && s.member_id.len < 80) {
+		memcpy(out_id, s.member_id.p, (size_t)s.member_id.len);
+		out_id[s.member_id.len] = '\0';
+	}
+	return s.error_code;
+}
+
+/* OffsetCommit (v) of group ce, topic cg partition 0: its error. */
+static int16_t
+ce_commit(int16_t v, const char *id, int32_t epoch)
+{
+	struct km_commit_req q;
+	struct km_commit_resp s;
+	struct km_commit_topic t;
+	struct km_commit_part p;
+	const struct km_commit_topic_resp *tr;
+
+	kdesc_defaults(kmsg_offset_commit.km_req, &q);
+	memset(&p, 0, sizeof(p));
+	p.committed_offset = 3;
+	p.committed_leader_epoch = -1;
+	p.committed_metadata = kstr_c(NULL);
+	t.name = kstr_c("cg");
+	t.partitions.n = 1;
+	t.partitions.v = &p;
+	q.group_id = kstr_c("ce");
+	q.generation_id = epoch;
+	q.member_id = kstr_c(id);
+	q.group_instance_id = kstr_c(NULL);
+	q.topics.n = 1;
+	q.topics.v = &t;
+	if (kcall(&kmsg_offset_commit, v, &q, &s) != 0 || s.topics.n != 1)
+		return -1000;
+	tr = s.topics.v;
+	return tr->partitions.n == 1 ? ((const struct km_commit_part_resp *)
+	    tr->partitions.v)->error_code : -1000;
+}
+
+static int
+listed(const char *type, const char *group)
+{
+	struct km_list_groups_req q;
+	struct km_list_groups_resp s;
+	const struct km_listed_group *g;
+	struct kstr t = kstr_c(type);
+	int32_t i;
+
+	kdesc_defaults(kmsg_list_groups.km_req, &q);
+	q.types_filter.n = 1;
+	q.types_filter.v = &t;
+	if (kcall(&kmsg_list_groups, 5, &q, &s) != 0)
+		return -1;
+	g = s.groups.v;
+	for (i = 0; i < s.groups.n; i++)
+		if (kstr_is_c(g[i].group_id, group))
+			return kstr_is_c(g[i].group_type, type);
+	return 0;
+}
+
+/*
+ * Bad input gets Kafka's error and changes nothing (the group epoch
+ * stays); member epochs in OffsetCommit; the kinds refuse each other;
+ * the type filter; a regular expression subscription.
+ */
+static void
+test_errors_and_kinds(void)
+{
+	struct km_join_req jq;
+	struct km_join_resp js;
+	struct km_join_protocol jp;
+	const struct km_cgd_member *dm;
+	char id[80] = "";
+	int32_t ep = -5, ge;
+
+	CU_ASSERT_EQUAL(ce_beat("e-1", 0, NULL, NULL, 5000, NULL, 1, &ep, id),
+	    KERR_NONE);
+	CU_ASSERT_STRING_EQUAL(id, "e-1");
+	CU_ASSERT_EQUAL_FATAL(describe("ce"), KERR_NONE);
+	ge = last.group_epoch;
+	CU_ASSERT_EQUAL(ep, ge);
+	/* v0: the broker makes the id (22 characters, Kafka's Uuid). */
+	CU_ASSERT_EQUAL(ce_beat("", 0, "range", NULL, 5000, NULL, 0, &ep, id),
+	    KERR_NONE);
+	CU_ASSERT_EQUAL(strlen(id), 22);
+	CU_ASSERT_EQUAL_FATAL(describe("ce"), KERR_NONE);
+	CU_ASSERT_EQUAL(last.group_epoch, ge + 1);
+	CU_ASSERT(kstr_is_c(last.assignor_name, "range"));
+	ge = last.group_epoch;
+
+	CU_ASSERT_EQUAL(ce_beat("nobody", 3, NULL, NULL, -1, NULL, 1, NULL,
+	    NULL), KERR_UNKNOWN_MEMBER_ID);
+	CU_ASSERT_EQUAL(ce_beat("e-1", ge + 7, NULL, NULL, -1, NULL, 1, NULL,
+	    NULL), KERR_FENCED_MEMBER_EPOCH);
+	CU_ASSERT_EQUAL(ce_beat("e-2", 0, "nope", NULL, 5000, NULL, 1, NULL,
+	    NULL), KERR_UNSUPPORTED_ASSIGNOR);
+	CU_ASSERT_EQUAL(ce_beat("e-2", 0, NULL, NULL, -1, NULL, 1, NULL,
+	    NULL), KERR_INVALID_REQUEST);	/* no rebalance timeout */
+	CU_ASSERT_EQUAL(ce_beat("", 0, NULL, NULL, 5000, NULL, 1, NULL,
+	    NULL), KERR_INVALID_REQUEST);	/* v1: the client's id */
+	CU_ASSERT_EQUAL(ce_beat("e-2", 0, NULL, "(", 5000, NULL, 1, NULL,
+	    NULL), KERR_INVALID_REGULAR_EXPRESSION);
+	CU_ASSERT_EQUAL(ce_beat("e-2", -3, NULL, NULL, 5000, NULL, 1, NULL,
+	    NULL), KERR_INVALID_REQUEST);
+	CU_ASSERT_EQUAL(ce_beat("e-2", -2, NULL, NULL, 5000, NULL, 1, NULL,
+	    NULL), KERR_INVALID_REQUEST);	/* -2 needs an instance id */
+	CU_ASSERT_EQUAL_FATAL(describe("ce"), KERR_NONE);
+	CU_ASSERT_EQUAL(last.group_epoch, ge);
+	CU_ASSERT_EQUAL(last.members.n, 2);
+
+	/* A static member's instance id is held while it is there. */
+	CU_ASSERT_EQUAL(ce_beat("s-1", 0, NULL, NULL, 5000, "inst", 1, &ep,
+	    NULL), KERR_NONE);
+	CU_ASSERT_EQUAL(ce_beat("s-2", 0, NULL, NULL, 5000, "inst", 1, NULL,
+	    NULL), KERR_UNRELEASED_INSTANCE_ID);
+	CU_ASSERT_EQUAL(ce_beat("s-1", -2, NULL, NULL, -1, "inst", 1, NULL,
+	    NULL), KERR_NONE);	/* away, keeps its place */
+	CU_ASSERT_EQUAL(ce_beat("s-2", 0, NULL, NULL, 5000, "inst", 1, &ep,
+	    id), KERR_NONE);	/* takes it over */
+	CU_ASSERT_STRING_EQUAL(id, "s-2");
+	CU_ASSERT_EQUAL_FATAL(describe("ce"), KERR_NONE);
+	CU_ASSERT_EQUAL(last.members.n, 3);
+	CU_ASSERT((dm = described("s-2")) != NULL &&
+	    kstr_is_c(dm->instance_id, "inst") && dm->member_type == 1);
+	CU_ASSERT(described("s-1") == NULL);
+	/* Full at group_consumer_max_size (5). */
+	CU_ASSERT_EQUAL(ce_beat("e-4", 0, NULL, NULL, 5000, NULL, 1, NULL,
+	    NULL), KERR_NONE);
+	CU_ASSERT_EQUAL(ce_beat("e-5", 0, NULL, NULL, 5000, NULL, 1, NULL,
+	    NULL), KERR_NONE);
+	CU_ASSERT_EQUAL(ce_beat("e-6", 0, NULL, NULL, 5000, NULL, 1, NULL,
+	    NULL), KERR_GROUP_MAX_SIZE_REACHED);
+
+	/* OffsetCommit: the member's epoch, v9 (Kafka's rule). */
+	CU_ASSERT_EQUAL_FATAL(describe("ce"), KERR_NONE);
+	CU_ASSERT((dm = described("e-1")) != NULL);
+	ep = dm != NULL ? dm->member_epoch : -9;
+	CU_ASSERT_EQUAL(ce_commit(9, "e-1", ep), KERR_NONE);
+	CU_ASSERT_EQUAL(ce_commit(9, "e-1", ep - 1), KERR_STALE_MEMBER_EPOCH);
+	CU_ASSERT_EQUAL(ce_commit(9, "nobody", ep), KERR_UNKNOWN_MEMBER_ID);
+	CU_ASSERT_EQUAL(ce_commit(8, "e-1", ep), KERR_UNSUPPORTED_VERSION);
+	CU_ASSERT_EQUAL(ce_commit(9, "", -1), KERR_UNKNOWN_MEMBER_ID);
+
+	/* Kinds: a classic JoinGroup is refused while it has members. */
+	kdesc_defaults(kmsg_join_group.km_req, &jq);
+	jq.group_id = kstr_c("ce");
+	jq.session_timeout_ms = 10000;
+	jq.rebalance_timeout_ms = 10000;
+	jq.member_id = kstr_c("");
+	jq.group_instance_id = kstr_c(NULL);
+	jq.protocol_type = kstr_c("consumer");
+	jp.name = kstr_c("range");
+	jp.metadata = kstr_c("x");
+	jq.protocols.n = 1;
+	jq.protocols.v = &jp;
+	jq.reason = kstr_c(NULL);
+	CU_ASSERT_EQUAL_FATAL(kcall(&kmsg_join_group, 3, &jq, &js), 0);
+	CU_ASSERT_EQUAL(js.error_code, KERR_INCONSISTENT_GROUP_PROTOCOL);
+	CU_ASSERT_EQUAL(listed("consumer", "ce"), 1);
+	CU_ASSERT_EQUAL(listed("classic", "ce"), 0);
+	/* ... and a classic group with members refuses the heartbeat. */
+	jq.group_id = kstr_c("cl");
+	CU_ASSERT_EQUAL_FATAL(kcall(&kmsg_join_group, 3, &jq, &js), 0);
+	CU_ASSERT_EQUAL(js.error_code, KERR_NONE);
+	hbgroup = "cl";
+	CU_ASSERT_EQUAL(ce_beat("c-1", 0, NULL, NULL, 5000, NULL, 1, NULL,
+	    NULL), KERR_GROUP_ID_NOT_FOUND);
+	CU_ASSERT_EQUAL(describe("cl"), KERR_GROUP_ID_NOT_FOUND);
+	CU_ASSERT_EQUAL(listed("classic", "cl"), 1);
+
+	/* A regular expression: rx-1 and rx-2, not other or cg. */
+	hbgroup = "rx";
+	CU_ASSERT_EQUAL(ce_beat("r-1", 0, NULL, "rx-.*", 5000, NULL, 1, &ep,
+	    NULL), KERR_NONE);
+	hbgroup = "ce";
+	CU_ASSERT_EQUAL_FATAL(describe("rx"), KERR_NONE);
+	CU_ASSERT((dm = described("r-1")) != NULL &&
+	    mask_cgd(&dm->assignment.topic_partitions, "rx-1") == 0x3 &&
+	    mask_cgd(&dm->assignment.topic_partitions, "rx-2") == 0x1 &&
+	    dm->assignment.topic_partitions.n == 2 &&
+	    kstr_is_c(dm->subscribed_topic_regex, "rx-.*"));
+}
+
 TEST_SUITE("kafka_cgroup", setup, teardown,
-    { "3 members: join, one killed, one added, the topic grown", test_three_members });
+    { "3 members: join, one killed, one added, the topic grown", test_three_members },
+    { "bad input, member epochs in commits, kinds, type filter, regex", test_errors_and_kinds });
