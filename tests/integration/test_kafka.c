@@ -494,7 +494,9 @@ test_api_versions_v3_and_v0(void)
 	    /* records, groups and offsets deleted (test_records.c) */
 	    { 21, 0, 2 }, { 42, 0, 2 }, { 47, 0, 0 },
 	    /* SASL (test_sasl.c) */
-	    { 17, 0, 1 }, { 36, 0, 2 } };
+	    { 17, 0, 1 }, { 36, 0, 2 },
+	    /* the consumer group protocol (test_kafka_cgroup.c) */
+	    { 68, 0, 1 }, { 69, 0, 1 } };
 	const char *files[] = { FIXTURES "/kcat-ApiVersions-v3.bin",
 	    FIXTURES "/kcat-ApiVersions-v0.bin" };
 	struct rbuf rb;

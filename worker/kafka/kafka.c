@@ -104,15 +104,6 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_LEAVE_GROUP, 0, 5, "LeaveGroup", AUTH_CONSUME,
 	    kafka_decode_desc_tail, kafka_leave_exec, NULL,
 	    kafka_group_emit, NULL, ERRBODY_NONE, &kmsg_leave_group },
-	/* The consumer group protocol (KIP-848): worker/kafka/cgroup.c. */
-	{ KAPI_CONSUMER_GROUP_HEARTBEAT, 0, 1, "ConsumerGroupHeartbeat",
-	    AUTH_CONSUME, kafka_decode_desc, kafka_cghb_exec, NULL,
-	    kafka_group_emit, NULL, ERRBODY_NONE,
-	    &kmsg_consumer_group_heartbeat },
-	{ KAPI_CONSUMER_GROUP_DESCRIBE, 0, 1, "ConsumerGroupDescribe",
-	    AUTH_CONSUME, kafka_decode_desc, kafka_cgd_exec, NULL,
-	    kafka_group_emit, NULL, ERRBODY_NONE,
-	    &kmsg_consumer_group_describe },
 	/* Committed offsets and listings: worker/kafka/offset.c. */
 	{ KAPI_OFFSET_COMMIT, 0, 9, "OffsetCommit", AUTH_CONSUME,
 	    kafka_decode_desc_tail, kafka_commit_exec, NULL, kafka_group_emit,
@@ -156,6 +147,15 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_SASL_AUTHENTICATE, 0, 2, "SaslAuthenticate", 0,
 	    kafka_decode_desc, kafka_sasl_auth_exec, NULL,
 	    kafka_sasl_auth_emit, NULL, ERRBODY_NONE, &kmsg_sasl_authenticate },
+	/* The consumer group protocol (KIP-848): worker/kafka/cgroup.c. */
+	{ KAPI_CONSUMER_GROUP_HEARTBEAT, 0, 1, "ConsumerGroupHeartbeat",
+	    AUTH_CONSUME, kafka_decode_desc, kafka_cghb_exec, NULL,
+	    kafka_group_emit, NULL, ERRBODY_NONE,
+	    &kmsg_consumer_group_heartbeat },
+	{ KAPI_CONSUMER_GROUP_DESCRIBE, 0, 1, "ConsumerGroupDescribe",
+	    AUTH_CONSUME, kafka_decode_desc, kafka_cgd_exec, NULL,
+	    kafka_group_emit, NULL, ERRBODY_NONE,
+	    &kmsg_consumer_group_describe },
 };
 #define KAFKA_NROWS	(sizeof(kafka_rows) / sizeof(kafka_rows[0]))
 
