@@ -75,39 +75,7 @@ teardown(void)
 static int
 kcall(const struct kmsg *m, int16_t v, const void *q, void *resp)
 {
-	struct kreq_hdr h;
-	struct wbuf wb;
-	uint8_t *buf = NULL, *keep;
-	uint32_t id = 0;
-	size_t n = 0, off;
-	int rc = -1;
-
-	corr++;
-	wbuf_init(&wb);
-	wbuf_i32(&wb, 0);
-	h.api_key = m->km_key;
-	h.api_version = v;
-	h.correlation_id = corr;
-	h.client_id = kstr_c("test_cgroup");
-	if (kmsg_encode_req_hdr(&h, &wb) != 0 ||
-	    kmsg_encode_req(m, v, q, &wb) != 0) {
-		wbuf_free(&wb);
-		return -1;
-	}
-	wbuf_put_u32_at(&wb, 0, (uint32_t)(wb.len - 4));
-	if (support_send(fd, wb.buf, wb.len) != 0 ||
-	    support_recv(fd, 20000, &id, &buf, &n) != 1 ||
-	    id != (uint32_t)corr)
-		goto out;
-	off = kmsg_resp_hdr_version(m->km_key, v) == 1 ? 1 : 0;
-	if (n < off || (keep = arena_alloc(&a, n)) == NULL)
-		goto out;
-	memcpy(keep, buf, n);
-	rc = kmsg_decode_resp(m, v, resp, keep + off, n - off, &a);
-out:
-	free(buf);
-	wbuf_free(&wb);
-	return rc;
+	return support_kcall(fd, m, v, ++corr, q, resp, &a);
 }
 
 /* ---- members ---- */

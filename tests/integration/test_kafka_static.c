@@ -59,63 +59,23 @@ teardown(void)
 	return 0;
 }
 
-/* Send request q of (m, v) with correlation id corr on fd: 0 or -1. */
 static int
 ksend(int fd, const struct kmsg *m, int16_t v, int32_t corr, const void *q)
 {
-	struct kreq_hdr h;
-	struct wbuf wb;
-	int rc;
-
-	wbuf_init(&wb);
-	wbuf_i32(&wb, 0);
-	h.api_key = m->km_key;
-	h.api_version = v;
-	h.correlation_id = corr;
-	h.client_id = kstr_c("test_static");
-	if (kmsg_encode_req_hdr(&h, &wb) != 0 ||
-	    kmsg_encode_req(m, v, q, &wb) != 0) {
-		wbuf_free(&wb);
-		return -1;
-	}
-	wbuf_put_u32_at(&wb, 0, (uint32_t)(wb.len - 4));
-	rc = support_send(fd, wb.buf, wb.len);
-	wbuf_free(&wb);
-	return rc;
+	return support_ksend(fd, m, v, corr, q);
 }
 
-/*
- * Read the answer to corr into resp (its strings point into bytes kept
- * in the arena): 0 or -1.
- */
 static int
 krecv(int fd, const struct kmsg *m, int16_t v, int32_t corr, void *resp)
 {
-	uint8_t *buf = NULL, *keep;
-	uint32_t id = 0;
-	size_t n = 0, off;
-	int rc = -1;
-
-	if (support_recv(fd, 20000, &id, &buf, &n) != 1 ||
-	    id != (uint32_t)corr)
-		goto out;
-	off = kmsg_resp_hdr_version(m->km_key, v) == 1 ? 1 : 0;
-	if (n < off || (keep = arena_alloc(&a, n)) == NULL)
-		goto out;
-	memcpy(keep, buf, n);
-	rc = kmsg_decode_resp(m, v, resp, keep + off, n - off, &a);
-out:
-	free(buf);
-	return rc;
+	return support_krecv(fd, m, v, corr, resp, &a);
 }
 
 static int
 kcall(int fd, const struct kmsg *m, int16_t v, int32_t corr, const void *q,
     void *resp)
 {
-	if (ksend(fd, m, v, corr, q) != 0)
-		return -1;
-	return krecv(fd, m, v, corr, resp);
+	return support_kcall(fd, m, v, corr, q, resp, &a);
 }
 
 static struct kstr

@@ -27,28 +27,13 @@
 #include "worker/conn.h"
 #include "worker/dispatch.h"
 #include "worker/kafka/cgroup.h"
+#include "worker/kafka/group.h"
 #include "worker/kafka/kafka.h"
 #include "worker/op/access.h"
 #include "worker/op/group.h"
 #include "worker/worker.h"
 
 static const struct kstr cg_null = { NULL, -1 };
-
-static struct kstr
-cg_dup(struct conn *c, const void *s, size_t len)
-{
-	struct kstr k = { NULL, 0 };
-	char *p;
-
-	if ((p = conn_alloc(c, len + 1)) == NULL)
-		return k;
-	if (len > 0)
-		memcpy(p, s, len);
-	p[len] = '\0';
-	k.p = p;
-	k.len = (int32_t)len;
-	return k;
-}
 
 /* The index of the READY topic with this id, or -1. */
 static int
@@ -98,7 +83,7 @@ tp_group(struct worker *w, struct conn *c, const struct cg_tp *v, uint32_t n,
 		t = &w->shm->topics[v[i].topic];
 		if (names) {
 			memcpy(b[nt].topic_id, t->id, 16);
-			b[nt].topic_name = cg_dup(c, t->name, t->name_len <=
+			b[nt].topic_name = kafka_group_dup(c, t->name, t->name_len <=
 			    TOPIC_NAME_MAX ? t->name_len : 0);
 			if (b[nt].topic_name.p == NULL)
 				return -1;
@@ -264,14 +249,6 @@ cghb_owned(struct worker *w, struct conn *c, const struct km_cghb_req *q,
 	return KERR_NONE;
 }
 
-static size_t
-peer_host_len(const char *peer)
-{
-	const char *colon = strrchr(peer, ':');
-
-	return colon != NULL ? (size_t)(colon - peer) : strlen(peer);
-}
-
 void
 kafka_cghb_exec(struct worker *w, struct conn *c, struct req *r)
 {
@@ -334,7 +311,7 @@ kafka_cghb_exec(struct worker *w, struct conn *c, struct req *r)
 	if (in.client_id_len > CLIENT_ID_MAX)
 		in.client_id_len = CLIENT_ID_MAX;
 	in.host = c->peer;
-	in.host_len = peer_host_len(c->peer);
+	in.host_len = kafka_peer_host_len(c->peer);
 	in.rebalance_timeout_ms = q->rebalance_timeout_ms;
 	op_group_params(w, &gp);
 	if ((g = op_group_lock_name(w, gidx, q->group_id.p,
@@ -346,7 +323,7 @@ kafka_cghb_exec(struct worker *w, struct conn *c, struct req *r)
 	s->error_code = err;
 	if (err == KERR_NONE && member >= 0) {
 		m = group_member_at(w->shm, g, (uint32_t)member);
-		s->member_id = cg_dup(c, m->id, m->id_len);
+		s->member_id = kafka_group_dup(c, m->id, m->id_len);
 		s->member_epoch = q->member_epoch < 0 ? q->member_epoch :
 		    m->cg_epoch;
 		s->heartbeat_interval_ms = gp.cg_heartbeat_ms;
@@ -397,25 +374,25 @@ cgd_one(struct worker *w, struct conn *c, struct shm_group *g,
 		dm = (struct km_cgd_member *)d->members.v + d->members.n;
 		kdesc_defaults(kmsg_consumer_group_describe.km_resp->
 		    kd_fields[1].kf_sub->kd_fields[7].kf_sub, dm);
-		dm->member_id = cg_dup(c, m->id, m->id_len);
+		dm->member_id = kafka_group_dup(c, m->id, m->id_len);
 		dm->instance_id = m->instance_len > 0 && m->instance_len <=
-		    KGROUP_INSTANCE_MAX ? cg_dup(c, m->instance,
+		    KGROUP_INSTANCE_MAX ? kafka_group_dup(c, m->instance,
 		    m->instance_len) : cg_null;
 		dm->member_epoch = m->cg_epoch;
-		dm->client_id = cg_dup(c, m->client, m->client_len <=
+		dm->client_id = kafka_group_dup(c, m->client, m->client_len <=
 		    CLIENT_ID_MAX ? m->client_len : 0);
-		dm->client_host = cg_dup(c, m->host, m->host_len <=
+		dm->client_host = kafka_group_dup(c, m->host, m->host_len <=
 		    MEMBER_HOST_MAX ? m->host_len : 0);
 		dm->member_type = 1;	/* a consumer protocol member */
 		if (cgroup_subscription(w->shm, g, i, &re, &rl, names, lens,
 		    CG_NAMES_MAX, &nn) == -1)
 			nn = 0;
-		dm->subscribed_topic_regex = re != NULL ? cg_dup(c, re, rl) :
+		dm->subscribed_topic_regex = re != NULL ? kafka_group_dup(c, re, rl) :
 		    cg_null;
 		if ((sn = conn_alloc(c, (nn + 1) * sizeof(*sn))) == NULL)
 			return KERR_UNKNOWN_SERVER_ERROR;
 		for (j = 0; j < nn; j++)
-			if ((sn[j] = cg_dup(c, names[j], lens[j])).p == NULL)
+			if ((sn[j] = kafka_group_dup(c, names[j], lens[j])).p == NULL)
 				return KERR_UNKNOWN_SERVER_ERROR;
 		dm->subscribed_topic_names.n = (int32_t)nn;
 		dm->subscribed_topic_names.v = sn;

@@ -73,9 +73,8 @@ kg_inst(struct kstr inst, size_t *len)
 
 static const struct kstr kg_null = { NULL, -1 };
 
-/* A copy in the arena as a kstr (len 0 on a full arena: caller checks p). */
-static struct kstr
-kg_dup(struct conn *c, const void *s, size_t len)
+struct kstr
+kafka_group_dup(struct conn *c, const void *s, size_t len)
 {
 	struct kstr k = { NULL, 0 };
 	char *p;
@@ -326,13 +325,13 @@ join_answer(struct worker *w, struct conn *c, struct shm_group *g,
 
 	kdesc_defaults(kmsg_join_group.km_resp, s);
 	s->generation_id = (int32_t)g->generation;
-	s->protocol_type = kg_dup(c, g->ptype, g->ptype_len);
-	s->protocol_name = kg_dup(c, g->proto, g->proto_len);
+	s->protocol_type = kafka_group_dup(c, g->ptype, g->ptype_len);
+	s->protocol_name = kafka_group_dup(c, g->proto, g->proto_len);
 	s->member_id.p = st->id;
 	s->member_id.len = (int32_t)st->id_len;
 	m = g->leader >= 0 ? group_member_at(w->shm, g, (uint32_t)g->leader) :
 	    NULL;
-	s->leader = m != NULL ? kg_dup(c, m->id, m->id_len) : kstr_c("");
+	s->leader = m != NULL ? kafka_group_dup(c, m->id, m->id_len) : kstr_c("");
 	if (s->protocol_type.p == NULL || s->protocol_name.p == NULL ||
 	    s->leader.p == NULL)
 		return KERR_UNKNOWN_SERVER_ERROR;
@@ -354,13 +353,13 @@ join_answer(struct worker *w, struct conn *c, struct shm_group *g,
 			continue;
 		if (kgroup_member_metadata(w->shm, g, i, &meta, &ml) == -1)
 			ml = 0;
-		mb[n].member_id = kg_dup(c, m->id, m->id_len);
+		mb[n].member_id = kafka_group_dup(c, m->id, m->id_len);
 		mb[n].group_instance_id = m->instance_len > 0 &&
-		    m->instance_len <= KGROUP_INSTANCE_MAX ? kg_dup(c,
+		    m->instance_len <= KGROUP_INSTANCE_MAX ? kafka_group_dup(c,
 		    m->instance, m->instance_len) : kg_null;
 		if (m->instance_len > 0 && mb[n].group_instance_id.p == NULL)
 			return KERR_UNKNOWN_SERVER_ERROR;
-		mb[n].metadata = kg_dup(c, meta, ml);
+		mb[n].metadata = kafka_group_dup(c, meta, ml);
 		if (mb[n].member_id.p == NULL || mb[n].metadata.p == NULL)
 			return KERR_UNKNOWN_SERVER_ERROR;
 		n++;
@@ -407,9 +406,8 @@ join_check(struct worker *w, struct conn *c, struct req *r)
 	op_group_unlock(w, g, s0, g0);
 }
 
-/* The address part of "host:port". */
-static size_t
-peer_host_len(const char *peer)
+size_t
+kafka_peer_host_len(const char *peer)
 {
 	const char *colon = strrchr(peer, ':');
 
@@ -487,7 +485,7 @@ kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 	if (in.client_id_len > CLIENT_ID_MAX)
 		in.client_id_len = CLIENT_ID_MAX;
 	in.host = c->peer;
-	in.host_len = peer_host_len(c->peer);
+	in.host_len = kafka_peer_host_len(c->peer);
 	in.session_timeout_ms = q->session_timeout_ms;
 	in.rebalance_timeout_ms = q->rebalance_timeout_ms;
 	in.ptype = q->protocol_type.p;
@@ -564,10 +562,10 @@ sync_answer(struct worker *w, struct conn *c, struct shm_group *g,
 	    m->assign_len : 0;
 
 	sync_done(st, r, KERR_NONE);
-	s->assignment = kg_dup(c, group_assign(w->shm, g,
+	s->assignment = kafka_group_dup(c, group_assign(w->shm, g,
 	    (uint32_t)st->member), n);
-	s->protocol_type = kg_dup(c, g->ptype, g->ptype_len);
-	s->protocol_name = kg_dup(c, g->proto, g->proto_len);
+	s->protocol_type = kafka_group_dup(c, g->ptype, g->ptype_len);
+	s->protocol_name = kafka_group_dup(c, g->proto, g->proto_len);
 	if (s->assignment.p == NULL || s->protocol_type.p == NULL ||
 	    s->protocol_name.p == NULL)
 		sync_done(st, r, KERR_UNKNOWN_SERVER_ERROR);
