@@ -33,13 +33,14 @@ NAMES = {0: "Produce", 1: "Fetch", 2: "ListOffsets", 3: "Metadata",
          17: "SaslHandshake", 18: "ApiVersions", 19: "CreateTopics",
          20: "DeleteTopics", 21: "DeleteRecords", 22: "InitProducerId",
          36: "SaslAuthenticate", 37: "CreatePartitions", 42: "DeleteGroups",
-         47: "OffsetDelete"}
+         47: "OffsetDelete", 68: "ConsumerGroupHeartbeat",
+         69: "ConsumerGroupDescribe"}
 # (key, min, max) advertised.
 RANGES = [(0, 0, 11), (1, 4, 17), (2, 1, 9), (3, 0, 13), (8, 0, 9),
           (9, 0, 9), (10, 0, 6), (11, 0, 9), (12, 0, 4), (13, 0, 5),
           (14, 0, 5), (15, 0, 6), (16, 0, 5), (17, 0, 1), (18, 0, 4),
           (19, 0, 7), (20, 0, 6), (21, 0, 2), (22, 0, 5), (36, 0, 2),
-          (37, 0, 3), (42, 0, 2), (47, 0, 0)]
+          (37, 0, 3), (42, 0, 2), (47, 0, 0), (68, 0, 1), (69, 0, 1)]
 
 
 def uvarint(n):

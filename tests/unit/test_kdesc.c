@@ -28,6 +28,7 @@
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_admin.h"
 #include "proto/kafka/kmsg_fetch.h"
+#include "proto/kafka/kmsg_cgroup.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
 #include "proto/kafka/kmsg_listoff.h"
@@ -623,6 +624,39 @@ test_fixture_librdkafka_static(void)
 	CU_ASSERT_EQUAL(hb.generation_id, 1);
 	CU_ASSERT(str_is(hb.group_instance_id, "inst-1"));
 	CU_ASSERT_EQUAL(f.blen, 5 + 4 + 4 + 8);
+	fx_close(&f);
+}
+
+/*
+ * @platformatic/kafka 1.20.0 with groupProtocol 'consumer', captured by
+ * tests/tools/kdesc_proxy.py through the broker: the first
+ * ConsumerGroupHeartbeat v0 (KIP-848) of a member joining (empty member
+ * id, epoch 0, null instance and rack, its subscription, no assignor,
+ * an empty owned list).
+ */
+static void
+test_fixture_consumer_group_heartbeat(void)
+{
+	struct km_cghb_req q;
+	const struct kstr *names;
+	struct fx f;
+
+	fx_open(&f, "kdesc/platformatic-ConsumerGroupHeartbeat-v0.bin",
+	    &kmsg_consumer_group_heartbeat, &q, 0, 4);
+	CU_ASSERT(str_is(f.h.client_id, "capcg"));
+	CU_ASSERT(str_is(q.group_id, "gcg"));
+	CU_ASSERT(str_is(q.member_id, ""));
+	CU_ASSERT_EQUAL(q.member_epoch, 0);
+	CU_ASSERT(str_is(q.instance_id, NULL));
+	CU_ASSERT(str_is(q.rack_id, NULL));
+	CU_ASSERT_EQUAL(q.rebalance_timeout_ms, 60000);
+	CU_ASSERT_EQUAL_FATAL(q.subscribed_topic_names.n, 1);
+	names = q.subscribed_topic_names.v;
+	CU_ASSERT(str_is(names[0], "capt"));
+	CU_ASSERT(str_is(q.subscribed_topic_regex, NULL));	/* v1 only */
+	CU_ASSERT(str_is(q.server_assignor, NULL));
+	CU_ASSERT_EQUAL(q.topic_partitions.n, 0);
+	refuse_prefixes(&kmsg_consumer_group_heartbeat, 0, 1, f.body, f.blen);
 	fx_close(&f);
 }
 
@@ -3015,6 +3049,8 @@ TEST_SUITE("kdesc", setup, NULL,
 	    test_fixture_librdkafka_group },
 	{ "a librdkafka static member's JoinGroup, SyncGroup, Heartbeat",
 	    test_fixture_librdkafka_static },
+	{ "ConsumerGroupHeartbeat v0 from @platformatic/kafka",
+	    test_fixture_consumer_group_heartbeat },
 	{ "OffsetFetch v9 batched groups", test_offset_fetch_batched },
 	{ "Produce v0-7 from kafka-python and librdkafka",
 	    test_fixture_produce },
