@@ -11,7 +11,8 @@
 // that keeps partitions across a change is never asked to give them up
 // (its assignment only grows or shrinks by what moves), and each ends
 // with its share.  Prints the longest gap in a surviving member's
-// deliveries during the join (a figure, not a check).  Prints "ok NAME"
+// deliveries during the join, and the same join in a classic group (a
+// figure, not a check).  Prints "ok NAME"
 // or "FAIL NAME: why" per check; exits 0 only if all passed.
 // @platformatic/kafka comes from scripts/install-platformatic-kafka (run
 // here: the admin runner puts only kafkajs in NODE_PATH).
@@ -186,6 +187,53 @@ async function main() {
   ok = await waitFor(() => got.size === target, 30000);
   check('every record delivered, new partitions too', ok, got.size + ' of ' +
     target);
+
+  // The same join under the classic protocol, for comparison (a figure).
+  const cg = prefix + '-classic';
+  const classic = [];
+  async function startClassic(name) {
+    const cc = new pk.Consumer({ clientId: name, groupId: cg,
+      bootstrapBrokers: [broker], deserializers: pk.stringDeserializers,
+      sessionTimeout: 10000, heartbeatInterval: 500, rebalanceTimeout: 30000,
+      retries: 10, metadataMaxAge: 100 });
+    const m = { name, c: cc, last: Date.now(), gap: 0, measuring: false };
+    const st = await cc.consume({ topics: [topic], mode: 'committed',
+      fallbackMode: 'earliest', maxWaitTime: 100, autocommit: 200 });
+    st.on('data', () => {
+      const now = Date.now();
+      if (m.measuring && now - m.last > m.gap)
+        m.gap = now - m.last;
+      m.last = now;
+    });
+    st.on('error', () => {});
+    m.s = st;
+    classic.push(m);
+    return m;
+  }
+  const ca = await startClassic('ca'), cb = await startClassic('cb');
+  const cparts = (m) => {
+    const x = (m.c.assignments || []).find((y) => y.topic === topic);
+    return x ? x.partitions.length : 0;
+  };
+  await waitFor(() => cparts(ca) + cparts(cb) === 9, 60000);
+  const cflow = setInterval(() => { produce(5).catch(() => {}); }, 20);
+  await sleep(500);
+  for (const m of [ca, cb]) {
+    m.measuring = true;
+    m.last = Date.now();
+    m.gap = 0;
+  }
+  const cc3 = await startClassic('cc');
+  await waitFor(() => cparts(ca) + cparts(cb) + cparts(cc3) === 9 &&
+    cparts(cc3) > 0, 60000);
+  await sleep(1000);
+  clearInterval(cflow);
+  console.log('# longest delivery gap of a member during the join: a ' +
+    ca.gap + ' ms, b ' + cb.gap + ' ms (classic protocol)');
+  for (const m of classic) {
+    await m.s.close();
+    await m.c.close();
+  }
 
   clearInterval(sampler);
   check('no partition ever owned by two members', shared.length === 0,
