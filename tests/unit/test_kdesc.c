@@ -658,6 +658,27 @@ test_fixture_consumer_group_heartbeat(void)
 	CU_ASSERT_EQUAL(q.topic_partitions.n, 0);
 	refuse_prefixes(&kmsg_consumer_group_heartbeat, 0, 1, f.body, f.blen);
 	fx_close(&f);
+
+	/*
+	 * librdkafka 2.15.1 (group.protocol=consumer), v1: its own member
+	 * id (KIP-1082) and an empty, not null, regex beside the names.
+	 */
+	fx_open(&f, "kdesc/librdkafka-ConsumerGroupHeartbeat-v1.bin",
+	    &kmsg_consumer_group_heartbeat, &q, 1, 3);
+	CU_ASSERT(str_is(f.h.client_id, "librdkafka"));
+	CU_ASSERT(str_is(q.group_id, "gcg"));
+	CU_ASSERT_EQUAL(q.member_id.len, 22);
+	CU_ASSERT_EQUAL(q.member_epoch, 0);
+	CU_ASSERT(str_is(q.instance_id, NULL));
+	CU_ASSERT_EQUAL(q.rebalance_timeout_ms, 300000);
+	CU_ASSERT_EQUAL_FATAL(q.subscribed_topic_names.n, 1);
+	names = q.subscribed_topic_names.v;
+	CU_ASSERT(str_is(names[0], "capt"));
+	CU_ASSERT(str_is(q.subscribed_topic_regex, ""));
+	CU_ASSERT(str_is(q.server_assignor, NULL));
+	CU_ASSERT_EQUAL(q.topic_partitions.n, 0);
+	refuse_prefixes(&kmsg_consumer_group_heartbeat, 1, 1, f.body, f.blen);
+	fx_close(&f);
 }
 
 /*
@@ -3049,7 +3070,7 @@ TEST_SUITE("kdesc", setup, NULL,
 	    test_fixture_librdkafka_group },
 	{ "a librdkafka static member's JoinGroup, SyncGroup, Heartbeat",
 	    test_fixture_librdkafka_static },
-	{ "ConsumerGroupHeartbeat v0 from @platformatic/kafka",
+	{ "ConsumerGroupHeartbeat v0-1 from @platformatic/kafka, librdkafka",
 	    test_fixture_consumer_group_heartbeat },
 	{ "OffsetFetch v9 batched groups", test_offset_fetch_batched },
 	{ "Produce v0-7 from kafka-python and librdkafka",
