@@ -330,11 +330,11 @@ fnv(uint64_t h, const void *p, size_t n)
 
 /*
  * The members, their subscriptions and the partitions of the topics
- * they subscribe to (with the hash of those topics' identity and size).
- * 0, or -1 when memory ran out.
+ * they subscribe to (with the hash of those topics' identity and size;
+ * the hash alone unless full).  0, or -1 when memory ran out.
  */
 static int
-calc_load(struct shm *s, struct shm_group *g, struct calc *c)
+calc_load(struct shm *s, struct shm_group *g, struct calc *c, int full)
 {
 	uint32_t i, j, t, nt = s->hdr->limits.max_topics, cap;
 	const struct shm_topic *tp;
@@ -359,13 +359,13 @@ calc_load(struct shm *s, struct shm_group *g, struct calc *c)
 		}
 	for (i = 0; i < c->nm; i++)
 		sub_load(s, g, c->idx[i], &c->sub[i]);
-	cap = s->hdr->limits.max_partitions;
-	if ((c->tp = calloc(cap > 0 ? cap : 1, sizeof(*c->tp))) == NULL ||
+	cap = full ? s->hdr->limits.max_partitions : 0;
+	if (full && ((c->tp = calloc(cap > 0 ? cap : 1, sizeof(*c->tp))) == NULL ||
 	    (c->elig = calloc((size_t)(cap > 0 ? cap : 1) *
 	    (c->nm > 0 ? c->nm : 1), 1)) == NULL ||
 	    (c->owner = calloc(cap > 0 ? cap : 1, sizeof(*c->owner))) == NULL ||
 	    (c->count = calloc(c->nm > 0 ? c->nm : 1, sizeof(*c->count))) ==
-	    NULL)
+	    NULL))
 		return -1;
 	for (t = 0; t < nt; t++) {
 		int32_t p, np;
@@ -537,7 +537,7 @@ compute_targets(struct shm *s, struct shm_group *g,
 	struct cg_tp *v;
 	uint32_t k, p, n, cap = list_cap(s);
 
-	if (calc_load(s, g, &c) == -1 ||
+	if (calc_load(s, g, &c, 1) == -1 ||
 	    (v = calloc(cap > 0 ? cap : 1, sizeof(*v))) == NULL) {
 		calc_free(&c);
 		return -1;
@@ -568,7 +568,7 @@ topics_hash(struct shm *s, struct shm_group *g)
 	struct calc c;
 	uint64_t h = 0;
 
-	if (calc_load(s, g, &c) == 0)
+	if (calc_load(s, g, &c, 0) == 0)
 		h = c.hash;
 	calc_free(&c);
 	return h;
