@@ -1014,6 +1014,28 @@ cgroup_commit_check(struct shm *s, struct shm_group *g, const char *id,
 	return KERR_NONE;
 }
 
+int
+cgroup_subscribes(const struct shm *s, struct shm_group *g, uint32_t topic)
+{
+	const struct shm_topic *t;
+	struct sub u;
+	uint32_t i;
+	int yes = 0;
+
+	if (topic >= s->hdr->limits.max_topics)
+		return 0;
+	t = &s->topics[topic];
+	for (i = 0; i < nmem(s) && !yes; i++) {
+		if (!active(group_member_at(s, g, i)))
+			continue;
+		sub_load(s, g, i, &u);
+		yes = sub_match(&u, t->name, t->name_len <= TOPIC_NAME_MAX ?
+		    t->name_len : 0);
+		sub_free(&u);
+	}
+	return yes;
+}
+
 uint32_t
 cgroup_assignor(const char *name, size_t len)
 {

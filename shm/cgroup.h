@@ -107,6 +107,9 @@ int	cgroup_subscription(const struct shm *s, struct shm_group *g,
 int16_t	cgroup_commit_check(struct shm *s, struct shm_group *g,
 	    const char *id, size_t len, int32_t epoch, int64_t now,
 	    const struct group_params *gp);
+/* Does a member of g subscribe to topic (index)?  1 or 0. */
+int	cgroup_subscribes(const struct shm *s, struct shm_group *g,
+	    uint32_t topic);
 /* "uniform" / "range" to CG_ASSIGNOR_*, NONE when unknown. */
 uint32_t cgroup_assignor(const char *name, size_t len);
 const char *cgroup_assignor_name(uint32_t a);

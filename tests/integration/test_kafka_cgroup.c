@@ -23,6 +23,7 @@
 #include "proto/kafka/kmsg_join.h"
 #include "proto/kafka/kmsg_offset.h"
 #include "proto/kafka/kmsg_partitions.h"
+#include "proto/kafka/kmsg_records.h"
 #include "proto/wire.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
@@ -468,6 +469,33 @@ ce_commit(int16_t v, const char *id, int32_t epoch)
 	    tr->partitions.v)->error_code : -1000;
 }
 
+/* OffsetDelete v0 of group ce, topic's partition 0: its error. */
+static int16_t
+ce_odelete(const char *topic)
+{
+	struct km_offset_delete_req q;
+	struct km_offset_delete_resp s;
+	struct km_odel_topic t;
+	struct km_odel_part p;
+	const struct km_odel_topic_result *tr;
+
+	kdesc_defaults(kmsg_offset_delete.km_req, &q);
+	p.partition_index = 0;
+	t.name = kstr_c(topic);
+	t.partitions.n = 1;
+	t.partitions.v = &p;
+	q.group_id = kstr_c("ce");
+	q.topics.n = 1;
+	q.topics.v = &t;
+	if (kcall(&kmsg_offset_delete, 0, &q, &s) != 0)
+		return -1000;
+	if (s.error_code != KERR_NONE || s.topics.n != 1)
+		return s.error_code != KERR_NONE ? s.error_code : -1000;
+	tr = s.topics.v;
+	return tr->partitions.n == 1 ? ((const struct km_odel_part_result *)
+	    tr->partitions.v)->error_code : -1000;
+}
+
 static int
 listed(const char *type, const char *group)
 {
@@ -571,6 +599,10 @@ test_errors_and_kinds(void)
 	CU_ASSERT_EQUAL(ce_commit(9, "nobody", ep), KERR_UNKNOWN_MEMBER_ID);
 	CU_ASSERT_EQUAL(ce_commit(8, "e-1", ep), KERR_UNSUPPORTED_VERSION);
 	CU_ASSERT_EQUAL(ce_commit(9, "", -1), KERR_UNKNOWN_MEMBER_ID);
+
+	/* OffsetDelete: a topic its members subscribe to keeps its offset. */
+	CU_ASSERT_EQUAL(ce_odelete("cg"), KERR_GROUP_SUBSCRIBED_TO_TOPIC);
+	CU_ASSERT_EQUAL(ce_odelete("other"), KERR_NONE);
 
 	/* Kinds: a classic JoinGroup is refused while it has members. */
 	kdesc_defaults(kmsg_join_group.km_req, &jq);
