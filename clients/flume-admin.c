@@ -1,7 +1,7 @@
 /*
  * flume-admin: list, create, delete and describe topics, list the broker's
  * worker and writer processes, show consumer groups and reset a group's
- * committed offsets.
+ * committed offsets, show and change a topic's settings.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "clients/flume.h"
+#include "clients/flume_config.h"
 #include "clients/flume_stats.h"
 #include "clients/flume_tool.h"
 #include "proto/role.h"
@@ -24,6 +25,7 @@ usage(FILE *f)
 	    "       flume-admin [-b host:port] partitions topic count\n"
 	    "       flume-admin [-b host:port] describe topic\n"
 	    "       flume-admin [-b host:port] workers\n"
+	    "       flume-admin [-b host:port] connections\n"
 	    "       flume-admin [-b host:port] groups\n"
 	    "       flume-admin [-b host:port] group name\n"
 	    "       flume-admin [-b host:port] group name reset -t topic "
@@ -36,6 +38,9 @@ usage(FILE *f)
 	    "       flume-admin [-b host:port] delete-records topic partition "
 	    "offset|end\n"
 	    "       flume-admin [-b host:port] stats\n"
+	    "       flume-admin [-b host:port] config topic | --broker\n"
+	    "       flume-admin [-b host:port] config topic set key=value ...\n"
+	    "       flume-admin [-b host:port] config topic delete key ...\n"
 	    "       flume-admin -h | --help | -V | --version\n"
 	    "options (before the command): --secret-file file (default "
 	    "$FLUME_SECRET_FILE)\n%s", flume_tool_tls_usage);
@@ -196,6 +201,54 @@ cmd_workers(struct flume_client *c)
 		    (int)w[i].restarts);
 	}
 	free(w);
+	return 0;
+}
+
+/*
+ * The workers' client connections, oldest first, with the software a
+ * Kafka client names (ApiVersions v3+); "-" where none is known.
+ */
+static int
+conn_cmp(const void *a, const void *b)
+{
+	const struct flume_conn_info *x = a, *y = b;
+
+	if (x->opened_ms != y->opened_ms)
+		return x->opened_ms < y->opened_ms ? -1 : 1;
+	return strcmp(x->peer, y->peer);
+}
+
+static int
+cmd_connections(struct flume_client *c)
+{
+	struct flume_conn_info *v;
+	char since[32];
+	struct tm tm;
+	time_t t;
+	int n, i;
+
+	if ((n = flume_connections(c, &v)) == -1) {
+		fprintf(stderr, "flume-admin: %s\n", flume_errstr(c));
+		return 1;
+	}
+	if (n > 1)
+		qsort(v, (size_t)n, sizeof(*v), conn_cmp);
+	printf("%-4s %8s %-47s %-8s %-20s %-31s %s\n", "SLOT", "PID", "PEER",
+	    "PROTOCOL", "SINCE", "CLIENT", "VERSION");
+	for (i = 0; i < n; i++) {
+		t = (time_t)(v[i].opened_ms / 1000);
+		if (gmtime_r(&t, &tm) == NULL ||
+		    strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ",
+		    &tm) == 0)
+			snprintf(since, sizeof(since), "-");
+		printf("%-4d %8d %-47s %-8s %-20s %-31s %s\n", (int)v[i].slot,
+		    (int)v[i].pid, v[i].peer, v[i].kafka ?
+		    (v[i].tls ? "kafka+tls" : "kafka") :
+		    (v[i].tls ? "tls" : "native"), since,
+		    v[i].client_name[0] != '\0' ? v[i].client_name : "-",
+		    v[i].client_version[0] != '\0' ? v[i].client_version : "-");
+	}
+	free(v);
 	return 0;
 }
 
@@ -423,6 +476,82 @@ cmd_group_delete(struct flume_client *c, const char *name)
 	return 0;
 }
 
+/* Where a setting comes from, as config prints it. */
+static const char *
+config_source(int8_t source)
+{
+	switch (source) {
+	case 1:
+		return "topic";
+	case 4:
+		return "flume.conf";
+	default:
+		return "default";
+	}
+}
+
+/* Show topic's (NULL: the broker's) settings: key, value, source. */
+static int
+cmd_config_show(struct flume_client *c, const char *topic)
+{
+	struct config_describe_resp r;
+	struct arena a;
+	int32_t i;
+	int status = 0;
+
+	arena_init(&a, 1 << 16);
+	if (flume_tool_config_describe(c, topic, &a, &r) == -1) {
+		fprintf(stderr, "flume-admin: config: %s\n", flume_errstr(c));
+		status = 1;
+	}
+	for (i = 0; status == 0 && i < r.count; i++)
+		printf("%-36.*s %-20.*s %s\n", (int)r.entries[i].key_len,
+		    r.entries[i].key, (int)r.entries[i].value_len,
+		    r.entries[i].value, config_source(r.entries[i].source));
+	arena_free(&a);
+	return status;
+}
+
+/* config topic set key=value... | delete key...: all or none. */
+static int
+cmd_config_alter(struct flume_client *c, int argc, char *argv[])
+{
+	struct config_edit *e;
+	const char *eq;
+	int del = strcmp(argv[2], "delete") == 0, i, n = argc - 3, status = 0;
+
+	if ((e = calloc((size_t)n, sizeof(*e))) == NULL) {
+		fprintf(stderr, "flume-admin: config: %s\n", strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		e[i].op = del ? 1 : 0;
+		e[i].key = argv[3 + i];
+		e[i].key_len = strlen(argv[3 + i]);
+		e[i].value = "";
+		if (del)
+			continue;
+		if ((eq = strchr(argv[3 + i], '=')) == NULL ||
+		    eq == argv[3 + i]) {
+			fprintf(stderr, "flume-admin: config: expected "
+			    "key=value, got '%s'\n", argv[3 + i]);
+			free(e);
+			return 2;
+		}
+		e[i].key_len = (size_t)(eq - argv[3 + i]);
+		e[i].value = eq + 1;
+		e[i].value_len = strlen(eq + 1);
+	}
+	if (flume_tool_config_alter(c, argv[1], e, n) == -1) {
+		fprintf(stderr, "flume-admin: config: %s\n", flume_errstr(c));
+		status = 1;
+	} else
+		printf("%s: %d setting%s %s\n", argv[1], n, n == 1 ? "" : "s",
+		    del ? "deleted" : "set");
+	free(e);
+	return status;
+}
+
 /* A partition number or an offset (or "end") of the command line. */
 static int
 num_arg(const char *s, int64_t min, int64_t max, int64_t *v)
@@ -546,6 +675,7 @@ main(int argc, char *argv[])
 	cmd = argv[0];
 	if (!((strcmp(cmd, "topics") == 0 && argc == 1) ||
 	    (strcmp(cmd, "workers") == 0 && argc == 1) ||
+	    (strcmp(cmd, "connections") == 0 && argc == 1) ||
 	    (strcmp(cmd, "stats") == 0 && argc == 1) ||
 	    (strcmp(cmd, "groups") == 0 && argc == 1) ||
 	    (strcmp(cmd, "group") == 0 && argc == 2) ||
@@ -557,6 +687,10 @@ main(int argc, char *argv[])
 	    strcmp(argv[2], "delete-offsets") == 0) ||
 	    (strcmp(cmd, "delete-records") == 0 && argc == 4) ||
 	    (strcmp(cmd, "describe") == 0 && argc == 2) ||
+	    (strcmp(cmd, "config") == 0 && argc == 2) ||
+	    (strcmp(cmd, "config") == 0 && argc >= 4 &&
+	    strcmp(argv[1], "--broker") != 0 &&
+	    (strcmp(argv[2], "set") == 0 || strcmp(argv[2], "delete") == 0)) ||
 	    (strcmp(cmd, "delete") == 0 && argc >= 2) ||
 	    (strcmp(cmd, "partitions") == 0 && argc == 3) ||
 	    strcmp(cmd, "create") == 0)) {
@@ -576,6 +710,8 @@ main(int argc, char *argv[])
 		status = cmd_topics(c);
 	else if (strcmp(cmd, "workers") == 0)
 		status = cmd_workers(c);
+	else if (strcmp(cmd, "connections") == 0)
+		status = cmd_connections(c);
 	else if (strcmp(cmd, "stats") == 0)
 		status = cmd_stats(c);
 	else if (strcmp(cmd, "groups") == 0)
@@ -594,6 +730,11 @@ main(int argc, char *argv[])
 		status = cmd_group(c, argv[1]);
 	else if (strcmp(cmd, "describe") == 0)
 		status = cmd_describe(c, argv[1]);
+	else if (strcmp(cmd, "config") == 0 && argc == 2)
+		status = cmd_config_show(c, strcmp(argv[1], "--broker") == 0 ?
+		    NULL : argv[1]);
+	else if (strcmp(cmd, "config") == 0)
+		status = cmd_config_alter(c, argc, argv);
 	else if (strcmp(cmd, "delete") == 0)
 		status = cmd_delete(c, argc, argv);
 	else if (strcmp(cmd, "partitions") == 0)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/tconf.h"
 #include "proto/msg.h"
 
 /* A topic's log settings (the store's struct plog_config, for the master). */
@@ -26,6 +27,7 @@ struct topic_config {
 	char		 name[TOPIC_NAME_MAX + 1];
 	int32_t		 partitions;		/* 0 = the global default */
 	struct log_settings log;			/* filled with the effective values */
+	struct tconf	 tc;			/* the topic keys the section gives */
 };
 
 /* tls_client_auth: whether a TLS client must show a certificate. */
@@ -87,6 +89,7 @@ struct config {
 	int		 metrics_tls;		/* HTTPS with tls_cert_file, tls_key_file */
 	char		 metrics_host[256];
 	char		 metrics_port[16];
+	char		 console_dir[PATH_MAX];	/* the web console's pages (master/console.h) */
 	/* The Kafka listener (worker/kafka*.c); kafka_listen "" = off. */
 	char		 kafka_listen[300];
 	char		 kafka_host[256];
@@ -113,6 +116,7 @@ struct config {
 	char		 tls_ca_file[PATH_MAX];		/* CAs for client certificates */
 	int		 tls_client_auth;	/* enum tls_client_auth */
 	int		 tls_cert_user;		/* a client certificate's CN logs in */
+	struct tconf	 tstatic;		/* topic keys flume.conf sets globally */
 	struct topic_config *topics;		/* [topic NAME] sections */
 	size_t		 ntopics;
 };
@@ -126,6 +130,29 @@ const struct topic_config *config_topic(const struct config *c, const char *name
  */
 int64_t	config_get_field(const struct config *c, size_t off, size_t width);
 int	config_set_field(struct config *c, size_t off, size_t width, int64_t v);
+/*
+ * Kafka's ConfigSource numbers (DescribeConfigsResponse) for where a
+ * topic setting comes from.
+ */
+enum tconf_source {
+	TCS_DYNAMIC_TOPIC = 1,		/* the topic's own (topic.config) */
+	TCS_STATIC_BROKER = 4,		/* flume.conf: global or [topic] section */
+	TCS_DEFAULT = 5			/* the built-in default */
+};
+/*
+ * The effective settings of topic name (NULL: the broker's, no section)
+ * with its dynamic overrides dyn (NULL: none): every key into eff (all
+ * set), where each came from into src[k] (enum tconf_source).
+ * Precedence: dyn, the [topic] section, flume.conf's global, default.
+ */
+void	config_topic_tconf(const struct config *c, const char *name,
+	    const struct tconf *dyn, struct tconf *eff, int8_t src[TC_NKEYS]);
+/*
+ * The value key k has below the dynamic level (section, global, default)
+ * into *v with its source into *src; section 0 skips the section.
+ */
+void	config_tconf_static(const struct config *c, const struct topic_config *t,
+	    enum tconf_key k, int64_t *v, int8_t *src);
 /* Effective settings for a topic (its section, else the defaults). */
 int32_t	config_topic_partitions(const struct config *c, const char *name);
 

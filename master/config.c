@@ -157,6 +157,8 @@ static const struct conf_key conf_keys[] = {
 	{ "log_level", CT_LOGLEVEL, 0, 0, 0, "info", CF(log_level), NOTOPIC, RELOAD },
 	{ "metrics_listen", CT_LISTEN, 0, 0, 0, NULL, CF(metrics_listen), NOTOPIC, RESTART },
 	{ "metrics_tls", CT_BOOL, 0, 1, 0, "no", CF(metrics_tls), NOTOPIC, RESTART },
+	{ "console_dir", CT_STRING, 0, 0, 0, FLUME_CONSOLE_DIR, CF(console_dir),
+	    NOTOPIC, RESTART },
 	{ "kafka_listen", CT_LISTEN, 0, 0, 0, NULL, CF(kafka_listen), NOTOPIC, RESTART },
 	{ "kafka_advertised_listener", CT_LISTEN, 0, 0, 0, NULL,
 	    CF(kafka_advertised), NOTOPIC, RESTART },
@@ -175,8 +177,8 @@ static const struct conf_key conf_keys[] = {
 #define NKEYS	(sizeof(conf_keys) / sizeof(conf_keys[0]))
 
 static const char topic_keys_help[] =
-    "partitions, segment_bytes, index_interval_bytes, retention_bytes, retention_ms, "
-    "message_timestamp_type";
+    "partitions or a topic setting: retention_ms, cleanup_policy, ... "
+    "or Kafka's names, see flume.conf(5)";
 
 /* One parse in progress: where errors go and which line set each key. */
 struct conf_parse {
@@ -653,7 +655,8 @@ conf_key_find(const char *name, size_t *idx)
 
 	for (i = 0; i < NKEYS; i++)
 		if (strcmp(conf_keys[i].name, name) == 0) {
-			*idx = i;
+			if (idx != NULL)
+				*idx = i;
 			return &conf_keys[i];
 		}
 	return NULL;
@@ -890,6 +893,72 @@ conf_crosscheck(struct conf_parse *p, struct config *c, const int *tlines)
 	return 0;
 }
 
+/* A number field (width 4: int32, 8: int64) at base + off. */
+static int64_t
+conf_field_num(const void *base, size_t off, size_t width)
+{
+	int32_t v32;
+	int64_t v64;
+
+	if (width == sizeof(v32)) {
+		memcpy(&v32, (const char *)base + off, sizeof(v32));
+		return v32;
+	}
+	memcpy(&v64, (const char *)base + off, sizeof(v64));
+	return v64;
+}
+
+/*
+ * A topic key's value in the topic set's form (tconf.h) from the number
+ * its flume.conf key stored: flume's -1 ("never") of the flush keys is
+ * Kafka's Long.MAX_VALUE.
+ */
+static int64_t
+conf_tconf_value(enum tconf_key tk, int64_t v)
+{
+	if ((tk == TC_FLUSH_MESSAGES || tk == TC_FLUSH_MS) && v < 0)
+		return INT64_MAX;
+	if (tk == TC_TS_TYPE)
+		return v ? TCONF_TS_LOG_APPEND : TCONF_TS_CREATE;
+	return v;
+}
+
+/* A topic key flume.conf has no key of its own for (cleanup_policy...). */
+static int
+conf_tconf_only(struct conf_parse *p, struct tconf *t, enum tconf_key tk,
+    const char *value)
+{
+	char why[192];
+	int64_t v;
+
+	if (tconf_parse(tk, value, strlen(value), &v, why, sizeof(why)) == -1)
+		return conf_error(p, p->lineno, "%s", why);
+	tconf_put(t, tk, v);
+	return 0;
+}
+
+/*
+ * A global flume.conf key (k, a NOTOPIC one) in a [topic] section: parsed
+ * as the global would be (suffixes, range), kept in the section's set.
+ */
+static int
+conf_tconf_parsed(struct conf_parse *p, const struct conf_key *k,
+    struct tconf *t, enum tconf_key tk, struct config *c, const char *value)
+{
+	struct config *scratch;
+	int rc = -1;
+
+	if ((scratch = calloc(1, sizeof(*scratch))) == NULL)
+		return conf_error(p, p->lineno, "out of memory");
+	if (conf_set(p, k, scratch, k->off, c, value) == 0) {
+		tconf_put(t, tk, conf_tconf_value(tk,
+		    conf_field_num(scratch, k->off, k->width)));
+		rc = 0;
+	}
+	free(scratch);
+	return rc;
+}
+
 int
 config_load(struct config *c, const char *path, char *err, size_t errlen)
 {
@@ -900,7 +969,8 @@ config_load(struct config *c, const char *path, char *err, size_t errlen)
 	char			*buf = NULL, *line, *eq, *key, *value, *hash;
 	size_t			 bufsz = 0, idx;
 	ssize_t			 len;
-	int			*tlines = NULL, *nl, rc = -1;
+	int			*tlines = NULL, *nl, rc = -1, tmapped;
+	enum tconf_key		 tk = TC_CLEANUP_POLICY;
 
 	config_defaults(c);
 	memset(&p, 0, sizeof(p));
@@ -962,7 +1032,16 @@ config_load(struct config *c, const char *path, char *err, size_t errlen)
 			conf_error(&p, p.lineno, "expected a key before '='");
 			goto out;
 		}
-		if ((k = conf_key_find(key, &idx)) == NULL) {
+		/*
+		 * A topic key by Kafka's topic or broker name is the
+		 * flume.conf key of that setting (log.retention.ms is
+		 * retention_ms); a topic key flume.conf had no key for
+		 * lives in the topic set only (conf_tconf_only).
+		 */
+		tmapped = tconf_key_find_conf(key, &tk) == 0;
+		if ((k = conf_key_find(key, &idx)) == NULL && tmapped)
+			k = conf_key_find(tconf_defs[tk].flume, &idx);
+		if (k == NULL && !tmapped) {
 			conf_error(&p, p.lineno, "unknown key '%s'", key);
 			goto out;
 		}
@@ -970,12 +1049,22 @@ config_load(struct config *c, const char *path, char *err, size_t errlen)
 			conf_error(&p, p.lineno, "missing value for '%s'", key);
 			goto out;
 		}
+		if (k == NULL) {
+			if (conf_tconf_only(&p, cur != NULL ? &cur->tc :
+			    &c->tstatic, tk, value) == -1)
+				goto out;
+			continue;
+		}
 		if (k->type == CT_STRING && strlen(value) >= 2 &&
 		    value[0] == '"' && value[strlen(value) - 1] == '"') {
 			value[strlen(value) - 1] = '\0';
 			value++;
 		}
-		if (cur != NULL) {
+		if (cur != NULL && tmapped && k->topic_off < 0) {
+			/* flush_messages, max_message_bytes...: the topic set only. */
+			if (conf_tconf_parsed(&p, k, &cur->tc, tk, c, value) == -1)
+				goto out;
+		} else if (cur != NULL) {
 			if (k->topic_off < 0) {
 				conf_error(&p, p.lineno,
 				    "key '%s' is not allowed in a [topic] section "
@@ -985,10 +1074,17 @@ config_load(struct config *c, const char *path, char *err, size_t errlen)
 			if (conf_set(&p, k, cur, (size_t)k->topic_off, c,
 			    value) == -1)
 				goto out;
+			if (tmapped)
+				tconf_put(&cur->tc, tk, conf_tconf_value(tk,
+				    conf_field_num(cur, (size_t)k->topic_off,
+				    k->width)));
 		} else {
 			if (conf_set(&p, k, c, k->off, c, value) == -1)
 				goto out;
 			p.key_line[idx] = p.lineno;
+			if (tmapped)
+				tconf_put(&c->tstatic, tk, conf_tconf_value(tk,
+				    conf_field_num(c, k->off, k->width)));
 		}
 	}
 	if (ferror(f)) {
@@ -1036,6 +1132,16 @@ config_diff(const struct config *a, const struct config *b,
 		fn(conf_keys[i].name, arg);
 		n++;
 	}
+	/* The topic keys flume.conf has no conf_keys row for. */
+	for (i = 0; i < TC_NKEYS; i++) {
+		if (conf_key_find(tconf_defs[i].flume, NULL) != NULL ||
+		    (tconf_has(&a->tstatic, (enum tconf_key)i) ==
+		    tconf_has(&b->tstatic, (enum tconf_key)i) &&
+		    a->tstatic.v[i] == b->tstatic.v[i]))
+			continue;
+		fn(tconf_defs[i].flume, arg);
+		n++;
+	}
 	/* Sections: compare by name, so reordering them is no change. */
 	for (i = 0; i < a->ntopics + b->ntopics; i++) {
 		ta = i < a->ntopics ? &a->topics[i] : NULL;
@@ -1049,7 +1155,8 @@ config_diff(const struct config *a, const struct config *b,
 		    ta->log.index_interval_bytes == tb->log.index_interval_bytes &&
 		    ta->log.retention_bytes == tb->log.retention_bytes &&
 		    ta->log.retention_ms == tb->log.retention_ms &&
-		    ta->log.log_append_time == tb->log.log_append_time)
+		    ta->log.log_append_time == tb->log.log_append_time &&
+		    memcmp(&ta->tc, &tb->tc, sizeof(ta->tc)) == 0)
 			continue;
 		snprintf(name, sizeof(name), "[topic %s]",
 		    ta != NULL ? ta->name : tb->name);
@@ -1069,6 +1176,7 @@ config_topic_log(const struct config *c, const char *name, struct plog_config *o
 	out->index_interval_bytes = l->index_interval_bytes;
 	out->retention_bytes = l->retention_bytes;
 	out->retention_ms = l->retention_ms;
+	out->segment_ms = 0;
 	out->cache_window = c->cache_window_bytes < 0 ? 0 :
 	    (uint64_t)c->cache_window_bytes;
 }

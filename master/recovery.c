@@ -16,11 +16,14 @@
 #include "master/recovery.h"
 #include "master/writer.h"
 #include "master/writer_group.h"
+#include "shm/conntab.h"
 #include "shm/ipcount.h"
+#include "shm/tconf.h"
 #include "shm/topics.h"
 #include "store/offsets.h"
 #include "store/offsets_migrate.h"
 #include "store/plog.h"
+#include "store/tconfig.h"
 #include "store/tomb.h"
 #include "store/topic.h"
 
@@ -169,6 +172,37 @@ recovery_topic_create(const struct config *conf, struct shm *shm,
 	return -1;
 }
 
+/*
+ * Publish topic's saved settings (topic.config) in entry idx, as saved.
+ * A bad line is logged and skipped: the topic keeps its other settings
+ * rather than not starting.
+ */
+static void
+recovery_tconf(const struct config *conf, struct shm *shm, int idx,
+    const char *topic)
+{
+	struct tconf t;
+	char why[192];
+	uint32_t gen;
+
+	if (topic_config_load(conf->data_dir, topic, &t, why,
+	    sizeof(why)) == -1) {
+		if (errno == ENOENT)
+			return;
+		if (errno == EBADMSG)
+			log_warnx("topic %s: %s: %s; that line is ignored", topic,
+			    TOPIC_CONFIG, why);
+		else {
+			log_warn("topic %s: cannot read %s", topic, TOPIC_CONFIG);
+			return;
+		}
+	}
+	if (t.set == 0)
+		return;
+	gen = shm_tconf_publish(shm, idx, shm->topics[idx].id, &t);
+	shm_tconf_saved(shm, idx, gen);
+}
+
 static int
 recovery_topics(const struct config *conf, struct shm *shm)
 {
@@ -201,6 +235,7 @@ recovery_topics(const struct config *conf, struct shm *shm)
 			}
 			log_info("topic %s: given a topic id", names[i]);
 		}
+		recovery_tconf(conf, shm, idx, names[i]);
 		for (j = 0; j < parts; j++)
 			if (recovery_partition(conf, shm, idx, names[i], j) == -1)
 				goto out;
@@ -334,6 +369,9 @@ recovery_run(const struct config *conf, struct shm *shm)
 	 */
 	lim.ip_slots = conf->max_connections_total > IPCOUNT_SLOTS_MAX / 2 ?
 	    IPCOUNT_SLOTS_MAX : conf->max_connections_total * 2;
+	/* A worker never holds more than max_connections_total. */
+	lim.conn_slots = conf->max_connections_total > CONNTAB_SLOTS_MAX ?
+	    CONNTAB_SLOTS_MAX : conf->max_connections_total;
 	if (shm_create(shm, name, &lim) == -1) {
 		log_warn("cannot create shared memory %s (%zu bytes)", name,
 		    shm_layout_size(&lim));

@@ -69,6 +69,7 @@
 #include "master/writer_group.h"
 #include "master/writer_make.h"
 #include "master/writer_sync.h"
+#include "master/writer_tconf.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
 #include "shm/ring.h"
@@ -117,6 +118,8 @@ struct wslot {
 	int64_t		 backoff_ms;
 	int64_t		 ret_ms;	/* retention the log was opened with */
 	int64_t		 ret_bytes;
+	int64_t		 flush_ms;	/* the topic's flush.ms; -1 never */
+	int64_t		 flush_msgs;	/* ... flush.messages; -1 never */
 	int64_t		 del_retry_ms;	/* a failed DeleteRecords: not before */
 };
 
@@ -135,6 +138,8 @@ struct writer {
 	struct writer_groups	*groups;	/* master/writer_group.c */
 	struct wsync		*sync;		/* master/writer_sync.c */
 	uint64_t		 epochs;	/* log handles opened so far */
+	uint32_t		*tconf_seen;	/* [max_topics]: settings generation applied */
+	int			 tconf_woke;	/* a save happened: wake the workers */
 };
 
 /* What the writer made of a topic entry below topics_open. */
@@ -308,6 +313,25 @@ wslot_inherit(struct writer *w, uint32_t i, const char *name, int64_t now)
 }
 
 /*
+ * Slot i's log and flushing take its topic's settings (flume.conf's and
+ * the topic's own, writer_tconf.h).
+ */
+static void
+wslot_settings(struct writer *w, uint32_t i, const char *name)
+{
+	struct wslot *sl = &w->slots[i];
+	struct writer_tlog tl;
+
+	writer_tconf_log(w->s, w->conf, w->s->parts[i].topic, name, &tl);
+	if (sl->log != NULL)
+		plog_set_config(sl->log, &tl.cfg);
+	sl->ret_ms = tl.cfg.retention_ms;
+	sl->ret_bytes = tl.cfg.retention_bytes;
+	sl->flush_ms = tl.flush_ms;
+	sl->flush_msgs = tl.flush_msgs;
+}
+
+/*
  * Slot i takes log (just opened for topic name; NULL: that failed with
  * err) and over the partition from whatever state the shared region is
  * in (a fresh topic, or a previous writer's).  0, or -1 for no log.
@@ -318,7 +342,6 @@ wslot_take(struct writer *w, uint32_t i, const char *name, struct plog *log,
 {
 	struct wslot *sl = &w->slots[i];
 	struct shm_partition *p = &w->s->parts[i];
-	struct plog_config cfg;
 	int64_t end, vis, dur;
 
 	/* A sync still out for an earlier handle is not this one's. */
@@ -330,9 +353,7 @@ wslot_take(struct writer *w, uint32_t i, const char *name, struct plog *log,
 		return -1;
 	}
 	end = plog_end_offset(sl->log);
-	config_topic_log(w->conf, name, &cfg);
-	sl->ret_ms = cfg.retention_ms;
-	sl->ret_bytes = cfg.retention_bytes;
+	wslot_settings(w, i, name);
 
 	/*
 	 * A log that already runs past the offsets workers hand out (a
@@ -639,7 +660,6 @@ wslot_sync(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 {
 	struct wslot *sl = &w->slots[i];
 	struct shm_partition *p = &w->s->parts[i];
-	const struct config *c = w->conf;
 	const char *name;
 	int64_t vis;
 	uint64_t t0;
@@ -655,8 +675,8 @@ wslot_sync(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 	if (sl->visible > sl->durable) {
 		failed = atomic_load_explicit(&p->sync_failed, memory_order_relaxed) != 0;
 		need = failed || force || sl->want ||
-		    (c->flush_interval_ms >= 0 && now - sl->last_sync_ms >= c->flush_interval_ms) ||
-		    (c->flush_messages > 0 && sl->msgs >= c->flush_messages);
+		    (sl->flush_ms >= 0 && now - sl->last_sync_ms >= sl->flush_ms) ||
+		    (sl->flush_msgs > 0 && sl->msgs >= sl->flush_msgs);
 		if (!need)
 			return 0;
 		if (!force && !failed && sl->error == 0 &&
@@ -1205,9 +1225,12 @@ writer_open(struct writer **wp, struct broker *b, int64_t now_ms)
 		return -1;
 	w->slots = calloc(b->shm.hdr->limits.max_partitions, sizeof(*w->slots));
 	w->topic_ok = calloc(b->shm.hdr->limits.max_topics, 1);
-	if (w->slots == NULL || w->topic_ok == NULL) {
+	w->tconf_seen = calloc(b->shm.hdr->limits.max_topics,
+	    sizeof(*w->tconf_seen));
+	if (w->slots == NULL || w->topic_ok == NULL || w->tconf_seen == NULL) {
 		free(w->slots);
 		free(w->topic_ok);
+		free(w->tconf_seen);
 		free(w);
 		return -1;
 	}
@@ -1218,6 +1241,7 @@ writer_open(struct writer **wp, struct broker *b, int64_t now_ms)
 	if (writer_groups_open(&w->groups, b) == -1) {
 		free(w->slots);
 		free(w->topic_ok);
+		free(w->tconf_seen);
 		free(w);
 		return -1;
 	}
@@ -1242,6 +1266,7 @@ writer_close(struct writer *w)
 			plog_close(w->slots[i].log);
 	free(w->slots);
 	free(w->topic_ok);
+	free(w->tconf_seen);
 	writer_groups_close(w->groups);
 	free(w);
 }
@@ -1250,6 +1275,50 @@ int
 writer_sync_start(struct writer *w, int wake_fd)
 {
 	return wsync_open(&w->sync, wake_fd);
+}
+
+/*
+ * A worker published new settings of an open topic: save them to
+ * topic.config (the alteration's answer waits for that), then apply
+ * them to its logs, and apply retention at once.
+ */
+static void
+writer_tconf_cycle(struct writer *w, int64_t now)
+{
+	char name[TOPIC_NAME_MAX + 1];
+	uint32_t ti, pi, i;
+
+	for (ti = 0; ti < w->topics_open; ti++) {
+		if (w->topic_ok[ti] != WTOPIC_OPEN ||
+		    !writer_tconf_changed(w->s, ti, w->tconf_seen[ti]) ||
+		    topic_entry_check(w->s, ti, name) == -1)
+			continue;
+		if (writer_tconf_save(w->s, w->conf, ti, name,
+		    &w->tconf_seen[ti]) == -1)
+			continue;
+		for (pi = 0; pi < (uint32_t)w->s->topics[ti].partitions; pi++) {
+			i = shm_topic_slot(w->s, &w->s->topics[ti], pi);
+			if (i == UINT32_MAX)
+				break;
+			wslot_settings(w, i, name);
+		}
+		w->next_retention_ms = now;
+		/* Whoever waits for the save is a parked request. */
+		w->tconf_woke = 1;
+	}
+}
+
+/* 1 when an open topic has settings the writer has not applied. */
+static int
+writer_tconf_pending(const struct writer *w)
+{
+	uint32_t ti;
+
+	for (ti = 0; ti < w->topics_open; ti++)
+		if (w->topic_ok[ti] == WTOPIC_OPEN &&
+		    writer_tconf_changed(w->s, ti, w->tconf_seen[ti]))
+			return 1;
+	return 0;
 }
 
 int
@@ -1261,11 +1330,16 @@ writer_cycle(struct writer *w, int64_t now_ms)
 	writer_open_topics(w, now_ms, 0, &moved);
 	writer_delete_topics(w, now_ms, 0, &moved);
 	writer_open_topics(w, now_ms, 0, &moved);
+	writer_tconf_cycle(w, now_ms);
 	writer_grow_topics(w, now_ms, 0, &moved);
 	WRITER_FOREACH_SLOT(w, i, wslot_cycle(w, i, now_ms, 0, &moved));
 	WRITER_FOREACH_SLOT(w, i, wslot_delete_records(w, i, now_ms, &moved));
 	if (w->conf->retention_check_ms > 0 && now_ms >= w->next_retention_ms)
 		writer_retain(w, now_ms, &moved);
+	if (w->tconf_woke) {
+		w->tconf_woke = 0;
+		moved = 1;
+	}
 	if (moved)
 		writer_wake_workers(w);
 	writer_groups_cycle(w->groups, now_ms);
@@ -1278,7 +1352,7 @@ writer_pending(struct writer *w, int64_t now_ms)
 	int pending = 0;
 
 	atomic_thread_fence(memory_order_seq_cst);
-	if (topic_count_now(w->s) > w->topics_open)
+	if (topic_count_now(w->s) > w->topics_open || writer_tconf_pending(w))
 		return 1;
 	if ((now_ms >= w->delete_retry_ms && writer_deletes_pending(w)) ||
 	    (now_ms >= w->meta_retry_ms && writer_retry_pending(w)) ||
@@ -1323,8 +1397,8 @@ writer_timeout(struct writer *w, int64_t now_ms)
 		if (sl->del_retry_ms > now_ms)
 			WRITER_SOONER(sl->del_retry_ms);
 		else if (sl->log != NULL && !sl->syncing &&
-		    sl->visible > sl->durable && c->flush_interval_ms >= 0)
-			WRITER_SOONER(sl->last_sync_ms + c->flush_interval_ms);
+		    sl->visible > sl->durable && sl->flush_ms >= 0)
+			WRITER_SOONER(sl->last_sync_ms + sl->flush_ms);
 	});
 	WRITER_SOONER(writer_groups_due(w->groups));
 #undef WRITER_SOONER
@@ -1475,30 +1549,25 @@ writer_drain_region(struct shm *old, const struct config *conf)
 static void
 writer_reconfigure(struct writer *w, int64_t now)
 {
-	struct plog_config cfg;
-	int moved = 0, reopened = 0;
+	int reopened = 0;
 
+	/* The open logs take the new settings in place (plog_set_config). */
 	WRITER_FOREACH_SLOT(w, i, {
 		struct wslot *sl = &w->slots[i];
 		char name[TOPIC_NAME_MAX + 1];
+		int64_t ms = sl->ret_ms;
+		int64_t bytes = sl->ret_bytes;
 
 		if (sl->log == NULL ||
 		    topic_entry_check(w->s, w->s->parts[i].topic, name) == -1)
 			continue;
-		config_topic_log(w->conf, name, &cfg);
-		if (cfg.retention_ms == sl->ret_ms &&
-		    cfg.retention_bytes == sl->ret_bytes)
-			continue;
-		if (wslot_sync(w, i, now, 1, &moved) == -1)
-			continue;
-		plog_close(sl->log);
-		sl->log = NULL;
-		if (wslot_open(w, i, now) == 0)
+		wslot_settings(w, i, name);
+		if (ms != sl->ret_ms || bytes != sl->ret_bytes)
 			reopened++;
 	});
 	w->next_retention_ms = now;
 	if (reopened > 0)
-		log_info("retention changed: %d partition log%s reopened",
+		log_info("retention changed: %d partition log%s",
 		    reopened, reopened == 1 ? "" : "s");
 }
 

@@ -55,6 +55,7 @@ static const char *const error_names[ERR_MAX] = {
 	[ERR_PRODUCER_FENCED] = "unknown producer id or stale producer epoch",
 	[ERR_GROUP_NOT_EMPTY] = "the group has active members",
 	[ERR_GROUP_KIND] = "the group has members of the other protocol (native or kafka)",
+	[ERR_INVALID_CONFIG] = "invalid topic setting",
 	[ERR_GROUP_SUBSCRIBED] = "the group's members consume the topic",
 };
 
@@ -80,9 +81,12 @@ static const char *const api_names[API_MAX] = {
 	[API_GROUP_RESET] = "GROUP_RESET",
 	[API_DELETE_TOPIC] = "DELETE_TOPIC",
 	[API_GROUP_DELETE] = "GROUP_DELETE",
+	[API_CONFIG_DESCRIBE] = "CONFIG_DESCRIBE",
+	[API_CONFIG_ALTER] = "CONFIG_ALTER",
 	[API_CREATE_PARTITIONS] = "CREATE_PARTITIONS",
 	[API_DELETE_RECORDS] = "DELETE_RECORDS",
 	[API_OFFSET_DELETE] = "OFFSET_DELETE",
+	[API_CONNECTIONS] = "CONNECTIONS",
 };
 
 const char *

@@ -12,7 +12,9 @@
  *   consumer groups                                  shm/group.h (after the rings)
  *   idempotent producers' sequences                  shm/producer.h
  *   the published auth_file                          shm/authpub.h
- *   connections per client address                   shm/ipcount.h (last)
+ *   topics' dynamic settings                         shm/tconf.h
+ *   connections per client address                   shm/ipcount.h
+ *   each worker's connections                        shm/conntab.h (last)
  *
  * The crash rule: any process may die at any instruction, so every shared
  * structure is valid at every instant.  Data is written first and
@@ -35,8 +37,12 @@
  *   parts[].segments, hdr->fsync                       writer
  *   parts[].msgs_out/bytes_out, children[].errors      workers (atomic adds)
  *   hdr->live, authpub                                 master (seqlocks)
+ *   tconf[].gen and slots                              workers under dir_lock,
+ *                                                      master at recovery
+ *   tconf[].saved                                      writer
  *   ipcount tables                                     each worker its own;
  *                                                      master clears a dead one
+ *   conntab tables                                     the same
  */
 #ifndef FLUME_SHM_SHM_H
 #define FLUME_SHM_SHM_H
@@ -51,10 +57,11 @@
 #include "proto/role.h"
 
 #define SHM_MAGIC		0x314d48534d554c46ULL	/* "FLUMSHM1" */
-#define SHM_LAYOUT_VERSION	13
+#define SHM_LAYOUT_VERSION	15
 #define SHM_NAME_MAX		64
 
 struct shm_authpub;
+struct shm_tconf;
 
 struct shm_limits {
 	uint32_t	child_slots;		/* workers + 1 (writer) [+ 1 (metrics)] */
@@ -65,6 +72,7 @@ struct shm_limits {
 	uint32_t	max_group_members;	/* member slots per group */
 	uint32_t	ip_slots;		/* per-address counts per child slot (shm/ipcount.h) */
 	uint32_t	member_meta;		/* bytes of Kafka metadata, and of assignment, per member */
+	uint32_t	conn_slots;		/* connections listed per child slot (shm/conntab.h) */
 };
 
 /*
@@ -263,7 +271,9 @@ struct shm {
 	uint8_t			*groups;	/* struct shm_group_dir, then the groups */
 	uint8_t			*producers;	/* shm/producer.h */
 	struct shm_authpub	*authpub;	/* shm/authpub.h */
+	struct shm_tconf	*tconf;		/* shm/tconf.h: [max_topics] */
 	uint8_t			*ipcount;	/* shm/ipcount.h */
+	uint8_t			*conntab;	/* shm/conntab.h */
 };
 
 /* "/flume-<16 hex digits of a hash of the data directory's real path>". */

@@ -59,6 +59,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "proto/batch.h"
@@ -92,6 +93,7 @@ struct seg {
 	uint64_t	wb_pos;		/* log bytes handed to writeback */
 	uint64_t	drop_pos;	/* log bytes let go from the page cache */
 	uint64_t	drop_floor;	/* bytes in the file when it was opened */
+	int64_t		born_ms;	/* made or opened (CLOCK_REALTIME ms), for segment_ms */
 };
 
 struct plog {
@@ -160,6 +162,16 @@ seg_close_fds(struct seg *sg)
 	sg->log_fd = sg->idx_fd = sg->tidx_fd = -1;
 }
 
+/* Wall-clock ms: when a segment was made, for segment_ms. */
+static int64_t
+plog_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static int
 plog_push_seg(struct plog *l, const struct seg *sg)
 {
@@ -173,7 +185,8 @@ plog_push_seg(struct plog *l, const struct seg *sg)
 		l->segs = nv;
 		l->cap = ncap;
 	}
-	l->segs[l->nsegs++] = *sg;
+	l->segs[l->nsegs] = *sg;
+	l->segs[l->nsegs++].born_ms = plog_now_ms();
 	return 0;
 }
 
@@ -1063,6 +1076,8 @@ plog_append_batches(struct plog *l, uint8_t *batches, size_t len, int keep,
 		at_pos = sg->size + (pos - run);
 		rel_last = off + h.last_offset_delta - sg->base;
 		if (at_pos > 0 && (at_pos + tot > l->cfg.segment_bytes ||
+		    (l->cfg.segment_ms > 0 && pos == 0 &&
+		    plog_now_ms() - sg->born_ms >= l->cfg.segment_ms) ||
 		    at_pos >= SEG_POS_MAX || rel_last > (int64_t)SEG_REL_MAX)) {
 			if (plog_flush_run(l, sg, batches + run, pos - run, nidx) == -1 ||
 			    plog_close_timeindex(sg) == -1)
@@ -1434,4 +1449,16 @@ plog_read(struct plog *l, int64_t offset, int64_t visible_end,
 		return -1;
 	}
 	return 0;
+}
+
+void
+plog_set_config(struct plog *l, const struct plog_config *cfg)
+{
+	if (cfg->segment_bytes == 0 || cfg->index_interval_bytes == 0)
+		return;
+	l->cfg.segment_bytes = cfg->segment_bytes;
+	l->cfg.index_interval_bytes = cfg->index_interval_bytes;
+	l->cfg.retention_bytes = cfg->retention_bytes;
+	l->cfg.retention_ms = cfg->retention_ms;
+	l->cfg.segment_ms = cfg->segment_ms;
 }

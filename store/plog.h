@@ -29,6 +29,7 @@ struct plog_config {
 	int64_t		retention_ms;		/* -1 = unlimited */
 	uint64_t	cache_window;		/* newest bytes left in the page
 						   cache; 0 = all (plog.c) */
+	int64_t		segment_ms;		/* roll a segment this old; 0 never */
 };
 
 /* A corrupt range recovery found and kept (valid batches follow it). */
@@ -129,6 +130,12 @@ int	plog_resync(struct plog *l, int64_t offset);
  * never the active segment.  *deleted gets the number removed.
  */
 int	plog_retain(struct plog *l, int64_t now_ms, int *deleted);
+/*
+ * Change an open log's segment, index and retention settings (a topic's
+ * settings changed); cache_window stays.  The next append and the next
+ * plog_retain use them.
+ */
+void	plog_set_config(struct plog *l, const struct plog_config *cfg);
 
 /*
  * DeleteRecords: move the log start up to offset (at most the log end),
@@ -190,6 +197,15 @@ int	plog_reader_read(struct plog_reader *r, int64_t offset, int64_t visible_end,
  * ts_ms.  Found through the time indexes (store/timeindex.h).  0 or -1.
  */
 int	plog_reader_time_lookup(struct plog_reader *r, int64_t ts_ms,
+	    int64_t visible_end, int64_t *offset, int64_t *found_ts);
+/*
+ * Kafka's MAX_TIMESTAMP (ListOffsets v7+): the offset of the first record
+ * at or after first (the log start) and below visible_end with the
+ * largest timestamp, and that timestamp; both -1 when there is no record
+ * (or none has a timestamp).  Through the time indexes and a short scan
+ * of batch headers (store/reader.c says when it is longer).  0 or -1.
+ */
+int	plog_reader_max_time(struct plog_reader *r, int64_t first,
 	    int64_t visible_end, int64_t *offset, int64_t *found_ts);
 /* The same, with *offset = visible_end when nothing reaches ts_ms. */
 int	plog_reader_offset_for_time(struct plog_reader *r, int64_t ts_ms,

@@ -41,6 +41,22 @@ nullable(const struct kfield *f, int16_t v)
 	return (f->kf_flags & KF_NULL) && v >= f->kf_nullmin;
 }
 
+/*
+ * Is row i of d a nullable struct (KFNS) that is null in s?  Its marker,
+ * the int8 row before it, says so: below 0 null, else present (Kafka
+ * writes -1 and 1).
+ */
+static int
+null_struct(const struct kdesc *d, size_t i, int16_t v, const void *s)
+{
+	const struct kfield *f = &d->kd_fields[i];
+
+	if (f->kf_type != KT_STRUCT || !nullable(f, v) || i == 0 ||
+	    d->kd_fields[i - 1].kf_type != KT_INT8)
+		return 0;
+	return *((const int8_t *)s + d->kd_fields[i - 1].kf_off) < 0;
+}
+
 static int
 compact(const struct kfield *f, int flexible)
 {
@@ -153,11 +169,12 @@ wire_min(const struct kfield *f, int t, int16_t v, int flexible)
 	case KT_ARRAY:
 		return compact(f, flexible) ? 1 : 4;
 	case KT_STRUCT:
-		if (f->kf_type == KT_STRUCT && nullable(f, v))
-			return 1;	/* its marker (kdesc.h: KNULL structs) */
 		n = flexible ? 1 : 0;
 		for (i = 0; i < f->kf_sub->kd_nfields; i++) {
 			g = &f->kf_sub->kd_fields[i];
+			/* A nullable struct may be only its marker. */
+			if (g->kf_type == KT_STRUCT && (g->kf_flags & KF_NULL))
+				continue;
 			if (in_version(g, v) && !(g->kf_flags & KF_TAGGED))
 				n += wire_min(g, g->kf_type, v, flexible);
 		}
@@ -234,8 +251,6 @@ set_default(const struct kfield *f, void *dst)
 		break;
 	case KT_STRUCT:
 		kdesc_defaults(f->kf_sub, dst);
-		if (f->kf_type == KT_STRUCT && (f->kf_flags & KF_NULL))
-			*(int8_t *)dst = f->kf_def == -1 ? 0 : 1;
 		break;
 	}
 }
@@ -348,18 +363,6 @@ read_one(const struct kfield *f, int t, int16_t v, int flexible, void *dst,
 		read_kstr(f, v, flexible, INT32_MAX, rb, dst);
 		break;
 	case KT_STRUCT:
-		if (f->kf_type == KT_STRUCT && nullable(f, v)) {
-			/* Kafka's marker: -1 null, else the struct follows. */
-			if (rbuf_i8(rb) < 0) {
-				kdesc_defaults(f->kf_sub, dst);
-				*(int8_t *)dst = 0;
-				return rb->err ? -1 : 0;
-			}
-			if (read_struct(f->kf_sub, v, flexible, dst, rb, a) == -1)
-				return -1;
-			*(int8_t *)dst = 1;
-			return 0;
-		}
 		return read_struct(f->kf_sub, v, flexible, dst, rb, a);
 	case KT_ARRAY: {
 		struct karray *arr = dst;
@@ -471,7 +474,8 @@ read_struct(const struct kdesc *d, int16_t v, int flexible, void *out,
 	 */
 	for (i = 0; i < d->kd_nfields; i++) {
 		f = &d->kd_fields[i];
-		if (!in_version(f, v) || (f->kf_flags & KF_TAGGED))
+		if (!in_version(f, v) || (f->kf_flags & KF_TAGGED) ||
+		    null_struct(d, i, v, out))
 			set_default(f, (uint8_t *)out + f->kf_off);
 		else if (read_one(f, f->kf_type, v, flexible,
 		    (uint8_t *)out + f->kf_off, rb, a) == -1)
@@ -599,11 +603,6 @@ write_one(const struct kfield *f, int t, int16_t v, int flexible,
 		write_kstr(f, v, flexible, INT32_MAX, src, wb);
 		break;
 	case KT_STRUCT:
-		if (f->kf_type == KT_STRUCT && nullable(f, v)) {
-			wbuf_i8(wb, *(const int8_t *)src ? 1 : -1);
-			if (!*(const int8_t *)src)
-				break;
-		}
 		write_struct(f->kf_sub, v, flexible, src, h, wb);
 		break;
 	case KT_ARRAY: {
@@ -721,7 +720,8 @@ write_struct(const struct kdesc *d, int16_t v, int flexible, const void *in,
 
 	for (i = 0; i < d->kd_nfields && !wb->err; i++) {
 		f = &d->kd_fields[i];
-		if (!in_version(f, v) || (f->kf_flags & KF_TAGGED))
+		if (!in_version(f, v) || (f->kf_flags & KF_TAGGED) ||
+		    null_struct(d, i, v, in))
 			continue;
 		write_one(f, f->kf_type, v, flexible,
 		    (const uint8_t *)in + f->kf_off, h, wb);

@@ -61,8 +61,10 @@ static const struct kfield cghb_resp[] = {
 	    .kf_def = -1),
 	KF(KT_INT32, struct km_cghb_resp, member_epoch, 0, KV_MAX),
 	KF(KT_INT32, struct km_cghb_resp, heartbeat_interval_ms, 0, KV_MAX),
-	KFT(kd_cghb_assignment, struct km_cghb_resp, assignment, 0, KV_MAX,
-	    KNULL(0), .kf_def = -1),
+	/* A nullable struct: its marker, then it (kdesc.h KFNS). */
+	KF(KT_INT8, struct km_cghb_resp, assignment_marker, 0, KV_MAX,
+	    .kf_def = -1),
+	KFNS(kd_cghb_assignment, struct km_cghb_resp, assignment, 0, KV_MAX),
 };
 
 static const struct kdesc kd_cghb_req =

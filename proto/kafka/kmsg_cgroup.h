@@ -30,7 +30,6 @@ struct km_cghb_req {
 };
 
 struct km_cghb_assignment {
-	int8_t		 kpresent;			/* kdesc.h: a nullable struct */
 	struct karray	 topic_partitions;		/* km_cg_tp */
 };
 
@@ -41,7 +40,8 @@ struct km_cghb_resp {
 	struct kstr	 member_id;			/* nullable */
 	int32_t		 member_epoch;
 	int32_t		 heartbeat_interval_ms;
-	struct km_cghb_assignment assignment;		/* nullable */
+	int8_t		 assignment_marker;		/* -1 null, 1 present */
+	struct km_cghb_assignment assignment;		/* nullable (KFNS) */
 };
 
 /* ConsumerGroupDescribe v0-1, flexible 0+. */

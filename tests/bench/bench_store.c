@@ -51,7 +51,7 @@ static int
 run(const char *label, const uint8_t *batch, size_t blen, int32_t recs,
     uint64_t total, int sync_every)
 {
-	struct plog_config cfg = { 128u << 20, 4096, -1, -1, 0 };
+	struct plog_config cfg = { 128u << 20, 4096, -1, -1, 0, 0 };
 	struct plog *l;
 	uint8_t *buf;
 	char dir[] = "/tmp/flume-bench-store-XXXXXX";

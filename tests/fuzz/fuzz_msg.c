@@ -16,6 +16,7 @@
 
 #include "proto/msg.h"
 #include "proto/msg_auth.h"
+#include "proto/msg_tconf.h"
 #include "proto/wire.h"
 
 #define FUZZ_DECODERS(X)			\
@@ -32,6 +33,7 @@
 	X(list_offsets_req, A, 1)		\
 	X(list_offsets_resp, A, 0)		\
 	X(workers_resp, A, 0)			\
+	X(connections_resp, A, 0)		\
 	X(join_group_req, A, 1)			\
 	X(join_group_resp, A, 0)		\
 	X(heartbeat_req, N, 1)			\
@@ -53,6 +55,10 @@
 	X(auth_prove_resp, N, 0)		\
 	X(group_reset_req, N, 1)		\
 	X(group_reset_resp, A, 0)		\
+	X(config_describe_req, N, 1)		\
+	X(config_describe_resp, A, 0)		\
+	X(config_alter_req, A, 1)		\
+	X(config_alter_resp, N, 0)		\
 	X(delete_records_req, N, 1)		\
 	X(delete_records_resp, N, 0)		\
 	X(offset_delete_req, A, 1)		\

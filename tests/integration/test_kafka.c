@@ -489,12 +489,20 @@ test_api_versions_v3_and_v0(void)
 	    { 10, 0, 6 }, { 11, 0, 9 }, { 14, 0, 5 }, { 12, 0, 4 },
 	    { 13, 0, 5 }, { 8, 0, 9 }, { 9, 0, 9 }, { 16, 0, 5 },
 	    { 15, 0, 6 }, { 19, 0, 7 }, { 20, 0, 6 },
+	    /* topic settings (test_tconfig.c) */
+	    { 32, 0, 4 }, { 33, 0, 2 }, { 44, 0, 1 },
 	    /* CreatePartitions (test_grow.c) */
 	    { 37, 0, 3 },
 	    /* records, groups and offsets deleted (test_records.c) */
 	    { 21, 0, 2 }, { 42, 0, 2 }, { 47, 0, 0 },
+	    /* read-only cluster and log APIs (test_kafka_describe.c) */
+	    { 23, 0, 4 }, { 35, 0, 4 }, { 46, 0, 0 }, { 60, 0, 2 },
+	    { 61, 0, 0 }, { 75, 0, 0 },
 	    /* SASL (test_sasl.c) */
 	    { 17, 0, 1 }, { 36, 0, 2 },
+	    /* ACLs and SCRAM users (test_kafka_acl.c) */
+	    { 29, 0, 3 }, { 30, 0, 3 }, { 31, 0, 3 }, { 50, 0, 0 },
+	    { 51, 0, 0 },
 	    /* the consumer group protocol (test_kafka_cgroup.c) */
 	    { 68, 0, 1 }, { 69, 0, 1 } };
 	const char *files[] = { FIXTURES "/kcat-ApiVersions-v3.bin",
@@ -1446,34 +1454,8 @@ static void
 kd_call(int fd, const struct kmsg *m, int16_t v, int32_t corr,
     const void *req, void *resp, struct arena *a, uint8_t **raw)
 {
-	struct kreq_hdr h;
-	struct wbuf wb;
-	uint8_t *p = NULL;
-	size_t n = 0, skip;
-	uint32_t id = 0;
-
-	memset(&h, 0, sizeof(h));
-	h.api_key = m->km_key;
-	h.api_version = v;
-	h.correlation_id = corr;
-	h.client_id = kstr_c("test_kafka");
-	wbuf_init(&wb);
-	wbuf_i32(&wb, 0);
-	CU_ASSERT_EQUAL_FATAL(kmsg_encode_req_hdr(&h, &wb), 0);
-	CU_ASSERT_EQUAL_FATAL(kmsg_encode_req(m, v, req, &wb), 0);
-	wbuf_put_u32_at(&wb, 0, (uint32_t)(wb.len - 4));
-	CU_ASSERT_EQUAL_FATAL(support_send(fd, wb.buf, wb.len), 0);
-	wbuf_free(&wb);
-	CU_ASSERT_EQUAL_FATAL(support_recv(fd, 10000, &id, &p, &n), 1);
-	CU_ASSERT_EQUAL(id, (uint32_t)corr);
-	/* Response header v1: an empty tagged field section. */
-	skip = kmsg_resp_hdr_version(m->km_key, v) >= 1 ? 1 : 0;
-	CU_ASSERT_FATAL(n >= skip);
-	if (skip)
-		CU_ASSERT_EQUAL(p[0], 0);
-	CU_ASSERT_EQUAL_FATAL(kmsg_decode_resp(m, v, resp, p + skip,
-	    n - skip, a), 0);
-	*raw = p;
+	CU_ASSERT_EQUAL_FATAL(support_kafka_call(fd, m, v, corr, req, resp, a,
+	    raw), 0);
 }
 
 /* A Produce of one part (topic, partition 0, records) at version v. */

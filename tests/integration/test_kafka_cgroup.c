@@ -76,7 +76,9 @@ teardown(void)
 static int
 kcall(const struct kmsg *m, int16_t v, const void *q, void *resp)
 {
-	return support_kcall(fd, m, v, ++corr, q, resp, &a);
+	if (support_ksend(fd, m, v, ++corr, q) != 0)
+		return -1;
+	return support_krecv(fd, m, v, corr, resp, &a);
 }
 
 /* ---- members ---- */
@@ -253,7 +255,8 @@ beat(struct mem *mb, const char *topic)
 	if (s.error_code != KERR_NONE)
 		return s.error_code;
 	mb->epoch = s.member_epoch;
-	now = s.assignment.kpresent ? mask_hb(&s.assignment.topic_partitions) :
+	now = s.assignment_marker >= 0 ?
+	    mask_hb(&s.assignment.topic_partitions) :
 	    mb->owned;
 	if (!no_overlap())
 		overlaps++;

@@ -30,9 +30,9 @@
 #include "proto/kafka/kmsg_sasl.h"
 #include "proto/wire.h"
 #include "tests/harness.h"
+#include "tests/integration/kcall.h"
 #include "tests/integration/support.h"
 
-#define FIXTURES	"tests/fixtures/kdesc"
 #define MANPAGE		"man/flume-kafka.7"
 #define NOT_ASKED	INT32_MIN
 /* Kafka's authorized operations: every topic and cluster operation. */
@@ -88,130 +88,6 @@ kconnect(const struct flumed *b, int port)
 
 	k.port = port;
 	return support_connect(&k);
-}
-
-/* A whole small file; NULL on failure. */
-static uint8_t *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf;
-	long n;
-
-	if (f == NULL)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) != 0 || (buf = malloc((size_t)n + 1)) == NULL) {
-		fclose(f);
-		return NULL;
-	}
-	if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
-/*
- * The answers read (strings of decoded answers point into them) and the
- * arena of their arrays, freed by release() at the end of each test.
- */
-static uint8_t *held[64];
-static int nheld;
-static struct arena arena;
-
-static void
-release(void)
-{
-	while (nheld > 0)
-		free(held[--nheld]);
-	arena_free(&arena);
-}
-
-/*
- * Read the answer to (m, v) with correlation id corr on fd and decode it
- * into resp: 0, or -1 (asserted) when none came or it does not decode
- * exactly at v.
- */
-static int
-answer(int fd, const struct kmsg *m, int16_t v, int32_t corr, void *resp)
-{
-	uint8_t *p = NULL;
-	size_t n = 0, off = 0;
-	uint32_t id = 0;
-
-	if (arena.cap == 0)
-		arena_init(&arena, 1 << 20);
-	CU_ASSERT_EQUAL(support_recv(fd, 10000, &id, &p, &n), 1);
-	if (p == NULL)
-		return -1;
-	if (nheld < (int)(sizeof(held) / sizeof(held[0])))
-		held[nheld++] = p;
-	CU_ASSERT_EQUAL(id, (uint32_t)corr);
-	if (kmsg_resp_hdr_version(m->km_key, v) == 1) {
-		/* Response header v1: no tagged fields. */
-		CU_ASSERT_FATAL(n >= 1);
-		CU_ASSERT_EQUAL(p[0], 0);
-		off = 1;
-	}
-	CU_ASSERT_EQUAL(kmsg_decode_resp(m, v, resp, p + off, n - off,
-	    &arena), 0);
-	return 0;
-}
-
-/* Send q as an (m, v) request made by the codec and decode its answer. */
-static int
-call(int fd, const struct kmsg *m, int16_t v, int32_t corr, const void *q,
-    void *resp)
-{
-	struct kreq_hdr h;
-	struct wbuf wb;
-	int rc;
-
-	wbuf_init(&wb);
-	wbuf_i32(&wb, 0);
-	h.api_key = m->km_key;
-	h.api_version = v;
-	h.correlation_id = corr;
-	h.client_id = kstr_c("test_kafka_meta");
-	CU_ASSERT_EQUAL_FATAL(kmsg_encode_req_hdr(&h, &wb), 0);
-	CU_ASSERT_EQUAL_FATAL(kmsg_encode_req(m, v, q, &wb), 0);
-	wbuf_put_u32_at(&wb, 0, (uint32_t)(wb.len - 4));
-	rc = support_send(fd, wb.buf, wb.len);
-	wbuf_free(&wb);
-	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	return answer(fd, m, v, corr, resp);
-}
-
-/*
- * Send a client's captured request (its own version and correlation id)
- * and decode the answer; *v is its version.
- */
-static int
-replay(int fd, const char *name, const struct kmsg *m, int16_t *v,
-    void *resp)
-{
-	char path[256];
-	uint8_t *f;
-	size_t n;
-	int32_t corr;
-	int rc;
-
-	snprintf(path, sizeof(path), "%s/%s", FIXTURES, name);
-	f = slurp(path, &n);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	CU_ASSERT_FATAL(n >= 12);
-	CU_ASSERT_EQUAL((int16_t)(f[4] << 8 | f[5]), m->km_key);
-	*v = (int16_t)(f[6] << 8 | f[7]);
-	corr = (int32_t)((uint32_t)f[8] << 24 | (uint32_t)f[9] << 16 |
-	    (uint32_t)f[10] << 8 | f[11]);
-	rc = support_send(fd, f, n);
-	free(f);
-	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	return answer(fd, m, *v, corr, resp);
 }
 
 static int
@@ -329,7 +205,7 @@ test_metadata_every_version(void)
 	for (i = 0; i < sizeof(vs) / sizeof(vs[0]); i++) {
 		/* v0-3 would create "nope": they always may. */
 		meta_req(&q, t, names, vs[i] >= 4 ? 2 : 1, vs[i] == 0);
-		CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_metadata, vs[i],
+		CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_metadata, vs[i],
 		    (int32_t)i + 1, &q, &s), 0);
 		check_meta_broker(&s, vs[i], kport);
 		CU_ASSERT_EQUAL_FATAL(s.topics.n, vs[i] >= 4 ? 2 : 1);
@@ -346,7 +222,7 @@ test_metadata_every_version(void)
 			CU_ASSERT(id_zero(rt[1].topic_id));
 			CU_ASSERT_EQUAL(rt[1].partitions.n, 0);
 		}
-		release();
+		kcall_release();
 	}
 	close(fd);
 }
@@ -373,7 +249,7 @@ test_metadata_real_clients(void)
 
 	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		CU_ASSERT_EQUAL_FATAL(replay(fd, files[i], &kmsg_metadata, &v,
+		CU_ASSERT_EQUAL_FATAL(kcall_replay(fd, files[i], &kmsg_metadata, &v,
 		    &s), 0);
 		check_meta_broker(&s, v, kport);
 		rt = s.topics.v;
@@ -387,7 +263,7 @@ test_metadata_real_clients(void)
 		CU_ASSERT_EQUAL(seen, want[i]);
 		if (want[i] == 0)
 			CU_ASSERT_EQUAL(s.topics.n, 0);
-		release();
+		kcall_release();
 	}
 	close(fd);
 }
@@ -415,7 +291,7 @@ test_metadata_auto_create(void)
 	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		meta_req(&q, t, &cases[i].name, 1, cases[i].allow);
-		CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_metadata, cases[i].v,
+		CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_metadata, cases[i].v,
 		    (int32_t)i + 1, &q, &s), 0);
 		CU_ASSERT_EQUAL_FATAL(s.topics.n, 1);
 		rt = s.topics.v;
@@ -424,13 +300,13 @@ test_metadata_auto_create(void)
 			    NOT_ASKED, NULL);
 		CU_ASSERT_EQUAL(rt[0].error_code, cases[i].made ? 0 :
 		    KERR_UNKNOWN_TOPIC_OR_PARTITION);
-		release();
+		kcall_release();
 	}
 	/* v1+: an empty list asks for none. */
 	meta_req(&q, t, &cases[0].name, 0, 1);
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_metadata, 9, 9, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_metadata, 9, 9, &q, &s), 0);
 	CU_ASSERT_EQUAL(s.topics.n, 0);
-	release();
+	kcall_release();
 	close(fd);
 }
 
@@ -445,12 +321,12 @@ meta_id(int fd, const char *topic, uint8_t *id)
 	const struct km_meta_topic *rt;
 
 	meta_req(&q, t, names, 1, 0);
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_metadata, 10, 99, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_metadata, 10, 99, &q, &s), 0);
 	CU_ASSERT_EQUAL_FATAL(s.topics.n, 1);
 	rt = s.topics.v;
 	CU_ASSERT_EQUAL(rt[0].error_code, 0);
 	memcpy(id, rt[0].topic_id, 16);
-	release();
+	kcall_release();
 }
 
 /*
@@ -481,7 +357,7 @@ test_metadata_by_id_and_operations(void)
 	q.topics.n = 2;
 	q.topics.v = t;
 	q.include_topic_authorized_operations = 1;
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_metadata, 12, 1, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_metadata, 12, 1, &q, &s), 0);
 	check_meta_broker(&s, 12, kport);
 	CU_ASSERT_EQUAL_FATAL(s.topics.n, 2);
 	rt = s.topics.v;
@@ -492,31 +368,31 @@ test_metadata_by_id_and_operations(void)
 	CU_ASSERT_EQUAL(rt[0].topic_authorized_operations, NOT_ASKED);
 	check_meta_topic(&rt[1], 12, "m2", 2, TOPIC_OPS_ALL, NULL);
 	CU_ASSERT_EQUAL(memcmp(rt[1].topic_id, id, 16), 0);
-	release();
+	kcall_release();
 
 	/* v10 with an id: INVALID_REQUEST, the name as given. */
 	t[0].name = kstr_c("m2");
 	q.topics.n = 1;
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_metadata, 10, 2, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_metadata, 10, 2, &q, &s), 0);
 	CU_ASSERT_EQUAL_FATAL(s.topics.n, 1);
 	rt = s.topics.v;
 	CU_ASSERT_EQUAL(rt[0].error_code, KERR_INVALID_REQUEST);
 	CU_ASSERT(kstr_is(rt[0].name, "m2"));
-	release();
+	kcall_release();
 
 	/* v8: both sets asked; v11 has no cluster set. */
 	memset(t, 0, sizeof(t));
 	t[0].name = kstr_c("m2");
 	q.include_cluster_authorized_operations = 1;
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_metadata, 8, 3, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_metadata, 8, 3, &q, &s), 0);
 	CU_ASSERT_EQUAL(s.cluster_authorized_operations, CLUSTER_OPS_ALL);
 	CU_ASSERT_EQUAL_FATAL(s.topics.n, 1);
 	check_meta_topic(s.topics.v, 8, "m2", 2, TOPIC_OPS_ALL, NULL);
-	release();
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_metadata, 11, 4, &q, &s), 0);
+	kcall_release();
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_metadata, 11, 4, &q, &s), 0);
 	CU_ASSERT_EQUAL(s.cluster_authorized_operations, NOT_ASKED);
 	check_meta_topic(s.topics.v, 11, "m2", 2, TOPIC_OPS_ALL, NULL);
-	release();
+	kcall_release();
 	close(fd);
 }
 
@@ -556,24 +432,35 @@ check_created(const struct km_create_topics_resp *s, int16_t v,
 		CU_ASSERT_EQUAL(t->configs.n, 0);
 }
 
-/* The configs of a v5+ answer: flume.conf's, as Kafka names them. */
+/*
+ * The configs of a v5+ answer: every topic setting (19) with its value
+ * and source; these four as flume.conf sets them (STATIC_BROKER_CONFIG
+ * 4) or the default (DEFAULT_CONFIG 5).
+ */
 static void
 check_configs(const struct km_created_topic *t, const char *retention,
-    const char *segment)
+    const char *segment, int segment_source)
 {
 	static const char *const names[4] = { "retention.ms",
 	    "retention.bytes", "segment.bytes", "max.message.bytes" };
 	const char *values[4] = { retention, "-1", segment, "262144" };
+	const int8_t sources[4] = { 4, 5, (int8_t)segment_source, 4 };
 	const struct km_created_config *c = t->configs.v;
-	int i;
+	int i, j, found;
 
-	CU_ASSERT_EQUAL_FATAL(t->configs.n, 4);
+	CU_ASSERT_EQUAL_FATAL(t->configs.n, 19);
 	for (i = 0; i < 4; i++) {
-		CU_ASSERT(kstr_is(c[i].name, names[i]));
-		CU_ASSERT(kstr_is(c[i].value, values[i]));
-		CU_ASSERT_EQUAL(c[i].read_only, 0);
-		CU_ASSERT_EQUAL(c[i].config_source, 4);	/* STATIC_BROKER */
-		CU_ASSERT_EQUAL(c[i].is_sensitive, 0);
+		found = 0;
+		for (j = 0; j < t->configs.n; j++) {
+			if (!kstr_is(c[j].name, names[i]))
+				continue;
+			found++;
+			CU_ASSERT(kstr_is(c[j].value, values[i]));
+			CU_ASSERT_EQUAL(c[j].read_only, 0);
+			CU_ASSERT_EQUAL(c[j].config_source, sources[i]);
+			CU_ASSERT_EQUAL(c[j].is_sensitive, 0);
+		}
+		CU_ASSERT_EQUAL(found, 1);
 	}
 }
 
@@ -584,7 +471,7 @@ check_configs(const struct km_created_topic *t, const char *retention,
  * replication factor and configs: flume.conf's defaults, and the
  * [topic cfg] section's for cfg deleted and made again) and v7 (the
  * topic's id, the one Metadata answers); a replication factor of 3 is
- * INVALID_REPLICATION_FACTOR with a message, a config INVALID_CONFIG.
+ * INVALID_REPLICATION_FACTOR with a message, a bad config INVALID_CONFIG naming the key.
  */
 static void
 test_create_topics_every_version(void)
@@ -602,100 +489,100 @@ test_create_topics_every_version(void)
 	int fd;
 
 	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
-	CU_ASSERT_EQUAL_FATAL(replay(fd, "kafka-python-CreateTopics-v3.bin",
+	CU_ASSERT_EQUAL_FATAL(kcall_replay(fd, "kafka-python-CreateTopics-v3.bin",
 	    &kmsg_create_topics, &v, &s), 0);
 	CU_ASSERT_EQUAL(v, 3);
 	check_created(&s, v, "kpt", 3, 0);
-	release();
-	CU_ASSERT_EQUAL_FATAL(replay(fd, "kafkajs-CreateTopics-v3.bin",
+	kcall_release();
+	CU_ASSERT_EQUAL_FATAL(kcall_replay(fd, "kafkajs-CreateTopics-v3.bin",
 	    &kmsg_create_topics, &v, &s), 0);
 	check_created(&s, v, "kjt", 2, 0);
-	release();
-	CU_ASSERT_EQUAL_FATAL(replay(fd, "confluent-kafka-CreateTopics-v4.bin",
+	kcall_release();
+	CU_ASSERT_EQUAL_FATAL(kcall_replay(fd, "confluent-kafka-CreateTopics-v4.bin",
 	    &kmsg_create_topics, &v, &s), 0);
 	CU_ASSERT_EQUAL(v, 4);
 	check_created(&s, v, "ckt", 2, 0);
-	release();
+	kcall_release();
 
 	create_req(&q, &t, "c0", 1, 1);
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_create_topics, 0, 1, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_create_topics, 0, 1, &q, &s), 0);
 	check_created(&s, 0, "c0", 1, 0);
-	release();
+	kcall_release();
 	/* Again: exists, with its message from v1. */
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_create_topics, 1, 2, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_create_topics, 1, 2, &q, &s), 0);
 	rt = s.topics.v;
 	CU_ASSERT_EQUAL(rt->error_code, KERR_TOPIC_ALREADY_EXISTS);
 	CU_ASSERT(kstr_is(rt->error_message, "topic already exists"));
-	release();
+	kcall_release();
 
 	create_req(&q, &t, "c1", 3, 1);
 	q.validate_only = 1;
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_create_topics, 1, 3, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_create_topics, 1, 3, &q, &s), 0);
 	check_created(&s, 1, "c1", 3, 1);
-	release();
+	kcall_release();
 	q.validate_only = 0;
 	t.replication_factor = 3;
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_create_topics, 2, 4, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_create_topics, 2, 4, &q, &s), 0);
 	rt = s.topics.v;
 	CU_ASSERT_EQUAL(rt->error_code, KERR_INVALID_REPLICATION_FACTOR);
 	CU_ASSERT(kstr_is(rt->error_message,
 	    "replication factor must be 1 (one broker)"));
-	release();
+	kcall_release();
 
 	create_req(&q, &t, "c4", -1, -1);
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_create_topics, 4, 5, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_create_topics, 4, 5, &q, &s), 0);
 	check_created(&s, 4, "c4", 2, 0);
-	release();
+	kcall_release();
 
 	/* v5, flexible: validate_only answers what would be made. */
 	create_req(&q, &t, "c5", -1, -1);
 	q.validate_only = 1;
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_create_topics, 5, 6, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_create_topics, 5, 6, &q, &s), 0);
 	check_created(&s, 5, "c5", 2, 1);
-	check_configs(s.topics.v, "3600000", "1073741824");
-	release();
+	check_configs(s.topics.v, "3600000", "1073741824", 5);
+	kcall_release();
 	/* [topic cfg] made it at start; made again, it has its settings. */
 	kdesc_defaults(kmsg_delete_topics.km_req, &dq);
 	dq.timeout_ms = 10000;
 	dname = kstr_c("cfg");
 	dq.topic_names.n = 1;
 	dq.topic_names.v = &dname;
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_delete_topics, 1, 70, &dq, &ds),
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_delete_topics, 1, 70, &dq, &ds),
 	    0);
 	CU_ASSERT_EQUAL_FATAL(ds.responses.n, 1);
 	CU_ASSERT_EQUAL(((struct km_deleted_topic *)ds.responses.v)->
 	    error_code, 0);
-	release();
+	kcall_release();
 	create_req(&q, &t, "cfg", -1, 1);
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_create_topics, 6, 7, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_create_topics, 6, 7, &q, &s), 0);
 	check_created(&s, 6, "cfg", 1, 0);
-	check_configs(s.topics.v, "60000", "1048576");
-	release();
+	check_configs(s.topics.v, "60000", "1048576", 4);
+	kcall_release();
 
 	create_req(&q, &t, "c7", 4, -1);
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_create_topics, 7, 8, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_create_topics, 7, 8, &q, &s), 0);
 	check_created(&s, 7, "c7", 4, 0);
 	rt = s.topics.v;
 	memcpy(id, rt->topic_id, 16);
-	release();
+	kcall_release();
 	meta_id(fd, "c7", mid);
 	CU_ASSERT_EQUAL(memcmp(mid, id, 16), 0);
 
 	cf.name = kstr_c("cleanup.policy");
-	cf.value = kstr_c("compact");
+	cf.value = kstr_c("remove");
 	create_req(&q, &t, "c8", 1, 1);
 	t.configs.n = 1;
 	t.configs.v = &cf;
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_create_topics, 7, 9, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_create_topics, 7, 9, &q, &s), 0);
 	rt = s.topics.v;
 	CU_ASSERT_EQUAL(rt->error_code, KERR_INVALID_CONFIG);
-	CU_ASSERT(kstr_is(rt->error_message,
-	    "topic settings are set in flume.conf"));
+	CU_ASSERT(kstr_is(rt->error_message, "invalid value 'remove' for "
+	    "cleanup.policy: expected delete, compact or compact,delete"));
 	CU_ASSERT_EQUAL(rt->num_partitions, -1);
 	CU_ASSERT_EQUAL(rt->replication_factor, -1);
 	CU_ASSERT_EQUAL(rt->configs.n, 0);
 	CU_ASSERT(id_zero(rt->topic_id));
-	release();
+	kcall_release();
 	close(fd);
 }
 
@@ -741,27 +628,27 @@ test_delete_topics_every_version(void)
 
 	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
 	/* The real clients' topics: made by their CreateTopics above. */
-	CU_ASSERT_EQUAL_FATAL(replay(fd, "kafka-python-DeleteTopics-v3.bin",
+	CU_ASSERT_EQUAL_FATAL(kcall_replay(fd, "kafka-python-DeleteTopics-v3.bin",
 	    &kmsg_delete_topics, &v, &s), 0);
 	CU_ASSERT_EQUAL(v, 3);
 	CU_ASSERT_EQUAL(s.throttle_time_ms, 0);
 	CU_ASSERT_EQUAL_FATAL(s.responses.n, 1);
 	check_deleted(s.responses.v, "kpt", NULL, 0);
-	release();
-	CU_ASSERT_EQUAL_FATAL(replay(fd, "kafkajs-DeleteTopics-v1.bin",
+	kcall_release();
+	CU_ASSERT_EQUAL_FATAL(kcall_replay(fd, "kafkajs-DeleteTopics-v1.bin",
 	    &kmsg_delete_topics, &v, &s), 0);
 	CU_ASSERT_EQUAL_FATAL(s.responses.n, 1);
 	check_deleted(s.responses.v, "kjt", NULL, 0);
-	release();
-	CU_ASSERT_EQUAL_FATAL(replay(fd, "confluent-kafka-DeleteTopics-v1.bin",
+	kcall_release();
+	CU_ASSERT_EQUAL_FATAL(kcall_replay(fd, "confluent-kafka-DeleteTopics-v1.bin",
 	    &kmsg_delete_topics, &v, &s), 0);
 	CU_ASSERT_EQUAL_FATAL(s.responses.n, 1);
 	check_deleted(s.responses.v, "ckt", NULL, 0);
-	release();
+	kcall_release();
 
 	for (i = 0; i < sizeof(mk) / sizeof(mk[0]); i++) {
 		create_req(&cq, &ct, mk[i], 1, 1);
-		CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_create_topics, 7,
+		CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_create_topics, 7,
 		    (int32_t)i + 10, &cq, &cs), 0);
 		CU_ASSERT_EQUAL(((struct km_created_topic *)cs.topics.v)->
 		    error_code, 0);
@@ -771,7 +658,7 @@ test_delete_topics_every_version(void)
 		if (i == 4)
 			memcpy(id6i, ((struct km_created_topic *)cs.topics.v)->
 			    topic_id, 16);
-		release();
+		kcall_release();
 	}
 
 	kdesc_defaults(kmsg_delete_topics.km_req, &q);
@@ -780,23 +667,23 @@ test_delete_topics_every_version(void)
 	names[1] = kstr_c("never");
 	q.topic_names.n = 2;
 	q.topic_names.v = names;
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_delete_topics, 0, 1, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_delete_topics, 0, 1, &q, &s), 0);
 	CU_ASSERT_EQUAL_FATAL(s.responses.n, 2);
 	rt = s.responses.v;
 	check_deleted(&rt[0], "d0", NULL, 0);
 	check_deleted(&rt[1], "never", NULL, KERR_UNKNOWN_TOPIC_OR_PARTITION);
-	release();
+	kcall_release();
 	names[0] = kstr_c("d4");
 	q.topic_names.n = 1;
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_delete_topics, 4, 2, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_delete_topics, 4, 2, &q, &s), 0);
 	CU_ASSERT_EQUAL_FATAL(s.responses.n, 1);
 	check_deleted(s.responses.v, "d4", NULL, 0);
-	release();
+	kcall_release();
 	names[0] = kstr_c("d5");
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_delete_topics, 5, 3, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_delete_topics, 5, 3, &q, &s), 0);
 	CU_ASSERT_EQUAL_FATAL(s.responses.n, 1);
 	check_deleted(s.responses.v, "d5", NULL, 0);
-	release();
+	kcall_release();
 
 	/* v6: one by name, one by id, one unknown id. */
 	kdesc_defaults(kmsg_delete_topics.km_req, &q);
@@ -807,19 +694,19 @@ test_delete_topics_every_version(void)
 	memcpy(ts[1].topic_id, id6i, 16);
 	q.topics.n = 2;
 	q.topics.v = ts;
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_delete_topics, 6, 4, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_delete_topics, 6, 4, &q, &s), 0);
 	CU_ASSERT_EQUAL_FATAL(s.responses.n, 2);
 	rt = s.responses.v;
 	check_deleted(&rt[0], "d6n", id6n, 0);
 	check_deleted(&rt[1], "d6i", id6i, 0);
-	release();
+	kcall_release();
 	memcpy(ts[1].topic_id, unknown, 16);
 	q.topics.v = &ts[1];
 	q.topics.n = 1;
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_delete_topics, 6, 5, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_delete_topics, 6, 5, &q, &s), 0);
 	CU_ASSERT_EQUAL_FATAL(s.responses.n, 1);
 	check_deleted(s.responses.v, NULL, unknown, KERR_UNKNOWN_TOPIC_ID);
-	release();
+	kcall_release();
 	close(fd);
 }
 
@@ -835,11 +722,11 @@ handshake(int fd, const char *file, int16_t v, const char *mech)
 	int16_t got = v, err;
 
 	if (file != NULL) {
-		CU_ASSERT_EQUAL_FATAL(replay(fd, file, &kmsg_sasl_handshake,
+		CU_ASSERT_EQUAL_FATAL(kcall_replay(fd, file, &kmsg_sasl_handshake,
 		    &got, &s), 0);
 	} else {
 		q.mechanism = kstr_c(mech);
-		CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_sasl_handshake, v, 1, &q,
+		CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_sasl_handshake, v, 1, &q,
 		    &s), 0);
 	}
 	CU_ASSERT_EQUAL(got, v);
@@ -850,7 +737,7 @@ handshake(int fd, const char *file, int16_t v, const char *mech)
 	CU_ASSERT(kstr_is(m[1], "SCRAM-SHA-512"));
 	CU_ASSERT(kstr_is(m[2], "PLAIN"));
 	err = s.error_code;
-	release();
+	kcall_release();
 	return err;
 }
 
@@ -866,7 +753,7 @@ plain(int fd, int16_t v, const char *user, const char *pw, int16_t want)
 	n = snprintf(msg, sizeof(msg), "%c%s%c%s", 0, user, 0, pw);
 	q.auth_bytes.p = msg;
 	q.auth_bytes.len = n;
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_sasl_authenticate, v, 2, &q,
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_sasl_authenticate, v, 2, &q,
 	    &s), 0);
 	CU_ASSERT_EQUAL(s.error_code, want);
 	CU_ASSERT(want == 0 ? s.error_message.len == -1 :
@@ -875,7 +762,7 @@ plain(int fd, int16_t v, const char *user, const char *pw, int16_t want)
 	CU_ASSERT_EQUAL(s.auth_bytes.len, 0);
 	/* v0: the description's default; v1+: 0, the session never ends. */
 	CU_ASSERT_EQUAL(s.session_lifetime_ms, 0);
-	release();
+	kcall_release();
 }
 
 /*
@@ -906,7 +793,7 @@ test_sasl_versions_and_operations(void)
 	for (i = 0; i < 2; i++) {
 		CU_ASSERT_FATAL((fd = kconnect(&da, kaport)) >= 0);
 		CU_ASSERT_EQUAL(handshake(fd, shakes[i], 1, NULL), 0);
-		CU_ASSERT_EQUAL_FATAL(replay(fd, auths[i],
+		CU_ASSERT_EQUAL_FATAL(kcall_replay(fd, auths[i],
 		    &kmsg_sasl_authenticate, &v, &s), 0);
 		CU_ASSERT_EQUAL(v, i);
 		CU_ASSERT_EQUAL(s.error_code, 0);
@@ -915,7 +802,7 @@ test_sasl_versions_and_operations(void)
 		CU_ASSERT_FATAL(s.auth_bytes.len > 2);
 		CU_ASSERT_EQUAL(memcmp(s.auth_bytes.p, "r=", 2), 0);
 		CU_ASSERT_EQUAL(s.session_lifetime_ms, 0);
-		release();
+		kcall_release();
 		close(fd);
 	}
 	CU_ASSERT_FATAL((fd = kconnect(&da, kaport)) >= 0);
@@ -932,7 +819,7 @@ test_sasl_versions_and_operations(void)
 		meta_req(&mq, t, s1, 1, 1);
 		mq.include_topic_authorized_operations = 1;
 		mq.include_cluster_authorized_operations = 1;
-		CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_metadata, i == 1 ? 12 : 8,
+		CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_metadata, i == 1 ? 12 : 8,
 		    3, &mq, &ms), 0);
 		CU_ASSERT_EQUAL_FATAL(ms.topics.n, 1);
 		/* bob: Read, Describe; alice: every topic operation. */
@@ -942,7 +829,7 @@ test_sasl_versions_and_operations(void)
 		CU_ASSERT_EQUAL(ms.cluster_authorized_operations, i == 1 ?
 		    NOT_ASKED : i == 2 ? 1 << 8 :
 		    (1 << 8 | 1 << 12 | 1 << 5));
-		release();
+		kcall_release();
 		close(fd);
 	}
 	/* A wrong password: SASL_AUTHENTICATION_FAILED, with its message. */
@@ -1037,7 +924,7 @@ test_man_page_lists_api_versions(void)
 	CU_ASSERT_FATAL(n > 0);
 	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
 	kdesc_defaults(kmsg_api_versions.km_req, &q);
-	CU_ASSERT_EQUAL_FATAL(call(fd, &kmsg_api_versions, 0, 1, &q, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_api_versions, 0, 1, &q, &s), 0);
 	CU_ASSERT_EQUAL(s.error_code, 0);
 	a = s.api_keys.v;
 	CU_ASSERT_EQUAL(s.api_keys.n, n);
@@ -1061,7 +948,7 @@ test_man_page_lists_api_versions(void)
 			    "flume-kafka(7)\n", kapi_name(a[i].api_key), found);
 		CU_ASSERT_EQUAL(found, 1);
 	}
-	release();
+	kcall_release();
 	close(fd);
 }
 

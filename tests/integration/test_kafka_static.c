@@ -75,7 +75,9 @@ static int
 kcall(int fd, const struct kmsg *m, int16_t v, int32_t corr, const void *q,
     void *resp)
 {
-	return support_kcall(fd, m, v, corr, q, resp, &a);
+	if (support_ksend(fd, m, v, corr, q) != 0)
+		return -1;
+	return support_krecv(fd, m, v, corr, resp, &a);
 }
 
 static struct kstr

@@ -407,8 +407,8 @@ test_error_messages(void)
 	    "bad value for data_dir: expected a path of 1 to 4095 bytes");
 	expect_error("[topic orders]\nworkers = 2\n", 2,
 	    "key 'workers' is not allowed in a [topic] section (expected one of "
-	    "partitions, segment_bytes, index_interval_bytes, retention_bytes, "
-	    "retention_ms, message_timestamp_type)");
+	    "partitions or a topic setting: retention_ms, cleanup_policy, ... "
+	    "or Kafka's names, see flume.conf(5))");
 	expect_error("[topic orders]\nmessage_timestamp_type = broker\n", 2,
 	    "bad value 'broker' for message_timestamp_type: expected create "
 	    "or log_append");
@@ -711,6 +711,7 @@ static const struct {
 	{ "log_level", 1 },
 	{ "metrics_listen", 0 },
 	{ "metrics_tls", 0 },
+	{ "console_dir", 0 },
 	{ "kafka_listen", 0 },
 	{ "kafka_advertised_listener", 0 },
 	{ "listen_tls", 0 },
@@ -720,6 +721,18 @@ static const struct {
 	{ "tls_ca_file", 0 },
 	{ "tls_client_auth", 0 },
 	{ "tls_cert_user", 0 },
+	/* The topic settings flume.conf had no key for (proto/tconf.h). */
+	{ "cleanup_policy", 0 },
+	{ "compression_type", 0 },
+	{ "delete_retention_ms", 0 },
+	{ "max_compaction_lag_ms", 0 },
+	{ "message_timestamp_after_max_ms", 0 },
+	{ "message_timestamp_before_max_ms", 0 },
+	{ "min_cleanable_dirty_ratio", 0 },
+	{ "min_compaction_lag_ms", 0 },
+	{ "min_insync_replicas", 0 },
+	{ "segment_ms", 0 },
+	{ "unclean_leader_election_enable", 0 },
 };
 #define NCLASSES	(sizeof(key_classes) / sizeof(key_classes[0]))
 

@@ -23,7 +23,7 @@
 /* 10 batches of one 600-byte record each: with 2 KiB segments, 4 segments. */
 #define NBATCH	10
 
-static struct plog_config cfg = { 2048, 4096, -1, -1, 0 };
+static struct plog_config cfg = { 2048, 4096, -1, -1, 0, 0 };
 
 static void
 fill(struct plog *l, int n)

@@ -355,7 +355,7 @@ static size_t la, lb;
 static void
 log_write(void)
 {
-	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0 };
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0, 0 };
 	struct plog_recovery rec;
 	struct plog *l;
 	char dir[PATH_MAX];

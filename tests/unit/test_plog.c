@@ -152,7 +152,7 @@ read_all_reader(const char *dir, int64_t from, int64_t to, size_t max_bytes,
 static void
 test_append_read(void)
 {
-	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0 };
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0, 0 };
 	struct plog_recovery rec;
 	struct batch_builder b;
 	struct plog *l;
@@ -270,7 +270,7 @@ list_segments(const char *dir, int64_t *bases, off_t *sizes, int max)
 static void
 test_roll(void)
 {
-	struct plog_config cfg = { 1000, 4096, -1, -1, 0 };
+	struct plog_config cfg = { 1000, 4096, -1, -1, 0, 0 };
 	struct batch_builder b;
 	struct plog *l;
 	uint8_t *buf = NULL, *big = NULL;
@@ -350,7 +350,7 @@ test_roll(void)
 static void
 test_million(void)
 {
-	struct plog_config cfg = { 4 << 20, 4096, -1, -1, 0 };
+	struct plog_config cfg = { 4 << 20, 4096, -1, -1, 0, 0 };
 	struct plog_recovery rec;
 	struct batch_builder b;
 	struct plog *l;
@@ -443,7 +443,7 @@ linear_scan(const char *dir, struct lin_batch *v, size_t max)
 static void
 test_index_lookup(void)
 {
-	struct plog_config cfg = { 256 << 10, 1024, -1, -1, 0 };
+	struct plog_config cfg = { 256 << 10, 1024, -1, -1, 0, 0 };
 	struct batch_builder b;
 	struct plog *l;
 	struct plog_reader *r;
@@ -519,7 +519,7 @@ test_index_lookup(void)
 static void
 test_reader_follows(void)
 {
-	struct plog_config cfg = { 2000, 512, -1, -1, 0 };
+	struct plog_config cfg = { 2000, 512, -1, -1, 0, 0 };
 	struct batch_builder b;
 	struct plog *l;
 	struct plog_reader *r;
@@ -572,7 +572,7 @@ test_reader_follows(void)
 static void
 test_reader_other_process(void)
 {
-	struct plog_config cfg = { 2000, 512, -1, -1, 0 };
+	struct plog_config cfg = { 2000, 512, -1, -1, 0, 0 };
 	struct batch_builder b;
 	struct plog_reader *r;
 	struct plog_slice s;
@@ -666,7 +666,7 @@ enospc_write(int fd, const void *p, size_t n)
 static void
 test_one_write(void)
 {
-	struct plog_config cfg = { 1 << 20, 1024, -1, -1, 0 };
+	struct plog_config cfg = { 1 << 20, 1024, -1, -1, 0, 0 };
 	struct batch_builder b;
 	struct plog *l;
 	uint8_t *buf = NULL;
@@ -729,7 +729,7 @@ dir_state(const char *dir, char *out, size_t size)
 static void
 test_enospc(void)
 {
-	struct plog_config cfg = { 3000, 256, -1, -1, 0 };
+	struct plog_config cfg = { 3000, 256, -1, -1, 0, 0 };
 	struct batch_builder b;
 	struct plog *l;
 	uint8_t *buf = NULL, *more = NULL;
@@ -811,7 +811,7 @@ counting_sync(int fd)
 static void
 test_sync(void)
 {
-	struct plog_config cfg = { 1000, 4096, -1, -1, 0 };
+	struct plog_config cfg = { 1000, 4096, -1, -1, 0, 0 };
 	struct batch_builder b;
 	struct plog *l;
 	uint8_t *buf = NULL;
@@ -886,7 +886,7 @@ seg_bytes(const char *dir, int64_t base, size_t *len)
 static void
 test_resync(void)
 {
-	struct plog_config cfg = { 1000, 4096, -1, -1, 0 };
+	struct plog_config cfg = { 1000, 4096, -1, -1, 0, 0 };
 	struct batch_builder b;
 	struct plog *l;
 	uint8_t *buf = NULL, *s0, *s1, *t0, *t1;
@@ -971,7 +971,7 @@ test_resync(void)
 static void
 test_append_at(void)
 {
-	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0 };
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0, 0 };
 	struct plog_recovery rec;
 	struct batch_builder b;
 	struct plog *l;
@@ -1083,7 +1083,7 @@ recording_writeback(int fd, off_t pos, off_t len)
 static void
 test_writeback(void)
 {
-	struct plog_config cfg = { 12 << 20, 4096, -1, -1, 0 };
+	struct plog_config cfg = { 12 << 20, 4096, -1, -1, 0, 0 };
 	struct batch_builder b;
 	struct plog_reader *r;
 	struct plog_slice s;
@@ -1197,7 +1197,7 @@ static void
 test_drop_behind(void)
 {
 	const uint64_t W = 2 << 20, mib4 = 4 << 20;
-	struct plog_config cfg = { 12 << 20, 4096, -1, -1, 2 << 20 };
+	struct plog_config cfg = { 12 << 20, 4096, -1, -1, 2 << 20, 0 };
 	struct batch_builder b;
 	struct plog_reader *r;
 	struct plog_slice sl;
@@ -1309,7 +1309,7 @@ test_drop_behind(void)
 static void
 test_reader_drop_behind(void)
 {
-	struct plog_config cfg = { 64 << 20, 4096, -1, -1, 0 };
+	struct plog_config cfg = { 64 << 20, 4096, -1, -1, 0, 0 };
 	const uint64_t win = 4 << 20, lag = 8 << 20, step = 4 << 20;
 	struct batch_builder b;
 	struct plog_reader *r;

@@ -369,7 +369,7 @@ test_owner_dead(void)
 static void
 test_rebuild_from_log(void)
 {
-	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0 };
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0, 0 };
 	struct plog_recovery rec;
 	struct plog *l;
 	char *dir = test_mkdtemp("producer");
@@ -422,7 +422,7 @@ test_rebuild_from_log(void)
 static void
 rebuild_past_damage(int byte, uint8_t mask, int recorded)
 {
-	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0 };
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0, 0 };
 	struct plog_recovery rec;
 	struct plog *l;
 	char *dir = test_mkdtemp("producer"), path[600];

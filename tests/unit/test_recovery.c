@@ -162,7 +162,7 @@ static void
 test_truncate_every_byte(void)
 {
 	struct plog_config cfgs[2] = {
-		{ 1 << 20, 1, -1, -1, 0 }, { 1 << 20, 4096, -1, -1, 0 } };
+		{ 1 << 20, 1, -1, -1, 0, 0 }, { 1 << 20, 4096, -1, -1, 0, 0 } };
 	struct plog_recovery rec;
 	struct batch_builder b;
 	struct plog *l;
@@ -219,7 +219,7 @@ test_truncate_every_byte(void)
 static void
 test_crc_flip(void)
 {
-	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0 };
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0, 0 };
 	struct plog_recovery rec;
 	struct plog *l;
 	uint8_t *log, *idx;
@@ -280,7 +280,7 @@ index_entries(const char *dir, uint32_t *e, size_t max)
 static void
 test_damage_kept(void)
 {
-	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0 };
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0, 0 };
 	struct plog_recovery rec;
 	struct plog_slice s;
 	struct batch_header h;
@@ -358,7 +358,7 @@ test_damage_kept(void)
 static void
 test_damage_and_torn_tail(void)
 {
-	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0 };
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0, 0 };
 	struct plog_recovery rec;
 	struct batch_header h;
 	struct plog *l;
@@ -405,7 +405,7 @@ test_damage_and_torn_tail(void)
 static void
 test_cut_older_segment(void)
 {
-	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0 };
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0, 0 };
 	struct batch_builder b;
 	struct plog_reader *rd;
 	struct plog_slice s;
@@ -460,7 +460,7 @@ test_cut_older_segment(void)
 static void
 test_bad_tail(void)
 {
-	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0 };
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0, 0 };
 	struct plog_recovery rec;
 	struct plog *l;
 	uint8_t *log, *idx, *bad;
@@ -503,7 +503,7 @@ test_bad_tail(void)
 static void
 test_index_repair(void)
 {
-	struct plog_config cfg = { 1 << 20, 1, -1, -1, 0 };
+	struct plog_config cfg = { 1 << 20, 1, -1, -1, 0, 0 };
 	struct plog_recovery rec;
 	struct plog *l;
 	uint8_t *log, *idx, *idx2, junk[40];
@@ -609,7 +609,7 @@ test_index_repair(void)
 static void
 test_older_segments(void)
 {
-	struct plog_config cfg = { 2000, 300, -1, -1, 0 };
+	struct plog_config cfg = { 2000, 300, -1, -1, 0, 0 };
 	struct plog_recovery rec;
 	struct batch_builder b;
 	struct plog *l;
@@ -680,7 +680,7 @@ test_older_segments(void)
 static void
 test_empty_last(void)
 {
-	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0 };
+	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0, 0 };
 	struct plog_recovery rec;
 	struct batch_builder b;
 	struct plog *l;

@@ -126,7 +126,7 @@ now_ms(void)
 static void
 test_by_size(void)
 {
-	struct plog_config cfg = { 1000, 4096, 3500, -1, 0 };
+	struct plog_config cfg = { 1000, 4096, 3500, -1, 0, 0 };
 	struct plog_reader *r;
 	struct plog_slice s;
 	struct plog *l;
@@ -202,7 +202,7 @@ test_by_size(void)
 static void
 test_by_age(void)
 {
-	struct plog_config cfg = { 1000, 4096, -1, 3600 * 1000, 0 };
+	struct plog_config cfg = { 1000, 4096, -1, 3600 * 1000, 0, 0 };
 	struct plog_recovery rec;
 	struct plog *l;
 	int64_t bases[NSEG_MAX], bases2[NSEG_MAX], ts[40], now = now_ms();
@@ -263,7 +263,7 @@ test_by_age(void)
 static void
 test_by_age_mtime(void)
 {
-	struct plog_config cfg = { 1000, 4096, -1, 3600 * 1000, 0 };
+	struct plog_config cfg = { 1000, 4096, -1, 3600 * 1000, 0, 0 };
 	struct plog_slice s;
 	struct plog *l;
 	int64_t bases[NSEG_MAX], ts[40], now = now_ms();
@@ -309,8 +309,8 @@ test_by_age_mtime(void)
 static void
 test_active_kept(void)
 {
-	struct plog_config keep = { 1000, 4096, -1, -1, 0 };
-	struct plog_config none = { 1000, 4096, 0, 0, 0 };
+	struct plog_config keep = { 1000, 4096, -1, -1, 0, 0 };
+	struct plog_config none = { 1000, 4096, 0, 0, 0, 0 };
 	struct plog_reader *r;
 	struct plog_slice s;
 	struct plog *l;

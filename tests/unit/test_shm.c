@@ -16,6 +16,7 @@
 #include "shm/lock.h"
 #include "shm/producer.h"
 #include "shm/shm.h"
+#include "shm/tconf.h"
 #include "shm/topics.h"
 #include "tests/harness.h"
 #include "tests/unit/fixture_shm.h"
@@ -103,8 +104,12 @@ test_layout(void)
 	CU_ASSERT_EQUAL(((uintptr_t)s.authpub - (uintptr_t)s.base) % 64, 0);
 	CU_ASSERT(size >= (size_t)((uint8_t *)s.authpub - (uint8_t *)s.base) +
 	    sizeof(struct shm_authpub));
-	CU_ASSERT(size < (size_t)((uint8_t *)s.authpub - (uint8_t *)s.base) +
-	    sizeof(struct shm_authpub) + 4096);
+	/* Then the topics' settings (shm/tconf.h), the ipcount tables last. */
+	CU_ASSERT((uint8_t *)s.tconf >= (uint8_t *)s.authpub +
+	    sizeof(struct shm_authpub));
+	CU_ASSERT_EQUAL(((uintptr_t)s.tconf - (uintptr_t)s.base) % 64, 0);
+	CU_ASSERT(size < (size_t)((uint8_t *)s.tconf - (uint8_t *)s.base) +
+	    shm_tconf_table_size(&small) + 4096);
 	CU_ASSERT_EQUAL(authpub_generation(&s), 0);
 	CU_ASSERT_PTR_EQUAL(shm_ring_data(&s, &s.parts[5]), s.rings + 5 * 4096);
 	CU_ASSERT_EQUAL(s.hdr->magic, SHM_MAGIC);

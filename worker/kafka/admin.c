@@ -6,16 +6,18 @@
  * topic directory; the writer makes its files).  One broker holds one
  * copy: a replication factor other than 1 or -1 (the default) is
  * INVALID_REPLICATION_FACTOR, a manual assignment must name broker 0
- * once per partition (INVALID_REPLICA_ASSIGNMENT otherwise).  Topic
- * settings live in flume.conf ([topic NAME] sections), so a request
- * carrying configs is INVALID_CONFIG rather than silently ignored.
+ * once per partition (INVALID_REPLICA_ASSIGNMENT otherwise).  The
+ * configs are the topic's own settings (worker/op/tconf.h), validated
+ * before anything is created: an unknown key or a bad value is
+ * INVALID_CONFIG naming it, and the topic is not created.  The answer
+ * waits for the writer to have saved them with the topic's files.
  * validate_only (v1+) runs every check and creates nothing.  From v4 a
  * num_partitions or replication_factor of -1 is the broker's default
  * (Flume takes -1 in every version: the configured count, and 1).  From
  * v5 the answer carries the topic's partitions, replication factor and
- * the settings a Kafka client reads as its configs (retention.ms,
- * retention.bytes, segment.bytes, max.message.bytes: flume.conf's, so
- * STATIC_BROKER_CONFIG), from v7 its id.  Each created
+ * every setting with its source (DYNAMIC_TOPIC_CONFIG for the configs
+ * given, STATIC_BROKER_CONFIG for flume.conf's, DEFAULT_CONFIG), from
+ * v7 its id.  Each created
  * topic is in shared memory at once; the answer waits, up to timeout_ms,
  * for the writer to make its files (worker/op/topics.h), then says
  * NONE, KAFKA_STORAGE_ERROR when the writer could not make them, or
@@ -43,17 +45,54 @@
 #include <string.h>
 
 #include "common/config.h"
+#include "common/log.h"
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kmsg_admin.h"
 #include "worker/conn.h"
 #include "worker/kafka/kafka.h"
 #include "worker/kafka/admin.h"
 #include "worker/op/part.h"
+#include "worker/op/tconf.h"
 #include "worker/op/topics.h"
 #include "worker/worker.h"
 
-/* Kafka's ConfigSource for a setting read from the broker's file. */
-#define KCONFIG_STATIC_BROKER	4
+/*
+ * Check a CreateTopics topic's configs into *tc; *why (c's memory) says
+ * which key is wrong.
+ */
+static int16_t
+create_configs_check(const struct op_ctx *x, struct conn *c,
+    const struct km_creatable_topic *t, struct tconf *tc, const char **why)
+{
+	const struct km_topic_config *cf = t->configs.v;
+	struct op_tconf_edit *e;
+	char *msg;
+	int32_t i, n = t->configs.n > 0 ? t->configs.n : 0;
+
+	memset(tc, 0, sizeof(*tc));
+	if (n == 0)
+		return KERR_NONE;
+	if ((e = conn_alloc(c, (size_t)n * sizeof(*e))) == NULL ||
+	    (msg = conn_alloc(c, OP_TCONF_WHY)) == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		e[i].name = cf[i].name.p;
+		e[i].name_len = cf[i].name.len > 0 ? (size_t)cf[i].name.len : 0;
+		e[i].value = cf[i].value.len >= 0 ? (cf[i].value.p != NULL ?
+		    cf[i].value.p : "") : NULL;
+		e[i].value_len = cf[i].value.len > 0 ?
+		    (size_t)cf[i].value.len : 0;
+		e[i].kind = OP_TCONF_SET;
+	}
+	if (op_tconf_check_new(x, e, n, tc, msg, OP_TCONF_WHY) != OP_OK) {
+		log_warnx("%s: %s: create of topic %.*s refused: %s", x->peer,
+		    x->api != NULL ? x->api : "CreateTopics",
+		    (int)(t->name.len > 0 ? t->name.len : 0), t->name.p, msg);
+		*why = msg;
+		return KERR_INVALID_CONFIG;
+	}
+	return KERR_NONE;
+}
 
 /* Check one topic of a CreateTopics; its partition count in *n. */
 static int16_t
@@ -113,10 +152,6 @@ create_check(const struct op_ctx *x, const struct km_creatable_topic *t,
 		*why = "partitions must be 1 to max_partitions";
 		return KERR_INVALID_PARTITIONS;
 	}
-	if (t->configs.n > 0) {
-		*why = "topic settings are set in flume.conf";
-		return KERR_INVALID_CONFIG;
-	}
 	return KERR_NONE;
 }
 
@@ -146,6 +181,9 @@ struct kcreate_one {
 	int32_t			 partitions;	/* checked: the count */
 	int			 wait;		/* a waits for the writer */
 	struct op_topic_create	 a;
+	struct tconf		 tc;		/* its configs */
+	int			 ti;		/* created: its entry */
+	uint32_t		 tgen;		/* ... and its configs' generation */
 };
 
 struct kcreate_st {
@@ -162,6 +200,7 @@ kafka_create_topics_exec(struct worker *w, struct conn *c, struct req *r)
 	struct kcreate_st *st;
 	struct kcreate_one *o;
 	struct op_ctx x;
+	enum op_status rc;
 	int32_t i;
 	int waiting = 0;
 
@@ -183,13 +222,26 @@ kafka_create_topics_exec(struct worker *w, struct conn *c, struct req *r)
 	for (i = 0; i < st->n; i++) {
 		o = &st->t[i];
 		memset(o, 0, sizeof(*o));
+		o->ti = -1;
 		o->error = create_check(&x, &rt[i], &o->partitions, &o->why);
+		if (o->error == KERR_NONE)
+			o->error = create_configs_check(&x, c, &rt[i], &o->tc,
+			    &o->why);
+		if (o->error == -1) {
+			c->dead = 1;
+			return;
+		}
 		if (o->error != KERR_NONE || q->validate_only)
 			continue;
 		o->a.partitions = o->partitions;
 		o->a.deadline = q->timeout_ms > 0 ? r->deadline : 0;
-		if (op_topic_create(&x, rt[i].name.p, (size_t)rt[i].name.len,
-		    &o->a) == OP_WAIT)
+		rc = op_topic_create(&x, rt[i].name.p, (size_t)rt[i].name.len,
+		    &o->a);
+		if (o->a.err == OP_OK && op_topic_resolve(w, rt[i].name.p,
+		    (size_t)rt[i].name.len, 0, &o->ti) == OP_OK)
+			op_tconf_publish_new(&x, o->ti, o->a.id, &o->tc,
+			    &o->tgen);
+		if (rc == OP_WAIT)
 			waiting = o->wait = 1;
 		else {
 			o->error = kafka_op_error(o->a.err);
@@ -210,7 +262,6 @@ kafka_create_topics_poll(struct worker *w, struct conn *c, struct req *r)
 	int32_t i;
 	int waiting = 0;
 
-	(void)w;
 	conn_op_ctx(c, r, &x);
 	for (i = 0; i < st->n; i++) {
 		o = &st->t[i];
@@ -220,6 +271,16 @@ kafka_create_topics_poll(struct worker *w, struct conn *c, struct req *r)
 			waiting = 1;
 			continue;
 		}
+		/* On disk: wait for its settings to be saved too. */
+		if (o->a.err == OP_OK && o->ti >= 0 &&
+		    !op_tconf_is_saved(w, o->ti, o->tgen)) {
+			if (w->now < r->deadline) {
+				o->a.ti = -1;
+				waiting = 1;
+				continue;
+			}
+			o->a.err = OP_TIMEOUT;
+		}
 		o->wait = 0;
 		o->error = kafka_op_error(o->a.err);
 		o->why = create_message(o->a.err);
@@ -228,44 +289,37 @@ kafka_create_topics_poll(struct worker *w, struct conn *c, struct req *r)
 }
 
 /*
- * The settings of topic name a Kafka client reads as its configs (v5+),
- * in c's memory: 0, or -1.
+ * Every setting of a topic created with configs tc (v5+), with its
+ * source, in c's memory: 0, or -1.
  */
 static int
 create_configs(struct worker *w, struct conn *c, struct kstr name,
-    struct karray *out)
+    const struct tconf *tc, struct karray *out)
 {
-	char tname[TOPIC_NAME_MAX + 1], *v;
-	const struct topic_config *tc;
-	const struct log_settings *log = &w->conf->log;
+	char tname[TOPIC_NAME_MAX + 1], val[64], *v;
 	struct km_created_config *cf;
-	int64_t vals[4];
-	static const char *const names[4] = { "retention.ms",
-	    "retention.bytes", "segment.bytes", "max.message.bytes" };
-	int i;
+	struct tconf eff;
+	int8_t src[TC_NKEYS];
+	int k;
 
 	if (name.len <= 0 || name.len > TOPIC_NAME_MAX)
 		return 0;
 	memcpy(tname, name.p, (size_t)name.len);
 	tname[name.len] = '\0';
-	if ((tc = config_topic(w->conf, tname)) != NULL)
-		log = &tc->log;
-	vals[0] = log->retention_ms;
-	vals[1] = log->retention_bytes;
-	vals[2] = (int64_t)log->segment_bytes;
-	vals[3] = (int64_t)w->conf->max_message_bytes;
-	if ((cf = conn_alloc(c, 4 * sizeof(*cf))) == NULL)
+	config_topic_tconf(w->conf, tname, tc, &eff, src);
+	if ((cf = conn_alloc(c, TC_NKEYS * sizeof(*cf))) == NULL)
 		return -1;
-	for (i = 0; i < 4; i++) {
-		if ((v = conn_alloc(c, 24)) == NULL)
+	for (k = 0; k < TC_NKEYS; k++) {
+		tconf_print((enum tconf_key)k, eff.v[k], val, sizeof(val));
+		if ((v = conn_alloc(c, strlen(val) + 1)) == NULL)
 			return -1;
-		snprintf(v, 24, "%lld", (long long)vals[i]);
-		memset(&cf[i], 0, sizeof(cf[i]));
-		cf[i].name = kstr_c(names[i]);
-		cf[i].value = kstr_c(v);
-		cf[i].config_source = KCONFIG_STATIC_BROKER;
+		memcpy(v, val, strlen(val) + 1);
+		memset(&cf[k], 0, sizeof(cf[k]));
+		cf[k].name = kstr_c(tconf_defs[k].name);
+		cf[k].value = kstr_c(v);
+		cf[k].config_source = src[k];
 	}
-	out->n = 4;
+	out->n = TC_NKEYS;
 	out->v = cf;
 	return 0;
 }
@@ -305,7 +359,8 @@ kafka_create_topics_emit(struct worker *w, struct conn *c, struct req *r)
 		if (!q->validate_only)
 			memcpy(t[i].topic_id, o->a.id, sizeof(t[i].topic_id));
 		if (k->h.api_version >= 5 &&
-		    create_configs(w, c, rt[i].name, &t[i].configs) == -1) {
+		    create_configs(w, c, rt[i].name, &o->tc,
+		    &t[i].configs) == -1) {
 			c->dead = 1;
 			return;
 		}

@@ -328,7 +328,7 @@ kafka_cghb_exec(struct worker *w, struct conn *c, struct req *r)
 		    m->cg_epoch;
 		s->heartbeat_interval_ms = gp.cg_heartbeat_ms;
 		if (q->member_epoch >= 0) {
-			s->assignment.kpresent = 1;
+			s->assignment_marker = 1;
 			if (member_list(w, c, g, (uint32_t)member, CG_ASSIGNED,
 			    0, &s->assignment.topic_partitions) == -1)
 				s->error_code = KERR_UNKNOWN_SERVER_ERROR;

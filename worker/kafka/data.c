@@ -299,23 +299,19 @@ kafka_produce_poll(struct worker *w, struct conn *c, struct req *r)
 /*
  * The time the log stamped on a stored part (v2+): -1 unless the topic
  * keeps LogAppendTime, then the batch's maxTimestamp, which op_produce()
- * set to the broker's time in place.
+ * set to the broker's time in place with the LogAppendTime attribute
+ * (the topic's setting may change between the two: the batch says).
  */
 static int64_t
 produce_append_time(const struct config *conf, const struct kstr *name,
     const struct kstr *rec)
 {
-	const struct topic_config *tc;
-	char buf[TOPIC_NAME_MAX + 1];
 	const uint8_t *p = (const uint8_t *)rec->p;
 
-	if (name->len <= 0 || name->len > TOPIC_NAME_MAX ||
-	    rec->len < BATCH_HEADER_SIZE)
-		return -1;
-	memcpy(buf, name->p, (size_t)name->len);
-	buf[name->len] = '\0';
-	tc = config_topic(conf, buf);
-	if (!(tc != NULL ? tc->log.log_append_time : conf->log.log_append_time))
+	(void)conf;
+	(void)name;
+	if (rec->len < BATCH_HEADER_SIZE ||
+	    !(be16_get(p + BATCH_OFF_ATTRIBUTES) & BATCH_ATTR_LOG_APPEND_TIME))
 		return -1;
 	return (int64_t)be64_get(p + BATCH_OFF_MAX_TS);
 }

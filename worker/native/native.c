@@ -20,6 +20,8 @@
 #include "worker/face.h"
 #include "worker/lograte.h"
 #include "worker/native/admin.h"
+#include "worker/native/config.h"
+#include "worker/native/conns.h"
 #include "worker/native/data.h"
 #include "worker/native/group.h"
 #include "worker/native/native.h"
@@ -174,6 +176,14 @@ static const struct api_row native_rows[] = {
 	ROW(API_GROUP_DELETE, "GROUP_DELETE", 0, native_group_name_decode,
 	    native_group_delete_exec, NULL, native_group_ok_emit, NULL,
 	    ERRBODY_NONE),
+	/* Topic settings: checked per topic by the operations. */
+	ROW(API_CONFIG_DESCRIBE, "CONFIG_DESCRIBE", 0,
+	    native_config_describe_decode, native_config_describe_exec, NULL,
+	    native_config_describe_emit, NULL, ERRBODY_NONE),
+	ROW(API_CONFIG_ALTER, "CONFIG_ALTER", AUTH_ADMIN,
+	    native_config_alter_decode, native_config_alter_exec,
+	    native_config_alter_poll, native_config_alter_emit, NULL,
+	    ERRBODY_NONE),
 	/* Admin on the topic, checked by the operation (Kafka: DELETE). */
 	ROW(API_DELETE_RECORDS, "DELETE_RECORDS", AUTH_ADMIN,
 	    native_delete_records_decode, native_delete_records_exec,
@@ -193,6 +203,10 @@ static const struct api_row native_rows[] = {
 	    emit_auth, NULL, ERRBODY_NONE),
 	ROW(API_STATS, "STATS", AUTH_ADMIN | API_PERM_ALL, NULL,
 	    stats_handler_exec, NULL, stats_handler_emit, NULL, ERRBODY_NONE),
+	/* Every client's address: admin of every topic, as WORKERS. */
+	ROW(API_CONNECTIONS, "CONNECTIONS", AUTH_ADMIN | API_PERM_ALL, NULL,
+	    native_connections_exec, NULL, native_connections_emit, NULL,
+	    ERRBODY_NONE),
 };
 #define NATIVE_NROWS	(sizeof(native_rows) / sizeof(native_rows[0]))
 

@@ -36,8 +36,11 @@ static const char *const op_errnames[OP_ERR_MAX] = {
 	[OP_DENIED_TOPIC]	= "access denied on topic",
 	[OP_DENIED_GROUP]	= "access denied on group",
 	[OP_DENIED_CLUSTER]	= "access denied on the broker",
+	[OP_BAD_CONFIG]		= "invalid topic setting",
+	[OP_BAD_TIMESTAMP]	= "record timestamp out of bounds",
 	[OP_NO_GROUP]		= "no such group",
 	[OP_GROUP_SUBSCRIBED]	= "the group's members consume the topic",
+	[OP_SECURITY_DISABLED]	= "no auth_file: security is off",
 };
 
 const char *

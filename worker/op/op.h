@@ -66,8 +66,11 @@ enum op_err {
 	OP_DENIED_TOPIC,	/* the user may not do this on the topic */
 	OP_DENIED_GROUP,	/* ... on the group */
 	OP_DENIED_CLUSTER,	/* ... on the broker */
+	OP_BAD_CONFIG,		/* a topic setting that is unknown or invalid */
+	OP_BAD_TIMESTAMP,	/* a record timestamp outside the topic's bounds */
 	OP_NO_GROUP,		/* no group of that (valid) name */
 	OP_GROUP_SUBSCRIBED,	/* the group's members consume that topic */
+	OP_SECURITY_DISABLED,	/* no auth_file: no users or permissions to change */
 	OP_ERR_MAX
 };
 

@@ -8,6 +8,7 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "proto/batch.h"
+#include "proto/batch_codec.h"
 #include "proto/bytes.h"
 #include "shm/ring.h"
 #include "shm/shm.h"
@@ -17,6 +18,7 @@
 #include "worker/op/part.h"
 #include "worker/op/produce.h"
 #include "worker/op/producer.h"
+#include "worker/op/tconf.h"
 #include "worker/worker.h"
 
 /*
@@ -67,20 +69,13 @@ records_validate(const struct config *conf, const uint8_t *p, size_t len)
  * the producer wrote them; readers take maxTimestamp as every record's.
  */
 static void
-produce_stamp(const struct config *conf, const struct op_produce_part *pp)
+produce_stamp(const struct tconf *tc, const struct op_produce_part *pp)
 {
-	const struct topic_config *t;
-	char name[TOPIC_NAME_MAX + 1];
 	uint8_t *p = (uint8_t *)(uintptr_t)pp->records;
 	size_t off = 0, total, len = pp->records_len;
 	int64_t now;
 
-	if (pp->topic_len > TOPIC_NAME_MAX)
-		return;
-	memcpy(name, pp->topic, pp->topic_len);
-	name[pp->topic_len] = '\0';
-	t = config_topic(conf, name);
-	if (!(t != NULL ? t->log.log_append_time : conf->log.log_append_time))
+	if (tc->v[TC_TS_TYPE] != TCONF_TS_LOG_APPEND)
 		return;
 	now = clock_real_ms();
 	while (off < len) {
@@ -91,13 +86,102 @@ produce_stamp(const struct config *conf, const struct op_produce_part *pp)
 	}
 }
 
+/*
+ * CreateTime topics: every batch's first and largest timestamps within
+ * message.timestamp.before.max.ms and after.max.ms of now (Kafka checks
+ * each record; a batch's records lie between those two).  OP_OK or
+ * OP_BAD_TIMESTAMP.
+ */
+static enum op_err
+produce_timestamps(const struct tconf *tc, const struct op_produce_part *pp)
+{
+	const uint8_t *p = pp->records;
+	int64_t before = tc->v[TC_TS_BEFORE_MAX_MS];
+	int64_t after = tc->v[TC_TS_AFTER_MAX_MS];
+	int64_t now, ts[2];
+	size_t off = 0, len = pp->records_len;
+	int i;
+
+	if (tc->v[TC_TS_TYPE] != TCONF_TS_CREATE ||
+	    (before == INT64_MAX && after == INT64_MAX))
+		return OP_OK;
+	now = clock_real_ms();
+	while (off < len) {
+		ts[0] = (int64_t)be64_get(p + off + BATCH_OFF_FIRST_TS);
+		ts[1] = (int64_t)be64_get(p + off + BATCH_OFF_MAX_TS);
+		for (i = 0; i < 2; i++) {
+			/* -1: no timestamp (a converted magic 0 set). */
+			if (ts[i] < 0)
+				continue;
+			if ((before != INT64_MAX && ts[i] < now - before) ||
+			    (after != INT64_MAX && ts[i] > now + after))
+				return OP_BAD_TIMESTAMP;
+		}
+		off += BATCH_LOG_OVERHEAD +
+		    (size_t)be32_get(p + off + BATCH_OFF_LENGTH);
+	}
+	return OP_OK;
+}
+
+/*
+ * A topic whose compression.type names a codec stores every batch in it:
+ * a batch that came in another codec is inflated (bounded, as validation
+ * did) and compressed again into request memory, *recs pointing there;
+ * otherwise *recs is the request's own.  OP_OK, OP_NO_MEMORY, or
+ * OP_BAD_COMPRESSION for a codec this build cannot write.
+ */
+static enum op_err
+produce_recompress(const struct op_ctx *x, const struct tconf *tc,
+    const struct op_produce_part *pp, const uint8_t **recs, size_t *len)
+{
+	static struct compress_buf deflated, out;
+	const uint8_t *p = pp->records;
+	size_t off = 0, total;
+	int64_t want = tc->v[TC_COMPRESSION_TYPE];
+	int codec, rc, changed = 0;
+	uint8_t *copy;
+
+	*recs = pp->records;
+	*len = pp->records_len;
+	if (want == TCONF_CODEC_PRODUCER)
+		return OP_OK;
+	codec = want == TCONF_CODEC_UNCOMPRESSED ? COMPRESS_NONE : (int)want;
+	out.len = 0;
+	while (off < pp->records_len) {
+		total = BATCH_LOG_OVERHEAD +
+		    (size_t)be32_get(p + off + BATCH_OFF_LENGTH);
+		if (batch_codec(p + off) == codec) {
+			/* Kept as it came: copied only if another one changes. */
+			rc = batch_recompress_keep(p + off, total, &out);
+		} else {
+			rc = batch_recompress(p + off, total, codec,
+			    inflate_scratch(x->w->conf), &deflated, &out);
+			changed = 1;
+		}
+		if (rc == COMPRESS_ECODEC)
+			return OP_BAD_COMPRESSION;
+		if (rc != COMPRESS_OK)
+			return rc == COMPRESS_ENOMEM ? OP_NO_MEMORY : OP_BAD_BATCH;
+		off += total;
+	}
+	if (!changed)
+		return OP_OK;
+	if ((copy = op_alloc(x, out.len)) == NULL)
+		return OP_NO_MEMORY;
+	memcpy(copy, out.buf, out.len);
+	*recs = copy;
+	*len = out.len;
+	return OP_OK;
+}
+
 /* May part pp be appended?  Its partition into *out. */
 static enum op_err
 produce_check(const struct op_ctx *x, const struct op_produce_part *pp,
-    struct shm_partition **out)
+    struct shm_partition **out, const uint8_t **recs, size_t *rec_len)
 {
 	struct worker *w = x->w;
 	struct shm_partition *p = NULL;
+	struct tconf tc;
 	enum op_err err;
 
 	if ((err = op_access_topic(x, AUTH_PRODUCE, pp->topic,
@@ -109,12 +193,19 @@ produce_check(const struct op_ctx *x, const struct op_produce_part *pp,
 	if ((err = op_part_resolve(w, pp->topic, pp->topic_len, pp->partition,
 	    1, &p)) != OP_OK)
 		return err;
-	if (pp->records_len > w->conf->max_message_bytes)
+	/* The topic's settings (worker/op/tconf.h): its own over flume.conf's. */
+	op_tconf_topic(w, (int)p->topic, &tc);
+	if ((int64_t)pp->records_len > tc.v[TC_MAX_MESSAGE_BYTES])
 		return OP_TOO_LARGE;
 	if ((err = records_validate(w->conf, pp->records,
 	    pp->records_len)) != OP_OK)
 		return err;
-	produce_stamp(w->conf, pp);
+	if ((err = produce_timestamps(&tc, pp)) != OP_OK)
+		return err;
+	/* Stamped first: the request's own bytes say LogAppendTime too. */
+	produce_stamp(&tc, pp);
+	if ((err = produce_recompress(x, &tc, pp, recs, rec_len)) != OP_OK)
+		return err;
 	/*
 	 * A resend of batches the partition has is answered with their
 	 * offsets even now (for acks=all once they are durable): refusing
@@ -147,8 +238,10 @@ produce_start(const struct op_ctx *x, const struct op_produce *a)
 		st->parts = op_alloc(x, n * sizeof(*st->parts));
 		st->next = op_alloc(x, n * sizeof(*st->next));
 		st->inc = op_alloc(x, n * sizeof(*st->inc));
+		st->recs = op_alloc(x, n * sizeof(*st->recs));
+		st->rec_lens = op_alloc(x, n * sizeof(*st->rec_lens));
 		if (st->res == NULL || st->parts == NULL || st->next == NULL ||
-		    st->inc == NULL)
+		    st->inc == NULL || st->recs == NULL || st->rec_lens == NULL)
 			return NULL;
 	}
 	for (i = 0; i < st->count; i++) {
@@ -157,7 +250,10 @@ produce_start(const struct op_ctx *x, const struct op_produce *a)
 		st->next[i] = -1;
 		st->parts[i] = NULL;
 		st->inc[i] = 0;
-		st->res[i].err = produce_check(x, &a->parts[i], &st->parts[i]);
+		st->recs[i] = a->parts[i].records;
+		st->rec_lens[i] = a->parts[i].records_len;
+		st->res[i].err = produce_check(x, &a->parts[i], &st->parts[i],
+		    &st->recs[i], &st->rec_lens[i]);
 		if (st->res[i].err == OP_OK &&
 		    (st->res[i].err = op_part_incarnation(x->w, st->parts[i],
 		    &st->inc[i])) != OP_OK)
@@ -196,8 +292,8 @@ op_produce(const struct op_ctx *x, const struct op_produce *a,
 			st->parts[i] = NULL;
 			continue;
 		}
-		rc = op_producer_append(w, p, st->inc[i], a->parts[i].records,
-		    a->parts[i].records_len, &base, &next, &st->res[i].err);
+		rc = op_producer_append(w, p, st->inc[i], st->recs[i],
+		    st->rec_lens[i], &base, &next, &st->res[i].err);
 		if (rc == 1) {
 			if (w->now < st->deadline && !w->stopping)
 				return OP_BLOCKED;

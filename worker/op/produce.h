@@ -54,6 +54,12 @@ struct op_produce_st {
 	struct shm_partition	**parts;	/* NULL: answered */
 	int64_t			*next;		/* offset after the appended batches */
 	uint32_t		*inc;		/* parts[i]'s incarnation */
+	/*
+	 * What parts[i] appends: the request's records, or their copy in
+	 * the topic's compression.type (request memory).
+	 */
+	const uint8_t		**recs;
+	size_t			*rec_lens;
 	int32_t			 cur;		/* next part to append */
 	int			 acks;
 };
