@@ -78,6 +78,11 @@ struct config {
 	int64_t		 group_min_session_timeout_ms;	/* bounds of a member's session */
 	int64_t		 group_max_session_timeout_ms;
 	int64_t		 group_rebalance_timeout_ms;	/* wait this long for members to rejoin */
+	/* Kafka's consumer group protocol (KIP-848, shm/cgroup.h). */
+	int64_t		 group_consumer_session_timeout_ms;
+	int64_t		 group_consumer_heartbeat_interval_ms;
+	char		 group_consumer_assignor[16];	/* "uniform" or "range" */
+	uint32_t	 group_consumer_max_size;	/* members; 0: max_group_members */
 	int64_t		 offsets_retention_ms;	/* an idle empty group's offsets expire; -1 never */
 	int		 log_level;
 	char		 metrics_listen[300];	/* "host:port" of /metrics; "" = off */

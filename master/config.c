@@ -144,6 +144,14 @@ static const struct conf_key conf_keys[] = {
 	    CF(group_max_session_timeout_ms), NOTOPIC, RESTART },
 	{ "group_rebalance_timeout_ms", CT_DURATION, 100, HOUR, 0, "30s",
 	    CF(group_rebalance_timeout_ms), NOTOPIC, RESTART },
+	{ "group_consumer_session_timeout_ms", CT_DURATION, 100, HOUR, 0,
+	    "45s", CF(group_consumer_session_timeout_ms), NOTOPIC, RESTART },
+	{ "group_consumer_heartbeat_interval_ms", CT_DURATION, 100, HOUR, 0,
+	    "5s", CF(group_consumer_heartbeat_interval_ms), NOTOPIC, RESTART },
+	{ "group_consumer_assignor", CT_STRING, 0, 0, 0, "uniform",
+	    CF(group_consumer_assignor), NOTOPIC, RESTART },
+	{ "group_consumer_max_size", CT_INT, 0, 1024, 0, "0",
+	    CF(group_consumer_max_size), NOTOPIC, RESTART },
 	{ "offsets_retention", CT_DURATION, 100, 36500 * DAY, 1, "7d",
 	    CF(offsets_retention_ms), NOTOPIC, RESTART },
 	{ "log_level", CT_LOGLEVEL, 0, 0, 0, "info", CF(log_level), NOTOPIC, RELOAD },
@@ -795,6 +803,21 @@ conf_crosscheck(struct conf_parse *p, struct config *c, const int *tlines)
 		    "group_max_session_timeout_ms (%s)",
 		    fmt_duration(c->group_min_session_timeout_ms, a, sizeof(a)),
 		    fmt_duration(c->group_max_session_timeout_ms, b, sizeof(b)));
+	if (strcmp(c->group_consumer_assignor, "uniform") != 0 &&
+	    strcmp(c->group_consumer_assignor, "range") != 0)
+		return conf_error(p, conf_line(p, "group_consumer_assignor"),
+		    "group_consumer_assignor must be uniform or range, not %s",
+		    c->group_consumer_assignor);
+	if (c->group_consumer_heartbeat_interval_ms >=
+	    c->group_consumer_session_timeout_ms)
+		return conf_error(p, conf_line2(p,
+		    "group_consumer_heartbeat_interval_ms",
+		    "group_consumer_session_timeout_ms"),
+		    "group_consumer_heartbeat_interval_ms (%s) must be below "
+		    "group_consumer_session_timeout_ms (%s)",
+		    fmt_duration(c->group_consumer_heartbeat_interval_ms, a,
+		    sizeof(a)), fmt_duration(c->group_consumer_session_timeout_ms,
+		    b, sizeof(b)));
 	if ((uint32_t)c->partitions > c->max_partitions)
 		return conf_error(p, conf_line2(p, "partitions", "max_partitions"),
 		    "partitions (%d) must be at most max_partitions (%u)",

@@ -38,6 +38,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "master/writer_group.h"
+#include "shm/cgroup.h"
 #include "shm/group.h"
 #include "shm/topics.h"
 #include "store/offsets.h"
@@ -85,6 +86,11 @@ wg_params(const struct config *conf, struct group_params *gp)
 	gp->min_session_ms = (int32_t)conf->group_min_session_timeout_ms;
 	gp->max_session_ms = (int32_t)conf->group_max_session_timeout_ms;
 	gp->initial_delay_ms = conf->group_initial_rebalance_delay_ms;
+	gp->cg_session_ms = (int32_t)conf->group_consumer_session_timeout_ms;
+	gp->cg_heartbeat_ms = (int32_t)conf->group_consumer_heartbeat_interval_ms;
+	gp->cg_assignor = cgroup_assignor(conf->group_consumer_assignor,
+	    strlen(conf->group_consumer_assignor));
+	gp->cg_max_size = conf->group_consumer_max_size;
 }
 
 /*

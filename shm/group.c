@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "shm/cgroup.h"
 #include "shm/group.h"
 #include "shm/kgroup.h"
 #include "shm/lock.h"
@@ -545,6 +546,8 @@ group_tick(struct shm *s, struct shm_group *g, int64_t now,
 
 	if (g->kind == GROUP_KIND_KAFKA)
 		return kgroup_tick(s, g, now, gp);
+	if (g->kind == GROUP_KIND_CONSUMER)
+		return cgroup_tick(s, g, now, gp);
 	for (i = 0; i < s->hdr->limits.max_group_members; i++) {
 		m = group_member_at(s, g, i);
 		if (atomic_load_explicit(&m->state, memory_order_relaxed) !=
@@ -662,7 +665,7 @@ group_join(struct shm *s, struct shm_group *g, const struct group_join_in *in,
 	if (in->ntopics == 0 || in->ntopics > GROUP_TOPICS_MAX ||
 	    in->client_id_len > CLIENT_ID_MAX)
 		return ERR_INVALID_REQUEST;
-	if (g->kind == GROUP_KIND_KAFKA) {
+	if (g->kind == GROUP_KIND_KAFKA || g->kind == GROUP_KIND_CONSUMER) {
 		(void)group_tick(s, g, now, gp);
 		if (group_member_count(s, g) > 0)
 			return ERR_GROUP_KIND;
@@ -721,6 +724,7 @@ group_join(struct shm *s, struct shm_group *g, const struct group_join_in *in,
 	memcpy(m->client, in->client_id, in->client_id_len);
 	m->host_len = 0;
 	m->kflags = 0;
+	m->instance_len = 0;
 	m->meta_len = m->assign_len = 0;
 	m->client_len = (uint16_t)in->client_id_len;
 	memset(m->id, 0, sizeof(m->id));
@@ -864,6 +868,10 @@ group_repair(struct shm *s, struct shm_group *g, int64_t now,
 
 	if (g->kind == GROUP_KIND_KAFKA) {
 		kgroup_repair(s, g, now, gp);
+		return;
+	}
+	if (g->kind == GROUP_KIND_CONSUMER) {
+		cgroup_repair(s, g, now, gp);
 		return;
 	}
 	for (i = 0; i < s->hdr->limits.max_group_members; i++) {

@@ -71,11 +71,18 @@ enum { MEMBER_FREE = 0, MEMBER_ACTIVE = 1 };
  * while it has none; a member of the other kind is refused while it has
  * members (ERR_GROUP_KIND).
  */
-enum { GROUP_KIND_NONE = 0, GROUP_KIND_NATIVE = 1, GROUP_KIND_KAFKA = 2 };
+enum { GROUP_KIND_NONE = 0, GROUP_KIND_NATIVE = 1, GROUP_KIND_KAFKA = 2,
+	GROUP_KIND_CONSUMER = 3 };	/* Kafka's consumer protocol (shm/cgroup.h) */
 
 #define MEMBER_HOST_MAX		63	/* the client's address as the worker saw it */
 #define KGROUP_PROTO_MAX	64	/* a Kafka protocol type or protocol name */
 #define KMEMBER_JOINING		0x1	/* Kafka: rejoined the rebalance being prepared */
+/*
+ * A Kafka static member's group.instance.id (KIP-345): Kafka's clients
+ * refuse longer ones (JoinGroupRequest.validateGroupInstanceId), so do we
+ * (INVALID_REQUEST).  instance_len 0: a dynamic member.
+ */
+#define KGROUP_INSTANCE_MAX	249
 
 struct shm_member {
 	_Atomic uint32_t	state;		/* MEMBER_*, published last */
@@ -99,6 +106,13 @@ struct shm_member {
 	/* Native: its rank among the members of generation rank_gen. */
 	uint32_t		rank_gen;
 	uint32_t		rank;
+	uint16_t		instance_len;	/* Kafka static member, 0: dynamic */
+	char			instance[KGROUP_INSTANCE_MAX + 1];
+	/* Consumer protocol members (shm/cgroup.h). */
+	int32_t			cg_epoch;	/* member epoch; -2: a static member away */
+	int32_t			cg_prev_epoch;
+	int64_t			cg_revoke_deadline;	/* CLOCK_MONOTONIC ms, while revoking */
+	uint32_t		cg_assignor;	/* CG_ASSIGNOR_* it asked for, 0: none */
 };
 
 /*
@@ -137,6 +151,10 @@ struct shm_group {
 	char			ptype[KGROUP_PROTO_MAX + 1];	/* protocol type, "consumer" */
 	uint16_t		proto_len;
 	char			proto[KGROUP_PROTO_MAX + 1];	/* of the generation */
+	/* Consumer protocol groups (shm/cgroup.h): generation is the group epoch. */
+	uint32_t		cg_assign_epoch;	/* of the target assignment */
+	uint32_t		cg_assignor;	/* CG_ASSIGNOR_* of the target */
+	uint64_t		cg_topics_hash;	/* the subscribed topics it was computed on */
 };
 
 struct shm_group_dir {
@@ -150,6 +168,11 @@ struct group_params {
 	int32_t		min_session_ms;
 	int32_t		max_session_ms;
 	int64_t		initial_delay_ms;	/* Kafka: a new group's first rebalance */
+	/* Kafka's consumer protocol (shm/cgroup.h). */
+	int32_t		cg_session_ms;		/* group_consumer_session_timeout_ms */
+	int32_t		cg_heartbeat_ms;	/* group_consumer_heartbeat_interval_ms */
+	uint32_t	cg_assignor;		/* group_consumer_assignor (CG_ASSIGNOR_*) */
+	uint32_t	cg_max_size;		/* group_consumer_max_size */
 };
 
 /* Bytes of the group table for these limits (0 when max_groups is 0). */

@@ -276,11 +276,27 @@ complete(struct shm *s, struct shm_group *g, int64_t now)
 	struct shm_member *m;
 	uint32_t i;
 
+	/*
+	 * A dynamic member that did not rejoin is dropped; a static one
+	 * stays (Kafka's onCompleteJoin): only its session timeout removes
+	 * it, so a restart within the session keeps its place.
+	 */
 	for (i = 0; i < nmembers(s); i++) {
 		m = group_member_at(s, g, i);
-		if (active(m) && !(m->kflags & KMEMBER_JOINING))
+		if (active(m) && !(m->kflags & KMEMBER_JOINING) &&
+		    m->instance_len == 0)
 			atomic_store_explicit(&m->state, MEMBER_FREE,
 			    memory_order_release);
+	}
+	/* The leader is one who rejoined (Kafka's maybeElectNewJoinedLeader). */
+	if (g->leader >= 0 && (uint32_t)g->leader < nmembers(s) &&
+	    !(group_member_at(s, g, (uint32_t)g->leader)->kflags &
+	    KMEMBER_JOINING))
+		g->leader = -1;
+	for (i = 0; i < nmembers(s) && g->leader < 0; i++) {
+		m = group_member_at(s, g, i);
+		if (active(m) && (m->kflags & KMEMBER_JOINING))
+			g->leader = (int32_t)i;
 	}
 	g->generation++;
 	g->initial = 0;
@@ -356,8 +372,25 @@ kgroup_tick(struct shm *s, struct shm_group *g, int64_t now,
 			if (active(m) && !(m->kflags & KMEMBER_JOINING))
 				all = 0;
 		}
-		if (all || now >= g->rebalance_deadline)
-			complete(s, g, now);
+		if (all || now >= g->rebalance_deadline) {
+			/*
+			 * Only static members that did not rejoin are left:
+			 * nobody can lead, so wait another round (Kafka does);
+			 * their session timeouts end it.
+			 */
+			int joined = 0;
+
+			for (i = 0; i < nmembers(s); i++) {
+				m = group_member_at(s, g, i);
+				if (active(m) && (m->kflags & KMEMBER_JOINING))
+					joined = 1;
+			}
+			if (!joined && count_active(s, g) > 0)
+				g->rebalance_deadline = now +
+				    rebalance_timeout(s, g, gp);
+			else
+				complete(s, g, now);
+		}
 	}
 	return g->state != state0 || g->generation != gen0;
 }
@@ -377,6 +410,7 @@ kgroup_repair(struct shm *s, struct shm_group *g, int64_t now,
 		if (!active(m) || m->id_len == 0 || m->id_len > MEMBER_ID_MAX ||
 		    m->client_len > CLIENT_ID_MAX ||
 		    m->host_len > MEMBER_HOST_MAX || m->meta_len > max ||
+		    m->instance_len > KGROUP_INSTANCE_MAX ||
 		    m->assign_len > max || m->session_timeout_ms <= 0)
 			atomic_store_explicit(&m->state, MEMBER_FREE,
 			    memory_order_release);
@@ -542,6 +576,100 @@ pending_valid(const struct shm_group *g, const char *id, size_t len)
 	return h == pending_check(g, id, len - PENDING_CHECK);
 }
 
+int
+kgroup_instance_find(const struct shm *s, struct shm_group *g,
+    const char *inst, size_t ilen)
+{
+	struct shm_member *m;
+	uint32_t i;
+
+	if (inst == NULL || ilen == 0 || ilen > KGROUP_INSTANCE_MAX)
+		return -1;
+	for (i = 0; i < nmembers(s); i++) {
+		m = group_member_at(s, g, i);
+		if (active(m) && m->instance_len == ilen &&
+		    memcmp(m->instance, inst, ilen) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+/*
+ * Kafka's validateCurrentMember: with an instance id, it must be known
+ * (else UNKNOWN_MEMBER_ID) and held by this member id (else
+ * FENCED_INSTANCE_ID); without, the member id must be known.
+ */
+static int16_t
+member_validate(struct shm *s, struct shm_group *g, const char *id,
+    size_t len, const char *inst, size_t ilen, int *idx)
+{
+	struct shm_member *m;
+	int i;
+
+	if (inst != NULL && ilen > 0) {
+		if ((i = kgroup_instance_find(s, g, inst, ilen)) == -1)
+			return KERR_UNKNOWN_MEMBER_ID;
+		m = group_member_at(s, g, (uint32_t)i);
+		if (m->id_len != len || memcmp(m->id, id, len) != 0)
+			return KERR_FENCED_INSTANCE_ID;
+		*idx = i;
+		return KERR_NONE;
+	}
+	if ((*idx = group_member_find(s, g, id, len)) == -1)
+		return KERR_UNKNOWN_MEMBER_ID;
+	return KERR_NONE;
+}
+
+/*
+ * A known static member joins with no member id (a restart, or a second
+ * process with the same instance id): slot idx takes a new member id and
+ * the old one is fenced.  In a STABLE group whose selected protocol
+ * stays, it is answered at once with the generation and keeps its
+ * assignment (no rebalance: Kafka's updateStaticMemberAndRebalance);
+ * otherwise it joins the rebalance, which starts unless under way.
+ */
+static int16_t
+static_replace(struct shm *s, struct shm_group *g, int idx,
+    const struct kgroup_join_in *in, int64_t now,
+    const struct group_params *gp, int *ready)
+{
+	struct shm_member *m = group_member_at(s, g, (uint32_t)idx);
+	char id[MEMBER_ID_MAX + 1], proto[KGROUP_PROTO_MAX + 1];
+	uint16_t plen = g->proto_len <= KGROUP_PROTO_MAX ? g->proto_len : 0;
+	size_t n;
+	int16_t err;
+
+	if (!protocols_match(s, g, (uint32_t)idx, in) &&
+	    (err = store_protocols(s, g, (uint32_t)idx, in)) != KERR_NONE)
+		return err;
+	member_touch(m, in, now);
+	/*
+	 * The id, then its length: a crash between leaves an id nobody
+	 * holds, which the repair's rebalance and the session timeout
+	 * clear like any silent member's.
+	 */
+	n = group_member_id_make(s, g, in->instance, in->instance_len, id);
+	memcpy(m->id, id, n + 1);
+	m->id_len = (uint16_t)n;
+	if (g->state == GROUP_STABLE) {
+		memcpy(proto, g->proto, plen);
+		if (select_protocol(s, g) == 0 && g->proto_len == plen &&
+		    memcmp(g->proto, proto, plen) == 0) {
+			*ready = 1;
+			if (in->replaced != NULL)
+				*in->replaced = 1;
+			return KERR_NONE;
+		}
+		memcpy(g->proto, proto, plen);	/* complete() selects anew */
+		g->proto[plen] = '\0';
+		g->proto_len = plen;
+	}
+	prepare(s, g, now, gp);
+	m->kflags |= KMEMBER_JOINING;
+	(void)kgroup_tick(s, g, now, gp);
+	return KERR_NONE;
+}
+
 int16_t
 kgroup_join(struct shm *s, struct shm_group *g, const struct kgroup_join_in *in,
     int64_t now, const struct group_params *gp, int *member, int *ready)
@@ -549,9 +677,14 @@ kgroup_join(struct shm *s, struct shm_group *g, const struct kgroup_join_in *in,
 	struct shm_member *m;
 	uint32_t i;
 	int16_t err;
-	int idx = -1;
+	int idx = -1, inst = -1;
+	size_t ilen = in->instance != NULL ? in->instance_len : 0;
 
 	*ready = 0;
+	if (in->replaced != NULL)
+		*in->replaced = 0;
+	if (ilen > KGROUP_INSTANCE_MAX)
+		return KERR_INVALID_REQUEST;
 	if (in->session_timeout_ms < gp->min_session_ms ||
 	    in->session_timeout_ms > gp->max_session_ms)
 		return KERR_INVALID_SESSION_TIMEOUT;
@@ -571,14 +704,31 @@ kgroup_join(struct shm *s, struct shm_group *g, const struct kgroup_join_in *in,
 		g->kind = GROUP_KIND_KAFKA;
 	}
 	(void)kgroup_tick(s, g, now, gp);
-	if (in->member_id_len > 0 && (idx = group_member_find(s, g,
+	if (ilen > 0) {
+		inst = kgroup_instance_find(s, g, in->instance, ilen);
+		if (in->member_id_len > 0) {
+			/* A known member id must hold the instance. */
+			idx = group_member_find(s, g, in->member_id,
+			    in->member_id_len);
+			if (inst >= 0 && inst != idx)
+				return KERR_FENCED_INSTANCE_ID;
+			if (idx == -1 || inst == -1)
+				return KERR_UNKNOWN_MEMBER_ID;
+		} else if (inst >= 0) {
+			if (!supports(s, g, in, inst))
+				return KERR_INCONSISTENT_GROUP_PROTOCOL;
+			*member = inst;
+			return static_replace(s, g, inst, in, now, gp, ready);
+		}
+	} else if (in->member_id_len > 0 && (idx = group_member_find(s, g,
 	    in->member_id, in->member_id_len)) == -1 &&
 	    !(in->require_id && pending_valid(g, in->member_id,
 	    in->member_id_len)))
 		return KERR_UNKNOWN_MEMBER_ID;
 	if (!supports(s, g, in, idx))
 		return KERR_INCONSISTENT_GROUP_PROTOCOL;
-	if (in->require_id && in->member_id_len == 0) {
+	/* A static member joins with no id round trip (Kafka's rule). */
+	if (in->require_id && in->member_id_len == 0 && ilen == 0) {
 		*in->pending_len = pending_make(s, g, in->client_id,
 		    in->client_id_len, in->pending);
 		return KERR_MEMBER_ID_REQUIRED;
@@ -627,11 +777,18 @@ kgroup_join(struct shm *s, struct shm_group *g, const struct kgroup_join_in *in,
 	if (m->host_len > 0)
 		memcpy(m->host, in->host, m->host_len);
 	m->host[m->host_len] = '\0';
+	memset(m->instance, 0, sizeof(m->instance));
+	if (ilen > 0)
+		memcpy(m->instance, in->instance, ilen);
+	m->instance_len = (uint16_t)ilen;
 	memset(m->id, 0, sizeof(m->id));
 	if (in->member_id_len > 0) {	/* the id MEMBER_ID_REQUIRED gave */
 		memcpy(m->id, in->member_id, in->member_id_len);
 		m->id_len = (uint16_t)in->member_id_len;
-	} else
+	} else if (ilen > 0)	/* Kafka's "<instance id>-<uuid>" */
+		m->id_len = (uint16_t)group_member_id_make(s, g, in->instance,
+		    ilen, m->id);
+	else
 		m->id_len = (uint16_t)group_member_id_make(s, g, in->client_id,
 		    in->client_id_len, m->id);
 	if (count_active(s, g) == 0) {
@@ -693,14 +850,18 @@ kgroup_member_metadata(const struct shm *s, struct shm_group *g, uint32_t i,
 /* The member (index) of id in the generation, checks as Kafka's. */
 static int16_t
 member_check(struct shm *s, struct shm_group *g, const char *id, size_t len,
-    int32_t generation, int *idx)
+    const char *inst, size_t ilen, int32_t generation, int *idx)
 {
+	int16_t err;
+
 	if (g->kind != GROUP_KIND_KAFKA)
 		return group_member_count(s, g) > 0 ?
 		    KERR_INCONSISTENT_GROUP_PROTOCOL : KERR_UNKNOWN_MEMBER_ID;
-	if (g->state == GROUP_EMPTY ||
-	    (*idx = group_member_find(s, g, id, len)) == -1)
+	if (g->state == GROUP_EMPTY)
 		return KERR_UNKNOWN_MEMBER_ID;
+	if ((err = member_validate(s, g, id, len, inst, ilen, idx)) !=
+	    KERR_NONE)
+		return err;
 	if ((uint32_t)generation != g->generation)
 		return KERR_ILLEGAL_GENERATION;
 	return KERR_NONE;
@@ -708,7 +869,7 @@ member_check(struct shm *s, struct shm_group *g, const char *id, size_t len,
 
 int16_t
 kgroup_sync(struct shm *s, struct shm_group *g, const char *id, size_t len,
-    int32_t generation, const struct kgroup_assign_in *a, uint32_t na,
+    const char *inst, size_t ilen, int32_t generation, const struct kgroup_assign_in *a, uint32_t na,
     int64_t now, const struct group_params *gp, int *member, int *ready)
 {
 	struct shm_member *m;
@@ -718,7 +879,8 @@ kgroup_sync(struct shm *s, struct shm_group *g, const char *id, size_t len,
 
 	*ready = 0;
 	(void)group_tick(s, g, now, gp);
-	if ((err = member_check(s, g, id, len, generation, &idx)) != KERR_NONE)
+	if ((err = member_check(s, g, id, len, inst, ilen, generation,
+	    &idx)) != KERR_NONE)
 		return err;
 	*member = idx;
 	group_member_at(s, g, (uint32_t)idx)->last_seen_ms = now;
@@ -778,13 +940,15 @@ kgroup_sync_ready(struct shm *s, struct shm_group *g, int member,
 
 int16_t
 kgroup_heartbeat(struct shm *s, struct shm_group *g, const char *id,
-    size_t len, int32_t generation, int64_t now, const struct group_params *gp)
+    size_t len, const char *inst, size_t ilen, int32_t generation, int64_t now,
+    const struct group_params *gp)
 {
 	int16_t err;
 	int idx = -1;
 
 	(void)group_tick(s, g, now, gp);
-	if ((err = member_check(s, g, id, len, generation, &idx)) != KERR_NONE)
+	if ((err = member_check(s, g, id, len, inst, ilen, generation,
+	    &idx)) != KERR_NONE)
 		return err;
 	group_member_at(s, g, (uint32_t)idx)->last_seen_ms = now;
 	return g->state == GROUP_STABLE ? KERR_NONE : KERR_REBALANCE_IN_PROGRESS;
@@ -792,14 +956,21 @@ kgroup_heartbeat(struct shm *s, struct shm_group *g, const char *id,
 
 int16_t
 kgroup_leave(struct shm *s, struct shm_group *g, const char *id, size_t len,
-    int64_t now, const struct group_params *gp)
+    const char *inst, size_t ilen, int64_t now, const struct group_params *gp)
 {
-	int idx;
+	int16_t err;
+	int idx = -1;
 
 	(void)group_tick(s, g, now, gp);
-	if (g->kind != GROUP_KIND_KAFKA ||
-	    (idx = group_member_find(s, g, id, len)) == -1)
+	if (g->kind != GROUP_KIND_KAFKA)
 		return KERR_UNKNOWN_MEMBER_ID;
+	if (len == 0) {
+		/* By instance id alone (v3+: an admin's removal). */
+		if ((idx = kgroup_instance_find(s, g, inst, ilen)) == -1)
+			return KERR_UNKNOWN_MEMBER_ID;
+	} else if ((err = member_validate(s, g, id, len, inst, ilen, &idx)) !=
+	    KERR_NONE)
+		return err;
 	member_remove(s, g, (uint32_t)idx, now, gp);
 	(void)group_tick(s, g, now, gp);
 	return KERR_NONE;
@@ -822,20 +993,23 @@ kgroup_commit_topic(struct shm *s, struct shm_group *g, int topic)
 
 int16_t
 kgroup_commit_check(struct shm *s, struct shm_group *g, const char *id,
-    size_t len, int32_t generation, int64_t now, const struct group_params *gp)
+    size_t len, const char *inst, size_t ilen, int32_t generation,
+    int64_t now, const struct group_params *gp)
 {
 	int16_t err;
 	int idx = -1;
 
 	(void)group_tick(s, g, now, gp);
-	if (generation < 0 && len == 0 && group_member_count(s, g) == 0) {
+	if (generation < 0 && len == 0 && (inst == NULL || ilen == 0) &&
+	    group_member_count(s, g) == 0) {
 		if (g->kind == GROUP_KIND_NONE)
 			g->kind = GROUP_KIND_KAFKA;
 		return KERR_NONE;
 	}
 	if (g->kind == GROUP_KIND_KAFKA && g->state == GROUP_AWAITING_SYNC)
 		return KERR_REBALANCE_IN_PROGRESS;
-	if ((err = member_check(s, g, id, len, generation, &idx)) != KERR_NONE)
+	if ((err = member_check(s, g, id, len, inst, ilen, generation,
+	    &idx)) != KERR_NONE)
 		return err;
 	group_member_at(s, g, (uint32_t)idx)->last_seen_ms = now;
 	return KERR_NONE;

@@ -22,6 +22,17 @@
  * assignment in its assignment space, member_meta bytes each: more is
  * refused (KERR_MESSAGE_TOO_LARGE), never truncated.
  *
+ * Static members (KIP-345, JoinGroup v5+ with a group_instance_id) as
+ * Kafka's coordinator has them: a known instance joining with no member
+ * id takes its old slot under a new member id, keeps its assignment and
+ * the generation, and is answered at once while the group is STABLE and
+ * the protocol the group would select stays the same (else a rebalance
+ * starts); the member id it replaced is fenced (FENCED_INSTANCE_ID to a
+ * request naming the instance with the old id).  A static member that
+ * did not rejoin a rebalance stays in the group (only its session
+ * timeout removes it, and that starts a rebalance); LeaveGroup v3+ may
+ * name a member by instance id alone.
+ *
  * Every function returns a Kafka error code (proto/kafka/kapi.h) and runs
  * under the group's lock (group_lock()).  The crash rule holds as for
  * native groups: member slots are filled before they are published, the
@@ -64,6 +75,15 @@ struct kgroup_join_in {
 	int				 require_id;
 	char				*pending;
 	size_t				*pending_len;
+	/* v5+: the group.instance.id, NULL (or length 0): a dynamic member. */
+	const char			*instance;
+	size_t				 instance_len;
+	/*
+	 * Out: 1 when a known static member replaced its old id in a STABLE
+	 * group (answered at once, no rebalance); the leader's answer then
+	 * carries the members with skip_assignment (KIP-814).
+	 */
+	int				*replaced;
 };
 
 /* One entry of the leader's SyncGroup. */
@@ -99,25 +119,36 @@ int	kgroup_member_metadata(const struct shm *s, struct shm_group *g,
  * wait for the leader (kgroup_sync_ready()).
  */
 int16_t	kgroup_sync(struct shm *s, struct shm_group *g, const char *id,
-	    size_t len, int32_t generation, const struct kgroup_assign_in *a,
+	    size_t len, const char *inst, size_t ilen, int32_t generation, const struct kgroup_assign_in *a,
 	    uint32_t na, int64_t now, const struct group_params *gp,
 	    int *member, int *ready);
 /* A parked SyncGroup: 1 answer (NONE), 0 wait, -1 with *err set. */
 int	kgroup_sync_ready(struct shm *s, struct shm_group *g, int member,
 	    const char *id, size_t len, int32_t generation, int64_t now,
 	    const struct group_params *gp, int16_t *err);
+/*
+ * Heartbeat, LeaveGroup and the commit check take the member's instance
+ * id too (inst NULL: none given): an instance now held by another member
+ * id is FENCED_INSTANCE_ID, one unknown is UNKNOWN_MEMBER_ID (Kafka's
+ * validateCurrentMember).  A LeaveGroup v3+ with an empty member id
+ * removes the instance's member, whatever its id (an admin's removal).
+ */
 int16_t	kgroup_heartbeat(struct shm *s, struct shm_group *g, const char *id,
-	    size_t len, int32_t generation, int64_t now,
-	    const struct group_params *gp);
+	    size_t len, const char *inst, size_t ilen, int32_t generation,
+	    int64_t now, const struct group_params *gp);
 int16_t	kgroup_leave(struct shm *s, struct shm_group *g, const char *id,
-	    size_t len, int64_t now, const struct group_params *gp);
+	    size_t len, const char *inst, size_t ilen, int64_t now,
+	    const struct group_params *gp);
 /*
  * May (id, generation) commit?  Generation -1 with no member id commits
  * only to a group without members (Kafka's "simple" consumer).
  */
 int16_t	kgroup_commit_check(struct shm *s, struct shm_group *g,
-	    const char *id, size_t len, int32_t generation, int64_t now,
-	    const struct group_params *gp);
+	    const char *id, size_t len, const char *inst, size_t ilen,
+	    int32_t generation, int64_t now, const struct group_params *gp);
+/* Member index of a static member's instance id, or -1. */
+int	kgroup_instance_find(const struct shm *s, struct shm_group *g,
+	    const char *inst, size_t ilen);
 /*
  * After kgroup_commit_check() of a member: may it commit into topic
  * (index)?  UNKNOWN_TOPIC_OR_PARTITION when its generation subscribed

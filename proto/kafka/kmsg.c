@@ -11,6 +11,7 @@
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_acl.h"
 #include "proto/kafka/kmsg_admin.h"
+#include "proto/kafka/kmsg_cgroup.h"
 #include "proto/kafka/kmsg_config.h"
 #include "proto/kafka/kmsg_describe.h"
 #include "proto/kafka/kmsg_fetch.h"
@@ -62,6 +63,8 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_alter_scram,
 	&kmsg_describe_cluster,
 	&kmsg_describe_producers,
+	&kmsg_consumer_group_heartbeat,
+	&kmsg_consumer_group_describe,
 	&kmsg_describe_topic_partitions,
 };
 const size_t kmsg_count = sizeof(kmsg_all) / sizeof(kmsg_all[0]);

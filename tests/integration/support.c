@@ -993,3 +993,48 @@ support_kafka_call(int fd, const struct kmsg *m, int16_t v, int32_t corr,
 		return -1;
 	return kmsg_decode_resp(m, v, resp, p + skip, n - skip, a);
 }
+
+int
+support_ksend(int fd, const struct kmsg *m, int16_t v, int32_t corr,
+    const void *q)
+{
+	struct kreq_hdr h;
+	struct wbuf wb;
+	int rc = -1;
+
+	wbuf_init(&wb);
+	wbuf_i32(&wb, 0);
+	h.api_key = m->km_key;
+	h.api_version = v;
+	h.correlation_id = corr;
+	h.client_id = kstr_c("test");
+	if (kmsg_encode_req_hdr(&h, &wb) == 0 &&
+	    kmsg_encode_req(m, v, q, &wb) == 0) {
+		wbuf_put_u32_at(&wb, 0, (uint32_t)(wb.len - 4));
+		rc = support_send(fd, wb.buf, wb.len);
+	}
+	wbuf_free(&wb);
+	return rc;
+}
+
+int
+support_krecv(int fd, const struct kmsg *m, int16_t v, int32_t corr,
+    void *resp, struct arena *a)
+{
+	uint8_t *buf = NULL, *keep;
+	uint32_t id = 0;
+	size_t n = 0, off;
+	int rc = -1;
+
+	if (support_recv(fd, 20000, &id, &buf, &n) == 1 &&
+	    id == (uint32_t)corr) {
+		off = kmsg_resp_hdr_version(m->km_key, v) == 1 ? 1 : 0;
+		if (n >= off && (keep = arena_alloc(a, n)) != NULL) {
+			memcpy(keep, buf, n);
+			rc = kmsg_decode_resp(m, v, resp, keep + off, n - off,
+			    a);
+		}
+	}
+	free(buf);
+	return rc;
+}

@@ -188,3 +188,15 @@ int	 flumed_wait_reads_stopped(const struct flumed *d, int n,
  * when the exchange itself failed (closed, timeout, malformed).
  */
 int	 support_auth(int fd, const char *user, const char *secret);
+
+/*
+ * support_kafka_call in two steps, for a request the broker parks (a
+ * JoinGroup waiting for others): send request q of (m, v) with
+ * correlation id corr (client id "test"); later read the answer to corr
+ * into resp, its bytes copied into the arena a (resp's strings point
+ * there).  0 or -1.
+ */
+int	 support_ksend(int fd, const struct kmsg *m, int16_t v, int32_t corr,
+	    const void *q);
+int	 support_krecv(int fd, const struct kmsg *m, int16_t v, int32_t corr,
+	    void *resp, struct arena *a);

@@ -502,7 +502,9 @@ test_api_versions_v3_and_v0(void)
 	    { 17, 0, 1 }, { 36, 0, 2 },
 	    /* ACLs and SCRAM users (test_kafka_acl.c) */
 	    { 29, 0, 3 }, { 30, 0, 3 }, { 31, 0, 3 }, { 50, 0, 0 },
-	    { 51, 0, 0 } };
+	    { 51, 0, 0 },
+	    /* the consumer group protocol (test_kafka_cgroup.c) */
+	    { 68, 0, 1 }, { 69, 0, 1 } };
 	const char *files[] = { FIXTURES "/kcat-ApiVersions-v3.bin",
 	    FIXTURES "/kcat-ApiVersions-v0.bin" };
 	struct rbuf rb;

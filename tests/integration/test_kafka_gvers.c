@@ -613,7 +613,8 @@ sync_body(struct wbuf *b, const char *ptype, const char *proto)
  * group's is INCONSISTENT_GROUP_PROTOCOL with null names; the group's
  * own gets the assignment and both names.  librdkafka's v3 of a member
  * it does not know: UNKNOWN_MEMBER_ID.  Heartbeat v0, v3 (librdkafka's)
- * and v4 (flexible).
+ * and v4 (flexible; an instance id no static member holds is
+ * UNKNOWN_MEMBER_ID, as Kafka's validateCurrentMember answers).
  */
 static void
 test_sync_heartbeat(void)
@@ -661,13 +662,23 @@ test_sync_heartbeat(void)
 	vstr(&b, 1, "grp");
 	wbuf_i32(&b, mgen);
 	vstr(&b, 1, mid);
-	vstr(&b, 1, "static-1");	/* taken as a dynamic member */
+	vstr(&b, 1, "static-1");	/* no static member holds it (KIP-345) */
+	vtags(&b, 1);
+	resp_begin(&w, KAPI_HEARTBEAT, 4);
+	wbuf_i32(&w, 0);
+	wbuf_i16(&w, KERR_UNKNOWN_MEMBER_ID);
+	vtags(&w, 1);
+	CU_ASSERT(exchange(fd, KAPI_HEARTBEAT, 4, 6, &b, &w, "Heartbeat v4"));
+	vstr(&b, 1, "grp");
+	wbuf_i32(&b, mgen);
+	vstr(&b, 1, mid);
+	vstr(&b, 1, NULL);
 	vtags(&b, 1);
 	resp_begin(&w, KAPI_HEARTBEAT, 4);
 	wbuf_i32(&w, 0);
 	wbuf_i16(&w, 0);
 	vtags(&w, 1);
-	CU_ASSERT(exchange(fd, KAPI_HEARTBEAT, 4, 6, &b, &w, "Heartbeat v4"));
+	CU_ASSERT(exchange(fd, KAPI_HEARTBEAT, 4, 7, &b, &w, "Heartbeat v4"));
 	wbuf_free(&b);
 	wbuf_free(&w);
 	close(fd);

@@ -39,7 +39,8 @@ NAMES = {0: "Produce", 1: "Fetch", 2: "ListOffsets", 3: "Metadata",
          44: "IncrementalAlterConfigs", 46: "ListPartitionReassignments",
          47: "OffsetDelete", 50: "DescribeUserScramCredentials",
          51: "AlterUserScramCredentials", 60: "DescribeCluster",
-         61: "DescribeProducers", 75: "DescribeTopicPartitions"}
+         61: "DescribeProducers", 68: "ConsumerGroupHeartbeat",
+         69: "ConsumerGroupDescribe", 75: "DescribeTopicPartitions"}
 # (key, min, max) advertised.
 RANGES = [(0, 0, 11), (1, 4, 17), (2, 1, 9), (3, 0, 13), (8, 0, 9),
           (9, 0, 9), (10, 0, 6), (11, 0, 9), (12, 0, 4), (13, 0, 5),
@@ -48,7 +49,7 @@ RANGES = [(0, 0, 11), (1, 4, 17), (2, 1, 9), (3, 0, 13), (8, 0, 9),
           (29, 0, 3), (30, 0, 3), (31, 0, 3), (32, 0, 4), (33, 0, 2),
           (35, 0, 4), (36, 0, 2), (37, 0, 3), (42, 0, 2), (44, 0, 1),
           (46, 0, 0), (47, 0, 0), (50, 0, 0), (51, 0, 0), (60, 0, 2),
-          (61, 0, 0), (75, 0, 0)]
+          (61, 0, 0), (68, 0, 1), (69, 0, 1), (75, 0, 0)]
 
 
 def uvarint(n):

@@ -31,6 +31,7 @@
 #include "proto/kafka/kmsg_config.h"
 #include "proto/kafka/kmsg_describe.h"
 #include "proto/kafka/kmsg_fetch.h"
+#include "proto/kafka/kmsg_cgroup.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
 #include "proto/kafka/kmsg_listoff.h"
@@ -585,6 +586,101 @@ test_fixture_librdkafka_group(void)
 	CU_ASSERT(str_is(lv.group_id, "grp"));
 	CU_ASSERT(str_is(lv.member_id, "m1"));
 	CU_ASSERT_EQUAL(lv.members.n, 0);
+	fx_close(&f);
+}
+
+/*
+ * kcat -X group.instance.id=inst-1 -G grp t (librdkafka 2.0.2), captured
+ * as above: a static member's JoinGroup v5 (no MEMBER_ID_REQUIRED round:
+ * its first join carries the instance id), SyncGroup v3 and Heartbeat
+ * v3 naming it.  A static member sends no LeaveGroup when it closes.
+ */
+static void
+test_fixture_librdkafka_static(void)
+{
+	struct km_join_req j;
+	struct km_sync_req sy;
+	struct km_heartbeat_req hb;
+	struct fx f;
+
+	fx_open(&f, "kdesc/kcat-static-JoinGroup-v5.bin", &kmsg_join_group, &j,
+	    5, 3);
+	CU_ASSERT(str_is(j.group_id, "grp"));
+	CU_ASSERT_EQUAL(j.session_timeout_ms, 45000);
+	CU_ASSERT(str_is(j.member_id, ""));
+	CU_ASSERT(str_is(j.group_instance_id, "inst-1"));
+	CU_ASSERT(str_is(j.protocol_type, "consumer"));
+	CU_ASSERT_EQUAL(j.protocols.n, 2);
+	refuse_prefixes(&kmsg_join_group, 5, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/kcat-static-SyncGroup-v3.bin", &kmsg_sync_group,
+	    &sy, 3, 5);
+	CU_ASSERT(str_is(sy.member_id, "m1"));
+	CU_ASSERT(str_is(sy.group_instance_id, "inst-1"));
+	CU_ASSERT_EQUAL(sy.assignments.n, 1);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/kcat-static-Heartbeat-v3.bin", &kmsg_heartbeat, &hb,
+	    3, 6);
+	CU_ASSERT(str_is(hb.member_id, "m1"));
+	CU_ASSERT_EQUAL(hb.generation_id, 1);
+	CU_ASSERT(str_is(hb.group_instance_id, "inst-1"));
+	CU_ASSERT_EQUAL(f.blen, 5 + 4 + 4 + 8);
+	fx_close(&f);
+}
+
+/*
+ * @platformatic/kafka 1.20.0 with groupProtocol 'consumer', captured by
+ * tests/tools/kdesc_proxy.py through the broker: the first
+ * ConsumerGroupHeartbeat v0 (KIP-848) of a member joining (empty member
+ * id, epoch 0, null instance and rack, its subscription, no assignor,
+ * an empty owned list).
+ */
+static void
+test_fixture_consumer_group_heartbeat(void)
+{
+	struct km_cghb_req q;
+	const struct kstr *names;
+	struct fx f;
+
+	fx_open(&f, "kdesc/platformatic-ConsumerGroupHeartbeat-v0.bin",
+	    &kmsg_consumer_group_heartbeat, &q, 0, 4);
+	CU_ASSERT(str_is(f.h.client_id, "capcg"));
+	CU_ASSERT(str_is(q.group_id, "gcg"));
+	CU_ASSERT(str_is(q.member_id, ""));
+	CU_ASSERT_EQUAL(q.member_epoch, 0);
+	CU_ASSERT(str_is(q.instance_id, NULL));
+	CU_ASSERT(str_is(q.rack_id, NULL));
+	CU_ASSERT_EQUAL(q.rebalance_timeout_ms, 60000);
+	CU_ASSERT_EQUAL_FATAL(q.subscribed_topic_names.n, 1);
+	names = q.subscribed_topic_names.v;
+	CU_ASSERT(str_is(names[0], "capt"));
+	CU_ASSERT(str_is(q.subscribed_topic_regex, NULL));	/* v1 only */
+	CU_ASSERT(str_is(q.server_assignor, NULL));
+	CU_ASSERT_EQUAL(q.topic_partitions.n, 0);
+	refuse_prefixes(&kmsg_consumer_group_heartbeat, 0, 1, f.body, f.blen);
+	fx_close(&f);
+
+	/*
+	 * librdkafka 2.15.1 (group.protocol=consumer), v1: its own member
+	 * id (KIP-1082) and an empty, not null, regex beside the names.
+	 */
+	fx_open(&f, "kdesc/librdkafka-ConsumerGroupHeartbeat-v1.bin",
+	    &kmsg_consumer_group_heartbeat, &q, 1, 3);
+	CU_ASSERT(str_is(f.h.client_id, "librdkafka"));
+	CU_ASSERT(str_is(q.group_id, "gcg"));
+	CU_ASSERT_EQUAL(q.member_id.len, 22);
+	CU_ASSERT_EQUAL(q.member_epoch, 0);
+	CU_ASSERT(str_is(q.instance_id, NULL));
+	CU_ASSERT_EQUAL(q.rebalance_timeout_ms, 300000);
+	CU_ASSERT_EQUAL_FATAL(q.subscribed_topic_names.n, 1);
+	names = q.subscribed_topic_names.v;
+	CU_ASSERT(str_is(names[0], "capt"));
+	CU_ASSERT(str_is(q.subscribed_topic_regex, ""));
+	CU_ASSERT(str_is(q.server_assignor, NULL));
+	CU_ASSERT_EQUAL(q.topic_partitions.n, 0);
+	refuse_prefixes(&kmsg_consumer_group_heartbeat, 1, 1, f.body, f.blen);
 	fx_close(&f);
 }
 
@@ -1641,6 +1737,8 @@ test_versions_table(void)
 		{ KAPI_DESCRIBE_CLUSTER, 0, 2, 0 },
 		{ KAPI_DESCRIBE_PRODUCERS, 0, 0, 0 },
 		{ KAPI_DESCRIBE_TOPIC_PARTITIONS, 0, 0, 0 },
+		{ KAPI_CONSUMER_GROUP_HEARTBEAT, 0, 1, 0 },
+		{ KAPI_CONSUMER_GROUP_DESCRIBE, 0, 1, 0 },
 	};
 	int16_t lo, hi, fl;
 	size_t i;
@@ -3338,6 +3436,10 @@ TEST_SUITE("kdesc", setup, NULL,
 	    test_fixture_offsets },
 	{ "a librdkafka consumer's rebalance, OffsetFetch v7 flexible",
 	    test_fixture_librdkafka_group },
+	{ "a librdkafka static member's JoinGroup, SyncGroup, Heartbeat",
+	    test_fixture_librdkafka_static },
+	{ "ConsumerGroupHeartbeat v0-1 from @platformatic/kafka, librdkafka",
+	    test_fixture_consumer_group_heartbeat },
 	{ "OffsetFetch v9 batched groups", test_offset_fetch_batched },
 	{ "Produce v0-7 from kafka-python and librdkafka",
 	    test_fixture_produce },

@@ -5,7 +5,9 @@
  * where Kafka returns them (22, 23, 25, 26, 27), session expiry and the
  * rebalance timeout, the bounded metadata space, native and Kafka kinds
  * refusing each other, commit fencing, the crash rule, and the
- * two-step join of JoinGroup v4 and later (MEMBER_ID_REQUIRED).
+ * two-step join of JoinGroup v4 and later (MEMBER_ID_REQUIRED), static
+ * membership (KIP-345: a restart keeps the assignment without a
+ * rebalance, the old id fenced with 82, expiry, LeaveGroup by instance).
  */
 #include <sys/wait.h>
 
@@ -30,10 +32,14 @@
 static struct shm s;
 static char name[64];
 static int t2;
-static const struct group_params gp = { 30000, 1000, 60000, DELAY };
+static const struct group_params gp = { 30000, 1000, 60000, DELAY,
+    45000, 5000, 1, 0 };
 /* Set: kjoin() joins as JoinGroup v4+ does, a pending id into it. */
 static char *pending;
 static size_t pending_len;
+/* Set: kjoin() joins as a static member; replaced is its out flag. */
+static const char *instance;
+static int replaced;
 
 static int
 suite_setup(void)
@@ -45,7 +51,7 @@ suite_setup(void)
 	lim.max_topics = 4;
 	lim.max_partitions = 16;
 	lim.ring_size = 4096;
-	lim.max_groups = 10;
+	lim.max_groups = 12;
 	lim.max_group_members = 4;
 	lim.member_meta = META;
 	snprintf(name, sizeof(name), "/flume-test-kgroup-%ld", (long)getpid());
@@ -124,6 +130,9 @@ kjoin(struct shm_group *g, char *id, const char *ptype, const char *spec,
 	in.require_id = pending != NULL;
 	in.pending = pending;
 	in.pending_len = &pending_len;
+	in.instance = instance;
+	in.instance_len = instance != NULL ? strlen(instance) : 0;
+	in.replaced = &replaced;
 	CU_ASSERT_FATAL(group_lock(&s, g, now, &gp) == 0);
 	err = kgroup_join(&s, g, &in, now, &gp, member, rdy);
 	if (err == KERR_NONE) {
@@ -153,7 +162,8 @@ khb(struct shm_group *g, const char *id, int32_t gen, int64_t now)
 	int16_t e;
 
 	CU_ASSERT_FATAL(group_lock(&s, g, now, &gp) == 0);
-	e = kgroup_heartbeat(&s, g, id, strlen(id), gen, now, &gp);
+	e = kgroup_heartbeat(&s, g, id, strlen(id), instance,
+	    instance != NULL ? strlen(instance) : 0, gen, now, &gp);
 	group_unlock(g);
 	return e;
 }
@@ -166,8 +176,8 @@ ksync(struct shm_group *g, const char *id, int32_t gen,
 	int member = -1;
 
 	CU_ASSERT_FATAL(group_lock(&s, g, now, &gp) == 0);
-	e = kgroup_sync(&s, g, id, strlen(id), gen, a, na, now, &gp, &member,
-	    rdy);
+	e = kgroup_sync(&s, g, id, strlen(id), instance, instance != NULL ?
+	    strlen(instance) : 0, gen, a, na, now, &gp, &member, rdy);
 	group_unlock(g);
 	return e;
 }
@@ -327,8 +337,8 @@ test_sync_errors_and_rejoin(void)
 	    KERR_REBALANCE_IN_PROGRESS);
 	/* Commits of the generation are fine while preparing. */
 	CU_ASSERT_EQUAL(group_lock(&s, g, now + 160, &gp), 0);
-	CU_ASSERT_EQUAL(kgroup_commit_check(&s, g, a, strlen(a), 1, now + 160,
-	    &gp), KERR_NONE);
+	CU_ASSERT_EQUAL(kgroup_commit_check(&s, g, a, strlen(a), NULL, 0,
+	    1, now + 160, &gp), KERR_NONE);
 	group_unlock(g);
 	CU_ASSERT_EQUAL(kjoin(g, a, "consumer", "range:a", SESSION, now + 170,
 	    &member, &r), KERR_NONE);
@@ -339,25 +349,25 @@ test_sync_errors_and_rejoin(void)
 	CU_ASSERT_EQUAL(g->generation, 2);
 	CU_ASSERT_EQUAL(g->state, GROUP_AWAITING_SYNC);
 	CU_ASSERT_EQUAL(group_lock(&s, g, now + 190, &gp), 0);
-	CU_ASSERT_EQUAL(kgroup_commit_check(&s, g, a, strlen(a), 2, now + 190,
-	    &gp), KERR_REBALANCE_IN_PROGRESS);
+	CU_ASSERT_EQUAL(kgroup_commit_check(&s, g, a, strlen(a), NULL, 0,
+	    2, now + 190, &gp), KERR_REBALANCE_IN_PROGRESS);
 	group_unlock(g);
 	CU_ASSERT_EQUAL(ksync(g, a, 2, NULL, 0, now + 200, &r), KERR_NONE);
 	CU_ASSERT_EQUAL(g->state, GROUP_STABLE);
 	CU_ASSERT_EQUAL(group_lock(&s, g, now + 210, &gp), 0);
-	CU_ASSERT_EQUAL(kgroup_commit_check(&s, g, a, strlen(a), 1, now + 210,
-	    &gp), KERR_ILLEGAL_GENERATION);
-	CU_ASSERT_EQUAL(kgroup_commit_check(&s, g, "", 0, -1, now + 210, &gp),
-	    KERR_UNKNOWN_MEMBER_ID);
-	CU_ASSERT_EQUAL(kgroup_commit_check(&s, g, c, strlen(c), 2, now + 210,
-	    &gp), KERR_NONE);
+	CU_ASSERT_EQUAL(kgroup_commit_check(&s, g, a, strlen(a), NULL, 0,
+	    1, now + 210, &gp), KERR_ILLEGAL_GENERATION);
+	CU_ASSERT_EQUAL(kgroup_commit_check(&s, g, "", 0, NULL, 0, -1,
+	    now + 210, &gp), KERR_UNKNOWN_MEMBER_ID);
+	CU_ASSERT_EQUAL(kgroup_commit_check(&s, g, c, strlen(c), NULL, 0,
+	    2, now + 210, &gp), KERR_NONE);
 	group_unlock(g);
 	/* Leaving: the others rejoin without it. */
 	CU_ASSERT_EQUAL(group_lock(&s, g, now + 220, &gp), 0);
-	CU_ASSERT_EQUAL(kgroup_leave(&s, g, c, strlen(c), now + 220, &gp),
-	    KERR_NONE);
-	CU_ASSERT_EQUAL(kgroup_leave(&s, g, c, strlen(c), now + 220, &gp),
-	    KERR_UNKNOWN_MEMBER_ID);
+	CU_ASSERT_EQUAL(kgroup_leave(&s, g, c, strlen(c), NULL, 0,
+	    now + 220, &gp), KERR_NONE);
+	CU_ASSERT_EQUAL(kgroup_leave(&s, g, c, strlen(c), NULL, 0,
+	    now + 220, &gp), KERR_UNKNOWN_MEMBER_ID);
 	group_unlock(g);
 	CU_ASSERT_EQUAL(g->state, GROUP_REBALANCING);
 	CU_ASSERT_EQUAL(group_member_count(&s, g), 2);
@@ -408,8 +418,8 @@ test_expiry_and_rebalance_timeout(void)
 	CU_ASSERT_EQUAL(g->generation, 3);
 	/* Everybody gone: EMPTY. */
 	CU_ASSERT_EQUAL(group_lock(&s, g, now + 7100, &gp), 0);
-	CU_ASSERT_EQUAL(kgroup_leave(&s, g, c, strlen(c), now + 7100, &gp),
-	    KERR_NONE);
+	CU_ASSERT_EQUAL(kgroup_leave(&s, g, c, strlen(c), NULL, 0,
+	    now + 7100, &gp), KERR_NONE);
 	(void)kgroup_tick(&s, g, now + 7100, &gp);
 	group_unlock(g);
 	CU_ASSERT_EQUAL(g->state, GROUP_EMPTY);
@@ -666,6 +676,162 @@ test_member_id_required(void)
 	pending = NULL;
 }
 
+/* kgroup_leave() of (id, inst) under the lock. */
+static int16_t
+kleave(struct shm_group *g, const char *id, const char *inst, int64_t now)
+{
+	int16_t e;
+
+	CU_ASSERT_FATAL(group_lock(&s, g, now, &gp) == 0);
+	e = kgroup_leave(&s, g, id, strlen(id), inst, inst != NULL ?
+	    strlen(inst) : 0, now, &gp);
+	group_unlock(g);
+	return e;
+}
+
+/*
+ * Static membership (KIP-345), as Kafka's coordinator: a static member
+ * joins without MEMBER_ID_REQUIRED; restarted (a join with no member id
+ * and its instance id) in a STABLE group it gets a new id, the same
+ * slot, generation and assignment at once, nobody else rebalances, and
+ * its old id is fenced (82) wherever it names the instance; a static
+ * member that does not rejoin a rebalance stays until its session ends,
+ * whose expiry starts a rebalance; LeaveGroup by instance id alone.
+ */
+static void
+test_static_membership(void)
+{
+	struct shm_group *g = new_group("kstatic");
+	struct kgroup_assign_in as[2];
+	char a[MEMBER_ID_MAX + 1] = "", b[MEMBER_ID_MAX + 1] = "",
+	    old[MEMBER_ID_MAX + 1], c[MEMBER_ID_MAX + 1] = "", p1[MEMBER_ID_MAX + 1];
+	int ma = -1, mb = -1, m = -1, mc = -1, r = -1;
+	int64_t t;
+
+	/* Static: joins at once though the version asks for an id round. */
+	pending = p1;
+	instance = "inst-a";
+	CU_ASSERT_EQUAL(kjoin(g, a, "consumer", "range:A", 10000, 1000, &ma,
+	    &r), KERR_NONE);
+	CU_ASSERT_EQUAL(strncmp(a, "inst-a-", 7), 0);
+	CU_ASSERT_EQUAL(strlen(a), 7 + 16);
+	CU_ASSERT_EQUAL(replaced, 0);
+	instance = NULL;
+	pending = NULL;
+	CU_ASSERT_EQUAL(kjoin(g, b, "consumer", "range:B", SESSION, 1010, &mb,
+	    &r), KERR_NONE);
+	CU_ASSERT_EQUAL(kready(g, ma, a, 0, 1000 + DELAY + 11), 1);
+	CU_ASSERT_EQUAL(g->generation, 1);
+	CU_ASSERT_EQUAL(g->leader, ma);
+	as[0].member_id = a;
+	as[0].member_id_len = strlen(a);
+	as[0].data = (const uint8_t *)"PA";
+	as[0].len = 2;
+	as[1].member_id = b;
+	as[1].member_id_len = strlen(b);
+	as[1].data = (const uint8_t *)"PB";
+	as[1].len = 2;
+	instance = "inst-a";
+	CU_ASSERT_EQUAL(ksync(g, a, 1, as, 2, 1200, &r), KERR_NONE);
+	instance = NULL;
+	CU_ASSERT_EQUAL(g->state, GROUP_STABLE);
+
+	/* The restart: new id, same slot, assignment and generation. */
+	strlcpy(old, a, sizeof(old));
+	a[0] = '\0';
+	instance = "inst-a";
+	CU_ASSERT_EQUAL(kjoin(g, a, "consumer", "range:A2", 10000, 1300, &m,
+	    &r), KERR_NONE);
+	CU_ASSERT_EQUAL(m, ma);
+	CU_ASSERT_EQUAL(r, 1);
+	CU_ASSERT_EQUAL(replaced, 1);
+	CU_ASSERT_STRING_NOT_EQUAL(a, old);
+	CU_ASSERT_EQUAL(strncmp(a, "inst-a-", 7), 0);
+	CU_ASSERT_EQUAL(g->state, GROUP_STABLE);
+	CU_ASSERT_EQUAL(g->generation, 1);
+	CU_ASSERT_EQUAL(g->leader, ma);
+	CU_ASSERT_STRING_EQUAL(kassign(g, ma), "PA");
+	CU_ASSERT_STRING_EQUAL(kmeta(g, ma), "A2");
+	CU_ASSERT_EQUAL(group_member_count(&s, g), 2);
+	/* The old id, naming the instance: fenced everywhere. */
+	CU_ASSERT_EQUAL(khb(g, old, 1, 1310), KERR_FENCED_INSTANCE_ID);
+	CU_ASSERT_EQUAL(ksync(g, old, 1, NULL, 0, 1310, &r),
+	    KERR_FENCED_INSTANCE_ID);
+	CU_ASSERT_EQUAL(group_lock(&s, g, 1310, &gp), 0);
+	CU_ASSERT_EQUAL(kgroup_commit_check(&s, g, old, strlen(old), "inst-a",
+	    6, 1, 1310, &gp), KERR_FENCED_INSTANCE_ID);
+	group_unlock(g);
+	strlcpy(c, old, sizeof(c));
+	CU_ASSERT_EQUAL(kjoin(g, c, "consumer", "range:A", 10000, 1310, &m,
+	    &r), KERR_FENCED_INSTANCE_ID);
+	CU_ASSERT_EQUAL(kleave(g, old, "inst-a", 1310),
+	    KERR_FENCED_INSTANCE_ID);
+	instance = NULL;
+	CU_ASSERT_EQUAL(khb(g, old, 1, 1310), KERR_UNKNOWN_MEMBER_ID);
+	/* The new id: its assignment back, the others undisturbed. */
+	instance = "inst-a";
+	CU_ASSERT_EQUAL(khb(g, a, 1, 1320), KERR_NONE);
+	CU_ASSERT_EQUAL(ksync(g, a, 1, NULL, 0, 1320, &r), KERR_NONE);
+	CU_ASSERT_EQUAL(r, 1);
+	CU_ASSERT_STRING_EQUAL(kassign(g, ma), "PA");
+	instance = "inst-x";	/* a known id with an unknown instance */
+	CU_ASSERT_EQUAL(khb(g, a, 1, 1320), KERR_UNKNOWN_MEMBER_ID);
+	instance = NULL;
+	CU_ASSERT_EQUAL(khb(g, b, 1, 1330), KERR_NONE);
+	CU_ASSERT_EQUAL(g->state, GROUP_STABLE);
+	CU_ASSERT_EQUAL(g->generation, 1);
+	CU_ASSERT_STRING_EQUAL(kassign(g, mb), "PB");
+
+	/* A newcomer: the static member does not rejoin, yet stays. */
+	c[0] = '\0';
+	CU_ASSERT_EQUAL(kjoin(g, c, "consumer", "range:C", SESSION, 2000, &mc,
+	    &r), KERR_NONE);
+	CU_ASSERT_EQUAL(g->state, GROUP_REBALANCING);
+	CU_ASSERT_EQUAL(kjoin(g, b, "consumer", "range:B", SESSION, 2010, &m,
+	    &r), KERR_NONE);
+	CU_ASSERT_EQUAL(kready(g, mc, c, 1, 2000 + REBALANCE - 1), 0);
+	CU_ASSERT_EQUAL(khb(g, b, 1, 2000 + REBALANCE - 1),
+	    KERR_REBALANCE_IN_PROGRESS);
+	CU_ASSERT_EQUAL(kready(g, mc, c, 1, 2000 + REBALANCE), 1);
+	CU_ASSERT_EQUAL(g->generation, 2);
+	CU_ASSERT_EQUAL(group_member_count(&s, g), 3);
+	CU_ASSERT_NOT_EQUAL(g->leader, ma);	/* a joined member leads */
+	CU_ASSERT_EQUAL(group_member_at(&s, g, (uint32_t)ma)->joined_gen, 2);
+	instance = "inst-a";
+	CU_ASSERT_EQUAL(khb(g, a, 1, 2000 + REBALANCE),
+	    KERR_ILLEGAL_GENERATION);
+	instance = NULL;
+
+	/*
+	 * The completed round restarted every session (as Kafka's): the
+	 * static member's ends 10 s after, removed, and a rebalance.
+	 */
+	CU_ASSERT_EQUAL(ksync(g, b, 2, NULL, 0, 7010, &r), KERR_NONE);
+	CU_ASSERT_EQUAL(g->state, GROUP_STABLE);
+	for (t = 8000; t <= 17000; t += 1000) {
+		CU_ASSERT_EQUAL(khb(g, b, 2, t), KERR_NONE);
+		CU_ASSERT_EQUAL(khb(g, c, 2, t), KERR_NONE);
+	}
+	CU_ASSERT_EQUAL(group_member_count(&s, g), 3);
+	CU_ASSERT_EQUAL(khb(g, b, 2, 17001), KERR_REBALANCE_IN_PROGRESS);
+	CU_ASSERT_EQUAL(group_member_count(&s, g), 2);
+	CU_ASSERT_EQUAL(kgroup_instance_find(&s, g, "inst-a", 6), -1);
+
+	/* Back as a new static member; LeaveGroup by instance id alone. */
+	a[0] = '\0';
+	instance = "inst-a";
+	CU_ASSERT_EQUAL(kjoin(g, a, "consumer", "range:A", 10000, 17100, &ma,
+	    &r), KERR_NONE);
+	instance = NULL;
+	CU_ASSERT_EQUAL(kgroup_instance_find(&s, g, "inst-a", 6), ma);
+	CU_ASSERT_EQUAL(group_member_count(&s, g), 3);
+	CU_ASSERT_EQUAL(kleave(g, "", "inst-b", 17110),
+	    KERR_UNKNOWN_MEMBER_ID);
+	CU_ASSERT_EQUAL(kleave(g, "", "inst-a", 17110), KERR_NONE);
+	CU_ASSERT_EQUAL(kgroup_instance_find(&s, g, "inst-a", 6), -1);
+	CU_ASSERT_EQUAL(group_member_count(&s, g), 2);
+}
+
 TEST_SUITE("kgroup", suite_setup, suite_teardown,
     { "initial delay, extended by arrivals; leader and metadata", test_initial_delay_and_leader },
     { "protocol votes; INCONSISTENT_GROUP_PROTOCOL", test_protocol_votes_and_inconsistent },
@@ -675,4 +841,5 @@ TEST_SUITE("kgroup", suite_setup, suite_teardown,
     { "native and Kafka members refuse each other", test_kinds_refuse_each_other },
     { "a lock holder's death is repaired by a new generation", test_crash_repair },
     { "a subscribed topic deleted ends the generation, refuses its commits", test_subscription_topic_deleted },
-    { "JoinGroup v4+: MEMBER_ID_REQUIRED, then the id given joins", test_member_id_required });
+    { "JoinGroup v4+: MEMBER_ID_REQUIRED, then the id given joins", test_member_id_required },
+    { "static members: restart without rebalance, fencing, expiry", test_static_membership });

@@ -58,15 +58,23 @@ struct kg_st {
 	int			 member;
 	uint32_t		 wait_gen;
 	int32_t			 generation;	/* SyncGroup */
+	int			 replaced;	/* JoinGroup: a static member's restart */
 	char			 id[MEMBER_ID_MAX + 1];
 	size_t			 id_len;
 };
 
+/* A request's group_instance_id: NULL when null or absent (dynamic). */
+static const char *
+kg_inst(struct kstr inst, size_t *len)
+{
+	*len = inst.len > 0 ? (size_t)inst.len : 0;
+	return inst.len > 0 ? inst.p : NULL;
+}
+
 static const struct kstr kg_null = { NULL, -1 };
 
-/* A copy in the arena as a kstr (len 0 on a full arena: caller checks p). */
-static struct kstr
-kg_dup(struct conn *c, const void *s, size_t len)
+struct kstr
+kafka_group_dup(struct conn *c, const void *s, size_t len)
 {
 	struct kstr k = { NULL, 0 };
 	char *p;
@@ -317,18 +325,24 @@ join_answer(struct worker *w, struct conn *c, struct shm_group *g,
 
 	kdesc_defaults(kmsg_join_group.km_resp, s);
 	s->generation_id = (int32_t)g->generation;
-	s->protocol_type = kg_dup(c, g->ptype, g->ptype_len);
-	s->protocol_name = kg_dup(c, g->proto, g->proto_len);
+	s->protocol_type = kafka_group_dup(c, g->ptype, g->ptype_len);
+	s->protocol_name = kafka_group_dup(c, g->proto, g->proto_len);
 	s->member_id.p = st->id;
 	s->member_id.len = (int32_t)st->id_len;
 	m = g->leader >= 0 ? group_member_at(w->shm, g, (uint32_t)g->leader) :
 	    NULL;
-	s->leader = m != NULL ? kg_dup(c, m->id, m->id_len) : kstr_c("");
+	s->leader = m != NULL ? kafka_group_dup(c, m->id, m->id_len) : kstr_c("");
 	if (s->protocol_type.p == NULL || s->protocol_name.p == NULL ||
 	    s->leader.p == NULL)
 		return KERR_UNKNOWN_SERVER_ERROR;
 	if (st->member != g->leader)
 		return KERR_NONE;
+	/*
+	 * A static leader's restart in a STABLE group: it learns it leads
+	 * but must not assign (KIP-814; before v9 its SyncGroup in a
+	 * STABLE group just gets its assignment back).
+	 */
+	s->skip_assignment = st->replaced ? 1 : 0;
 	/* The leader alone gets every member's subscription. */
 	if ((mb = conn_alloc(c, max * sizeof(*mb))) == NULL)
 		return KERR_UNKNOWN_SERVER_ERROR;
@@ -339,9 +353,13 @@ join_answer(struct worker *w, struct conn *c, struct shm_group *g,
 			continue;
 		if (kgroup_member_metadata(w->shm, g, i, &meta, &ml) == -1)
 			ml = 0;
-		mb[n].member_id = kg_dup(c, m->id, m->id_len);
-		mb[n].group_instance_id = kg_null;	/* no static members */
-		mb[n].metadata = kg_dup(c, meta, ml);
+		mb[n].member_id = kafka_group_dup(c, m->id, m->id_len);
+		mb[n].group_instance_id = m->instance_len > 0 &&
+		    m->instance_len <= KGROUP_INSTANCE_MAX ? kafka_group_dup(c,
+		    m->instance, m->instance_len) : kg_null;
+		if (m->instance_len > 0 && mb[n].group_instance_id.p == NULL)
+			return KERR_UNKNOWN_SERVER_ERROR;
+		mb[n].metadata = kafka_group_dup(c, meta, ml);
 		if (mb[n].member_id.p == NULL || mb[n].metadata.p == NULL)
 			return KERR_UNKNOWN_SERVER_ERROR;
 		n++;
@@ -388,9 +406,8 @@ join_check(struct worker *w, struct conn *c, struct req *r)
 	op_group_unlock(w, g, s0, g0);
 }
 
-/* The address part of "host:port". */
-static size_t
-peer_host_len(const char *peer)
+size_t
+kafka_peer_host_len(const char *peer)
 {
 	const char *colon = strrchr(peer, ':');
 
@@ -398,10 +415,10 @@ peer_host_len(const char *peer)
 }
 
 /*
- * From v4 a new member (empty id) is answered MEMBER_ID_REQUIRED with
- * its id and joins again with it (KIP-394), as Kafka does; before v4 it
- * joins at once.  A group_instance_id (v5, static membership) is taken
- * and ignored: the member is a dynamic one.
+ * From v4 a new dynamic member (empty id) is answered MEMBER_ID_REQUIRED
+ * with its id and joins again with it (KIP-394), as Kafka does; before
+ * v4, and a static member (v5+ with a group_instance_id, KIP-345), joins
+ * at once (shm/kgroup.h for the static rules).
  */
 void
 kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
@@ -468,7 +485,7 @@ kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 	if (in.client_id_len > CLIENT_ID_MAX)
 		in.client_id_len = CLIENT_ID_MAX;
 	in.host = c->peer;
-	in.host_len = peer_host_len(c->peer);
+	in.host_len = kafka_peer_host_len(c->peer);
 	in.session_timeout_ms = q->session_timeout_ms;
 	in.rebalance_timeout_ms = q->rebalance_timeout_ms;
 	in.ptype = q->protocol_type.p;
@@ -479,6 +496,8 @@ kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 	in.require_id = k->h.api_version >= 4;
 	in.pending = st->id;
 	in.pending_len = &st->id_len;
+	in.instance = kg_inst(q->group_instance_id, &in.instance_len);
+	in.replaced = &st->replaced;
 	op_group_params(w, &gp);
 	/* By name: the slot may have been deleted and reused since kg_group. */
 	if ((g = op_group_lock_name(w, st->gidx, q->group_id.p,
@@ -543,10 +562,10 @@ sync_answer(struct worker *w, struct conn *c, struct shm_group *g,
 	    m->assign_len : 0;
 
 	sync_done(st, r, KERR_NONE);
-	s->assignment = kg_dup(c, group_assign(w->shm, g,
+	s->assignment = kafka_group_dup(c, group_assign(w->shm, g,
 	    (uint32_t)st->member), n);
-	s->protocol_type = kg_dup(c, g->ptype, g->ptype_len);
-	s->protocol_name = kg_dup(c, g->proto, g->proto_len);
+	s->protocol_type = kafka_group_dup(c, g->ptype, g->ptype_len);
+	s->protocol_name = kafka_group_dup(c, g->proto, g->proto_len);
 	if (s->assignment.p == NULL || s->protocol_type.p == NULL ||
 	    s->protocol_name.p == NULL)
 		sync_done(st, r, KERR_UNKNOWN_SERVER_ERROR);
@@ -600,7 +619,8 @@ kafka_sync_poll(struct worker *w, struct conn *c, struct req *r)
  * v5 names the protocol type and name the member expects: a member of
  * the generation whose names differ from the group's gets
  * INCONSISTENT_GROUP_PROTOCOL (after the member and generation checks,
- * as Kafka).  A group_instance_id (v3) is ignored: no static members.
+ * as Kafka).  A group_instance_id (v3) held by another member id is
+ * FENCED_INSTANCE_ID.
  */
 void
 kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
@@ -615,11 +635,14 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 	struct op_ctx x;
 	char esc[LOG_ESC_SIZE(GROUP_NAME_MAX)];
 	uint32_t s0, g0;
+	const char *inst;
+	size_t ilen;
 	int32_t i;
 	int16_t err = KERR_NONE;
 	int ready = 0;
 
 	op_group_params(w, &gp);
+	inst = kg_inst(q->group_instance_id, &ilen);
 	if ((st = kg_st_new(c, r)) == NULL) {
 		c->dead = 1;
 		r->noresp = 1;
@@ -663,10 +686,12 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 	if (g->kind == GROUP_KIND_KAFKA &&
 	    (uint32_t)st->generation == g->generation &&
 	    group_member_find(w->shm, g, st->id, st->id_len) >= 0 &&
+	    (inst == NULL || kgroup_instance_find(w->shm, g, inst, ilen) ==
+	    group_member_find(w->shm, g, st->id, st->id_len)) &&
 	    sync_protocol_differs(g, q))
 		err = KERR_INCONSISTENT_GROUP_PROTOCOL;
 	else
-		err = kgroup_sync(w->shm, g, st->id, st->id_len,
+		err = kgroup_sync(w->shm, g, st->id, st->id_len, inst, ilen,
 		    st->generation, a, q->assignments.n > 0 ?
 		    (uint32_t)q->assignments.n : 0, w->now, &gp, &st->member,
 		    &ready);
@@ -693,24 +718,30 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
  * at gidx: a Kafka error code.
  */
 static int16_t
-member_op(struct worker *w, int gidx, struct kstr id, int32_t generation,
-    int leave)
+member_op(struct worker *w, int gidx, struct kstr id, struct kstr instance,
+    int32_t generation, int leave)
 {
 	struct group_params gp;
 	struct shm_group *g;
+	const char *inst;
+	size_t ilen;
 	uint32_t s0, g0;
 	int16_t err;
 
-	if (id.len <= 0 || id.len > MEMBER_ID_MAX)
+	inst = kg_inst(instance, &ilen);
+	/* A LeaveGroup v3+ may name a member by its instance id alone. */
+	if (id.len > MEMBER_ID_MAX || (id.len <= 0 && (!leave ||
+	    inst == NULL)))
 		return KERR_UNKNOWN_MEMBER_ID;
 	op_group_params(w, &gp);
 	if ((g = op_group_lock(w, gidx, &gp, &s0, &g0)) == NULL)
 		return KERR_COORDINATOR_NOT_AVAILABLE;
 	if (leave)
-		err = kgroup_leave(w->shm, g, id.p, (size_t)id.len, w->now, &gp);
+		err = kgroup_leave(w->shm, g, id.p, id.len > 0 ?
+		    (size_t)id.len : 0, inst, ilen, w->now, &gp);
 	else
-		err = kgroup_heartbeat(w->shm, g, id.p, (size_t)id.len,
-		    generation, w->now, &gp);
+		err = kgroup_heartbeat(w->shm, g, id.p, (size_t)id.len, inst,
+		    ilen, generation, w->now, &gp);
 	op_group_unlock(w, g, s0, g0);
 	return err;
 }
@@ -718,7 +749,8 @@ member_op(struct worker *w, int gidx, struct kstr id, int32_t generation,
 /* The group of a Heartbeat or LeaveGroup v0-2 and the member's error. */
 static int16_t
 member_request(struct worker *w, struct conn *c, struct req *r,
-    struct kstr group, struct kstr id, int32_t generation, int leave)
+    struct kstr group, struct kstr id, struct kstr inst, int32_t generation,
+    int leave)
 {
 	struct op_ctx x;
 	int16_t err;
@@ -731,10 +763,10 @@ member_request(struct worker *w, struct conn *c, struct req *r,
 		return KERR_UNKNOWN_MEMBER_ID;
 	if ((gidx = kg_group(w, group, 0, &err)) < 0)
 		return err;
-	return member_op(w, gidx, id, generation, leave);
+	return member_op(w, gidx, id, inst, generation, leave);
 }
 
-/* A group_instance_id (v3) is ignored: no static members. */
+/* v3+: the member's group_instance_id, checked as Kafka (FENCED_INSTANCE_ID). */
 void
 kafka_heartbeat_exec(struct worker *w, struct conn *c, struct req *r)
 {
@@ -750,13 +782,13 @@ kafka_heartbeat_exec(struct worker *w, struct conn *c, struct req *r)
 	}
 	kdesc_defaults(kmsg_heartbeat.km_resp, &st->resp.hb);
 	st->resp.hb.error_code = member_request(w, c, r, q->group_id,
-	    q->member_id, q->generation_id, 0);
+	    q->member_id, q->group_instance_id, q->generation_id, 0);
 }
 
 /*
  * v0-2 leave one member, v3 and later a batch, each answered with its
- * error (a member named only by group_instance_id is unknown: no static
- * members).  A group that does not exist has none of them (top level
+ * error (a member may be named by its group_instance_id alone; one
+ * naming an instance another member id holds is FENCED_INSTANCE_ID).  A group that does not exist has none of them (top level
  * NONE, each UNKNOWN_MEMBER_ID, as Kafka); a group-wide failure is the
  * top level error alone.
  */
@@ -785,7 +817,7 @@ kafka_leave_exec(struct worker *w, struct conn *c, struct req *r)
 	kdesc_defaults(kmsg_leave_group.km_resp, s);
 	if (k->h.api_version < 3) {
 		s->error_code = member_request(w, c, r, q->group_id,
-		    q->member_id, 0, 1);
+		    q->member_id, kg_null, 0, 1);
 		return;
 	}
 	conn_op_ctx(c, r, &x);
@@ -801,7 +833,8 @@ kafka_leave_exec(struct worker *w, struct conn *c, struct req *r)
 		rm[i].member_id = qm[i].member_id;
 		rm[i].group_instance_id = qm[i].group_instance_id;
 		rm[i].error_code = gidx < 0 ? KERR_UNKNOWN_MEMBER_ID :
-		    member_op(w, gidx, qm[i].member_id, 0, 1);
+		    member_op(w, gidx, qm[i].member_id,
+		    qm[i].group_instance_id, 0, 1);
 	}
 	s->members.n = n;
 	s->members.v = rm;

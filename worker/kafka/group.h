@@ -18,6 +18,12 @@ struct worker;
 struct conn;
 struct req;
 
+struct kstr;
+
+/* A copy in the arena as a kstr (len 0 on a full arena: caller checks p). */
+struct kstr kafka_group_dup(struct conn *c, const void *s, size_t len);
+/* The address part of a connection's "host:port". */
+size_t	kafka_peer_host_len(const char *peer);
 /* The answer of every row here: k->kst, in the row's description. */
 void	kafka_group_emit(struct worker *w, struct conn *c, struct req *r);
 void	kafka_find_coord_exec(struct worker *w, struct conn *c, struct req *r);

@@ -26,6 +26,7 @@
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_acl.h"
 #include "proto/kafka/kmsg_admin.h"
+#include "proto/kafka/kmsg_cgroup.h"
 #include "proto/kafka/kmsg_config.h"
 #include "proto/kafka/kmsg_describe.h"
 #include "proto/kafka/kmsg_fetch.h"
@@ -47,6 +48,7 @@
 #include "worker/kafka/kafka.h"
 #include "worker/kafka/acl.h"
 #include "worker/kafka/admin.h"
+#include "worker/kafka/cgroup.h"
 #include "worker/kafka/config.h"
 #include "worker/kafka/describe.h"
 #include "worker/kafka/group.h"
@@ -207,6 +209,15 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_ALTER_USER_SCRAM_CREDENTIALS, 0, 0, "AlterUserScramCredentials",
 	    0, kafka_decode_desc, kafka_alter_scram_exec, kafka_alter_scram_poll,
 	    kafka_alter_scram_emit, NULL, ERRBODY_NONE, &kmsg_alter_scram },
+	/* The consumer group protocol (KIP-848): worker/kafka/cgroup.c. */
+	{ KAPI_CONSUMER_GROUP_HEARTBEAT, 0, 1, "ConsumerGroupHeartbeat",
+	    AUTH_CONSUME, kafka_decode_desc, kafka_cghb_exec, NULL,
+	    kafka_group_emit, NULL, ERRBODY_NONE,
+	    &kmsg_consumer_group_heartbeat },
+	{ KAPI_CONSUMER_GROUP_DESCRIBE, 0, 1, "ConsumerGroupDescribe",
+	    AUTH_CONSUME, kafka_decode_desc, kafka_cgd_exec, NULL,
+	    kafka_group_emit, NULL, ERRBODY_NONE,
+	    &kmsg_consumer_group_describe },
 };
 #define KAFKA_NROWS	(sizeof(kafka_rows) / sizeof(kafka_rows[0]))
 

@@ -10,8 +10,9 @@
  * per-partition metadata are not kept (OffsetFetch answers an empty
  * metadata string and epoch -1): offsets live as long as their group
  * and topic.  Without transactions every committed offset is stable
- * (OffsetFetch v7's require_stable).  Static membership is not served:
- * a group_instance_id is ignored.
+ * (OffsetFetch v7's require_stable).  A static member's commit (v7+
+ * group_instance_id) is checked as Kafka's: FENCED_INSTANCE_ID when
+ * another member id holds the instance.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_offset.h"
+#include "shm/cgroup.h"
 #include "shm/group.h"
 #include "shm/kgroup.h"
 #include "shm/topics.h"
@@ -90,9 +92,19 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 	if (err == KERR_NONE && (g = op_group_lock_name(w, gidx, q->group_id.p,
 	    (size_t)q->group_id.len, &gp, &s0, &g0)) == NULL)
 		err = KERR_COORDINATOR_NOT_AVAILABLE;
-	if (g != NULL)
+	if (g != NULL && g->kind == GROUP_KIND_CONSUMER)
+		/* Member epochs (KIP-848); its members commit with v9+. */
+		err = (err = cgroup_commit_check(w->shm, g, q->member_id.p,
+		    q->member_id.len > 0 ? (size_t)q->member_id.len : 0,
+		    q->generation_id, w->now, &gp)) == KERR_NONE &&
+		    q->generation_id >= 0 && k->h.api_version < 9 ?
+		    KERR_UNSUPPORTED_VERSION : err;
+	else if (g != NULL)
 		err = kgroup_commit_check(w->shm, g, q->member_id.p,
 		    q->member_id.len > 0 ? (size_t)q->member_id.len : 0,
+		    q->group_instance_id.len > 0 ? q->group_instance_id.p :
+		    NULL, q->group_instance_id.len > 0 ?
+		    (size_t)q->group_instance_id.len : 0,
 		    q->generation_id, w->now, &gp);
 	for (i = 0; i < nt; i++) {
 		tr[i].name = qt[i].name;
@@ -394,7 +406,7 @@ kafka_list_groups_exec(struct worker *w, struct conn *c, struct req *r)
 	struct op_ctx x;
 	uint32_t i, n;
 	int32_t m = 0;
-	const char *state;
+	const char *state, *gtype;
 
 	(void)w;
 	r->state = REQ_DONE;
@@ -407,10 +419,13 @@ kafka_list_groups_exec(struct worker *w, struct conn *c, struct req *r)
 	}
 	kdesc_defaults(kmsg_list_groups.km_resp, s);
 	k->kst = s;
-	if (q->types_filter.n > 0 && !list_filter_has(&q->types_filter,
-	    "classic"))
-		return;
 	for (i = 0; i < n; i++) {
+		/* KIP-848: a consumer protocol group is of type "consumer". */
+		gtype = l[i].kind == GROUP_KIND_CONSUMER ? "consumer" :
+		    "classic";
+		if (q->types_filter.n > 0 && !list_filter_has(&q->types_filter,
+		    gtype))
+			continue;
 		state = state_name(l[i].state, l[i].members > 0 ?
 		    (uint32_t)l[i].members : 0);
 		if (q->states_filter.n > 0 &&
@@ -421,7 +436,7 @@ kafka_list_groups_exec(struct worker *w, struct conn *c, struct req *r)
 		e[m].protocol_type = group_ptype(c, l[i].kind, l[i].ptype,
 		    l[i].ptype_len);
 		e[m].group_state = kstr_c(state);
-		e[m].group_type = kstr_c("classic");
+		e[m].group_type = kstr_c(gtype);
 		if (e[m].protocol_type.p != NULL)
 			m++;
 	}
@@ -468,8 +483,16 @@ describe_one(struct worker *w, struct conn *c, struct shm_group *g,
 		dm[d->members.n].client_id = ko_dup(c, m->client, m->client_len);
 		dm[d->members.n].client_host = ko_dup(c, m->host,
 		    m->host_len <= MEMBER_HOST_MAX ? m->host_len : 0);
-		dm[d->members.n].group_instance_id.p = NULL;
-		dm[d->members.n].group_instance_id.len = -1;
+		if (m->instance_len > 0 &&
+		    m->instance_len <= KGROUP_INSTANCE_MAX) {
+			dm[d->members.n].group_instance_id = ko_dup(c,
+			    m->instance, m->instance_len);
+			if (dm[d->members.n].group_instance_id.p == NULL)
+				return KERR_UNKNOWN_SERVER_ERROR;
+		} else {
+			dm[d->members.n].group_instance_id.p = NULL;
+			dm[d->members.n].group_instance_id.len = -1;
+		}
 		dm[d->members.n].member_metadata = ko_dup(c, ml > 0 ? meta :
 		    NULL, ml);
 		dm[d->members.n].member_assignment = ko_dup(c, al > 0 ?
@@ -508,7 +531,7 @@ describe_ops(const struct op_ctx *x, struct kstr group)
  * A group that does not exist is Dead, without an error before v6 and
  * GROUP_ID_NOT_FOUND from v6 (KIP-1043), as Kafka answers.  The
  * authorized operations (v3) are given when asked for, else Kafka's
- * INT32_MIN; members have no group_instance_id (v4): no static members.
+ * INT32_MIN; a static member's group_instance_id is shown from v4.
  */
 void
 kafka_describe_groups_exec(struct worker *w, struct conn *c, struct req *r)
@@ -576,6 +599,19 @@ kafka_describe_groups_exec(struct worker *w, struct conn *c, struct req *r)
 			continue;
 		}
 		(void)group_tick(w->shm, g, w->now, &gp);
+		if (g->kind == GROUP_KIND_CONSUMER) {
+			/* As Kafka 4.0: ConsumerGroupDescribe describes it. */
+			op_group_unlock(w, g, s0, g0);
+			if (k->h.api_version >= 6 && (msg = conn_alloc(c,
+			    (size_t)qg[i].len + 40)) != NULL) {
+				d[i].error_code = KERR_GROUP_ID_NOT_FOUND;
+				(void)snprintf(msg, (size_t)qg[i].len + 40,
+				    "Group %.*s is not a classic group.",
+				    (int)qg[i].len, qg[i].p);
+				d[i].error_message = kstr_c(msg);
+			}
+			continue;
+		}
 		d[i].error_code = describe_one(w, c, g, &d[i]);
 		op_group_unlock(w, g, s0, g0);
 		if (d[i].error_code != KERR_NONE) {

@@ -8,6 +8,7 @@
 #include "common/broker.h"
 #include "common/config.h"
 #include "common/log.h"
+#include "shm/cgroup.h"
 #include "shm/group.h"
 #include "shm/topics.h"
 #include "store/topic.h"
@@ -21,6 +22,11 @@ op_group_params(const struct worker *w, struct group_params *gp)
 	gp->min_session_ms = (int32_t)w->conf->group_min_session_timeout_ms;
 	gp->max_session_ms = (int32_t)w->conf->group_max_session_timeout_ms;
 	gp->initial_delay_ms = w->conf->group_initial_rebalance_delay_ms;
+	gp->cg_session_ms = (int32_t)w->conf->group_consumer_session_timeout_ms;
+	gp->cg_heartbeat_ms = (int32_t)w->conf->group_consumer_heartbeat_interval_ms;
+	gp->cg_assignor = cgroup_assignor(w->conf->group_consumer_assignor,
+	    strlen(w->conf->group_consumer_assignor));
+	gp->cg_max_size = w->conf->group_consumer_max_size;
 }
 
 void

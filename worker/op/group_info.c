@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "shm/cgroup.h"
 #include "shm/group.h"
 #include "shm/topics.h"
 #include "store/topic.h"
@@ -155,6 +156,27 @@ describe_member(const struct op_ctx *x, struct shm_group *g, uint32_t i,
 				return OP_NO_MEMORY;
 			m->assign_len = sm->assign_len;
 		}
+		return OP_OK;
+	}
+	if (g->kind == GROUP_KIND_CONSUMER) {
+		/* The broker's assignment (KIP-848): its assigned list. */
+		struct cg_tp *tp;
+		const struct shm_topic *t;
+
+		if (used > 0 && ((m->parts = op_alloc(x, used *
+		    sizeof(*m->parts))) == NULL || (tp = op_alloc(x, used *
+		    sizeof(*tp))) == NULL))
+			return OP_NO_MEMORY;
+		n = used > 0 ? cgroup_list(w->shm, g, i, CG_ASSIGNED, tp,
+		    used) : 0;
+		for (j = 0; j < n && j < used; j++) {
+			t = &w->shm->topics[tp[j].topic];
+			m->parts[m->nparts].topic = t->name;
+			m->parts[m->nparts].topic_len = t->name_len;
+			m->parts[m->nparts].partition = tp[j].partition;
+			m->nparts++;
+		}
+		parts_readable(x, m);
 		return OP_OK;
 	}
 	n = group_assignment(w->shm, g, (int)i, slots, used);

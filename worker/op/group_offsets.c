@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "shm/cgroup.h"
 #include "shm/group.h"
 #include "shm/topics.h"
 #include "store/topic.h"
@@ -288,6 +289,8 @@ odelete_subscribed(struct worker *w, struct shm_group *g, uint32_t slot)
 {
 	uint32_t k;
 
+	if (g->kind == GROUP_KIND_CONSUMER)	/* its members' subscriptions */
+		return cgroup_subscribes(w->shm, g, w->shm->parts[slot].topic);
 	for (k = 0; k < g->ntopics && k < GROUP_TOPICS_MAX; k++)
 		if (g->topics[k].topic == w->shm->parts[slot].topic &&
 		    g->topics[k].incarnation ==

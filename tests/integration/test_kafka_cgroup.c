@@ -1,0 +1,652 @@
+/*
+ * Kafka's consumer group protocol (KIP-848) with raw requests built by
+ * the codec: ConsumerGroupHeartbeat members play a 3-member scenario
+ * (join, a member killed: it stops heartbeating and expires, a member
+ * added, the topic grown with CreatePartitions) and every step asserts
+ * the exact assignments and epochs, that no partition is ever in two
+ * members' assignments (ConsumerGroupDescribe after every heartbeat),
+ * and that a member keeping a partition is never asked to give it up.
+ * Then Kafka's errors for bad input, each changing nothing; member
+ * epochs in OffsetCommit; the group kinds refusing each other; ListGroups'
+ * type filter; a regular expression subscription.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto/kafka/kapi.h"
+#include "proto/kafka/kbuf.h"
+#include "proto/kafka/kdesc.h"
+#include "proto/kafka/kmsg_cgroup.h"
+#include "proto/kafka/kmsg_group.h"
+#include "proto/kafka/kmsg_join.h"
+#include "proto/kafka/kmsg_offset.h"
+#include "proto/kafka/kmsg_partitions.h"
+#include "proto/kafka/kmsg_records.h"
+#include "proto/wire.h"
+#include "tests/harness.h"
+#include "tests/integration/support.h"
+
+#define SESSION_MS	2000
+#define MAXP		16	/* partitions of the test topic, at most */
+
+static struct flumed d;
+static struct flumed k;
+static int kport;
+static struct arena a;
+static int fd = -1;
+static int32_t corr;
+
+static int
+setup(void)
+{
+	char extra[512];
+
+	if ((kport = support_free_port()) <= 0)
+		return -1;
+	snprintf(extra, sizeof(extra), "kafka_listen = 127.0.0.1:%d\n"
+	    "group_consumer_session_timeout_ms = 2s\n"
+	    "group_consumer_heartbeat_interval_ms = 300ms\n"
+	    "group_consumer_max_size = 5\n"
+	    "group_initial_rebalance_delay_ms = 100ms\n"
+	    "[topic cg]\npartitions = 6\n[topic rx-1]\npartitions = 2\n"
+	    "[topic rx-2]\npartitions = 1\n[topic other]\npartitions = 3\n",
+	    kport);
+	arena_init(&a, 8 << 20);
+	if (flumed_start(&d, extra) == -1)
+		return -1;
+	k = d;
+	k.port = kport;
+	if ((fd = support_connect(&k)) < 0)
+		return -1;
+	return 0;
+}
+
+static int
+teardown(void)
+{
+	if (fd >= 0)
+		close(fd);
+	flumed_cleanup(&d);
+	arena_free(&a);
+	return 0;
+}
+
+static int
+kcall(const struct kmsg *m, int16_t v, const void *q, void *resp)
+{
+	if (support_ksend(fd, m, v, ++corr, q) != 0)
+		return -1;
+	return support_krecv(fd, m, v, corr, resp, &a);
+}
+
+/* ---- members ---- */
+
+struct mem {
+	char		 id[80];
+	int32_t		 epoch;
+	uint32_t	 owned;		/* bitmask of topic cg's partitions */
+	int		 alive;
+};
+
+static uint8_t cg_id[16];		/* topic cg's id, from an answer */
+static int cg_id_known;
+
+/* Topic cg's partitions in a heartbeat or describe assignment, as a mask. */
+static uint32_t
+mask_hb(const struct karray *tps)
+{
+	const struct km_cg_tp *t = tps->v;
+	uint32_t m = 0;
+	int32_t i, j;
+
+	for (i = 0; i < tps->n; i++) {
+		if (cg_id_known && memcmp(t[i].topic_id, cg_id, 16) != 0)
+			continue;
+		if (!cg_id_known) {
+			memcpy(cg_id, t[i].topic_id, 16);
+			cg_id_known = 1;
+		}
+		for (j = 0; j < t[i].partitions.n; j++)
+			m |= 1u << ((const int32_t *)t[i].partitions.v)[j];
+	}
+	return m;
+}
+
+static uint32_t
+mask_cgd(const struct karray *tps, const char *topic)
+{
+	const struct km_cgd_tp *t = tps->v;
+	uint32_t m = 0;
+	int32_t i, j;
+
+	for (i = 0; i < tps->n; i++)
+		if (t[i].topic_name.len == (int32_t)strlen(topic) &&
+		    memcmp(t[i].topic_name.p, topic, strlen(topic)) == 0)
+			for (j = 0; j < t[i].partitions.n; j++)
+				m |= 1u << ((const int32_t *)
+				    t[i].partitions.v)[j];
+	return m;
+}
+
+static struct kstr cg_topic_name;
+static const char *hbgroup = "ce";	/* ce_beat()'s group */
+
+static int
+kstr_is_c(struct kstr s, const char *c)
+{
+	return s.len == (int32_t)strlen(c) && memcmp(s.p, c, (size_t)s.len) == 0;
+}
+
+/*
+ * A heartbeat request of member mb at epoch (version v): names NULL
+ * leaves the subscription unchanged; owned -1 says nothing of owned
+ * partitions.
+ */
+static void
+hb_req(struct km_cghb_req *q, int16_t v, const char *group,
+    const struct mem *mb, int32_t epoch, const char *topic, int64_t owned)
+{
+	static struct km_cg_tp tp;
+	static int32_t parts[MAXP];
+	int32_t n = 0, i;
+
+	kdesc_defaults(kmsg_consumer_group_heartbeat.km_req, q);
+	q->group_id = kstr_c(group);
+	q->member_id = kstr_c(mb->id);
+	q->member_epoch = epoch;
+	if (epoch == 0)
+		q->rebalance_timeout_ms = 5000;
+	if (topic != NULL) {
+		cg_topic_name = kstr_c(topic);
+		q->subscribed_topic_names.n = 1;
+		q->subscribed_topic_names.v = &cg_topic_name;
+	}
+	(void)v;
+	if (owned >= 0) {
+		for (i = 0; i < MAXP; i++)
+			if (owned & (1ll << i))
+				parts[n++] = i;
+		memcpy(tp.topic_id, cg_id, 16);
+		tp.partitions.n = n;
+		tp.partitions.v = parts;
+		q->topic_partitions.n = n > 0 ? 1 : 0;
+		q->topic_partitions.v = &tp;
+	}
+}
+
+/* Describe group "cg"; the assigned masks per member id into the state. */
+static struct km_cgd_group last;
+
+static int
+describe(const char *group)
+{
+	struct km_cgd_req q;
+	struct km_cgd_resp s;
+	struct kstr g = kstr_c(group);
+
+	kdesc_defaults(kmsg_consumer_group_describe.km_req, &q);
+	q.group_ids.n = 1;
+	q.group_ids.v = &g;
+	if (kcall(&kmsg_consumer_group_describe, 1, &q, &s) != 0 ||
+	    s.groups.n != 1)
+		return -1;
+	last = *(const struct km_cgd_group *)s.groups.v;
+	return last.error_code;
+}
+
+static const struct km_cgd_member *
+described(const char *id)
+{
+	const struct km_cgd_member *m = last.members.v;
+	int32_t i;
+
+	for (i = 0; i < last.members.n; i++)
+		if (m[i].member_id.len == (int32_t)strlen(id) &&
+		    memcmp(m[i].member_id.p, id, strlen(id)) == 0)
+			return &m[i];
+	return NULL;
+}
+
+/* No partition of cg in two members' assignments. */
+static int
+no_overlap(void)
+{
+	const struct km_cgd_member *m;
+	uint32_t seen = 0, x;
+	int32_t i;
+
+	if (describe("cg") != KERR_NONE)
+		return 0;
+	m = last.members.v;
+	for (i = 0; i < last.members.n; i++) {
+		x = mask_cgd(&m[i].assignment.topic_partitions, "cg");
+		if ((seen & x) != 0)
+			return 0;
+		seen |= x;
+	}
+	return 1;
+}
+
+static int overlaps;		/* no_overlap() failures seen */
+static int revoked_kept;	/* a partition taken from a member whose target keeps it */
+
+/*
+ * One heartbeat of mb reporting what it owns (its last answer's
+ * assignment, which a client consumes at once): the error; mb's epoch
+ * and owned mask follow the answer.  After it the invariants are
+ * checked on a describe.
+ */
+static int16_t
+beat(struct mem *mb, const char *topic)
+{
+	struct km_cghb_req q;
+	struct km_cghb_resp s;
+	const struct km_cgd_member *dm;
+	uint32_t now, target;
+
+	hb_req(&q, 1, "cg", mb, mb->epoch, mb->epoch == 0 ? topic : NULL,
+	    mb->epoch == 0 ? 0 : (int64_t)mb->owned);
+	if (mb->epoch == 0)
+		q.topic_partitions.n = 0;
+	if (kcall(&kmsg_consumer_group_heartbeat, 1, &q, &s) != 0)
+		return -1000;
+	if (s.error_code != KERR_NONE)
+		return s.error_code;
+	mb->epoch = s.member_epoch;
+	now = s.assignment_marker >= 0 ?
+	    mask_hb(&s.assignment.topic_partitions) :
+	    mb->owned;
+	if (!no_overlap())
+		overlaps++;
+	if ((dm = described(mb->id)) != NULL) {
+		target = mask_cgd(&dm->target_assignment.topic_partitions, "cg");
+		if ((mb->owned & target & ~now) != 0)
+			revoked_kept++;
+	}
+	mb->owned = now;
+	return KERR_NONE;
+}
+
+/* Heartbeat every live member, n rounds. */
+static void
+rounds(struct mem *m, int nm, int n)
+{
+	int r, i;
+
+	for (r = 0; r < n; r++)
+		for (i = 0; i < nm; i++)
+			if (m[i].alive)
+				CU_ASSERT_EQUAL(beat(&m[i], "cg"), KERR_NONE);
+}
+
+static int
+popcount(uint32_t x)
+{
+	int n = 0;
+
+	for (; x != 0; x &= x - 1)
+		n++;
+	return n;
+}
+
+static int16_t
+grow(const char *topic, int32_t count)
+{
+	struct km_create_partitions_req q;
+	struct km_create_partitions_resp s;
+	struct km_partitions_topic t;
+
+	kdesc_defaults(kmsg_create_partitions.km_req, &q);
+	memset(&t, 0, sizeof(t));
+	t.name = kstr_c(topic);
+	t.count = count;
+	t.assignments.n = -1;
+	q.topics.n = 1;
+	q.topics.v = &t;
+	q.timeout_ms = 15000;
+	if (kcall(&kmsg_create_partitions, 3, &q, &s) != 0 || s.results.n != 1)
+		return -1000;
+	return ((const struct km_partitions_result *)s.results.v)->error_code;
+}
+
+static void
+test_three_members(void)
+{
+	struct mem m[4];
+	long long t0;
+	int32_t e;
+	int i;
+
+	memset(m, 0, sizeof(m));
+	for (i = 0; i < 4; i++) {
+		snprintf(m[i].id, sizeof(m[i].id), "m-%c", 'a' + i);
+		m[i].alive = 1;
+	}
+	m[3].alive = 0;
+	/* A alone: everything, at the first group epoch. */
+	CU_ASSERT_EQUAL_FATAL(beat(&m[0], "cg"), KERR_NONE);
+	CU_ASSERT(cg_id_known);
+	CU_ASSERT_EQUAL(m[0].owned, 0x3f);
+	e = m[0].epoch;
+	CU_ASSERT(e >= 1);
+	CU_ASSERT_EQUAL(describe("cg"), KERR_NONE);
+	CU_ASSERT(kstr_is_c(last.group_state, "Stable"));
+	CU_ASSERT_EQUAL(last.group_epoch, e);
+	CU_ASSERT_EQUAL(last.assignment_epoch, e);
+	CU_ASSERT(kstr_is_c(last.assignor_name, "uniform"));
+
+	/* B joins: nothing until A released 3, 4, 5; A keeps 0, 1, 2. */
+	CU_ASSERT_EQUAL(beat(&m[1], "cg"), KERR_NONE);
+	CU_ASSERT_EQUAL(m[1].owned, 0);
+	CU_ASSERT_EQUAL(m[1].epoch, e + 1);
+	CU_ASSERT_EQUAL(beat(&m[0], "cg"), KERR_NONE);
+	CU_ASSERT_EQUAL(m[0].owned, 0x07);
+	CU_ASSERT_EQUAL(m[0].epoch, e);		/* revoking: its epoch stays */
+	CU_ASSERT_EQUAL(describe("cg"), KERR_NONE);
+	CU_ASSERT(kstr_is_c(last.group_state, "Reconciling"));
+	CU_ASSERT_EQUAL(beat(&m[1], "cg"), KERR_NONE);
+	CU_ASSERT_EQUAL(m[1].owned, 0);		/* still held by A */
+	CU_ASSERT_EQUAL(beat(&m[0], "cg"), KERR_NONE);	/* released */
+	CU_ASSERT_EQUAL(m[0].owned, 0x07);
+	CU_ASSERT_EQUAL(m[0].epoch, e + 1);
+	CU_ASSERT_EQUAL(beat(&m[1], "cg"), KERR_NONE);
+	CU_ASSERT_EQUAL(m[1].owned, 0x38);
+	CU_ASSERT_EQUAL(describe("cg"), KERR_NONE);
+	CU_ASSERT(kstr_is_c(last.group_state, "Stable"));
+
+	/* C joins: A keeps 0, 1, B keeps 3, 4, C gets 2 and 5. */
+	CU_ASSERT_EQUAL(beat(&m[2], "cg"), KERR_NONE);
+	CU_ASSERT_EQUAL(m[2].epoch, e + 2);
+	rounds(m, 3, 3);
+	CU_ASSERT_EQUAL(m[0].owned, 0x03);
+	CU_ASSERT_EQUAL(m[1].owned, 0x18);
+	CU_ASSERT_EQUAL(m[2].owned, 0x24);
+	for (i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(m[i].epoch, e + 2);
+
+	/* B is killed: no more heartbeats; its session ends (2 s). */
+	m[1].alive = 0;
+	t0 = support_now_ms();
+	for (i = 0; i < 50; i++) {
+		usleep(200 * 1000);
+		rounds(m, 3, 1);
+		if (describe("cg") == KERR_NONE && last.members.n == 2)
+			break;
+	}
+	CU_ASSERT_EQUAL(last.members.n, 2);
+	CU_ASSERT(support_now_ms() - t0 >= SESSION_MS - 300);
+	rounds(m, 3, 2);
+	/* Its 3 and 4 go to the others, who keep theirs. */
+	CU_ASSERT_EQUAL(m[0].owned, 0x0b);	/* 0, 1, 3 */
+	CU_ASSERT_EQUAL(m[2].owned, 0x34);	/* 2, 4, 5 */
+	CU_ASSERT_EQUAL(m[0].epoch, e + 3);
+	CU_ASSERT_EQUAL(m[2].epoch, e + 3);
+	CU_ASSERT_EQUAL(beat(&m[1], "cg"), KERR_UNKNOWN_MEMBER_ID);
+
+	/* D is added. */
+	m[3].alive = 1;
+	rounds(m, 4, 4);
+	CU_ASSERT_EQUAL(m[0].owned, 0x03);	/* 0, 1 */
+	CU_ASSERT_EQUAL(m[2].owned, 0x14);	/* 2, 4 */
+	CU_ASSERT_EQUAL(m[3].owned, 0x28);	/* 3, 5 */
+	CU_ASSERT_EQUAL(m[3].epoch, e + 4);
+
+	/* The topic grows to 9: the new partitions are shared out. */
+	CU_ASSERT_EQUAL_FATAL(grow("cg", 9), KERR_NONE);
+	rounds(m, 4, 4);
+	CU_ASSERT_EQUAL(m[0].owned, 0x43);	/* 0, 1, 6 */
+	CU_ASSERT_EQUAL(m[2].owned, 0x94);	/* 2, 4, 7 */
+	CU_ASSERT_EQUAL(m[3].owned, 0x128);	/* 3, 5, 8 */
+	CU_ASSERT_EQUAL(m[0].epoch, e + 5);
+	CU_ASSERT_EQUAL(describe("cg"), KERR_NONE);
+	CU_ASSERT(kstr_is_c(last.group_state, "Stable"));
+	CU_ASSERT_EQUAL(last.group_epoch, e + 5);
+	CU_ASSERT_EQUAL(overlaps, 0);
+	CU_ASSERT_EQUAL(revoked_kept, 0);
+	/* popcount keeps the compiler honest about the masks' meaning. */
+	CU_ASSERT_EQUAL(popcount(m[0].owned | m[2].owned | m[3].owned), 9);
+}
+
+/* A raw heartbeat of group "ce": its error, *epoch and *assigned set. */
+static int16_t
+ce_beat(const char *id, int32_t epoch, const char *assignor,
+    const char *regex, int32_t rebalance, const char *instance,
+    int16_t v, int32_t *out_epoch, char *out_id)
+{
+	struct km_cghb_req q;
+	struct km_cghb_resp s;
+	struct mem mb;
+
+	memset(&mb, 0, sizeof(mb));
+	snprintf(mb.id, sizeof(mb.id), "%s", id);
+	hb_req(&q, v, hbgroup, &mb, epoch, regex == NULL ? "cg" : NULL,
+	    epoch == 0 ? 0 : -1);
+	if (epoch == 0)
+		q.topic_partitions.n = 0;
+	q.rebalance_timeout_ms = rebalance;
+	q.server_assignor = kstr_c(assignor);
+	q.instance_id = kstr_c(instance);
+	if (regex != NULL)
+		q.subscribed_topic_regex = kstr_c(regex);
+	if (kcall(&kmsg_consumer_group_heartbeat, v, &q, &s) != 0)
+		return -1000;
+	if (out_epoch != NULL)
+		*out_epoch = s.member_epoch;
+	if (out_id != NULL && s.member_id.len > 0 && s.member_id.len < 80) {
+		memcpy(out_id, s.member_id.p, (size_t)s.member_id.len);
+		out_id[s.member_id.len] = '\0';
+	}
+	return s.error_code;
+}
+
+/* OffsetCommit (v) of group ce, topic cg partition 0: its error. */
+static int16_t
+ce_commit(int16_t v, const char *id, int32_t epoch)
+{
+	struct km_commit_req q;
+	struct km_commit_resp s;
+	struct km_commit_topic t;
+	struct km_commit_part p;
+	const struct km_commit_topic_resp *tr;
+
+	kdesc_defaults(kmsg_offset_commit.km_req, &q);
+	memset(&p, 0, sizeof(p));
+	p.committed_offset = 3;
+	p.committed_leader_epoch = -1;
+	p.committed_metadata = kstr_c(NULL);
+	t.name = kstr_c("cg");
+	t.partitions.n = 1;
+	t.partitions.v = &p;
+	q.group_id = kstr_c("ce");
+	q.generation_id = epoch;
+	q.member_id = kstr_c(id);
+	q.group_instance_id = kstr_c(NULL);
+	q.topics.n = 1;
+	q.topics.v = &t;
+	if (kcall(&kmsg_offset_commit, v, &q, &s) != 0 || s.topics.n != 1)
+		return -1000;
+	tr = s.topics.v;
+	return tr->partitions.n == 1 ? ((const struct km_commit_part_resp *)
+	    tr->partitions.v)->error_code : -1000;
+}
+
+/* OffsetDelete v0 of group ce, topic's partition 0: its error. */
+static int16_t
+ce_odelete(const char *topic)
+{
+	struct km_offset_delete_req q;
+	struct km_offset_delete_resp s;
+	struct km_odel_topic t;
+	struct km_odel_part p;
+	const struct km_odel_topic_result *tr;
+
+	kdesc_defaults(kmsg_offset_delete.km_req, &q);
+	p.partition_index = 0;
+	t.name = kstr_c(topic);
+	t.partitions.n = 1;
+	t.partitions.v = &p;
+	q.group_id = kstr_c("ce");
+	q.topics.n = 1;
+	q.topics.v = &t;
+	if (kcall(&kmsg_offset_delete, 0, &q, &s) != 0)
+		return -1000;
+	if (s.error_code != KERR_NONE || s.topics.n != 1)
+		return s.error_code != KERR_NONE ? s.error_code : -1000;
+	tr = s.topics.v;
+	return tr->partitions.n == 1 ? ((const struct km_odel_part_result *)
+	    tr->partitions.v)->error_code : -1000;
+}
+
+static int
+listed(const char *type, const char *group)
+{
+	struct km_list_groups_req q;
+	struct km_list_groups_resp s;
+	const struct km_listed_group *g;
+	struct kstr t = kstr_c(type);
+	int32_t i;
+
+	kdesc_defaults(kmsg_list_groups.km_req, &q);
+	q.types_filter.n = 1;
+	q.types_filter.v = &t;
+	if (kcall(&kmsg_list_groups, 5, &q, &s) != 0)
+		return -1;
+	g = s.groups.v;
+	for (i = 0; i < s.groups.n; i++)
+		if (kstr_is_c(g[i].group_id, group))
+			return kstr_is_c(g[i].group_type, type);
+	return 0;
+}
+
+/*
+ * Bad input gets Kafka's error and changes nothing (the group epoch
+ * stays); member epochs in OffsetCommit; the kinds refuse each other;
+ * the type filter; a regular expression subscription.
+ */
+static void
+test_errors_and_kinds(void)
+{
+	struct km_join_req jq;
+	struct km_join_resp js;
+	struct km_join_protocol jp;
+	const struct km_cgd_member *dm;
+	char id[80] = "";
+	int32_t ep = -5, ge;
+
+	CU_ASSERT_EQUAL(ce_beat("e-1", 0, NULL, NULL, 5000, NULL, 1, &ep, id),
+	    KERR_NONE);
+	CU_ASSERT_STRING_EQUAL(id, "e-1");
+	CU_ASSERT_EQUAL_FATAL(describe("ce"), KERR_NONE);
+	ge = last.group_epoch;
+	CU_ASSERT_EQUAL(ep, ge);
+	/* v0: the broker makes the id (22 characters, Kafka's Uuid). */
+	CU_ASSERT_EQUAL(ce_beat("", 0, "range", NULL, 5000, NULL, 0, &ep, id),
+	    KERR_NONE);
+	CU_ASSERT_EQUAL(strlen(id), 22);
+	CU_ASSERT_EQUAL_FATAL(describe("ce"), KERR_NONE);
+	CU_ASSERT_EQUAL(last.group_epoch, ge + 1);
+	CU_ASSERT(kstr_is_c(last.assignor_name, "range"));
+	ge = last.group_epoch;
+
+	CU_ASSERT_EQUAL(ce_beat("nobody", 3, NULL, NULL, -1, NULL, 1, NULL,
+	    NULL), KERR_UNKNOWN_MEMBER_ID);
+	CU_ASSERT_EQUAL(ce_beat("e-1", ge + 7, NULL, NULL, -1, NULL, 1, NULL,
+	    NULL), KERR_FENCED_MEMBER_EPOCH);
+	CU_ASSERT_EQUAL(ce_beat("e-2", 0, "nope", NULL, 5000, NULL, 1, NULL,
+	    NULL), KERR_UNSUPPORTED_ASSIGNOR);
+	CU_ASSERT_EQUAL(ce_beat("e-2", 0, NULL, NULL, -1, NULL, 1, NULL,
+	    NULL), KERR_INVALID_REQUEST);	/* no rebalance timeout */
+	CU_ASSERT_EQUAL(ce_beat("", 0, NULL, NULL, 5000, NULL, 1, NULL,
+	    NULL), KERR_INVALID_REQUEST);	/* v1: the client's id */
+	CU_ASSERT_EQUAL(ce_beat("e-2", 0, NULL, "(", 5000, NULL, 1, NULL,
+	    NULL), KERR_INVALID_REGULAR_EXPRESSION);
+	CU_ASSERT_EQUAL(ce_beat("e-2", -3, NULL, NULL, 5000, NULL, 1, NULL,
+	    NULL), KERR_INVALID_REQUEST);
+	CU_ASSERT_EQUAL(ce_beat("e-2", -2, NULL, NULL, 5000, NULL, 1, NULL,
+	    NULL), KERR_INVALID_REQUEST);	/* -2 needs an instance id */
+	CU_ASSERT_EQUAL_FATAL(describe("ce"), KERR_NONE);
+	CU_ASSERT_EQUAL(last.group_epoch, ge);
+	CU_ASSERT_EQUAL(last.members.n, 2);
+
+	/* A static member's instance id is held while it is there. */
+	CU_ASSERT_EQUAL(ce_beat("s-1", 0, NULL, NULL, 5000, "inst", 1, &ep,
+	    NULL), KERR_NONE);
+	CU_ASSERT_EQUAL(ce_beat("s-2", 0, NULL, NULL, 5000, "inst", 1, NULL,
+	    NULL), KERR_UNRELEASED_INSTANCE_ID);
+	CU_ASSERT_EQUAL(ce_beat("s-1", -2, NULL, NULL, -1, "inst", 1, NULL,
+	    NULL), KERR_NONE);	/* away, keeps its place */
+	CU_ASSERT_EQUAL(ce_beat("s-2", 0, NULL, NULL, 5000, "inst", 1, &ep,
+	    id), KERR_NONE);	/* takes it over */
+	CU_ASSERT_STRING_EQUAL(id, "s-2");
+	CU_ASSERT_EQUAL_FATAL(describe("ce"), KERR_NONE);
+	CU_ASSERT_EQUAL(last.members.n, 3);
+	CU_ASSERT((dm = described("s-2")) != NULL &&
+	    kstr_is_c(dm->instance_id, "inst") && dm->member_type == 1);
+	CU_ASSERT(described("s-1") == NULL);
+	/* Full at group_consumer_max_size (5). */
+	CU_ASSERT_EQUAL(ce_beat("e-4", 0, NULL, NULL, 5000, NULL, 1, NULL,
+	    NULL), KERR_NONE);
+	CU_ASSERT_EQUAL(ce_beat("e-5", 0, NULL, NULL, 5000, NULL, 1, NULL,
+	    NULL), KERR_NONE);
+	CU_ASSERT_EQUAL(ce_beat("e-6", 0, NULL, NULL, 5000, NULL, 1, NULL,
+	    NULL), KERR_GROUP_MAX_SIZE_REACHED);
+
+	/* OffsetCommit: the member's epoch, v9 (Kafka's rule). */
+	CU_ASSERT_EQUAL_FATAL(describe("ce"), KERR_NONE);
+	CU_ASSERT((dm = described("e-1")) != NULL);
+	ep = dm != NULL ? dm->member_epoch : -9;
+	CU_ASSERT_EQUAL(ce_commit(9, "e-1", ep), KERR_NONE);
+	CU_ASSERT_EQUAL(ce_commit(9, "e-1", ep - 1), KERR_STALE_MEMBER_EPOCH);
+	CU_ASSERT_EQUAL(ce_commit(9, "nobody", ep), KERR_UNKNOWN_MEMBER_ID);
+	CU_ASSERT_EQUAL(ce_commit(8, "e-1", ep), KERR_UNSUPPORTED_VERSION);
+	CU_ASSERT_EQUAL(ce_commit(9, "", -1), KERR_UNKNOWN_MEMBER_ID);
+
+	/* OffsetDelete: a topic its members subscribe to keeps its offset. */
+	CU_ASSERT_EQUAL(ce_odelete("cg"), KERR_GROUP_SUBSCRIBED_TO_TOPIC);
+	CU_ASSERT_EQUAL(ce_odelete("other"), KERR_NONE);
+
+	/* Kinds: a classic JoinGroup is refused while it has members. */
+	kdesc_defaults(kmsg_join_group.km_req, &jq);
+	jq.group_id = kstr_c("ce");
+	jq.session_timeout_ms = 10000;
+	jq.rebalance_timeout_ms = 10000;
+	jq.member_id = kstr_c("");
+	jq.group_instance_id = kstr_c(NULL);
+	jq.protocol_type = kstr_c("consumer");
+	jp.name = kstr_c("range");
+	jp.metadata = kstr_c("x");
+	jq.protocols.n = 1;
+	jq.protocols.v = &jp;
+	jq.reason = kstr_c(NULL);
+	CU_ASSERT_EQUAL_FATAL(kcall(&kmsg_join_group, 3, &jq, &js), 0);
+	CU_ASSERT_EQUAL(js.error_code, KERR_INCONSISTENT_GROUP_PROTOCOL);
+	CU_ASSERT_EQUAL(listed("consumer", "ce"), 1);
+	CU_ASSERT_EQUAL(listed("classic", "ce"), 0);
+	/* ... and a classic group with members refuses the heartbeat. */
+	jq.group_id = kstr_c("cl");
+	CU_ASSERT_EQUAL_FATAL(kcall(&kmsg_join_group, 3, &jq, &js), 0);
+	CU_ASSERT_EQUAL(js.error_code, KERR_NONE);
+	hbgroup = "cl";
+	CU_ASSERT_EQUAL(ce_beat("c-1", 0, NULL, NULL, 5000, NULL, 1, NULL,
+	    NULL), KERR_GROUP_ID_NOT_FOUND);
+	CU_ASSERT_EQUAL(describe("cl"), KERR_GROUP_ID_NOT_FOUND);
+	CU_ASSERT_EQUAL(listed("classic", "cl"), 1);
+
+	/* A regular expression: rx-1 and rx-2, not other or cg. */
+	hbgroup = "rx";
+	CU_ASSERT_EQUAL(ce_beat("r-1", 0, NULL, "rx-.*", 5000, NULL, 1, &ep,
+	    NULL), KERR_NONE);
+	hbgroup = "ce";
+	CU_ASSERT_EQUAL_FATAL(describe("rx"), KERR_NONE);
+	CU_ASSERT((dm = described("r-1")) != NULL &&
+	    mask_cgd(&dm->assignment.topic_partitions, "rx-1") == 0x3 &&
+	    mask_cgd(&dm->assignment.topic_partitions, "rx-2") == 0x1 &&
+	    dm->assignment.topic_partitions.n == 2 &&
+	    kstr_is_c(dm->subscribed_topic_regex, "rx-.*"));
+}
+
+TEST_SUITE("kafka_cgroup", setup, teardown,
+    { "3 members: join, one killed, one added, the topic grown", test_three_members },
+    { "bad input, member epochs in commits, kinds, type filter, regex", test_errors_and_kinds });
