@@ -79,6 +79,7 @@ struct config {
 	int64_t		 group_max_session_timeout_ms;
 	int64_t		 group_rebalance_timeout_ms;	/* wait this long for members to rejoin */
 	int64_t		 offsets_retention_ms;	/* an idle empty group's offsets expire; -1 never */
+	int32_t		 offsets_topic_partitions;	/* __consumer_offsets when it is made */
 	int		 log_level;
 	char		 metrics_listen[300];	/* "host:port" of /metrics; "" = off */
 	int		 metrics_tls;		/* HTTPS with tls_cert_file, tls_key_file */

@@ -38,7 +38,10 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "master/writer_group.h"
+#include "proto/batch.h"
+#include "proto/coffsets.h"
 #include "shm/group.h"
+#include "shm/ring.h"
 #include "shm/topics.h"
 #include "store/offsets.h"
 #include "store/topic.h"
@@ -64,6 +67,9 @@ struct writer_groups {
 	struct wg_slot		*slots;		/* [max_groups] */
 	int64_t			 next_tick;
 	int64_t			 next_save;	/* nearest deferred save or retry */
+	struct batch_builder	 bb;		/* one batch per group and cycle */
+	int64_t			*snap;		/* [max_partitions]: offsets a batch holds */
+	int			 migrating;	/* OFFSETS_DIR to retire once logged */
 };
 
 static int
@@ -162,6 +168,145 @@ group_save(const struct shm *s, struct shm_group *g, const char *dir,
 	return rc;
 }
 
+/*
+ * The partition of __consumer_offsets holding group name (Kafka's rule),
+ * and its incarnation; NULL while the topic is not there.
+ */
+static struct shm_partition *
+wg_partition(struct shm *s, const char *name, size_t len, uint32_t *inc)
+{
+	struct shm_partition *p;
+	int tidx;
+
+	if ((tidx = shm_topic_find(s, COFFSETS_TOPIC, COFFSETS_TOPIC_LEN)) < 0 ||
+	    (p = shm_partition(s, tidx, coffsets_partition_for(name, len,
+	    (int32_t)s->topics[tidx].partitions))) == NULL)
+		return NULL;
+	*inc = atomic_load_explicit(&p->incarnation, memory_order_acquire);
+	return p;
+}
+
+/*
+ * Add to bb the record of (group, topic, partition): a commit of offset,
+ * or a tombstone (offset < 0).  Key v1, value v1 (proto/coffsets.h).
+ */
+static int
+wg_record(struct batch_builder *bb, const char *group, const char *topic,
+    int32_t partition, int64_t offset, int64_t real)
+{
+	struct coffsets_commit v = { .version = 1, .offset = offset,
+	    .leader_epoch = -1, .metadata = "", .commit_ts = real,
+	    .expire_ts = -1 };
+	uint8_t key[2 * (GROUP_NAME_MAX + TOPIC_NAME_MAX) + 16], val[64];
+	size_t kl, vl = 0;
+
+	kl = coffsets_commit_key(key, sizeof(key), group, strlen(group), topic,
+	    strlen(topic), partition);
+	if (offset >= 0)
+		vl = coffsets_commit_value(val, sizeof(val), &v);
+	if (kl > sizeof(key) || vl > sizeof(val)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return batch_builder_add(bb, real, key, (int32_t)kl,
+	    offset >= 0 ? val : NULL, offset >= 0 ? (int32_t)vl : -1, NULL, 0);
+}
+
+/* A group tombstone (GroupMetadataKey v2, null value): the group is gone. */
+static int
+wg_group_tombstone(struct batch_builder *bb, const char *group, int64_t real)
+{
+	uint8_t key[GROUP_NAME_MAX + 16];
+	size_t kl = coffsets_group_key(key, sizeof(key), group, strlen(group));
+
+	if (kl > sizeof(key)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return batch_builder_add(bb, real, key, (int32_t)kl, NULL, -1, NULL, 0);
+}
+
+/*
+ * Append bb's batch to group name's partition of __consumer_offsets
+ * through its ring, as any produced batch goes (the writer drains it
+ * like the others, with their group commit and fsync policy).  0 (also
+ * with no records), or -1 with errno (EAGAIN: the ring is full now).
+ */
+static int
+wg_append(struct shm *s, struct batch_builder *bb, const char *name)
+{
+	struct shm_partition *p;
+	const uint8_t *batch;
+	size_t len;
+	int64_t base, next;
+	uint32_t inc;
+
+	if (bb->count == 0)
+		return 0;
+	if ((p = wg_partition(s, name, strlen(name), &inc)) == NULL) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (batch_builder_close(bb, &batch, &len) == -1)
+		return -1;
+	return ring_append_hooked(s, p, inc, batch, len, NULL, &base, &next);
+}
+
+/*
+ * Append what g's committed offsets changed since the writer last
+ * logged them, one batch: a commit record per changed offset, a
+ * tombstone per deleted one.  With gone (a deleted group), every logged
+ * offset gets its tombstone and the group one (Kafka's DeleteGroups and
+ * expiry write the same), except keys that live, a group of the same
+ * name made since, logged again (then the key is its).  0 or -1.
+ */
+static int
+group_log(struct writer_groups *wg, struct shm_group *g, const char *name,
+    struct shm_group *live)
+{
+	const struct shm *s = wg->s;
+	struct batch_builder *bb = &wg->bb;
+	struct offset_entry e;
+	uint32_t i, used;
+	int64_t off, was, real = clock_real_ms();
+	int saved;
+
+	used = atomic_load_explicit(&s->hdr->parts_used, memory_order_acquire);
+	if (used > s->hdr->limits.max_partitions)
+		used = s->hdr->limits.max_partitions;
+	batch_builder_reset(bb);
+	for (i = 0; i < used; i++) {
+		off = group_offset_get(s, g, i);
+		was = group_logged_get(s, g, i);
+		wg->snap[i] = off;
+		if (off == was || (off < 0 && was < 0))
+			continue;
+		if (live != NULL && (group_logged_get(s, live, i) >= 0 ||
+		    group_offset_get(s, live, i) >= 0))
+			continue;
+		/* A slot whose topic is gone had its tombstones (wg_topic_gone). */
+		if (slot_entry(s, i, &e) == -1)
+			continue;
+		if (wg_record(bb, name, e.topic, e.partition, off, real) == -1)
+			return -1;
+	}
+	if (atomic_load_explicit(&g->used, memory_order_acquire) ==
+	    GROUP_SLOT_DELETED && live == NULL &&
+	    wg_group_tombstone(bb, name, real) == -1)
+		return -1;
+	if (wg_append(wg->s, bb, name) == -1) {
+		saved = errno;
+		batch_builder_reset(bb);
+		errno = saved;
+		return -1;
+	}
+	batch_builder_reset(bb);
+	/* In the ring: what the topic will hold. */
+	for (i = 0; i < used; i++)
+		group_logged_set(s, g, i, wg->snap[i]);
+	return 0;
+}
+
 int
 writer_groups_open(struct writer_groups **wgp, struct broker *b)
 {
@@ -171,13 +316,17 @@ writer_groups_open(struct writer_groups **wgp, struct broker *b)
 	*wgp = NULL;
 	if ((wg = calloc(1, sizeof(*wg))) == NULL)
 		return -1;
-	if ((wg->slots = calloc(n > 0 ? n : 1, sizeof(*wg->slots))) == NULL) {
+	if ((wg->slots = calloc(n > 0 ? n : 1, sizeof(*wg->slots))) == NULL ||
+	    (wg->snap = calloc(b->shm.hdr->limits.max_partitions + 1,
+	    sizeof(*wg->snap))) == NULL) {
+		free(wg->slots);
 		free(wg);
 		return -1;
 	}
 	wg->b = b;
 	wg->s = &b->shm;
 	wg->conf = b->conf;
+	batch_builder_init(&wg->bb);
 	if (offsets_dir(wg->dir, sizeof(wg->dir), b->conf) == -1) {
 		free(wg->slots);
 		free(wg);
@@ -192,6 +341,8 @@ writer_groups_close(struct writer_groups *wg)
 {
 	if (wg == NULL)
 		return;
+	batch_builder_free(&wg->bb);
+	free(wg->snap);
 	free(wg->slots);
 	free(wg);
 }
@@ -212,8 +363,8 @@ wg_wake_workers(struct writer_groups *wg)
 }
 
 /*
- * Save what changed and is due; with force, ignore WG_SAVE_MS and
- * backoffs.  -1 if a save failed.
+ * Log what changed (group_log) in every group; with force, ignore
+ * backoffs.  -1 if some group is not logged.
  */
 static int
 wg_save_changed(struct writer_groups *wg, int64_t now, int force)
@@ -238,35 +389,30 @@ wg_save_changed(struct writer_groups *wg, int64_t now, int force)
 			rc = -1;
 			continue;
 		}
-		if (!force && now < sl->next_save_ms) {
-			if (sl->next_save_ms < wg->next_save)
-				wg->next_save = sl->next_save_ms;
-			continue;
-		}
-		if (group_save(wg->s, g, wg->dir, name) == -1) {
-			if (sl->error != errno)
-				log_warn("group %s: cannot save committed offsets; "
-				    "retrying", name);
+		if (group_log(wg, g, name, NULL) == -1) {
+			/* A full ring frees as the writer drains it: soon. */
+			if (sl->error != errno && errno != EAGAIN)
+				log_warn("group %s: cannot append its committed "
+				    "offsets to %s; retrying", name,
+				    COFFSETS_TOPIC);
 			sl->error = errno;
-			sl->retry_ms = now + WG_RETRY_MS;
+			sl->retry_ms = now + (errno == EAGAIN ? 1 : WG_RETRY_MS);
 			if (sl->retry_ms < wg->next_save)
 				wg->next_save = sl->retry_ms;
 			rc = -1;
 			continue;
 		}
-		if (sl->error != 0)
-			log_info("group %s: committed offsets saved again", name);
+		if (sl->error != 0 && sl->error != EAGAIN)
+			log_info("group %s: committed offsets logged again", name);
 		sl->error = 0;
 		sl->saved_seq = seq;
-		sl->next_save_ms = now + WG_SAVE_MS;
 	}
 	return rc;
 }
 
 /*
- * Remove the files of DELETED slots and free them for reuse.  A group
- * of the same name made since is saved instead (written or removed by
- * what it holds), so its file is never lost to the old one's removal.
+ * Log the tombstones of DELETED slots and free them for reuse.  A group
+ * of the same name made since keeps the keys it holds (group_log).
  */
 static void
 wg_reap(struct writer_groups *wg)
@@ -284,16 +430,16 @@ wg_reap(struct writer_groups *wg)
 			continue;
 		sl = &wg->slots[i];
 		if (group_name_get(g, GROUP_SLOT_DELETED, name) == -1)
-			rc = 0;		/* no name: no file to remove */
-		else if ((live = group_find(wg->s, name, strlen(name))) >= 0)
-			rc = group_save(wg->s, group_at(wg->s, (uint32_t)live),
-			    wg->dir, name);
-		else
-			rc = offsets_remove(wg->dir, name);
+			rc = 0;		/* no name: nothing it could have logged */
+		else {
+			live = group_find(wg->s, name, strlen(name));
+			rc = group_log(wg, g, name, live >= 0 ?
+			    group_at(wg->s, (uint32_t)live) : NULL);
+		}
 		if (rc == -1) {
-			if (sl->reap_error != errno)
-				log_warn("group %s: cannot remove its committed "
-				    "offsets; retrying", name);
+			if (sl->reap_error != errno && errno != EAGAIN)
+				log_warn("group %s: cannot append its tombstones "
+				    "to %s; retrying", name, COFFSETS_TOPIC);
 			sl->reap_error = errno;
 			continue;
 		}
@@ -314,15 +460,11 @@ wg_idle(struct writer_groups *wg, uint32_t i, struct shm_group *g,
     int64_t real)
 {
 	struct wg_slot *sl = &wg->slots[i];
-	char name[GROUP_NAME_MAX + 1];
 	uint64_t seq = atomic_load_explicit(&g->commit_seq, memory_order_acquire);
 
 	if (sl->active_ms == 0) {
-		/* A writer just started: the file tells the last save. */
-		if (group_name_get(g, GROUP_SLOT_USED, name) == -1 ||
-		    offsets_mtime(wg->dir, name, &sl->active_ms) == -1 ||
-		    sl->active_ms > real)
-			sl->active_ms = real;
+		/* A writer just started: retention counts from now. */
+		sl->active_ms = real;
 		sl->seen_seq = seq;
 	}
 	if (group_member_count(wg->s, g) > 0 || seq != sl->seen_seq) {
@@ -419,24 +561,10 @@ writer_groups_due(const struct writer_groups *wg)
 int
 writer_groups_finish(struct writer_groups *wg, int64_t now)
 {
-	struct shm_group *g;
-	char name[GROUP_NAME_MAX + 1];
-	uint32_t i, n;
-	int rc;
-
-	if (wg == NULL || (n = group_count(wg->s)) == 0)
+	if (wg == NULL || group_count(wg->s) == 0)
 		return 0;
 	wg_reap(wg);
-	rc = wg_save_changed(wg, now, 1);
-	/* Their retention counts from now after a restart (see the top). */
-	for (i = 0; i < n; i++) {
-		g = group_at(wg->s, i);
-		if (group_name_get(g, GROUP_SLOT_USED, name) == 0 &&
-		    group_member_count(wg->s, g) > 0 &&
-		    group_save(wg->s, g, wg->dir, name) == -1)
-			rc = -1;
-	}
-	return rc;
+	return wg_save_changed(wg, now, 1);
 }
 
 int

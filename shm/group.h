@@ -286,6 +286,18 @@ void	group_offset_set(const struct shm *s, struct shm_group *g, uint32_t slot,
 	    int64_t offset);
 
 /*
+ * The writer's record of what it appended to __consumer_offsets for
+ * each slot (-1: nothing live there), beside the committed offsets: it
+ * appends what differs (master/writer_group.c).  Written by the writer
+ * alone (and by group_create() for a slot nobody uses), so a respawned
+ * writer knows what the topic holds; a writer that dies between its
+ * append and this store appends the same value again, harmlessly.
+ */
+int64_t	group_logged_get(const struct shm *s, struct shm_group *g, uint32_t slot);
+void	group_logged_set(const struct shm *s, struct shm_group *g, uint32_t slot,
+	    int64_t offset);
+
+/*
  * The assignment rule: of npart partitions listed in order, partition k
  * goes to member k % nmembers (members sorted by id).  Every partition
  * has one owner and shares differ by at most one.  owner[npart].

@@ -11,6 +11,7 @@
 
 #include "common/log.h"
 #include "shm/shm.h"
+#include "store/topic.h"
 #include "worker/op/access.h"
 #include "worker/op/part.h"
 #include "worker/op/records.h"
@@ -39,6 +40,14 @@ op_delete_records(const struct op_ctx *x, const char *topic, size_t len,
 
 	a->p = NULL;
 	a->low_watermark = -1;
+	/* Kafka: "Cannot delete records of internal topic" (INVALID_TOPIC). */
+	if (topic_name_reserved(topic, len)) {
+		log_warnx("%s: %s: records of %.*s not deleted: an internal "
+		    "topic", x->peer, x->api != NULL ? x->api : "?", (int)len,
+		    topic);
+		a->err = OP_RESERVED_TOPIC;
+		return OP_DONE;
+	}
 	if ((a->err = op_access_topic(x, AUTH_ADMIN, topic, len)) != OP_OK ||
 	    (a->err = op_part_resolve(w, topic, len, partition, 0, &p)) !=
 	    OP_OK ||
