@@ -34,7 +34,7 @@
  * by a fresh one) and the broker must not start.
  */
 static int
-recovery_drain_old(const struct config *conf, const char *name)
+recovery_drain_old(const struct config *conf, const char *name, int *drained)
 {
 	struct shm	old;
 	int		n;
@@ -61,6 +61,7 @@ recovery_drain_old(const struct config *conf, const char *name)
 		    "the next attempt", name);
 		return -1;
 	}
+	*drained = 1;
 	return 0;
 }
 
@@ -418,7 +419,8 @@ recovery_offsets_dir(const struct config *conf)
 		    OFFSETS_OLD_DIR, m.kept, m.kept == 1 ? "" : "s",
 		    conf->data_dir, OFFSETS_DIR);
 	for (i = 0; (r = topic_reserved_name(i)) != NULL; i++)
-		if (topic_meta_load(conf->data_dir, r, &parts, NULL) == 0)
+		if (strcmp(r, COFFSETS_TOPIC) != 0 &&
+		    topic_meta_load(conf->data_dir, r, &parts, NULL) == 0)
 			log_warnx("%s/%s: a topic a client created under a name "
 			    "Kafka reserves; not served (remove the directory "
 			    "to drop it)", conf->data_dir, r);
@@ -430,14 +432,28 @@ recovery_run(const struct config *conf, struct shm *shm)
 {
 	struct shm_limits	lim;
 	char			name[SHM_NAME_MAX];
+	int			drained = 0, rc;
 
 	if (shm_name_for(conf->data_dir, name, sizeof(name)) == -1) {
 		log_warn("cannot name the shared memory for %s", conf->data_dir);
 		return -1;
 	}
 	if (recovery_offsets_dir(conf) == -1 ||
-	    recovery_drain_old(conf, name) == -1)
+	    recovery_drain_old(conf, name, &drained) == -1)
 		return -1;
+	/*
+	 * A clean start (no region left to drain) after the one that moved
+	 * the offsets files into __consumer_offsets: they go now.
+	 */
+	if (!drained && (rc = offsets_migrated_drop(conf->data_dir)) != 0) {
+		if (rc == -1)
+			log_warn("cannot remove %s/%s", conf->data_dir,
+			    OFFSETS_MIGRATED);
+		else
+			log_info("removed %s/%s: a clean start since its "
+			    "offsets went into %s", conf->data_dir,
+			    OFFSETS_MIGRATED, COFFSETS_TOPIC);
+	}
 	if (recovery_tombstones(conf) == -1)
 		return -1;
 

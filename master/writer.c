@@ -962,8 +962,12 @@ writer_delete_topic(struct writer *w, uint32_t ti, int64_t now, int *moved)
 		log_warn("delete topic %s: removing %s (the next start removes it)",
 		    name, tomb);
 	for (pi = 0; pi < cap; pi++)
-		if ((i = shm_topic_slot(w->s, t, pi)) != UINT32_MAX)
+		if ((i = shm_topic_slot(w->s, t, pi)) != UINT32_MAX) {
+			if (pi < (uint32_t)t->partitions)
+				writer_groups_topic_gone(w->groups, name,
+				    (int32_t)pi, i);
 			writer_offsets_clear(w, i);
+		}
 	shm_topic_delete_end(w->s, (int)ti);
 	w->topic_ok[ti] = WTOPIC_FREED;
 	log_info("deleted topic %s (%d partition%s)", name, t->partitions,

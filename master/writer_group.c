@@ -48,6 +48,7 @@
 
 #define WG_TICK_MAX_MS		1000
 #define WG_RETRY_MS		1000
+#define WG_MIGRATE_POLL_MS	100	/* until the loaded files are logged and synced */
 
 struct wg_slot {
 	uint64_t	saved_seq;	/* commit_seq of the last save */
@@ -307,6 +308,35 @@ group_log(struct writer_groups *wg, struct shm_group *g, const char *name,
 	return 0;
 }
 
+void
+writer_groups_topic_gone(struct writer_groups *wg, const char *topic,
+    int32_t partition, uint32_t slot)
+{
+	struct shm_group *g;
+	char name[GROUP_NAME_MAX + 1];
+	uint32_t i, n;
+	int64_t real = clock_real_ms();
+
+	if (wg == NULL)
+		return;
+	n = group_count(wg->s);
+	for (i = 0; i < n; i++) {
+		g = group_at(wg->s, i);
+		if (group_logged_get(wg->s, g, slot) < 0 ||
+		    (group_name_get(g, GROUP_SLOT_USED, name) == -1 &&
+		    group_name_get(g, GROUP_SLOT_DELETED, name) == -1))
+			continue;
+		batch_builder_reset(&wg->bb);
+		if (wg_record(&wg->bb, name, topic, partition, -1, real) == -1 ||
+		    wg_append(wg->s, &wg->bb, name) == -1)
+			log_warn("group %s: cannot append the tombstone of "
+			    "%s/%d to %s", name, topic, partition,
+			    COFFSETS_TOPIC);
+		batch_builder_reset(&wg->bb);
+		group_logged_set(wg->s, g, slot, -1);
+	}
+}
+
 int
 writer_groups_open(struct writer_groups **wgp, struct broker *b)
 {
@@ -327,7 +357,9 @@ writer_groups_open(struct writer_groups **wgp, struct broker *b)
 	wg->s = &b->shm;
 	wg->conf = b->conf;
 	batch_builder_init(&wg->bb);
+	wg->migrating = offsets_pending(b->conf->data_dir);
 	if (offsets_dir(wg->dir, sizeof(wg->dir), b->conf) == -1) {
+		free(wg->snap);
 		free(wg->slots);
 		free(wg);
 		return -1;
@@ -537,12 +569,76 @@ wg_tick(struct writer_groups *wg, int64_t now)
 		wg_wake_workers(wg);
 }
 
+/*
+ * Is everything the region's groups hold in __consumer_offsets and
+ * synced?  Then the files it was loaded from may go.
+ */
+static int
+wg_all_durable(struct writer_groups *wg)
+{
+	struct shm_partition *p;
+	struct shm_group *g;
+	uint32_t i, n = group_count(wg->s);
+	int32_t j;
+	int tidx;
+
+	for (i = 0; i < n; i++) {
+		g = group_at(wg->s, i);
+		if (atomic_load_explicit(&g->used, memory_order_acquire) !=
+		    GROUP_SLOT_FREE && atomic_load_explicit(&g->commit_seq,
+		    memory_order_acquire) != wg->slots[i].saved_seq)
+			return 0;
+	}
+	if ((tidx = shm_topic_find(wg->s, COFFSETS_TOPIC,
+	    COFFSETS_TOPIC_LEN)) < 0)
+		return 0;
+	for (j = 0; j < (int32_t)wg->s->topics[tidx].partitions; j++)
+		if ((p = shm_partition(wg->s, tidx, j)) == NULL ||
+		    atomic_load(&p->durable_offset) <
+		    __atomic_load_n(&p->next_offset, __ATOMIC_ACQUIRE))
+			return 0;
+	return 1;
+}
+
+/* The old offsets files are in the topic, synced: retire them. */
+static void
+wg_migrate(struct writer_groups *wg, int64_t now)
+{
+	int rc;
+
+	if (!wg_all_durable(wg)) {
+		if (now + WG_MIGRATE_POLL_MS < wg->next_save)
+			wg->next_save = now + WG_MIGRATE_POLL_MS;
+		return;
+	}
+	wg->migrating = 0;
+	if ((rc = offsets_retire(wg->conf->data_dir)) == -1)
+		log_warn("%s/%s: cannot retire the committed offsets files "
+		    "(they are in %s)", wg->conf->data_dir, OFFSETS_DIR,
+		    COFFSETS_TOPIC);
+	else if (rc == 1)
+		log_info("committed offsets of %s/%s are in %s; the files are "
+		    "kept as %s until the next clean start", wg->conf->data_dir,
+		    OFFSETS_DIR, COFFSETS_TOPIC, OFFSETS_MIGRATED);
+	else if (rc == 2)
+		log_info("committed offsets of %s/%s are in %s; files removed",
+		    wg->conf->data_dir, OFFSETS_DIR, COFFSETS_TOPIC);
+}
+
 void
 writer_groups_cycle(struct writer_groups *wg, int64_t now)
 {
-	if (wg == NULL || group_count(wg->s) == 0)
+	if (wg == NULL)
 		return;
+	if (group_count(wg->s) == 0) {
+		wg->next_save = INT64_MAX;
+		if (wg->migrating)
+			wg_migrate(wg, now);
+		return;
+	}
 	(void)wg_save_changed(wg, now, 0);
+	if (wg->migrating)
+		wg_migrate(wg, now);
 	if (now >= wg->next_tick)
 		wg_tick(wg, now);
 }
@@ -552,8 +648,10 @@ writer_groups_due(const struct writer_groups *wg)
 {
 	int64_t t;
 
-	if (wg == NULL || group_count(wg->s) == 0)
+	if (wg == NULL || (group_count(wg->s) == 0 && !wg->migrating))
 		return INT64_MAX;
+	if (group_count(wg->s) == 0)
+		return wg->next_save;
 	t = wg->next_tick;
 	return wg->next_save < t ? wg->next_save : t;
 }
@@ -644,6 +742,15 @@ writer_groups_load(struct shm *s, const struct config *conf)
 		}
 		g = group_at(s, (uint32_t)gidx);
 		dropped = 0;
+		/*
+		 * A file holds the group's whole state, newer than the topic's
+		 * (a drained region's) or the only one (a broker before the
+		 * topic): it replaces what the topic gave.  The writer appends
+		 * the difference (commit_seq moved).
+		 */
+		for (j = 0; j < s->hdr->limits.max_partitions; j++)
+			if (group_offset_get(s, g, (uint32_t)j) >= 0)
+				group_offset_set(s, g, (uint32_t)j, -1);
 		for (j = 0; j < ne; j++) {
 			tidx = shm_topic_find(s, e[j].topic, strlen(e[j].topic));
 			if (tidx < 0 || e[j].offset < 0 ||
@@ -653,8 +760,6 @@ writer_groups_load(struct shm *s, const struct config *conf)
 			}
 			group_offset_set(s, g, (uint32_t)(p - s->parts), e[j].offset);
 		}
-		/* Loaded is saved: the writer need not write it again. */
-		atomic_store(&g->commit_seq, 0);
 		if (dropped > 0)
 			log_warnx("group %s: %d committed offset%s for missing "
 			    "topics or partitions dropped", names[i], dropped,

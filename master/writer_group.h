@@ -35,6 +35,12 @@ void	writer_groups_close(struct writer_groups *wg);
 void	writer_groups_cycle(struct writer_groups *wg, int64_t now);
 /* CLOCK_MONOTONIC ms of the next duty (INT64_MAX: none). */
 int64_t	writer_groups_due(const struct writer_groups *wg);
+/*
+ * Topic delete: partition (slot) of topic is gone; every group that
+ * logged an offset for it gets its tombstone in __consumer_offsets.
+ */
+void	writer_groups_topic_gone(struct writer_groups *wg, const char *topic,
+	    int32_t partition, uint32_t slot);
 /* Shutdown: save whatever changed.  0, or -1 if some group is not saved. */
 int	writer_groups_finish(struct writer_groups *wg, int64_t now);
 
