@@ -318,9 +318,20 @@ recovery_coffsets(const struct config *conf, struct shm *shm)
 			return -1;
 		}
 		made = 1;
-	} else if (recovery_topic_create(conf, shm, COFFSETS_TOPIC, parts, id,
-	    &idx) == -1)
-		return -1;
+	} else {
+		static const uint8_t zero[TOPIC_ID_LEN];
+		int noid = memcmp(id, zero, sizeof(id)) == 0;
+
+		if (recovery_topic_create(conf, shm, COFFSETS_TOPIC, parts,
+		    noid ? NULL : id, &idx) == -1)
+			return -1;
+		/* Made as a client's topic by a Flume before topic ids. */
+		if (noid && topic_internal_meta_save(conf->data_dir,
+		    COFFSETS_TOPIC, parts, shm->topics[idx].id) == -1) {
+			log_warn("%s: cannot record its topic id", COFFSETS_TOPIC);
+			return -1;
+		}
+	}
 	/* Compacted, always: the cleaner keeps each key's latest record. */
 	memset(&t, 0, sizeof(t));
 	if (topic_config_load(conf->data_dir, COFFSETS_TOPIC, &t, why,

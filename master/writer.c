@@ -1422,6 +1422,9 @@ writer_finish(struct writer *w, int64_t now_ms)
 	if (w->topics_open < topic_count_now(w->s) || writer_deletes_pending(w) ||
 	    writer_retry_pending(w))
 		rc = -1;
+	/* Committed offsets go through __consumer_offsets' rings: first. */
+	if (writer_groups_finish(w->groups, now_ms) == -1)
+		rc = -1;
 	WRITER_FOREACH_SLOT(w, i, {
 		struct wslot *sl = &w->slots[i];
 		struct shm_partition *p = &w->s->parts[i];
@@ -1433,8 +1436,6 @@ writer_finish(struct writer *w, int64_t now_ms)
 	});
 	if (moved)
 		writer_wake_workers(w);
-	if (writer_groups_finish(w->groups, now_ms) == -1)
-		rc = -1;
 	return rc;
 }
 

@@ -637,6 +637,8 @@ writer_groups_cycle(struct writer_groups *wg, int64_t now)
 		return;
 	}
 	(void)wg_save_changed(wg, now, 0);
+	/* Deleted groups' tombstones at once: their slots are wanted. */
+	wg_reap(wg);
 	if (wg->migrating)
 		wg_migrate(wg, now);
 	if (now >= wg->next_tick)
