@@ -1,16 +1,20 @@
 /*
  * Consumer groups, writer side (see writer_group.h).
  *
- * Saving: every commit bumps its group's commit_seq after storing the
- * offsets, so the writer reads the sequence first and the offsets after
- * it; a commit racing with the save bumps the sequence again and is
- * saved by a later cycle.  A group is saved at most every WG_SAVE_MS
- * (writer_group.h): a consumer committing every batch would otherwise
- * cost the writer two fsyncs and a rename per commit, while shared
- * memory already carries the offsets through any process crash.
- * Shutdown saves at once.  A group is saved as one file, replaced
- * atomically (store/offsets.c); a failed save is logged once and retried
- * with a backoff, the offsets staying in shared memory meanwhile.
+ * Logging committed offsets to __consumer_offsets (master/coffsets.h):
+ * every commit bumps its group's commit_seq after storing the offsets,
+ * so the writer reads the sequence first and the offsets after it; a
+ * commit racing with the append bumps the sequence again and is appended
+ * by a later cycle.  Every cycle, each group whose sequence moved gets
+ * one batch: a commit record (Kafka's key and value, version 1) for each
+ * offset that differs from what the writer logged last (the logged
+ * offsets beside the committed ones in shared memory, shm/group.h), a
+ * tombstone for each one deleted.  The batch goes into the ring of the
+ * group's partition, as a produce would, and the writer drains it with
+ * the data: one append, the same group commit and flush policy.  A full
+ * ring is retried the next cycle (the offsets stay in shared memory,
+ * which outlives every process but the machine).  No file is rewritten:
+ * the topic is compacted, its latest record per key is the state.
  *
  * Expiry: the writer runs every group's state machine at least every
  * WG_TICK_MAX_MS and at the nearest session or rebalance deadline it saw,
@@ -20,13 +24,11 @@
  * Retention (offsets_retention, Kafka's offsets.retention.minutes): a
  * group without members whose offsets did not change for that long (the
  * writer's tick notes, in wall-clock time, when it last saw members or a
- * commit; a writer that starts takes the time of the group's file) is
- * deleted (group_delete()), as a `flume-admin group delete` does.  A
- * deleted slot's file is removed here, then the slot is freed for reuse
- * (wg_reap()); a group of the same name made meanwhile is saved instead,
- * its file written or removed by what it holds.  At shutdown, groups
- * that still have members are saved again, so that after a restart
- * their retention counts from then, not from their last commit.
+ * commit; a writer that starts counts from then) is deleted
+ * (group_delete()), as a `flume-admin group delete` does.  A deleted
+ * slot's offsets and the group get their tombstones here, then the slot
+ * is freed for reuse (wg_reap()); keys that a group of the same name
+ * made meanwhile holds are left to it.
  */
 #include <errno.h>
 #include <limits.h>
@@ -54,7 +56,6 @@ struct wg_slot {
 	uint64_t	saved_seq;	/* commit_seq of the last save */
 	int		error;		/* errno of the last failed save, 0 if none */
 	int64_t		retry_ms;
-	int64_t		next_save_ms;	/* no save before this (WG_SAVE_MS) */
 	int64_t		active_ms;	/* CLOCK_REALTIME: members or a commit seen; 0 unknown */
 	uint64_t	seen_seq;	/* commit_seq at that time */
 	int		reap_error;	/* errno of the last failed file removal */
