@@ -41,10 +41,7 @@ op_delete_records(const struct op_ctx *x, const char *topic, size_t len,
 	a->p = NULL;
 	a->low_watermark = -1;
 	/* Kafka: "Cannot delete records of internal topic" (INVALID_TOPIC). */
-	if (topic_name_reserved(topic, len)) {
-		log_warnx("%s: %s: records of %.*s not deleted: an internal "
-		    "topic", x->peer, x->api != NULL ? x->api : "?", (int)len,
-		    topic);
+	if (op_part_internal(x, "records", "deleted", topic, len)) {
 		a->err = OP_RESERVED_TOPIC;
 		return OP_DONE;
 	}

@@ -236,10 +236,7 @@ op_tconf_alter(const struct op_ctx *x, const char *name, size_t len,
 	a->gen = 0;
 	a->ti = -1;
 	/* __consumer_offsets stays compacted: the broker's to set. */
-	if (topic_name_reserved(name, len)) {
-		log_warnx("%s: %s: settings of %.*s not changed: an internal "
-		    "topic", x->peer, x->api != NULL ? x->api : "?", (int)len,
-		    name);
+	if (op_part_internal(x, "settings", "changed", name, len)) {
 		a->err = OP_RESERVED_TOPIC;
 		return OP_DONE;
 	}
