@@ -244,8 +244,9 @@ data_wait(const char *rel)
 /*
  * A group commits (kafka-python); kcat reads the commit from
  * __consumer_offsets in Kafka's format, in Kafka's partition for the
- * group; Kafka clients' creates, deletes, produce and alter_configs of
- * it are refused with Kafka's errors and change nothing; Metadata lists
+ * group; Kafka clients' creates, deletes, produce, alter_configs and
+ * create_partitions of it are refused with Kafka's errors and change
+ * nothing; Metadata lists
  * it as internal; a second commit appends a second record; after a
  * restart the offset is read back from the topic alone.
  */
@@ -269,11 +270,14 @@ test_kafka_clients_read_offsets_topic(void)
 	    "InvalidTopicError; confluent-kafka create TOPIC_EXCEPTION, "
 	    "delete TOPIC_EXCEPTION; produce 17; listed ['__consumer_offsets']; "
 	    "flume.pid create InvalidTopicError, delete InvalidTopicError; "
-	    "alter 17\n", "refuse", NULL, NULL, NULL);
-	/* One line per refused create or delete. */
-	CU_ASSERT_EQUAL(flumed_log_count(&d, REFUSED), 6);
+	    "alter 17, partitions InvalidTopicError\n", "refuse", NULL, NULL,
+	    NULL);
+	/* One line per refused create, delete or grow. */
+	CU_ASSERT_EQUAL(flumed_log_count(&d, REFUSED), 7);
 	CU_ASSERT_EQUAL(flumed_log_count(&d, "settings of __consumer_offsets "
 	    "not changed: an internal topic"), 1);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "growing topic __consumer_offsets "
+	    "refused"), 1);
 	/* The lock file of the data directory is still there. */
 	CU_ASSERT(data_has("flume.pid"));
 	CU_ASSERT_EQUAL(flumed_log_count(&d, "deleted topic __consumer_offsets"),
