@@ -25,6 +25,7 @@ usage(FILE *f)
 	    "       flume-admin [-b host:port] partitions topic count\n"
 	    "       flume-admin [-b host:port] describe topic\n"
 	    "       flume-admin [-b host:port] workers\n"
+	    "       flume-admin [-b host:port] connections\n"
 	    "       flume-admin [-b host:port] groups\n"
 	    "       flume-admin [-b host:port] group name\n"
 	    "       flume-admin [-b host:port] group name reset -t topic "
@@ -200,6 +201,54 @@ cmd_workers(struct flume_client *c)
 		    (int)w[i].restarts);
 	}
 	free(w);
+	return 0;
+}
+
+/*
+ * The workers' client connections, oldest first, with the software a
+ * Kafka client names (ApiVersions v3+); "-" where none is known.
+ */
+static int
+conn_cmp(const void *a, const void *b)
+{
+	const struct flume_conn_info *x = a, *y = b;
+
+	if (x->opened_ms != y->opened_ms)
+		return x->opened_ms < y->opened_ms ? -1 : 1;
+	return strcmp(x->peer, y->peer);
+}
+
+static int
+cmd_connections(struct flume_client *c)
+{
+	struct flume_conn_info *v;
+	char since[32];
+	struct tm tm;
+	time_t t;
+	int n, i;
+
+	if ((n = flume_connections(c, &v)) == -1) {
+		fprintf(stderr, "flume-admin: %s\n", flume_errstr(c));
+		return 1;
+	}
+	if (n > 1)
+		qsort(v, (size_t)n, sizeof(*v), conn_cmp);
+	printf("%-4s %8s %-47s %-8s %-20s %-31s %s\n", "SLOT", "PID", "PEER",
+	    "PROTOCOL", "SINCE", "CLIENT", "VERSION");
+	for (i = 0; i < n; i++) {
+		t = (time_t)(v[i].opened_ms / 1000);
+		if (gmtime_r(&t, &tm) == NULL ||
+		    strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ",
+		    &tm) == 0)
+			snprintf(since, sizeof(since), "-");
+		printf("%-4d %8d %-47s %-8s %-20s %-31s %s\n", (int)v[i].slot,
+		    (int)v[i].pid, v[i].peer, v[i].kafka ?
+		    (v[i].tls ? "kafka+tls" : "kafka") :
+		    (v[i].tls ? "tls" : "native"), since,
+		    v[i].client_name[0] != '\0' ? v[i].client_name : "-",
+		    v[i].client_version[0] != '\0' ? v[i].client_version : "-");
+	}
+	free(v);
 	return 0;
 }
 
@@ -626,6 +675,7 @@ main(int argc, char *argv[])
 	cmd = argv[0];
 	if (!((strcmp(cmd, "topics") == 0 && argc == 1) ||
 	    (strcmp(cmd, "workers") == 0 && argc == 1) ||
+	    (strcmp(cmd, "connections") == 0 && argc == 1) ||
 	    (strcmp(cmd, "stats") == 0 && argc == 1) ||
 	    (strcmp(cmd, "groups") == 0 && argc == 1) ||
 	    (strcmp(cmd, "group") == 0 && argc == 2) ||
@@ -660,6 +710,8 @@ main(int argc, char *argv[])
 		status = cmd_topics(c);
 	else if (strcmp(cmd, "workers") == 0)
 		status = cmd_workers(c);
+	else if (strcmp(cmd, "connections") == 0)
+		status = cmd_connections(c);
 	else if (strcmp(cmd, "stats") == 0)
 		status = cmd_stats(c);
 	else if (strcmp(cmd, "groups") == 0)

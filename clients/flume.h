@@ -192,6 +192,21 @@ struct flume_worker_info {
 /* The broker's children; *out is freed with free(). Returns the count. */
 int	flume_workers(struct flume_client *c, struct flume_worker_info **out);
 
+struct flume_conn_info {
+	int32_t		 slot;		/* the worker's slot */
+	int32_t		 pid;		/* and its pid */
+	int		 kafka;		/* 1 Kafka listener, 0 native */
+	int		 tls;
+	int64_t		 opened_ms;	/* accepted at, ms since the epoch */
+	char		 peer[48];	/* the client's address:port */
+	char		 client_name[32];	/* "" unless a Kafka client */
+	char		 client_version[32];	/* named it (ApiVersions v3+) */
+};
+
+/* The workers' client connections; *out is freed with free(). The count. */
+int	flume_connections(struct flume_client *c,
+	    struct flume_conn_info **out);
+
 /*
  * The partition a key goes to: FNV-1a 32-bit of the key bytes (offset
  * basis 0x811c9dc5, prime 0x01000193) modulo partition_count.  Every

@@ -1258,6 +1258,73 @@ done:
 	return rc;
 }
 
+/* ---- CONNECTIONS ---- */
+
+/* Copy a wire string into a fixed field, cut to fit. */
+static void
+conn_str(char *dst, size_t max, const char *src, size_t len)
+{
+	if (len > max - 1)
+		len = max - 1;
+	if (len > 0)
+		memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+int
+flume_connections(struct flume_client *c, struct flume_conn_info **out)
+{
+	struct connections_resp resp;
+	struct client_sync s;
+	struct arena a;
+	int32_t i;
+	int rc = -1;
+
+	*out = NULL;
+	arena_init(&a, CLIENT_ARENA_LIMIT);
+	if (client_call(c, API_CONNECTIONS, NULL, c->conf.request_timeout_ms,
+	    0, &s) == -1)
+		goto done;
+	if (msg_decode_connections_resp(s.buf, s.len, &a, &resp) == -1) {
+		client_seterr(c, "malformed connections response");
+		errno = EPROTO;
+		goto done;
+	}
+	if (resp.error != ERR_NONE) {
+		client_broker_fail(c, resp.error, "connections");
+		goto done;
+	}
+	if ((*out = calloc(resp.count > 0 ? (size_t)resp.count : 1,
+	    sizeof(**out))) == NULL) {
+		client_seterr(c, "out of memory");
+		goto done;
+	}
+	for (i = 0; i < resp.count; i++) {
+		(*out)[i].slot = resp.conns[i].slot;
+		(*out)[i].pid = resp.conns[i].pid;
+		(*out)[i].kafka = resp.conns[i].protocol == 1;
+		(*out)[i].tls = resp.conns[i].tls != 0;
+		(*out)[i].opened_ms = resp.conns[i].opened_ms;
+		conn_str((*out)[i].peer, sizeof((*out)[i].peer),
+		    resp.conns[i].peer, resp.conns[i].peer_len);
+		conn_str((*out)[i].client_name, sizeof((*out)[i].client_name),
+		    resp.conns[i].client_name, resp.conns[i].client_name_len);
+		conn_str((*out)[i].client_version,
+		    sizeof((*out)[i].client_version),
+		    resp.conns[i].client_version,
+		    resp.conns[i].client_version_len);
+	}
+	rc = resp.count;
+done:
+	if (rc == -1) {
+		free(*out);
+		*out = NULL;
+	}
+	free(s.buf);
+	arena_free(&a);
+	return rc;
+}
+
 /* ---- key partitioner ---- */
 
 uint32_t

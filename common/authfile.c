@@ -4,20 +4,18 @@
  * SIGHUP, and publishes its text in the shared region (shm/authpub.h);
  * workers take a newly published text and install it.
  */
-#include <sys/stat.h>
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <sodium.h>
 
 #include "common/authfile.h"
+#include "common/authwrite.h"
 #include "shm/authpub.h"
 
 _Static_assert(AUTH_FILE_MAX == AUTHPUB_TEXT_MAX, "auth_file fits the shm copy");
@@ -144,6 +142,11 @@ auth_parse_perms(const char *name, int line, const char *p, size_t len,
 		}
 		what = (bit & AUTH_GROUP_PERMS) ? "group" : "topic";
 		max = (bit & AUTH_GROUP_PERMS) ? GROUP_NAME_MAX : TOPIC_NAME_MAX;
+		/* `consume==orders`: the topic orders only (a Kafka LITERAL ACL). */
+		if (eq + 1 < comma && eq[1] == '=') {
+			g->exact = 1;
+			eq++;
+		}
 		g->prefix_len = (size_t)(comma - eq - 1);
 		if (g->prefix_len == 0 || g->prefix_len > max)
 			return auth_err(err, errlen, name, line,
@@ -157,6 +160,156 @@ auth_parse_perms(const char *name, int line, const char *p, size_t len,
 		memcpy(g->prefix, eq + 1, g->prefix_len);
 		if (comma == end)
 			break;
+	}
+	return 0;
+}
+
+size_t
+auth_scram_keylen(int mech)
+{
+	return mech == AUTH_SCRAM_SHA512 ? 64 : 32;
+}
+
+/* base64 p[0..len) into out (exactly want bytes, or 1..want with *got). */
+static int
+b64_field(const char *p, size_t len, uint8_t *out, size_t max, size_t *got)
+{
+	if (len == 0 || sodium_base642bin(out, max, p, len, NULL, got, NULL,
+	    sodium_base64_VARIANT_ORIGINAL) != 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * The credentials after `{scram}`: "sha-256$I$SALT$STORED$SERVER ..." into
+ * u (each mechanism at most once; none at all: a user who cannot log in
+ * but by a TLS certificate); 0 or -1.
+ */
+static int
+auth_scram_parse(struct auth_user *u, const char *p, size_t len)
+{
+	const char *end = p + len, *tok, *sp, *f[5], *fe[5];
+	struct auth_scram *sc;
+	size_t n, keylen;
+	long it;
+	char num[12], *ep;
+	int i, mech;
+
+	for (tok = p; tok < end; tok = sp + 1) {
+		if ((sp = memchr(tok, ' ', (size_t)(end - tok))) == NULL)
+			sp = end;
+		f[0] = tok;
+		for (i = 0; i < 5; i++) {
+			fe[i] = memchr(f[i], '$', (size_t)(sp - f[i]));
+			if (fe[i] == NULL)
+				fe[i] = sp;
+			if (i < 4) {
+				if (fe[i] == sp)
+					return -1;
+				f[i + 1] = fe[i] + 1;
+			}
+		}
+		if (fe[4] != sp)
+			return -1;
+		if (fe[0] - f[0] == 7 && memcmp(f[0], "sha-256", 7) == 0)
+			mech = AUTH_SCRAM_SHA256;
+		else if (fe[0] - f[0] == 7 && memcmp(f[0], "sha-512", 7) == 0)
+			mech = AUTH_SCRAM_SHA512;
+		else
+			return -1;
+		sc = &u->scram[mech];
+		if (sc->set)
+			return -1;
+		n = (size_t)(fe[1] - f[1]);
+		if (n == 0 || n >= sizeof(num))
+			return -1;
+		memcpy(num, f[1], n);
+		num[n] = '\0';
+		it = strtol(num, &ep, 10);
+		if (*ep != '\0' || it < AUTH_SCRAM_ITER_MIN ||
+		    it > AUTH_SCRAM_ITER_MAX)
+			return -1;
+		sc->iterations = (int32_t)it;
+		keylen = auth_scram_keylen(mech);
+		if (b64_field(f[2], (size_t)(fe[2] - f[2]), sc->salt,
+		    sizeof(sc->salt), &sc->salt_len) == -1 ||
+		    b64_field(f[3], (size_t)(fe[3] - f[3]), sc->stored_key,
+		    sizeof(sc->stored_key), &n) == -1 || n != keylen ||
+		    b64_field(f[4], (size_t)(fe[4] - f[4]), sc->server_key,
+		    sizeof(sc->server_key), &n) == -1 || n != keylen)
+			return -1;
+		sc->set = 1;
+		if (sp == end)
+			break;
+	}
+	return 0;
+}
+
+void
+auth_scram_keys(int mech, const uint8_t *salted, uint8_t *stored,
+    uint8_t *server)
+{
+	crypto_auth_hmacsha512_state h5;
+	crypto_auth_hmacsha256_state h2;
+	uint8_t ckey[AUTH_SCRAM_KEY_MAX];
+
+	if (mech == AUTH_SCRAM_SHA512) {
+		crypto_auth_hmacsha512_init(&h5, salted, 64);
+		crypto_auth_hmacsha512_update(&h5, (const uint8_t *)"Client Key",
+		    10);
+		crypto_auth_hmacsha512_final(&h5, ckey);
+		crypto_hash_sha512(stored, ckey, 64);
+		crypto_auth_hmacsha512_init(&h5, salted, 64);
+		crypto_auth_hmacsha512_update(&h5, (const uint8_t *)"Server Key",
+		    10);
+		crypto_auth_hmacsha512_final(&h5, server);
+		sodium_memzero(&h5, sizeof(h5));
+	} else {
+		crypto_auth_hmacsha256_init(&h2, salted, 32);
+		crypto_auth_hmacsha256_update(&h2, (const uint8_t *)"Client Key",
+		    10);
+		crypto_auth_hmacsha256_final(&h2, ckey);
+		crypto_hash_sha256(stored, ckey, 32);
+		crypto_auth_hmacsha256_init(&h2, salted, 32);
+		crypto_auth_hmacsha256_update(&h2, (const uint8_t *)"Server Key",
+		    10);
+		crypto_auth_hmacsha256_final(&h2, server);
+		sodium_memzero(&h2, sizeof(h2));
+	}
+	sodium_memzero(ckey, sizeof(ckey));
+}
+
+int
+auth_scram_format(const struct auth_user *u, char *buf, size_t len)
+{
+	char salt[sodium_base64_ENCODED_LEN(AUTH_SCRAM_SALT_MAX,
+	    sodium_base64_VARIANT_ORIGINAL)];
+	char sk[sodium_base64_ENCODED_LEN(AUTH_SCRAM_KEY_MAX,
+	    sodium_base64_VARIANT_ORIGINAL)], vk[sizeof(sk)];
+	const struct auth_scram *sc;
+	size_t n, keylen;
+	int mech, w, first = 1;
+
+	if ((n = (size_t)snprintf(buf, len, AUTH_SCRAM_PREFIX)) >= len)
+		return -1;
+	for (mech = 0; mech < AUTH_SCRAM_MECHS; mech++) {
+		sc = &u->scram[mech];
+		if (!sc->set)
+			continue;
+		keylen = auth_scram_keylen(mech);
+		sodium_bin2base64(salt, sizeof(salt), sc->salt, sc->salt_len,
+		    sodium_base64_VARIANT_ORIGINAL);
+		sodium_bin2base64(sk, sizeof(sk), sc->stored_key, keylen,
+		    sodium_base64_VARIANT_ORIGINAL);
+		sodium_bin2base64(vk, sizeof(vk), sc->server_key, keylen,
+		    sodium_base64_VARIANT_ORIGINAL);
+		w = snprintf(buf + n, len - n, "%ssha-%s$%d$%s$%s$%s",
+		    first ? "" : " ", mech == AUTH_SCRAM_SHA512 ? "512" : "256",
+		    (int)sc->iterations, salt, sk, vk);
+		if (w < 0 || (size_t)w >= len - n)
+			return -1;
+		n += (size_t)w;
+		first = 0;
 	}
 	return 0;
 }
@@ -206,10 +359,24 @@ auth_parse_line(const char *name, int line, const char *s, size_t len,
 	memset(u, 0, sizeof(*u));
 	memcpy(u->name, s, ulen);
 	u->name_len = ulen;
-	if ((u->secret = malloc(slen)) == NULL)
-		return auth_err(err, errlen, name, line, "out of memory");
-	memcpy(u->secret, c1 + 1, slen);
-	u->secret_len = slen;
+	if (slen >= sizeof(AUTH_SCRAM_PREFIX) - 1 && memcmp(c1 + 1,
+	    AUTH_SCRAM_PREFIX, sizeof(AUTH_SCRAM_PREFIX) - 1) == 0) {
+		if (auth_scram_parse(u, c1 + sizeof(AUTH_SCRAM_PREFIX),
+		    slen - (sizeof(AUTH_SCRAM_PREFIX) - 1)) == -1)
+			return auth_err(err, errlen, name, line,
+			    "user %.*s: expected " AUTH_SCRAM_PREFIX " and "
+			    "sha-256$ITERATIONS$SALT$STOREDKEY$SERVERKEY or "
+			    "sha-512$..., space-separated, base64, iterations "
+			    "%d to %d", (int)ulen, s, AUTH_SCRAM_ITER_MIN,
+			    AUTH_SCRAM_ITER_MAX);
+		u->scram_only = 1;
+	} else {
+		if ((u->secret = malloc(slen)) == NULL)
+			return auth_err(err, errlen, name, line,
+			    "out of memory");
+		memcpy(u->secret, c1 + 1, slen);
+		u->secret_len = slen;
+	}
 	return auth_parse_perms(name, line, c2 + 1, (size_t)(s + len - c2 - 1),
 	    u, err, errlen);
 }
@@ -261,6 +428,7 @@ auth_user_may(const struct auth_user *u, unsigned perm, const char *topic,
 	for (i = 0; i < u->ngrants; i++) {
 		g = &u->grants[i];
 		if ((g->perm & perm) != 0 && g->prefix_len <= len &&
+		    (!g->exact || g->prefix_len == len) &&
 		    memcmp(g->prefix, topic, g->prefix_len) == 0)
 			return 1;
 	}
@@ -314,50 +482,31 @@ auth_load(const char *path, char *err, size_t errlen, char *warn,
     size_t warnlen)
 {
 	struct auth_table t;
-	struct stat st;
 	char *buf;
-	ssize_t n;
-	size_t got = 0;
-	int fd, rc;
+	size_t got, n;
+	unsigned mode;
 
 	if (warnlen > 0)
 		warn[0] = '\0';
 	if (sodium_init() < 0)
 		return auth_err(err, errlen, path, 0, "libsodium failed to start");
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+	if (authfile_read(path, &buf, &got, &mode) == -1) {
+		if (errno == EFBIG)
+			return auth_err(err, errlen, path, 0, "expected a "
+			    "regular file of at most %u bytes", AUTH_FILE_MAX);
 		return auth_err(err, errlen, path, 0, "%s", strerror(errno));
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    st.st_size > (off_t)AUTH_FILE_MAX) {
-		close(fd);
-		return auth_err(err, errlen, path, 0,
-		    "expected a regular file of at most %u bytes", AUTH_FILE_MAX);
 	}
-	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
-		close(fd);
-		return auth_err(err, errlen, path, 0, "out of memory");
-	}
-	while (got < (size_t)st.st_size) {
-		n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	rc = auth_parse(path, buf, got, &t, err, errlen);
-	if (rc == -1) {
-		sodium_memzero(buf, (size_t)st.st_size + 1);
-		free(buf);
+	if (auth_parse(path, buf, got, &t, err, errlen) == -1) {
+		authfile_text_free(buf, got);
 		return -1;
 	}
-	if ((st.st_mode & 077) != 0 && warnlen > 0)
+	if ((mode & 077) != 0 && warnlen > 0)
 		snprintf(warn, warnlen, "%s: readable by others than its owner "
 		    "(mode %03o); it holds secrets, chmod 600 it", path,
-		    (unsigned)(st.st_mode & 0777));
+		    mode & 0777);
 	if (auth_table_groupless(&t) && warnlen > 0) {
-		n = (ssize_t)strlen(warn);
-		snprintf(warn + n, warnlen - (size_t)n, "%s%s: no user has a "
+		n = strlen(warn);
+		snprintf(warn + n, warnlen - n, "%s%s: no user has a "
 		    "group permission, so no consumer group may be used (add "
 		    "group-read=prefix, see flume.conf(5))", n > 0 ? "; " : "",
 		    path);
@@ -483,4 +632,10 @@ auth_table_install(struct auth_table *t, uint32_t gen)
 	auth_tab = *t;
 	memset(t, 0, sizeof(*t));
 	auth_seen = gen;
+}
+
+uint32_t
+auth_table_generation(void)
+{
+	return auth_seen;
 }

@@ -39,19 +39,46 @@
 
 /*
  * One permission, for the topics (AUTH_TOPIC_PERMS) or the groups
- * (AUTH_GROUP_PERMS) whose names start with prefix ("" = all).
+ * (AUTH_GROUP_PERMS) whose names start with prefix ("" = all), or, with
+ * exact (written `consume==name`), for the one named prefix.
  */
 struct auth_grant {
 	unsigned	 perm;			/* one AUTH_* bit */
+	uint8_t		 exact;			/* prefix is the whole name */
 	size_t		 prefix_len;
 	char		 prefix[TOPIC_NAME_MAX + 1];
+};
+
+/*
+ * A SCRAM credential as Kafka keeps one (RFC 5802: the salt, the
+ * iterations, StoredKey and ServerKey; never the password), for a user
+ * whose secret field is `{scram}` followed by space-separated
+ * `sha-256$ITERATIONS$SALT$STOREDKEY$SERVERKEY` (and `sha-512$...`),
+ * base64: what AlterUserScramCredentials writes.
+ */
+#define AUTH_SCRAM_PREFIX	"{scram}"
+#define AUTH_SCRAM_SALT_MAX	64
+#define AUTH_SCRAM_KEY_MAX	64
+#define AUTH_SCRAM_ITER_MIN	4096	/* Kafka's bounds */
+#define AUTH_SCRAM_ITER_MAX	16384
+enum { AUTH_SCRAM_SHA256 = 0, AUTH_SCRAM_SHA512, AUTH_SCRAM_MECHS };
+
+struct auth_scram {
+	uint8_t		 set;
+	int32_t		 iterations;
+	size_t		 salt_len;
+	uint8_t		 salt[AUTH_SCRAM_SALT_MAX];
+	uint8_t		 stored_key[AUTH_SCRAM_KEY_MAX];
+	uint8_t		 server_key[AUTH_SCRAM_KEY_MAX];
 };
 
 struct auth_user {
 	char		 name[AUTH_USER_MAX + 1];
 	size_t		 name_len;
-	uint8_t		*secret;
+	uint8_t		*secret;	/* NULL when scram_only */
 	size_t		 secret_len;
+	uint8_t		 scram_only;	/* a {scram} secret: no password */
+	struct auth_scram scram[AUTH_SCRAM_MECHS];
 	struct auth_grant *grants;
 	size_t		 ngrants;
 };
@@ -81,6 +108,17 @@ int	auth_user_may_group(const struct auth_user *u, unsigned perm,
 	    const char *group, size_t len);
 /* The user has perm on some topic (all: on every topic)? 1 or 0. */
 int	auth_user_has(const struct auth_user *u, unsigned perm, int all);
+/* The key length of SCRAM mechanism mech (AUTH_SCRAM_SHA*): 32 or 64. */
+size_t	auth_scram_keylen(int mech);
+/*
+ * StoredKey = H(HMAC(salted, "Client Key")) and ServerKey =
+ * HMAC(salted, "Server Key") of a salted password (RFC 5802), each
+ * auth_scram_keylen(mech) bytes.
+ */
+void	auth_scram_keys(int mech, const uint8_t *salted, uint8_t *stored,
+	    uint8_t *server);
+/* The `{scram}...` secret field of u's credentials into buf: 0 or -1. */
+int	auth_scram_format(const struct auth_user *u, char *buf, size_t len);
 /* 1 if a user name may hold ch. */
 int	auth_name_char(int ch);
 /* The user named name[0..len) in t, or NULL. */
@@ -120,6 +158,8 @@ const uint8_t *auth_unknown_user_key(size_t *len);
  */
 int	auth_table_take(struct shm *s, struct auth_table *t, uint32_t *gen,
 	    char *err, size_t errlen);
+/* The published generation this process's table is from (0: inherited). */
+uint32_t auth_table_generation(void);
 /* Worker: make t (taken by auth_table_take) the table; t is emptied. */
 void	auth_table_install(struct auth_table *t, uint32_t gen);
 

@@ -85,6 +85,7 @@ struct config {
 	int		 metrics_tls;		/* HTTPS with tls_cert_file, tls_key_file */
 	char		 metrics_host[256];
 	char		 metrics_port[16];
+	char		 console_dir[PATH_MAX];	/* the web console's pages (master/console.h) */
 	/* The Kafka listener (worker/kafka*.c); kafka_listen "" = off. */
 	char		 kafka_listen[300];
 	char		 kafka_host[256];

@@ -151,6 +151,8 @@ static const struct conf_key conf_keys[] = {
 	{ "log_level", CT_LOGLEVEL, 0, 0, 0, "info", CF(log_level), NOTOPIC, RELOAD },
 	{ "metrics_listen", CT_LISTEN, 0, 0, 0, NULL, CF(metrics_listen), NOTOPIC, RESTART },
 	{ "metrics_tls", CT_BOOL, 0, 1, 0, "no", CF(metrics_tls), NOTOPIC, RESTART },
+	{ "console_dir", CT_STRING, 0, 0, 0, FLUME_CONSOLE_DIR, CF(console_dir),
+	    NOTOPIC, RESTART },
 	{ "kafka_listen", CT_LISTEN, 0, 0, 0, NULL, CF(kafka_listen), NOTOPIC, RESTART },
 	{ "kafka_advertised_listener", CT_LISTEN, 0, 0, 0, NULL,
 	    CF(kafka_advertised), NOTOPIC, RESTART },

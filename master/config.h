@@ -14,6 +14,11 @@
 #include "common/config.h"
 #include "store/plog.h"
 
+/* Where console_dir points by default: the GNUmakefile sets the install's. */
+#ifndef FLUME_CONSOLE_DIR
+#define FLUME_CONSOLE_DIR	"/usr/local/share/flume/console"
+#endif
+
 /* Defaults for everything; data_dir "./data", listen 127.0.0.1:9192. */
 void	config_defaults(struct config *c);
 /*

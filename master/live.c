@@ -130,11 +130,34 @@ live_diff_key(const char *key, void *arg)
 }
 
 int
+live_reload_users(struct broker *b, int wake)
+{
+	struct config *conf = b->conf;
+	char err[PATH_MAX + 512], warn[PATH_MAX + 128];
+	int users, slot;
+
+	users = auth_reload(&b->shm, conf->auth_file, err, sizeof(err), warn,
+	    sizeof(warn));
+	if (users == -1)
+		log_warnx("reload of the auth_file failed: %s; keeping the "
+		    "current users", err);
+	else if (users == 1) {
+		if (warn[0] != '\0')
+			log_warnx("%s", warn);
+		log_info("reload: read %s again", conf->auth_file);
+	}
+	if (wake && users == 1)
+		for (slot = 0; slot < b->nslots; slot++)
+			broker_wake(b, slot);
+	return users;
+}
+
+int
 live_reload(struct broker *b)
 {
 	struct config nc, *conf = b->conf;
 	struct live_diff d;
-	char err[PATH_MAX + 512], warn[PATH_MAX + 128];
+	char err[PATH_MAX + 512];
 	int slot, level, flevel, users, tls;
 
 	log_info("SIGHUP: reloading %s", conf->path);
@@ -190,16 +213,7 @@ live_reload(struct broker *b)
 	} else if (tls)
 		live_publish(&b->shm, conf);	/* a new generation: reload */
 	/* The users and their permissions: the file the broker started with. */
-	users = auth_reload(&b->shm, conf->auth_file, err, sizeof(err), warn,
-	    sizeof(warn));
-	if (users == -1)
-		log_warnx("reload of the auth_file failed: %s; keeping the "
-		    "current users", err);
-	else if (users == 1) {
-		if (warn[0] != '\0')
-			log_warnx("%s", warn);
-		log_info("reload: read %s again", conf->auth_file);
-	}
+	users = live_reload_users(b, 0);
 	if (d.napplied > 0 || users == 1 || tls)
 		for (slot = 0; slot < b->nslots; slot++)
 			broker_wake(b, slot);

@@ -31,6 +31,12 @@ void	live_fini(void);
  * nothing changed).
  */
 int	live_reload(struct broker *b);
+/*
+ * Master: read the auth_file again and publish it (SIGHUP, and SIGUSR1,
+ * which a worker sends after it changed the file: worker/op/acl.c);
+ * with wake, wake every child when it changed.  auth_reload()'s answer.
+ */
+int	live_reload_users(struct broker *b, int wake);
 
 /* Master: write c's reloadable settings into s's live block (new generation). */
 void	live_publish(struct shm *s, const struct config *c);

@@ -1,13 +1,15 @@
 /*
  * The metrics child (see master/metrics.h).
  *
- * libmicrohttpd runs one internal polling thread that accepts and serves
- * the scrapes; each scrape takes a fresh snapshot of the region and
- * renders it.  The main thread only waits: for SIGTERM (stop), for its
- * eventfd (a reload was published: apply the new log level) and, once a
- * second, checks that the master is still there.  The stop signals are
- * blocked before the HTTP thread starts, so they reach the main thread's
- * ppoll and nothing else.
+ * libmicrohttpd runs a pool of METRICS_THREADS polling threads that
+ * accept and serve the scrapes and the console (master/console.h); each
+ * scrape takes a fresh snapshot of the region and renders it.  The main
+ * thread only waits: for SIGTERM (stop), for its eventfd (a reload was
+ * published: apply the new log level, take a new auth table) and, once
+ * a second, checks that the master is still there and takes the
+ * console's samples when due.  The stop signals are blocked before the
+ * HTTP threads start, so they reach the main thread's ppoll and nothing
+ * else.
  *
  * Metric names follow the Prometheus conventions: counters end in
  * _total, sizes are _bytes, the fdatasync latency is a histogram in
@@ -37,8 +39,10 @@
 
 #include "common/broker.h"
 #include "common/child.h"
+#include "common/clock.h"
 #include "common/live.h"
 #include "common/log.h"
+#include "master/console.h"
 #include "master/metrics.h"
 #include "proto/version.h"
 #include "common/stats.h"
@@ -48,17 +52,23 @@
 #define METRICS_CONN_TIMEOUT_S	10
 #define METRICS_ARENA_LIMIT	(256u << 20)
 #define METRICS_POLL_MS		1000
+/*
+ * HTTP threads: a console write action waits on the broker (up to
+ * CADMIN_TIMEOUT_MS) and a message page reads the disk; the others
+ * serve scrapes and pages meanwhile.
+ */
+#define METRICS_THREADS		4
 
 static volatile sig_atomic_t metrics_stop;
 
+/* The web console's state, shared with the HTTP thread (master/console.h). */
+static struct console *metrics_console;
+
 /* ---- rendering ---- */
 
-static void
-out_printf(struct wbuf *wb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* Append printf output to wb (a line of a few hundred bytes at most). */
-static void
-out_printf(struct wbuf *wb, const char *fmt, ...)
+void
+metrics_printf(struct wbuf *wb, const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;
@@ -93,7 +103,7 @@ out_label(struct wbuf *wb, const char *s, size_t len)
 static void
 out_head(struct wbuf *wb, const char *name, const char *type, const char *help)
 {
-	out_printf(wb, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	metrics_printf(wb, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
 /*
@@ -219,9 +229,9 @@ out_partitions(struct wbuf *wb, const struct stats_resp *st)
 		    partition_series[k].help);
 		for (i = 0; i < st->nparts; i++) {
 			p = &st->parts[i];
-			out_printf(wb, "%s{topic=\"", partition_series[k].name);
+			metrics_printf(wb, "%s{topic=\"", partition_series[k].name);
 			out_label(wb, p->topic, p->topic_len);
-			out_printf(wb, "\",partition=\"%d\"} %lld\n",
+			metrics_printf(wb, "\",partition=\"%d\"} %lld\n",
 			    (int)p->partition, field(p, &partition_series[k]));
 		}
 	}
@@ -239,11 +249,11 @@ out_groups(struct wbuf *wb, const struct stats_resp *st)
 		    group_series[k].help);
 		for (i = 0; i < st->nlags; i++) {
 			l = &st->lags[i];
-			out_printf(wb, "%s{group=\"", group_series[k].name);
+			metrics_printf(wb, "%s{group=\"", group_series[k].name);
 			out_label(wb, l->group, l->group_len);
-			out_printf(wb, "\",topic=\"");
+			metrics_printf(wb, "\",topic=\"");
 			out_label(wb, l->topic, l->topic_len);
-			out_printf(wb, "\",partition=\"%d\"} %lld\n",
+			metrics_printf(wb, "\",partition=\"%d\"} %lld\n",
 			    (int)l->partition, field(l, &group_series[k]));
 		}
 	}
@@ -264,7 +274,7 @@ out_children(struct wbuf *wb, const struct stats_resp *st,
 			c = &st->children[i];
 			if (role >= 0 && c->role != role)
 				continue;
-			out_printf(wb, "%s{slot=\"%d\",role=\"%s\"} %lld\n",
+			metrics_printf(wb, "%s{slot=\"%d\",role=\"%s\"} %lld\n",
 			    tab[k].name, (int)c->slot, role_name(c->role),
 			    field(c, &tab[k]));
 		}
@@ -279,14 +289,14 @@ metrics_render(const struct stats_resp *st, struct wbuf *wb)
 
 	out_head(wb, "flume_build_info", "gauge",
 	    "Always 1; the label names the broker's version.");
-	out_printf(wb, "flume_build_info{version=\"%s\"} 1\n", FLUME_VERSION);
+	metrics_printf(wb, "flume_build_info{version=\"%s\"} 1\n", FLUME_VERSION);
 	out_partitions(wb, st);
 	out_groups(wb, st);
 
 	out_head(wb, "flume_child_up", "gauge",
 	    "1 while the child process of the slot is running.");
 	for (i = 0; i < st->nchildren; i++)
-		out_printf(wb, "flume_child_up{slot=\"%d\",role=\"%s\"} %d\n",
+		metrics_printf(wb, "flume_child_up{slot=\"%d\",role=\"%s\"} %d\n",
 		    (int)st->children[i].slot, role_name(st->children[i].role),
 		    st->children[i].pid > 0 ? 1 : 0);
 	out_children(wb, st, child_series, NELEM(child_series), -1);
@@ -295,7 +305,7 @@ metrics_render(const struct stats_resp *st, struct wbuf *wb)
 	out_head(wb, "flume_request_errors_total", "counter",
 	    "Answers (or per-partition results) carrying an error code.");
 	for (i = 0; i < st->nerrors; i++)
-		out_printf(wb, "flume_request_errors_total{code=\"%d\",error=\"%s\"} %lld\n",
+		metrics_printf(wb, "flume_request_errors_total{code=\"%d\",error=\"%s\"} %lld\n",
 		    (int)st->errors[i].error, flume_strerror(st->errors[i].error),
 		    (long long)st->errors[i].count);
 
@@ -304,19 +314,19 @@ metrics_render(const struct stats_resp *st, struct wbuf *wb)
 	for (i = 0; i < st->nbuckets; i++) {
 		cum += st->buckets[i].count;
 		if (st->buckets[i].le_us < 0)
-			out_printf(wb, "flume_fsync_duration_seconds_bucket{le=\"+Inf\"} %lld\n",
+			metrics_printf(wb, "flume_fsync_duration_seconds_bucket{le=\"+Inf\"} %lld\n",
 			    (long long)cum);
 		else
-			out_printf(wb, "flume_fsync_duration_seconds_bucket{le=\"%g\"} %lld\n",
+			metrics_printf(wb, "flume_fsync_duration_seconds_bucket{le=\"%g\"} %lld\n",
 			    (double)st->buckets[i].le_us / 1e6, (long long)cum);
 	}
-	out_printf(wb, "flume_fsync_duration_seconds_sum %.6f\n",
+	metrics_printf(wb, "flume_fsync_duration_seconds_sum %.6f\n",
 	    (double)st->fsync_sum_us / 1e6);
-	out_printf(wb, "flume_fsync_duration_seconds_count %lld\n",
+	metrics_printf(wb, "flume_fsync_duration_seconds_count %lld\n",
 	    (long long)st->fsync_count);
 	out_head(wb, "flume_fsync_errors_total", "counter",
 	    "fdatasync calls that failed.");
-	out_printf(wb, "flume_fsync_errors_total %lld\n",
+	metrics_printf(wb, "flume_fsync_errors_total %lld\n",
 	    (long long)st->fsync_errors);
 }
 
@@ -431,7 +441,6 @@ metrics_http(void *cls, struct MHD_Connection *conn, const char *url,
     size_t *upload_data_size, void **con_cls)
 {
 	static const char text[] = "text/plain; version=0.0.4; charset=utf-8";
-	static const char index_body[] = "flume metrics: GET /metrics\n";
 	static const char not_found[] = "not found: try /metrics\n";
 	static const char bad_method[] = "only GET and HEAD\n";
 	struct broker *b = cls;
@@ -441,18 +450,33 @@ metrics_http(void *cls, struct MHD_Connection *conn, const char *url,
 	struct wbuf wb;
 	enum MHD_Result rc;
 
+	int handled;
+
 	(void)version;
 	(void)upload_data;
-	(void)upload_data_size;
-	(void)con_cls;
-	atomic_fetch_add_explicit(&me->requests, 1, memory_order_relaxed);
+	/*
+	 * The first call of a request only says it came; a body (the
+	 * console's POSTs carry none that is read) is then skipped.
+	 */
+	if (*con_cls == NULL) {
+		*con_cls = (void *)1;
+		atomic_fetch_add_explicit(&me->requests, 1, memory_order_relaxed);
+		if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
+			goto answer;
+		return MHD_YES;
+	}
+	if (*upload_data_size != 0) {
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+answer:
+	rc = console_http(metrics_console, conn, url, method, &handled);
+	if (handled)
+		return rc;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return metrics_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 		    "text/plain", bad_method, sizeof(bad_method) - 1);
-	if (strcmp(url, "/") == 0)
-		return metrics_reply(conn, MHD_HTTP_OK, "text/plain",
-		    index_body, sizeof(index_body) - 1);
 	if (strcmp(url, "/metrics") != 0)
 		return metrics_reply(conn, MHD_HTTP_NOT_FOUND, "text/plain",
 		    not_found, sizeof(not_found) - 1);
@@ -516,6 +540,11 @@ metrics_main(struct broker *b)
 	char *cert = NULL, *key = NULL;
 
 	child_start(b, "metrics", metrics_on_signal, &waitmask);
+	if ((metrics_console = console_new(b)) == NULL) {
+		log_warn("console");
+		exit(1);
+	}
+	console_tick(metrics_console, clock_mono_ms());
 	/* The broker's own socket is the workers' business. */
 	if (b->listen_fd >= 0)
 		close(b->listen_fd);
@@ -546,6 +575,7 @@ metrics_main(struct broker *b)
 		    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_CONN_LIMIT,
 		    MHD_OPTION_CONNECTION_TIMEOUT,
 		    (unsigned int)METRICS_CONN_TIMEOUT_S,
+		    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)METRICS_THREADS,
 		    MHD_OPTION_HTTPS_MEM_CERT, cert,
 		    MHD_OPTION_HTTPS_MEM_KEY, key,
 		    MHD_OPTION_HTTPS_PRIORITIES,
@@ -560,6 +590,7 @@ metrics_main(struct broker *b)
 		    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_CONN_LIMIT,
 		    MHD_OPTION_CONNECTION_TIMEOUT,
 		    (unsigned int)METRICS_CONN_TIMEOUT_S,
+		    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)METRICS_THREADS,
 		    MHD_OPTION_END);
 	if (d == NULL) {
 		log_warnx("cannot start the HTTP server on %s",
@@ -567,15 +598,18 @@ metrics_main(struct broker *b)
 		exit(1);
 	}
 	child_active(b);
-	log_info("serving metrics on %s://%s/metrics",
+	log_info("serving metrics on %s://%s/metrics and the console on /",
 	    b->conf->metrics_tls ? "https" : "http", b->conf->metrics_listen);
 
 	pfd.fd = b->eventfds[b->slot];
 	pfd.events = POLLIN;
 	while (!metrics_stop && !atomic_load(&b->shm.hdr->shutdown)) {
-		if (ppoll(&pfd, 1, &ts, &waitmask) > 0)
+		if (ppoll(&pfd, 1, &ts, &waitmask) > 0) {
 			(void)!read(pfd.fd, &count, sizeof(count));
+			console_reload(metrics_console);
+		}
 		(void)live_refresh(&b->shm, b->conf);
+		console_tick(metrics_console, clock_mono_ms());
 		if (getppid() != master)
 			break;
 	}

@@ -29,6 +29,10 @@ int	metrics_listen_socket(const struct config *conf, char *bound, size_t boundle
 /* The metrics child (role table, master/roles.c); exits. */
 __attribute__((noreturn)) void metrics_main(struct broker *b);
 
+/* Append printf output, a line of up to 1023 bytes, to wb (the console too). */
+void	metrics_printf(struct wbuf *wb, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
 /* Render a snapshot in the Prometheus text format into out (appended). */
 void	metrics_render(const struct stats_resp *st, struct wbuf *out);
 

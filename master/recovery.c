@@ -17,6 +17,7 @@
 #include "master/recovery.h"
 #include "master/writer.h"
 #include "master/writer_group.h"
+#include "shm/conntab.h"
 #include "shm/ipcount.h"
 #include "shm/tconf.h"
 #include "shm/topics.h"
@@ -488,6 +489,9 @@ recovery_run(const struct config *conf, struct shm *shm)
 	 */
 	lim.ip_slots = conf->max_connections_total > IPCOUNT_SLOTS_MAX / 2 ?
 	    IPCOUNT_SLOTS_MAX : conf->max_connections_total * 2;
+	/* A worker never holds more than max_connections_total. */
+	lim.conn_slots = conf->max_connections_total > CONNTAB_SLOTS_MAX ?
+	    CONNTAB_SLOTS_MAX : conf->max_connections_total;
 	if (shm_create(shm, name, &lim) == -1) {
 		log_warn("cannot create shared memory %s (%zu bytes)", name,
 		    shm_layout_size(&lim));

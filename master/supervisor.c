@@ -34,6 +34,7 @@
 #include "master/supervisor.h"
 #include "master/roles.h"
 #include "master/writer.h"
+#include "shm/conntab.h"
 #include "shm/ipcount.h"
 
 struct child {
@@ -54,7 +55,7 @@ enum sup_phase {
 	PHASE_DONE,
 };
 
-static volatile sig_atomic_t	sig_chld, sig_term, sig_hup;
+static volatile sig_atomic_t	sig_chld, sig_term, sig_hup, sig_users;
 
 static struct child	*children;
 static int		 nchildren;
@@ -72,6 +73,9 @@ sup_sighandler(int sig)
 		break;
 	case SIGHUP:
 		sig_hup = 1;
+		break;
+	case SIGUSR1:
+		sig_users = 1;
 		break;
 	default:
 		sig_term = 1;
@@ -121,6 +125,7 @@ child_reset_signals(const sigset_t *origmask)
 	/* A terminal hang-up is the master's business, not a reason to die. */
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	sigprocmask(SIG_SETMASK, origmask, NULL);
 }
 
@@ -251,8 +256,10 @@ child_died(struct broker *b, struct child *ch, int status)
 	atomic_store(&sc->state, CHILD_ASSIGNED);
 	atomic_store(&sc->wake_wanted, 0);
 	atomic_store(&sc->connections, 0);
-	if (ch->role == ROLE_WORKER)
+	if (ch->role == ROLE_WORKER) {
 		ipcount_clear(&b->shm, (uint32_t)ch->slot);
+		conntab_clear(&b->shm, (uint32_t)ch->slot);
+	}
 
 	if (phase != PHASE_RUN) {
 		/* Only a drain after the last worker is gone is complete. */
@@ -406,6 +413,7 @@ supervisor_run(struct broker *b, const char *bound, int *unlink_ok)
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGUSR1);
 	if (sigprocmask(SIG_BLOCK, &block, &origmask) == -1)
 		fatal("sigprocmask");
 	memset(&sa, 0, sizeof(sa));
@@ -416,6 +424,7 @@ supervisor_run(struct broker *b, const char *bound, int *unlink_ok)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 
 	/* The writer first, so the rings have a consumer before producers. */
 	if (child_spawn(b, &children[broker_writer_slot(b)], &origmask) == -1)
@@ -452,6 +461,16 @@ supervisor_run(struct broker *b, const char *bound, int *unlink_ok)
 			if (phase == PHASE_RUN)
 				(void)live_reload(b);
 		}
+		/*
+		 * A worker changed the auth_file (worker/op/acl.c): read it
+		 * again.  Cleared before the read, so a change written
+		 * after it is read by the next turn.
+		 */
+		if (sig_users) {
+			sig_users = 0;
+			if (phase == PHASE_RUN)
+				(void)live_reload_users(b, 1);
+		}
 		now = clock_mono_ms();
 		if (phase != PHASE_RUN) {
 			shutdown_step(b, now);
@@ -479,7 +498,7 @@ supervisor_run(struct broker *b, const char *bound, int *unlink_ok)
 		if (phase != PHASE_RUN && phase_deadline < next)
 			next = phase_deadline;
 
-		if (sig_chld || sig_term || sig_hup)
+		if (sig_chld || sig_term || sig_hup || sig_users)
 			continue;
 		if (next == INT64_MAX) {
 			ppoll(NULL, 0, NULL, &origmask);

@@ -86,6 +86,7 @@ static const char *const api_names[API_MAX] = {
 	[API_CREATE_PARTITIONS] = "CREATE_PARTITIONS",
 	[API_DELETE_RECORDS] = "DELETE_RECORDS",
 	[API_OFFSET_DELETE] = "OFFSET_DELETE",
+	[API_CONNECTIONS] = "CONNECTIONS",
 };
 
 const char *

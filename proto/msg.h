@@ -49,7 +49,8 @@ enum api_key {
 	API_CREATE_PARTITIONS = 24,	/* grow a topic's partition count */
 	API_DELETE_RECORDS = 25,	/* move a partition's log start up */
 	API_OFFSET_DELETE = 26,		/* delete a group's committed offsets */
-	API_MAX = 27
+	API_CONNECTIONS = 27,		/* the workers' client connections */
+	API_MAX = 28
 };
 
 enum flume_error {
@@ -175,6 +176,22 @@ struct list_offsets_resp { int16_t error; int32_t count; struct list_offsets_res
  *       role: 0 worker, 1 writer */
 struct child_info { int32_t slot; int8_t role; int32_t pid; int64_t uptime_ms; int32_t restarts; };
 struct workers_resp { int16_t error; int32_t count; struct child_info *children; };
+
+/* ---- CONNECTIONS (27) ----
+ * req:  (empty)
+ * resp: [error i16][count i32]{[slot i32][pid i32][protocol i8][tls i8]
+ *       [opened_ms i64][peer str][client_name str][client_version str]}
+ *       protocol: 0 native, 1 Kafka; client_*: "" unless a Kafka client
+ *       named its software (ApiVersions v3+).  proto/msg_conn.c. */
+struct conn_info { int32_t slot; int32_t pid; int8_t protocol; int8_t tls;
+	int64_t opened_ms; const char *peer; size_t peer_len;
+	const char *client_name; size_t client_name_len;
+	const char *client_version; size_t client_version_len; };
+struct connections_resp { int16_t error; int32_t count; struct conn_info *conns; };
+void	msg_encode_connections_resp(struct wbuf *wb,
+	    const struct connections_resp *m);
+int	msg_decode_connections_resp(const uint8_t *p, size_t len,
+	    struct arena *a, struct connections_resp *m);
 
 /* Encoders: append the payload (the caller brackets it with frame_begin/end). */
 void	msg_encode_handshake_req(struct wbuf *wb, const struct handshake_req *m);

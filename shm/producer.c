@@ -409,3 +409,27 @@ producer_count(struct shm *s, struct shm_partition *p)
 			n++;
 	return n;
 }
+
+int
+producer_list(struct shm *s, struct shm_partition *p,
+    struct producer_info *out, int max)
+{
+	struct producer_part *pp = ppart(s, p);
+	const struct producer_rec *r;
+	uint32_t st;
+	int i, n = 0;
+
+	for (i = 0; i < PRODUCER_SLOTS && n < max; i++) {
+		st = atomic_load_explicit(&pp->e[i].state,
+		    memory_order_acquire);
+		if (ST_COUNT(st) == 0)
+			continue;
+		r = entry_rec(&pp->e[i], st, ST_COUNT(st) - 1);
+		out[n].pid = pp->e[i].pid;
+		out[n].epoch = pp->e[i].epoch;
+		out[n].last_seq = r->last_seq;
+		out[n].last_base = r->base_offset;
+		n++;
+	}
+	return n;
+}

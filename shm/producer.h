@@ -152,5 +152,18 @@ int	producer_append(struct shm *s, struct shm_partition *p, uint32_t inc,
 
 /* Producers with an entry on partition p (for tests and figures). */
 int	producer_count(struct shm *s, struct shm_partition *p);
+/* A producer remembered on a partition, as DescribeProducers shows it. */
+struct producer_info {
+	int64_t		pid;
+	int16_t		epoch;
+	int32_t		last_seq;	/* of its newest append */
+	int64_t		last_base;	/* that append's base offset */
+};
+/*
+ * Under the partition lock: the producers remembered on p, at most max,
+ * into out; their number.
+ */
+int	producer_list(struct shm *s, struct shm_partition *p,
+	    struct producer_info *out, int max);
 
 #endif

@@ -39,6 +39,7 @@
 
 #include "shm/authpub.h"
 #include "shm/group.h"
+#include "shm/conntab.h"
 #include "shm/ipcount.h"
 #include "shm/tconf.h"
 #include "shm/lock.h"
@@ -54,7 +55,7 @@
 
 struct shm_offsets {
 	size_t	children, topics, parts, rings, groups, producers, authpub, tconf,
-		ipcount, size;
+		ipcount, conntab, size;
 };
 
 static int
@@ -114,9 +115,14 @@ shm_offsets_for(const struct shm_limits *lim, struct shm_offsets *o)
 	    __builtin_add_overflow(o->tconf, n, &end) ||
 	    align_up(end, SHM_TABLE_ALIGN, &o->ipcount) == -1)
 		return -1;
-	/* The per-address connection counts (shm/ipcount.h) come last. */
+	/* The per-address connection counts (shm/ipcount.h). */
 	if ((n = ipcount_table_size(lim)) == SIZE_MAX ||
 	    __builtin_add_overflow(o->ipcount, n, &end) ||
+	    align_up(end, SHM_TABLE_ALIGN, &o->conntab) == -1)
+		return -1;
+	/* Each worker's connections (shm/conntab.h) come last. */
+	if ((n = conntab_table_size(lim)) == SIZE_MAX ||
+	    __builtin_add_overflow(o->conntab, n, &end) ||
 	    align_up(end, SHM_RING_ALIGN, &o->size) == -1)
 		return -1;
 	/* mmap and ftruncate take off_t. */
@@ -177,6 +183,7 @@ shm_handle_fill(struct shm *s, void *base, size_t size, const struct shm_offsets
 	s->authpub = (struct shm_authpub *)(void *)(b + o->authpub);
 	s->tconf = (struct shm_tconf *)(void *)(b + o->tconf);
 	s->ipcount = b + o->ipcount;
+	s->conntab = b + o->conntab;
 }
 
 /* The generation of a valid old region of that name, or 0. */

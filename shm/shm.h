@@ -13,7 +13,8 @@
  *   idempotent producers' sequences                  shm/producer.h
  *   the published auth_file                          shm/authpub.h
  *   topics' dynamic settings                         shm/tconf.h
- *   connections per client address                   shm/ipcount.h (last)
+ *   connections per client address                   shm/ipcount.h
+ *   each worker's connections                        shm/conntab.h (last)
  *
  * The crash rule: any process may die at any instruction, so every shared
  * structure is valid at every instant.  Data is written first and
@@ -41,6 +42,7 @@
  *   tconf[].saved                                      writer
  *   ipcount tables                                     each worker its own;
  *                                                      master clears a dead one
+ *   conntab tables                                     the same
  */
 #ifndef FLUME_SHM_SHM_H
 #define FLUME_SHM_SHM_H
@@ -70,6 +72,7 @@ struct shm_limits {
 	uint32_t	max_group_members;	/* member slots per group */
 	uint32_t	ip_slots;		/* per-address counts per child slot (shm/ipcount.h) */
 	uint32_t	member_meta;		/* bytes of Kafka metadata, and of assignment, per member */
+	uint32_t	conn_slots;		/* connections listed per child slot (shm/conntab.h) */
 };
 
 /*
@@ -270,6 +273,7 @@ struct shm {
 	struct shm_authpub	*authpub;	/* shm/authpub.h */
 	struct shm_tconf	*tconf;		/* shm/tconf.h: [max_topics] */
 	uint8_t			*ipcount;	/* shm/ipcount.h */
+	uint8_t			*conntab;	/* shm/conntab.h */
 };
 
 /* "/flume-<16 hex digits of a hash of the data directory's real path>". */

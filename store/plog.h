@@ -198,6 +198,15 @@ int	plog_reader_read(struct plog_reader *r, int64_t offset, int64_t visible_end,
  */
 int	plog_reader_time_lookup(struct plog_reader *r, int64_t ts_ms,
 	    int64_t visible_end, int64_t *offset, int64_t *found_ts);
+/*
+ * Kafka's MAX_TIMESTAMP (ListOffsets v7+): the offset of the first record
+ * at or after first (the log start) and below visible_end with the
+ * largest timestamp, and that timestamp; both -1 when there is no record
+ * (or none has a timestamp).  Through the time indexes and a short scan
+ * of batch headers (store/reader.c says when it is longer).  0 or -1.
+ */
+int	plog_reader_max_time(struct plog_reader *r, int64_t first,
+	    int64_t visible_end, int64_t *offset, int64_t *found_ts);
 /* The same, with *offset = visible_end when nothing reaches ts_ms. */
 int	plog_reader_offset_for_time(struct plog_reader *r, int64_t ts_ms,
 	    int64_t visible_end, int64_t *offset);

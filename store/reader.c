@@ -55,6 +55,7 @@ struct plog_reader {
 	int64_t		 seen[READER_SEEN_MAX];	/* first offsets; -1 free */
 	size_t		 seen_next;		/* slot to reuse next */
 	uint64_t	 cache_window;		/* 0: never drop */
+	uint64_t	 gen;			/* rescans so far: segs moved */
 };
 
 void
@@ -185,6 +186,7 @@ reader_rescan(struct plog_reader *r)
 	free(bases);
 	r->segs = nv;
 	r->nsegs = cnt;
+	r->gen++;
 	return 0;
 }
 
@@ -378,26 +380,28 @@ rseg_max_ts(const struct plog_reader *r, struct rseg *rs, struct hdr_cursor *c,
 
 /*
  * The batch of len bytes at pos of fd has maxTimestamp >= ts: the offset
- * of its first record whose timestamp is >= ts.  A LogAppendTime batch's
- * records all carry its maxTimestamp; a compressed one is inflated (never
- * past COMPRESS_LIMIT_MAX).  A batch that cannot be read record by record
- * answers with its base offset.  0 or -1 (I/O).
+ * of its first record at or after from whose timestamp is >= ts.  A
+ * LogAppendTime batch's records all carry its maxTimestamp; a compressed
+ * one is inflated (never past COMPRESS_LIMIT_MAX).  A batch that cannot
+ * be read record by record answers with its base offset (from, if that
+ * is later).  1 found, 0 when no record at or after from reaches ts (the
+ * batch holds from), -1 (I/O).
  */
 static int
 batch_first_at(int fd, off_t pos, size_t len, const struct batch_header *bh,
-    int64_t ts, int64_t *off, int64_t *rts)
+    int64_t ts, int64_t from, int64_t *off, int64_t *rts)
 {
 	struct compress_buf z;
 	struct batch_iter it;
 	struct record rec;
 	uint8_t *buf;
 	ssize_t got;
-	int rc;
+	int rc, found = 1;
 
-	*off = bh->base_offset;
+	*off = bh->base_offset > from ? bh->base_offset : from;
 	*rts = bh->max_timestamp;
 	if (bh->attributes & BATCH_ATTR_LOG_APPEND_TIME)
-		return 0;
+		return 1;
 	if ((buf = malloc(len)) == NULL)
 		return -1;
 	if ((got = seg_pread_full(fd, buf, len, pos)) != (ssize_t)len) {
@@ -407,17 +411,19 @@ batch_first_at(int fd, off_t pos, size_t len, const struct batch_header *bh,
 	compress_buf_init(&z, COMPRESS_LIMIT_MAX);
 	if (batch_validate_z(buf, len, NULL, &z) == BATCH_OK &&
 	    batch_iter_init_z(&it, buf, len, &z) == BATCH_OK) {
+		found = 0;
 		while ((rc = batch_iter_next(&it, &rec)) == 1) {
-			if (rec.timestamp >= ts) {
+			if (rec.offset >= from && rec.timestamp >= ts) {
 				*off = rec.offset;
 				*rts = rec.timestamp;
+				found = 1;
 				break;
 			}
 		}
 	}
 	compress_buf_free(&z);
 	free(buf);
-	return 0;
+	return found;
 }
 
 /*
@@ -429,8 +435,25 @@ batch_first_at(int fd, off_t pos, size_t len, const struct batch_header *bh,
  * (last) segment's max is not in its index yet; it is the answer when no
  * closed segment reaches ts.
  */
-int
-plog_reader_time_lookup(struct plog_reader *r, int64_t ts_ms,
+/*
+ * The segments a lookup from offset first looks at: [*k0, *n), the
+ * first holding first, the last starting below visible_end.  0 when
+ * there are none.
+ */
+static int
+reader_span(const struct plog_reader *r, int64_t first, int64_t visible_end,
+    size_t *k0, size_t *n)
+{
+	for (*n = 0; *n < r->nsegs && r->segs[*n].base < visible_end; (*n)++)
+		;
+	for (*k0 = 0; *k0 + 1 < *n && r->segs[*k0 + 1].base <= first; (*k0)++)
+		;
+	return *n > 0 && first < visible_end;
+}
+
+/* plog_reader_time_lookup, for records at or after first only. */
+static int
+time_lookup(struct plog_reader *r, int64_t ts_ms, int64_t first,
     int64_t visible_end, int64_t *offset, int64_t *found_ts)
 {
 	struct hdr_cursor *c;
@@ -438,22 +461,20 @@ plog_reader_time_lookup(struct plog_reader *r, int64_t ts_ms,
 	struct batch_header h;
 	struct plog_slice sl;
 	int64_t *pm = NULL, m, from;
-	size_t n, i, lo, hi, mid, done;
+	size_t n, i, k0, lo, hi, mid, done;
 	int rc;
 
 	*offset = -1;
 	*found_ts = -1;
 	if (reader_rescan(r) == -1)
 		return -1;
-	for (n = 0; n < r->nsegs && r->segs[n].base < visible_end; n++)
-		;
-	if (n == 0)
+	if (!reader_span(r, first, visible_end, &k0, &n))
 		return 0;
 	if ((c = malloc(sizeof(*c))) == NULL ||
 	    (pm = reallocarray(NULL, n, sizeof(*pm))) == NULL)
 		goto fail;
 	m = TIDX_NONE;
-	for (i = 0; i + 1 < n; i++) {
+	for (i = k0; i + 1 < n; i++) {
 		if (rseg_max_ts(r, &r->segs[i], c, &pm[i]) == -1)
 			goto fail;
 		if (pm[i] < m)
@@ -461,7 +482,7 @@ plog_reader_time_lookup(struct plog_reader *r, int64_t ts_ms,
 		m = pm[i];
 	}
 	pm[n - 1] = INT64_MAX;
-	lo = 0;
+	lo = k0;
 	hi = n - 1;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -476,6 +497,8 @@ plog_reader_time_lookup(struct plog_reader *r, int64_t ts_ms,
 			goto fail;
 		from += prev.rel;
 	}
+	if (from < first)
+		from = first;
 	/* Batch headers from there; reads step over damage. */
 	while (from < visible_end) {
 		if (plog_reader_read(r, from, visible_end, SEG_CURSOR_WINDOW,
@@ -500,10 +523,14 @@ plog_reader_time_lookup(struct plog_reader *r, int64_t ts_ms,
 			if (h.max_timestamp < ts_ms ||
 			    h.base_offset + h.last_offset_delta < from)
 				continue;
-			if (batch_first_at(sl.fd, sl.pos + (off_t)done,
-			    batch_total_size(&h), &h, ts_ms, offset,
-			    found_ts) == -1)
+			if ((rc = batch_first_at(sl.fd, sl.pos + (off_t)done,
+			    batch_total_size(&h), &h, ts_ms, first, offset,
+			    found_ts)) == -1)
 				goto fail;
+			if (rc == 0) {
+				*offset = *found_ts = -1;
+				continue;	/* only records below first reach it */
+			}
 			if (*offset < from)
 				*offset = from;
 			free(pm);
@@ -521,6 +548,217 @@ fail:
 	free(pm);
 	free(c);
 	return -1;
+}
+
+int
+plog_reader_time_lookup(struct plog_reader *r, int64_t ts_ms,
+    int64_t visible_end, int64_t *offset, int64_t *found_ts)
+{
+	return time_lookup(r, ts_ms, 0, visible_end, offset, found_ts);
+}
+
+/*
+ * The largest timestamp of the records of the batch of len bytes at pos
+ * of fd that are at or after from (the batch holds from): a compressed
+ * batch is inflated within COMPRESS_LIMIT_MAX; one that cannot be read
+ * record by record counts with its maxTimestamp.  0 or -1 (I/O).
+ */
+static int
+batch_max_from(int fd, off_t pos, size_t len, const struct batch_header *bh,
+    int64_t from, int64_t *max)
+{
+	struct compress_buf z;
+	struct batch_iter it;
+	struct record rec;
+	uint8_t *buf;
+	int64_t m = TIDX_NONE;
+	int ok = 0;
+
+	if (bh->attributes & BATCH_ATTR_LOG_APPEND_TIME) {
+		*max = bh->max_timestamp;
+		return 0;
+	}
+	if ((buf = malloc(len)) == NULL)
+		return -1;
+	if (seg_pread_full(fd, buf, len, pos) != (ssize_t)len) {
+		free(buf);
+		return -1;
+	}
+	compress_buf_init(&z, COMPRESS_LIMIT_MAX);
+	if (batch_validate_z(buf, len, NULL, &z) == BATCH_OK &&
+	    batch_iter_init_z(&it, buf, len, &z) == BATCH_OK) {
+		ok = 1;
+		while (batch_iter_next(&it, &rec) == 1)
+			if (rec.offset >= from && rec.timestamp > m)
+				m = rec.timestamp;
+	}
+	compress_buf_free(&z);
+	free(buf);
+	*max = ok ? m : bh->max_timestamp;
+	return 0;
+}
+
+/*
+ * Raise *max to the largest timestamp of the records in [from, end)
+ * (end an offset, at most the visible end), scanning batch headers from
+ * the batch holding at (<= from): reads step over damage.  0 or -1.
+ */
+static int
+scan_max(struct plog_reader *r, struct hdr_cursor *c, int64_t at,
+    int64_t from, int64_t end, int64_t *max)
+{
+	struct batch_header h;
+	struct plog_slice sl;
+	size_t done;
+	int64_t m;
+	int rc;
+
+	while (at < end) {
+		if (plog_reader_read(r, at, end, SEG_CURSOR_WINDOW, &sl) == -1) {
+			if (errno == EBADMSG && sl.next_offset > at) {
+				at = sl.next_offset;
+				continue;
+			}
+			if (errno == ERANGE)
+				return 0;	/* retention took it meanwhile */
+			return -1;
+		}
+		if (sl.len == 0)
+			return 0;
+		hdr_cursor_init(c, sl.fd, (uint64_t)sl.pos + sl.len);
+		for (done = 0; done < sl.len; done += batch_total_size(&h)) {
+			if ((rc = hdr_cursor_get(c, (uint64_t)sl.pos + done,
+			    &h)) == -1)
+				return -1;
+			if (rc == 0)
+				break;
+			if (h.base_offset + h.last_offset_delta < from ||
+			    h.base_offset >= end)
+				continue;
+			m = h.max_timestamp;
+			if (h.base_offset < from && batch_max_from(sl.fd,
+			    sl.pos + (off_t)done, batch_total_size(&h), &h, from,
+			    &m) == -1)
+				return -1;
+			if (m > *max)
+				*max = m;
+		}
+		if (sl.next_offset <= at)
+			return 0;	/* no progress: never loop */
+		at = sl.next_offset;
+	}
+	return 0;
+}
+
+/*
+ * The largest timestamp of the visible records of the last segment of
+ * the span, rs, from offset first (<= rs's base) on: its time index up
+ * to the last entry of a visible batch, then the batch headers from that
+ * entry's batch on (about index_interval_bytes of them).
+ */
+static int
+tail_max(struct plog_reader *r, struct rseg *rs, struct hdr_cursor *c,
+    int64_t first, int64_t visible_end, int64_t *max)
+{
+	struct tidx_entry e;
+	int64_t at = rs->base;
+	int rc;
+
+	if (rseg_open_timeindex(r, rs) == 0 && visible_end - rs->base <=
+	    (int64_t)UINT32_MAX) {
+		if ((rc = tidx_last_below(rs->tidx_fd,
+		    (uint32_t)(visible_end - rs->base), &e)) == -1)
+			return -1;
+		if (rc == 1) {
+			if (e.ts > *max)
+				*max = e.ts;
+			at = rs->base + e.rel;
+		}
+	}
+	return scan_max(r, c, at, first, visible_end, max);
+}
+
+/*
+ * Kafka's MAX_TIMESTAMP: the largest timestamp M of the records in
+ * [first, visible_end), then the first of them whose timestamp is M
+ * (time_lookup for M, since none is above it).  M comes from the time
+ * indexes: a closed segment's last entry is its max (store/timeindex.h),
+ * the last segment's index is followed by a short scan of the batches it
+ * does not cover yet.  A segment that first cuts (records below the log
+ * start linger until their segment goes) is read batch by batch from
+ * first to its end, and only when its max, which may be a record below
+ * first's, is above everything later: rare (a DeleteRecords inside a
+ * segment whose older records carry the newest times).  M below 0 (no
+ * record has a timestamp) answers as an empty log.
+ */
+int
+plog_reader_max_time(struct plog_reader *r, int64_t first,
+    int64_t visible_end, int64_t *offset, int64_t *found_ts)
+{
+	struct hdr_cursor *c;
+	int64_t m, ms, end;
+	uint64_t gen;
+	size_t n, i, k0;
+	int rc = -1, tries = 0;
+
+	*offset = -1;
+	*found_ts = -1;
+	if (first < 0)
+		first = 0;
+	if ((c = malloc(sizeof(*c))) == NULL)
+		return -1;
+again:
+	/* A rescan (the segments changed under a read) moves r->segs. */
+	if (tries++ == 4) {
+		errno = EAGAIN;
+		goto out;
+	}
+	if (reader_rescan(r) == -1)
+		goto out;
+	gen = r->gen;
+	if (!reader_span(r, first, visible_end, &k0, &n)) {
+		rc = 0;
+		goto out;
+	}
+	m = TIDX_NONE;
+	for (i = k0 + 1; i + 1 < n; i++) {
+		if (rseg_max_ts(r, &r->segs[i], c, &ms) == -1)
+			goto out;
+		if (ms > m)
+			m = ms;
+	}
+	if (n - 1 > k0 && tail_max(r, &r->segs[n - 1], c, first, visible_end,
+	    &m) == -1)
+		goto out;
+	if (r->gen != gen)
+		goto again;
+	/* The segment holding first; its max may be of records below it. */
+	end = k0 + 1 < n ? r->segs[k0 + 1].base : visible_end;
+	ms = TIDX_NONE;
+	if ((k0 + 1 == n ? tail_max(r, &r->segs[k0], c, r->segs[k0].base,
+	    visible_end, &ms) : rseg_max_ts(r, &r->segs[k0], c, &ms)) == -1)
+		goto out;
+	if (r->gen != gen)
+		goto again;
+	if (ms > m && r->segs[k0].base >= first)
+		m = ms;
+	else if (ms > m) {
+		/* Is the segment's max at or after first?  Else read it. */
+		if (time_lookup(r, ms, first, end, offset, found_ts) == -1)
+			goto out;
+		if (*offset != -1) {
+			rc = 0;
+			goto out;
+		}
+		if (scan_max(r, c, first, first, end, &m) == -1)
+			goto out;
+	}
+	rc = 0;
+	if (m >= 0)
+		rc = time_lookup(r, m, first, visible_end, offset, found_ts);
+out:
+	free(c);
+	return rc;
 }
 
 int

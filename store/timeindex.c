@@ -98,33 +98,58 @@ tidx_last(int fd, struct tidx_entry *e)
 	return tidx_read(fd, n - 1, e);
 }
 
-int
-tidx_find(int fd, int64_t ts, struct tidx_entry *prev, struct tidx_entry *e)
+/*
+ * Binary search over fd's whole entries: into *lo the first whose
+ * timestamp is >= ts (by_rel 0) or whose relative offset is >= rel
+ * (by_rel 1), the count when there is none; an entry truncated under
+ * us ends the search.  0 or -1 (I/O).
+ */
+static int
+tidx_lower(int fd, int by_rel, int64_t ts, uint32_t rel, uint64_t *lo)
 {
 	struct stat st;
 	struct tidx_entry m;
-	uint64_t lo, hi, mid;
+	uint64_t hi, mid;
+	int r;
+
+	if (fstat(fd, &st) == -1)
+		return -1;
+	*lo = 0;
+	hi = (uint64_t)st.st_size / TIDX_ENTRY;
+	while (*lo < hi) {
+		mid = *lo + (hi - *lo) / 2;
+		if ((r = tidx_read(fd, mid, &m)) == -1)
+			return -1;
+		if (r == 1 && (by_rel ? m.rel < rel : m.ts < ts))
+			*lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+int
+tidx_last_below(int fd, uint32_t rel, struct tidx_entry *e)
+{
+	uint64_t lo;
+
+	if (tidx_lower(fd, 1, 0, rel, &lo) == -1)
+		return -1;
+	if (lo == 0)
+		return 0;
+	return tidx_read(fd, lo - 1, e);
+}
+
+int
+tidx_find(int fd, int64_t ts, struct tidx_entry *prev, struct tidx_entry *e)
+{
+	uint64_t lo;
 	int r;
 
 	prev->ts = TIDX_NONE;
 	prev->rel = 0;
-	if (fstat(fd, &st) == -1)
+	if (tidx_lower(fd, 0, ts, 0, &lo) == -1)
 		return -1;
-	lo = 0;
-	hi = (uint64_t)st.st_size / TIDX_ENTRY;
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if ((r = tidx_read(fd, mid, &m)) == -1)
-			return -1;
-		if (r == 0) {
-			hi = mid;	/* truncated under us: less to search */
-			continue;
-		}
-		if (m.ts < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo > 0 && (r = tidx_read(fd, lo - 1, prev)) != 1) {
 		prev->ts = TIDX_NONE;
 		prev->rel = 0;

@@ -45,6 +45,13 @@ int	tidx_load(int fd, struct tidx_entry **v, size_t *n);
 int	tidx_last(int fd, struct tidx_entry *e);
 
 /*
+ * The last whole entry of fd whose relative offset is below rel: 1 and
+ * *e, 0 when there is none, -1 I/O.  (The entries of batches the log
+ * has but readers may not see yet are left out this way.)
+ */
+int	tidx_last_below(int fd, uint32_t rel, struct tidx_entry *e);
+
+/*
  * Binary search: 1 and *k the index of the first entry whose timestamp is
  * >= ts (*e that entry, *prev the one before, or prev->rel = 0 and
  * prev->ts = TIDX_NONE when k == 0); 0 when no entry reaches ts (*prev

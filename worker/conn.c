@@ -41,12 +41,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
+#include "shm/conntab.h"
 #include "worker/conn.h"
 #include "worker/face.h"
 #include "worker/limits.h"
 #include "worker/lograte.h"
 #include "worker/tls.h"
+#include "worker/worker.h"
 
 #define CONN_READ_ROUNDS	16	/* socket reads per turn, for fairness */
 #define CONN_IOV		32
@@ -186,6 +189,9 @@ conn_new(struct worker *w, int fd, const char *peer, const struct face *face)
 	}
 	c->last_active = w->now;
 	c->opened = w->now;
+	/* Listed for flume-admin connections (not listed if the table is full). */
+	c->ct_idx = conntab_take(w->shm, worker_slot(w), face->frames ==
+	    FRAME_KAFKA ? CONNTAB_KAFKA : CONNTAB_NATIVE, 0, peer, clock_real_ms());
 	TAILQ_INSERT_TAIL(&w->conns, c, entry);
 	w->nconns++;
 	atomic_fetch_add_explicit(&w->me->connections, 1, memory_order_relaxed);
@@ -218,6 +224,7 @@ conn_close(struct conn *c)
 	if (c->face->close != NULL)
 		c->face->close(c);
 	TAILQ_REMOVE(&w->conns, c, entry);
+	conntab_release(w->shm, worker_slot(w), c->ct_idx);
 	w->nconns--;
 	atomic_fetch_sub_explicit(&w->me->connections, 1, memory_order_relaxed);
 	limits_ip_release(w, c->ip_key);
@@ -242,6 +249,7 @@ conn_tls_start(struct conn *c)
 		conn_close(c);
 		return -1;
 	}
+	conntab_set_tls(c->w->shm, worker_slot(c->w), c->ct_idx);
 	worker_sweep_before(c->w, c->w->now + conn_tls_timeout(c->w->conf));
 	return 0;
 }

@@ -98,6 +98,7 @@ struct conn {
 	struct kafka_sasl	*sasl;		/* a Kafka SASL exchange (worker/kafka/sasl.c) */
 	TAILQ_ENTRY(conn)	 ready_entry;	/* on w->ready: TLS input buffered */
 	int			 in_ready;
+	int			 ct_idx;	/* its entry in shm/conntab.h; -1 none */
 };
 
 /* Take an accepted socket; NULL (socket closed) on failure. */

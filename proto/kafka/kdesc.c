@@ -41,6 +41,22 @@ nullable(const struct kfield *f, int16_t v)
 	return (f->kf_flags & KF_NULL) && v >= f->kf_nullmin;
 }
 
+/*
+ * Is row i of d a nullable struct (KFNS) that is null in s?  Its marker,
+ * the int8 row before it, says so: below 0 null, else present (Kafka
+ * writes -1 and 1).
+ */
+static int
+null_struct(const struct kdesc *d, size_t i, int16_t v, const void *s)
+{
+	const struct kfield *f = &d->kd_fields[i];
+
+	if (f->kf_type != KT_STRUCT || !nullable(f, v) || i == 0 ||
+	    d->kd_fields[i - 1].kf_type != KT_INT8)
+		return 0;
+	return *((const int8_t *)s + d->kd_fields[i - 1].kf_off) < 0;
+}
+
 static int
 compact(const struct kfield *f, int flexible)
 {
@@ -156,6 +172,9 @@ wire_min(const struct kfield *f, int t, int16_t v, int flexible)
 		n = flexible ? 1 : 0;
 		for (i = 0; i < f->kf_sub->kd_nfields; i++) {
 			g = &f->kf_sub->kd_fields[i];
+			/* A nullable struct may be only its marker. */
+			if (g->kf_type == KT_STRUCT && (g->kf_flags & KF_NULL))
+				continue;
 			if (in_version(g, v) && !(g->kf_flags & KF_TAGGED))
 				n += wire_min(g, g->kf_type, v, flexible);
 		}
@@ -455,7 +474,8 @@ read_struct(const struct kdesc *d, int16_t v, int flexible, void *out,
 	 */
 	for (i = 0; i < d->kd_nfields; i++) {
 		f = &d->kd_fields[i];
-		if (!in_version(f, v) || (f->kf_flags & KF_TAGGED))
+		if (!in_version(f, v) || (f->kf_flags & KF_TAGGED) ||
+		    null_struct(d, i, v, out))
 			set_default(f, (uint8_t *)out + f->kf_off);
 		else if (read_one(f, f->kf_type, v, flexible,
 		    (uint8_t *)out + f->kf_off, rb, a) == -1)
@@ -700,7 +720,8 @@ write_struct(const struct kdesc *d, int16_t v, int flexible, const void *in,
 
 	for (i = 0; i < d->kd_nfields && !wb->err; i++) {
 		f = &d->kd_fields[i];
-		if (!in_version(f, v) || (f->kf_flags & KF_TAGGED))
+		if (!in_version(f, v) || (f->kf_flags & KF_TAGGED) ||
+		    null_struct(d, i, v, in))
 			continue;
 		write_one(f, f->kf_type, v, flexible,
 		    (const uint8_t *)in + f->kf_off, h, wb);

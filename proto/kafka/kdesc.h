@@ -110,6 +110,15 @@ struct kmsg {
 /* A nested struct (not an array of them). */
 #define KFT(sub, st, m, lo, hi, ...)					\
 	KF(KT_STRUCT, st, m, lo, hi, .kf_sub = &(sub), __VA_ARGS__)
+/*
+ * A nullable struct (Kafka's "type": "Cursor", "nullableVersions"), on
+ * the wire an int8 marker (-1 null, 1 present) and the struct when
+ * present: described as two rows, the marker's KT_INT8 (an int8_t member,
+ * default -1) and then this one.  The struct is read and written only
+ * when its marker is 0 or more, else it keeps its defaults.
+ */
+#define KFNS(sub, st, m, lo, hi)					\
+	KFT(sub, st, m, lo, hi, .kf_flags = KF_NULL, .kf_nullmin = (lo))
 #define KNULL(v)	.kf_flags = KF_NULL, .kf_nullmin = (v)
 #define KTAG(n)		.kf_flags = KF_TAGGED, .kf_tag = (n)
 #define KDESC(name, st, rows)						\

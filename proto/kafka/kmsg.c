@@ -9,8 +9,10 @@
 
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
+#include "proto/kafka/kmsg_acl.h"
 #include "proto/kafka/kmsg_admin.h"
 #include "proto/kafka/kmsg_config.h"
+#include "proto/kafka/kmsg_describe.h"
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
@@ -43,13 +45,24 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_delete_topics,
 	&kmsg_delete_records,
 	&kmsg_init_producer_id,
+	&kmsg_offset_for_leader_epoch,
+	&kmsg_describe_acls,
+	&kmsg_create_acls,
+	&kmsg_delete_acls,
 	&kmsg_describe_configs,
 	&kmsg_alter_configs,
+	&kmsg_describe_log_dirs,
 	&kmsg_sasl_authenticate,
 	&kmsg_create_partitions,
 	&kmsg_delete_groups,
 	&kmsg_incremental_alter_configs,
+	&kmsg_list_partition_reassignments,
 	&kmsg_offset_delete,
+	&kmsg_describe_scram,
+	&kmsg_alter_scram,
+	&kmsg_describe_cluster,
+	&kmsg_describe_producers,
+	&kmsg_describe_topic_partitions,
 };
 const size_t kmsg_count = sizeof(kmsg_all) / sizeof(kmsg_all[0]);
 

@@ -1,7 +1,9 @@
 /*
  * libFuzzer target: the auth_file parser.  A parse either fails with a
  * "name:line:" message that never contains a secret of the input, or
- * yields users whose names, secrets and topic prefixes are in bounds.
+ * yields users whose names, secrets and topic prefixes are in bounds; a
+ * user with SCRAM credentials ({scram}) has no password, and its
+ * credentials are in Kafka's bounds.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct auth_user *u;
 	char err[512];
 	size_t i, j;
+	int m;
 
 	if (auth_parse("fuzz", (const char *)data, size, &t, err,
 	    sizeof(err)) == -1) {
@@ -28,9 +31,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < t.nusers; i++) {
 		u = &t.users[i];
 		if (u->name_len == 0 || u->name_len > AUTH_USER_MAX ||
-		    strlen(u->name) != u->name_len || u->secret_len == 0 ||
-		    u->secret_len > AUTH_SECRET_MAX)
+		    strlen(u->name) != u->name_len)
 			abort();
+		if (u->scram_only ? u->secret != NULL || u->secret_len != 0 :
+		    u->secret_len == 0 || u->secret_len > AUTH_SECRET_MAX)
+			abort();
+		for (m = 0; m < AUTH_SCRAM_MECHS; m++)
+			if (u->scram[m].set && (!u->scram_only ||
+			    u->scram[m].salt_len == 0 ||
+			    u->scram[m].salt_len > AUTH_SCRAM_SALT_MAX ||
+			    u->scram[m].iterations < AUTH_SCRAM_ITER_MIN ||
+			    u->scram[m].iterations > AUTH_SCRAM_ITER_MAX))
+				abort();
 		for (j = 0; j < u->ngrants; j++) {
 			if (u->grants[j].prefix_len > TOPIC_NAME_MAX ||
 			    strlen(u->grants[j].prefix) != u->grants[j].prefix_len)

@@ -33,6 +33,7 @@
 	X(list_offsets_req, A, 1)		\
 	X(list_offsets_resp, A, 0)		\
 	X(workers_resp, A, 0)			\
+	X(connections_resp, A, 0)		\
 	X(join_group_req, A, 1)			\
 	X(join_group_resp, A, 0)		\
 	X(heartbeat_req, N, 1)			\

@@ -26,6 +26,7 @@
 #include <sodium.h>
 
 #include "proto/bytes.h"
+#include "proto/kafka/kdesc.h"
 #include "proto/msg.h"
 #include "proto/msg_auth.h"
 #include "proto/wire.h"
@@ -954,4 +955,41 @@ support_tool(const char *input, char **out, char **err, const char *name, ...)
 	va_end(ap);
 	argv[n] = NULL;
 	return support_run_cmd(path, argv, input, out, err, 30000);
+}
+
+int
+support_kafka_call(int fd, const struct kmsg *m, int16_t v, int32_t corr,
+    const void *req, void *resp, struct arena *a, uint8_t **raw)
+{
+	struct kreq_hdr h;
+	struct wbuf wb;
+	uint8_t *p = NULL;
+	size_t n = 0, skip;
+	uint32_t id = 0;
+	int rc;
+
+	*raw = NULL;
+	memset(&h, 0, sizeof(h));
+	h.api_key = m->km_key;
+	h.api_version = v;
+	h.correlation_id = corr;
+	h.client_id = kstr_c("test");
+	wbuf_init(&wb);
+	wbuf_i32(&wb, 0);
+	if (kmsg_encode_req_hdr(&h, &wb) == -1 ||
+	    kmsg_encode_req(m, v, req, &wb) == -1) {
+		wbuf_free(&wb);
+		return -1;
+	}
+	wbuf_put_u32_at(&wb, 0, (uint32_t)(wb.len - 4));
+	rc = support_send(fd, wb.buf, wb.len);
+	wbuf_free(&wb);
+	if (rc == -1 || support_recv(fd, 10000, &id, &p, &n) != 1)
+		return -1;
+	*raw = p;
+	/* Response header v1: an empty tagged field section. */
+	skip = kmsg_resp_hdr_version(m->km_key, v) >= 1 ? 1 : 0;
+	if (id != (uint32_t)corr || n < skip || (skip && p[0] != 0))
+		return -1;
+	return kmsg_decode_resp(m, v, resp, p + skip, n - skip, a);
 }

@@ -118,6 +118,19 @@ int	 support_connect_from(int port, const char *src);
  */
 int	 support_kafka_send(int fd, int16_t key, int16_t ver, int32_t corr,
 	    const void *body, size_t blen);
+/*
+ * One Kafka request of described message m at version v (req, its
+ * request struct; header v1 or v2 as the version takes, client id
+ * "test"), its answer read within 10 s and decoded into resp (the
+ * response struct; arrays from a, strings into *raw, which the caller
+ * frees).  0, or -1 when it could not be sent, no answer came, the
+ * correlation id differs or the answer does not decode exactly.
+ */
+struct kmsg;
+struct arena;
+int	 support_kafka_call(int fd, const struct kmsg *m, int16_t v,
+	    int32_t corr, const void *req, void *resp, struct arena *a,
+	    uint8_t **raw);
 /* 1 when the broker closes fd before another answer (within 10 s), else 0. */
 int	 support_closed(int fd);
 /* Write all of buf (bounded by 5 s); 0 or -1. */

@@ -495,8 +495,14 @@ test_api_versions_v3_and_v0(void)
 	    { 37, 0, 3 },
 	    /* records, groups and offsets deleted (test_records.c) */
 	    { 21, 0, 2 }, { 42, 0, 2 }, { 47, 0, 0 },
+	    /* read-only cluster and log APIs (test_kafka_describe.c) */
+	    { 23, 0, 4 }, { 35, 0, 4 }, { 46, 0, 0 }, { 60, 0, 2 },
+	    { 61, 0, 0 }, { 75, 0, 0 },
 	    /* SASL (test_sasl.c) */
-	    { 17, 0, 1 }, { 36, 0, 2 } };
+	    { 17, 0, 1 }, { 36, 0, 2 },
+	    /* ACLs and SCRAM users (test_kafka_acl.c) */
+	    { 29, 0, 3 }, { 30, 0, 3 }, { 31, 0, 3 }, { 50, 0, 0 },
+	    { 51, 0, 0 } };
 	const char *files[] = { FIXTURES "/kcat-ApiVersions-v3.bin",
 	    FIXTURES "/kcat-ApiVersions-v0.bin" };
 	struct rbuf rb;
@@ -1446,34 +1452,8 @@ static void
 kd_call(int fd, const struct kmsg *m, int16_t v, int32_t corr,
     const void *req, void *resp, struct arena *a, uint8_t **raw)
 {
-	struct kreq_hdr h;
-	struct wbuf wb;
-	uint8_t *p = NULL;
-	size_t n = 0, skip;
-	uint32_t id = 0;
-
-	memset(&h, 0, sizeof(h));
-	h.api_key = m->km_key;
-	h.api_version = v;
-	h.correlation_id = corr;
-	h.client_id = kstr_c("test_kafka");
-	wbuf_init(&wb);
-	wbuf_i32(&wb, 0);
-	CU_ASSERT_EQUAL_FATAL(kmsg_encode_req_hdr(&h, &wb), 0);
-	CU_ASSERT_EQUAL_FATAL(kmsg_encode_req(m, v, req, &wb), 0);
-	wbuf_put_u32_at(&wb, 0, (uint32_t)(wb.len - 4));
-	CU_ASSERT_EQUAL_FATAL(support_send(fd, wb.buf, wb.len), 0);
-	wbuf_free(&wb);
-	CU_ASSERT_EQUAL_FATAL(support_recv(fd, 10000, &id, &p, &n), 1);
-	CU_ASSERT_EQUAL(id, (uint32_t)corr);
-	/* Response header v1: an empty tagged field section. */
-	skip = kmsg_resp_hdr_version(m->km_key, v) >= 1 ? 1 : 0;
-	CU_ASSERT_FATAL(n >= skip);
-	if (skip)
-		CU_ASSERT_EQUAL(p[0], 0);
-	CU_ASSERT_EQUAL_FATAL(kmsg_decode_resp(m, v, resp, p + skip,
-	    n - skip, a), 0);
-	*raw = p;
+	CU_ASSERT_EQUAL_FATAL(support_kafka_call(fd, m, v, corr, req, resp, a,
+	    raw), 0);
 }
 
 /* A Produce of one part (topic, partition 0, records) at version v. */

@@ -32,16 +32,23 @@ NAMES = {0: "Produce", 1: "Fetch", 2: "ListOffsets", 3: "Metadata",
          14: "SyncGroup", 15: "DescribeGroups", 16: "ListGroups",
          17: "SaslHandshake", 18: "ApiVersions", 19: "CreateTopics",
          20: "DeleteTopics", 21: "DeleteRecords", 22: "InitProducerId",
-         32: "DescribeConfigs", 33: "AlterConfigs", 36: "SaslAuthenticate",
+         23: "OffsetForLeaderEpoch", 29: "DescribeAcls", 30: "CreateAcls",
+         31: "DeleteAcls", 32: "DescribeConfigs", 33: "AlterConfigs",
+         35: "DescribeLogDirs", 36: "SaslAuthenticate",
          37: "CreatePartitions", 42: "DeleteGroups",
-         44: "IncrementalAlterConfigs", 47: "OffsetDelete"}
+         44: "IncrementalAlterConfigs", 46: "ListPartitionReassignments",
+         47: "OffsetDelete", 50: "DescribeUserScramCredentials",
+         51: "AlterUserScramCredentials", 60: "DescribeCluster",
+         61: "DescribeProducers", 75: "DescribeTopicPartitions"}
 # (key, min, max) advertised.
 RANGES = [(0, 0, 11), (1, 4, 17), (2, 1, 9), (3, 0, 13), (8, 0, 9),
           (9, 0, 9), (10, 0, 6), (11, 0, 9), (12, 0, 4), (13, 0, 5),
           (14, 0, 5), (15, 0, 6), (16, 0, 5), (17, 0, 1), (18, 0, 4),
-          (19, 0, 7), (20, 0, 6), (21, 0, 2), (22, 0, 5), (32, 0, 4),
-          (33, 0, 2), (36, 0, 2), (37, 0, 3), (42, 0, 2), (44, 0, 1),
-          (47, 0, 0)]
+          (19, 0, 7), (20, 0, 6), (21, 0, 2), (22, 0, 5), (23, 0, 4),
+          (29, 0, 3), (30, 0, 3), (31, 0, 3), (32, 0, 4), (33, 0, 2),
+          (35, 0, 4), (36, 0, 2), (37, 0, 3), (42, 0, 2), (44, 0, 1),
+          (46, 0, 0), (47, 0, 0), (50, 0, 0), (51, 0, 0), (60, 0, 2),
+          (61, 0, 0), (75, 0, 0)]
 
 
 def uvarint(n):

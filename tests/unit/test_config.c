@@ -708,6 +708,7 @@ static const struct {
 	{ "log_level", 1 },
 	{ "metrics_listen", 0 },
 	{ "metrics_tls", 0 },
+	{ "console_dir", 0 },
 	{ "kafka_listen", 0 },
 	{ "kafka_advertised_listener", 0 },
 	{ "listen_tls", 0 },

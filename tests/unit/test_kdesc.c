@@ -26,8 +26,10 @@
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kbuf.h"
 #include "proto/kafka/kdesc.h"
+#include "proto/kafka/kmsg_acl.h"
 #include "proto/kafka/kmsg_admin.h"
 #include "proto/kafka/kmsg_config.h"
+#include "proto/kafka/kmsg_describe.h"
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
@@ -1621,6 +1623,11 @@ test_versions_table(void)
 		{ KAPI_DELETE_TOPICS, 0, 6, 4 },
 		{ KAPI_DELETE_RECORDS, 0, 2, 2 },
 		{ KAPI_INIT_PRODUCER_ID, 0, 5, 2 },
+		{ KAPI_DESCRIBE_ACLS, 0, 3, 2 },
+		{ KAPI_CREATE_ACLS, 0, 3, 2 },
+		{ KAPI_DELETE_ACLS, 0, 3, 2 },
+		{ KAPI_DESCRIBE_USER_SCRAM_CREDENTIALS, 0, 0, 0 },
+		{ KAPI_ALTER_USER_SCRAM_CREDENTIALS, 0, 0, 0 },
 		{ KAPI_DESCRIBE_CONFIGS, 0, 4, 4 },
 		{ KAPI_ALTER_CONFIGS, 0, 2, 2 },
 		{ KAPI_SASL_AUTHENTICATE, 0, 2, 2 },
@@ -1628,6 +1635,12 @@ test_versions_table(void)
 		{ KAPI_DELETE_GROUPS, 0, 2, 2 },
 		{ KAPI_INCREMENTAL_ALTER_CONFIGS, 0, 1, 1 },
 		{ KAPI_OFFSET_DELETE, 0, 0, -1 },
+		{ KAPI_OFFSET_FOR_LEADER_EPOCH, 0, 4, 4 },
+		{ KAPI_DESCRIBE_LOG_DIRS, 0, 4, 2 },
+		{ KAPI_LIST_PARTITION_REASSIGNMENTS, 0, 0, 0 },
+		{ KAPI_DESCRIBE_CLUSTER, 0, 2, 0 },
+		{ KAPI_DESCRIBE_PRODUCERS, 0, 0, 0 },
+		{ KAPI_DESCRIBE_TOPIC_PARTITIONS, 0, 0, 0 },
 	};
 	int16_t lo, hi, fl;
 	size_t i;
@@ -2687,6 +2700,162 @@ test_fixture_data_clients(void)
 }
 
 /*
+ * The read-only describe APIs as @platformatic/kafka 1.22.0 sends them
+ * (captured with tests/tools/kdesc_proxy.py through a Flume broker):
+ * DescribeCluster v1, DescribeLogDirs v4, OffsetForLeaderEpoch v4,
+ * DescribeProducers v0, DescribeTopicPartitions v0 with a cursor and
+ * ListPartitionReassignments v0 with null topics, each decoded field by
+ * field and encoded back to the same bytes; every prefix refused.
+ */
+static void
+test_fixture_describe(void)
+{
+	const struct km_logdirs_topic *lt;
+	const struct km_ofle_topic *ot;
+	const struct km_ofle_part *op;
+	const struct km_dprod_topic *dt;
+	const struct km_dtp_topic *tt;
+	const int32_t *pi;
+	struct km_dcluster_req dc;
+	struct km_logdirs_req ld;
+	struct km_ofle_req oe;
+	struct km_dprod_req dp;
+	struct km_dtp_req tp;
+	struct km_lpr_req lr;
+	struct fx f;
+
+	fx_open(&f, "kdesc/platformatic-kafka-DescribeCluster-v1.bin",
+	    &kmsg_describe_cluster, &dc, 1, 1);
+	CU_ASSERT(str_is(f.h.client_id, "pk-describe"));
+	CU_ASSERT_EQUAL(dc.include_cluster_authorized_operations, 1);
+	CU_ASSERT_EQUAL(dc.endpoint_type, 1);
+	CU_ASSERT_EQUAL(dc.include_fenced_brokers, 0);
+	refuse_prefixes(&kmsg_describe_cluster, 1, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/platformatic-kafka-DescribeLogDirs-v4.bin",
+	    &kmsg_describe_log_dirs, &ld, 4, 2);
+	CU_ASSERT_EQUAL_FATAL(ld.topics.n, 1);
+	lt = ld.topics.v;
+	CU_ASSERT(str_is(lt->topic, "pkt"));
+	CU_ASSERT_EQUAL_FATAL(lt->partitions.n, 2);
+	pi = lt->partitions.v;
+	CU_ASSERT(pi[0] == 0 && pi[1] == 1);
+	refuse_prefixes(&kmsg_describe_log_dirs, 4, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/platformatic-kafka-OffsetForLeaderEpoch-v4.bin",
+	    &kmsg_offset_for_leader_epoch, &oe, 4, 3);
+	CU_ASSERT_EQUAL(oe.replica_id, -1);
+	CU_ASSERT_EQUAL_FATAL(oe.topics.n, 1);
+	ot = oe.topics.v;
+	CU_ASSERT(str_is(ot->topic, "pkt"));
+	CU_ASSERT_EQUAL_FATAL(ot->partitions.n, 1);
+	op = ot->partitions.v;
+	CU_ASSERT(op->partition == 0 && op->current_leader_epoch == 0 &&
+	    op->leader_epoch == 0);
+	refuse_prefixes(&kmsg_offset_for_leader_epoch, 4, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/platformatic-kafka-DescribeProducers-v0.bin",
+	    &kmsg_describe_producers, &dp, 0, 4);
+	CU_ASSERT_EQUAL_FATAL(dp.topics.n, 1);
+	dt = dp.topics.v;
+	CU_ASSERT(str_is(dt->name, "pkt"));
+	CU_ASSERT_EQUAL_FATAL(dt->partition_indexes.n, 1);
+	pi = dt->partition_indexes.v;
+	CU_ASSERT_EQUAL(pi[0], 0);
+	refuse_prefixes(&kmsg_describe_producers, 0, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/platformatic-kafka-DescribeTopicPartitions-v0.bin",
+	    &kmsg_describe_topic_partitions, &tp, 0, 5);
+	CU_ASSERT_EQUAL_FATAL(tp.topics.n, 1);
+	tt = tp.topics.v;
+	CU_ASSERT(str_is(tt->name, "pkt"));
+	CU_ASSERT_EQUAL(tp.response_partition_limit, 1);
+	CU_ASSERT_EQUAL(tp.cursor_present, 1);
+	CU_ASSERT(str_is(tp.cursor.topic_name, "pkt"));
+	CU_ASSERT_EQUAL(tp.cursor.partition_index, 0);
+	refuse_prefixes(&kmsg_describe_topic_partitions, 0, 1, f.body,
+	    f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/platformatic-kafka-ListPartitionReassignments-v0.bin",
+	    &kmsg_list_partition_reassignments, &lr, 0, 6);
+	CU_ASSERT_EQUAL(lr.timeout_ms, 30000);
+	CU_ASSERT_EQUAL(lr.topics.n, -1);
+	refuse_prefixes(&kmsg_list_partition_reassignments, 0, 1, f.body,
+	    f.blen);
+	fx_close(&f);
+}
+
+/*
+ * A nullable struct (DescribeTopicPartitions' Cursor, KFNS): the int8
+ * marker, -1 and nothing more for null, 1 and the struct for present;
+ * decoded back to the marker and the struct, a null one at its defaults.
+ */
+static void
+test_nullable_struct(void)
+{
+	static const uint8_t null_bytes[] = {
+		0x02, 0x02, 'a', 0x00,		/* topics [{ "a" }] */
+		0x00, 0x00, 0x00, 0x05,		/* response_partition_limit */
+		0xff,				/* cursor null */
+		0x00				/* no tags */
+	};
+	static const uint8_t cur_bytes[] = {
+		0x01,				/* topics [] */
+		0x00, 0x00, 0x07, 0xd0,		/* 2000 */
+		0x01, 0x03, 't', '2',		/* cursor { "t2", */
+		0x00, 0x00, 0x00, 0x04, 0x00,	/* 4 } */
+		0x00
+	};
+	struct km_dtp_topic tp = { kstr_c("a") };
+	struct km_dtp_req q, d;
+	struct arena a;
+	struct wbuf wb;
+
+	kdesc_defaults(kmsg_describe_topic_partitions.km_req, &q);
+	CU_ASSERT_EQUAL(q.cursor_present, -1);
+	CU_ASSERT_EQUAL(q.response_partition_limit, 2000);
+	q.topics.n = 1;
+	q.topics.v = &tp;
+	q.response_partition_limit = 5;
+	wbuf_init(&wb);
+	CU_ASSERT_EQUAL_FATAL(kmsg_encode_req(&kmsg_describe_topic_partitions,
+	    0, &q, &wb), 0);
+	CU_ASSERT_EQUAL_FATAL(wb.len, sizeof(null_bytes));
+	CU_ASSERT(memcmp(wb.buf, null_bytes, wb.len) == 0);
+	wbuf_free(&wb);
+	arena_init(&a, 1 << 16);
+	CU_ASSERT_EQUAL_FATAL(kmsg_decode_req(&kmsg_describe_topic_partitions,
+	    0, &d, null_bytes, sizeof(null_bytes), &a), 0);
+	CU_ASSERT_EQUAL(d.cursor_present, -1);
+	CU_ASSERT_EQUAL(d.cursor.topic_name.len, 0);
+	CU_ASSERT_EQUAL(d.topics.n, 1);
+	kdesc_defaults(kmsg_describe_topic_partitions.km_req, &q);
+	q.cursor_present = 1;
+	q.cursor.topic_name = kstr_c("t2");
+	q.cursor.partition_index = 4;
+	wbuf_init(&wb);
+	CU_ASSERT_EQUAL_FATAL(kmsg_encode_req(&kmsg_describe_topic_partitions,
+	    0, &q, &wb), 0);
+	CU_ASSERT_EQUAL_FATAL(wb.len, sizeof(cur_bytes));
+	CU_ASSERT(memcmp(wb.buf, cur_bytes, wb.len) == 0);
+	wbuf_free(&wb);
+	CU_ASSERT_EQUAL_FATAL(kmsg_decode_req(&kmsg_describe_topic_partitions,
+	    0, &d, cur_bytes, sizeof(cur_bytes), &a), 0);
+	CU_ASSERT_EQUAL(d.cursor_present, 1);
+	CU_ASSERT(kstr_eq(d.cursor.topic_name, "t2"));
+	CU_ASSERT_EQUAL(d.cursor.partition_index, 4);
+	/* Present, cut short: malformed. */
+	CU_ASSERT_EQUAL(kmsg_decode_req(&kmsg_describe_topic_partitions, 0,
+	    &d, cur_bytes, 9, &a), -1);
+	arena_free(&a);
+}
+
+/*
  * @platformatic/kafka 1.20.0 (npm), captured through kdesc_proxy.py while
  * tests/compat/platformatic_scenario.mjs produced 10 records idempotent
  * with gzip and 10 plain to "capt" (2 partitions) and a member of group
@@ -3052,9 +3221,112 @@ test_fixture_records(void)
 	fx_close(&f);
 }
 
+/*
+ * The ACL requests of kafka-python 2.0.2 and librdkafka 2.0.2 (its C
+ * admin API through ctypes, tests/tools/rdkafka_acl.py), version 1, the
+ * highest either speaks, captured through Flume with kdesc_proxy.py; and
+ * the SCRAM credential requests (v0, flexible) of the test's own client
+ * (tests/tools/kafka_acl.py: neither client has those APIs).
+ */
+static void
+test_fixture_acls(void)
+{
+	struct fx f;
+	struct km_acl_filter df;
+	struct km_create_acls_req cr;
+	struct km_delete_acls_req dr;
+	struct km_alter_scram_req ar;
+	struct km_describe_scram_req sr;
+	const struct km_acl_filter *c;
+	const struct km_acl_filter *fl;
+	const struct km_scram_upsertion *up;
+	const struct km_scram_user_name *un;
+
+	fx_open(&f, "kdesc/kafka-python-DescribeAcls-v1.bin",
+	    &kmsg_describe_acls, &df, 1, 3);
+	CU_ASSERT_EQUAL(df.resource_type, 1);
+	CU_ASSERT_EQUAL(df.resource_name.len, -1);
+	CU_ASSERT_EQUAL(df.pattern_type, 1);
+	CU_ASSERT(bytes_is(df.principal, "User:bob", 8));
+	CU_ASSERT_EQUAL(df.host.len, -1);
+	CU_ASSERT_EQUAL(df.operation, 1);
+	CU_ASSERT_EQUAL(df.permission_type, 1);
+	refuse_prefixes(&kmsg_describe_acls, 1, 1, f.body, f.blen);
+	fx_close(&f);
+	fx_open(&f, "kdesc/librdkafka-DescribeAcls-v1.bin",
+	    &kmsg_describe_acls, &df, 1, 6);
+	CU_ASSERT_EQUAL(df.principal.len, -1);
+	CU_ASSERT_EQUAL(df.operation, 1);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/kafka-python-CreateAcls-v1.bin", &kmsg_create_acls,
+	    &cr, 1, 3);
+	CU_ASSERT_EQUAL_FATAL(cr.creations.n, 1);
+	c = cr.creations.v;
+	CU_ASSERT_EQUAL(c->resource_type, 2);
+	CU_ASSERT(bytes_is(c->resource_name, "t.", 2));
+	CU_ASSERT_EQUAL(c->pattern_type, 4);
+	CU_ASSERT(bytes_is(c->principal, "User:bob", 8));
+	CU_ASSERT(bytes_is(c->host, "*", 1));
+	CU_ASSERT_EQUAL(c->operation, 4);
+	CU_ASSERT_EQUAL(c->permission_type, 3);
+	refuse_prefixes(&kmsg_create_acls, 1, 1, f.body, f.blen);
+	fx_close(&f);
+	fx_open(&f, "kdesc/librdkafka-CreateAcls-v1.bin", &kmsg_create_acls,
+	    &cr, 1, 6);
+	CU_ASSERT_EQUAL_FATAL(cr.creations.n, 1);
+	c = cr.creations.v;
+	CU_ASSERT(bytes_is(c->resource_name, "t", 1));
+	CU_ASSERT_EQUAL(c->pattern_type, 3);
+	CU_ASSERT_EQUAL(c->operation, 3);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/kafka-python-DeleteAcls-v1.bin", &kmsg_delete_acls,
+	    &dr, 1, 3);
+	CU_ASSERT_EQUAL_FATAL(dr.filters.n, 1);
+	fl = dr.filters.v;
+	CU_ASSERT(bytes_is(fl->resource_name, "t.", 2));
+	CU_ASSERT_EQUAL(fl->pattern_type, 4);
+	CU_ASSERT(bytes_is(fl->host, "*", 1));
+	CU_ASSERT_EQUAL(fl->operation, 4);
+	CU_ASSERT_EQUAL(fl->permission_type, 1);
+	refuse_prefixes(&kmsg_delete_acls, 1, 1, f.body, f.blen);
+	fx_close(&f);
+	fx_open(&f, "kdesc/librdkafka-DeleteAcls-v1.bin", &kmsg_delete_acls,
+	    &dr, 1, 6);
+	CU_ASSERT_EQUAL_FATAL(dr.filters.n, 1);
+	fl = dr.filters.v;
+	CU_ASSERT(bytes_is(fl->principal, "User:bob", 8));
+	CU_ASSERT_EQUAL(fl->host.len, -1);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/flume-test-AlterUserScramCredentials-v0.bin",
+	    &kmsg_alter_scram, &ar, 0, 4);
+	CU_ASSERT_EQUAL(ar.deletions.n, 0);
+	CU_ASSERT_EQUAL_FATAL(ar.upsertions.n, 1);
+	up = ar.upsertions.v;
+	CU_ASSERT(bytes_is(up->name, "dave", 4));
+	CU_ASSERT_EQUAL(up->mechanism, 2);
+	CU_ASSERT_EQUAL(up->iterations, 4096);
+	CU_ASSERT_EQUAL(up->salt.len, 32);
+	CU_ASSERT_EQUAL(up->salted_password.len, 64);
+	refuse_prefixes(&kmsg_alter_scram, 0, 1, f.body, f.blen);
+	fx_close(&f);
+	fx_open(&f, "kdesc/flume-test-DescribeUserScramCredentials-v0.bin",
+	    &kmsg_describe_scram, &sr, 0, 4);
+	CU_ASSERT_EQUAL_FATAL(sr.users.n, 1);
+	un = sr.users.v;
+	CU_ASSERT(bytes_is(un->name, "dave", 4));
+	refuse_prefixes(&kmsg_describe_scram, 0, 1, f.body, f.blen);
+	fx_close(&f);
+}
+
 TEST_SUITE("kdesc", setup, NULL,
+	{ "nullable struct (a cursor)", test_nullable_struct },
+	{ "describe APIs from @platformatic/kafka", test_fixture_describe },
 	{ "descriptions are well formed", test_descriptions },
 	{ "version table", test_versions_table },
+	{ "ACL and SCRAM requests of clients", test_fixture_acls },
 	{ "headers v0-v2, ApiVersions' v0 response header", test_headers },
 	{ "Metadata v0-4 from kafka-python and kcat", test_fixture_metadata },
 	{ "ApiVersions v0-3 from kafka-python and kcat",

@@ -1130,7 +1130,72 @@ test_strerror_and_names(void)
 	CU_ASSERT(ok);
 }
 
+/*
+ * CONNECTIONS' answer, byte by byte as flume-protocol(7) lays it out,
+ * decoded back field by field; every truncation and a trailing byte fail.
+ */
+static void
+test_connections_resp(void)
+{
+	static const uint8_t want[] = {
+		0x00, 0x00,			/* error */
+		0x00, 0x00, 0x00, 0x01,		/* count */
+		0x00, 0x00, 0x00, 0x01,		/* slot */
+		0x00, 0x00, 0x30, 0x39,		/* pid 12345 */
+		0x01, 0x00,			/* Kafka, no TLS */
+		0x00, 0x00, 0x01, 0x8c, 0x00, 0x00, 0x00, 0x07, /* opened_ms */
+		0x00, 0x03, 'a', ':', '1',	/* peer */
+		0x00, 0x02, 'r', 'k',		/* client_name */
+		0x00, 0x00,			/* client_version "" */
+	};
+	struct conn_info ci = { 1, 12345, 1, 0, 0x18c00000007LL, "a:1", 3,
+	    "rk", 2, "", 0 };
+	struct connections_resp m = { 0, 1, &ci }, d;
+	uint8_t buf[sizeof(want) + 1];
+	struct arena a;
+	struct wbuf wb;
+	size_t n;
+
+	wbuf_init(&wb);
+	msg_encode_connections_resp(&wb, &m);
+	CU_ASSERT_EQUAL(wb.err, 0);
+	CU_ASSERT_EQUAL_FATAL(wb.len, sizeof(want));
+	CU_ASSERT(memcmp(wb.buf, want, sizeof(want)) == 0);
+	wbuf_free(&wb);
+	arena_init(&a, 1 << 16);
+	CU_ASSERT_EQUAL_FATAL(msg_decode_connections_resp(want, sizeof(want),
+	    &a, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(d.count, 1);
+	CU_ASSERT_EQUAL(d.conns[0].slot, 1);
+	CU_ASSERT_EQUAL(d.conns[0].pid, 12345);
+	CU_ASSERT_EQUAL(d.conns[0].protocol, 1);
+	CU_ASSERT_EQUAL(d.conns[0].tls, 0);
+	CU_ASSERT_EQUAL(d.conns[0].opened_ms, 0x18c00000007LL);
+	CU_ASSERT(d.conns[0].peer_len == 3 &&
+	    memcmp(d.conns[0].peer, "a:1", 3) == 0);
+	CU_ASSERT(d.conns[0].client_name_len == 2 &&
+	    memcmp(d.conns[0].client_name, "rk", 2) == 0);
+	CU_ASSERT_EQUAL(d.conns[0].client_version_len, 0);
+	for (n = 3; n < sizeof(want); n++) {
+		memcpy(buf, want, n);
+		arena_reset(&a);
+		CU_ASSERT_EQUAL(msg_decode_connections_resp(buf, n, &a, &d),
+		    -1);
+	}
+	memcpy(buf, want, sizeof(want));
+	buf[sizeof(want)] = 0;
+	CU_ASSERT_EQUAL(msg_decode_connections_resp(buf, sizeof(buf), &a,
+	    &d), -1);
+	/* A lone error. */
+	buf[0] = 0;
+	buf[1] = ERR_ACCESS_DENIED;
+	CU_ASSERT_EQUAL(msg_decode_connections_resp(buf, 2, &a, &d), 0);
+	CU_ASSERT_EQUAL(d.error, ERR_ACCESS_DENIED);
+	arena_free(&a);
+}
+
 TEST_SUITE("msg", suite_setup, suite_teardown,
+	{ "CONNECTIONS response", test_connections_resp },
 	{ "round_trip_all", test_round_trip_all },
 	{ "every_truncation_fails", test_every_truncation_fails },
 	{ "trailing_byte_fails", test_trailing_byte_fails },

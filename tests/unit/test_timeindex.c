@@ -18,6 +18,7 @@
 
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "proto/compress.h"
 #include "store/plog.h"
 #include "store/segment.h"
 #include "store/timeindex.h"
@@ -327,7 +328,138 @@ test_find(void)
 	free(dir);
 }
 
+/*
+ * Kafka's MAX_TIMESTAMP, by brute force: the first record at or after
+ * first and below end with the largest timestamp; -1 / -1 when none.
+ */
+static void
+brute_max(int64_t first, int64_t end, int64_t *off, int64_t *ts)
+{
+	int i;
+
+	*off = *ts = -1;
+	for (i = 0; i < nrec; i++)
+		if (rec_off[i] >= first && rec_off[i] < end && rec_ts[i] >= 0 &&
+		    (*off == -1 || rec_ts[i] > *ts)) {
+			*off = rec_off[i];
+			*ts = rec_ts[i];
+		}
+}
+
+/*
+ * A log whose newest times are out of order across segments: the largest
+ * timestamp first appears inside a middle batch (not its first record),
+ * then again later, and a larger one hides below a later log start; some
+ * batches gzip'd, some LogAppendTime-free CreateTime going back.  Every
+ * (first, end) of a grid, mid-batch and mid-segment ones included,
+ * answers as the brute force does.
+ */
+#define MT_NBATCH	120
+static int64_t
+mt_ts(int b, int r)
+{
+	uint32_t x = (uint32_t)(b * 7919 + r * 104729) * 2654435761u;
+
+	if (b == 42 && r == 2)
+		return 900000;		/* the max, mid-batch, segment ~4 */
+	if (b == 101 && r == 1)
+		return 900000;		/* again, later */
+	if (b == 5 && r == 0)
+		return 950000;		/* above it, below a later start */
+	return 100000 + (int64_t)(x % 500000);
+}
+
+static void
+test_max_time(void)
+{
+	struct plog_config cfg = { 4096, 256, -1, -1, 0, 0 };
+	struct batch_builder bb;
+	struct plog_reader *rd;
+	struct plog *l;
+	const uint8_t *out;
+	uint8_t *copy;
+	size_t outlen;
+	int64_t base, first, end, off, ts, woff, wts;
+	int b, r, n, bad = 0, checks = 0;
+	char val[200];
+	char *dir = test_mkdtemp("tidxmax");
+
+	nrec = 0;
+	batch_builder_init(&bb);
+	CU_ASSERT_FATAL(plog_open(&l, dir, &cfg, NULL) == 0);
+	for (b = 0; b < MT_NBATCH; b++) {
+		batch_builder_reset(&bb);
+		n = 1 + b % MAXREC;
+		for (r = 0; r < n; r++) {
+			memset(val, 'a' + b % 26, sizeof(val));
+			CU_ASSERT_FATAL(batch_builder_add(&bb, mt_ts(b, r), NULL,
+			    -1, val, 60 + (b * 13) % 140, NULL, 0) == 0);
+		}
+		CU_ASSERT_FATAL(batch_builder_close_codec(&bb, b % 3 == 1 ?
+		    COMPRESS_GZIP : COMPRESS_NONE, &out, &outlen) == 0);
+		CU_ASSERT_FATAL((copy = malloc(outlen)) != NULL);
+		memcpy(copy, out, outlen);
+		CU_ASSERT_FATAL(plog_append(l, copy, outlen, &base) == 0);
+		free(copy);
+		for (r = 0; r < n; r++) {
+			rec_off[nrec] = base + r;
+			rec_ts[nrec] = mt_ts(b, r);
+			rec_batch[nrec] = b;
+			nrec++;
+		}
+	}
+	CU_ASSERT_FATAL(plog_segment_count(l) >= 8);
+	CU_ASSERT_FATAL(plog_reader_open(&rd, dir) == 0);
+	end = rec_off[nrec - 1] + 1;
+	for (first = 0; first < end; first += 2) {
+		for (r = 0; r < 3; r++) {
+			/* A visible end is where a batch ends. */
+			int64_t e = r == 0 ? end : r == 1 ? first + 17 :
+			    first + 150;
+			int i;
+
+			for (i = 0; i < nrec && rec_off[i] < e; i++)
+				;
+			while (i < nrec && i > 0 &&
+			    rec_batch[i] == rec_batch[i - 1])
+				i++;
+			e = i < nrec ? rec_off[i] : end;
+			CU_ASSERT_FATAL(plog_reader_max_time(rd, first, e,
+			    &off, &ts) == 0);
+			brute_max(first, e, &woff, &wts);
+			checks++;
+			if ((off != woff || ts != wts) && bad++ < 5)
+				fprintf(stderr, "first %lld end %lld: got "
+				    "%lld/%lld want %lld/%lld\n",
+				    (long long)first, (long long)e,
+				    (long long)off, (long long)ts,
+				    (long long)woff, (long long)wts);
+		}
+	}
+	CU_ASSERT(bad == 0);
+	CU_ASSERT(checks > 300);
+	/* From the start: the hidden 950000 at batch 5's first record. */
+	CU_ASSERT(plog_reader_max_time(rd, 0, end, &off, &ts) == 0);
+	CU_ASSERT(ts == 950000 && off == rec_off[0 + 1 + 2 + 3 + 4 + 1]);
+	/* Past it: 900000, first in batch 42 (its third record). */
+	CU_ASSERT(plog_reader_max_time(rd, rec_off[20], end, &off, &ts) == 0);
+	CU_ASSERT(ts == 900000);
+	for (b = 0; b < nrec; b++)
+		if (rec_batch[b] == 42 && rec_ts[b] == 900000)
+			CU_ASSERT(off == rec_off[b]);
+	/* Nothing visible, an empty span. */
+	CU_ASSERT(plog_reader_max_time(rd, 5, 5, &off, &ts) == 0);
+	CU_ASSERT(off == -1 && ts == -1);
+	plog_reader_close(rd);
+	plog_close(l);
+	batch_builder_free(&bb);
+	test_rmtree(dir);
+	free(dir);
+}
+
 TEST_SUITE("timeindex", NULL, NULL,
+    { "max timestamp: first record with the largest, from any start",
+      test_max_time },
     { "entries follow the offset index", test_entries },
     { "rebuilt when missing or torn", test_rebuild },
     { "binary search", test_find });

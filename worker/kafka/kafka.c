@@ -24,8 +24,10 @@
 #include "proto/bytes.h"
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kdesc.h"
+#include "proto/kafka/kmsg_acl.h"
 #include "proto/kafka/kmsg_admin.h"
 #include "proto/kafka/kmsg_config.h"
+#include "proto/kafka/kmsg_describe.h"
 #include "proto/kafka/kmsg_fetch.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
@@ -37,23 +39,25 @@
 #include "proto/kafka/kmsg_records.h"
 #include "proto/kafka/kmsg_sasl.h"
 #include "proto/kafka/kheader.h"
+#include "shm/conntab.h"
 #include "store/topic.h"
 #include "worker/access.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
 #include "worker/face.h"
 #include "worker/kafka/kafka.h"
+#include "worker/kafka/acl.h"
 #include "worker/kafka/admin.h"
 #include "worker/kafka/config.h"
+#include "worker/kafka/describe.h"
 #include "worker/kafka/group.h"
 #include "worker/kafka/partitions.h"
 #include "worker/kafka/records.h"
 #include "worker/lograte.h"
 #include "worker/op/access.h"
 #include "worker/op/topics.h"
+#include "worker/worker.h"
 
-#define KAFKA_CLUSTER_ID	"flume"
-#define KAFKA_NODE_ID		0
 
 static void	api_versions_exec(struct worker *, struct conn *, struct req *);
 static void	api_versions_emit(struct worker *, struct conn *, struct req *);
@@ -154,12 +158,56 @@ static const struct api_row kafka_rows[] = {
 	{ KAPI_OFFSET_DELETE, 0, 0, "OffsetDelete", 0,
 	    kafka_decode_desc, kafka_offset_delete_exec, NULL,
 	    kafka_offset_delete_emit, NULL, ERRBODY_NONE, &kmsg_offset_delete },
+	/* Read-only cluster and log APIs: worker/kafka/describe.c. */
+	{ KAPI_OFFSET_FOR_LEADER_EPOCH, 0, 4, "OffsetForLeaderEpoch",
+	    AUTH_PRODUCE | AUTH_CONSUME, kafka_decode_desc, kafka_ofle_exec,
+	    NULL, kafka_group_emit, NULL, ERRBODY_NONE,
+	    &kmsg_offset_for_leader_epoch },
+	{ KAPI_DESCRIBE_LOG_DIRS, 0, 4, "DescribeLogDirs", AUTH_ADMIN,
+	    kafka_decode_desc, kafka_describe_log_dirs_exec, NULL,
+	    kafka_group_emit, NULL, ERRBODY_NONE, &kmsg_describe_log_dirs },
+	{ KAPI_LIST_PARTITION_REASSIGNMENTS, 0, 0,
+	    "ListPartitionReassignments", AUTH_ADMIN, kafka_decode_desc,
+	    kafka_list_reassign_exec, NULL, kafka_group_emit, NULL,
+	    ERRBODY_NONE, &kmsg_list_partition_reassignments },
+	{ KAPI_DESCRIBE_CLUSTER, 0, 2, "DescribeCluster", 0,
+	    kafka_decode_desc, kafka_describe_cluster_exec, NULL,
+	    kafka_group_emit, NULL, ERRBODY_NONE, &kmsg_describe_cluster },
+	{ KAPI_DESCRIBE_PRODUCERS, 0, 0, "DescribeProducers",
+	    AUTH_CONSUME | AUTH_ADMIN, kafka_decode_desc,
+	    kafka_describe_producers_exec, NULL, kafka_group_emit, NULL,
+	    ERRBODY_NONE, &kmsg_describe_producers },
+	{ KAPI_DESCRIBE_TOPIC_PARTITIONS, 0, 0, "DescribeTopicPartitions",
+	    AUTH_PRODUCE | AUTH_CONSUME | AUTH_ADMIN, kafka_decode_desc,
+	    kafka_describe_topic_parts_exec, NULL, kafka_group_emit, NULL,
+	    ERRBODY_NONE, &kmsg_describe_topic_partitions },
 	{ KAPI_SASL_HANDSHAKE, 0, 1, "SaslHandshake", 0,
 	    kafka_decode_desc, kafka_sasl_handshake_exec, NULL,
 	    kafka_sasl_handshake_emit, NULL, ERRBODY_NONE, &kmsg_sasl_handshake },
 	{ KAPI_SASL_AUTHENTICATE, 0, 2, "SaslAuthenticate", 0,
 	    kafka_decode_desc, kafka_sasl_auth_exec, NULL,
 	    kafka_sasl_auth_emit, NULL, ERRBODY_NONE, &kmsg_sasl_authenticate },
+	/*
+	 * ACLs and SCRAM users over the auth_file (worker/kafka/acl.c,
+	 * scram_admin.c): each checks the broker's admin rights itself,
+	 * after SECURITY_DISABLED for a broker without an auth_file.
+	 */
+	{ KAPI_DESCRIBE_ACLS, 0, 3, "DescribeAcls", 0,
+	    kafka_decode_desc, kafka_describe_acls_exec, NULL,
+	    kafka_describe_acls_emit, NULL, ERRBODY_NONE, &kmsg_describe_acls },
+	{ KAPI_CREATE_ACLS, 0, 3, "CreateAcls", 0,
+	    kafka_decode_desc, kafka_create_acls_exec, kafka_acls_change_poll,
+	    kafka_create_acls_emit, NULL, ERRBODY_NONE, &kmsg_create_acls },
+	{ KAPI_DELETE_ACLS, 0, 3, "DeleteAcls", 0,
+	    kafka_decode_desc, kafka_delete_acls_exec, kafka_acls_change_poll,
+	    kafka_delete_acls_emit, NULL, ERRBODY_NONE, &kmsg_delete_acls },
+	{ KAPI_DESCRIBE_USER_SCRAM_CREDENTIALS, 0, 0,
+	    "DescribeUserScramCredentials", 0, kafka_decode_desc,
+	    kafka_describe_scram_exec, NULL, kafka_describe_scram_emit, NULL,
+	    ERRBODY_NONE, &kmsg_describe_scram },
+	{ KAPI_ALTER_USER_SCRAM_CREDENTIALS, 0, 0, "AlterUserScramCredentials",
+	    0, kafka_decode_desc, kafka_alter_scram_exec, kafka_alter_scram_poll,
+	    kafka_alter_scram_emit, NULL, ERRBODY_NONE, &kmsg_alter_scram },
 };
 #define KAFKA_NROWS	(sizeof(kafka_rows) / sizeof(kafka_rows[0]))
 
@@ -500,8 +548,9 @@ kafka_resp_end(struct conn *c, size_t pos)
 /* ---- ApiVersions ---- */
 
 /*
- * v3 and later name the client's software: kept for the log at debug
- * level (a client that sends nonsense there is still answered).
+ * v3 and later name the client's software: kept for flume-admin
+ * connections (shm/conntab.h) and the log at debug level (a client that
+ * sends nonsense there is still answered).
  */
 static void
 api_versions_exec(struct worker *w, struct conn *c, struct req *r)
@@ -514,6 +563,11 @@ api_versions_exec(struct worker *w, struct conn *c, struct req *r)
 	if (q == NULL || k->h.api_version < 3 ||
 	    q->client_software_name.len <= 0)
 		return;
+	/* Shown by flume-admin connections (shm/conntab.h). */
+	conntab_set_client(w->shm, worker_slot(w), c->ct_idx,
+	    q->client_software_name.p, (size_t)q->client_software_name.len,
+	    q->client_software_version.p, q->client_software_version.len > 0 ?
+	    (size_t)q->client_software_version.len : 0);
 	log_debug("%s: Kafka client %s %s", c->peer,
 	    log_escape(nbuf, sizeof(nbuf), q->client_software_name.p,
 	    q->client_software_name.len > 64 ? 64 :
@@ -621,6 +675,18 @@ cluster_acl_ops(const struct conn *c)
 	if (auth_user_has(u, AUTH_ADMIN, 0))
 		ops |= KACL(KACL_CREATE);
 	return ops;
+}
+
+int32_t
+kafka_cluster_ops(const struct conn *c)
+{
+	return cluster_acl_ops(c);
+}
+
+int32_t
+kafka_topic_ops(const struct op_ctx *x, const char *topic, size_t len)
+{
+	return topic_acl_ops(x, topic, len);
 }
 
 /* A Metadata's answer, built by exec (k->kst): the topics. */

@@ -57,6 +57,16 @@ struct kafka_req {
 						   across redecodes (data.c) */
 };
 
+/* What Metadata and DescribeCluster answer for the cluster (kafka.c). */
+#define KAFKA_CLUSTER_ID	"flume"
+#define KAFKA_NODE_ID		0
+/*
+ * Kafka's authorized operations (KIP-430 bits) of c's user on the
+ * cluster and of x's user on a topic, as Metadata answers them.
+ */
+int32_t	kafka_cluster_ops(const struct conn *c);
+int32_t	kafka_topic_ops(const struct op_ctx *x, const char *topic, size_t len);
+
 /* The Kafka error code for an operation's error (errors.c). */
 int16_t	kafka_op_error(enum op_err e);
 /*

@@ -275,9 +275,10 @@ sasl_plain(struct conn *c, struct req *r, struct sasl_rq *q)
 		return;
 	u = auth_user_find(user, ul);
 	/* Unequal lengths already differ; equal ones compare in constant time. */
-	if (u == NULL || u->secret_len != pl ||
+	if (u == NULL || u->scram_only || u->secret_len != pl ||
 	    sodium_memcmp(u->secret, pass, pl) != 0) {
-		sasl_fail(c, q, u == NULL ? "no such user" : "wrong password");
+		sasl_fail(c, q, u == NULL ? "no such user" : u->scram_only ?
+		    "the user has SCRAM credentials only" : "wrong password");
 		return;
 	}
 	if (!auth_session_again(c, u, "Kafka SASL PLAIN")) {
@@ -300,6 +301,8 @@ sasl_scram(struct conn *c, struct req *r, struct sasl_rq *q)
 	uint8_t salt[SCRAM_SALT_LEN];
 	char snonce[2 * SCRAM_SNONCE_LEN + 1], *out;
 	int mech = s->mech == SASL_SCRAM512 ? SCRAM_SHA512 : SCRAM_SHA256;
+	int amech = mech == SCRAM_SHA512 ? AUTH_SCRAM_SHA512 : AUTH_SCRAM_SHA256;
+	const struct auth_scram *sc;
 	size_t keylen, pwlen;
 	uint64_t derived;
 	int rc;
@@ -313,12 +316,19 @@ sasl_scram(struct conn *c, struct req *r, struct sasl_rq *q)
 			return;
 		}
 		sasl_set_user(s, f.user, f.user_len);
-		/* An unknown user gets a salt too, and fails at the proof. */
+		/*
+		 * A stored credential (AlterUserScramCredentials) has its own
+		 * salt and iterations; a password's and an unknown user's
+		 * are derived, and the unknown one fails at the proof.
+		 */
+		u = auth_user_find(f.user, f.user_len);
+		sc = u != NULL && u->scram[amech].set ? &u->scram[amech] : NULL;
 		scram_salt(key, keylen, f.user, f.user_len, salt);
 		scram_nonce(snonce);
 		if (scram_server_first(&s->scram, mech, q->in.p,
-		    (size_t)q->in.len, &f, snonce, salt, sizeof(salt),
-		    SCRAM_ITERATIONS) == -1) {
+		    (size_t)q->in.len, &f, snonce, sc != NULL ? sc->salt : salt,
+		    sc != NULL ? sc->salt_len : sizeof(salt), sc != NULL ?
+		    sc->iterations : SCRAM_ITERATIONS) == -1) {
 			sasl_fail(c, q, "client-first message too long");
 			return;
 		}
@@ -343,19 +353,29 @@ sasl_scram(struct conn *c, struct req *r, struct sasl_rq *q)
 	 * against the broker's secret (scram.h): no answer and no delay
 	 * tells whether a name exists.
 	 */
-	if ((u = auth_user_find(s->user, s->user_len)) != NULL) {
-		pw = u->secret;
-		pwlen = u->secret_len;
+	u = auth_user_find(s->user, s->user_len);
+	/* SCRAM credentials only, none for this mechanism: no such user. */
+	if (u != NULL && u->scram_only && !u->scram[amech].set)
+		u = NULL;
+	if (u != NULL && u->scram[amech].set) {
+		sc = &u->scram[amech];
+		rc = scram_server_final_keys(&s->scram, sc->stored_key,
+		    sc->server_key, &fin, out, 256);
 	} else {
-		pw = key;
-		pwlen = keylen;
+		if (u != NULL) {
+			pw = u->secret;
+			pwlen = u->secret_len;
+		} else {
+			pw = key;
+			pwlen = keylen;
+		}
+		scram_salt(key, keylen, s->user, s->user_len, salt);
+		derived = scram_derivations();
+		rc = scram_server_final(&s->scram, pw, pwlen, salt,
+		    sizeof(salt), SCRAM_ITERATIONS, &fin, out, 256);
+		atomic_fetch_add_explicit(&c->w->me->auth_derivations,
+		    scram_derivations() - derived, memory_order_relaxed);
 	}
-	scram_salt(key, keylen, s->user, s->user_len, salt);
-	derived = scram_derivations();
-	rc = scram_server_final(&s->scram, pw, pwlen, salt, sizeof(salt),
-	    SCRAM_ITERATIONS, &fin, out, 256);
-	atomic_fetch_add_explicit(&c->w->me->auth_derivations,
-	    scram_derivations() - derived, memory_order_relaxed);
 	if (rc == -1 || u == NULL) {
 		sasl_fail(c, q, u == NULL ? "no such user" :
 		    "wrong password (or proof)");

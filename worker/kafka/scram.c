@@ -16,6 +16,7 @@
 #include <openssl/evp.h>
 #include <sodium.h>
 
+#include "common/authfile.h"
 #include "worker/kafka/scram.h"
 
 #define SCRAM_SALT_LABEL	"flume scram salt"
@@ -128,20 +129,18 @@ scram_hash(int mech, const uint8_t *p, size_t len, uint8_t *out)
 }
 
 int
-scram_server_final(struct scram_server *s, const uint8_t *password,
-    size_t plen, const uint8_t *salt, size_t saltlen, int iterations,
-    const struct ksasl_scram_final *f, char *out, size_t outlen)
+scram_server_final_keys(struct scram_server *s, const uint8_t *stored,
+    const uint8_t *server, const struct ksasl_scram_final *f, char *out,
+    size_t outlen)
 {
-	uint8_t salted[SCRAM_KEY_MAX], ckey[SCRAM_KEY_MAX], stored[SCRAM_KEY_MAX];
-	uint8_t sig[SCRAM_KEY_MAX], proof[SCRAM_KEY_MAX], skey[SCRAM_KEY_MAX];
+	uint8_t ckey[SCRAM_KEY_MAX], sig[SCRAM_KEY_MAX], proof[SCRAM_KEY_MAX];
 	uint8_t h[SCRAM_KEY_MAX];
 	char cb[8], b64[sodium_base64_ENCODED_LEN(SCRAM_KEY_MAX,
 	    sodium_base64_VARIANT_ORIGINAL)];
-	const EVP_MD *md;
 	size_t dlen, n, i;
 	int rc = -1;
 
-	md = scram_md(s->mech, &dlen);
+	(void)scram_md(s->mech, &dlen);
 	/*
 	 * The channel binding repeats our gs2 header.  The nonce must end
 	 * with ours, as Kafka checks it: librdkafka sends its own part
@@ -157,12 +156,6 @@ scram_server_final(struct scram_server *s, const uint8_t *password,
 	if (sodium_base642bin(proof, sizeof(proof), f->proof, f->proof_len,
 	    NULL, &n, NULL, sodium_base64_VARIANT_ORIGINAL) != 0 || n != dlen)
 		return -1;
-	scram_derived++;
-	if (PKCS5_PBKDF2_HMAC((const char *)password, (int)plen, salt,
-	    (int)saltlen, iterations, md, (int)dlen, salted) != 1)
-		goto out;
-	scram_hmac(s->mech, salted, dlen, "Client Key", 10, "", 0, "", 0, ckey);
-	scram_hash(s->mech, ckey, dlen, stored);
 	scram_hmac(s->mech, stored, dlen, s->auth, s->auth_len, ",", 1,
 	    f->without_proof, f->without_proof_len, sig);
 	for (i = 0; i < dlen; i++)
@@ -170,16 +163,38 @@ scram_server_final(struct scram_server *s, const uint8_t *password,
 	scram_hash(s->mech, ckey, dlen, h);
 	if (sodium_memcmp(h, stored, dlen) != 0)
 		goto out;
-	scram_hmac(s->mech, salted, dlen, "Server Key", 10, "", 0, "", 0, skey);
-	scram_hmac(s->mech, skey, dlen, s->auth, s->auth_len, ",", 1,
+	scram_hmac(s->mech, server, dlen, s->auth, s->auth_len, ",", 1,
 	    f->without_proof, f->without_proof_len, sig);
 	sodium_bin2base64(b64, sizeof(b64), sig, dlen,
 	    sodium_base64_VARIANT_ORIGINAL);
 	if ((size_t)snprintf(out, outlen, "v=%s", b64) < outlen)
 		rc = 0;
 out:
-	sodium_memzero(salted, sizeof(salted));
 	sodium_memzero(ckey, sizeof(ckey));
-	sodium_memzero(skey, sizeof(skey));
+	return rc;
+}
+
+int
+scram_server_final(struct scram_server *s, const uint8_t *password,
+    size_t plen, const uint8_t *salt, size_t saltlen, int iterations,
+    const struct ksasl_scram_final *f, char *out, size_t outlen)
+{
+	uint8_t salted[SCRAM_KEY_MAX], stored[SCRAM_KEY_MAX];
+	uint8_t server[SCRAM_KEY_MAX];
+	const EVP_MD *md;
+	size_t dlen;
+	int rc = -1;
+
+	md = scram_md(s->mech, &dlen);
+	scram_derived++;
+	if (PKCS5_PBKDF2_HMAC((const char *)password, (int)plen, salt,
+	    (int)saltlen, iterations, md, (int)dlen, salted) != 1)
+		goto out;
+	auth_scram_keys(s->mech == SCRAM_SHA512 ? AUTH_SCRAM_SHA512 :
+	    AUTH_SCRAM_SHA256, salted, stored, server);
+	rc = scram_server_final_keys(s, stored, server, f, out, outlen);
+out:
+	sodium_memzero(salted, sizeof(salted));
+	sodium_memzero(server, sizeof(server));
 	return rc;
 }

@@ -65,6 +65,13 @@ int	scram_server_first(struct scram_server *s, int mech, const char *msg,
 int	scram_server_final(struct scram_server *s, const uint8_t *password,
 	    size_t plen, const uint8_t *salt, size_t saltlen, int iterations,
 	    const struct ksasl_scram_final *f, char *out, size_t outlen);
+/*
+ * The same against a stored credential (StoredKey and ServerKey of s's
+ * mechanism), as AlterUserScramCredentials gives it; 0 or -1.
+ */
+int	scram_server_final_keys(struct scram_server *s, const uint8_t *stored,
+	    const uint8_t *server, const struct ksasl_scram_final *f,
+	    char *out, size_t outlen);
 /* Salted passwords this process has derived (PBKDF2 runs), for metrics. */
 uint64_t scram_derivations(void);
 /* A fresh server nonce part, base64 of SCRAM_SNONCE_LEN random bytes. */

@@ -89,6 +89,9 @@ auth_exec_prove(struct conn *c, struct req *r)
 	/* The throttle (authlimit.h): parked, or refused unchecked. */
 	if ((verdict = authlimit_check(c, r)) == AUTHLIMIT_WAIT)
 		return;		/* executed again at r->deadline */
+	/* A user with SCRAM credentials only has no secret to prove. */
+	if (u != NULL && u->scram_only)
+		u = NULL;
 	if (u != NULL)
 		crypto_auth_hmacsha256_init(&hs, u->secret, u->secret_len);
 	else {

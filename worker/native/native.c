@@ -21,6 +21,7 @@
 #include "worker/lograte.h"
 #include "worker/native/admin.h"
 #include "worker/native/config.h"
+#include "worker/native/conns.h"
 #include "worker/native/data.h"
 #include "worker/native/group.h"
 #include "worker/native/native.h"
@@ -202,6 +203,10 @@ static const struct api_row native_rows[] = {
 	    emit_auth, NULL, ERRBODY_NONE),
 	ROW(API_STATS, "STATS", AUTH_ADMIN | API_PERM_ALL, NULL,
 	    stats_handler_exec, NULL, stats_handler_emit, NULL, ERRBODY_NONE),
+	/* Every client's address: admin of every topic, as WORKERS. */
+	ROW(API_CONNECTIONS, "CONNECTIONS", AUTH_ADMIN | API_PERM_ALL, NULL,
+	    native_connections_exec, NULL, native_connections_emit, NULL,
+	    ERRBODY_NONE),
 };
 #define NATIVE_NROWS	(sizeof(native_rows) / sizeof(native_rows[0]))
 

@@ -88,8 +88,6 @@ op_list_offset_max_ts(const struct op_ctx *x, const char *topic, size_t len,
 {
 	struct shm_partition *p = NULL;
 	struct plog_reader *rd;
-	struct plog_slice sl;
-	uint8_t hdr[BATCH_HEADER_SIZE];
 	int64_t start, visible;
 	enum op_err err;
 
@@ -102,14 +100,9 @@ op_list_offset_max_ts(const struct op_ctx *x, const char *topic, size_t len,
 		return OP_OK;
 	if ((rd = op_reader(x->w, p)) == NULL)
 		return errno == ENOENT ? OP_OK : OP_STORAGE;
-	/* The batch holding the newest visible record, whole. */
-	if (plog_reader_read(rd, visible - 1, visible, 1, &sl) == -1)
-		return errno == ERANGE ? OP_OK : OP_STORAGE;
-	if (sl.len < BATCH_HEADER_SIZE || pread(sl.fd, hdr, sizeof(hdr),
-	    sl.pos) != (ssize_t)sizeof(hdr)) {
+	if (plog_reader_max_time(rd, start, visible, offset, timestamp) == -1) {
 		log_warn("max timestamp: partition %d", (int)p->partition);
 		return OP_STORAGE;
 	}
-	return op_offset_for_time(x->w, p,
-	    (int64_t)be64_get(hdr + BATCH_OFF_MAX_TS), offset, timestamp);
+	return OP_OK;
 }

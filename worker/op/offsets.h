@@ -31,12 +31,10 @@ enum op_err op_list_offset(const struct op_ctx *x, const char *topic,
 	    int64_t *timestamp);
 /*
  * Kafka's MAX_TIMESTAMP (ListOffsets v7+) of (topic, partition), as
- * op_list_offset() checks it: the offset of the first record whose
- * timestamp reaches the newest visible batch's maxTimestamp, with that
- * record's timestamp (both -1 for an empty log).  Cheap (one batch
- * header and a time lookup) and what Kafka answers when time grows with
- * offsets; a record older in the log with a later timestamp than the
- * newest batch's is found only when the lookup meets it first.
+ * op_list_offset() checks it: the offset of the first record at or after
+ * the log start with the largest timestamp in the partition, and that
+ * timestamp (both -1 for an empty log), among what the writer has made
+ * visible (plog_reader_max_time: the time indexes and a short scan).
  */
 enum op_err op_list_offset_max_ts(const struct op_ctx *x, const char *topic,
 	    size_t len, int32_t partition, int64_t *offset, int64_t *timestamp);

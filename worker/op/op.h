@@ -70,6 +70,7 @@ enum op_err {
 	OP_BAD_TIMESTAMP,	/* a record timestamp outside the topic's bounds */
 	OP_NO_GROUP,		/* no group of that (valid) name */
 	OP_GROUP_SUBSCRIBED,	/* the group's members consume that topic */
+	OP_SECURITY_DISABLED,	/* no auth_file: no users or permissions to change */
 	OP_ERR_MAX
 };
 
