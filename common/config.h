@@ -84,6 +84,7 @@ struct config {
 	char		 group_consumer_assignor[16];	/* "uniform" or "range" */
 	uint32_t	 group_consumer_max_size;	/* members; 0: max_group_members */
 	int64_t		 offsets_retention_ms;	/* an idle empty group's offsets expire; -1 never */
+	int32_t		 offsets_topic_partitions;	/* __consumer_offsets when it is made */
 	int		 log_level;
 	char		 metrics_listen[300];	/* "host:port" of /metrics; "" = off */
 	int		 metrics_tls;		/* HTTPS with tls_cert_file, tls_key_file */

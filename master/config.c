@@ -154,6 +154,8 @@ static const struct conf_key conf_keys[] = {
 	    CF(group_consumer_max_size), NOTOPIC, RESTART },
 	{ "offsets_retention", CT_DURATION, 100, 36500 * DAY, 1, "7d",
 	    CF(offsets_retention_ms), NOTOPIC, RESTART },
+	{ "offsets_topic_num_partitions", CT_INT, 1, 1000, 0, "50",
+	    CF(offsets_topic_partitions), NOTOPIC, RESTART },
 	{ "log_level", CT_LOGLEVEL, 0, 0, 0, "info", CF(log_level), NOTOPIC, RELOAD },
 	{ "metrics_listen", CT_LISTEN, 0, 0, 0, NULL, CF(metrics_listen), NOTOPIC, RESTART },
 	{ "metrics_tls", CT_BOOL, 0, 1, 0, "no", CF(metrics_tls), NOTOPIC, RESTART },

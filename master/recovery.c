@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "master/coffsets.h"
 #include "master/drain.h"
 #include "master/producers.h"
 #include "master/recovery.h"
@@ -20,6 +21,7 @@
 #include "shm/ipcount.h"
 #include "shm/tconf.h"
 #include "shm/topics.h"
+#include "proto/coffsets.h"
 #include "store/offsets.h"
 #include "store/offsets_migrate.h"
 #include "store/plog.h"
@@ -33,7 +35,7 @@
  * by a fresh one) and the broker must not start.
  */
 static int
-recovery_drain_old(const struct config *conf, const char *name)
+recovery_drain_old(const struct config *conf, const char *name, int *drained)
 {
 	struct shm	old;
 	int		n;
@@ -60,6 +62,7 @@ recovery_drain_old(const struct config *conf, const char *name)
 		    "the next attempt", name);
 		return -1;
 	}
+	*drained = 1;
 	return 0;
 }
 
@@ -91,7 +94,7 @@ recovery_log_corrupt(const char *dir, const char *topic, int32_t part,
  */
 static int
 recovery_partition(const struct config *conf, struct shm *shm, int idx,
-    const char *topic, int32_t part)
+    const char *topic, int32_t part, struct coffsets_replay *replay)
 {
 	struct plog_config	 pc;
 	struct plog_recovery	 rec;
@@ -152,6 +155,12 @@ recovery_partition(const struct config *conf, struct shm *shm, int idx,
 	    topic, part, (long long)plog_start_offset(l), (long long)end,
 	    (unsigned long long)plog_size_bytes(l), rec.segments,
 	    rec.segments == 1 ? "" : "s");
+	if (replay != NULL && coffsets_replay(shm, l, part, replay) == -1) {
+		log_warn("%s/%d: reading the committed offsets back", topic,
+		    part);
+		plog_close(l);
+		return -1;
+	}
 	plog_close(l);
 	return 0;
 }
@@ -237,7 +246,8 @@ recovery_topics(const struct config *conf, struct shm *shm)
 		}
 		recovery_tconf(conf, shm, idx, names[i]);
 		for (j = 0; j < parts; j++)
-			if (recovery_partition(conf, shm, idx, names[i], j) == -1)
+			if (recovery_partition(conf, shm, idx, names[i], j,
+			    NULL) == -1)
 				goto out;
 		/* The entries that lead to those logs, likewise. */
 		if (topic_dir_sync(conf->data_dir, names[i]) == -1) {
@@ -274,6 +284,99 @@ out:
 		free(names[i]);
 	free(names);
 	return rc;
+}
+
+/*
+ * __consumer_offsets (master/coffsets.h): made at the first start with
+ * offsets_topic_num_partitions partitions and cleanup.policy=compact,
+ * recovered like any topic, and read back into the region's committed
+ * offsets.  Its count never changes once made.
+ */
+static int
+recovery_coffsets(const struct config *conf, struct shm *shm)
+{
+	struct coffsets_replay r;
+	struct tconf t;
+	char why[192];
+	uint8_t id[TOPIC_ID_LEN];
+	int32_t parts, j;
+	int idx, made = 0;
+
+	memset(&r, 0, sizeof(r));
+	if (topic_meta_load(conf->data_dir, COFFSETS_TOPIC, &parts, id) == -1) {
+		if (errno != ENOENT) {
+			log_warn("%s: cannot read topic.meta", COFFSETS_TOPIC);
+			return -1;
+		}
+		parts = conf->offsets_topic_partitions;
+		if (recovery_topic_create(conf, shm, COFFSETS_TOPIC, parts,
+		    NULL, &idx) == -1)
+			return -1;
+		if (topic_internal_meta_save(conf->data_dir, COFFSETS_TOPIC,
+		    parts, shm->topics[idx].id) == -1) {
+			log_warn("%s: cannot create it in %s", COFFSETS_TOPIC,
+			    conf->data_dir);
+			return -1;
+		}
+		made = 1;
+	} else {
+		static const uint8_t zero[TOPIC_ID_LEN];
+		int noid = memcmp(id, zero, sizeof(id)) == 0;
+
+		if (recovery_topic_create(conf, shm, COFFSETS_TOPIC, parts,
+		    noid ? NULL : id, &idx) == -1)
+			return -1;
+		/* Made as a client's topic by a Flume before topic ids. */
+		if (noid && topic_internal_meta_save(conf->data_dir,
+		    COFFSETS_TOPIC, parts, shm->topics[idx].id) == -1) {
+			log_warn("%s: cannot record its topic id", COFFSETS_TOPIC);
+			return -1;
+		}
+	}
+	/* Compacted, always: the cleaner keeps each key's latest record. */
+	memset(&t, 0, sizeof(t));
+	if (topic_config_load(conf->data_dir, COFFSETS_TOPIC, &t, why,
+	    sizeof(why)) == -1 && errno != ENOENT && errno != EBADMSG) {
+		log_warn("%s: cannot read %s", COFFSETS_TOPIC, TOPIC_CONFIG);
+		return -1;
+	}
+	if (!tconf_has(&t, TC_CLEANUP_POLICY) ||
+	    t.v[TC_CLEANUP_POLICY] != TCONF_CLEANUP_COMPACT) {
+		tconf_put(&t, TC_CLEANUP_POLICY, TCONF_CLEANUP_COMPACT);
+		if (topic_config_save(conf->data_dir, COFFSETS_TOPIC, &t) == -1) {
+			log_warn("%s: cannot save its %s", COFFSETS_TOPIC,
+			    TOPIC_CONFIG);
+			return -1;
+		}
+	}
+	shm_tconf_saved(shm, idx, shm_tconf_publish(shm, idx,
+	    shm->topics[idx].id, &t));
+	for (j = 0; j < parts; j++)
+		if (recovery_partition(conf, shm, idx, COFFSETS_TOPIC, j,
+		    &r) == -1)
+			return -1;
+	if (topic_dir_sync(conf->data_dir, COFFSETS_TOPIC) == -1) {
+		log_warn("%s: fdatasync of its directory", COFFSETS_TOPIC);
+		return -1;
+	}
+	coffsets_replay_end(shm);
+	if (made)
+		log_info("created %s with %d partition%s (committed offsets)",
+		    COFFSETS_TOPIC, parts, parts == 1 ? "" : "s");
+	if (r.records > 0 || r.tombstones > 0)
+		log_info("%s: read %llu commit record%s and %llu tombstone%s "
+		    "back", COFFSETS_TOPIC, (unsigned long long)r.records,
+		    r.records == 1 ? "" : "s", (unsigned long long)r.tombstones,
+		    r.tombstones == 1 ? "" : "s");
+	if (r.dropped > 0)
+		log_warnx("%s: %llu committed offset%s for missing topics or "
+		    "partitions dropped", COFFSETS_TOPIC,
+		    (unsigned long long)r.dropped, r.dropped == 1 ? "" : "s");
+	if (r.bad > 0)
+		log_warnx("%s: %llu record%s that do not decode skipped",
+		    COFFSETS_TOPIC, (unsigned long long)r.bad,
+		    r.bad == 1 ? "" : "s");
+	return 0;
 }
 
 /*
@@ -328,7 +431,8 @@ recovery_offsets_dir(const struct config *conf)
 		    OFFSETS_OLD_DIR, m.kept, m.kept == 1 ? "" : "s",
 		    conf->data_dir, OFFSETS_DIR);
 	for (i = 0; (r = topic_reserved_name(i)) != NULL; i++)
-		if (topic_meta_load(conf->data_dir, r, &parts, NULL) == 0)
+		if (strcmp(r, COFFSETS_TOPIC) != 0 &&
+		    topic_meta_load(conf->data_dir, r, &parts, NULL) == 0)
 			log_warnx("%s/%s: a topic a client created under a name "
 			    "Kafka reserves; not served (remove the directory "
 			    "to drop it)", conf->data_dir, r);
@@ -340,14 +444,28 @@ recovery_run(const struct config *conf, struct shm *shm)
 {
 	struct shm_limits	lim;
 	char			name[SHM_NAME_MAX];
+	int			drained = 0, rc;
 
 	if (shm_name_for(conf->data_dir, name, sizeof(name)) == -1) {
 		log_warn("cannot name the shared memory for %s", conf->data_dir);
 		return -1;
 	}
 	if (recovery_offsets_dir(conf) == -1 ||
-	    recovery_drain_old(conf, name) == -1)
+	    recovery_drain_old(conf, name, &drained) == -1)
 		return -1;
+	/*
+	 * A clean start (no region left to drain) after the one that moved
+	 * the offsets files into __consumer_offsets: they go now.
+	 */
+	if (!drained && (rc = offsets_migrated_drop(conf->data_dir)) != 0) {
+		if (rc == -1)
+			log_warn("cannot remove %s/%s", conf->data_dir,
+			    OFFSETS_MIGRATED);
+		else
+			log_info("removed %s/%s: a clean start since its "
+			    "offsets went into %s", conf->data_dir,
+			    OFFSETS_MIGRATED, COFFSETS_TOPIC);
+	}
 	if (recovery_tombstones(conf) == -1)
 		return -1;
 
@@ -355,8 +473,10 @@ recovery_run(const struct config *conf, struct shm *shm)
 	/* Workers, the writer, and the metrics child if it is configured. */
 	lim.child_slots = (uint32_t)conf->workers + 1 +
 	    (conf->metrics_listen[0] != '\0' ? 1 : 0);
-	lim.max_topics = conf->max_topics;
-	lim.max_partitions = conf->max_partitions;
+	/* __consumer_offsets comes on top of what clients may make. */
+	lim.max_topics = conf->max_topics + 1;
+	lim.max_partitions = conf->max_partitions +
+	    (uint32_t)coffsets_partitions(conf);
 	lim.ring_size = conf->ring_size;
 	lim.max_groups = conf->max_groups;
 	lim.max_group_members = conf->max_group_members;
@@ -381,6 +501,7 @@ recovery_run(const struct config *conf, struct shm *shm)
 	    "rings)", name, shm->size, lim.max_partitions,
 	    (unsigned long long)lim.ring_size);
 	if (recovery_topics(conf, shm) == -1 ||
+	    recovery_coffsets(conf, shm) == -1 ||
 	    writer_groups_load(shm, conf) == -1) {
 		shm_detach(shm);
 		shm_unlink_name(name);

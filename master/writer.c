@@ -962,8 +962,12 @@ writer_delete_topic(struct writer *w, uint32_t ti, int64_t now, int *moved)
 		log_warn("delete topic %s: removing %s (the next start removes it)",
 		    name, tomb);
 	for (pi = 0; pi < cap; pi++)
-		if ((i = shm_topic_slot(w->s, t, pi)) != UINT32_MAX)
+		if ((i = shm_topic_slot(w->s, t, pi)) != UINT32_MAX) {
+			if (pi < (uint32_t)t->partitions)
+				writer_groups_topic_gone(w->groups, name,
+				    (int32_t)pi, i);
 			writer_offsets_clear(w, i);
+		}
 	shm_topic_delete_end(w->s, (int)ti);
 	w->topic_ok[ti] = WTOPIC_FREED;
 	log_info("deleted topic %s (%d partition%s)", name, t->partitions,
@@ -1418,6 +1422,9 @@ writer_finish(struct writer *w, int64_t now_ms)
 	if (w->topics_open < topic_count_now(w->s) || writer_deletes_pending(w) ||
 	    writer_retry_pending(w))
 		rc = -1;
+	/* Committed offsets go through __consumer_offsets' rings: first. */
+	if (writer_groups_finish(w->groups, now_ms) == -1)
+		rc = -1;
 	WRITER_FOREACH_SLOT(w, i, {
 		struct wslot *sl = &w->slots[i];
 		struct shm_partition *p = &w->s->parts[i];
@@ -1429,8 +1436,6 @@ writer_finish(struct writer *w, int64_t now_ms)
 	});
 	if (moved)
 		writer_wake_workers(w);
-	if (writer_groups_finish(w->groups, now_ms) == -1)
-		rc = -1;
 	return rc;
 }
 

@@ -1,9 +1,10 @@
 /*
- * The writer's consumer-group duties (DESIGN.md section 1): persist
- * committed offsets to <data_dir>/flume~offsets/ (store/offsets.h)
- * and expire silent group members; plus the two startup steps of the
- * master's recovery that move committed offsets between a region and the
- * disk.
+ * The writer's consumer-group duties (DESIGN.md section 1): append
+ * committed offsets to __consumer_offsets (master/coffsets.h), retire
+ * the old offsets files once they are in it, and expire silent group
+ * members; plus the two startup steps of the master's recovery that move
+ * committed offsets between a region and the disk (files, store/
+ * offsets.h: a drain child appends no batch of its own).
  */
 #ifndef FLUME_MASTER_WRITER_GROUP_H
 #define FLUME_MASTER_WRITER_GROUP_H
@@ -14,28 +15,29 @@
 #include "master/config.h"
 #include "shm/shm.h"
 
-/*
- * A group's committed offsets are saved at most this often (its first
- * commit after a quiet spell at once): a save is two fsyncs and a
- * rename, and a consumer commits many times a second.  Until then they
- * live in shared memory, which outlives every process but the machine.
- */
-#define WG_SAVE_MS	100
-
 struct writer_groups;
 
 /* Writer start; b->shm mapped.  0 or -1 (ENOMEM). */
 int	writer_groups_open(struct writer_groups **wgp, struct broker *b);
 void	writer_groups_close(struct writer_groups *wg);
 /*
- * One pass at now (CLOCK_MONOTONIC ms): save every group whose offsets
- * changed since its last save; when due, run every group's state machine
+ * One pass at now (CLOCK_MONOTONIC ms): append what every group's
+ * offsets changed since the last pass (deleted groups' tombstones too); when due, run every group's state machine
  * (expiry, rebalance timeout) and wake the workers if a group changed.
  */
 void	writer_groups_cycle(struct writer_groups *wg, int64_t now);
 /* CLOCK_MONOTONIC ms of the next duty (INT64_MAX: none). */
 int64_t	writer_groups_due(const struct writer_groups *wg);
-/* Shutdown: save whatever changed.  0, or -1 if some group is not saved. */
+/*
+ * Topic delete: partition (slot) of topic is gone; every group that
+ * logged an offset for it gets its tombstone in __consumer_offsets.
+ */
+void	writer_groups_topic_gone(struct writer_groups *wg, const char *topic,
+	    int32_t partition, uint32_t slot);
+/*
+ * Shutdown, before the rings' last drain: append whatever changed.  0,
+ * or -1 if some group's batch could not go into its ring.
+ */
 int	writer_groups_finish(struct writer_groups *wg, int64_t now);
 
 /*

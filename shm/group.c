@@ -40,7 +40,8 @@ group_stride(const struct shm_limits *lim)
 
 	if (__builtin_mul_overflow((size_t)lim->max_group_members,
 	    sizeof(struct shm_member), &m) ||
-	    __builtin_mul_overflow((size_t)lim->max_partitions, sizeof(int64_t), &o) ||
+	    __builtin_mul_overflow((size_t)lim->max_partitions,
+	    2 * sizeof(int64_t), &o) ||
 	    __builtin_mul_overflow((size_t)lim->max_group_members,
 	    2 * (size_t)lim->member_meta, &k) ||
 	    __builtin_add_overflow(sizeof(struct shm_group), m, &n) ||
@@ -131,7 +132,7 @@ group_meta(const struct shm *s, struct shm_group *g, uint32_t i)
 
 	if (i >= lim->max_group_members || lim->member_meta == 0)
 		return NULL;
-	return (uint8_t *)(group_offsets(s, g) + lim->max_partitions) +
+	return (uint8_t *)(group_offsets(s, g) + 2 * (size_t)lim->max_partitions) +
 	    (size_t)i * 2 * lim->member_meta;
 }
 
@@ -141,6 +142,29 @@ group_assign(const struct shm *s, struct shm_group *g, uint32_t i)
 	uint8_t *p = group_meta(s, g, i);
 
 	return p == NULL ? NULL : p + s->hdr->limits.member_meta;
+}
+
+/* The offsets the writer last logged: right after the committed ones. */
+static int64_t *
+group_logged(const struct shm *s, struct shm_group *g)
+{
+	return group_offsets(s, g) + s->hdr->limits.max_partitions;
+}
+
+int64_t
+group_logged_get(const struct shm *s, struct shm_group *g, uint32_t slot)
+{
+	if (slot >= s->hdr->limits.max_partitions)
+		return -1;
+	return group_logged(s, g)[slot];
+}
+
+void
+group_logged_set(const struct shm *s, struct shm_group *g, uint32_t slot,
+    int64_t offset)
+{
+	if (slot < s->hdr->limits.max_partitions)
+		group_logged(s, g)[slot] = offset;
 }
 
 int64_t
@@ -292,8 +316,10 @@ group_create(struct shm *s, const char *name, size_t len, int join)
 		atomic_store_explicit(&g->commit_seq, 0, memory_order_relaxed);
 	memset(group_member_at(s, g, 0), 0,
 	    (size_t)s->hdr->limits.max_group_members * sizeof(struct shm_member));
-	for (i = 0; i < s->hdr->limits.max_partitions; i++)
+	for (i = 0; i < s->hdr->limits.max_partitions; i++) {
 		__atomic_store_n(&group_offsets(s, g)[i], -1, __ATOMIC_RELAXED);
+		group_logged(s, g)[i] = -1;
+	}
 	atomic_store_explicit(&g->used, GROUP_SLOT_USED, memory_order_release);
 	if (locked)
 		lock_release(&g->lock);

@@ -34,8 +34,8 @@
  *
  * Slots: a group slot is FREE, USED or DELETED.  group_delete() takes an
  * empty group out of sight (DELETED: no lookup finds it, its offsets are
- * gone); the writer removes its offsets file and frees the slot
- * (group_slot_free()), which group_create() then reuses.
+ * gone); the writer appends its tombstones to __consumer_offsets and
+ * frees the slot (group_slot_free()), which group_create() then reuses.
  *
  * The crash rule: a member slot is filled before its state is published
  * and freed by one store; each committed offset is one 8-byte atomic
@@ -208,15 +208,15 @@ uint32_t group_reserved(const struct shm_limits *lim);
  * Delete group idx if it has no members (and, unless if_seq is
  * GROUP_ANY_SEQ, if its commit_seq is still if_seq: the writer expires a
  * group it saw idle, not one committed to since): its offsets are
- * dropped and the slot becomes DELETED, for the writer to remove the
- * file and free it.  Takes the directory lock, then the group's.  A
+ * dropped and the slot becomes DELETED, for the writer to log their
+ * tombstones and free it.  Takes the directory lock, then the group's.  A
  * flume error: ERR_NONE, ERR_GROUP_NOT_EMPTY (members, or a commit since
  * if_seq), ERR_INVALID_GROUP (no such group), ERR_UNKNOWN (a lock failed).
  */
 #define GROUP_ANY_SEQ	UINT64_MAX
 int16_t	group_delete(struct shm *s, uint32_t idx, int64_t now,
 	    const struct group_params *gp, uint64_t if_seq);
-/* Writer: the file of DELETED slot idx is gone; the slot may be reused. */
+/* Writer: DELETED slot idx's tombstones are logged; it may be reused. */
 void	group_slot_free(struct shm *s, uint32_t idx);
 
 /*
@@ -306,6 +306,18 @@ uint32_t group_assignment(struct shm *s, struct shm_group *g, int member,
 /* -1: nothing committed (also for a slot outside the table). */
 int64_t	group_offset_get(const struct shm *s, struct shm_group *g, uint32_t slot);
 void	group_offset_set(const struct shm *s, struct shm_group *g, uint32_t slot,
+	    int64_t offset);
+
+/*
+ * The writer's record of what it appended to __consumer_offsets for
+ * each slot (-1: nothing live there), beside the committed offsets: it
+ * appends what differs (master/writer_group.c).  Written by the writer
+ * alone (and by group_create() for a slot nobody uses), so a respawned
+ * writer knows what the topic holds; a writer that dies between its
+ * append and this store appends the same value again, harmlessly.
+ */
+int64_t	group_logged_get(const struct shm *s, struct shm_group *g, uint32_t slot);
+void	group_logged_set(const struct shm *s, struct shm_group *g, uint32_t slot,
 	    int64_t offset);
 
 /*

@@ -14,6 +14,7 @@
  */
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -282,4 +283,79 @@ offsets_list(const char *dir, char ***groups, size_t *np)
 	if (store_dir_names(dir, offsets_file_keep, groups, np) == -1)
 		return errno == ENOENT ? 0 : -1;
 	return 0;
+}
+
+/* Remove every file of directory path, then it, and sync data_dir. */
+static int
+offsets_dir_drop(const char *data_dir, const char *path)
+{
+	char file[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	if ((d = opendir(path)) == NULL)
+		return errno == ENOENT ? 0 : -1;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (snprintf(file, sizeof(file), "%s/%s", path, de->d_name) >=
+		    (int)sizeof(file) || (unlink(file) == -1 && errno != ENOENT))
+			rc = -1;
+	}
+	closedir(d);
+	if (rc == -1 || rmdir(path) == -1)
+		return -1;
+	return store_dir_sync(data_dir);
+}
+
+static int
+offsets_path(char *buf, size_t size, const char *data_dir, const char *name)
+{
+	if (snprintf(buf, size, "%s/%s", data_dir, name) >= (int)size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+int
+offsets_retire(const char *data_dir)
+{
+	char dir[PATH_MAX], kept[PATH_MAX];
+	struct stat st;
+
+	if (offsets_path(dir, sizeof(dir), data_dir, OFFSETS_DIR) == -1 ||
+	    offsets_path(kept, sizeof(kept), data_dir, OFFSETS_MIGRATED) == -1)
+		return -1;
+	if (stat(dir, &st) == -1)
+		return errno == ENOENT ? 0 : -1;
+	if (stat(kept, &st) == 0)
+		return offsets_dir_drop(data_dir, dir) == -1 ? -1 : 2;
+	if (rename(dir, kept) == -1 || store_dir_sync(data_dir) == -1)
+		return -1;
+	return 1;
+}
+
+int
+offsets_migrated_drop(const char *data_dir)
+{
+	char kept[PATH_MAX];
+	struct stat st;
+
+	if (offsets_path(kept, sizeof(kept), data_dir, OFFSETS_MIGRATED) == -1)
+		return -1;
+	if (stat(kept, &st) == -1)
+		return errno == ENOENT ? 0 : -1;
+	return offsets_dir_drop(data_dir, kept) == -1 ? -1 : 1;
+}
+
+int
+offsets_pending(const char *data_dir)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	return offsets_path(dir, sizeof(dir), data_dir, OFFSETS_DIR) == 0 &&
+	    stat(dir, &st) == 0;
 }

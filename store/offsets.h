@@ -1,4 +1,11 @@
 /*
+ * Committed offsets live in the __consumer_offsets topic (master/
+ * coffsets.h).  These files are what brokers before it kept, read once
+ * into the topic at the first start with it, and the form a crashed
+ * region's offsets are drained to at start-up (a drain child appends
+ * no batches of its own); the writer retires the directory once what
+ * it held is in the topic and synced (offsets_retire).
+ *
  * Committed consumer-group offsets, one small file per group under
  * <data_dir>/flume~offsets/<group>.offsets, replaced atomically:
  * temp file, fsync, rename, fsync the directory.  A torn temp file never
@@ -19,6 +26,7 @@
  */
 #define OFFSETS_DIR	"flume~offsets"
 #define OFFSETS_SUFFIX	".offsets"	/* <group>.offsets */
+#define OFFSETS_MIGRATED "flume~offsets.migrated"	/* kept until a clean start */
 
 struct offset_entry {
 	char		topic[TOPIC_NAME_MAX + 1];
@@ -38,5 +46,16 @@ int	offsets_list(const char *dir, char ***groups, size_t *n);
 int	offsets_remove(const char *dir, const char *group);
 /* When a group's file was last written (CLOCK_REALTIME ms); 0 or -1 (ENOENT). */
 int	offsets_mtime(const char *dir, const char *group, int64_t *ms);
+
+/* Is there an OFFSETS_DIR under data_dir? */
+int	offsets_pending(const char *data_dir);
+/*
+ * Its contents are in the topic: rename OFFSETS_DIR to OFFSETS_MIGRATED
+ * (1), or remove it when OFFSETS_MIGRATED is there already (2); 0 when
+ * there is none; -1 with errno.  data_dir is synced.
+ */
+int	offsets_retire(const char *data_dir);
+/* A clean start: remove OFFSETS_MIGRATED.  1 removed, 0 none, -1. */
+int	offsets_migrated_drop(const char *data_dir);
 
 #endif

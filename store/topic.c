@@ -110,16 +110,17 @@ topic_dir(char *buf, size_t size, const char *data_dir, const char *topic)
 	return 0;
 }
 
-int
-topic_meta_save(const char *data_dir, const char *topic, int32_t partitions,
-    const uint8_t *id)
+static int
+topic_meta_write(const char *data_dir, const char *topic, int32_t partitions,
+    const uint8_t *id, int internal)
 {
 	char dir[PATH_MAX], text[160];
 	int n, m, i;
 
 	if (topic_check(topic) == -1)
 		return -1;
-	if (partitions <= 0 || topic_name_reserved(topic, strlen(topic))) {
+	if (partitions <= 0 || (topic_name_reserved(topic, strlen(topic)) &&
+	    !(internal && strcmp(topic, TOPIC_INTERNAL_OFFSETS) == 0))) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -138,6 +139,20 @@ topic_meta_save(const char *data_dir, const char *topic, int32_t partitions,
 	m = snprintf(text + n, sizeof(text) - (size_t)n, "crc32c %08" PRIx32
 	    "\n", crc32c(0, text, (size_t)n));
 	return store_file_replace(dir, TOPIC_META, text, (size_t)(n + m));
+}
+
+int
+topic_meta_save(const char *data_dir, const char *topic, int32_t partitions,
+    const uint8_t *id)
+{
+	return topic_meta_write(data_dir, topic, partitions, id, 0);
+}
+
+int
+topic_internal_meta_save(const char *data_dir, const char *topic,
+    int32_t partitions, const uint8_t *id)
+{
+	return topic_meta_write(data_dir, topic, partitions, id, 1);
 }
 
 int

@@ -36,6 +36,14 @@ int	topic_meta_save(const char *data_dir, const char *topic,
 /* fdatasync the topic's directory and data_dir (their entries); 0 or -1. */
 int	topic_dir_sync(const char *data_dir, const char *topic);
 /*
+ * The broker's own internal topic (Kafka's committed offsets, proto/
+ * coffsets.h): reserved for clients, made by the broker alone with
+ * topic_internal_meta_save(), which takes no other name.
+ */
+#define TOPIC_INTERNAL_OFFSETS	"__consumer_offsets"
+int	topic_internal_meta_save(const char *data_dir, const char *topic,
+	    int32_t partitions, const uint8_t *id);
+/*
  * Read topic.meta: the partition count, and into id (when not NULL;
  * TOPIC_ID_LEN bytes) the topic's id, all zero in a file that records
  * none.  -1 with ENOENT if the topic has no meta file, EBADMSG if it is

@@ -1,18 +1,21 @@
 /*
- * Flume's own state out of every client's reach (issue 24).  The names
- * Kafka reserves for its internal topics are no topic a client can make,
- * write or delete, on either protocol: a Kafka Metadata for
- * __consumer_offsets (kcat -L -t, as Burrow does at start) no longer
- * creates a topic whose directory held every group's committed offsets,
- * and a DeleteTopics of it no longer removes them.  The offsets live in
- * data/flume~offsets/, which no topic name can reach, and a data
- * directory of the old layout moves there at start with every group.
+ * Flume's own state out of every client's reach (issue 24), and the
+ * committed offsets kept as Kafka keeps them (issue 28): the names Kafka
+ * reserves for its internal topics are no topic a client can make, write
+ * or delete, on either protocol, and __consumer_offsets is the broker's
+ * internal topic holding every group's commits in Kafka's record formats
+ * (proto/coffsets.h), which clients may read (kcat, Burrow) but not
+ * produce to, delete, trim or reconfigure.  A data directory whose
+ * offsets are files (the layout before the topic, and the one before
+ * that, in __consumer_offsets/) starts with every group, the files moved
+ * into the topic, kept until the next clean start, then removed.
  * Nor can a client create or delete a topic "flume.pid", the name of
  * the data directory's lock file.
  *
  * Real clients: kcat, kafka-python and confluent-kafka through
- * tests/tools/kafka_internal.py.  The broker auto-creates topics, as the
- * bug needed.  Topic "t" has one partition holding 10 records.
+ * tests/tools/kafka_internal.py, Burrow through tests/tools/
+ * burrow_check.py.  The broker auto-creates topics.  Topic "t" has one
+ * partition holding 10 records; __consumer_offsets has 4 partitions.
  */
 #include <sys/stat.h>
 
@@ -24,6 +27,7 @@
 #include <unistd.h>
 
 #include "clients/flume.h"
+#include "proto/coffsets.h"
 #include "proto/crc32c.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
@@ -31,10 +35,11 @@
 #define PYTHON		"/usr/bin/python3"
 #define KCAT		"/usr/bin/kcat"
 #define CLIENTS		"tests/tools/kafka_internal.py"
+#define BURROW_CHECK	"tests/tools/burrow_check.py"
+#define CO_PARTS	4
 #define REFUSED		"refused: the name is reserved for the broker's " \
 			"own use"
-#define UNKNOWN_CO	"topic \"__consumer_offsets\" with 0 partitions: " \
-			"Broker: Unknown topic or partition"
+#define LISTED_CO	"topic \"__consumer_offsets\" with 4 partitions:"
 
 static struct flumed d;
 static int kport;
@@ -50,7 +55,8 @@ setup(void)
 	snprintf(kbroker, sizeof(kbroker), "127.0.0.1:%d", kport);
 	snprintf(extra, sizeof(extra), "partitions = 3\n"
 	    "auto_create_topics = yes\nkafka_listen = %s\n"
-	    "[topic t]\npartitions = 1\n", kbroker);
+	    "offsets_topic_num_partitions = %d\n"
+	    "[topic t]\npartitions = 1\n", kbroker, CO_PARTS);
 	return flumed_start(&d, extra);
 }
 
@@ -88,9 +94,9 @@ expect_clients(const char *want, const char *cmd, const char *a1,
 	free(out);
 }
 
-/* kcat -L -t __consumer_offsets names it unknown, with no partitions. */
+/* kcat -L -t __consumer_offsets lists it with its CO_PARTS partitions. */
 static void
-expect_kcat_unknown(void)
+expect_kcat_listed(void)
 {
 	const char *argv[] = { "kcat", "-b", kbroker, "-L", "-t",
 	    "__consumer_offsets", NULL };
@@ -99,10 +105,103 @@ expect_kcat_unknown(void)
 	CU_ASSERT_EQUAL(support_run_cmd(KCAT, argv, NULL, &out, NULL, 30000),
 	    0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-	if (strstr(out, UNKNOWN_CO) == NULL)
+	if (strstr(out, LISTED_CO) == NULL)
 		fprintf(stderr, "kcat -L: %s\n", out);
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, UNKNOWN_CO));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, LISTED_CO));
 	free(out);
+}
+
+/* One record of __consumer_offsets, decoded as Kafka's tools decode it. */
+struct corec {
+	int32_t	kpart;		/* its partition of __consumer_offsets */
+	int16_t	kver;
+	char	group[64];
+	char	topic[64];
+	int32_t	partition;
+	int16_t	vver;		/* -1: a tombstone */
+	int64_t	offset;
+};
+
+/*
+ * Every record of __consumer_offsets as kcat -C reads it ("%K %S %p\n"
+ * then the raw key and value), decoded with proto/coffsets.c; how many,
+ * or -1.  Sorted by nothing: kcat's order (per partition, by offset).
+ */
+static int
+kcat_corecs(struct corec *out, int cap)
+{
+	char cmd[512];
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	struct coffsets_key k;
+	struct coffsets_commit v;
+	char *hex = NULL, *h, line[64];
+	uint8_t *buf, *p, *end;
+	unsigned x;
+	long kl, vl, part;
+	size_t len = 0, i;
+	int n = 0, used;
+
+	/* kcat's bytes are binary: through od, as hex. */
+	snprintf(cmd, sizeof(cmd), "%s -b %s -C -t __consumer_offsets -e -q "
+	    "-f '%%K %%S %%p\\n%%k%%s' | od -An -v -tx1", KCAT, kbroker);
+	if (support_run_cmd("/bin/sh", argv, NULL, &hex, NULL, 30000) != 0 ||
+	    hex == NULL || (buf = malloc(strlen(hex) / 2 + 1)) == NULL) {
+		free(hex);
+		return -1;
+	}
+	for (h = hex; sscanf(h, " %2x%n", &x, &used) == 1; h += used)
+		buf[len++] = (uint8_t)x;
+	free(hex);
+	p = buf;
+	end = buf + len;
+	while (p < end && n < cap) {
+		for (i = 0; p + i < end && p[i] != '\n' && i + 1 < sizeof(line);
+		    i++)
+			line[i] = (char)p[i];
+		line[i] = '\0';
+		if (p + i >= end || sscanf(line, "%ld %ld %ld", &kl, &vl,
+		    &part) != 3 || kl < 0 ||
+		    (size_t)(end - p) < i + 1 + (size_t)kl + (size_t)(vl > 0 ? vl : 0))
+			break;
+		p += i + 1;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].kpart = (int32_t)part;
+		out[n].vver = -1;
+		if (coffsets_key_decode(p, (size_t)kl, &k) == -1 ||
+		    k.group_len >= sizeof(out[n].group) ||
+		    k.topic_len >= sizeof(out[n].topic))
+			break;
+		out[n].kver = k.version;
+		memcpy(out[n].group, k.group, k.group_len);
+		if (k.topic != NULL)
+			memcpy(out[n].topic, k.topic, k.topic_len);
+		out[n].partition = k.partition;
+		p += kl;
+		if (vl >= 0) {
+			if (coffsets_commit_decode(p, (size_t)vl, &v) == -1)
+				break;
+			out[n].vver = v.version;
+			out[n].offset = v.offset;
+			p += vl;
+		}
+		n++;
+	}
+	free(buf);
+	return n;
+}
+
+/* The commit of group on t/0 in rec, at offset, in Kafka's partition. */
+static void
+expect_commit(const struct corec *rec, const char *group, int64_t offset)
+{
+	CU_ASSERT_EQUAL(rec->kpart, coffsets_partition_for(group, strlen(group),
+	    CO_PARTS));
+	CU_ASSERT_EQUAL(rec->kver, 1);
+	CU_ASSERT_STRING_EQUAL(rec->group, group);
+	CU_ASSERT_STRING_EQUAL(rec->topic, "t");
+	CU_ASSERT_EQUAL(rec->partition, 0);
+	CU_ASSERT_EQUAL(rec->vver, 1);
+	CU_ASSERT_EQUAL(rec->offset, offset);
 }
 
 /* The committed offset of group on t/0 through libflume; -2 on failure. */
@@ -143,43 +242,98 @@ data_wait(const char *rel)
 }
 
 /*
- * The scenario of the report: a group commits, a Kafka client asks for
- * __consumer_offsets' metadata, then creates and deletes it and produces
- * to it; every one is refused with Kafka's error, nothing is created,
- * and after a restart the group's offset is still there.
+ * A group commits (kafka-python); kcat reads the commit from
+ * __consumer_offsets in Kafka's format, in Kafka's partition for the
+ * group; Kafka clients' creates, deletes, produce, alter_configs and
+ * create_partitions of it are refused with Kafka's errors and change
+ * nothing; Metadata lists
+ * it as internal; a second commit appends a second record; after a
+ * restart the offset is read back from the topic alone.
  */
 static void
-test_kafka_clients_cannot_reach_offsets(void)
+test_kafka_clients_read_offsets_topic(void)
 {
 	const char *pargv[] = { "flume-produce", "-t", "t", "-p", "0", NULL };
+	struct corec rec[8];
 
 	CU_ASSERT_EQUAL_FATAL(run_tool(&d, "0\n1\n2\n3\n4\n5\n6\n7\n8\n9\n",
 	    NULL, 30000, pargv), 0);
 	expect_clients("committed 7\n", "commit", "G", "t", "7");
-	CU_ASSERT(data_wait("flume~offsets/G.offsets"));
+	/* Answered once in the ring: the writer drains it at once. */
+	WAIT_UNTIL(kcat_corecs(rec, 8) == 1, 10000);
+	CU_ASSERT_EQUAL_FATAL(kcat_corecs(rec, 8), 1);
+	expect_commit(&rec[0], "G", 7);
+	CU_ASSERT_FALSE(data_has("flume~offsets"));
 
-	expect_kcat_unknown();
+	expect_kcat_listed();
 	expect_clients("kafka-python create InvalidTopicError, delete "
 	    "InvalidTopicError; confluent-kafka create TOPIC_EXCEPTION, "
-	    "delete TOPIC_EXCEPTION; produce 17; listed []; flume.pid create "
-	    "InvalidTopicError, delete InvalidTopicError\n", "refuse", NULL,
-	    NULL, NULL);
-	/* One line per refused create or delete. */
-	CU_ASSERT_EQUAL(flumed_log_count(&d, REFUSED), 6);
+	    "delete TOPIC_EXCEPTION; produce 17; listed ['__consumer_offsets']; "
+	    "flume.pid create InvalidTopicError, delete InvalidTopicError; "
+	    "alter 17, partitions InvalidTopicError\n", "refuse", NULL, NULL,
+	    NULL);
+	/* One line per refused create, delete or grow. */
+	CU_ASSERT_EQUAL(flumed_log_count(&d, REFUSED), 7);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "settings of __consumer_offsets "
+	    "not changed: an internal topic"), 1);
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "growing topic __consumer_offsets "
+	    "refused"), 1);
 	/* The lock file of the data directory is still there. */
 	CU_ASSERT(data_has("flume.pid"));
 	CU_ASSERT_EQUAL(flumed_log_count(&d, "deleted topic __consumer_offsets"),
 	    0);
-	CU_ASSERT_FALSE(data_has("__consumer_offsets"));
+	CU_ASSERT(data_has("__consumer_offsets/topic.meta"));
 	CU_ASSERT_FALSE(data_has("__transaction_state"));
-	CU_ASSERT(data_has("flume~offsets/G.offsets"));
 	CU_ASSERT_EQUAL(committed("G"), 7);
+	/* Nothing but the commit reached the topic. */
+	CU_ASSERT_EQUAL(kcat_corecs(rec, 8), 1);
+
+	expect_clients("committed 9\n", "commit", "G", "t", "9");
+	WAIT_UNTIL(kcat_corecs(rec, 8) == 2, 10000);
+	CU_ASSERT_EQUAL_FATAL(kcat_corecs(rec, 8), 2);
+	expect_commit(&rec[1], "G", 9);
 
 	CU_ASSERT_EQUAL(flumed_stop(&d), 0);
 	CU_ASSERT_EQUAL_FATAL(flumed_restart(&d), 0);
-	CU_ASSERT_EQUAL(committed("G"), 7);
-	expect_clients("committed 7\n", "committed", "G", "t", NULL);
-	expect_kcat_unknown();
+	CU_ASSERT_EQUAL(flumed_log_count(&d, "__consumer_offsets: read 2 "
+	    "commit records and 0 tombstones back"), 1);
+	CU_ASSERT_EQUAL(committed("G"), 9);
+	expect_clients("committed 9\n", "committed", "G", "t", NULL);
+	expect_kcat_listed();
+	/* Nothing new appended by the restart. */
+	CU_ASSERT_EQUAL(kcat_corecs(rec, 8), 2);
+	CU_ASSERT_FALSE(data_has("flume~offsets"));
+}
+
+/*
+ * Burrow 1.2.1 (Debian), its kafka consumer module reading
+ * __consumer_offsets with kafka-version 2.1.0, lists group G and its
+ * exact lag on t/0: 10 records, committed 9.
+ */
+static void
+test_burrow_lag(void)
+{
+	const char *argv[] = { PYTHON, BURROW_CHECK, kbroker, "G", "t", NULL };
+	char *out = NULL;
+
+	CU_ASSERT_EQUAL(support_run_cmd(PYTHON, argv, NULL, &out, NULL,
+	    180000), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	if (strcmp(out, "listed G; t/0 offset 9 lag 1; totallag 1\n") != 0)
+		fprintf(stderr, "burrow_check.py: %s\n", out);
+	CU_ASSERT_STRING_EQUAL(out, "listed G; t/0 offset 9 lag 1; totallag 1\n");
+	free(out);
+}
+
+/* Lines of s. */
+static int
+lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s != '\0'; s++)
+		n += *s == '\n';
+	return n;
 }
 
 /* bin/tool -b BROKER a1 a2 a3 (input on stdin) exits 1 saying msg. */
@@ -199,8 +353,9 @@ expect_tool_error(const char *input, const char *tool, const char *a1,
 }
 
 /*
- * flume-admin gets INVALID_TOPIC, said as such; flume-produce finds no
- * such topic (its metadata request does not create it).
+ * flume-admin gets INVALID_TOPIC, said as such, for a create or delete;
+ * flume-produce to __consumer_offsets too; flume-admin topics lists the
+ * clients' topics only, flume-admin describe names the internal one.
  */
 static void
 test_native_tools_refuse(void)
@@ -213,18 +368,27 @@ test_native_tools_refuse(void)
 	    NULL, "invalid or reserved topic name");
 	expect_tool_error(NULL, "flume-admin", "delete", "flume.pid", NULL,
 	    "invalid or reserved topic name");
+	expect_tool_error(NULL, "flume-admin", "delete", "__consumer_offsets",
+	    NULL, "invalid or reserved topic name");
 	expect_tool_error("x\n", "flume-produce", "-t", "__consumer_offsets",
-	    NULL, "__consumer_offsets: unknown topic or partition");
+	    NULL, "invalid or reserved topic name");
 	CU_ASSERT_EQUAL(support_tool(NULL, &out, NULL, "flume-admin", "-b",
 	    d.broker, "topics", NULL), 0);
 	CU_ASSERT(out != NULL && strcmp(out, "t 1\n") == 0);
 	if (out != NULL && strcmp(out, "t 1\n") != 0)
 		fprintf(stderr, "flume-admin topics: '%s'\n", out);
 	free(out);
-	CU_ASSERT_FALSE(data_has("__consumer_offsets"));
+	out = NULL;
+	CU_ASSERT_EQUAL(support_tool(NULL, &out, NULL, "flume-admin", "-b",
+	    d.broker, "describe", "__consumer_offsets", NULL), 0);
+	/* A header line and its 4 partitions. */
+	CU_ASSERT(out != NULL && strncmp(out, "PARTITION", 9) == 0 &&
+	    lines(out) == 1 + CO_PARTS);
+	free(out);
+	CU_ASSERT(data_has("__consumer_offsets/topic.meta"));
 	CU_ASSERT_FALSE(data_has("__transaction_state"));
 	CU_ASSERT(data_has("flume.pid"));
-	CU_ASSERT_EQUAL(committed("G"), 7);
+	CU_ASSERT_EQUAL(committed("G"), 9);
 }
 
 /* Write data/<rel> as a Flume text file: body, then its crc32c line. */
@@ -254,18 +418,21 @@ rm_data(const char *rel)
 }
 
 /*
- * A data directory as the broker left it before: the group files in
- * __consumer_offsets/, which a Kafka client had also made a topic of.
- * The start moves the files (one line), says the topic is not served,
- * and every group has its offset; the next start moves nothing.
+ * A data directory as brokers before the topic left it: the group files
+ * of two layouts ago in __consumer_offsets/ (which a Kafka client had
+ * also made a one-partition topic of: it becomes the internal topic),
+ * moved to flume~offsets/ at start (one line), read into the topic (two
+ * commit records), then kept as flume~offsets.migrated until the next
+ * clean start, which removes it; every start has every group's offset.
  */
 static void
 test_old_layout_starts_with_its_groups(void)
 {
+	struct corec rec[8];
 	char path[1024];
 
 	CU_ASSERT_EQUAL(flumed_stop(&d), 0);
-	rm_data("flume~offsets");
+	rm_data("__consumer_offsets");
 	snprintf(path, sizeof(path), "%s/__consumer_offsets", d.data);
 	CU_ASSERT_FATAL(mkdir(path, 0755) == 0);
 	snprintf(path, sizeof(path), "%s/__consumer_offsets/partition-0",
@@ -283,28 +450,31 @@ test_old_layout_starts_with_its_groups(void)
 	CU_ASSERT_EQUAL(committed("billing"), 4);
 	CU_ASSERT_EQUAL(flumed_log_count(&d, "moved the committed offsets of "
 	    "2 groups from"), 1);
-	CU_ASSERT_EQUAL(flumed_log_count(&d, "/__consumer_offsets: a topic a "
-	    "client created under a name Kafka reserves"), 1);
-	CU_ASSERT(data_has("flume~offsets/G.offsets"));
-	CU_ASSERT(data_has("flume~offsets/billing.offsets"));
 	CU_ASSERT_FALSE(data_has("__consumer_offsets/G.offsets"));
 	CU_ASSERT_FALSE(data_has("__consumer_offsets/billing.offsets"));
-	/* The client's topic is left alone, and not served. */
-	CU_ASSERT(data_has("__consumer_offsets/topic.meta"));
-	expect_kcat_unknown();
+	/* In the topic, synced: the files are kept aside. */
+	CU_ASSERT(data_wait("flume~offsets.migrated/G.offsets"));
+	CU_ASSERT(data_has("flume~offsets.migrated/billing.offsets"));
+	CU_ASSERT_FALSE(data_has("flume~offsets"));
+	CU_ASSERT_EQUAL(kcat_corecs(rec, 8), 2);
 	expect_clients("committed 4\n", "committed", "billing", "t", NULL);
 
+	/* A clean start: the files go; the offsets come from the topic. */
 	CU_ASSERT_EQUAL(flumed_stop(&d), 0);
 	CU_ASSERT_EQUAL_FATAL(flumed_restart(&d), 0);
 	CU_ASSERT_EQUAL(flumed_log_count(&d, "moved the committed offsets"),
 	    1);
+	CU_ASSERT_FALSE(data_has("flume~offsets.migrated"));
+	CU_ASSERT_FALSE(data_has("flume~offsets"));
 	CU_ASSERT_EQUAL(committed("G"), 7);
 	CU_ASSERT_EQUAL(committed("billing"), 4);
+	CU_ASSERT_EQUAL(kcat_corecs(rec, 8), 2);
 }
 
 TEST_SUITE("internal", setup, teardown,
-    { "Kafka clients cannot reach the committed offsets",
-	test_kafka_clients_cannot_reach_offsets },
+    { "Kafka clients read __consumer_offsets, never write or delete it",
+	test_kafka_clients_read_offsets_topic },
+    { "Burrow lists the group and its lag", test_burrow_lag },
     { "flume-admin and flume-produce refuse the names",
 	test_native_tools_refuse },
     { "a data directory of the old layout starts with its groups",

@@ -18,7 +18,9 @@ result line the test compares exactly.
         record to __consumer_offsets partition 0 (the error code), and
         whether kafka-python's list_topics shows either name; then
         kafka-python's create_topics and delete_topics of flume.pid, the
-        name of the broker's lock file.
+        name of the broker's lock file; last kafka-python's alter_configs
+        of __consumer_offsets (cleanup.policy=delete: the error code) and
+        create_partitions of it (to 80: the error name).
 
 Run with the Debian python3-kafka and python3-confluent-kafka packages."""
 
@@ -111,10 +113,19 @@ def refuse(broker):
     lc = kp_error(lambda: a.create_topics([NewTopic("flume.pid", 1, 1)],
                                           timeout_ms=10000))
     ld = kp_error(lambda: a.delete_topics(["flume.pid"], timeout_ms=10000))
+    from kafka.admin import ConfigResource, ConfigResourceType
+    r = a.alter_configs([ConfigResource(ConfigResourceType.TOPIC,
+                                        "__consumer_offsets",
+                                        configs={"cleanup.policy": "delete"})])
+    ae = r.resources[0][0]
+    from kafka.admin import NewPartitions
+    cp = kp_error(lambda: a.create_partitions(
+        {"__consumer_offsets": NewPartitions(80)}, timeout_ms=10000))
     a.close()
     print("kafka-python create %s, delete %s; confluent-kafka create %s, "
-          "delete %s; produce %d; listed %s; flume.pid create %s, delete %s"
-          % (kc, kd, cc, cd, pe, listed, lc, ld))
+          "delete %s; produce %d; listed %s; flume.pid create %s, delete %s; "
+          "alter %d, partitions %s" % (kc, kd, cc, cd, pe, listed, lc, ld,
+                                       ae, cp))
     return 0
 
 

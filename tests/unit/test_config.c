@@ -693,6 +693,7 @@ static const struct {
 	{ "auth_throttle_max", 0 },
 	{ "client_log_interval_ms", 0 },
 	{ "offsets_retention", 0 },
+	{ "offsets_topic_num_partitions", 0 },
 	{ "auth_file", 0 },
 	{ "idle_timeout_ms", 1 },
 	{ "request_timeout_ms", 1 },

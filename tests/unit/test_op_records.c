@@ -97,6 +97,32 @@ test_delete_records(void)
 	fixture_op_done(&f);
 }
 
+/*
+ * __consumer_offsets, the broker's internal topic: its records are
+ * never deleted (Kafka: INVALID_TOPIC_EXCEPTION), even when it exists.
+ */
+static void
+test_delete_records_internal(void)
+{
+	struct op_delete_records a;
+	struct shm_partition *p;
+	int idx = -1;
+
+	fixture_op_start(&f, 1);
+	CU_ASSERT_EQUAL_FATAL(shm_topic_create(f.w.shm, "__consumer_offsets",
+	    18, 2, &idx), idx);
+	p = shm_partition(f.w.shm, idx, 0);
+	__atomic_store_n(&p->next_offset, 10, __ATOMIC_RELEASE);
+	memset(&a, 0, sizeof(a));
+	a.offset = 5;
+	a.deadline = f.w.now + 1000;
+	CU_ASSERT_EQUAL(op_delete_records(&f.x, "__consumer_offsets", 18, 0,
+	    &a), OP_DONE);
+	CU_ASSERT_EQUAL(a.err, OP_RESERVED_TOPIC);
+	CU_ASSERT_EQUAL(atomic_load(&p->delete_below), 0);
+	fixture_op_done(&f);
+}
+
 /* A member of "g" subscribed to "t": joined and answered. */
 static void
 join_one(struct op_join *st)
@@ -247,6 +273,8 @@ test_denied(void)
 TEST_SUITE("op_records", NULL, NULL,
     { "delete records: out of range, asked, waited for, timed out, gone",
 	test_delete_records },
+    { "delete records of __consumer_offsets refused",
+	test_delete_records_internal },
     { "offset delete: subscribed, unsubscribed, another protocol, empty",
 	test_offset_delete },
     { "denied by the auth table", test_denied });

@@ -29,6 +29,7 @@
 #include "master/writer_group.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "proto/coffsets.h"
 #include "shm/group.h"
 #include "shm/ring.h"
 #include "shm/shm.h"
@@ -1075,39 +1076,108 @@ test_process(void)
 	finish();
 }
 
-/* The committed offset of group name for topic/partition in its file, or -1. */
-static int64_t
-saved_offset(const char *name, const char *t, int32_t part)
-{
-	struct offset_entry *e;
-	char odir[PATH_MAX];
-	size_t n, i;
-	int64_t off = -1;
+/* One record of __consumer_offsets as the test reads it back. */
+struct corec {
+	int16_t	kver;
+	char	group[32];
+	char	topic[32];
+	int32_t	partition;
+	int64_t	offset;		/* -1: a tombstone */
+};
 
-	snprintf(odir, sizeof(odir), "%s/%s", dir, OFFSETS_DIR);
-	if (offsets_load(odir, name, &e, &n) == -1)
-		return -1;
-	for (i = 0; i < n; i++)
-		if (strcmp(e[i].topic, t) == 0 && e[i].partition == part)
-			off = e[i].offset;
-	free(e);
-	return off;
+/*
+ * Every record of __consumer_offsets partition part, in offset order,
+ * decoded with Kafka's formats (proto/coffsets.h); returns how many.
+ */
+static int
+corecs(int32_t part, struct corec *out, int cap)
+{
+	struct plog_reader *r;
+	struct plog_slice sl;
+	struct batch_iter it;
+	struct record rec;
+	struct coffsets_key k;
+	struct coffsets_commit v;
+	char pdir[4096];
+	uint8_t *buf;
+	size_t pos;
+	int64_t off = 0;
+	int n = 0, guard;
+
+	CU_ASSERT_EQUAL_FATAL(topic_partition_dir(pdir, sizeof(pdir), dir,
+	    COFFSETS_TOPIC, part), 0);
+	CU_ASSERT_EQUAL_FATAL(plog_reader_open(&r, pdir), 0);
+	for (guard = 0; guard < 1000; guard++) {
+		if (plog_reader_read(r, off, INT64_MAX / 2, 1 << 20, &sl) == -1 ||
+		    sl.len == 0)
+			break;
+		CU_ASSERT_FATAL((buf = malloc(sl.len)) != NULL);
+		CU_ASSERT_EQUAL_FATAL(pread(sl.fd, buf, sl.len, sl.pos),
+		    (ssize_t)sl.len);
+		for (pos = 0; pos < sl.len; pos += 12 + be32_get(buf + pos + 8)) {
+			CU_ASSERT_EQUAL_FATAL(batch_iter_init(&it, buf + pos,
+			    12 + be32_get(buf + pos + 8)), 0);
+			while (batch_iter_next(&it, &rec) == 1 && n < cap) {
+				CU_ASSERT_EQUAL_FATAL(coffsets_key_decode(rec.key,
+				    (size_t)rec.key_len, &k), 0);
+				memset(&out[n], 0, sizeof(out[n]));
+				out[n].kver = k.version;
+				memcpy(out[n].group, k.group, k.group_len);
+				if (k.topic != NULL)
+					memcpy(out[n].topic, k.topic, k.topic_len);
+				out[n].partition = k.partition;
+				out[n].offset = -1;
+				if (rec.value_len >= 0) {
+					CU_ASSERT_EQUAL_FATAL(coffsets_commit_decode(
+					    rec.value, (size_t)rec.value_len, &v), 0);
+					CU_ASSERT_EQUAL(v.version, 1);
+					out[n].offset = v.offset;
+				}
+				n++;
+			}
+		}
+		free(buf);
+		off = sl.next_offset;
+	}
+	plog_reader_close(r);
+	return n;
+}
+
+static void
+corec_is(const struct corec *c, int16_t kver, const char *group,
+    const char *t, int32_t part, int64_t offset)
+{
+	CU_ASSERT_EQUAL(c->kver, kver);
+	CU_ASSERT_STRING_EQUAL(c->group, group);
+	CU_ASSERT_STRING_EQUAL(c->topic, t);
+	CU_ASSERT_EQUAL(c->partition, part);
+	CU_ASSERT_EQUAL(c->offset, offset);
 }
 
 /*
- * Committed offsets: a group's first commit is saved by the next cycle,
- * later ones at most every WG_SAVE_MS (the writer's timeout says when),
- * and shutdown saves whatever is left at once.
+ * Committed offsets go to __consumer_offsets: every cycle appends, as
+ * one batch per group, the offsets that changed since the last (no
+ * periodic rewrite, no delay), through the ring; nothing changed, nothing
+ * appended; shutdown appends what is left and drains it; a deleted group
+ * gets the tombstones of its offsets and its own.
  */
 static void
 test_group_save(void)
 {
+	struct group_params gp = { 0 };
+	struct corec c[8];
 	struct writer *w;
 	struct shm_group *g;
+	struct shm_partition *cp;
 	uint32_t slot;
-	int t, gi;
+	int t, ct, gi;
 
 	start();
+	/* Recovery makes it at start; here, as it would. */
+	CU_ASSERT_EQUAL_FATAL(topic_internal_meta_save(dir, COFFSETS_TOPIC, 1,
+	    NULL), 0);
+	ct = topic(COFFSETS_TOPIC, 1);
+	cp = shm_partition(&b.shm, ct, 0);
 	t = topic("gs", 2);
 	slot = (uint32_t)(shm_partition(&b.shm, t, 1) - b.shm.parts);
 	gi = group_create(&b.shm, "billing", strlen("billing"), 1);
@@ -1116,21 +1186,32 @@ test_group_save(void)
 	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 1000), 0);
 	group_offset_set(&b.shm, g, slot, 5);
 	(void)writer_cycle(w, 1000);
-	CU_ASSERT_EQUAL(saved_offset("billing", "gs", 1), 5);
+	CU_ASSERT_EQUAL(cp->next_offset, 1);
+	CU_ASSERT_EQUAL(group_logged_get(&b.shm, g, slot), 5);
 	group_offset_set(&b.shm, g, slot, 9);
-	(void)writer_cycle(w, 1000 + WG_SAVE_MS / 2);
-	CU_ASSERT_EQUAL(saved_offset("billing", "gs", 1), 5);
-	CU_ASSERT_EQUAL(writer_timeout(w, 1000 + WG_SAVE_MS / 2),
-	    WG_SAVE_MS - WG_SAVE_MS / 2);
-	(void)writer_cycle(w, 1000 + WG_SAVE_MS - 1);
-	CU_ASSERT_EQUAL(saved_offset("billing", "gs", 1), 5);
-	(void)writer_cycle(w, 1000 + WG_SAVE_MS);
-	CU_ASSERT_EQUAL(saved_offset("billing", "gs", 1), 9);
-	/* Nothing changed: no save is due. */
-	CU_ASSERT(writer_timeout(w, 1000 + WG_SAVE_MS) > WG_SAVE_MS);
+	(void)writer_cycle(w, 1001);
+	CU_ASSERT_EQUAL(cp->next_offset, 2);
+	/* Nothing changed: nothing appended. */
+	(void)writer_cycle(w, 1002);
+	(void)writer_cycle(w, 1003);
+	CU_ASSERT_EQUAL(cp->next_offset, 2);
 	group_offset_set(&b.shm, g, slot, 12);
-	CU_ASSERT_EQUAL(writer_finish(w, 1000 + WG_SAVE_MS + 1), 0);
-	CU_ASSERT_EQUAL(saved_offset("billing", "gs", 1), 12);
+	CU_ASSERT_EQUAL(writer_finish(w, 1004), 0);
+	CU_ASSERT_EQUAL(cp->next_offset, 3);
+	CU_ASSERT_EQUAL(atomic_load(&cp->durable_offset), 3);
+	CU_ASSERT_EQUAL_FATAL(corecs(0, c, 8), 3);
+	corec_is(&c[0], 1, "billing", "gs", 1, 5);
+	corec_is(&c[1], 1, "billing", "gs", 1, 9);
+	corec_is(&c[2], 1, "billing", "gs", 1, 12);
+
+	/* Deleted (DeleteGroups, expiry): tombstones, the group's last. */
+	CU_ASSERT_EQUAL(group_delete(&b.shm, (uint32_t)gi, 1005, &gp,
+	    GROUP_ANY_SEQ), ERR_NONE);
+	CU_ASSERT_EQUAL(writer_finish(w, 1006), 0);
+	CU_ASSERT_EQUAL(atomic_load(&g->used), GROUP_SLOT_FREE);
+	CU_ASSERT_EQUAL_FATAL(corecs(0, c, 8), 5);
+	corec_is(&c[3], 1, "billing", "gs", 1, -1);
+	corec_is(&c[4], 2, "billing", "", 0, -1);
 	writer_close(w);
 	finish();
 }

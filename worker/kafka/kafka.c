@@ -41,6 +41,7 @@
 #include "proto/kafka/kmsg_sasl.h"
 #include "proto/kafka/kheader.h"
 #include "shm/conntab.h"
+#include "store/topic.h"
 #include "worker/access.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
@@ -760,6 +761,9 @@ meta_topic(struct conn *c, const struct op_ctx *x, int with_ops,
 	t->error_code = kafka_op_error(ti->err);
 	t->name.p = ti->name;
 	t->name.len = (int32_t)ti->name_len;
+	/* __consumer_offsets: Kafka's tools skip internal topics unless asked. */
+	t->is_internal = ti->err == OP_OK &&
+	    topic_name_reserved(ti->name, ti->name_len);
 	memcpy(t->topic_id, ti->id, sizeof(t->topic_id));
 	/* Kafka asks the authorizer for every topic but the denied ones. */
 	t->topic_authorized_operations = with_ops && ti->err != OP_DENIED_TOPIC ?

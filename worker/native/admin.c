@@ -10,6 +10,7 @@
 #include "proto/frame.h"
 #include "proto/msg.h"
 #include "proto/version.h"
+#include "store/topic.h"
 #include "worker/conn.h"
 #include "worker/errcode.h"
 #include "worker/native/admin.h"
@@ -95,6 +96,20 @@ native_metadata_exec(struct worker *w, struct conn *c, struct req *r)
 	    &st->n) != OP_OK) {
 		req_done(r, ERR_RESOURCE_LIMIT);
 		return;
+	}
+	/*
+	 * Every topic: the clients' own, without the broker's internal
+	 * __consumer_offsets (as kafka-topics --exclude-internal); asked
+	 * by name it is answered.
+	 */
+	if (q->count == 0) {
+		int32_t kept = 0;
+
+		for (k = 0; k < st->n; k++)
+			if (!topic_name_reserved(st->t[k].name,
+			    st->t[k].name_len))
+				st->t[kept++] = st->t[k];
+		st->n = kept;
 	}
 	for (k = 0; k < st->n; k++)
 		if (st->t[k].err == OP_OK && st->t[k].nparts > most)

@@ -91,3 +91,14 @@ op_part_end(struct shm_partition *p)
 {
 	return __atomic_load_n(&p->next_offset, __ATOMIC_ACQUIRE);
 }
+
+int
+op_part_internal(const struct op_ctx *x, const char *what, const char *done,
+    const char *name, size_t len)
+{
+	if (!topic_name_reserved(name, len))
+		return 0;
+	log_warnx("%s: %s: %s of %.*s not %s: an internal topic", x->peer,
+	    x->api != NULL ? x->api : "?", what, (int)len, name, done);
+	return 1;
+}

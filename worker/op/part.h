@@ -37,4 +37,12 @@ int	op_part_gone(const struct shm_partition *p, uint32_t inc);
 /* The acknowledged end of p's log, ring included (next_offset). */
 int64_t	op_part_end(struct shm_partition *p);
 
+/*
+ * Is name a reserved topic (store/topic.h: __consumer_offsets, the
+ * broker's own)?  Then one line is logged, "<peer>: <api>: <what> of
+ * <name> not <done>: an internal topic", and 1 is returned.
+ */
+int	op_part_internal(const struct op_ctx *x, const char *what,
+	    const char *done, const char *name, size_t len);
+
 #endif

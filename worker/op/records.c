@@ -11,6 +11,7 @@
 
 #include "common/log.h"
 #include "shm/shm.h"
+#include "store/topic.h"
 #include "worker/op/access.h"
 #include "worker/op/part.h"
 #include "worker/op/records.h"
@@ -41,6 +42,11 @@ op_delete_records(const struct op_ctx *x, const char *topic, size_t len,
 
 	a->p = NULL;
 	a->low_watermark = -1;
+	/* Kafka: "Cannot delete records of internal topic" (INVALID_TOPIC). */
+	if (op_part_internal(x, "records", "deleted", topic, len)) {
+		a->err = OP_RESERVED_TOPIC;
+		return OP_DONE;
+	}
 	if ((a->err = op_access_topic(x, AUTH_ADMIN, topic, len)) != OP_OK ||
 	    (a->err = op_part_resolve(w, topic, len, partition, 0, &p)) !=
 	    OP_OK ||

@@ -235,6 +235,11 @@ op_tconf_alter(const struct op_ctx *x, const char *name, size_t len,
 	a->why[0] = '\0';
 	a->gen = 0;
 	a->ti = -1;
+	/* __consumer_offsets stays compacted: the broker's to set. */
+	if (op_part_internal(x, "settings", "changed", name, len)) {
+		a->err = OP_RESERVED_TOPIC;
+		return OP_DONE;
+	}
 	if ((a->err = find_topic(x, name, len, AUTH_ADMIN, &ti)) != OP_OK)
 		return OP_DONE;
 	if (lock_take(&w->shm->hdr->dir_lock, NULL, NULL) == -1) {
