@@ -133,9 +133,10 @@ async function pageOverview() {
 }
 
 async function pageTopics() {
-	const t = await api('topics?limit=500');
+	// The broker's own topics (__consumer_offsets) too, marked.
+	const t = await api('topics?limit=500&internal=1');
 	show('Topics', table('topics', ['topic', 'partitions', 'messages', 'size', 'msgs/s'],
-	    t.topics.map(x => [link('#/topic/' + q(x.name), x.name), x.partitions, x.messages, fmtBytes(x.bytes), x.msgs_per_s])),
+	    t.topics.map(x => [link('#/topic/' + q(x.name), x.internal ? x.name + ' (internal)' : x.name), x.partitions, x.messages, fmtBytes(x.bytes), x.msgs_per_s])),
 	    adminForm('Create a topic', 'topic/create', ['name', 'partitions']));
 }
 
@@ -191,7 +192,7 @@ function view(b64, how) {
 }
 
 async function pageMessages(topic, part) {
-	const t = await api('topics?limit=500');
+	const t = await api('topics?limit=500&internal=1');
 	const f = el('form', { class: 'controls', id: 'browse' });
 	const sel = el('select', { name: 'topic', id: 'm-topic' }, ...t.topics.map(x => el('option', { value: x.name, text: x.name })));
 	if (topic) sel.value = topic;

@@ -51,6 +51,7 @@
 #include "shm/group.h"
 #include "shm/tconf.h"
 #include "shm/topics.h"
+#include "store/topic.h"
 #include "store/plog.h"
 #include "store/topic.h"
 
@@ -468,7 +469,8 @@ api_overview(struct console *c, struct MHD_Connection *conn)
 	struct arena a;
 	struct wbuf wb;
 	int64_t started, bytes = 0, conns = 0;
-	uint32_t i, n, ntopics = 0, ngroups = 0;
+	uint32_t i, n, ntopics = 0, ngroups = 0, ninternal = 0;
+	int32_t nparts = 0;
 	struct shm_group *g;
 	struct sample *sm;
 	int32_t k;
@@ -493,8 +495,15 @@ api_overview(struct console *c, struct MHD_Connection *conn)
 		    (int)ch->pid, (int)ch->restarts,
 		    ch->role == ROLE_WORKER ? ch->connections : 0, ch->requests);
 	}
+	/* The broker's own topics (__consumer_offsets) are counted apart. */
 	for (k = 0; k < st.nparts; k++) {
 		bytes += st.parts[k].log_bytes;
+		if (topic_name_reserved(st.parts[k].topic,
+		    st.parts[k].topic_len)) {
+			ninternal += st.parts[k].partition == 0;
+			continue;
+		}
+		nparts++;
 		if (st.parts[k].partition == 0)
 			ntopics++;
 	}
@@ -512,8 +521,9 @@ api_overview(struct console *c, struct MHD_Connection *conn)
 	JRAW(&wb, ",\"data_dir\":");
 	jstr(&wb, c->b->conf->data_dir, strlen(c->b->conf->data_dir));
 	metrics_printf(&wb, ",\"disk_bytes\":%" PRId64 ",\"topics\":%u,\"partitions\":%d,"
-	    "\"groups\":%u,\"sample_ms\":%d,\"samples\":[", bytes, ntopics,
-	    (int)st.nparts, ngroups, CONSOLE_SAMPLE_MS);
+	    "\"internal_topics\":%u,\"groups\":%u,\"sample_ms\":%d,"
+	    "\"samples\":[", bytes, ntopics, (int)nparts, ninternal, ngroups,
+	    CONSOLE_SAMPLE_MS);
 	arena_free(&a);
 	/* Rates between neighbouring samples, oldest first. */
 	pthread_mutex_lock(&c->mu);
@@ -548,16 +558,19 @@ api_topics(struct console *c, struct MHD_Connection *conn)
 	struct shm *s = &c->b->shm;
 	const struct shm_topic *t;
 	struct shm_partition *sp;
-	int64_t start, limit, msgs, bytes, n = 0, total = 0;
+	int64_t start, limit, msgs, bytes, n = 0, total = 0, internal;
 	double rate;
 	uint32_t ti, nt;
 	int32_t pi;
 	char err[200];
 	struct wbuf wb;
+	int own;
 
 	if (arg_int(conn, "start", 0, INT32_MAX, 0, &start, err,
 	    sizeof(err)) == -1 || arg_int(conn, "limit", 1, CONSOLE_PAGE_MAX,
-	    CONSOLE_PAGE_DEFAULT, &limit, err, sizeof(err)) == -1)
+	    CONSOLE_PAGE_DEFAULT, &limit, err, sizeof(err)) == -1 ||
+	    arg_int(conn, "internal", 0, 1, 0, &internal, err,
+	    sizeof(err)) == -1)
 		return jerror(conn, MHD_HTTP_BAD_REQUEST, "%s", err);
 	nt = atomic_load_explicit(&s->hdr->topic_count, memory_order_acquire);
 	if (nt > s->hdr->limits.max_topics)
@@ -570,7 +583,9 @@ api_topics(struct console *c, struct MHD_Connection *conn)
 		    TOPIC_READY || t->name_len == 0 ||
 		    t->name_len > TOPIC_NAME_MAX)
 			continue;
-		if (total++ < start || n >= limit)
+		/* The broker's own topics only when asked (internal=1). */
+		own = topic_name_reserved(t->name, t->name_len);
+		if ((own && !internal) || total++ < start || n >= limit)
 			continue;
 		msgs = bytes = 0;
 		rate = 0;
@@ -587,8 +602,8 @@ api_topics(struct console *c, struct MHD_Connection *conn)
 		JRAW(&wb, "{\"name\":");
 		jstr(&wb, t->name, t->name_len);
 		metrics_printf(&wb, ",\"partitions\":%d,\"messages\":%" PRId64
-		    ",\"bytes\":%" PRId64 ",\"msgs_per_s\":%.1f}",
-		    (int)t->partitions, msgs, bytes, rate);
+		    ",\"bytes\":%" PRId64 ",\"msgs_per_s\":%.1f,\"internal\":%s}",
+		    (int)t->partitions, msgs, bytes, rate, own ? "true" : "false");
 	}
 	metrics_printf(&wb, "],\"start\":%" PRId64 ",\"total\":%" PRId64 "}", start,
 	    total);
