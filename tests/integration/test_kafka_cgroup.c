@@ -24,6 +24,7 @@
 #include "proto/kafka/kmsg_offset.h"
 #include "proto/kafka/kmsg_partitions.h"
 #include "proto/kafka/kmsg_records.h"
+#include "proto/msg.h"
 #include "proto/wire.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
@@ -51,7 +52,8 @@ setup(void)
 	    "group_consumer_max_size = 5\n"
 	    "group_initial_rebalance_delay_ms = 100ms\n"
 	    "[topic cg]\npartitions = 6\n[topic rx-1]\npartitions = 2\n"
-	    "[topic rx-2]\npartitions = 1\n[topic other]\npartitions = 3\n",
+	    "[topic rx-2]\npartitions = 1\n[topic other]\npartitions = 3\n"
+	    "[topic ad]\npartitions = 2\n",
 	    kport);
 	arena_init(&a, 8 << 20);
 	if (flumed_start(&d, extra) == -1)
@@ -647,6 +649,257 @@ test_errors_and_kinds(void)
 	    kstr_is_c(dm->subscribed_topic_regex, "rx-.*"));
 }
 
+/* ---- flume-admin group and the native DESCRIBE_GROUP's versions ---- */
+
+static uint8_t ad_id[16];		/* topic ad's id, from an answer */
+
+/*
+ * A heartbeat (v1) of member id of group "ad" at epoch, subscribing to
+ * topic ad when it joins, owning mask's partitions of ad (-1: unsaid):
+ * the error; *ep and *assigned (a mask) from the answer.
+ */
+static int16_t
+ad_beat(const char *id, int32_t epoch, const char *instance, int64_t owned,
+    int32_t *ep, uint32_t *assigned)
+{
+	static struct km_cg_tp tp;
+	static int32_t parts[MAXP];
+	const struct km_cg_tp *at;
+	struct km_cghb_req q;
+	struct km_cghb_resp s;
+	struct mem mb;
+	int32_t n = 0, i, j;
+
+	memset(&mb, 0, sizeof(mb));
+	snprintf(mb.id, sizeof(mb.id), "%s", id);
+	hb_req(&q, 1, "ad", &mb, epoch, epoch == 0 ? "ad" : NULL, -1);
+	q.instance_id = kstr_c(instance);
+	if (epoch == 0)
+		q.topic_partitions.n = 0;
+	if (owned >= 0) {
+		for (i = 0; i < MAXP; i++)
+			if (owned & (1ll << i))
+				parts[n++] = i;
+		memcpy(tp.topic_id, ad_id, 16);
+		tp.partitions.n = n;
+		tp.partitions.v = parts;
+		q.topic_partitions.n = n > 0 ? 1 : 0;
+		q.topic_partitions.v = &tp;
+	}
+	if (kcall(&kmsg_consumer_group_heartbeat, 1, &q, &s) != 0)
+		return -1000;
+	if (s.error_code != KERR_NONE)
+		return s.error_code;
+	*ep = s.member_epoch;
+	if (s.assignment_marker < 0)
+		return KERR_NONE;
+	*assigned = 0;
+	at = s.assignment.topic_partitions.v;
+	for (i = 0; i < s.assignment.topic_partitions.n; i++) {
+		memcpy(ad_id, at[i].topic_id, 16);
+		for (j = 0; j < at[i].partitions.n; j++)
+			*assigned |= 1u << ((const int32_t *)
+			    at[i].partitions.v)[j];
+	}
+	return KERR_NONE;
+}
+
+/* flume-admin group NAME's output (free it), NULL when it failed. */
+static char *
+admin_group(const char *name)
+{
+	const char *argv[] = { "flume-admin", "group", name, NULL };
+	char *out = NULL;
+
+	if (run_tool(&d, NULL, &out, 15000, argv) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* The member line flume-admin prints (its format, column by column). */
+static void
+member_line(char *buf, size_t len, const char *id, const char *client,
+    int32_t epoch, const char *instance, const char *parts)
+{
+	char ep[16];
+
+	snprintf(ep, sizeof(ep), "%d", (int)epoch);
+	snprintf(buf, len, "%-40s %-20s %5s %-20s %s\n", id, client, ep,
+	    instance, parts);
+}
+
+#define MEMBER_HEADER	"MEMBER                                   CLIENT" \
+	"               EPOCH INSTANCE             PARTITIONS\n"
+/* Topic ad's partitions, subscribed, nothing committed or produced. */
+#define AD_OFFSETS	"ad                               0                    -" \
+	"                    0                    -\n"			\
+	"ad                               1                    -"		\
+	"                    0                    -\n"
+#define TP_HEADER	"TOPIC                    PARTITION            COMMITTED" \
+	"              LOG_END                  LAG\n"
+
+/*
+ * Raw native DESCRIBE_GROUP of group on a new connection whose
+ * HANDSHAKE says version hv (0: no HANDSHAKE): the answer's bytes
+ * decoded by the version 1 and the version 2 decoders into *v1 / *v2
+ * (their return values in *r1 / *r2).  0, or -1 without an answer.
+ */
+static int
+native_describe(const char *group, int16_t hv, struct describe_group_resp *v1,
+    int *r1, struct describe_group_resp *v2, int *r2)
+{
+	struct handshake_req hq = { hv, "tests", 5 };
+	struct describe_group_req q = { group, strlen(group) };
+	struct wbuf wb;
+	uint8_t *p = NULL;
+	size_t len = 0;
+	int nfd, rc = -1;
+
+	if ((nfd = support_connect(&d)) < 0)
+		return -1;
+	wbuf_init(&wb);
+	if (hv > 0) {
+		msg_encode_handshake_req(&wb, &hq);
+		if (support_call(nfd, API_HANDSHAKE, 1, &wb, 5000, NULL,
+		    NULL) != 0)
+			goto done;
+		wbuf_reset(&wb);
+	}
+	msg_encode_describe_group_req(&wb, &q);
+	if (support_call(nfd, API_DESCRIBE_GROUP, 2, &wb, 5000, &p, &len) !=
+	    0)
+		goto done;
+	*r1 = msg_decode_describe_group_resp(p, len, &a, v1);
+	*r2 = msg_decode_describe_group_resp_v2(p, len, &a, v2);
+	rc = 0;
+done:
+	free(p);
+	wbuf_free(&wb);
+	close(nfd);
+	return rc;
+}
+
+/*
+ * flume-admin group shows a consumer protocol group's group and
+ * assignment epochs, each member's epoch and instance id, what it is
+ * revoking and its target, line by line: a static member alone, then a
+ * second member joins (the first must revoke a partition before the
+ * second gets it), then both reconcile.  A classic group's member shows
+ * the generation it joined.  The native DESCRIBE_GROUP answers version
+ * 2's layout only to a connection whose HANDSHAKE said 2: an old
+ * client (version 1, or no HANDSHAKE) still reads version 1's.
+ */
+static void
+test_admin_group(void)
+{
+	struct describe_group_resp v1, v2;
+	struct km_join_req jq;
+	struct km_join_resp js;
+	struct km_join_protocol jp;
+	char want[4096], l1[256], l2[256], jid[128];
+	char *out;
+	uint32_t as1 = 0, as2 = 0;
+	int32_t e1 = -9, e2 = -9, ge;
+	int r1, r2;
+
+	/* A static member alone: both partitions, at the first epoch. */
+	CU_ASSERT_EQUAL_FATAL(ad_beat("a-1", 0, "ia", -1, &e1, &as1),
+	    KERR_NONE);
+	CU_ASSERT_EQUAL(as1, 0x3);
+	ge = e1;
+	CU_ASSERT_FATAL((out = admin_group("ad")) != NULL);
+	member_line(l1, sizeof(l1), "a-1", "test", ge, "ia", "ad/0,ad/1");
+	snprintf(want, sizeof(want), "group ad\nstate stable\nkind consumer\n"
+	    "group epoch %d\nassignment epoch %d\n" MEMBER_HEADER
+	    "%s  revoking -\n  target ad/0,ad/1\n" TP_HEADER AD_OFFSETS,
+	    (int)ge, (int)ge, l1);
+	CU_ASSERT_STRING_EQUAL(out, want);
+	free(out);
+
+	/* a-2 joins: the next epoch; a-1 must give up ad/1 first. */
+	CU_ASSERT_EQUAL_FATAL(ad_beat("a-2", 0, NULL, -1, &e2, &as2),
+	    KERR_NONE);
+	CU_ASSERT_EQUAL(as2, 0);
+	CU_ASSERT_EQUAL(e2, ge + 1);
+	CU_ASSERT_EQUAL_FATAL(ad_beat("a-1", e1, NULL, 0x3, &e1, &as1),
+	    KERR_NONE);
+	CU_ASSERT_EQUAL(as1, 0x1);
+	CU_ASSERT_EQUAL(e1, ge);
+	CU_ASSERT_FATAL((out = admin_group("ad")) != NULL);
+	member_line(l1, sizeof(l1), "a-1", "test", ge, "ia", "ad/0");
+	member_line(l2, sizeof(l2), "a-2", "test", ge + 1, "-", "-");
+	snprintf(want, sizeof(want), "group ad\nstate stable\nkind consumer\n"
+	    "group epoch %d\nassignment epoch %d\n" MEMBER_HEADER
+	    "%s  revoking ad/1\n  target ad/0\n"
+	    "%s  revoking -\n  target ad/1\n" TP_HEADER AD_OFFSETS,
+	    (int)ge + 1, (int)ge + 1, l1, l2);
+	CU_ASSERT_STRING_EQUAL(out, want);
+	free(out);
+
+	/* a-1 released ad/1: it reaches the epoch, a-2 gets ad/1. */
+	CU_ASSERT_EQUAL(ad_beat("a-1", e1, NULL, 0x1, &e1, &as1), KERR_NONE);
+	CU_ASSERT_EQUAL(e1, ge + 1);
+	CU_ASSERT_EQUAL(ad_beat("a-2", e2, NULL, 0, &e2, &as2), KERR_NONE);
+	CU_ASSERT_EQUAL(as2, 0x2);
+	CU_ASSERT_FATAL((out = admin_group("ad")) != NULL);
+	member_line(l1, sizeof(l1), "a-1", "test", ge + 1, "ia", "ad/0");
+	member_line(l2, sizeof(l2), "a-2", "test", ge + 1, "-", "ad/1");
+	snprintf(want, sizeof(want), "group ad\nstate stable\nkind consumer\n"
+	    "group epoch %d\nassignment epoch %d\n" MEMBER_HEADER
+	    "%s  revoking -\n  target ad/0\n"
+	    "%s  revoking -\n  target ad/1\n" TP_HEADER AD_OFFSETS,
+	    (int)ge + 1, (int)ge + 1, l1, l2);
+	CU_ASSERT_STRING_EQUAL(out, want);
+	free(out);
+
+	/* The native answer's versions. */
+	CU_ASSERT_EQUAL_FATAL(native_describe("ad", 2, &v1, &r1, &v2, &r2), 0);
+	CU_ASSERT_EQUAL(r1, -1);
+	CU_ASSERT_EQUAL_FATAL(r2, 0);
+	CU_ASSERT_EQUAL(v2.kind, GROUP_WIRE_KIND_CONSUMER);
+	CU_ASSERT_EQUAL(v2.generation, ge + 1);
+	CU_ASSERT_EQUAL(v2.assignment_epoch, ge + 1);
+	CU_ASSERT_EQUAL(v2.nmembers, 2);
+	CU_ASSERT_EQUAL_FATAL(native_describe("ad", 1, &v1, &r1, &v2, &r2), 0);
+	CU_ASSERT_EQUAL(r1, 0);
+	CU_ASSERT_EQUAL(r2, -1);
+	CU_ASSERT_EQUAL(v1.generation, ge + 1);
+	CU_ASSERT_EQUAL(v1.nmembers, 2);
+	CU_ASSERT_EQUAL_FATAL(native_describe("ad", 0, &v1, &r1, &v2, &r2), 0);
+	CU_ASSERT_EQUAL(r1, 0);
+	CU_ASSERT_EQUAL(r2, -1);
+
+	/* A classic member: the generation it joined, its instance id. */
+	kdesc_defaults(kmsg_join_group.km_req, &jq);
+	jq.group_id = kstr_c("kl");
+	jq.session_timeout_ms = 10000;
+	jq.rebalance_timeout_ms = 10000;
+	jq.member_id = kstr_c("");
+	jq.group_instance_id = kstr_c("kl-i");
+	jq.protocol_type = kstr_c("consumer");
+	jp.name = kstr_c("range");
+	jp.metadata = kstr_c("x");
+	jq.protocols.n = 1;
+	jq.protocols.v = &jp;
+	jq.reason = kstr_c(NULL);
+	CU_ASSERT_EQUAL_FATAL(kcall(&kmsg_join_group, 5, &jq, &js), 0);
+	CU_ASSERT_EQUAL_FATAL(js.error_code, KERR_NONE);
+	CU_ASSERT_FATAL(js.member_id.len > 0 && js.member_id.len < 100);
+	snprintf(jid, sizeof(jid), "%.*s", (int)js.member_id.len,
+	    js.member_id.p);
+	CU_ASSERT_FATAL((out = admin_group("kl")) != NULL);
+	member_line(l1, sizeof(l1), jid, "test", js.generation_id, "kl-i", "-");
+	snprintf(want, sizeof(want), "group kl\nstate awaiting-sync\n"
+	    "kind classic\ngeneration %d\n" MEMBER_HEADER "%s" TP_HEADER,
+	    (int)js.generation_id, l1);
+	CU_ASSERT_STRING_EQUAL(out, want);
+	CU_ASSERT_EQUAL(js.generation_id, 1);
+	free(out);
+}
+
 TEST_SUITE("kafka_cgroup", setup, teardown,
     { "3 members: join, one killed, one added, the topic grown", test_three_members },
-    { "bad input, member epochs in commits, kinds, type filter, regex", test_errors_and_kinds });
+    { "bad input, member epochs in commits, kinds, type filter, regex", test_errors_and_kinds },
+    { "flume-admin group: epochs, instance ids, revoking, target; native versions", test_admin_group });
