@@ -1014,6 +1014,22 @@ cgroup_commit_check(struct shm *s, struct shm_group *g, const char *id,
 	return KERR_NONE;
 }
 
+int16_t
+cgroup_fetch_check(struct shm *s, struct shm_group *g, const char *id,
+    size_t len, int32_t epoch, int64_t now, const struct group_params *gp)
+{
+	int idx;
+
+	if (id == NULL && epoch < 0)
+		return KERR_NONE;
+	(void)group_tick(s, g, now, gp);
+	if (id == NULL || (idx = group_member_find(s, g, id, len)) == -1)
+		return KERR_UNKNOWN_MEMBER_ID;
+	if (epoch != group_member_at(s, g, (uint32_t)idx)->cg_epoch)
+		return KERR_STALE_MEMBER_EPOCH;
+	return KERR_NONE;
+}
+
 int
 cgroup_subscribes(const struct shm *s, struct shm_group *g, uint32_t topic)
 {

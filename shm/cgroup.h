@@ -107,6 +107,15 @@ int	cgroup_subscription(const struct shm *s, struct shm_group *g,
 int16_t	cgroup_commit_check(struct shm *s, struct shm_group *g,
 	    const char *id, size_t len, int32_t epoch, int64_t now,
 	    const struct group_params *gp);
+/*
+ * May (id, epoch) fetch the group's offsets (OffsetFetch v9, Kafka's
+ * ConsumerGroup.validateOffsetFetch)?  A null id (NULL) with epoch < 0,
+ * as admin clients send, is never checked; else the member must exist
+ * (UNKNOWN_MEMBER_ID) at that epoch (STALE_MEMBER_EPOCH).
+ */
+int16_t	cgroup_fetch_check(struct shm *s, struct shm_group *g,
+	    const char *id, size_t len, int32_t epoch, int64_t now,
+	    const struct group_params *gp);
 /* Does a member of g subscribe to topic (index)?  1 or 0. */
 int	cgroup_subscribes(const struct shm *s, struct shm_group *g,
 	    uint32_t topic);

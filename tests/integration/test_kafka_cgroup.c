@@ -652,6 +652,7 @@ test_errors_and_kinds(void)
 /* ---- flume-admin group and the native DESCRIBE_GROUP's versions ---- */
 
 static uint8_t ad_id[16];		/* topic ad's id, from an answer */
+static const char *adgroup = "ad";	/* ad_beat()'s group */
 
 /*
  * A heartbeat (v1) of member id of group "ad" at epoch, subscribing to
@@ -672,7 +673,7 @@ ad_beat(const char *id, int32_t epoch, const char *instance, int64_t owned,
 
 	memset(&mb, 0, sizeof(mb));
 	snprintf(mb.id, sizeof(mb.id), "%s", id);
-	hb_req(&q, 1, "ad", &mb, epoch, epoch == 0 ? "ad" : NULL, -1);
+	hb_req(&q, 1, adgroup, &mb, epoch, epoch == 0 ? "ad" : NULL, -1);
 	q.instance_id = kstr_c(instance);
 	if (epoch == 0)
 		q.topic_partitions.n = 0;
@@ -899,7 +900,96 @@ test_admin_group(void)
 	free(out);
 }
 
+/*
+ * OffsetFetch (v) of group's ad/0 as member id at epoch (id NULL: null):
+ * the group's error; *ntopics and *offset from the answer.
+ */
+static int16_t
+ofetch(int16_t v, const char *group, const char *id, int32_t epoch,
+    int32_t *ntopics, int64_t *offset)
+{
+	struct km_ofetch_req q;
+	struct km_ofetch_resp s;
+	struct km_ofetch_group g;
+	struct km_ofetch_topic t;
+	const struct km_ofetch_group_resp *gr;
+	const struct km_ofetch_topic_resp *tr;
+	int32_t part = 0;
+
+	kdesc_defaults(kmsg_offset_fetch.km_req, &q);
+	memset(&g, 0, sizeof(g));
+	t.name = kstr_c("ad");
+	t.partition_indexes.n = 1;
+	t.partition_indexes.v = &part;
+	g.group_id = kstr_c(group);
+	g.member_id = kstr_c(id);
+	g.member_epoch = epoch;
+	g.topics.n = 1;
+	g.topics.v = &t;
+	q.groups.n = 1;
+	q.groups.v = &g;
+	*ntopics = -1;
+	*offset = -2;
+	if (kcall(&kmsg_offset_fetch, v, &q, &s) != 0 || s.groups.n != 1)
+		return -1000;
+	gr = s.groups.v;
+	*ntopics = gr->topics.n;
+	tr = gr->topics.v;
+	if (gr->topics.n == 1 && tr->partitions.n == 1)
+		*offset = ((const struct km_ofetch_part *)
+		    tr->partitions.v)->committed_offset;
+	return gr->error_code;
+}
+
+/*
+ * OffsetFetch v9's member id and epoch in a consumer protocol group, as
+ * Kafka's validateOffsetFetch: a null id with epoch -1 (admin clients)
+ * is not checked; a member not there is UNKNOWN_MEMBER_ID, one at
+ * another epoch STALE_MEMBER_EPOCH, each with no topics; v8, a classic
+ * group and a group that does not exist check nothing.
+ */
+static void
+test_offset_fetch_epochs(void)
+{
+	uint32_t as = 0;
+	int32_t ep = -9, nt;
+	int64_t off;
+
+	adgroup = "of";
+	CU_ASSERT_EQUAL_FATAL(ad_beat("o-1", 0, NULL, -1, &ep, &as), KERR_NONE);
+	adgroup = "ad";
+	CU_ASSERT_EQUAL(as, 0x3);
+	CU_ASSERT_EQUAL(ofetch(9, "of", NULL, -1, &nt, &off), KERR_NONE);
+	CU_ASSERT(nt == 1 && off == -1);
+	CU_ASSERT_EQUAL(ofetch(9, "of", "o-1", ep, &nt, &off), KERR_NONE);
+	CU_ASSERT(nt == 1 && off == -1);
+	CU_ASSERT_EQUAL(ofetch(9, "of", "o-1", ep - 1, &nt, &off),
+	    KERR_STALE_MEMBER_EPOCH);
+	CU_ASSERT_EQUAL(nt, 0);
+	CU_ASSERT_EQUAL(ofetch(9, "of", "o-1", ep + 1, &nt, &off), 113);
+	CU_ASSERT_EQUAL(ofetch(9, "of", "nobody", ep, &nt, &off),
+	    KERR_UNKNOWN_MEMBER_ID);
+	CU_ASSERT_EQUAL(nt, 0);
+	CU_ASSERT_EQUAL(ofetch(9, "of", NULL, ep, &nt, &off),
+	    KERR_UNKNOWN_MEMBER_ID);
+	CU_ASSERT_EQUAL(ofetch(9, "of", "", -1, &nt, &off),
+	    KERR_UNKNOWN_MEMBER_ID);
+	CU_ASSERT_EQUAL(ofetch(9, "of", "o-1", -1, &nt, &off),
+	    KERR_STALE_MEMBER_EPOCH);
+	/* v8 has no member fields; other kinds and no group: no check. */
+	CU_ASSERT_EQUAL(ofetch(8, "of", NULL, -1, &nt, &off), KERR_NONE);
+	CU_ASSERT(nt == 1 && off == -1);
+	CU_ASSERT_EQUAL(ofetch(9, "kl", "nobody", 4, &nt, &off), KERR_NONE);
+	CU_ASSERT_EQUAL(nt, 1);
+	CU_ASSERT_EQUAL(ofetch(9, "no-such-group", "x", 3, &nt, &off),
+	    KERR_NONE);
+	CU_ASSERT(nt == 1 && off == -1);
+	/* The member is still there at its epoch: nothing changed. */
+	CU_ASSERT_EQUAL(ofetch(9, "of", "o-1", ep, &nt, &off), KERR_NONE);
+}
+
 TEST_SUITE("kafka_cgroup", setup, teardown,
     { "3 members: join, one killed, one added, the topic grown", test_three_members },
     { "bad input, member epochs in commits, kinds, type filter, regex", test_errors_and_kinds },
-    { "flume-admin group: epochs, instance ids, revoking, target; native versions", test_admin_group });
+    { "flume-admin group: epochs, instance ids, revoking, target; native versions", test_admin_group },
+    { "OffsetFetch v9: member id and epoch in a consumer protocol group", test_offset_fetch_epochs });
