@@ -937,6 +937,19 @@ cgroup_heartbeat(struct shm *s, struct shm_group *g,
 	return KERR_NONE;
 }
 
+int64_t
+cgroup_revoke_due(const struct shm *s, struct shm_group *g, uint32_t i)
+{
+	struct shm_member *m = group_member_at(s, g, i);
+	struct cg_tp one;
+
+	/* cgroup_tick() removes it once now passes the deadline. */
+	if (m->cg_revoke_deadline <= 0 ||
+	    cgroup_list(s, g, i, CG_REVOKING, &one, 1) == 0)
+		return INT64_MAX;
+	return m->cg_revoke_deadline + 1;
+}
+
 int
 cgroup_tick(struct shm *s, struct shm_group *g, int64_t now,
     const struct group_params *gp)

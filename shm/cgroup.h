@@ -127,7 +127,13 @@ int	cgroup_regex_valid(const char *re, size_t len);
 /* The group's state name as Kafka's: Empty, Assigning, Reconciling, Stable. */
 const char *cgroup_state_name(const struct shm *s, struct shm_group *g);
 
-/* For shm/group.c: group_tick() and the repair of a consumer group. */
+/*
+ * For shm/group.c: group_due() of member i (the ms after its revocation
+ * deadline while it revokes, else INT64_MAX), group_tick() and the
+ * repair of a consumer group.
+ */
+int64_t	cgroup_revoke_due(const struct shm *s, struct shm_group *g,
+	    uint32_t i);
 int	cgroup_tick(struct shm *s, struct shm_group *g, int64_t now,
 	    const struct group_params *gp);
 void	cgroup_repair(struct shm *s, struct shm_group *g, int64_t now,

@@ -26,6 +26,8 @@
 #include "proto/kafka/kmsg_records.h"
 #include "proto/msg.h"
 #include "proto/wire.h"
+#include "shm/group.h"
+#include "shm/shm.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
 
@@ -653,6 +655,7 @@ test_errors_and_kinds(void)
 
 static uint8_t ad_id[16];		/* topic ad's id, from an answer */
 static const char *adgroup = "ad";	/* ad_beat()'s group */
+static int32_t ad_rebalance_ms = 5000;	/* ... and the joins' rebalance timeout */
 
 /*
  * A heartbeat (v1) of member id of group "ad" at epoch, subscribing to
@@ -675,8 +678,10 @@ ad_beat(const char *id, int32_t epoch, const char *instance, int64_t owned,
 	snprintf(mb.id, sizeof(mb.id), "%s", id);
 	hb_req(&q, 1, adgroup, &mb, epoch, epoch == 0 ? "ad" : NULL, -1);
 	q.instance_id = kstr_c(instance);
-	if (epoch == 0)
+	if (epoch == 0) {
 		q.topic_partitions.n = 0;
+		q.rebalance_timeout_ms = ad_rebalance_ms;
+	}
 	if (owned >= 0) {
 		for (i = 0; i < MAXP; i++)
 			if (owned & (1ll << i))
@@ -988,8 +993,89 @@ test_offset_fetch_epochs(void)
 	CU_ASSERT_EQUAL(ofetch(9, "of", "o-1", ep, &nt, &off), KERR_NONE);
 }
 
+/*
+ * Is member id in group, as the shared table says (read without running
+ * the group's state machine, which a request would)?  1, 0, or -1.
+ */
+static int
+in_table(struct shm *sh, const char *group, const char *id)
+{
+	int gi = group_find(sh, group, strlen(group));
+
+	if (gi < 0)
+		return -1;
+	return group_member_find(sh, group_at(sh, (uint32_t)gi), id,
+	    strlen(id)) >= 0;
+}
+
+/*
+ * A member that never acknowledges a revocation and goes silent is
+ * removed when its rebalance timeout (1200 ms) passes, by the writer's
+ * tick scheduled at that deadline (group_due()), not only at its
+ * session end (2 s) or the writer's next periodic pass (up to 1 s
+ * later): watched in the shared table, where no request ticks the
+ * group.  Then the other member gets both partitions.
+ */
+static void
+test_revoke_deadline(void)
+{
+	char shname[SHM_NAME_MAX];
+	struct shm sh;
+	uint32_t as1 = 0, as2 = 0;
+	int32_t e1 = -9, e2 = -9;
+	long long t0, ts, tr, limit;
+	int present;
+
+	CU_ASSERT_FATAL(shm_name_for(d.data, shname, sizeof(shname)) == 0 &&
+	    shm_attach(&sh, shname) == 0);
+	adgroup = "rv";
+	ad_rebalance_ms = 1200;
+	CU_ASSERT_EQUAL_FATAL(ad_beat("r-1", 0, NULL, -1, &e1, &as1),
+	    KERR_NONE);
+	CU_ASSERT_EQUAL(as1, 0x3);
+	CU_ASSERT_EQUAL_FATAL(ad_beat("r-2", 0, NULL, -1, &e2, &as2),
+	    KERR_NONE);
+	CU_ASSERT_EQUAL(as2, 0);
+	/* r-1 is told to give up ad/1 and never says it did. */
+	t0 = support_now_ms();
+	CU_ASSERT_EQUAL_FATAL(ad_beat("r-1", e1, NULL, 0x3, &e1, &as1),
+	    KERR_NONE);
+	CU_ASSERT_EQUAL(as1, 0x1);
+	/* r-2 stays alive (its session runs 2 s from here) with nothing. */
+	CU_ASSERT_EQUAL(ad_beat("r-2", e2, NULL, 0, &e2, &as2), KERR_NONE);
+	CU_ASSERT_EQUAL(as2, 0);
+	ts = support_now_ms();
+	CU_ASSERT_EQUAL(in_table(&sh, "rv", "r-1"), 1);
+	/* Bounded: the deadline plus 300 ms, well before its session end. */
+	limit = ts + 1200 + 300;
+	while ((present = in_table(&sh, "rv", "r-1")) == 1 &&
+	    support_now_ms() < limit)
+		usleep(5 * 1000);	/* polling a condition, bounded above */
+	tr = support_now_ms();
+	CU_ASSERT_EQUAL(present, 0);
+	CU_ASSERT(tr >= t0 + 1200);
+	CU_ASSERT(tr <= limit);
+	CU_ASSERT_EQUAL(in_table(&sh, "rv", "r-2"), 1);
+	shm_detach(&sh);
+	adgroup = "ad";
+	ad_rebalance_ms = 5000;
+
+	/* The exact state after: r-2 alone owns both at the group epoch. */
+	CU_ASSERT_EQUAL(ad_beat("r-1", e1, NULL, 0x1, &e1, &as1),
+	    KERR_UNKNOWN_MEMBER_ID);
+	adgroup = "rv";
+	CU_ASSERT_EQUAL(ad_beat("r-2", e2, NULL, 0, &e2, &as2), KERR_NONE);
+	adgroup = "ad";
+	CU_ASSERT_EQUAL(as2, 0x3);
+	CU_ASSERT_EQUAL_FATAL(describe("rv"), KERR_NONE);
+	CU_ASSERT_EQUAL(last.members.n, 1);
+	CU_ASSERT_EQUAL(last.group_epoch, e2);
+	CU_ASSERT_EQUAL(last.assignment_epoch, e2);
+}
+
 TEST_SUITE("kafka_cgroup", setup, teardown,
     { "3 members: join, one killed, one added, the topic grown", test_three_members },
     { "bad input, member epochs in commits, kinds, type filter, regex", test_errors_and_kinds },
     { "flume-admin group: epochs, instance ids, revoking, target; native versions", test_admin_group },
-    { "OffsetFetch v9: member id and epoch in a consumer protocol group", test_offset_fetch_epochs });
+    { "OffsetFetch v9: member id and epoch in a consumer protocol group", test_offset_fetch_epochs },
+    { "a member that never releases is removed at its rebalance timeout", test_revoke_deadline });
