@@ -8,7 +8,10 @@
  * and that a member keeping a partition is never asked to give it up.
  * Then Kafka's errors for bad input, each changing nothing; member
  * epochs in OffsetCommit; the group kinds refusing each other; ListGroups'
- * type filter; a regular expression subscription.
+ * type filter; a regular expression subscription.  flume-admin group's
+ * epochs, instance ids and revoking and target lists, and the native
+ * DESCRIBE_GROUP's layout per HANDSHAKE version; OffsetFetch v9's member
+ * epoch check; a silent member removed at its revocation deadline.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +146,26 @@ kstr_is_c(struct kstr s, const char *c)
 	return s.len == (int32_t)strlen(c) && memcmp(s.p, c, (size_t)s.len) == 0;
 }
 
+/* The partitions of mask owned of the topic of id id (-1: unsaid) into q. */
+static void
+hb_owned(struct km_cghb_req *q, const uint8_t *id, int64_t owned)
+{
+	static struct km_cg_tp tp;
+	static int32_t parts[MAXP];
+	int32_t n = 0, i;
+
+	if (owned < 0)
+		return;
+	for (i = 0; i < MAXP; i++)
+		if (owned & (1ll << i))
+			parts[n++] = i;
+	memcpy(tp.topic_id, id, 16);
+	tp.partitions.n = n;
+	tp.partitions.v = parts;
+	q->topic_partitions.n = n > 0 ? 1 : 0;
+	q->topic_partitions.v = &tp;
+}
+
 /*
  * A heartbeat request of member mb at epoch (version v): names NULL
  * leaves the subscription unchanged; owned -1 says nothing of owned
@@ -152,10 +175,6 @@ static void
 hb_req(struct km_cghb_req *q, int16_t v, const char *group,
     const struct mem *mb, int32_t epoch, const char *topic, int64_t owned)
 {
-	static struct km_cg_tp tp;
-	static int32_t parts[MAXP];
-	int32_t n = 0, i;
-
 	kdesc_defaults(kmsg_consumer_group_heartbeat.km_req, q);
 	q->group_id = kstr_c(group);
 	q->member_id = kstr_c(mb->id);
@@ -168,16 +187,7 @@ hb_req(struct km_cghb_req *q, int16_t v, const char *group,
 		q->subscribed_topic_names.v = &cg_topic_name;
 	}
 	(void)v;
-	if (owned >= 0) {
-		for (i = 0; i < MAXP; i++)
-			if (owned & (1ll << i))
-				parts[n++] = i;
-		memcpy(tp.topic_id, cg_id, 16);
-		tp.partitions.n = n;
-		tp.partitions.v = parts;
-		q->topic_partitions.n = n > 0 ? 1 : 0;
-		q->topic_partitions.v = &tp;
-	}
+	hb_owned(q, cg_id, owned);
 }
 
 /* Describe group "cg"; the assigned masks per member id into the state. */
@@ -524,6 +534,25 @@ listed(const char *type, const char *group)
 	return 0;
 }
 
+/* A classic JoinGroup of group (a new member, instance id or NULL). */
+static void
+join_req(struct km_join_req *jq, struct km_join_protocol *jp,
+    const char *group, const char *instance)
+{
+	kdesc_defaults(kmsg_join_group.km_req, jq);
+	jq->group_id = kstr_c(group);
+	jq->session_timeout_ms = 10000;
+	jq->rebalance_timeout_ms = 10000;
+	jq->member_id = kstr_c("");
+	jq->group_instance_id = kstr_c(instance);
+	jq->protocol_type = kstr_c("consumer");
+	jp->name = kstr_c("range");
+	jp->metadata = kstr_c("x");
+	jq->protocols.n = 1;
+	jq->protocols.v = jp;
+	jq->reason = kstr_c(NULL);
+}
+
 /*
  * Bad input gets Kafka's error and changes nothing (the group epoch
  * stays); member epochs in OffsetCommit; the kinds refuse each other;
@@ -612,18 +641,7 @@ test_errors_and_kinds(void)
 	CU_ASSERT_EQUAL(ce_odelete("other"), KERR_NONE);
 
 	/* Kinds: a classic JoinGroup is refused while it has members. */
-	kdesc_defaults(kmsg_join_group.km_req, &jq);
-	jq.group_id = kstr_c("ce");
-	jq.session_timeout_ms = 10000;
-	jq.rebalance_timeout_ms = 10000;
-	jq.member_id = kstr_c("");
-	jq.group_instance_id = kstr_c(NULL);
-	jq.protocol_type = kstr_c("consumer");
-	jp.name = kstr_c("range");
-	jp.metadata = kstr_c("x");
-	jq.protocols.n = 1;
-	jq.protocols.v = &jp;
-	jq.reason = kstr_c(NULL);
+	join_req(&jq, &jp, "ce", NULL);
 	CU_ASSERT_EQUAL_FATAL(kcall(&kmsg_join_group, 3, &jq, &js), 0);
 	CU_ASSERT_EQUAL(js.error_code, KERR_INCONSISTENT_GROUP_PROTOCOL);
 	CU_ASSERT_EQUAL(listed("consumer", "ce"), 1);
@@ -666,13 +684,11 @@ static int16_t
 ad_beat(const char *id, int32_t epoch, const char *instance, int64_t owned,
     int32_t *ep, uint32_t *assigned)
 {
-	static struct km_cg_tp tp;
-	static int32_t parts[MAXP];
 	const struct km_cg_tp *at;
 	struct km_cghb_req q;
 	struct km_cghb_resp s;
 	struct mem mb;
-	int32_t n = 0, i, j;
+	int32_t i, j;
 
 	memset(&mb, 0, sizeof(mb));
 	snprintf(mb.id, sizeof(mb.id), "%s", id);
@@ -682,16 +698,7 @@ ad_beat(const char *id, int32_t epoch, const char *instance, int64_t owned,
 		q.topic_partitions.n = 0;
 		q.rebalance_timeout_ms = ad_rebalance_ms;
 	}
-	if (owned >= 0) {
-		for (i = 0; i < MAXP; i++)
-			if (owned & (1ll << i))
-				parts[n++] = i;
-		memcpy(tp.topic_id, ad_id, 16);
-		tp.partitions.n = n;
-		tp.partitions.v = parts;
-		q.topic_partitions.n = n > 0 ? 1 : 0;
-		q.topic_partitions.v = &tp;
-	}
+	hb_owned(&q, ad_id, owned);
 	if (kcall(&kmsg_consumer_group_heartbeat, 1, &q, &s) != 0)
 		return -1000;
 	if (s.error_code != KERR_NONE)
@@ -745,6 +752,26 @@ member_line(char *buf, size_t len, const char *id, const char *client,
 	"                    0                    -\n"
 #define TP_HEADER	"TOPIC                    PARTITION            COMMITTED" \
 	"              LOG_END                  LAG\n"
+
+/*
+ * flume-admin group ad is exactly: both epochs at epoch, member lines
+ * m1 (revoking rev1, target ad/0) and m2 (nothing revoking, target
+ * ad/1), then ad's two partitions.
+ */
+static void
+ad_expect(int32_t epoch, const char *m1, const char *rev1, const char *m2)
+{
+	char want[4096], *out;
+
+	CU_ASSERT_FATAL((out = admin_group("ad")) != NULL);
+	snprintf(want, sizeof(want), "group ad\nstate stable\nkind consumer\n"
+	    "group epoch %d\nassignment epoch %d\n" MEMBER_HEADER
+	    "%s  revoking %s\n  target ad/0\n"
+	    "%s  revoking -\n  target ad/1\n" TP_HEADER AD_OFFSETS,
+	    (int)epoch, (int)epoch, m1, rev1, m2);
+	CU_ASSERT_STRING_EQUAL(out, want);
+	free(out);
+}
 
 /*
  * Raw native DESCRIBE_GROUP of group on a new connection whose
@@ -833,32 +860,18 @@ test_admin_group(void)
 	    KERR_NONE);
 	CU_ASSERT_EQUAL(as1, 0x1);
 	CU_ASSERT_EQUAL(e1, ge);
-	CU_ASSERT_FATAL((out = admin_group("ad")) != NULL);
 	member_line(l1, sizeof(l1), "a-1", "test", ge, "ia", "ad/0");
 	member_line(l2, sizeof(l2), "a-2", "test", ge + 1, "-", "-");
-	snprintf(want, sizeof(want), "group ad\nstate stable\nkind consumer\n"
-	    "group epoch %d\nassignment epoch %d\n" MEMBER_HEADER
-	    "%s  revoking ad/1\n  target ad/0\n"
-	    "%s  revoking -\n  target ad/1\n" TP_HEADER AD_OFFSETS,
-	    (int)ge + 1, (int)ge + 1, l1, l2);
-	CU_ASSERT_STRING_EQUAL(out, want);
-	free(out);
+	ad_expect(ge + 1, l1, "ad/1", l2);
 
 	/* a-1 released ad/1: it reaches the epoch, a-2 gets ad/1. */
 	CU_ASSERT_EQUAL(ad_beat("a-1", e1, NULL, 0x1, &e1, &as1), KERR_NONE);
 	CU_ASSERT_EQUAL(e1, ge + 1);
 	CU_ASSERT_EQUAL(ad_beat("a-2", e2, NULL, 0, &e2, &as2), KERR_NONE);
 	CU_ASSERT_EQUAL(as2, 0x2);
-	CU_ASSERT_FATAL((out = admin_group("ad")) != NULL);
 	member_line(l1, sizeof(l1), "a-1", "test", ge + 1, "ia", "ad/0");
 	member_line(l2, sizeof(l2), "a-2", "test", ge + 1, "-", "ad/1");
-	snprintf(want, sizeof(want), "group ad\nstate stable\nkind consumer\n"
-	    "group epoch %d\nassignment epoch %d\n" MEMBER_HEADER
-	    "%s  revoking -\n  target ad/0\n"
-	    "%s  revoking -\n  target ad/1\n" TP_HEADER AD_OFFSETS,
-	    (int)ge + 1, (int)ge + 1, l1, l2);
-	CU_ASSERT_STRING_EQUAL(out, want);
-	free(out);
+	ad_expect(ge + 1, l1, "-", l2);
 
 	/* The native answer's versions. */
 	CU_ASSERT_EQUAL_FATAL(native_describe("ad", 2, &v1, &r1, &v2, &r2), 0);
@@ -878,18 +891,7 @@ test_admin_group(void)
 	CU_ASSERT_EQUAL(r2, -1);
 
 	/* A classic member: the generation it joined, its instance id. */
-	kdesc_defaults(kmsg_join_group.km_req, &jq);
-	jq.group_id = kstr_c("kl");
-	jq.session_timeout_ms = 10000;
-	jq.rebalance_timeout_ms = 10000;
-	jq.member_id = kstr_c("");
-	jq.group_instance_id = kstr_c("kl-i");
-	jq.protocol_type = kstr_c("consumer");
-	jp.name = kstr_c("range");
-	jp.metadata = kstr_c("x");
-	jq.protocols.n = 1;
-	jq.protocols.v = &jp;
-	jq.reason = kstr_c(NULL);
+	join_req(&jq, &jp, "kl", "kl-i");
 	CU_ASSERT_EQUAL_FATAL(kcall(&kmsg_join_group, 5, &jq, &js), 0);
 	CU_ASSERT_EQUAL_FATAL(js.error_code, KERR_NONE);
 	CU_ASSERT_FATAL(js.member_id.len > 0 && js.member_id.len < 100);
