@@ -293,36 +293,75 @@ cmd_groups(struct flume_client *c)
 	return 0;
 }
 
+/* topic/partition, comma separated ("-" for none), then a newline. */
+static void
+print_tps(const struct flume_topic_partition *tp, int32_t n)
+{
+	int32_t j;
+
+	for (j = 0; j < n; j++)
+		printf("%s%s/%d", j > 0 ? "," : "", tp[j].topic,
+		    (int)tp[j].partition);
+	printf("%s\n", n == 0 ? "-" : "");
+}
+
+static const char *const group_kinds[] = {
+	[FLUME_GROUP_KIND_NATIVE] = "native",
+	[FLUME_GROUP_KIND_CLASSIC] = "classic",
+	[FLUME_GROUP_KIND_CONSUMER] = "consumer",
+};
+
 /*
- * One group: its state and generation, each member with its assigned
- * partitions (topic/partition, comma separated), and per partition the
- * committed offset, the log end and the lag ("-" where nothing is
- * committed).
+ * One group: its state, kind and generation (a consumer protocol
+ * group's group and assignment epochs), each member with its epoch, its
+ * static instance id and its assigned partitions (topic/partition,
+ * comma separated; a consumer protocol member's revoking and target
+ * lists on two lines below), and per partition the committed offset,
+ * the log end and the lag ("-" where nothing is committed).  A broker
+ * before protocol version 2 gives no kind, epochs or instance ids.
  */
 static int
 cmd_group(struct flume_client *c, const char *name)
 {
 	struct flume_group_desc *d;
 	const struct flume_group_member *m;
+	const struct flume_group_member_detail *x;
 	const struct flume_group_partition *p;
-	char committed[32], lag[32];
-	int32_t i, j;
+	char committed[32], lag[32], epoch[16];
+	int32_t i;
 
 	if (flume_describe_group(c, name, &d) == -1) {
 		fprintf(stderr, "flume-admin: %s\n", flume_errstr(c));
 		return 1;
 	}
-	printf("group %s\nstate %s\ngeneration %d\n", name,
-	    flume_group_state_name(d->state), (int)d->generation);
-	printf("%-40s %-20s %s\n", "MEMBER", "CLIENT", "PARTITIONS");
+	printf("group %s\nstate %s\n", name, flume_group_state_name(d->state));
+	if (d->kind > 0 && d->kind <= FLUME_GROUP_KIND_CONSUMER)
+		printf("kind %s\n", group_kinds[d->kind]);
+	if (d->kind == FLUME_GROUP_KIND_CONSUMER)
+		printf("group epoch %d\nassignment epoch %d\n",
+		    (int)d->generation, (int)d->assignment_epoch);
+	else
+		printf("generation %d\n", (int)d->generation);
+	printf("%-40s %-20s %5s %-20s %s\n", "MEMBER", "CLIENT", "EPOCH",
+	    "INSTANCE", "PARTITIONS");
 	for (i = 0; i < d->member_count; i++) {
 		m = &d->members[i];
-		printf("%-40s %-20s ", m->member_id,
-		    m->client_id[0] != '\0' ? m->client_id : "-");
-		for (j = 0; j < m->count; j++)
-			printf("%s%s/%d", j > 0 ? "," : "", m->parts[j].topic,
-			    (int)m->parts[j].partition);
-		printf("%s\n", m->count == 0 ? "-" : "");
+		x = d->details != NULL ? &d->details[i] : NULL;
+		if (x != NULL)
+			snprintf(epoch, sizeof(epoch), "%d", (int)x->epoch);
+		else
+			snprintf(epoch, sizeof(epoch), "-");
+		printf("%-40s %-20s %5s %-20s ", m->member_id,
+		    m->client_id[0] != '\0' ? m->client_id : "-", epoch,
+		    x != NULL && x->instance_id[0] != '\0' ? x->instance_id :
+		    "-");
+		print_tps(m->parts, m->count);
+		if (x == NULL || d->kind != FLUME_GROUP_KIND_CONSUMER)
+			continue;
+		printf("  revoking ");
+		print_tps(x->revoking, x->revoking_count);
+		printf("  target ");
+		print_tps(x->target, x->target_count);
 	}
 	printf("%-24s %9s %20s %20s %20s\n", "TOPIC", "PARTITION", "COMMITTED",
 	    "LOG_END", "LAG");

@@ -536,13 +536,38 @@ struct flume_group_partition {
 	int64_t		 log_end;
 };
 
+/* A group's kind (flume_group_desc's kind). */
+#define FLUME_GROUP_KIND_UNKNOWN	0	/* a broker before protocol version 2 */
+#define FLUME_GROUP_KIND_NATIVE		1	/* libflume's groups */
+#define FLUME_GROUP_KIND_CLASSIC	2	/* Kafka's classic protocol */
+#define FLUME_GROUP_KIND_CONSUMER	3	/* Kafka's consumer protocol (KIP-848) */
+
+/*
+ * What a member is beside its assignment (protocol version 2): its epoch
+ * (a consumer protocol member's member epoch, else the generation it
+ * last joined), its static instance id ("" for none), and for the
+ * consumer protocol the partitions it is revoking and its target.
+ */
+struct flume_group_member_detail {
+	int32_t		 epoch;
+	char		*instance_id;
+	int32_t		 revoking_count;
+	struct flume_topic_partition *revoking;
+	int32_t		 target_count;
+	struct flume_topic_partition *target;
+};
+
 struct flume_group_desc {
 	int		 state;
-	int32_t		 generation;
+	int32_t		 generation;	/* a consumer protocol group's group epoch */
 	int32_t		 member_count;
 	struct flume_group_member *members;
 	int32_t		 partition_count;	/* subscribed or committed partitions */
 	struct flume_group_partition *partitions;
+	/* From a broker of protocol version 2; else 0, -1 and NULL. */
+	int		 kind;			/* FLUME_GROUP_KIND_* */
+	int32_t		 assignment_epoch;	/* consumer protocol; else -1 */
+	struct flume_group_member_detail *details;	/* member_count, as members */
 };
 
 /* One group; *out freed with flume_group_desc_free().  ENOENT: no such group. */

@@ -288,6 +288,9 @@ client_handshake(struct flume_client *c)
 	if (resp.error != ERR_NONE)
 		return client_broker_fail(c, resp.error, "handshake");
 	c->max_frame = resp.max_frame > 0 ? resp.max_frame : 1024 * 1024;
+	/* An older broker answers its own, older version. */
+	c->proto_version = resp.version < FLUME_PROTOCOL_VERSION ?
+	    (resp.version > 1 ? resp.version : 1) : FLUME_PROTOCOL_VERSION;
 	return 0;
 }
 

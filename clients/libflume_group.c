@@ -1082,17 +1082,55 @@ flume_group_desc_free(struct flume_group_desc *d)
 		for (j = 0; j < d->members[i].count; j++)
 			free(d->members[i].parts[j].topic);
 		free(d->members[i].parts);
+		if (d->details != NULL) {
+			struct flume_group_member_detail *x = &d->details[i];
+
+			free(x->instance_id);
+			for (j = 0; j < x->revoking_count; j++)
+				free(x->revoking[j].topic);
+			free(x->revoking);
+			for (j = 0; j < x->target_count; j++)
+				free(x->target[j].topic);
+			free(x->target);
+		}
 	}
 	free(d->members);
+	free(d->details);
 	for (i = 0; i < d->partition_count; i++)
 		free(d->partitions[i].topic);
 	free(d->partitions);
 	free(d);
 }
 
-/* Copy a decoded DESCRIBE_GROUP answer out of the arena; NULL on ENOMEM. */
+/* Copy n (topic, partition) out of the arena into *out (free()): 0 or -1. */
+static int
+gtps_copy(const struct group_tp *tp, int32_t n,
+    struct flume_topic_partition **out, int32_t *nout)
+{
+	int32_t j;
+
+	*out = NULL;
+	*nout = 0;
+	if (n <= 0)
+		return 0;
+	if ((*out = calloc((size_t)n, sizeof(**out))) == NULL)
+		return -1;
+	for (j = 0; j < n; j++) {
+		*nout = j + 1;
+		(*out)[j].partition = tp[j].partition;
+		if (((*out)[j].topic = strndup(tp[j].topic,
+		    tp[j].topic_len)) == NULL)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Copy a decoded DESCRIBE_GROUP answer out of the arena (v2: with its
+ * kind and epochs); NULL on ENOMEM.
+ */
 static struct flume_group_desc *
-gdesc_copy(const struct describe_group_resp *r)
+gdesc_copy(const struct describe_group_resp *r, int v2)
 {
 	struct flume_group_desc *d;
 	struct flume_group_member *m;
@@ -1103,8 +1141,11 @@ gdesc_copy(const struct describe_group_resp *r)
 		return NULL;
 	d->state = r->state;
 	d->generation = r->generation;
-	if (r->nmembers > 0 && (d->members = calloc((size_t)r->nmembers,
-	    sizeof(*d->members))) == NULL)
+	d->kind = v2 ? r->kind : FLUME_GROUP_KIND_UNKNOWN;
+	d->assignment_epoch = v2 ? r->assignment_epoch : -1;
+	if (r->nmembers > 0 && ((d->members = calloc((size_t)r->nmembers,
+	    sizeof(*d->members))) == NULL || (v2 && (d->details =
+	    calloc((size_t)r->nmembers, sizeof(*d->details))) == NULL)))
 		goto fail;
 	for (i = 0; i < r->nmembers; i++) {
 		md = &r->members[i];
@@ -1125,6 +1166,16 @@ gdesc_copy(const struct describe_group_resp *r)
 			    md->parts[j].topic_len)) == NULL)
 				goto fail;
 		}
+		if (d->details == NULL)
+			continue;
+		d->details[i].epoch = md->member_epoch;
+		if ((d->details[i].instance_id = strndup(md->instance_id != NULL ?
+		    md->instance_id : "", md->instance_id_len)) == NULL ||
+		    gtps_copy(md->revoking, md->nrevoking, &d->details[i].revoking,
+		    &d->details[i].revoking_count) == -1 ||
+		    gtps_copy(md->target, md->ntarget, &d->details[i].target,
+		    &d->details[i].target_count) == -1)
+			goto fail;
 	}
 	if (r->noffsets > 0 && (d->partitions = calloc((size_t)r->noffsets,
 	    sizeof(*d->partitions))) == NULL)
@@ -1153,7 +1204,7 @@ flume_describe_group(struct flume_client *c, const char *group,
 	struct describe_group_resp resp;
 	struct client_sync s;
 	struct arena a;
-	int rc = -1;
+	int rc = -1, v2;
 
 	*out = NULL;
 	req.group = group;
@@ -1162,7 +1213,10 @@ flume_describe_group(struct flume_client *c, const char *group,
 	if (client_call(c, API_DESCRIBE_GROUP, &req, c->conf.request_timeout_ms, 0,
 	    &s) == -1)
 		goto done;
-	if (msg_decode_describe_group_resp(s.buf, s.len, &a, &resp) == -1) {
+	/* The layout of the version the connection's handshake agreed. */
+	v2 = c->proto_version >= 2;
+	if ((v2 ? msg_decode_describe_group_resp_v2(s.buf, s.len, &a, &resp) :
+	    msg_decode_describe_group_resp(s.buf, s.len, &a, &resp)) == -1) {
 		gmalformed(c, "describe group");
 		goto done;
 	}
@@ -1174,7 +1228,7 @@ flume_describe_group(struct flume_client *c, const char *group,
 		}
 		goto done;
 	}
-	if ((*out = gdesc_copy(&resp)) == NULL) {
+	if ((*out = gdesc_copy(&resp, v2)) == NULL) {
 		client_seterr(c, "out of memory");
 		errno = ENOMEM;
 		goto done;

@@ -45,6 +45,7 @@ struct flume_client {
 	short		 tls_want;	/* poll event a blocked TLS call waits for */
 	uint32_t	 next_id;
 	int32_t		 max_frame;	/* from the handshake */
+	int16_t		 proto_version;	/* both speak, from the handshake (1..) */
 	char		 broker_name[64]; /* from the handshake, NUL-terminated */
 	struct frame_reader rd;
 	struct wbuf	 out;		/* encoded frames not yet written */

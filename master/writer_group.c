@@ -17,9 +17,12 @@
  * the topic is compacted, its latest record per key is the state.
  *
  * Expiry: the writer runs every group's state machine at least every
- * WG_TICK_MAX_MS and at the nearest session or rebalance deadline it saw,
- * so a group whose members all went silent still loses them (the
- * workers run the same machine on every group request).
+ * WG_TICK_MAX_MS and at the nearest deadline it saw (group_due(): a
+ * rebalance's, a member's session end, a consumer protocol member's
+ * revocation deadline), so a group whose members all went silent still
+ * loses them (the workers run the same machine on every group request).
+ * A deadline set between two ticks is seen at the next one, at most
+ * WG_TICK_MAX_MS later.
  *
  * Retention (offsets_retention, Kafka's offsets.retention.minutes): a
  * group without members whose offsets did not change for that long (the
@@ -523,9 +526,8 @@ wg_tick(struct writer_groups *wg, int64_t now)
 {
 	struct group_params gp;
 	struct shm_group *g;
-	struct shm_member *m;
 	char name[GROUP_NAME_MAX + 1];
-	uint32_t i, j, n = group_count(wg->s);
+	uint32_t i, n = group_count(wg->s);
 	int64_t due = now + WG_TICK_MAX_MS, t, real = clock_real_ms();
 	uint64_t idle;
 	int changed = 0, rc;
@@ -545,21 +547,8 @@ wg_tick(struct writer_groups *wg, int64_t now)
 		}
 		if (group_tick(wg->s, g, now, &gp))
 			changed = 1;
-		if (g->state == GROUP_REBALANCING && g->rebalance_deadline < due)
-			due = g->rebalance_deadline;
-		for (j = 0; j < wg->s->hdr->limits.max_group_members; j++) {
-			m = group_member_at(wg->s, g, j);
-			/* Members waiting in a join phase are not expired. */
-			if (atomic_load_explicit(&m->state, memory_order_relaxed) !=
-			    MEMBER_ACTIVE || (g->state == GROUP_REBALANCING &&
-			    (g->kind == GROUP_KIND_KAFKA ?
-			    (m->kflags & KMEMBER_JOINING) != 0 :
-			    m->joined_gen == g->generation)))
-				continue;
-			t = m->last_seen_ms + m->session_timeout_ms + 1;
-			if (t < due)
-				due = t;
-		}
+		if ((t = group_due(wg->s, g)) < due)
+			due = t;
 		idle = wg_idle(wg, i, g, real);
 		group_unlock(g);
 		/* Deleted only if still idle: no member, no commit since. */

@@ -20,7 +20,12 @@
 #include "proto/names.h"
 #include "proto/wire.h"
 
-#define FLUME_PROTOCOL_VERSION	1
+/*
+ * The newest protocol version this code speaks.  A connection speaks the
+ * smaller of the client's HANDSHAKE version and the broker's (1 without
+ * a HANDSHAKE); version 2 adds DESCRIBE_GROUP's kind and epochs.
+ */
+#define FLUME_PROTOCOL_VERSION	2
 
 enum api_key {
 	API_HANDSHAKE = 1,
@@ -313,16 +318,30 @@ struct list_groups_resp { int16_t error; int32_t count; struct group_listing *gr
  * resp: [error i16][state i8][generation i32]
  *         [count i32]{[member_id str][client_id str][session_timeout_ms i32]
  *           [count i32]{[topic str][partition i32]}}
- *         [count i32]{[topic str][partition i32][committed i64][log_end i64]} */
+ *         [count i32]{[topic str][partition i32][committed i64][log_end i64]}
+ * Protocol version 2 (the connection's, from its HANDSHAKE) adds, after
+ * generation, [kind i8][assignment_epoch i32], and after each member's
+ * partitions [member_epoch i32][instance_id str]
+ * [count i32]{revoking [topic str][partition i32]}
+ * [count i32]{target [topic str][partition i32]}
+ * (msg_*_describe_group_resp_v2). */
+enum group_wire_kind { GROUP_WIRE_KIND_NONE = 0, GROUP_WIRE_KIND_NATIVE = 1,
+	GROUP_WIRE_KIND_CLASSIC = 2, GROUP_WIRE_KIND_CONSUMER = 3 };
 struct member_desc { const char *member_id; size_t member_id_len;
 	const char *client_id; size_t client_id_len; int32_t session_timeout_ms;
-	int32_t count; struct group_tp *parts; };
+	int32_t count; struct group_tp *parts;
+	/* version 2 */
+	int32_t member_epoch; const char *instance_id; size_t instance_id_len;
+	int32_t nrevoking; struct group_tp *revoking;
+	int32_t ntarget; struct group_tp *target; };
 struct group_offset_desc { const char *topic; size_t topic_len; int32_t partition;
 	int64_t committed; int64_t log_end; };
 struct describe_group_req { const char *group; size_t group_len; };
 struct describe_group_resp { int16_t error; int8_t state; int32_t generation;
 	int32_t nmembers; struct member_desc *members;
-	int32_t noffsets; struct group_offset_desc *offsets; };
+	int32_t noffsets; struct group_offset_desc *offsets;
+	/* version 2 */
+	int8_t kind; int32_t assignment_epoch; };
 
 /* ---- CREATE_PARTITIONS (24) ----
  * req:  [topic str][count i32][timeout_ms i32]
@@ -422,6 +441,7 @@ void	msg_encode_offset_fetch_resp(struct wbuf *wb, const struct offset_fetch_res
 void	msg_encode_list_groups_resp(struct wbuf *wb, const struct list_groups_resp *m);
 void	msg_encode_describe_group_req(struct wbuf *wb, const struct describe_group_req *m);
 void	msg_encode_describe_group_resp(struct wbuf *wb, const struct describe_group_resp *m);
+void	msg_encode_describe_group_resp_v2(struct wbuf *wb, const struct describe_group_resp *m);
 
 int	msg_decode_join_group_req(const uint8_t *p, size_t len, struct arena *a, struct join_group_req *m);
 int	msg_decode_join_group_resp(const uint8_t *p, size_t len, struct arena *a, struct join_group_resp *m);
@@ -435,6 +455,7 @@ int	msg_decode_offset_fetch_resp(const uint8_t *p, size_t len, struct arena *a, 
 int	msg_decode_list_groups_resp(const uint8_t *p, size_t len, struct arena *a, struct list_groups_resp *m);
 int	msg_decode_describe_group_req(const uint8_t *p, size_t len, struct describe_group_req *m);
 int	msg_decode_describe_group_resp(const uint8_t *p, size_t len, struct arena *a, struct describe_group_resp *m);
+int	msg_decode_describe_group_resp_v2(const uint8_t *p, size_t len, struct arena *a, struct describe_group_resp *m);
 
 /* ==== STATS (18); codec in proto/msg_stats.c ====
  * req:  (empty)

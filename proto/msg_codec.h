@@ -170,6 +170,7 @@ fn(const uint8_t *p, size_t len, struct arena *a, struct name *m)	\
 #define MIN_OFFSET_FETCH_RESULT	(MIN_STR + 4 + 2 + 8)
 #define MIN_LISTING		(MIN_STR + 1 + 4 + 4)
 #define MIN_MEMBER_DESC		(MIN_STR + MIN_STR + 4 + 4)
+#define MIN_MEMBER_DESC_V2	(MIN_MEMBER_DESC + 4 + MIN_STR + 4 + 4)
 #define MIN_OFFSET_DESC		(MIN_STR + 4 + 8 + 8)
 #define MIN_RESET_RESULT	(4 + 2 + 8)
 /* msg_stats.c */

@@ -937,6 +937,19 @@ cgroup_heartbeat(struct shm *s, struct shm_group *g,
 	return KERR_NONE;
 }
 
+int64_t
+cgroup_revoke_due(const struct shm *s, struct shm_group *g, uint32_t i)
+{
+	struct shm_member *m = group_member_at(s, g, i);
+	struct cg_tp one;
+
+	/* cgroup_tick() removes it once now passes the deadline. */
+	if (m->cg_revoke_deadline <= 0 ||
+	    cgroup_list(s, g, i, CG_REVOKING, &one, 1) == 0)
+		return INT64_MAX;
+	return m->cg_revoke_deadline + 1;
+}
+
 int
 cgroup_tick(struct shm *s, struct shm_group *g, int64_t now,
     const struct group_params *gp)
@@ -1008,6 +1021,22 @@ cgroup_commit_check(struct shm *s, struct shm_group *g, const char *id,
 	if (epoch < 0 && group_member_count(s, g) == 0)
 		return KERR_NONE;
 	if ((idx = group_member_find(s, g, id, len)) == -1)
+		return KERR_UNKNOWN_MEMBER_ID;
+	if (epoch != group_member_at(s, g, (uint32_t)idx)->cg_epoch)
+		return KERR_STALE_MEMBER_EPOCH;
+	return KERR_NONE;
+}
+
+int16_t
+cgroup_fetch_check(struct shm *s, struct shm_group *g, const char *id,
+    size_t len, int32_t epoch, int64_t now, const struct group_params *gp)
+{
+	int idx;
+
+	if (id == NULL && epoch < 0)
+		return KERR_NONE;
+	(void)group_tick(s, g, now, gp);
+	if (id == NULL || (idx = group_member_find(s, g, id, len)) == -1)
 		return KERR_UNKNOWN_MEMBER_ID;
 	if (epoch != group_member_at(s, g, (uint32_t)idx)->cg_epoch)
 		return KERR_STALE_MEMBER_EPOCH;

@@ -107,6 +107,15 @@ int	cgroup_subscription(const struct shm *s, struct shm_group *g,
 int16_t	cgroup_commit_check(struct shm *s, struct shm_group *g,
 	    const char *id, size_t len, int32_t epoch, int64_t now,
 	    const struct group_params *gp);
+/*
+ * May (id, epoch) fetch the group's offsets (OffsetFetch v9, Kafka's
+ * ConsumerGroup.validateOffsetFetch)?  A null id (NULL) with epoch < 0,
+ * as admin clients send, is never checked; else the member must exist
+ * (UNKNOWN_MEMBER_ID) at that epoch (STALE_MEMBER_EPOCH).
+ */
+int16_t	cgroup_fetch_check(struct shm *s, struct shm_group *g,
+	    const char *id, size_t len, int32_t epoch, int64_t now,
+	    const struct group_params *gp);
 /* Does a member of g subscribe to topic (index)?  1 or 0. */
 int	cgroup_subscribes(const struct shm *s, struct shm_group *g,
 	    uint32_t topic);
@@ -118,7 +127,13 @@ int	cgroup_regex_valid(const char *re, size_t len);
 /* The group's state name as Kafka's: Empty, Assigning, Reconciling, Stable. */
 const char *cgroup_state_name(const struct shm *s, struct shm_group *g);
 
-/* For shm/group.c: group_tick() and the repair of a consumer group. */
+/*
+ * For shm/group.c: group_due() of member i (the ms after its revocation
+ * deadline while it revokes, else INT64_MAX), group_tick() and the
+ * repair of a consumer group.
+ */
+int64_t	cgroup_revoke_due(const struct shm *s, struct shm_group *g,
+	    uint32_t i);
 int	cgroup_tick(struct shm *s, struct shm_group *g, int64_t now,
 	    const struct group_params *gp);
 void	cgroup_repair(struct shm *s, struct shm_group *g, int64_t now,

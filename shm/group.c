@@ -562,6 +562,34 @@ group_complete(struct shm *s, struct shm_group *g, int64_t now)
 	g->state = group_member_count(s, g) > 0 ? GROUP_STABLE : GROUP_EMPTY;
 }
 
+int64_t
+group_due(const struct shm *s, struct shm_group *g)
+{
+	struct shm_member *m;
+	int64_t due = INT64_MAX, t;
+	uint32_t j;
+
+	if (g->state == GROUP_REBALANCING)
+		due = g->rebalance_deadline;
+	for (j = 0; j < s->hdr->limits.max_group_members; j++) {
+		m = group_member_at(s, g, j);
+		/* Members waiting in a join phase are not expired. */
+		if (atomic_load_explicit(&m->state, memory_order_relaxed) !=
+		    MEMBER_ACTIVE || (g->state == GROUP_REBALANCING &&
+		    (g->kind == GROUP_KIND_KAFKA ?
+		    (m->kflags & KMEMBER_JOINING) != 0 :
+		    m->joined_gen == g->generation)))
+			continue;
+		t = m->last_seen_ms + m->session_timeout_ms + 1;
+		if (t < due)
+			due = t;
+		if (g->kind == GROUP_KIND_CONSUMER &&
+		    (t = cgroup_revoke_due(s, g, j)) < due)
+			due = t;
+	}
+	return due;
+}
+
 int
 group_tick(struct shm *s, struct shm_group *g, int64_t now,
     const struct group_params *gp)

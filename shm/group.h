@@ -287,6 +287,13 @@ int	group_prev_owned(struct shm *s, struct shm_group *g, int member,
 int	group_tick(struct shm *s, struct shm_group *g, int64_t now,
 	    const struct group_params *gp);
 /*
+ * Locked: the nearest time group_tick() has something to do (the
+ * rebalance deadline, a member's session end, a consumer protocol
+ * member's revocation deadline), INT64_MAX when nothing is due.  The
+ * writer sleeps until it (master/writer_group.c).
+ */
+int64_t	group_due(const struct shm *s, struct shm_group *g);
+/*
  * The incarnation of topic index t's first partition slot (0 outside
  * the table): it changes with every delete of the topic, also when a
  * create of the same name reuses the entry and its slots.

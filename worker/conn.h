@@ -85,6 +85,7 @@ struct conn {
 	int64_t			 partial_since;	/* a partial frame arrived; 0 = none */
 	int64_t			 opened;	/* accepted at (for handshake_timeout_ms) */
 	int			 handshaken;	/* a HANDSHAKE was answered without error */
+	int16_t			 proto_version;	/* native: the version both speak (0: 1) */
 	int			 useful;	/* took a request past the session's setup */
 	uint64_t		 ip_key;	/* per-address count held (shm/ipcount.h); 0 none */
 	uint64_t		 addr_key;	/* the peer's address, for partial_frame_memory_per_ip */

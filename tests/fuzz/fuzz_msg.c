@@ -82,6 +82,19 @@ fz_##name(const uint8_t *p, size_t n, struct arena *a, struct wbuf *wb)	\
 }
 FUZZ_DECODERS(X_FN)
 
+/* Version 2's DESCRIBE_GROUP answer: the same struct, another layout. */
+static int
+fz_describe_group_resp_v2(const uint8_t *p, size_t n, struct arena *a,
+    struct wbuf *wb)
+{
+	struct describe_group_resp m;
+
+	if (msg_decode_describe_group_resp_v2(p, n, a, &m) == -1)
+		return -1;
+	msg_encode_describe_group_resp_v2(wb, &m);
+	return 0;
+}
+
 struct fz_decoder {
 	const char	*name;
 	int		(*fn)(const uint8_t *, size_t, struct arena *, struct wbuf *);
@@ -89,7 +102,8 @@ struct fz_decoder {
 };
 
 #define X_ROW(name, kind, req)	{ #name, fz_##name, req },
-static const struct fz_decoder decoders[] = { FUZZ_DECODERS(X_ROW) };
+static const struct fz_decoder decoders[] = { FUZZ_DECODERS(X_ROW)
+	{ "describe_group_resp_v2", fz_describe_group_resp_v2, 0 } };
 #define NDECODERS	(sizeof(decoders) / sizeof(decoders[0]))
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

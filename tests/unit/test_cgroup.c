@@ -218,6 +218,14 @@ test_revoke_timeout_and_expiry(void)
 	    KERR_NONE);
 	CU_ASSERT_EQUAL(hb(g, "q", eq, NULL, 0, 0, 1200, &q, &eq), KERR_NONE);
 	CU_ASSERT_EQUAL(q, 0);
+	/*
+	 * The writer's next tick (group_due()) is the ms after p's
+	 * revocation deadline (1100 + 1000), before any session ends
+	 * (p's at 1200 + 2000, q's at 1200 + 2000).
+	 */
+	CU_ASSERT_FATAL(group_lock(&s, g, 1200, &gp) >= 0);
+	CU_ASSERT_EQUAL(group_due(&s, g), 2101);
+	group_unlock(g);
 	gen = g->generation;
 	/* Its rebalance timeout (1 s from 1100) passes: it is removed. */
 	CU_ASSERT_EQUAL(hb(g, "q", eq, NULL, 0, 0, 2101, &q, &eq), KERR_NONE);
@@ -226,12 +234,17 @@ test_revoke_timeout_and_expiry(void)
 	CU_ASSERT_EQUAL(q, 0x1f);
 	CU_ASSERT_EQUAL(hb(g, "p", ep, NULL, 0, -1, 2101, NULL, NULL),
 	    KERR_UNKNOWN_MEMBER_ID);
+	/* Nothing revoking: the session end of q (last seen at 2101). */
+	CU_ASSERT_FATAL(group_lock(&s, g, 2101, &gp) >= 0);
+	CU_ASSERT_EQUAL(group_due(&s, g), 2101 + 2000 + 1);
+	group_unlock(g);
 	/* Session expiry (2 s) through the tick, as the writer runs it. */
 	CU_ASSERT_FATAL(group_lock(&s, g, 4102, &gp) >= 0);
 	CU_ASSERT_EQUAL(group_tick(&s, g, 4102, &gp), 1);
 	group_unlock(g);
 	CU_ASSERT_EQUAL(group_member_count(&s, g), 0);
 	CU_ASSERT_STRING_EQUAL(cgroup_state_name(&s, g), "Empty");
+	CU_ASSERT_EQUAL(group_due(&s, g), INT64_MAX);
 }
 
 /* The crash rule: a torn slot is dropped, the epoch bumped, targets redone. */
@@ -271,5 +284,5 @@ test_repair(void)
 TEST_SUITE("cgroup", suite_setup, suite_teardown,
     { "range: consecutive ranges per topic", test_range },
     { "uniform: balanced by subscription, sticky", test_uniform_sticky },
-    { "revoke timeout removes a member; session expiry", test_revoke_timeout_and_expiry },
+    { "revoke timeout removes a member (the writer's due time); session expiry", test_revoke_timeout_and_expiry },
     { "a torn slot is dropped, the epoch bumped", test_repair });

@@ -67,13 +67,23 @@ static struct group_listing s_listing[] = { { "billing", 7, GROUP_WIRE_STABLE, 4
     { "x", 1, GROUP_WIRE_EMPTY, 0, 0 } };
 static const struct list_groups_resp s_list_resp = { ERR_NONE, 2, s_listing };
 static const struct describe_group_req s_desc_req = { "billing", 7 };
+/* Version 2's fields are set too: version 1's layout leaves them out. */
+static struct group_tp s_rev[] = { { "orders", 6, 7 } };
 static struct member_desc s_mdesc[] = {
-	{ "m1", 2, "c1", 2, 1500, 2, s_tps },
-	{ "m2", 2, "", 0, 60000, 0, NULL } };
+	{ .member_id = "m1", .member_id_len = 2, .client_id = "c1",
+	    .client_id_len = 2, .session_timeout_ms = 1500, .count = 2,
+	    .parts = s_tps, .member_epoch = 6, .instance_id = "i-1",
+	    .instance_id_len = 3, .nrevoking = 1, .revoking = s_rev,
+	    .ntarget = 1, .target = s_tps },
+	{ .member_id = "m2", .member_id_len = 2, .client_id = "",
+	    .session_timeout_ms = 60000, .member_epoch = 4, .instance_id = "",
+	    .ntarget = 2, .target = s_tps } };
 static struct group_offset_desc s_odesc[] = { { "orders", 6, 0, 10, 20 },
     { "orders", 6, 1, -1, 0 } };
-static const struct describe_group_resp s_desc_resp = { ERR_NONE,
-    GROUP_WIRE_REBALANCING, 5, 2, s_mdesc, 2, s_odesc };
+static const struct describe_group_resp s_desc_resp = { .error = ERR_NONE,
+    .state = GROUP_WIRE_REBALANCING, .generation = 5, .nmembers = 2,
+    .members = s_mdesc, .noffsets = 2, .offsets = s_odesc,
+    .kind = GROUP_WIRE_KIND_CONSUMER, .assignment_epoch = 4 };
 
 /* ---- one case per message ---- */
 
@@ -97,6 +107,7 @@ static void enc_fetch_resp(struct wbuf *wb) { msg_encode_offset_fetch_resp(wb, &
 static void enc_list_resp(struct wbuf *wb) { msg_encode_list_groups_resp(wb, &s_list_resp); }
 static void enc_desc_req(struct wbuf *wb) { msg_encode_describe_group_req(wb, &s_desc_req); }
 static void enc_desc_resp(struct wbuf *wb) { msg_encode_describe_group_resp(wb, &s_desc_resp); }
+static void enc_desc_resp_v2(struct wbuf *wb) { msg_encode_describe_group_resp_v2(wb, &s_desc_resp); }
 
 static const struct group_reset_req s_reset_req = { "billing", 7, "orders", 6,
     -1, RESET_TO_TIME, 1700000000123LL };
@@ -293,6 +304,33 @@ dec_desc_resp(const uint8_t *p, size_t len, int *ok)
 	return rc;
 }
 
+static int
+dec_desc_resp_v2(const uint8_t *p, size_t len, int *ok)
+{
+	struct describe_group_resp m;
+	int rc = msg_decode_describe_group_resp_v2(p, len, &arena, &m);
+
+	*ok = rc == 0 && m.error == ERR_NONE && m.state == GROUP_WIRE_REBALANCING &&
+	    m.generation == 5 && m.kind == GROUP_WIRE_KIND_CONSUMER &&
+	    m.assignment_epoch == 4 && m.nmembers == 2 &&
+	    str_is(m.members[0].member_id, m.members[0].member_id_len, "m1") &&
+	    m.members[0].count == 2 && tp_is(&m.members[0].parts[1], "orders", 5) &&
+	    m.members[0].member_epoch == 6 &&
+	    str_is(m.members[0].instance_id, m.members[0].instance_id_len,
+	    "i-1") && m.members[0].nrevoking == 1 &&
+	    tp_is(&m.members[0].revoking[0], "orders", 7) &&
+	    m.members[0].ntarget == 1 &&
+	    tp_is(&m.members[0].target[0], "orders", 0) &&
+	    m.members[1].member_epoch == 4 &&
+	    str_is(m.members[1].instance_id, m.members[1].instance_id_len, "") &&
+	    m.members[1].count == 0 && m.members[1].nrevoking == 0 &&
+	    m.members[1].ntarget == 2 &&
+	    tp_is(&m.members[1].target[1], "orders", 5) &&
+	    m.noffsets == 2 && m.offsets[0].committed == 10 &&
+	    m.offsets[1].partition == 1 && m.offsets[1].log_end == 0;
+	return rc;
+}
+
 static const struct gcase cases[] = {
 	{ "join_group_req", 0, enc_join_req, dec_join_req },
 	{ "join_group_resp", 1, enc_join_resp, dec_join_resp },
@@ -306,6 +344,7 @@ static const struct gcase cases[] = {
 	{ "list_groups_resp", 1, enc_list_resp, dec_list_resp },
 	{ "describe_group_req", 0, enc_desc_req, dec_desc_req },
 	{ "describe_group_resp", 1, enc_desc_resp, dec_desc_resp },
+	{ "describe_group_resp_v2", 1, enc_desc_resp_v2, dec_desc_resp_v2 },
 	{ "group_reset_req", 0, enc_reset_req, dec_reset_req },
 	{ "group_reset_resp", 1, enc_reset_resp, dec_reset_resp },
 };
@@ -463,6 +502,7 @@ test_hand_bytes(void)
 #define DECODE_offset_fetch_resp(w, m)	msg_decode_offset_fetch_resp(w, sizeof(w), &arena, m)
 #define DECODE_list_groups_resp(w, m)	msg_decode_list_groups_resp(w, sizeof(w), &arena, m)
 #define DECODE_describe_group_resp(w, m) msg_decode_describe_group_resp(w, sizeof(w), &arena, m)
+#define DECODE_describe_group_resp_v2(w, m) msg_decode_describe_group_resp_v2(w, sizeof(w), &arena, m)
 #define DECODE_group_reset_resp(w, m)	msg_decode_group_reset_resp(w, sizeof(w), &arena, m)
 
 static void
@@ -499,6 +539,20 @@ test_hand_bytes_more(void)
 		0, 0, 0, 0, 0, 0, 0, 10,		/* committed 10 */
 		0, 0, 0, 0, 0, 0, 0, 20,		/* log end 20 */
 	};
+	static const uint8_t desc_resp_v2[] = {
+		0, 0, GROUP_WIRE_REBALANCING, 0, 0, 0, 5,	/* generation 5 */
+		GROUP_WIRE_KIND_CONSUMER, 0, 0, 0, 8,	/* assignment epoch 8 */
+		0, 0, 0, 1,				/* one member: */
+		0, 1, 'm', 0, 1, 'c', 0, 0, 0x05, 0xdc,	/* m, c, 1500 ms */
+		0, 0, 0, 1, 0, 1, 't', 0, 0, 0, 3,	/* t/3 */
+		0, 0, 0, 9, 0, 1, 'i',			/* epoch 9, instance i */
+		0, 0, 0, 1, 0, 1, 't', 0, 0, 0, 3,	/* revoking t/3 */
+		0, 0, 0, 0,				/* no target */
+		0, 0, 0, 1,				/* one offset: */
+		0, 1, 't', 0, 0, 0, 0,			/* t/0 */
+		0, 0, 0, 0, 0, 0, 0, 10,		/* committed 10 */
+		0, 0, 0, 0, 0, 0, 0, 20,		/* log end 20 */
+	};
 	static const uint8_t reset_req[] = {
 		0, 1, 'g', 0, 1, 't', 0xff, 0xff, 0xff, 0xff,	/* g, t/-1 */
 		RESET_TO_TIME, 1, 2, 3, 4, 5, 6, 7, 8,
@@ -520,10 +574,16 @@ test_hand_bytes_more(void)
 	struct group_listing gl = { "g", 1, GROUP_WIRE_STABLE, 4, 3 };
 	struct list_groups_resp lr = { ERR_NONE, 1, &gl };
 	struct describe_group_req dq = { "g", 1 };
-	struct member_desc md = { "m", 1, "c", 1, 1500, 1, &tp };
+	struct member_desc md = { .member_id = "m", .member_id_len = 1,
+	    .client_id = "c", .client_id_len = 1, .session_timeout_ms = 1500,
+	    .count = 1, .parts = &tp, .member_epoch = 9, .instance_id = "i",
+	    .instance_id_len = 1, .nrevoking = 1, .revoking = &tp };
 	struct group_offset_desc od = { "t", 1, 0, 10, 20 };
-	struct describe_group_resp dr = { ERR_NONE, GROUP_WIRE_REBALANCING, 5,
-	    1, &md, 1, &od };
+	struct describe_group_resp dr = { .error = ERR_NONE,
+	    .state = GROUP_WIRE_REBALANCING, .generation = 5, .nmembers = 1,
+	    .members = &md, .noffsets = 1, .offsets = &od,
+	    .kind = GROUP_WIRE_KIND_CONSUMER, .assignment_epoch = 8 };
+	struct describe_group_resp dv2;
 	struct group_reset_req rq = { "g", 1, "t", 1, -1, RESET_TO_TIME,
 	    0x0102030405060708LL };
 	struct group_reset_result rres = { 2, ERR_STORAGE, 9 };
@@ -539,6 +599,18 @@ test_hand_bytes_more(void)
 	PIN_GROUP(list_groups_resp, &lr, list_resp);
 	PIN_GROUP(describe_group_req, &dq, desc_req);
 	PIN_GROUP(describe_group_resp, &dr, desc_resp);
+	/* PIN_GROUP by hand: version 2 has the same struct. */
+	wbuf_reset(&wb);
+	msg_encode_describe_group_resp_v2(&wb, &dr);
+	check_bytes(&wb, desc_resp_v2, sizeof(desc_resp_v2));
+	arena_reset(&arena);
+	CU_ASSERT_EQUAL(DECODE_describe_group_resp_v2(desc_resp_v2, &dv2), 0);
+	wbuf_reset(&wb);
+	msg_encode_describe_group_resp_v2(&wb, &dv2);
+	check_bytes(&wb, desc_resp_v2, sizeof(desc_resp_v2));
+	/* Version 1's decoder refuses version 2's bytes, and the reverse. */
+	CU_ASSERT_EQUAL(DECODE_describe_group_resp(desc_resp_v2, &dv2), -1);
+	CU_ASSERT_EQUAL(DECODE_describe_group_resp_v2(desc_resp, &dv2), -1);
 	PIN_GROUP(group_reset_req, &rq, reset_req);
 	PIN_GROUP(group_reset_resp, &rr, reset_resp);
 	wbuf_free(&wb);

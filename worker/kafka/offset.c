@@ -284,9 +284,48 @@ ofetch_group(struct conn *c, const struct op_ctx *x, int16_t version,
 }
 
 /*
+ * v9's member id and epoch, for a consumer protocol group (Kafka's
+ * validateOffsetFetch; classic and native groups do not check them):
+ * the group's error, KERR_NONE when the fetch may go on.  A group the
+ * user may not describe, or none of that name, is left to
+ * ofetch_group() (a denial, or offsets of -1).
+ */
+static int16_t
+ofetch_member(struct worker *w, const struct op_ctx *x,
+    const struct km_ofetch_group *qg)
+{
+	struct group_params gp;
+	struct shm_group *g;
+	size_t glen = qg->group_id.len > 0 ? (size_t)qg->group_id.len : 0;
+	uint32_t s0, g0;
+	int16_t err = KERR_NONE;
+	int gidx;
+
+	if (qg->member_id.len < 0 && qg->member_epoch < 0)
+		return KERR_NONE;
+	if (!group_name_valid(qg->group_id.p, glen) ||
+	    op_access_group(x, AUTH_GROUP_DESCRIBE, qg->group_id.p, glen) !=
+	    OP_OK || op_group_find(w, qg->group_id.p, glen, OP_BAD_GROUP,
+	    &gidx) != OP_OK)
+		return KERR_NONE;
+	op_group_params(w, &gp);
+	if ((g = op_group_lock_name(w, gidx, qg->group_id.p, glen, &gp, &s0,
+	    &g0)) == NULL)
+		return KERR_NONE;
+	if (g->kind == GROUP_KIND_CONSUMER)
+		err = cgroup_fetch_check(w->shm, g, qg->member_id.len >= 0 ?
+		    qg->member_id.p : NULL, qg->member_id.len > 0 ?
+		    (size_t)qg->member_id.len : 0, qg->member_epoch, w->now,
+		    &gp);
+	op_group_unlock(w, g, s0, g0);
+	return err;
+}
+
+/*
  * v0-7 ask for one group, v8 and later for several, each answered with
- * its own error and topics.  v9's member id and epoch matter to the
- * new consumer protocol's groups only: Flume's are classic.
+ * its own error and topics.  v9's member id and epoch are checked in a
+ * consumer protocol group (ofetch_member()): a member that is not there,
+ * or at another epoch, gets the group's error and no topics.
  */
 void
 kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
@@ -299,7 +338,6 @@ kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 	struct op_ctx x;
 	int32_t i, ng = q->groups.n > 0 ? q->groups.n : 0;
 
-	(void)w;
 	r->state = REQ_DONE;
 	conn_op_ctx(c, r, &x);
 	if ((s = conn_alloc(c, sizeof(*s))) == NULL || (ng > 0 &&
@@ -319,6 +357,12 @@ kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 	}
 	for (i = 0; i < ng; i++) {
 		gr[i].group_id = qg[i].group_id;
+		gr[i].topics.n = 0;
+		gr[i].topics.v = NULL;
+		if (k->h.api_version >= 9 &&
+		    (gr[i].error_code = ofetch_member(w, &x, &qg[i])) !=
+		    KERR_NONE)
+			continue;
 		if (ofetch_group(c, &x, k->h.api_version, qg[i].group_id,
 		    &qg[i].topics, &gr[i].topics, &gr[i].error_code) != OP_OK) {
 			c->dead = 1;

@@ -39,8 +39,12 @@ native_handshake_exec(struct worker *w, struct conn *c, struct req *r)
 		return;
 	}
 	s->error = q->version < 1 ? ERR_UNSUPPORTED_VERSION : ERR_NONE;
-	if (s->error == ERR_NONE)
+	if (s->error == ERR_NONE) {
 		c->handshaken = 1;
+		/* What this connection's answers may use (DESCRIBE_GROUP). */
+		c->proto_version = q->version < FLUME_PROTOCOL_VERSION ?
+		    q->version : FLUME_PROTOCOL_VERSION;
+	}
 	s->version = FLUME_PROTOCOL_VERSION;
 	s->max_frame = (int32_t)(w->conf->max_request_bytes > INT32_MAX ?
 	    INT32_MAX : w->conf->max_request_bytes);

@@ -11,6 +11,7 @@
 #include "proto/frame.h"
 #include "proto/kafka/kconsumer.h"
 #include "proto/msg.h"
+#include "shm/group.h"
 #include "worker/conn.h"
 #include "worker/errcode.h"
 #include "worker/native/group.h"
@@ -420,6 +421,18 @@ ng_assigned_part(const char *topic, size_t len, int32_t partition, void *arg)
 	    partition);
 }
 
+/* A GROUP_KIND_* as the wire's. */
+static int8_t
+ng_kind(uint32_t kind)
+{
+	switch (kind) {
+	case GROUP_KIND_NATIVE:		return GROUP_WIRE_KIND_NATIVE;
+	case GROUP_KIND_KAFKA:		return GROUP_WIRE_KIND_CLASSIC;
+	case GROUP_KIND_CONSUMER:	return GROUP_WIRE_KIND_CONSUMER;
+	default:			return GROUP_WIRE_KIND_NONE;
+	}
+}
+
 /* d (an operation's) as the native answer s. */
 static int
 describe_resp(struct conn *c, const struct op_group_desc *d,
@@ -439,6 +452,8 @@ describe_resp(struct conn *c, const struct op_group_desc *d,
 	s->error = ERR_NONE;
 	s->state = (int8_t)d->state;
 	s->generation = d->generation;
+	s->kind = ng_kind(d->kind);
+	s->assignment_epoch = d->assign_epoch;
 	s->nmembers = d->nmembers;
 	for (i = 0; i < d->nmembers; i++) {
 		m = &d->members[i];
@@ -450,7 +465,16 @@ describe_resp(struct conn *c, const struct op_group_desc *d,
 		md->session_timeout_ms = m->session_timeout_ms;
 		md->count = m->nparts;
 		md->parts = ng_tps(c, m->parts, m->nparts);
-		if (m->nparts > 0 && md->parts == NULL)
+		md->member_epoch = m->epoch;
+		md->instance_id = m->instance;
+		md->instance_id_len = m->instance_len;
+		md->nrevoking = m->nrevoking;
+		md->revoking = ng_tps(c, m->revoking, m->nrevoking);
+		md->ntarget = m->ntarget;
+		md->target = ng_tps(c, m->target, m->ntarget);
+		if ((m->nparts > 0 && md->parts == NULL) ||
+		    (m->nrevoking > 0 && md->revoking == NULL) ||
+		    (m->ntarget > 0 && md->target == NULL))
 			return -1;
 	}
 	s->noffsets = d->noffsets;
@@ -501,7 +525,20 @@ native_describe_exec(struct worker *w, struct conn *c, struct req *r)
 	ng_answer(r, s);
 }
 
-NG_EMIT(native_describe_emit, msg_encode_describe_group_resp)
+/* Version 2's layout to a connection whose HANDSHAKE said 2 or more. */
+void
+native_describe_emit(struct worker *w, struct conn *c, struct req *r)
+{
+	size_t start = frame_begin_response(&c->out, r->id);
+
+	(void)w;
+	if (c->proto_version >= 2)
+		msg_encode_describe_group_resp_v2(&c->out, r->st);
+	else
+		msg_encode_describe_group_resp(&c->out, r->st);
+	frame_end(&c->out, start);
+	conn_out_commit(c);
+}
 
 /* ---- GROUP_RESET ---- */
 

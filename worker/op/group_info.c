@@ -77,12 +77,23 @@ dup(const struct op_ctx *x, const void *s, size_t len)
 	return p;
 }
 
-/* Is partition slot in one of g's subscribed topics? */
+/*
+ * Is partition slot in one of g's subscribed topics?  A consumer
+ * protocol group's are its members' subscriptions (names or regex),
+ * asked once per topic: *memo holds the last topic asked and its answer.
+ */
 static int
-slot_subscribed(struct worker *w, struct shm_group *g, uint32_t slot)
+slot_subscribed(struct worker *w, struct shm_group *g, uint32_t slot,
+    uint64_t *memo)
 {
-	uint32_t k;
+	uint32_t k, topic = w->shm->parts[slot].topic;
 
+	if (g->kind == GROUP_KIND_CONSUMER) {
+		if ((uint32_t)(*memo >> 1) != topic || *memo == UINT64_MAX)
+			*memo = (uint64_t)topic << 1 |
+			    (uint64_t)cgroup_subscribes(w->shm, g, topic);
+		return (int)(*memo & 1);
+	}
 	for (k = 0; k < g->ntopics && k < GROUP_TOPICS_MAX; k++)
 		if (g->topics[k].topic == w->shm->parts[slot].topic)
 			return 1;
@@ -126,6 +137,44 @@ op_group_desc_assigned(const struct op_ctx *x, const struct op_group_desc *d,
 	return 0;
 }
 
+/*
+ * Under g's lock: consumer member i's list which (CG_*) as the topics
+ * the user may consume, into *out (request memory, room for used).
+ */
+static enum op_err
+cg_parts(const struct op_ctx *x, struct shm_group *g, uint32_t i, int which,
+    uint32_t used, struct op_group_tp **out, int32_t *nout)
+{
+	struct worker *w = x->w;
+	const struct shm_topic *t;
+	struct op_group_tp *p;
+	struct cg_tp *tp;
+	uint32_t j, n;
+	int32_t k = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (used == 0)
+		return OP_OK;
+	if ((p = op_alloc(x, used * sizeof(*p))) == NULL ||
+	    (tp = op_alloc(x, used * sizeof(*tp))) == NULL)
+		return OP_NO_MEMORY;
+	n = cgroup_list(w->shm, g, i, which, tp, used);
+	for (j = 0; j < n && j < used; j++) {
+		t = &w->shm->topics[tp[j].topic];
+		if (!op_access_topic_may(x, AUTH_CONSUME, t->name,
+		    t->name_len))
+			continue;
+		p[k].topic = t->name;
+		p[k].topic_len = t->name_len;
+		p[k].partition = tp[j].partition;
+		k++;
+	}
+	*out = p;
+	*nout = k;
+	return OP_OK;
+}
+
 /* Under g's lock: member i (active) into m. */
 static enum op_err
 describe_member(const struct op_ctx *x, struct shm_group *g, uint32_t i,
@@ -141,7 +190,12 @@ describe_member(const struct op_ctx *x, struct shm_group *g, uint32_t i,
 	m->client = dup(x, sm->client, sm->client_len);
 	m->client_len = sm->client_len;
 	m->session_timeout_ms = sm->session_timeout_ms;
-	if (m->id == NULL || m->client == NULL)
+	m->epoch = g->kind == GROUP_KIND_CONSUMER ? sm->cg_epoch :
+	    (int32_t)sm->joined_gen;
+	m->instance_len = sm->instance_len <= KGROUP_INSTANCE_MAX ?
+	    sm->instance_len : 0;
+	m->instance = dup(x, sm->instance, m->instance_len);
+	if (m->id == NULL || m->client == NULL || m->instance == NULL)
 		return OP_NO_MEMORY;
 	if (g->kind == GROUP_KIND_KAFKA) {
 		/* The leader's assignment, when it is the consumer protocol's. */
@@ -159,25 +213,16 @@ describe_member(const struct op_ctx *x, struct shm_group *g, uint32_t i,
 		return OP_OK;
 	}
 	if (g->kind == GROUP_KIND_CONSUMER) {
-		/* The broker's assignment (KIP-848): its assigned list. */
-		struct cg_tp *tp;
-		const struct shm_topic *t;
+		/* The broker's assignment (KIP-848): its three lists. */
+		enum op_err e;
 
-		if (used > 0 && ((m->parts = op_alloc(x, used *
-		    sizeof(*m->parts))) == NULL || (tp = op_alloc(x, used *
-		    sizeof(*tp))) == NULL))
-			return OP_NO_MEMORY;
-		n = used > 0 ? cgroup_list(w->shm, g, i, CG_ASSIGNED, tp,
-		    used) : 0;
-		for (j = 0; j < n && j < used; j++) {
-			t = &w->shm->topics[tp[j].topic];
-			m->parts[m->nparts].topic = t->name;
-			m->parts[m->nparts].topic_len = t->name_len;
-			m->parts[m->nparts].partition = tp[j].partition;
-			m->nparts++;
-		}
-		parts_readable(x, m);
-		return OP_OK;
+		if ((e = cg_parts(x, g, i, CG_ASSIGNED, used, &m->parts,
+		    &m->nparts)) != OP_OK ||
+		    (e = cg_parts(x, g, i, CG_REVOKING, used, &m->revoking,
+		    &m->nrevoking)) != OP_OK)
+			return e;
+		return cg_parts(x, g, i, CG_TARGET, used, &m->target,
+		    &m->ntarget);
 	}
 	n = group_assignment(w->shm, g, (int)i, slots, used);
 	if (n > used)
@@ -202,6 +247,7 @@ op_group_describe(const struct op_ctx *x, const char *group, size_t glen,
 	struct shm_member *m;
 	struct op_group_tp tp;
 	uint32_t i, used, maxm, s0, g0, *slots;
+	uint64_t memo = UINT64_MAX;	/* slot_subscribed()'s */
 	enum op_err e = OP_OK;
 	int gidx;
 
@@ -230,6 +276,8 @@ op_group_describe(const struct op_ctx *x, const char *group, size_t glen,
 	d->state = g->state;
 	d->kind = g->kind;
 	d->generation = (int32_t)g->generation;
+	d->assign_epoch = g->kind == GROUP_KIND_CONSUMER ?
+	    (int32_t)g->cg_assign_epoch : -1;
 	for (i = 0; i < maxm && e == OP_OK; i++) {
 		m = group_member_at(w->shm, g, i);
 		if (atomic_load_explicit(&m->state, memory_order_relaxed) !=
@@ -241,7 +289,7 @@ op_group_describe(const struct op_ctx *x, const char *group, size_t glen,
 	for (i = 0; i < used && e == OP_OK; i++) {
 		int64_t off = group_offset_get(w->shm, g, i);
 
-		if (off < 0 && !slot_subscribed(w, g, i))
+		if (off < 0 && !slot_subscribed(w, g, i, &memo))
 			continue;
 		if (op_group_slot_tp(w, i, &tp) == -1 ||
 		    !op_access_topic_may(x, AUTH_CONSUME, tp.topic,

@@ -51,6 +51,19 @@ struct op_member_desc {
 	const uint8_t		*assign;
 	size_t			 assign_len;
 	int32_t			 seen;		/* partitions added so far */
+	/*
+	 * Its epoch: a consumer protocol member's member epoch, else the
+	 * generation it last joined.  Its static instance id ("" for none).
+	 * A consumer protocol member's revoking and target lists (the
+	 * topics the user may consume), none for the other kinds.
+	 */
+	int32_t			 epoch;
+	const char		*instance;
+	size_t			 instance_len;
+	int32_t			 nrevoking;
+	struct op_group_tp	*revoking;
+	int32_t			 ntarget;
+	struct op_group_tp	*target;
 };
 
 struct op_offset_desc {
@@ -64,7 +77,8 @@ struct op_offset_desc {
 struct op_group_desc {
 	uint32_t		 state;		/* enum group_state */
 	uint32_t		 kind;		/* GROUP_KIND_* */
-	int32_t			 generation;
+	int32_t			 generation;	/* a consumer group's group epoch */
+	int32_t			 assign_epoch;	/* its target's epoch; -1 other kinds */
 	int32_t			 nmembers;
 	struct op_member_desc	*members;
 	int32_t			 noffsets;	/* committed or subscribed partitions */
