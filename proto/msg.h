@@ -85,7 +85,8 @@ enum flume_error {
 	ERR_GROUP_KIND = 29,		/* a Kafka group joined natively, or the reverse */
 	ERR_INVALID_CONFIG = 30,	/* an unknown key or a bad value (the message names it) */
 	ERR_GROUP_SUBSCRIBED = 31,	/* the group's members consume that topic */
-	ERR_MAX = 32
+	ERR_INVALID_RECORD = 32,	/* a record without a key to a compacted topic */
+	ERR_MAX = 33
 };
 
 /*

@@ -45,6 +45,7 @@ static const int16_t errcodes[OP_ERR_MAX] = {
 	/* The native GROUP_DELETE has said INVALID_GROUP for none since 21. */
 	[OP_NO_GROUP]		= ERR_INVALID_GROUP,
 	[OP_GROUP_SUBSCRIBED]	= ERR_GROUP_SUBSCRIBED,
+	[OP_KEYLESS]		= ERR_INVALID_RECORD,
 };
 
 int16_t

@@ -40,6 +40,7 @@ static const char *const op_errnames[OP_ERR_MAX] = {
 	[OP_BAD_TIMESTAMP]	= "record timestamp out of bounds",
 	[OP_NO_GROUP]		= "no such group",
 	[OP_GROUP_SUBSCRIBED]	= "the group's members consume the topic",
+	[OP_KEYLESS]		= "compacted topic requires keyed records",
 };
 
 const char *

@@ -70,6 +70,7 @@ enum op_err {
 	OP_BAD_TIMESTAMP,	/* a record timestamp outside the topic's bounds */
 	OP_NO_GROUP,		/* no group of that (valid) name */
 	OP_GROUP_SUBSCRIBED,	/* the group's members consume that topic */
+	OP_KEYLESS,		/* a record without a key to a compacted topic */
 	OP_ERR_MAX
 };
 
