@@ -208,6 +208,8 @@ cleaner_run(struct broker *b, struct cand *c, int64_t now)
 	cc.swap_done = swap_done;
 	cc.swap_lock_arg = &cp;
 
+	log_info("cleaning %s-%d (dirty ratio %.3f)", c->topic, (int)c->partition,
+	    (double)c->ratio_ppm / 1e6);
 	atomic_fetch_add(&sc->passes_started, 1);
 	atomic_store(&sc->cleaning, c->slot + 1);
 	rc = clean_partition(c->dir, &cc, &st);
