@@ -141,6 +141,15 @@ static const struct series partition_series[] = {
 	    "Segment files of the partition's log.", PF(segments), F32 },
 	{ "flume_partition_log_bytes", "gauge",
 	    "Bytes of all segment files of the partition.", PF(log_bytes), F64 },
+	{ "flume_partition_cleaner_dirty_ratio_ppm", "gauge",
+	    "Dirty part of a compacted partition's cleanable log, in millionths.",
+	    PF(clean_ratio_ppm), F64 },
+	{ "flume_partition_cleaner_last_clean_ms", "gauge",
+	    "When the cleaner last swapped the partition's segments (Unix ms).",
+	    PF(clean_last_ms), F64 },
+	{ "flume_partition_cleaner_saved_bytes_total", "counter",
+	    "Bytes the cleaner's passes removed from the partition.",
+	    PF(clean_saved), F64 },
 };
 
 static const struct series group_series[] = {
@@ -318,6 +327,22 @@ metrics_render(const struct stats_resp *st, struct wbuf *wb)
 	    "fdatasync calls that failed.");
 	out_printf(wb, "flume_fsync_errors_total %lld\n",
 	    (long long)st->fsync_errors);
+	out_head(wb, "flume_cleaner_runs_total", "counter",
+	    "Cleaner passes that swapped segments.");
+	out_printf(wb, "flume_cleaner_runs_total %lld\n",
+	    (long long)st->cleaner_runs);
+	out_head(wb, "flume_cleaner_read_bytes_total", "counter",
+	    "Bytes the cleaner read.");
+	out_printf(wb, "flume_cleaner_read_bytes_total %lld\n",
+	    (long long)st->cleaner_bytes_read);
+	out_head(wb, "flume_cleaner_written_bytes_total", "counter",
+	    "Bytes the cleaner wrote.");
+	out_printf(wb, "flume_cleaner_written_bytes_total %lld\n",
+	    (long long)st->cleaner_bytes_written);
+	out_head(wb, "flume_cleaner_records_removed_total", "counter",
+	    "Records the cleaner removed.");
+	out_printf(wb, "flume_cleaner_records_removed_total %lld\n",
+	    (long long)st->cleaner_records_removed);
 }
 
 /* ---- the master's part: the socket ---- */

@@ -443,7 +443,9 @@ struct stats_child { int32_t slot; int8_t role; int32_t pid; int32_t restarts;
 struct stats_partition { const char *topic; size_t topic_len; int32_t partition;
 	int64_t log_start; int64_t log_end; int64_t visible; int64_t durable;
 	int64_t msgs_in; int64_t bytes_in; int64_t msgs_out; int64_t bytes_out;
-	int64_t ring_used; int64_t ring_size; int32_t segments; int64_t log_bytes; };
+	int64_t ring_used; int64_t ring_size; int32_t segments; int64_t log_bytes;
+	/* The metrics' only, not on the wire (the cleaner's, issue 28): */
+	int64_t clean_ratio_ppm; int64_t clean_last_ms; int64_t clean_saved; };
 struct stats_bucket { int64_t le_us; int64_t count; };
 struct stats_error { int16_t error; int64_t count; };
 struct stats_lag { const char *group; size_t group_len; const char *topic;
@@ -454,7 +456,10 @@ struct stats_resp { int16_t error;
 	int64_t fsync_count; int64_t fsync_errors; int64_t fsync_sum_us;
 	int32_t nbuckets; struct stats_bucket *buckets;
 	int32_t nerrors; struct stats_error *errors;
-	int32_t nlags; struct stats_lag *lags; };
+	int32_t nlags; struct stats_lag *lags;
+	/* The metrics' only, not on the wire (the cleaner's, issue 28): */
+	int64_t cleaner_runs; int64_t cleaner_bytes_read;
+	int64_t cleaner_bytes_written; int64_t cleaner_records_removed; };
 
 void	msg_encode_stats_resp(struct wbuf *wb, const struct stats_resp *m);
 /* Also accepts a payload that is only a non-zero [error i16]. */
