@@ -327,22 +327,26 @@ metrics_render(const struct stats_resp *st, struct wbuf *wb)
 	    "fdatasync calls that failed.");
 	out_printf(wb, "flume_fsync_errors_total %lld\n",
 	    (long long)st->fsync_errors);
-	out_head(wb, "flume_cleaner_runs_total", "counter",
-	    "Cleaner passes that swapped segments.");
-	out_printf(wb, "flume_cleaner_runs_total %lld\n",
-	    (long long)st->cleaner_runs);
-	out_head(wb, "flume_cleaner_read_bytes_total", "counter",
-	    "Bytes the cleaner read.");
-	out_printf(wb, "flume_cleaner_read_bytes_total %lld\n",
-	    (long long)st->cleaner_bytes_read);
-	out_head(wb, "flume_cleaner_written_bytes_total", "counter",
-	    "Bytes the cleaner wrote.");
-	out_printf(wb, "flume_cleaner_written_bytes_total %lld\n",
-	    (long long)st->cleaner_bytes_written);
-	out_head(wb, "flume_cleaner_records_removed_total", "counter",
-	    "Records the cleaner removed.");
-	out_printf(wb, "flume_cleaner_records_removed_total %lld\n",
-	    (long long)st->cleaner_records_removed);
+	{
+		const struct { const char *name, *help; int64_t v; } cl[] = {
+			{ "flume_cleaner_runs_total",
+			    "Cleaner passes that swapped segments.",
+			    st->cleaner_runs },
+			{ "flume_cleaner_read_bytes_total",
+			    "Bytes the cleaner read.", st->cleaner_bytes_read },
+			{ "flume_cleaner_written_bytes_total",
+			    "Bytes the cleaner wrote.", st->cleaner_bytes_written },
+			{ "flume_cleaner_records_removed_total",
+			    "Records the cleaner removed.",
+			    st->cleaner_records_removed },
+		};
+
+		for (i = 0; i < (int)(sizeof(cl) / sizeof(cl[0])); i++) {
+			out_head(wb, cl[i].name, "counter", cl[i].help);
+			out_printf(wb, "%s %lld\n", cl[i].name,
+			    (long long)cl[i].v);
+		}
+	}
 }
 
 /* ---- the master's part: the socket ---- */

@@ -25,6 +25,9 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "proto/batch.h"
+#include "proto/msg.h"
+#include "proto/wire.h"
 #include "store/clean.h"
 #include "tests/harness.h"
 #include "tests/integration/support.h"
@@ -56,6 +59,8 @@ setup(void)
 	    "segment.bytes = 64K\nmin.cleanable.dirty.ratio = 0.01\n"
 	    "delete.retention.ms = 1500\n"
 	    "[topic cpw]\npartitions = 1\nsegment.bytes = 64K\n"
+	    "[topic cmi]\npartitions = 1\ncleanup.policy = compact\n"
+	    "segment.bytes = 64K\nmin.cleanable.dirty.ratio = 0.01\n"
 	    "[topic kl]\npartitions = 1\ncleanup.policy = compact,delete\n",
 	    kbroker);
 	return flumed_start(&d, extra);
@@ -451,6 +456,110 @@ test_power_cut(void)
 	}
 }
 
+/* ---- an idempotent producer, natively ---- */
+
+/*
+ * PRODUCE (acks=all) of one batch of n records key%04d = "idem" with
+ * (pid, epoch, seq): the part's error, *base its base offset; -1.
+ */
+static int
+produce_idem(int fd, const char *topic, int64_t pid, int16_t epoch,
+    int32_t seq, int n, int64_t *base)
+{
+	struct batch_builder bb;
+	struct produce_part pp;
+	struct produce_req req;
+	struct produce_resp resp;
+	const uint8_t *bytes;
+	struct arena a;
+	struct wbuf wb;
+	uint8_t *payload = NULL;
+	size_t blen, plen;
+	uint32_t id;
+	char key[16];
+	int i, rc = -1;
+
+	batch_builder_init(&bb);
+	batch_builder_set_producer(&bb, pid, epoch, seq);
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "key%04d", i);
+		batch_builder_add(&bb, support_now_ms(), key, 7, "idem", 4,
+		    NULL, 0);
+	}
+	batch_builder_close(&bb, &bytes, &blen);
+	pp.topic = topic;
+	pp.topic_len = strlen(topic);
+	pp.partition = 0;
+	pp.records = bytes;
+	pp.records_len = (int32_t)blen;
+	req.acks = -1;
+	req.timeout_ms = 10000;
+	req.count = 1;
+	req.parts = &pp;
+	wbuf_init(&wb);
+	msg_encode_produce_req(&wb, &req);
+	arena_init(&a, 1 << 16);
+	if (support_request(fd, API_PRODUCE, 7, wb.buf, wb.len) == 0 &&
+	    support_recv(fd, 20000, &id, &payload, &plen) == 1 && id == 7 &&
+	    msg_decode_produce_resp(payload, plen, &a, &resp) == 0 &&
+	    resp.count == 1) {
+		rc = resp.results[0].error;
+		*base = resp.results[0].base_offset;
+	}
+	free(payload);
+	arena_free(&a);
+	wbuf_free(&wb);
+	batch_builder_free(&bb);
+	return rc;
+}
+
+/*
+ * An idempotent producer's batch (10 keys) is superseded by later
+ * versions of its keys and compacted away, but stays as its producer's
+ * last batch (emptied): the same batch sent again is still answered as
+ * the duplicate it is (its first offset, nothing appended), before and
+ * after a restart, and the partition's consumers never see it twice.
+ */
+static void
+test_idempotent(void)
+{
+	int64_t pid = -1, base = -1, again = -1, lo, hi = -1, hi2 = -2;
+	int16_t epoch = -1;
+	rd_kafka_t *rk;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = support_connect_served(&d, 5000)) >= 0);
+	CU_ASSERT_EQUAL_FATAL(support_init_producer(fd, &pid, &epoch), 0);
+	CU_ASSERT_EQUAL_FATAL(produce_idem(fd, "cmi", pid, epoch, 0, 10, &base),
+	    ERR_NONE);
+	CU_ASSERT_EQUAL(base, 0);
+	close(fd);
+	/* Two versions of every key after it, and the filler. */
+	CU_ASSERT_EQUAL_FATAL(produce_data("cmi", 0, 2, "i"), 0);
+	CU_ASSERT_FATAL(wait_cleaned("cmi", 1, 30000));
+	CU_ASSERT_FATAL((rk = producer_new()) != NULL);
+	CU_ASSERT_EQUAL(rd_kafka_query_watermark_offsets(rk, "cmi", 0, &lo, &hi,
+	    10000), RD_KAFKA_RESP_ERR_NO_ERROR);
+	CU_ASSERT_FATAL((fd = support_connect_served(&d, 5000)) >= 0);
+	CU_ASSERT_EQUAL(produce_idem(fd, "cmi", pid, epoch, 0, 10, &again),
+	    ERR_NONE);
+	CU_ASSERT_EQUAL(again, base);
+	close(fd);
+	CU_ASSERT_EQUAL(rd_kafka_query_watermark_offsets(rk, "cmi", 0, &lo,
+	    &hi2, 10000), RD_KAFKA_RESP_ERR_NO_ERROR);
+	CU_ASSERT_EQUAL(hi2, hi);
+	rd_kafka_destroy(rk);
+	/* After a restart the log is all the broker knows it from. */
+	CU_ASSERT_EQUAL_FATAL(flumed_stop(&d), 0);
+	CU_ASSERT_EQUAL_FATAL(flumed_restart(&d), 0);
+	CU_ASSERT_FATAL((fd = support_connect_served(&d, 5000)) >= 0);
+	CU_ASSERT_EQUAL(produce_idem(fd, "cmi", pid, epoch, 0, 10, &again),
+	    ERR_NONE);
+	CU_ASSERT_EQUAL(again, base);
+	close(fd);
+	CU_ASSERT_EQUAL(await_view("cmi", 1, 0), 0);
+}
+
 /* A record without a key to a compacted topic: refused on both faces. */
 static void
 test_keyless(void)
@@ -489,4 +598,6 @@ TEST_SUITE("cleaner", setup, teardown,
 	test_compact },
     { "SIGKILL of the cleaner at 20 moments of its passes",
 	test_kill_cleaner },
-    { "a power cut at each point of the swap", test_power_cut });
+    { "a power cut at each point of the swap", test_power_cut },
+    { "an idempotent producer's resend after a clean is a duplicate",
+	test_idempotent });
