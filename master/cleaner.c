@@ -68,7 +68,7 @@ cleaner_unlock(struct shm *s, uint32_t slot)
 	lock_release(&s->parts[slot].clean_lock);
 }
 
-struct cleaner_part {
+struct cleaner_arg {
 	struct shm	*s;
 	uint32_t	 slot;
 	const char	*dir;
@@ -77,7 +77,7 @@ struct cleaner_part {
 static int
 swap_begin(void *arg)
 {
-	struct cleaner_part *cp = arg;
+	struct cleaner_arg *cp = arg;
 
 	return cleaner_lock(cp->s, cp->slot, cp->dir) == -1 ? -1 : 0;
 }
@@ -85,7 +85,7 @@ swap_begin(void *arg)
 static void
 swap_done(void *arg)
 {
-	struct cleaner_part *cp = arg;
+	struct cleaner_arg *cp = arg;
 
 	atomic_fetch_add_explicit(&cp->s->parts[cp->slot].seg_gen, 1,
 	    memory_order_release);
@@ -188,7 +188,7 @@ cleaner_run(struct broker *b, struct cand *c, int64_t now)
 	struct shm *s = &b->shm;
 	struct shm_partition *p = &s->parts[c->slot];
 	struct shm_cleaner *sc = &s->hdr->cleaner;
-	struct cleaner_part cp = { s, c->slot, c->dir };
+	struct cleaner_arg cp = { s, c->slot, c->dir };
 	struct clean_config cc;
 	struct clean_stats st;
 	int rc, saved;

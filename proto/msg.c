@@ -87,6 +87,7 @@ static const char *const api_names[API_MAX] = {
 	[API_CREATE_PARTITIONS] = "CREATE_PARTITIONS",
 	[API_DELETE_RECORDS] = "DELETE_RECORDS",
 	[API_OFFSET_DELETE] = "OFFSET_DELETE",
+	[API_CLEANER] = "CLEANER",
 };
 
 const char *

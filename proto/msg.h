@@ -49,7 +49,8 @@ enum api_key {
 	API_CREATE_PARTITIONS = 24,	/* grow a topic's partition count */
 	API_DELETE_RECORDS = 25,	/* move a partition's log start up */
 	API_OFFSET_DELETE = 26,		/* delete a group's committed offsets */
-	API_MAX = 27
+	API_CLEANER = 29,		/* the cleaner's figures (issue 28) */
+	API_MAX = 30
 };
 
 enum flume_error {
@@ -464,6 +465,23 @@ struct stats_resp { int16_t error;
 void	msg_encode_stats_resp(struct wbuf *wb, const struct stats_resp *m);
 /* Also accepts a payload that is only a non-zero [error i16]. */
 int	msg_decode_stats_resp(const uint8_t *p, size_t len, struct arena *a, struct stats_resp *m);
+
+/* ==== CLEANER (29); codec in proto/msg_cleaner.c ====
+ * req:  (empty)
+ * resp: [error i16][runs i64][bytes_read i64][bytes_written i64]
+ *   [records_removed i64]
+ *   [count i32]{[topic str][partition i32][dirty_ppm i32][last_clean_ms i64]
+ *     [saved i64][log_bytes i64]}    every partition of a compacted topic */
+struct cleaner_part { const char *topic; size_t topic_len; int32_t partition;
+	int32_t dirty_ppm; int64_t last_clean_ms; int64_t saved;
+	int64_t log_bytes; };
+struct cleaner_resp { int16_t error; int64_t runs; int64_t bytes_read;
+	int64_t bytes_written; int64_t records_removed;
+	int32_t count; struct cleaner_part *parts; };
+
+void	msg_encode_cleaner_resp(struct wbuf *wb, const struct cleaner_resp *m);
+int	msg_decode_cleaner_resp(const uint8_t *p, size_t len, struct arena *a,
+	    struct cleaner_resp *m);
 
 /* ==== INIT_PRODUCER (15); codec in proto/msg_producer.c ====
  * req:  [producer_id i64][producer_epoch i16]    -1, -1: a new producer id

@@ -355,6 +355,30 @@ test_compact(void)
 	CU_ASSERT_EQUAL(await_view("cmp", NVERS - 1, 30000), 0);
 	CU_ASSERT(wait_cleaned("cmp", 1, 1000));
 	after = log_bytes("cmp");
+	/* flume-admin cleaner: the passes, and cmp's row with its savings. */
+	{
+		const char *argv[] = { "flume-admin", "cleaner", NULL };
+		char *out = NULL, *row, last[32];
+		long long runs = 0, saved = 0, bytes = 0;
+		int part = -1;
+		double dirty = -1;
+
+		CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 10000, argv), 0);
+		CU_ASSERT_FATAL(out != NULL);
+		CU_ASSERT_EQUAL(sscanf(out, "RUNS %lld", &runs), 1);
+		CU_ASSERT(runs >= 1);
+		CU_ASSERT_FATAL((row = strstr(out, "\ncmp ")) != NULL);
+		CU_ASSERT_EQUAL(sscanf(row, "\ncmp %d %lf %31s %lld %lld", &part,
+		    &dirty, last, &saved, &bytes), 5);
+		CU_ASSERT_EQUAL(part, 0);
+		CU_ASSERT(dirty >= 0 && dirty <= 1);
+		CU_ASSERT(strncmp(last, "20", 2) == 0);	/* a date, not "-" */
+		CU_ASSERT(saved > 0 && saved <= before);
+		CU_ASSERT(bytes > 0);
+		/* A topic that is not compacted has no row. */
+		CU_ASSERT_PTR_NULL(strstr(out, "\ncpw "));
+		free(out);
+	}
 	/* 990 live records of 80 bytes and 150 KB of filler, of 3.5 MB. */
 	CU_ASSERT(after > 0 && after * 5 < before);
 	/* The same after a restart. */
