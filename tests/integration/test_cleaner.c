@@ -17,6 +17,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,7 @@
 #define HOST		"127.0.0.1"
 #define NKEYS		1000
 #define NVERS		100
-#define NFILL		1500	/* filler records: close the data's last segment */
+#define NFILL		1000	/* filler records: close the data's last segment */
 
 static struct flumed d;
 static char kbroker[64];
@@ -151,7 +152,7 @@ produce_data(const char *topic, int from, int to, const char *fill_tag)
 			snprintf(key, sizeof(key), "key%04d", k);
 			rc = put(rk, topic, key, value_of(k, v, val, sizeof(val)));
 		}
-	/* 1500 x 100 bytes: the data's last segment closes behind them. */
+	/* 1000 x 100 bytes: the data's last segment closes behind them. */
 	memset(fill, 'f', sizeof(fill) - 1);
 	fill[sizeof(fill) - 1] = '\0';
 	/*
@@ -180,6 +181,7 @@ struct view {
 	int	tomb[NKEYS];		/* the last was a tombstone */
 	int	ordered;		/* offsets strictly increasing */
 	long	records;		/* all, filler included */
+	long	errors;			/* messages carrying an error */
 };
 
 static int
@@ -223,6 +225,12 @@ consume_all(const char *topic, struct view *vw)
 			continue;
 		}
 		idle = 0;
+		if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR &&
+		    m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+			if (vw->errors++ == 0)
+				fprintf(stderr, "%s: offset %lld: %s\n", topic,
+				    (long long)m->offset, rd_kafka_err2str(m->err));
+		}
 		if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
 			if (m->offset <= last)
 				vw->ordered = 0;
@@ -241,6 +249,9 @@ consume_all(const char *topic, struct view *vw)
 	}
 	rd_kafka_consumer_close(rk);
 	rd_kafka_destroy(rk);
+	if (last != hi - 1)
+		fprintf(stderr, "%s: read up to %lld of [%lld, %lld)\n", topic,
+		    (long long)last, (long long)lo, (long long)hi);
 	return last == hi - 1 ? 0 : -1;
 }
 
@@ -379,13 +390,61 @@ test_compact(void)
 		CU_ASSERT_PTR_NULL(strstr(out, "\ncpw "));
 		free(out);
 	}
-	/* 990 live records of 80 bytes and 150 KB of filler, of 3.5 MB. */
+	/* 990 live records of 80 bytes and 100 KB of filler, of 3.5 MB. */
 	CU_ASSERT(after > 0 && after * 5 < before);
 	/* The same after a restart. */
 	CU_ASSERT_EQUAL_FATAL(flumed_stop(&d), 0);
 	CU_ASSERT_EQUAL_FATAL(flumed_restart(&d), 0);
 	CU_ASSERT_EQUAL(log_bytes("cmp"), after);
 	CU_ASSERT_EQUAL(await_view("cmp", NVERS - 1, 0), 0);
+}
+
+/*
+ * A consumer reading cmk from the beginning again and again while the
+ * cleaner works and is killed: every read must be whole (no error, no
+ * torn batch: librdkafka checks each batch's CRC), in offset order, and
+ * hold every key at least once (each has versions before the reads
+ * start; its latest one is never removed).
+ */
+struct reader_st {
+	volatile int	stop;
+	volatile int	prod;		/* odd while the test produces */
+	int		reads, checked;	/* reads, of them with keys checked */
+	int		bad_read, bad_order, bad_keys;
+};
+
+static void *
+reader_main(void *arg)
+{
+	struct reader_st *rs = arg;
+	struct view *vw = malloc(sizeof(*vw));
+	int k, prod;
+
+	while (vw != NULL && !rs->stop) {
+		prod = rs->prod;
+		if (consume_all("cmk", vw) != 0 || vw->errors != 0) {
+			rs->bad_read++;
+			continue;
+		}
+		rs->reads++;
+		if (!vw->ordered)
+			rs->bad_order++;
+		/*
+		 * A read during a produce may end before a key's newer
+		 * version while the cleaner removed the older one: keys are
+		 * checked only for reads with no produce during them.
+		 */
+		if ((prod & 1) || prod != rs->prod)
+			continue;
+		rs->checked++;
+		for (k = 0; k < NKEYS; k++)
+			if (vw->count[k] < 1)
+				break;
+		if (k < NKEYS)
+			rs->bad_keys++;
+	}
+	free(vw);
+	return NULL;
 }
 
 /*
@@ -398,19 +457,24 @@ test_compact(void)
 static void
 test_kill_cleaner(void)
 {
+	struct reader_st rs = { 0, 0, 0, 0, 0, 0, 0 };
+	pthread_t reader;
 	pid_t pid;
 	int round, starts, v;
 
 	CU_ASSERT_EQUAL_FATAL(produce_data("cmk", 0, 20, "k0"), 0);
 	v = 20;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&reader, NULL, reader_main, &rs), 0);
 	for (round = 0; round < 20; round++) {
 		char tag[16];
 
 		starts = flumed_log_count(&d, "cleaning cmk-0");
 		snprintf(tag, sizeof(tag), "k%d", round + 1);
-		/* Four more versions of every key: dirty again. */
-		CU_ASSERT_EQUAL_FATAL(produce_data("cmk", v, v + 4, tag), 0);
-		v += 4;
+		/* Two more versions of every key: dirty again. */
+		rs.prod++;
+		CU_ASSERT_EQUAL_FATAL(produce_data("cmk", v, v + 2, tag), 0);
+		rs.prod++;
+		v += 2;
 		CU_ASSERT_FATAL(flumed_wait_log(&d, "cleaning cmk-0",
 		    starts + 1, 20000) > starts);
 		usleep((useconds_t)(test_rand() % 300) * 1000);
@@ -419,6 +483,15 @@ test_kill_cleaner(void)
 		kill(pid, SIGKILL);
 		CU_ASSERT(support_pid_state(pid, "ZX", 5000));
 	}
+	rs.stop = 1;
+	pthread_join(reader, NULL);
+	CU_ASSERT(rs.reads >= 1);
+	CU_ASSERT(rs.checked >= 1);
+	CU_ASSERT_EQUAL(rs.bad_read, 0);
+	CU_ASSERT_EQUAL(rs.bad_order, 0);
+	CU_ASSERT_EQUAL(rs.bad_keys, 0);
+	fprintf(stderr, "concurrent reader: %d reads, %d with keys checked\n",
+	    rs.reads, rs.checked);
 	CU_ASSERT_EQUAL_FATAL(produce_data("cmk", v, NVERS, "kz"), 0);
 	CU_ASSERT(flumed_log_count(&d, "cleaner (pid") >= 20);
 	CU_ASSERT_EQUAL(await_view("cmk", NVERS - 1, 30000), 0);
