@@ -181,8 +181,12 @@ cleaner_pick(struct broker *b, int64_t now, struct cand *best)
 	return found;
 }
 
-/* Clean the candidate once; the figures go to the region. */
-static void
+/*
+ * Clean the candidate once; the figures go to the region.  1 when it
+ * swapped segments, 0 when not (an error, nothing to do, a stop): the
+ * loop then backs off instead of picking the same partition at once.
+ */
+static int
 cleaner_run(struct broker *b, struct cand *c, int64_t now)
 {
 	struct shm *s = &b->shm;
@@ -220,12 +224,12 @@ cleaner_run(struct broker *b, struct cand *c, int64_t now)
 	if (rc == -1) {
 		errno = saved;
 		if (errno == ECANCELED)
-			return;
+			return 0;
 		log_warn("%s-%d: cleaning", c->topic, (int)c->partition);
-		return;
+		return 0;
 	}
 	if (st.segments_in == 0)
-		return;
+		return 0;
 	atomic_fetch_add(&sc->runs, 1);
 	atomic_fetch_add(&sc->records_removed, st.records_removed);
 	atomic_store(&p->clean_last_ms, clock_real_ms());
@@ -238,6 +242,7 @@ cleaner_run(struct broker *b, struct cand *c, int64_t now)
 	    st.segments_out, (unsigned long long)st.bytes_before,
 	    (unsigned long long)st.bytes_after,
 	    (unsigned long long)st.records_removed, (long long)st.checkpoint);
+	return 1;
 }
 
 void
@@ -262,10 +267,9 @@ cleaner_main(struct broker *b)
 		fatal("epoll_ctl");
 	log_info("started");
 	while (!cleaner_stop && !atomic_load(&b->shm.hdr->shutdown)) {
-		if (cleaner_pick(b, clock_real_ms(), c) == 1) {
-			cleaner_run(b, c, clock_real_ms());
+		if (cleaner_pick(b, clock_real_ms(), c) == 1 &&
+		    cleaner_run(b, c, clock_real_ms()) == 1)
 			continue;
-		}
 		rc = epoll_pwait(epfd, &ev, 1, (int)b->conf->cleaner_backoff_ms,
 		    &waitmask);
 		if (rc == -1 && errno != EINTR)
