@@ -38,6 +38,7 @@ usage(FILE *f)
 	    "       flume-admin [-b host:port] delete-records topic partition "
 	    "offset|end\n"
 	    "       flume-admin [-b host:port] stats\n"
+	    "       flume-admin [-b host:port] cleaner\n"
 	    "       flume-admin [-b host:port] config topic | --broker\n"
 	    "       flume-admin [-b host:port] config topic set key=value ...\n"
 	    "       flume-admin [-b host:port] config topic delete key ...\n"
@@ -249,6 +250,51 @@ cmd_connections(struct flume_client *c)
 		    v[i].client_version[0] != '\0' ? v[i].client_version : "-");
 	}
 	free(v);
+	return 0;
+}
+
+/*
+ * The cleaner's figures (the CLEANER api): its totals, then each
+ * partition of a compacted topic with its dirty ratio, last clean (UTC)
+ * and the bytes its passes saved.
+ */
+static int
+cmd_cleaner(struct flume_client *c)
+{
+	struct cleaner_resp cr;
+	struct cleaner_part *p;
+	struct arena a;
+	char when[32];
+	time_t t;
+	struct tm tm;
+	int32_t i;
+
+	arena_init(&a, 64u << 20);
+	if (flume_tool_cleaner(c, &a, &cr) == -1) {
+		fprintf(stderr, "flume-admin: %s\n", flume_errstr(c));
+		arena_free(&a);
+		return 1;
+	}
+	printf("RUNS %lld READ %lld WRITTEN %lld REMOVED %lld\n",
+	    (long long)cr.runs, (long long)cr.bytes_read,
+	    (long long)cr.bytes_written, (long long)cr.records_removed);
+	printf("%-20s %4s %8s %-20s %14s %14s\n", "TOPIC", "PART", "DIRTY",
+	    "LAST_CLEAN", "SAVED", "LOG_BYTES");
+	for (i = 0; i < cr.count; i++) {
+		p = &cr.parts[i];
+		snprintf(when, sizeof(when), "-");
+		if (p->last_clean_ms > 0) {
+			t = (time_t)(p->last_clean_ms / 1000);
+			if (gmtime_r(&t, &tm) != NULL)
+				strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ",
+				    &tm);
+		}
+		printf("%-20.*s %4d %8.4f %-20s %14lld %14lld\n",
+		    (int)p->topic_len, p->topic, (int)p->partition,
+		    (double)p->dirty_ppm / 1e6, when, (long long)p->saved,
+		    (long long)p->log_bytes);
+	}
+	arena_free(&a);
 	return 0;
 }
 
@@ -716,6 +762,7 @@ main(int argc, char *argv[])
 	    (strcmp(cmd, "workers") == 0 && argc == 1) ||
 	    (strcmp(cmd, "connections") == 0 && argc == 1) ||
 	    (strcmp(cmd, "stats") == 0 && argc == 1) ||
+	    (strcmp(cmd, "cleaner") == 0 && argc == 1) ||
 	    (strcmp(cmd, "groups") == 0 && argc == 1) ||
 	    (strcmp(cmd, "group") == 0 && argc == 2) ||
 	    (strcmp(cmd, "group") == 0 && argc >= 3 &&
@@ -753,6 +800,8 @@ main(int argc, char *argv[])
 		status = cmd_connections(c);
 	else if (strcmp(cmd, "stats") == 0)
 		status = cmd_stats(c);
+	else if (strcmp(cmd, "cleaner") == 0)
+		status = cmd_cleaner(c);
 	else if (strcmp(cmd, "groups") == 0)
 		status = cmd_groups(c);
 	else if (strcmp(cmd, "group") == 0 && argc >= 3 &&

@@ -27,4 +27,11 @@ int	flume_tool_stats(struct flume_client *c, struct arena *a,
  */
 void	flume_tool_stats_print(FILE *f, const struct stats_resp *st);
 
+/*
+ * The cleaner's figures (the CLEANER api, issue 28), as flume_tool_stats:
+ * 0, or -1 with flume_errstr(c) set.
+ */
+int	flume_tool_cleaner(struct flume_client *c, struct arena *a,
+	    struct cleaner_resp *out);
+
 #endif

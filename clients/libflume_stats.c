@@ -35,6 +35,32 @@ done:
 	return rc;
 }
 
+int
+flume_tool_cleaner(struct flume_client *c, struct arena *a,
+    struct cleaner_resp *out)
+{
+	struct client_sync s;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (client_call(c, API_CLEANER, NULL, c->conf.request_timeout_ms, 0,
+	    &s) == -1)
+		goto done;
+	if (msg_decode_cleaner_resp(s.buf, s.len, a, out) == -1) {
+		client_seterr(c, "malformed cleaner response");
+		errno = EPROTO;
+		goto done;
+	}
+	if (out->error != ERR_NONE) {
+		client_broker_fail(c, out->error, "cleaner");
+		goto done;
+	}
+	rc = 0;
+done:
+	free(s.buf);
+	return rc;
+}
+
 void
 flume_tool_stats_print(FILE *f, const struct stats_resp *st)
 {

@@ -28,7 +28,13 @@ broker_wake(const struct broker *b, int slot)
 int
 broker_writer_slot(const struct broker *b)
 {
-	return b->nslots - 1 - (b->has_metrics ? 1 : 0);
+	return b->nslots - 2 - (b->has_metrics ? 1 : 0);
+}
+
+int
+broker_cleaner_slot(const struct broker *b)
+{
+	return broker_writer_slot(b) + 1;
 }
 
 int

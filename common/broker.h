@@ -3,8 +3,9 @@
  * the shared region (mapped before fork), the listening socket and the
  * eventfds, one per child slot, created by the master before fork so a
  * respawned child inherits the same ones.  Slots 0..workers-1 are
- * workers; slot `workers` is the writer; with metrics_listen set, slot
- * `workers + 1` is the metrics child (master/metrics.c).
+ * workers; slot `workers` is the writer, `workers + 1` the cleaner; with
+ * metrics_listen set, slot `workers + 2` is the metrics child
+ * (master/metrics.c).
  */
 #ifndef FLUME_COMMON_BROKER_H
 #define FLUME_COMMON_BROKER_H
@@ -29,6 +30,8 @@ struct broker {
 /* Wake child `slot` (eventfd write of 1); safe from any process. */
 void	broker_wake(const struct broker *b, int slot);
 int	broker_writer_slot(const struct broker *b);
+/* The cleaner's slot, right after the writer's (master/cleaner.c). */
+int	broker_cleaner_slot(const struct broker *b);
 /* The metrics child's slot (after the writer's), or -1 without one. */
 int	broker_metrics_slot(const struct broker *b);
 

@@ -71,6 +71,10 @@ struct config {
 	int64_t		 idle_timeout_ms;	/* drop a connection silent this long; 0 never */
 	int64_t		 request_timeout_ms;	/* a half-sent frame older than this is dropped */
 	int64_t		 retention_check_ms;	/* how often the writer applies retention */
+	uint32_t	 cleaner_threads;	/* compaction threads (1) */
+	uint64_t	 cleaner_dedupe_buffer_bytes; /* the cleaner's key map */
+	uint64_t	 cleaner_io_max_bytes_per_second; /* its reads + writes; 0 unthrottled */
+	int64_t		 cleaner_backoff_ms;	/* its sleep when nothing is dirty enough */
 	uint32_t	 max_groups;		/* consumer groups in shared memory */
 	uint32_t	 max_group_members;	/* members per group */
 	uint32_t	 max_group_member_metadata;	/* Kafka member metadata / assignment bytes */

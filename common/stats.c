@@ -111,6 +111,9 @@ stats_parts(struct shm *s, struct arena *a, struct stats_resp *out)
 			p->ring_size = u2i(s->hdr->limits.ring_size);
 			p->segments = (int32_t)atomic_load(&sp->segments);
 			p->log_bytes = u2i(atomic_load(&sp->log_bytes));
+			p->clean_ratio_ppm = atomic_load(&sp->clean_ratio_ppm);
+			p->clean_last_ms = atomic_load(&sp->clean_last_ms);
+			p->clean_saved = u2i(atomic_load(&sp->clean_saved));
 		}
 	}
 	return 0;
@@ -123,6 +126,12 @@ stats_fsync(struct shm *s, struct arena *a, struct stats_resp *out)
 	int i;
 
 	out->fsync_count = u2i(atomic_load_explicit(&f->count, memory_order_acquire));
+	out->cleaner_runs = u2i(atomic_load(&s->hdr->cleaner.runs));
+	out->cleaner_bytes_read = u2i(atomic_load(&s->hdr->cleaner.bytes_read));
+	out->cleaner_bytes_written =
+	    u2i(atomic_load(&s->hdr->cleaner.bytes_written));
+	out->cleaner_records_removed =
+	    u2i(atomic_load(&s->hdr->cleaner.records_removed));
 	out->fsync_errors = u2i(atomic_load(&f->errors));
 	out->fsync_sum_us = u2i(atomic_load(&f->sum_us));
 	if ((out->buckets = arena_alloc(a, SHM_FSYNC_BUCKETS *

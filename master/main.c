@@ -383,7 +383,7 @@ main(int argc, char *argv[], char *envp[])
 	}
 
 	b.conf = &conf;
-	b.nslots = conf.workers + 1 + (b.has_metrics ? 1 : 0);
+	b.nslots = conf.workers + 2 + (b.has_metrics ? 1 : 0);
 	b.slot = -1;
 	b.eventfds = calloc((size_t)b.nslots, sizeof(int));
 	if (b.eventfds == NULL)

@@ -151,6 +151,15 @@ static const struct series partition_series[] = {
 	    "Segment files of the partition's log.", PF(segments), F32 },
 	{ "flume_partition_log_bytes", "gauge",
 	    "Bytes of all segment files of the partition.", PF(log_bytes), F64 },
+	{ "flume_partition_cleaner_dirty_ratio_ppm", "gauge",
+	    "Dirty part of a compacted partition's cleanable log, in millionths.",
+	    PF(clean_ratio_ppm), F64 },
+	{ "flume_partition_cleaner_last_clean_ms", "gauge",
+	    "When the cleaner last swapped the partition's segments (Unix ms).",
+	    PF(clean_last_ms), F64 },
+	{ "flume_partition_cleaner_saved_bytes_total", "counter",
+	    "Bytes the cleaner's passes removed from the partition.",
+	    PF(clean_saved), F64 },
 };
 
 static const struct series group_series[] = {
@@ -328,6 +337,26 @@ metrics_render(const struct stats_resp *st, struct wbuf *wb)
 	    "fdatasync calls that failed.");
 	metrics_printf(wb, "flume_fsync_errors_total %lld\n",
 	    (long long)st->fsync_errors);
+	{
+		const struct { const char *name, *help; int64_t v; } cl[] = {
+			{ "flume_cleaner_runs_total",
+			    "Cleaner passes that swapped segments.",
+			    st->cleaner_runs },
+			{ "flume_cleaner_read_bytes_total",
+			    "Bytes the cleaner read.", st->cleaner_bytes_read },
+			{ "flume_cleaner_written_bytes_total",
+			    "Bytes the cleaner wrote.", st->cleaner_bytes_written },
+			{ "flume_cleaner_records_removed_total",
+			    "Records the cleaner removed.",
+			    st->cleaner_records_removed },
+		};
+
+		for (i = 0; i < (int)(sizeof(cl) / sizeof(cl[0])); i++) {
+			out_head(wb, cl[i].name, "counter", cl[i].help);
+			metrics_printf(wb, "%s %lld\n", cl[i].name,
+			    (long long)cl[i].v);
+		}
+	}
 }
 
 /* ---- the master's part: the socket ---- */

@@ -471,7 +471,7 @@ recovery_run(const struct config *conf, struct shm *shm)
 
 	memset(&lim, 0, sizeof(lim));
 	/* Workers, the writer, and the metrics child if it is configured. */
-	lim.child_slots = (uint32_t)conf->workers + 1 +
+	lim.child_slots = (uint32_t)conf->workers + 2 +
 	    (conf->metrics_listen[0] != '\0' ? 1 : 0);
 	/* __consumer_offsets comes on top of what clients may make. */
 	lim.max_topics = conf->max_topics + 1;

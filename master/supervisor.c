@@ -183,7 +183,7 @@ child_by_pid(pid_t pid)
 	return NULL;
 }
 
-/* Workers and the metrics child: stopped first at shutdown. */
+/* Workers, the cleaner and the metrics child: stopped first at shutdown. */
 static int
 workers_running(void)
 {
@@ -344,6 +344,7 @@ shutdown_step(struct broker *b, int64_t now)
 			    SUPERVISOR_WORKER_GRACE_MS);
 			kill_role(ROLE_WORKER, SIGKILL);
 			kill_role(ROLE_METRICS, SIGKILL);
+			kill_role(ROLE_CLEANER, SIGKILL);
 			/* Their deaths arrive as SIGCHLD; wait for them. */
 			phase_deadline = INT64_MAX;
 			return;
@@ -403,6 +404,8 @@ supervisor_run(struct broker *b, const char *bound, int *unlink_ok)
 			children[i].role = ROLE_WRITER;
 		else if (i == broker_metrics_slot(b))
 			children[i].role = ROLE_METRICS;
+		else if (i == broker_cleaner_slot(b))
+			children[i].role = ROLE_CLEANER;
 		else
 			children[i].role = ROLE_WORKER;
 		b->shm.children[i].role = children[i].role;

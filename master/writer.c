@@ -65,6 +65,7 @@
 #include "common/child.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "master/cleaner.h"
 #include "master/writer.h"
 #include "master/writer_group.h"
 #include "master/writer_make.h"
@@ -121,6 +122,7 @@ struct wslot {
 	int64_t		 flush_ms;	/* the topic's flush.ms; -1 never */
 	int64_t		 flush_msgs;	/* ... flush.messages; -1 never */
 	int64_t		 del_retry_ms;	/* a failed DeleteRecords: not before */
+	uint32_t	 seg_gen;	/* the cleaner's swaps this handle has seen */
 };
 
 struct writer {
@@ -415,9 +417,59 @@ wslot_open(struct writer *w, uint32_t i, int64_t now)
 		wslot_fail(w, i, "topic entry", EPROTO, now);
 		return -1;
 	}
-	if (plog_open_for(&log, w->conf, name, p->partition) == -1)
-		log = NULL;
+	{
+		char dir[PATH_MAX];
+		int locked = 0, err;
+
+		/* Not while the cleaner swaps segments (plog_open recovers). */
+		if (topic_partition_dir(dir, sizeof(dir), w->conf->data_dir, name,
+		    p->partition) == 0 && cleaner_lock(w->s, i, dir) == 0)
+			locked = 1;
+		w->slots[i].seg_gen = atomic_load(&p->seg_gen);
+		if (plog_open_for(&log, w->conf, name, p->partition) == -1)
+			log = NULL;
+		err = errno;
+		if (locked)
+			cleaner_unlock(w->s, i);
+		errno = err;
+	}
 	return wslot_take(w, i, name, log, errno, now);
+}
+
+/*
+ * Take slot i's clean_lock before removing segments (retention,
+ * DeleteRecords), and take in what a cleaner's swap changed since this
+ * handle last looked: its closed segments reloaded, the size published.
+ * 0 (locked) or -1 (not locked: skip the step this time).
+ */
+static int
+wslot_clean_begin(struct writer *w, uint32_t i)
+{
+	struct wslot *sl = &w->slots[i];
+	struct shm_partition *p = &w->s->parts[i];
+	char name[TOPIC_NAME_MAX + 1], dir[PATH_MAX];
+	const char *n;
+	uint32_t gen;
+	int len;
+
+	n = slot_topic(w, i, &len);
+	memcpy(name, n, (size_t)len);
+	name[len] = '\0';
+	if (topic_partition_dir(dir, sizeof(dir), w->conf->data_dir, name,
+	    p->partition) == -1 || cleaner_lock(w->s, i, dir) == -1)
+		return -1;
+	gen = atomic_load_explicit(&p->seg_gen, memory_order_acquire);
+	if (gen != sl->seg_gen) {
+		if (plog_reload_closed(sl->log) == -1)
+			log_warn("%s-%d: reloading the segments the cleaner "
+			    "replaced", name, p->partition);
+		sl->seg_gen = gen;
+		atomic_store_explicit(&p->log_bytes, plog_size_bytes(sl->log),
+		    memory_order_release);
+		atomic_store_explicit(&p->segments,
+		    (uint32_t)plog_segment_count(sl->log), memory_order_relaxed);
+	}
+	return 0;
 }
 
 /*
@@ -1125,10 +1177,14 @@ writer_retain(struct writer *w, int64_t now, int *moved)
 			continue;
 		deleted = 0;
 		name = slot_topic(w, i, &len);
+		if (wslot_clean_begin(w, i) == -1)
+			continue;
 		if (plog_retain(sl->log, real, &deleted) == -1) {
+			cleaner_unlock(w->s, i);
 			log_warn("%.*s-%d: retention", len, name, p->partition);
 			continue;
 		}
+		cleaner_unlock(w->s, i);
 		if (deleted == 0)
 			continue;
 		log_info("%.*s-%d: retention deleted %d segment%s; log starts at %lld",
@@ -1176,13 +1232,17 @@ wslot_delete_records(struct writer *w, uint32_t i, int64_t now, int *moved)
 	struct shm_partition *p = &w->s->parts[i];
 	const char *name;
 	int64_t want;
-	int len, deleted = 0;
+	int len, deleted = 0, rc;
 
 	if (!wslot_delete_due(w, i, now))
 		return;
 	want = atomic_load_explicit(&p->delete_below, memory_order_acquire);
 	name = slot_topic(w, i, &len);
-	if (plog_delete_below(sl->log, want, &deleted) == -1) {
+	if (wslot_clean_begin(w, i) == -1)
+		return;
+	rc = plog_delete_below(sl->log, want, &deleted);
+	cleaner_unlock(w->s, i);
+	if (rc == -1) {
 		log_warn("%.*s-%d: deleting records below %lld; retrying", len,
 		    name, p->partition, (long long)want);
 		sl->del_retry_ms = now + WRITER_BACKOFF_MAX_MS;

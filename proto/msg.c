@@ -57,6 +57,7 @@ static const char *const error_names[ERR_MAX] = {
 	[ERR_GROUP_KIND] = "the group has members of the other protocol (native or kafka)",
 	[ERR_INVALID_CONFIG] = "invalid topic setting",
 	[ERR_GROUP_SUBSCRIBED] = "the group's members consume the topic",
+	[ERR_INVALID_RECORD] = "compacted topic requires keyed records",
 };
 
 static const char *const api_names[API_MAX] = {
@@ -87,6 +88,7 @@ static const char *const api_names[API_MAX] = {
 	[API_DELETE_RECORDS] = "DELETE_RECORDS",
 	[API_OFFSET_DELETE] = "OFFSET_DELETE",
 	[API_CONNECTIONS] = "CONNECTIONS",
+	[API_CLEANER] = "CLEANER",
 };
 
 const char *

@@ -55,7 +55,8 @@ enum api_key {
 	API_DELETE_RECORDS = 25,	/* move a partition's log start up */
 	API_OFFSET_DELETE = 26,		/* delete a group's committed offsets */
 	API_CONNECTIONS = 27,		/* the workers' client connections */
-	API_MAX = 28
+	API_CLEANER = 28,		/* the cleaner's figures */
+	API_MAX = 29
 };
 
 enum flume_error {
@@ -91,7 +92,8 @@ enum flume_error {
 	ERR_GROUP_KIND = 29,		/* a Kafka group joined natively, or the reverse */
 	ERR_INVALID_CONFIG = 30,	/* an unknown key or a bad value (the message names it) */
 	ERR_GROUP_SUBSCRIBED = 31,	/* the group's members consume that topic */
-	ERR_MAX = 32
+	ERR_INVALID_RECORD = 32,	/* a record without a key to a compacted topic */
+	ERR_MAX = 33
 };
 
 /*
@@ -480,7 +482,9 @@ struct stats_child { int32_t slot; int8_t role; int32_t pid; int32_t restarts;
 struct stats_partition { const char *topic; size_t topic_len; int32_t partition;
 	int64_t log_start; int64_t log_end; int64_t visible; int64_t durable;
 	int64_t msgs_in; int64_t bytes_in; int64_t msgs_out; int64_t bytes_out;
-	int64_t ring_used; int64_t ring_size; int32_t segments; int64_t log_bytes; };
+	int64_t ring_used; int64_t ring_size; int32_t segments; int64_t log_bytes;
+	/* The metrics' only, not on the wire (the cleaner's, issue 28): */
+	int64_t clean_ratio_ppm; int64_t clean_last_ms; int64_t clean_saved; };
 struct stats_bucket { int64_t le_us; int64_t count; };
 struct stats_error { int16_t error; int64_t count; };
 struct stats_lag { const char *group; size_t group_len; const char *topic;
@@ -491,11 +495,31 @@ struct stats_resp { int16_t error;
 	int64_t fsync_count; int64_t fsync_errors; int64_t fsync_sum_us;
 	int32_t nbuckets; struct stats_bucket *buckets;
 	int32_t nerrors; struct stats_error *errors;
-	int32_t nlags; struct stats_lag *lags; };
+	int32_t nlags; struct stats_lag *lags;
+	/* The metrics' only, not on the wire (the cleaner's, issue 28): */
+	int64_t cleaner_runs; int64_t cleaner_bytes_read;
+	int64_t cleaner_bytes_written; int64_t cleaner_records_removed; };
 
 void	msg_encode_stats_resp(struct wbuf *wb, const struct stats_resp *m);
 /* Also accepts a payload that is only a non-zero [error i16]. */
 int	msg_decode_stats_resp(const uint8_t *p, size_t len, struct arena *a, struct stats_resp *m);
+
+/* ==== CLEANER (29); codec in proto/msg_cleaner.c ====
+ * req:  (empty)
+ * resp: [error i16][runs i64][bytes_read i64][bytes_written i64]
+ *   [records_removed i64]
+ *   [count i32]{[topic str][partition i32][dirty_ppm i32][last_clean_ms i64]
+ *     [saved i64][log_bytes i64]}    every partition of a compacted topic */
+struct cleaner_part { const char *topic; size_t topic_len; int32_t partition;
+	int32_t dirty_ppm; int64_t last_clean_ms; int64_t saved;
+	int64_t log_bytes; };
+struct cleaner_resp { int16_t error; int64_t runs; int64_t bytes_read;
+	int64_t bytes_written; int64_t records_removed;
+	int32_t count; struct cleaner_part *parts; };
+
+void	msg_encode_cleaner_resp(struct wbuf *wb, const struct cleaner_resp *m);
+int	msg_decode_cleaner_resp(const uint8_t *p, size_t len, struct arena *a,
+	    struct cleaner_resp *m);
 
 /* ==== INIT_PRODUCER (15); codec in proto/msg_producer.c ====
  * req:  [producer_id i64][producer_epoch i16]    -1, -1: a new producer id

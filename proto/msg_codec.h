@@ -173,6 +173,8 @@ fn(const uint8_t *p, size_t len, struct arena *a, struct name *m)	\
 #define MIN_MEMBER_DESC_V2	(MIN_MEMBER_DESC + 4 + MIN_STR + 4 + 4)
 #define MIN_OFFSET_DESC		(MIN_STR + 4 + 8 + 8)
 #define MIN_RESET_RESULT	(4 + 2 + 8)
+/* msg_cleaner.c */
+#define MIN_CLEANER_PART	(MIN_STR + 4 + 4 + 8 + 8 + 8)
 /* msg_stats.c */
 #define MIN_STATS_CHILD		(4 + 1 + 4 + 4 + 7 * 8)
 #define MIN_STATS_PARTITION	(2 + 4 + 10 * 8 + 4 + 8)

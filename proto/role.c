@@ -8,6 +8,7 @@ role_name(int role)
 		[ROLE_WORKER] = "worker",
 		[ROLE_WRITER] = "writer",
 		[ROLE_METRICS] = "metrics",
+		[ROLE_CLEANER] = "cleaner",
 	};
 
 	return role >= 0 && role < ROLE_COUNT ? names[role] : "unknown";

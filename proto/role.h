@@ -5,10 +5,11 @@
 #ifndef FLUME_PROTO_ROLE_H
 #define FLUME_PROTO_ROLE_H
 
-enum flume_role { ROLE_WORKER = 0, ROLE_WRITER = 1, ROLE_METRICS = 2 };
-#define ROLE_COUNT	3
+enum flume_role { ROLE_WORKER = 0, ROLE_WRITER = 1, ROLE_METRICS = 2,
+	ROLE_CLEANER = 3 };
+#define ROLE_COUNT	4
 
-/* "worker", "writer", "metrics"; "unknown" for any other number. */
+/* "worker", "writer", "metrics", "cleaner"; "unknown" for any other. */
 const char *role_name(int role);
 
 #endif

@@ -250,7 +250,8 @@ shm_create(struct shm *s, const char *name, const struct shm_limits *lim)
 	for (i = 0; i < lim->child_slots; i++)
 		s->children[i].role = i + 1 == lim->child_slots ? ROLE_WRITER : ROLE_WORKER;
 	for (i = 0; i < lim->max_partitions; i++)
-		if (lock_init(&s->parts[i].lock) == -1)
+		if (lock_init(&s->parts[i].lock) == -1 ||
+		    lock_init(&s->parts[i].clean_lock) == -1)
 			goto fail_unmap;
 	if (group_table_init(s) == -1)
 		goto fail_unmap;

@@ -57,14 +57,14 @@
 #include "proto/role.h"
 
 #define SHM_MAGIC		0x314d48534d554c46ULL	/* "FLUMSHM1" */
-#define SHM_LAYOUT_VERSION	16
+#define SHM_LAYOUT_VERSION	17
 #define SHM_NAME_MAX		64
 
 struct shm_authpub;
 struct shm_tconf;
 
 struct shm_limits {
-	uint32_t	child_slots;		/* workers + 1 (writer) [+ 1 (metrics)] */
+	uint32_t	child_slots;		/* workers + 2 (writer, cleaner) [+ 1 (metrics)] */
 	uint32_t	max_topics;
 	uint32_t	max_partitions;		/* in total, over all topics */
 	uint64_t	ring_size;		/* bytes per partition ring, multiple of 8 */
@@ -113,6 +113,21 @@ struct shm_fsync {
 /* Rejected requests are counted per error code in this many slots. */
 #define SHM_ERR_SLOTS		64
 
+/*
+ * The cleaner's figures (master/cleaner.c, the only writer): totals
+ * since the region was made, and what it does now, which the tests
+ * watch to kill it mid-pass.
+ */
+struct shm_cleaner {
+	_Atomic uint64_t	runs;		/* passes that swapped */
+	_Atomic uint64_t	bytes_read;
+	_Atomic uint64_t	bytes_written;
+	_Atomic uint64_t	records_removed;
+	_Atomic uint64_t	passes_started;
+	_Atomic uint32_t	cleaning;	/* partition slot + 1 being cleaned; 0 idle */
+	uint32_t		pad0;
+};
+
 struct shm_header {
 	uint64_t		magic;
 	uint32_t		version;
@@ -128,6 +143,7 @@ struct shm_header {
 	pthread_mutex_t		dir_lock;	/* topic creation */
 	struct shm_live		live;		/* reloadable settings (common/live.h) */
 	struct shm_fsync	fsync;		/* the writer's fdatasync figures */
+	struct shm_cleaner	cleaner;	/* the cleaner's figures (issue 28) */
 };
 
 enum shm_child_state { CHILD_FREE = 0, CHILD_ASSIGNED = 1, CHILD_ACTIVE = 2 };
@@ -256,6 +272,20 @@ struct shm_partition {
 	 */
 	_Atomic uint32_t	dead;
 	_Atomic uint32_t	incarnation;
+	/*
+	 * Compaction (issue 28, master/cleaner.c).  clean_lock (robust) is
+	 * held by the cleaner for a swap of closed segments and by the
+	 * writer while it opens the log, applies retention or DeleteRecords,
+	 * so neither removes or replaces a segment the other is changing; a
+	 * holder that died leaves a swap clean_recover() finishes.  seg_gen
+	 * is bumped after each swap: the writer reloads its closed segments
+	 * when it moved.  The rest is what flume-admin cleaner shows.
+	 */
+	pthread_mutex_t		clean_lock;
+	_Atomic uint32_t	seg_gen;
+	_Atomic uint32_t	clean_ratio_ppm;	/* dirty ratio, millionths */
+	_Atomic int64_t		clean_last_ms;		/* last swap, CLOCK_REALTIME */
+	_Atomic uint64_t	clean_saved;		/* bytes saved, all passes */
 };
 
 /* The per-process handle: where the tables are in this mapping. */

@@ -106,6 +106,9 @@ shm_part_reset(struct shm *s, struct shm_partition *p, uint32_t ti, int32_t i)
 	atomic_store_explicit(&p->bytes_out, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->segments, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->sync_failed, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->clean_ratio_ppm, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->clean_last_ms, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->clean_saved, 0, memory_order_relaxed);
 	p->topic = ti;
 	p->partition = i;
 }

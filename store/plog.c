@@ -65,6 +65,7 @@
 #include "proto/batch.h"
 #include "proto/bytes.h"
 #include "proto/crc32c.h"
+#include "store/clean.h"
 #include "store/file.h"
 #include "store/io.h"
 #include "store/logstart.h"
@@ -106,6 +107,7 @@ struct plog {
 	int64_t		 start;		/* DeleteRecords' log start (logstart.h); -1 none */
 	int		 dir_dirty;	/* entries created or removed since sync */
 	int		 broken;	/* an undo failed: errno, refuse appends */
+	int		 compacted;	/* seg_dir_compacted() at open or reload */
 	uint8_t		*ibuf;		/* pending index entries of one append */
 	size_t		 ibuf_cap;
 	uint8_t		*tbuf;		/* the time index entries beside them */
@@ -253,7 +255,8 @@ idx_load(int fd, uint64_t log_size, uint64_t limit, struct idx_list *il)
 	for (i = 0; i < n; i++) {
 		rel = be32_get(buf + i * SEG_INDEX_ENTRY);
 		pos = be32_get(buf + i * SEG_INDEX_ENTRY + 4);
-		if (i == 0 ? (rel != 0 || pos != 0) :
+		/* A compacted segment may begin past its base (store/clean.h). */
+		if (i == 0 ? pos != 0 :
 		    (rel <= il->v[i - 1].rel || pos <= il->v[i - 1].pos))
 			goto damaged;
 		if (pos >= limit)
@@ -292,6 +295,8 @@ seg_rebuild_index(struct plog *l, struct seg *sg)
 	while (pos < sg->size && pos < SEG_POS_MAX) {
 		if ((r = hdr_cursor_get(c, pos, &h)) == -1)
 			goto out;
+		if (r == 1 && l->compacted && h.base_offset > at)
+			at = h.base_offset;	/* a compacted gap */
 		if (r == 0 || h.base_offset != at ||
 		    (uint64_t)(at - sg->base) > SEG_REL_MAX)
 			break;
@@ -516,7 +521,6 @@ seg_sync_timeindex(struct plog *l, struct seg *sg, int closed,
 	int64_t at = sg->base, run = TIDX_NONE;
 	int r, skip = 0, rc = -1;
 
-	(void)l;
 	sg->max_ts = sg->tidx_last_ts = TIDX_NONE;
 	sg->last_base = -1;
 	if ((r = idx_load(sg->idx_fd, sg->size, sg->size, &il)) == -1)
@@ -542,6 +546,8 @@ seg_sync_timeindex(struct plog *l, struct seg *sg, int closed,
 	while (pos < sg->size) {
 		if ((r = hdr_cursor_get(c, pos, &h)) == -1)
 			goto out;
+		if (r == 1 && closed && l->compacted && h.base_offset > at)
+			at = h.base_offset;	/* a compacted gap */
 		if (r == 0 || h.base_offset != at) {
 			while (j < il.n && il.v[j].pos <= pos)
 				j++;
@@ -756,9 +762,13 @@ plog_open(struct plog **lp, const char *dir, const struct plog_config *cfg,
 		goto fail;
 	if ((l->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
 		goto fail;
+	/* A compaction's swap a crash cut short: finished or undone first. */
+	if (clean_recover(dir) == -1)
+		goto fail;
 	if (seg_list(dir, &bases, &n) == -1)
 		goto fail;
 	rec->segments = (int)n;
+	l->compacted = seg_dir_compacted(dir);
 	for (i = 0; i < n; i++)
 		if (seg_load(l, bases[i], i + 1 == n, rec) == -1)
 			goto fail;
@@ -848,6 +858,41 @@ plog_delete_below(struct plog *l, int64_t offset, int *deleted)
 	if (deleted != NULL)
 		*deleted = n;
 	return 0;
+}
+
+int
+plog_reload_closed(struct plog *l)
+{
+	struct plog_recovery rec;
+	struct seg active;
+	int64_t *bases = NULL;
+	size_t n = 0, i;
+	int i2, rc = 0, saved = 0;
+
+	if (seg_list(l->dir, &bases, &n) == -1)
+		return -1;
+	l->compacted = seg_dir_compacted(l->dir);
+	active = l->segs[l->nsegs - 1];
+	for (i2 = 0; i2 + 1 < l->nsegs; i2++)
+		seg_close_fds(&l->segs[i2]);
+	l->nsegs = 0;
+	memset(&rec, 0, sizeof(rec));
+	for (i = 0; i < n && bases[i] < active.base; i++)
+		if (seg_load(l, bases[i], 0, &rec) == -1 && rc == 0) {
+			saved = errno;
+			rc = -1;	/* the others still load */
+		}
+	free(bases);
+	if (plog_push_seg(l, &active) == -1) {
+		/* No room to put it back: nothing can append; say so. */
+		l->broken = errno;
+		return -1;
+	}
+	l->segs[l->nsegs - 1].born_ms = active.born_ms;
+	l->dir_dirty = 1;
+	if (rc == -1)
+		errno = saved;
+	return rc;
 }
 
 int64_t
@@ -1433,22 +1478,28 @@ plog_read(struct plog *l, int64_t offset, int64_t visible_end,
 		else
 			hi = mid;
 	}
-	sr.base = l->segs[lo].base;
-	sr.log_fd = l->segs[lo].log_fd;
-	sr.idx_fd = l->segs[lo].idx_fd;
-	sr.log_size = l->segs[lo].size;
-	if ((r = seg_read(&sr, offset, visible_end, max_bytes, s)) == -1) {
-		if (errno == EBADMSG && s->next_offset == -1)
-			s->next_offset = lo + 1 < l->nsegs ?
-			    l->segs[lo + 1].base : visible_end;
-		return -1;
+	for (;;) {
+		sr.base = l->segs[lo].base;
+		sr.log_fd = l->segs[lo].log_fd;
+		sr.idx_fd = l->segs[lo].idx_fd;
+		sr.log_size = l->segs[lo].size;
+		sr.compacted = l->compacted;
+		if ((r = seg_read(&sr, offset, visible_end, max_bytes, s)) == -1) {
+			if (errno == EBADMSG && s->next_offset == -1)
+				s->next_offset = lo + 1 < l->nsegs ?
+				    l->segs[lo + 1].base : visible_end;
+			return -1;
+		}
+		if (r == 1)
+			return 0;
+		/* Compaction left no batch at or past offset here: the next. */
+		if (!l->compacted || lo + 1 >= l->nsegs) {
+			errno = EIO;
+			return -1;
+		}
+		offset = l->segs[++lo].base;
+		s->first_offset = s->next_offset = offset;
 	}
-	if (r == 0) {
-		/* Offsets are contiguous, so this is a damaged segment. */
-		errno = EIO;
-		return -1;
-	}
-	return 0;
 }
 
 void

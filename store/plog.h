@@ -148,6 +148,14 @@ void	plog_set_config(struct plog *l, const struct plog_config *cfg);
  */
 int	plog_delete_below(struct plog *l, int64_t offset, int *deleted);
 
+/*
+ * The closed segments were replaced on disk (the cleaner's swap,
+ * store/clean.h): close them and open what the directory holds now below
+ * the active segment, which stays as it is.  0 or -1 (segments that could
+ * not be opened are left out).
+ */
+int	plog_reload_closed(struct plog *l);
+
 /* Where a read is served from: whole batches [pos, pos+len) of fd. */
 struct plog_slice {
 	int		fd;		/* owned by the log/reader; do not close */

@@ -56,6 +56,7 @@ struct plog_reader {
 	size_t		 seen_next;		/* slot to reuse next */
 	uint64_t	 cache_window;		/* 0: never drop */
 	uint64_t	 gen;			/* rescans so far: segs moved */
+	int		 compacted;		/* seg_dir_compacted() at the last rescan */
 };
 
 void
@@ -122,6 +123,15 @@ rseg_close(struct rseg *rs)
 	rs->log_fd = rs->idx_fd = rs->tidx_fd = -1;
 }
 
+/* Whether the file behind fd has been unlinked. */
+static int
+fd_unlinked(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == -1 || st.st_nlink == 0;
+}
+
 static int
 rseg_open_index(const struct plog_reader *r, struct rseg *rs)
 {
@@ -130,16 +140,20 @@ rseg_open_index(const struct plog_reader *r, struct rseg *rs)
 	if (seg_path(path, sizeof(path), r->dir, rs->base, "index") == -1)
 		return -1;
 	rs->idx_fd = open(path, O_RDONLY | O_CLOEXEC);
-	return rs->idx_fd == -1 ? -1 : 0;
-}
-
-/* Whether the file behind fd has been unlinked. */
-static int
-fd_unlinked(int fd)
-{
-	struct stat st;
-
-	return fstat(fd, &st) == -1 || st.st_nlink == 0;
+	if (rs->idx_fd == -1)
+		return -1;
+	/*
+	 * The cleaner's swap renames a segment's index before its log
+	 * (store/clean.h): a log still linked after its index was opened is
+	 * the one that index describes.  Otherwise read without an index;
+	 * the next read finds the log unlinked and rescans.
+	 */
+	if (fd_unlinked(rs->log_fd)) {
+		close(rs->idx_fd);
+		rs->idx_fd = -1;
+		return -1;
+	}
+	return 0;
 }
 
 /* Re-read the directory; keep descriptors of segments still there. */
@@ -153,6 +167,7 @@ reader_rescan(struct plog_reader *r)
 
 	if (seg_list(r->dir, &bases, &n) == -1)
 		return -1;
+	r->compacted = seg_dir_compacted(r->dir);
 	if ((nv = calloc(n > 0 ? n : 1, sizeof(*nv))) == NULL) {
 		free(bases);
 		return -1;
@@ -289,6 +304,7 @@ plog_reader_read(struct plog_reader *r, int64_t offset, int64_t visible_end,
 		sr.log_fd = rs->log_fd;
 		sr.idx_fd = rs->idx_fd;
 		sr.log_size = (uint64_t)st.st_size;
+		sr.compacted = r->compacted;
 		if ((rc = seg_read(&sr, offset, visible_end, max_bytes, s)) == -1) {
 			if (errno != EBADMSG)
 				return -1;
@@ -304,6 +320,17 @@ plog_reader_read(struct plog_reader *r, int64_t offset, int64_t visible_end,
 			if (s->len > 0)
 				reader_drop_behind(r, lo, sr.log_size, s);
 			return 0;
+		}
+		/*
+		 * Compaction left no batch at or past offset in this segment:
+		 * a fetch across the gap goes on at the next one.
+		 */
+		if (r->compacted && lo + 1 < r->nsegs &&
+		    r->segs[lo + 1].base <= visible_end) {
+			offset = r->segs[lo + 1].base;
+			s->first_offset = s->next_offset = offset;
+			attempt = -1;
+			continue;
 		}
 	}
 	/*

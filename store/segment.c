@@ -64,6 +64,15 @@ base_cmp(const void *a, const void *b)
 }
 
 int
+seg_dir_compacted(const char *dir)
+{
+	char path[4096];
+	int n = snprintf(path, sizeof(path), "%s/cleaner-checkpoint", dir);
+
+	return n > 0 && (size_t)n < sizeof(path) && access(path, F_OK) == 0;
+}
+
+int
 seg_list(const char *dir, int64_t **bases, size_t *n)
 {
 	DIR *d;
@@ -333,6 +342,14 @@ seg_read(const struct seg_ref *sr, int64_t offset, int64_t visible_end,
 	for (;;) {
 		if ((r = hdr_cursor_get(&c, pos, &h)) == -1)
 			goto fail;
+		/*
+		 * A compacted segment has gaps between batches (store/clean.h):
+		 * a batch further on than expected, below visible_end, is the
+		 * next one.
+		 */
+		if (r == 1 && sr->compacted && h.base_offset > at &&
+		    h.base_offset < visible_end && !(first && from_index))
+			at = h.base_offset;
 		if (r == 0 || h.base_offset != at) {
 			if (first && from_index) {
 				/* A stale or damaged entry: scan from the start. */
@@ -422,6 +439,9 @@ seg_read(const struct seg_ref *sr, int64_t offset, int64_t visible_end,
 			break;
 		if ((r = hdr_cursor_get(&c, pos, &h)) == -1)
 			goto fail;
+		if (r == 1 && sr->compacted && h.base_offset > next &&
+		    h.base_offset < visible_end)
+			next = h.base_offset;	/* a compacted gap */
 		if (r == 0 || h.base_offset != next) {
 			/*
 			 * The chain breaks inside the data: the batch just

@@ -75,7 +75,15 @@ struct seg_ref {
 	int		log_fd;
 	int		idx_fd;		/* -1: no index, scan from the start */
 	uint64_t	log_size;	/* bytes that may be looked at */
+	int		compacted;	/* gaps between batches are no damage */
 };
+
+/*
+ * Whether dir's log has been compacted (store/clean.h: the cleaner's
+ * checkpoint exists, written before its first swap): its segments may
+ * have gaps between batches and end before the next one begins.
+ */
+int	seg_dir_compacted(const char *dir);
 
 /*
  * Serve a read from one segment (see plog_read): 1 and *s filled when the

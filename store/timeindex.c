@@ -56,7 +56,8 @@ tidx_load(int fd, struct tidx_entry **vp, size_t *np)
 	}
 	for (i = 0; i < n; i++) {
 		tidx_get(buf + i * TIDX_ENTRY, &v[i]);
-		if (i == 0 ? v[i].rel != 0 :
+		/* A compacted segment's first batch may lie past its base. */
+		if (i > 0 &&
 		    (v[i].rel <= v[i - 1].rel || v[i].ts < v[i - 1].ts)) {
 			free(buf);
 			free(v);

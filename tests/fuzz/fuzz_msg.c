@@ -62,7 +62,8 @@
 	X(delete_records_req, N, 1)		\
 	X(delete_records_resp, N, 0)		\
 	X(offset_delete_req, A, 1)		\
-	X(offset_delete_resp, A, 0)
+	X(offset_delete_resp, A, 0)		\
+	X(cleaner_resp, A, 0)
 
 #define DECODE_A(name, p, n, a, m)	msg_decode_##name(p, n, a, m)
 #define DECODE_N(name, p, n, a, m)	msg_decode_##name(p, n, m)

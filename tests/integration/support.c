@@ -1038,3 +1038,26 @@ support_krecv(int fd, const struct kmsg *m, int16_t v, int32_t corr,
 	free(buf);
 	return rc;
 }
+
+int
+support_init_producer(int fd, int64_t *pid, int16_t *epoch)
+{
+	struct init_producer_req q = { -1, -1 };
+	struct init_producer_resp r;
+	struct wbuf wb;
+	uint8_t *payload = NULL;
+	size_t plen;
+	int rc;
+
+	wbuf_init(&wb);
+	msg_encode_init_producer_req(&wb, &q);
+	rc = support_call(fd, API_INIT_PRODUCER, 3, &wb, 10000, &payload, &plen);
+	if (rc == 0 && msg_decode_init_producer_resp(payload, plen, &r) == 0) {
+		*pid = r.producer_id;
+		*epoch = r.producer_epoch;
+	} else
+		rc = -1;
+	free(payload);
+	wbuf_free(&wb);
+	return rc;
+}

@@ -91,6 +91,12 @@ int	 support_run_cmd(const char *path, const char *const argv[],
 int	 support_tool(const char *input, char **out, char **err,
 	    const char *name, ...);
 
+/*
+ * INIT_PRODUCER on fd (request id 3) for a new producer id: 0 with
+ * *pid and *epoch, or -1.
+ */
+int	 support_init_producer(int fd, int64_t *pid, int16_t *epoch);
+
 /* Pid of a worker (role "worker") or the writer in `slot`, per flume-admin workers. */
 pid_t	 flumed_child_pid(const struct flumed *d, const char *role, int slot);
 /*

@@ -133,29 +133,6 @@ data_path(char *buf, size_t size, const char *tail)
 	snprintf(buf, size, "%s%s", real, tail);
 }
 
-static int
-init_producer(int fd, int64_t *pid, int16_t *epoch)
-{
-	struct init_producer_req q = { -1, -1 };
-	struct init_producer_resp r;
-	struct wbuf wb;
-	uint8_t *payload = NULL;
-	size_t plen;
-	int rc;
-
-	wbuf_init(&wb);
-	msg_encode_init_producer_req(&wb, &q);
-	rc = support_call(fd, API_INIT_PRODUCER, 3, &wb, 10000, &payload, &plen);
-	if (rc == 0 && msg_decode_init_producer_resp(payload, plen, &r) == 0) {
-		*pid = r.producer_id;
-		*epoch = r.producer_epoch;
-	} else
-		rc = -1;
-	free(payload);
-	wbuf_free(&wb);
-	return rc;
-}
-
 /*
  * Send one PRODUCE (request id 7) of n records "<tag>-<i>" (each padded
  * with pad 'x' bytes) to partition 0, idempotent with (pid, epoch, seq)
@@ -396,7 +373,7 @@ test_stored_resend(void)
 	fd = support_connect(&d);
 	CU_ASSERT_FATAL(fd != -1);
 	seed(fd, "sr", "sra", 50);
-	CU_ASSERT_EQUAL_FATAL(init_producer(fd, &pid, &epoch), 0);
+	CU_ASSERT_EQUAL_FATAL(support_init_producer(fd, &pid, &epoch), 0);
 
 	/* In the ring (acks=1 answers that); the writer hits the full disk. */
 	CU_ASSERT_EQUAL(produce(fd, "sr", 1, 5000, pid, epoch, 0, "srb", 20, 200,
@@ -444,7 +421,7 @@ test_restart_syncs(void)
 	    "flush_interval_ms = -1\nflush_messages = -1"), 0);
 	fd = support_connect(&d);
 	CU_ASSERT_FATAL(fd != -1);
-	CU_ASSERT_EQUAL_FATAL(init_producer(fd, &pid, &epoch), 0);
+	CU_ASSERT_EQUAL_FATAL(support_init_producer(fd, &pid, &epoch), 0);
 	/* Sent with acks=all, but only the acks=1 part got through. */
 	CU_ASSERT_EQUAL(produce(fd, "rs", 1, 5000, pid, epoch, 0, "rsa", 10, 0,
 	    &base), ERR_NONE);
@@ -504,7 +481,7 @@ test_writer_respawn_syncs(void)
 	    "flush_interval_ms = -1\nflush_messages = -1"), 0);
 	fd = support_connect(&d);
 	CU_ASSERT_FATAL(fd != -1);
-	CU_ASSERT_EQUAL_FATAL(init_producer(fd, &pid, &epoch), 0);
+	CU_ASSERT_EQUAL_FATAL(support_init_producer(fd, &pid, &epoch), 0);
 	CU_ASSERT_EQUAL(produce(fd, "wr", 1, 5000, pid, epoch, 0, "wra", 10, 0,
 	    &base), ERR_NONE);
 	CU_ASSERT_EQUAL(base, 0);
@@ -601,7 +578,7 @@ test_failed_fsync_rewrites(void)
 	fd = support_connect(&d);
 	CU_ASSERT_FATAL(fd != -1);
 	seed(fd, "fs", "fsa", 50);
-	CU_ASSERT_EQUAL_FATAL(init_producer(fd, &pid, &epoch), 0);
+	CU_ASSERT_EQUAL_FATAL(support_init_producer(fd, &pid, &epoch), 0);
 	data_path(seg, sizeof(seg), "/fs/partition-0/00000000000000000000.log");
 
 	/* Written, then its fdatasync fails: not answered as durable. */
@@ -652,7 +629,7 @@ test_failed_fsync_restart(void)
 	fd = support_connect(&d);
 	CU_ASSERT_FATAL(fd != -1);
 	seed(fd, "fr", "fra", 50);
-	CU_ASSERT_EQUAL_FATAL(init_producer(fd, &pid, &epoch), 0);
+	CU_ASSERT_EQUAL_FATAL(support_init_producer(fd, &pid, &epoch), 0);
 	CU_ASSERT_EQUAL(produce(fd, "fr", -1, 1500, pid, epoch, 0, "frb", 20,
 	    200, &base), ERR_TIMEOUT);
 	CU_ASSERT_EQUAL_FATAL(flumed_wait_log(&d, "fdatasync: Input/output error",
@@ -840,7 +817,7 @@ test_resend_after_damage(void)
 	CU_ASSERT_EQUAL_FATAL(start("partitions = 1"), 0);
 	fd = support_connect(&d);
 	CU_ASSERT_FATAL(fd != -1);
-	CU_ASSERT_EQUAL_FATAL(init_producer(fd, &pid, &epoch), 0);
+	CU_ASSERT_EQUAL_FATAL(support_init_producer(fd, &pid, &epoch), 0);
 	for (k = 0; k < 10; k++) {
 		snprintf(tag, sizeof(tag), "d%c", 'a' + k);
 		CU_ASSERT_EQUAL_FATAL(produce(fd, "dm", -1, 10000, pid, epoch,

@@ -264,7 +264,9 @@ test_metrics_scrape(void)
 	    "{topic=\"m\",partition=\"0\"}"), 5);
 	CU_ASSERT_EQUAL(series(body, "flume_build_info{version=\"" FLUME_VERSION "\"}"), 1);
 	CU_ASSERT_EQUAL(series(body, "flume_child_up{slot=\"2\",role=\"writer\"}"), 1);
-	CU_ASSERT_EQUAL(series(body, "flume_child_up{slot=\"3\",role=\"metrics\"}"), 1);
+	CU_ASSERT_EQUAL(series(body, "flume_child_up{slot=\"3\",role=\"cleaner\"}"), 1);
+	CU_ASSERT_EQUAL(series(body, "flume_child_up{slot=\"4\",role=\"metrics\"}"), 1);
+	CU_ASSERT_EQUAL(series(body, "flume_cleaner_runs_total"), 0);
 	CU_ASSERT_EQUAL(series(body, "flume_child_restarts_total{slot=\"0\",role=\"worker\"}"), 0);
 	CU_ASSERT(series(body, "flume_worker_requests_total{slot=\"0\",role=\"worker\"}") +
 	    series(body, "flume_worker_requests_total{slot=\"1\",role=\"worker\"}") >= 6);
@@ -345,7 +347,8 @@ test_admin_stats(void)
 	CU_ASSERT_EQUAL(v[0], 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "unknown topic or partition\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n2    writer "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n3    metrics "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n3    cleaner "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n4    metrics "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n0    worker "));
 	free(out);
 }

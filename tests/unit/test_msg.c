@@ -844,12 +844,12 @@ test_hand_small_codecs(void)
 	struct stats_child sc = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 0, 0,
 	    0, 0 };
 	struct stats_partition sp = { "t", 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-	    12, 13, 14 };
+	    12, 13, 14, 0, 0, 0 };
 	struct stats_bucket sb = { -1, 18 };
 	struct stats_error se = { ERR_UNKNOWN_TOPIC_OR_PARTITION, 19 };
 	struct stats_lag sl = { "g", 1, "t", 1, 0, 20, 21 };
 	struct stats_resp sr = { ERR_NONE, 1, &sc, 1, &sp, 15, 16, 17,
-	    1, &sb, 1, &se, 1, &sl };
+	    1, &sb, 1, &se, 1, &sl, 0, 0, 0, 0 };
 	struct wbuf wb;
 	int i;
 

@@ -51,7 +51,7 @@ static char		*topdir;	/* the test's own: holds datadir */
 static char		*datadir;
 static char		 shmname[SHM_NAME_MAX];
 static int		 shm_made;
-static int		 efds[2] = { -1, -1 };
+static int		 efds[3] = { -1, -1, -1 };
 static int		 lfd = -1;
 static uint16_t		 port;
 static pid_t		 worker_pid = -1, writer_pid = -1;
@@ -133,7 +133,7 @@ suite_setup(void)
 	log_init(0, LOG_LVL_WARN, "test");
 
 	memset(&lim, 0, sizeof(lim));
-	lim.child_slots = 2;
+	lim.child_slots = 3;	/* a worker, the writer, the cleaner's slot */
 	lim.max_topics = conf.max_topics;
 	lim.max_partitions = conf.max_partitions;
 	lim.ring_size = conf.ring_size;
@@ -143,6 +143,7 @@ suite_setup(void)
 	shm_made = 1;
 	tb.shm.children[0].role = ROLE_WORKER;
 	tb.shm.children[1].role = ROLE_WRITER;
+	tb.shm.children[2].role = ROLE_CLEANER;
 
 	if ((lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0)) == -1)
 		return -1;
@@ -156,13 +157,14 @@ suite_setup(void)
 		return -1;
 	port = ntohs(sin.sin_port);
 	if ((efds[0] = eventfd(0, EFD_NONBLOCK)) == -1 ||
-	    (efds[1] = eventfd(0, EFD_NONBLOCK)) == -1)
+	    (efds[1] = eventfd(0, EFD_NONBLOCK)) == -1 ||
+	    (efds[2] = eventfd(0, EFD_NONBLOCK)) == -1)
 		return -1;
 
 	tb.conf = &conf;
 	tb.listen_fd = lfd;
 	tb.eventfds = efds;
-	tb.nslots = 2;
+	tb.nslots = 3;
 	if ((writer_pid = spawn(1, writer_main)) == -1 ||
 	    (worker_pid = spawn(0, worker_main)) == -1)
 		return -1;
@@ -180,6 +182,8 @@ suite_teardown(void)
 		close(efds[0]);
 	if (efds[1] != -1)
 		close(efds[1]);
+	if (efds[2] != -1)
+		close(efds[2]);
 	if (shm_made) {
 		shm_detach(&tb.shm);
 		shm_unlink_name(shmname);

@@ -40,7 +40,7 @@
 #include "store/topic.h"
 #include "tests/harness.h"
 
-#define NSLOTS		3	/* two workers and the writer */
+#define NSLOTS		4	/* two workers, the writer, the cleaner */
 #define MAX_BATCHES	64
 
 static char		 shm_name[SHM_NAME_MAX];
@@ -98,7 +98,7 @@ start(void)
 	b.listen_fd = -1;
 	b.eventfds = efds;
 	b.nslots = NSLOTS;
-	b.slot = NSLOTS - 1;
+	b.slot = NSLOTS - 2;		/* the writer's */
 }
 
 static void

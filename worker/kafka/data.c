@@ -373,6 +373,12 @@ kafka_produce_emit(struct worker *w, struct conn *c, struct req *r)
 			/* Counted as the native face counts its answers. */
 			errcode_count(w, res->err);
 			pr->error_code = kafka_op_error(res->err);
+			if (res->err == OP_KEYLESS) {
+				/* v8+ carry it; Kafka's words for it differ. */
+				pr->error_message.p = op_strerror(OP_KEYLESS);
+				pr->error_message.len = (int32_t)strlen(
+				    pr->error_message.p);
+			}
 			if (res->err == OP_OK) {
 				pr->base_offset = res->base_offset;
 				pr->log_start_offset = res->log_start;

@@ -20,6 +20,7 @@
 #include "worker/face.h"
 #include "worker/lograte.h"
 #include "worker/native/admin.h"
+#include "worker/native/cleaner.h"
 #include "worker/native/config.h"
 #include "worker/native/conns.h"
 #include "worker/native/data.h"
@@ -150,6 +151,9 @@ static const struct api_row native_rows[] = {
 	/* Broker-wide: only an admin of every topic. */
 	ROW(API_WORKERS, "WORKERS", AUTH_ADMIN | API_PERM_ALL, NULL,
 	    native_workers_exec, NULL, emit_workers, NULL, ERRBODY_EMPTY),
+	ROW(API_CLEANER, "CLEANER", AUTH_ADMIN | API_PERM_ALL, NULL,
+	    native_cleaner_exec, NULL, native_cleaner_emit, NULL,
+	    ERRBODY_EMPTY),
 	/* Groups: checked per group and per topic by the operations. */
 	ROW(API_JOIN_GROUP, "JOIN_GROUP", 0, native_join_decode,
 	    native_join_exec, native_join_poll, native_join_emit, NULL,

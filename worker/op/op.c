@@ -42,6 +42,7 @@ static const char *const op_errnames[OP_ERR_MAX] = {
 	[OP_GROUP_SUBSCRIBED]	= "the group's members consume the topic",
 	[OP_SECURITY_DISABLED]	= "no auth_file: security is off",
 	[OP_POLICY]		= "the topic's cleanup.policy forbids it",
+	[OP_KEYLESS]		= "compacted topic requires keyed records",
 };
 
 const char *

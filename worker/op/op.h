@@ -72,6 +72,7 @@ enum op_err {
 	OP_GROUP_SUBSCRIBED,	/* the group's members consume that topic */
 	OP_SECURITY_DISABLED,	/* no auth_file: no users or permissions to change */
 	OP_POLICY,		/* the topic's settings forbid it (cleanup.policy) */
+	OP_KEYLESS,		/* a record without a key to a compacted topic */
 	OP_ERR_MAX
 };
 

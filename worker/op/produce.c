@@ -26,9 +26,12 @@
  * the worker's one buffer (worker/op/inflate.h).
  */
 static enum op_err
-records_validate(const struct config *conf, const uint8_t *p, size_t len)
+records_validate(const struct config *conf, const uint8_t *p, size_t len,
+    int keyed)
 {
 	struct compress_buf *z = inflate_scratch(conf);
+	struct batch_iter it;
+	struct record r;
 	size_t off = 0, total;
 	uint32_t blen;
 	int rc;
@@ -56,6 +59,15 @@ records_validate(const struct config *conf, const uint8_t *p, size_t len)
 			return OP_NO_MEMORY;
 		if (rc != BATCH_OK)
 			return OP_BAD_BATCH;
+		/* A compacted topic keeps the latest record of each key: Kafka
+		 * refuses one without a key (INVALID_RECORD). */
+		if (keyed) {
+			if (batch_iter_init_z(&it, p + off, total, z) != BATCH_OK)
+				return OP_BAD_BATCH;
+			while ((rc = batch_iter_next(&it, &r)) == 1)
+				if (r.key_len < 0)
+					return OP_KEYLESS;
+		}
 		off += total;
 	}
 	return OP_OK;
@@ -197,8 +209,8 @@ produce_check(const struct op_ctx *x, const struct op_produce_part *pp,
 	op_tconf_topic(w, (int)p->topic, &tc);
 	if ((int64_t)pp->records_len > tc.v[TC_MAX_MESSAGE_BYTES])
 		return OP_TOO_LARGE;
-	if ((err = records_validate(w->conf, pp->records,
-	    pp->records_len)) != OP_OK)
+	if ((err = records_validate(w->conf, pp->records, pp->records_len,
+	    (tc.v[TC_CLEANUP_POLICY] & TCONF_CLEANUP_COMPACT) != 0)) != OP_OK)
 		return err;
 	if ((err = produce_timestamps(&tc, pp)) != OP_OK)
 		return err;
