@@ -10,17 +10,35 @@
 #include "clients/libflume_int.h"
 #include "proto/role.h"
 
+/*
+ * The answer's bytes moved into the arena: the decoders point strings
+ * (topic and group names) into the bytes they decode, and the caller
+ * reads them after the call, when the receive buffer is long freed.
+ */
+static const uint8_t *
+keep(struct arena *a, const struct client_sync *s)
+{
+	uint8_t *p;
+
+	if ((p = arena_alloc(a, s->len > 0 ? s->len : 1)) != NULL &&
+	    s->len > 0)
+		memcpy(p, s->buf, s->len);
+	return p;
+}
+
 int
 flume_tool_stats(struct flume_client *c, struct arena *a, struct stats_resp *out)
 {
 	struct client_sync s;
+	const uint8_t *p;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (client_call(c, API_STATS, NULL, c->conf.request_timeout_ms, 0,
 	    &s) == -1)
 		goto done;
-	if (msg_decode_stats_resp(s.buf, s.len, a, out) == -1) {
+	if ((p = keep(a, &s)) == NULL ||
+	    msg_decode_stats_resp(p, s.len, a, out) == -1) {
 		client_seterr(c, "malformed stats response");
 		errno = EPROTO;
 		goto done;
@@ -40,13 +58,15 @@ flume_tool_cleaner(struct flume_client *c, struct arena *a,
     struct cleaner_resp *out)
 {
 	struct client_sync s;
+	const uint8_t *p;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (client_call(c, API_CLEANER, NULL, c->conf.request_timeout_ms, 0,
 	    &s) == -1)
 		goto done;
-	if (msg_decode_cleaner_resp(s.buf, s.len, a, out) == -1) {
+	if ((p = keep(a, &s)) == NULL ||
+	    msg_decode_cleaner_resp(p, s.len, a, out) == -1) {
 		client_seterr(c, "malformed cleaner response");
 		errno = EPROTO;
 		goto done;
