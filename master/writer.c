@@ -71,6 +71,7 @@
 #include "master/writer_make.h"
 #include "master/writer_sync.h"
 #include "master/writer_tconf.h"
+#include "master/writer_txn.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
 #include "shm/ring.h"
@@ -1407,6 +1408,11 @@ writer_cycle(struct writer *w, int64_t now_ms)
 	if (moved)
 		writer_wake_workers(w);
 	writer_groups_cycle(w->groups, now_ms);
+	/* Transactions (master/writer_txn.h): answers wait on durable_gen. */
+	if (writer_txn_cycle(w->s, w->conf, now_ms)) {
+		writer_wake_workers(w);
+		moved = 1;
+	}
 	return moved;
 }
 
@@ -1465,6 +1471,7 @@ writer_timeout(struct writer *w, int64_t now_ms)
 			WRITER_SOONER(sl->last_sync_ms + sl->flush_ms);
 	});
 	WRITER_SOONER(writer_groups_due(w->groups));
+	WRITER_SOONER(writer_txn_due(w->s, now_ms));
 #undef WRITER_SOONER
 	return t < 0 ? 0 : (int)t;
 }
@@ -1485,6 +1492,7 @@ writer_finish(struct writer *w, int64_t now_ms)
 	/* Committed offsets go through __consumer_offsets' rings: first. */
 	if (writer_groups_finish(w->groups, now_ms) == -1)
 		rc = -1;
+	(void)writer_txn_cycle(w->s, w->conf, now_ms);
 	WRITER_FOREACH_SLOT(w, i, {
 		struct wslot *sl = &w->slots[i];
 		struct shm_partition *p = &w->s->parts[i];
