@@ -24,6 +24,7 @@
 #include "worker/kafka/kafka.h"
 #include "worker/kafka/txn.h"
 #include "worker/lograte.h"
+#include "common/config.h"
 #include "worker/op/txn.h"
 #include "worker/worker.h"
 
@@ -158,6 +159,11 @@ kafka_txn_init_exec(struct worker *w, struct conn *c, struct req *r)
 		r->deadline = st->init.wait.deadline;
 		return;
 	}
+	if (st->init.wait.err == OP_TXN_BAD_TIMEOUT)
+		lograte_info(w, c->peer, LOGRATE_REFUSED, "InitProducerId: "
+		    "transaction timeout %d ms refused (at most "
+		    "transaction_max_timeout_ms, %lld)", q->transaction_timeout_ms,
+		    (long long)w->conf->transaction_max_timeout_ms);
 	init_fill(k, st);
 }
 
