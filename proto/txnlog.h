@@ -55,6 +55,13 @@ struct txnlog_value {
 	struct txnlog_off	*offs;
 };
 
+#define TXNLOG_STATES	8	/* status bytes 0 Empty .. 7 PrepareEpochFence */
+
+/* Kafka's name of status byte st ("Ongoing"...), or NULL. */
+const char *txnlog_state_name(uint32_t st);
+/* The status byte named name (Kafka's names), or -1. */
+int	txnlog_state_parse(const char *name, size_t len);
+
 /* The key of id into buf; its length (more than cap: did not fit). */
 size_t	txnlog_key(uint8_t *buf, size_t cap, const char *id, size_t len);
 /* The value v into buf; its length (more than cap: did not fit). */

@@ -764,6 +764,33 @@ test_list_transactions(void)
 	close(fd);
 }
 
+/* flume-admin transactions: the table, Kafka's state names. */
+static void
+test_admin_transactions(void)
+{
+	const char *argv[] = { "flume-admin", "transactions", NULL };
+	char *out = NULL, want[160];
+	int64_t pid;
+	int16_t ep;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	CU_ASSERT_EQUAL(init_pid(fd, 4, "adm-1", 12345, -1, -1, &pid, &ep), 0);
+	CU_ASSERT_EQUAL(add_parts(fd, 3, "adm-1", pid, ep, "tx", 2),
+	    KERR_NONE);
+	kcall_release();
+	CU_ASSERT_EQUAL_FATAL(run_tool(&d, NULL, &out, 10000, argv), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_EQUAL(strncmp(out, "TRANSACTIONAL_ID ", 17), 0);
+	snprintf(want, sizeof(want), "\nadm-1%19s %-18s %20lld %6d %10d %5d ",
+	    " ", "Ongoing", (long long)pid, (int)ep, 12345, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, want));
+	free(out);
+	CU_ASSERT_EQUAL(end_txn(fd, 3, "adm-1", pid, ep, 0), KERR_NONE);
+	kcall_release();
+	close(fd);
+}
+
 /* Past its timeout, the broker aborts it with a bumped epoch. */
 static void
 test_timeout(void)
@@ -912,6 +939,7 @@ TEST_SUITE("kafka_txn", setup, teardown,
     { "abort, fencing and what produce refuses", test_abort_and_checks },
     { "TxnOffsetCommit and require_stable", test_txn_offsets },
     { "ListTransactions filters", test_list_transactions },
+    { "flume-admin transactions", test_admin_transactions },
     { "timeout: aborted with an epoch bump", test_timeout },
     { "restart: Ongoing replayed, aborted at its timeout",
       test_restart_ongoing },

@@ -580,11 +580,12 @@ info_of(const struct op_ctx *x, struct shm_txn *t, struct op_txn_info *out,
 	out->timeout_ms = t->timeout_ms;
 	out->start_ms = t->start_ms;
 	out->update_ms = t->update_ms;
-	if (!want_parts)
-		return OP_OK;
 	n = atomic_load(&t->nparts);
 	if (n > s->hdr->limits.max_txn_parts)
 		n = s->hdr->limits.max_txn_parts;
+	out->nparts_all = n;
+	if (!want_parts)
+		return OP_OK;
 	if (n > 0 && (out->parts = op_alloc(x, n * sizeof(*out->parts))) == NULL)
 		return OP_NO_MEMORY;
 	for (i = 0; i < n; i++) {

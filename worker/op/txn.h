@@ -105,6 +105,7 @@ struct op_txn_info {
 	int32_t		 timeout_ms;
 	int64_t		 start_ms;	/* -1 none */
 	int64_t		 update_ms;
+	uint32_t	 nparts_all;	/* partitions in the transaction */
 	uint32_t	 nparts;
 	struct op_txn_tp {
 		const char	*topic;	/* request memory */
