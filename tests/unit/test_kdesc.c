@@ -41,6 +41,7 @@
 #include "proto/kafka/kmsg_produce.h"
 #include "proto/kafka/kmsg_records.h"
 #include "proto/kafka/kmsg_sasl.h"
+#include "proto/kafka/kmsg_txn.h"
 #include "proto/wire.h"
 #include "tests/harness.h"
 
@@ -1719,6 +1720,12 @@ test_versions_table(void)
 		{ KAPI_DELETE_TOPICS, 0, 6, 4 },
 		{ KAPI_DELETE_RECORDS, 0, 2, 2 },
 		{ KAPI_INIT_PRODUCER_ID, 0, 5, 2 },
+		{ KAPI_ADD_PARTITIONS_TO_TXN, 0, 5, 3 },
+		{ KAPI_ADD_OFFSETS_TO_TXN, 0, 4, 3 },
+		{ KAPI_END_TXN, 0, 5, 3 },
+		{ KAPI_TXN_OFFSET_COMMIT, 0, 5, 3 },
+		{ KAPI_DESCRIBE_TRANSACTIONS, 0, 0, 0 },
+		{ KAPI_LIST_TRANSACTIONS, 0, 1, 0 },
 		{ KAPI_DESCRIBE_ACLS, 0, 3, 2 },
 		{ KAPI_CREATE_ACLS, 0, 3, 2 },
 		{ KAPI_DELETE_ACLS, 0, 3, 2 },
@@ -3419,6 +3426,108 @@ test_fixture_acls(void)
 	fx_close(&f);
 }
 
+/*
+ * The transaction APIs as librdkafka 2.0.2 (confluent-kafka) and kafkajs
+ * 2.2.4 send them, captured through tests/tools/kdesc_capture.py's
+ * proxy mode against a running Flume: AddPartitionsToTxn v0 and v1,
+ * AddOffsetsToTxn v0 and v1, EndTxn v1, TxnOffsetCommit v1 and v3
+ * (with the group member), and OffsetFetch v7.
+ */
+static void
+test_fixture_transactions(void)
+{
+	static const struct {
+		const char	*file;
+		const char	*tid;
+		int16_t		 v;
+		int32_t		 corr;
+	} ap[] = {
+		{ "kdesc/confluent-kafka-AddPartitionsToTxn-v0.bin", "cap1-tid",
+		    0, 4 },
+		{ "kdesc/kafkajs-AddPartitionsToTxn-v1.bin", "cap2-tid", 1, 7 },
+	}, ao[] = {
+		{ "kdesc/confluent-kafka-AddOffsetsToTxn-v0.bin", "cap1-tid", 0,
+		    10 },
+		{ "kdesc/kafkajs-AddOffsetsToTxn-v1.bin", "cap2-tid", 1, 20 },
+	}, et[] = {
+		{ "kdesc/confluent-kafka-EndTxn-v1.bin", "cap1-tid", 1, 5 },
+		{ "kdesc/kafkajs-EndTxn-v1.bin", "cap2-tid", 1, 10 },
+	}, oc[] = {
+		{ "kdesc/confluent-kafka-TxnOffsetCommit-v3.bin", "cap1-tid", 3,
+		    10 },
+		{ "kdesc/kafkajs-TxnOffsetCommit-v1.bin", "cap2-tid", 1, 22 },
+	};
+	union {
+		struct km_addparts_req	 ap;
+		struct km_addoffs_req	 ao;
+		struct km_endtxn_req	 et;
+		struct km_txnoc_req	 oc;
+		struct km_ofetch_req	 of;
+	} u;
+	const struct km_addparts_topic *t;
+	const struct km_txnoc_topic *ot;
+	const struct km_txnoc_part *op;
+	char topic[32], group[32];
+	struct fx f;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(topic, sizeof(topic), "cap%zu-txn", i + 1);
+		snprintf(group, sizeof(group), "cap%zu-eos", i + 1);
+		CU_ASSERT_FATAL(fx_open(&f, ap[i].file,
+		    &kmsg_add_partitions_to_txn, &u, ap[i].v, ap[i].corr));
+		CU_ASSERT(kstr_eq(u.ap.v3_transactional_id, ap[i].tid));
+		CU_ASSERT(u.ap.v3_producer_id > 0);
+		CU_ASSERT_EQUAL(u.ap.v3_producer_epoch, 0);
+		CU_ASSERT_EQUAL_FATAL(u.ap.v3_topics.n, 1);
+		t = u.ap.v3_topics.v;
+		CU_ASSERT(kstr_eq(t->name, topic));
+		CU_ASSERT_EQUAL_FATAL(t->partitions.n, 1);
+		CU_ASSERT_EQUAL(((const int32_t *)t->partitions.v)[0], 0);
+		CU_ASSERT_EQUAL(u.ap.transactions.n, 0);
+		fx_close(&f);
+
+		CU_ASSERT_FATAL(fx_open(&f, ao[i].file,
+		    &kmsg_add_offsets_to_txn, &u, ao[i].v, ao[i].corr));
+		CU_ASSERT(kstr_eq(u.ao.transactional_id, ao[i].tid));
+		CU_ASSERT(kstr_eq(u.ao.group_id, group));
+		fx_close(&f);
+
+		CU_ASSERT_FATAL(fx_open(&f, et[i].file, &kmsg_end_txn, &u,
+		    et[i].v, et[i].corr));
+		CU_ASSERT(kstr_eq(u.et.transactional_id, et[i].tid));
+		CU_ASSERT_EQUAL(u.et.committed, 1);
+		fx_close(&f);
+
+		CU_ASSERT_FATAL(fx_open(&f, oc[i].file,
+		    &kmsg_txn_offset_commit, &u, oc[i].v, oc[i].corr));
+		CU_ASSERT(kstr_eq(u.oc.transactional_id, oc[i].tid));
+		CU_ASSERT(kstr_eq(u.oc.group_id, group));
+		CU_ASSERT_EQUAL_FATAL(u.oc.topics.n, 1);
+		ot = u.oc.topics.v;
+		CU_ASSERT_EQUAL_FATAL(ot->partitions.n, 1);
+		op = ot->partitions.v;
+		CU_ASSERT_EQUAL(op->partition_index, 0);
+		CU_ASSERT(op->committed_offset > 0);
+		if (oc[i].v >= 3) {
+			/* librdkafka names its group member (KIP-447). */
+			CU_ASSERT(u.oc.generation_id >= 1);
+			CU_ASSERT(u.oc.member_id.len > 0);
+			CU_ASSERT_EQUAL(u.oc.group_instance_id.len, -1);
+		} else {
+			CU_ASSERT_EQUAL(u.oc.generation_id, -1);
+			CU_ASSERT_EQUAL(u.oc.member_id.len, 0);
+		}
+		fx_close(&f);
+	}
+	/* librdkafka's OffsetFetch v7 (its read_uncommitted consumer). */
+	CU_ASSERT_FATAL(fx_open(&f, "kdesc/confluent-kafka-OffsetFetch-v7.bin",
+	    &kmsg_offset_fetch, &u, 7, 7));
+	CU_ASSERT(kstr_eq(u.of.group_id, "cap1-g1"));
+	CU_ASSERT_EQUAL(u.of.require_stable, 0);
+	fx_close(&f);
+}
+
 TEST_SUITE("kdesc", setup, NULL,
 	{ "nullable struct (a cursor)", test_nullable_struct },
 	{ "describe APIs from @platformatic/kafka", test_fixture_describe },
@@ -3476,4 +3585,6 @@ TEST_SUITE("kdesc", setup, NULL,
 	{ "records hook: prefix here, bytes the caller's",
 	    test_records_hook },
 	{ "@platformatic/kafka: every request flexible",
-	    test_fixture_platformatic });
+	    test_fixture_platformatic },
+	{ "transaction APIs from librdkafka and kafkajs",
+	    test_fixture_transactions });
