@@ -46,7 +46,8 @@ struct tw {
 static void
 tw_bytes(struct tw *w, const void *b, size_t len)
 {
-	if (w->n <= w->cap && len <= w->cap - w->n)
+	if (len > 0 && w->p != NULL && w->n <= w->cap &&
+	    len <= w->cap - w->n)
 		memcpy(w->p + w->n, b, len);
 	w->n += len;
 }

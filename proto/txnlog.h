@@ -64,7 +64,8 @@ int	txnlog_state_parse(const char *name, size_t len);
 
 /* The key of id into buf; its length (more than cap: did not fit). */
 size_t	txnlog_key(uint8_t *buf, size_t cap, const char *id, size_t len);
-/* The value v into buf; its length (more than cap: did not fit). */
+/* The value v into buf; its length (more than cap: did not fit; buf
+ * NULL, cap 0 sizes it). */
 size_t	txnlog_value(uint8_t *buf, size_t cap, const struct txnlog_value *v);
 /* The transactional id of a key (pointing into buf); 0 or -1. */
 int	txnlog_key_decode(const uint8_t *buf, size_t len, const char **id,

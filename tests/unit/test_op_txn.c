@@ -329,6 +329,29 @@ test_produce_batches(void)
 	/* A plain idempotent batch is not the coordinator's business. */
 	n = batch(b, sizeof(b), pid, ep, 0);
 	CU_ASSERT_EQUAL(op_txn_batches(&f.w, slot_of("t", 3), b, n), OP_OK);
+	/*
+	 * The append checks again under the table's lock: once EndTxn moved
+	 * the transaction to PrepareCommit nothing more goes in (it would
+	 * land after the marker).
+	 */
+	{
+		struct shm_partition *p = &f.w.shm->parts[slot_of("t", 0)];
+		struct op_txn_wait w;
+		enum op_err e = OP_OK;
+		int64_t base, next;
+
+		b[BATCH_OFF_ATTRIBUTES + 1] |= BATCH_ATTR_TRANSACTIONAL;
+		CU_ASSERT_EQUAL(op_txn_append(&f.w, p, atomic_load(
+		    &p->incarnation), b, n, &base, &next, &e), 0);
+		CU_ASSERT_EQUAL(e, OP_OK);
+		CU_ASSERT_EQUAL(base, 0);
+		CU_ASSERT_EQUAL(end_start("p", pid, ep, 1, &w), OP_WAIT);
+		CU_ASSERT_EQUAL(op_txn_append(&f.w, p, atomic_load(
+		    &p->incarnation), b, n, &base, &next, &e), -1);
+		CU_ASSERT_EQUAL(e, OP_TXN_BAD_STATE);
+		CU_ASSERT_EQUAL(__atomic_load_n(&p->next_offset,
+		    __ATOMIC_ACQUIRE), 1);
+	}
 	fixture_op_done(&f);
 }
 

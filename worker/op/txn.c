@@ -18,6 +18,7 @@
 #include "shm/topics.h"
 #include "shm/txn.h"
 #include "worker/op/part.h"
+#include "worker/op/producer.h"
 #include "worker/op/txn.h"
 #include "worker/worker.h"
 
@@ -672,34 +673,84 @@ op_txn_list(const struct op_ctx *x, uint32_t states, const int64_t *pids,
 	return OP_OK;
 }
 
+/* Locked: may (pid, epoch) append a transactional batch to slot? */
+static enum op_err
+produce_check_locked(struct shm *s, int64_t pid, int16_t epoch,
+    uint32_t slot)
+{
+	struct shm_txn *t;
+	int idx;
+	int16_t cur;
+
+	if ((idx = txn_find_pid(s, pid)) < 0)
+		return OP_TXN_BAD_STATE;
+	t = txn_at(s, (uint32_t)idx);
+	cur = (int16_t)atomic_load(&t->epoch);
+	if (epoch < cur)
+		return OP_TXN_EPOCH;
+	if (epoch != cur || atomic_load(&t->state) != TXN_ONGOING ||
+	    txn_has_part(s, t, slot) < 0)
+		return OP_TXN_BAD_STATE;
+	return OP_OK;
+}
+
 enum op_err
 op_txn_produce_check(struct worker *w, int64_t pid, int16_t epoch,
     uint32_t slot)
 {
 	struct shm *s = w->shm;
-	struct shm_txn *t;
-	enum op_err e = OP_OK;
-	int idx;
-	int16_t cur;
+	enum op_err e;
 
 	if (s->hdr->limits.max_txns == 0 || pid < 0)
 		return OP_TXN_BAD_STATE;
 	if (txn_lock(s) == -1)
 		return OP_INTERNAL;
-	if ((idx = txn_find_pid(s, pid)) < 0)
-		e = OP_TXN_BAD_STATE;
-	else {
-		t = txn_at(s, (uint32_t)idx);
-		cur = (int16_t)atomic_load(&t->epoch);
-		if (epoch < cur)
-			e = OP_TXN_EPOCH;
-		else if (epoch != cur ||
-		    atomic_load(&t->state) != TXN_ONGOING ||
-		    txn_has_part(s, t, slot) < 0)
-			e = OP_TXN_BAD_STATE;
-	}
+	e = produce_check_locked(s, pid, epoch, slot);
 	txn_unlock(s);
 	return e;
+}
+
+int
+op_txn_batch(const uint8_t *recs, size_t len, int64_t *pid, int16_t *epoch)
+{
+	struct batch_header h;
+
+	if (len < BATCH_HEADER_SIZE ||
+	    batch_parse_header(recs, len, &h) != BATCH_OK || h.magic < 2 ||
+	    !(h.attributes & BATCH_ATTR_TRANSACTIONAL))
+		return 0;
+	*pid = h.producer_id;
+	*epoch = h.producer_epoch;
+	return 1;
+}
+
+int
+op_txn_append(struct worker *w, struct shm_partition *p, uint32_t inc,
+    const uint8_t *recs, size_t len, int64_t *base, int64_t *next,
+    enum op_err *err)
+{
+	struct shm *s = w->shm;
+	int64_t pid = -1;
+	int16_t epoch = -1;
+	int rc;
+
+	(void)op_txn_batch(recs, len, &pid, &epoch);
+	if (s->hdr->limits.max_txns == 0 || pid < 0) {
+		*err = OP_TXN_BAD_STATE;
+		return -1;
+	}
+	if (txn_lock(s) == -1) {
+		*err = OP_INTERNAL;
+		return -1;
+	}
+	if ((*err = produce_check_locked(s, pid, epoch,
+	    (uint32_t)(p - s->parts))) != OP_OK) {
+		txn_unlock(s);
+		return -1;
+	}
+	rc = op_producer_append(w, p, inc, recs, len, base, next, err);
+	txn_unlock(s);
+	return rc;
 }
 
 enum op_err

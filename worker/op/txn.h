@@ -130,6 +130,20 @@ enum op_err op_txn_list(const struct op_ctx *x, uint32_t states,
  */
 enum op_err op_txn_produce_check(struct worker *w, int64_t pid, int16_t epoch,
 	    uint32_t slot);
+/* Is recs' first batch transactional?  Its producer id and epoch. */
+int	op_txn_batch(const uint8_t *recs, size_t len, int64_t *pid,
+	    int16_t *epoch);
+/*
+ * op_producer_append() of a transactional batch, checked and appended
+ * under the transaction table's lock: a transaction that moves to
+ * Prepare* (EndTxn, InitProducerId's fence, a timeout; all under that
+ * lock) can never get a batch after its marker, which the writer
+ * appends under the same lock.  The same returns as op_producer_append.
+ */
+struct shm_partition;
+int	op_txn_append(struct worker *w, struct shm_partition *p, uint32_t inc,
+	    const uint8_t *recs, size_t len, int64_t *base, int64_t *next,
+	    enum op_err *err);
 /*
  * Produce, every batch of recs (validated) for partition slot: a control
  * batch is OP_CONTROL_BATCH (only the broker writes markers), a
