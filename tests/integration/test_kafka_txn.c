@@ -631,8 +631,9 @@ fetch_offset(int fd, const char *group, int stable, int64_t *off)
 }
 
 static int16_t
-txn_offset_commit(int fd, int16_t v, const char *tid, const char *group,
-    int64_t pid, int16_t epoch, int64_t offset)
+txn_offset_commit_m(int fd, int16_t v, const char *tid, const char *group,
+    int64_t pid, int16_t epoch, int64_t offset, const char *member,
+    int32_t generation)
 {
 	struct km_txnoc_req q;
 	struct km_txnoc_resp s;
@@ -656,12 +657,22 @@ txn_offset_commit(int fd, int16_t v, const char *tid, const char *group,
 	q.producer_epoch = epoch;
 	q.topics.n = 1;
 	q.topics.v = &t;
+	q.member_id = kstr_c(member);
+	q.generation_id = generation;
 	call(fd, &kmsg_txn_offset_commit, v, &q, &s);
 	CU_ASSERT_EQUAL_FATAL(s.topics.n, 1);
 	tr = s.topics.v;
 	CU_ASSERT_EQUAL_FATAL(tr->partitions.n, 1);
 	pr = tr->partitions.v;
 	return pr->error_code;
+}
+
+static int16_t
+txn_offset_commit(int fd, int16_t v, const char *tid, const char *group,
+    int64_t pid, int16_t epoch, int64_t offset)
+{
+	return txn_offset_commit_m(fd, v, tid, group, pid, epoch, offset, "",
+	    -1);
 }
 
 static int16_t
@@ -692,6 +703,9 @@ test_txn_offsets(void)
 	CU_ASSERT_EQUAL(txn_offset_commit(fd, 3, "o-1", "og", pid, ep, 7),
 	    KERR_INVALID_TXN_STATE);
 	CU_ASSERT_EQUAL(add_offsets(fd, 3, "o-1", "og", pid, ep), KERR_NONE);
+	/* v3's member: one the group does not have is fenced (KIP-447). */
+	CU_ASSERT_EQUAL(txn_offset_commit_m(fd, 3, "o-1", "og", pid, ep, 8,
+	    "zombie", 5), KERR_UNKNOWN_MEMBER_ID);
 	CU_ASSERT_EQUAL(txn_offset_commit(fd, 3, "o-1", "og", pid, ep, 7),
 	    KERR_NONE);
 	CU_ASSERT_EQUAL(fetch_offset(fd, "og", 1, &off),

@@ -375,7 +375,7 @@ test_offsets(void)
 	o[2] = (struct op_txn_off){ "t", 1, 2, 7, OP_OK };
 	/* Before AddOffsetsToTxn: INVALID_TXN_STATE, nothing pending. */
 	memset(&w, 0, sizeof(w));
-	CU_ASSERT_EQUAL(op_txn_offsets(&f.x, &who, "g", 1, o, 1, &w), OP_DONE);
+	CU_ASSERT_EQUAL(op_txn_offsets(&f.x, &who, "g", 1, NULL, o, 1, &w), OP_DONE);
 	CU_ASSERT_EQUAL(w.err, OP_TXN_BAD_STATE);
 	CU_ASSERT_EQUAL(o[0].err, OP_TXN_BAD_STATE);
 	memset(&w, 0, sizeof(w));
@@ -385,7 +385,7 @@ test_offsets(void)
 	/* Three offsets, room for two (max_txn_offsets): the third refused. */
 	memset(&w, 0, sizeof(w));
 	o[0].err = OP_OK;
-	CU_ASSERT_EQUAL(finish(op_txn_offsets(&f.x, &who, "g", 1, o, 3, &w),
+	CU_ASSERT_EQUAL(finish(op_txn_offsets(&f.x, &who, "g", 1, NULL, o, 3, &w),
 	    &w), OP_OK);
 	CU_ASSERT_EQUAL(o[0].err, OP_OK);
 	CU_ASSERT_EQUAL(o[1].err, OP_OK);
@@ -413,7 +413,7 @@ test_offsets(void)
 	    OP_OK);
 	o[0].offset = 50;
 	memset(&w, 0, sizeof(w));
-	CU_ASSERT_EQUAL(finish(op_txn_offsets(&f.x, &who, "g", 1, o, 1, &w),
+	CU_ASSERT_EQUAL(finish(op_txn_offsets(&f.x, &who, "g", 1, NULL, o, 1, &w),
 	    &w), OP_OK);
 	CU_ASSERT_EQUAL(finish(end_start("o", pid, ep, 0, &w), &w), OP_OK);
 	writer();

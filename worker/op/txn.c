@@ -17,6 +17,9 @@
 #include "shm/producer.h"
 #include "shm/topics.h"
 #include "shm/txn.h"
+#include "shm/group.h"
+#include "worker/op/access.h"
+#include "worker/op/group.h"
 #include "worker/op/part.h"
 #include "worker/op/producer.h"
 #include "worker/op/txn.h"
@@ -492,10 +495,37 @@ fail:
 	return OP_DONE;
 }
 
+/* A TxnOffsetCommit's group member, checked as OffsetCommit's. */
+static enum op_err
+member_check(const struct op_ctx *x, const char *group, size_t glen,
+    const struct op_txn_member *m)
+{
+	struct worker *w = x->w;
+	struct group_params gp;
+	struct shm_group *g;
+	uint32_t s0, g0;
+	int16_t rc;
+	enum op_err e;
+	int gidx, prev;
+
+	if (m == NULL || (m->generation < 0 && m->id_len == 0))
+		return OP_OK;
+	if ((e = op_group_find(w, group, glen, OP_UNKNOWN_MEMBER, &gidx)) !=
+	    OP_OK)
+		return e;
+	op_group_params(w, &gp);
+	if ((g = op_group_lock(w, gidx, &gp, &s0, &g0)) == NULL)
+		return OP_INTERNAL;
+	rc = group_commit_check(w->shm, g, m->id, m->id_len, m->generation,
+	    w->now, &gp, &prev);
+	op_group_unlock(w, g, s0, g0);
+	return rc == ERR_NONE ? OP_OK : op_group_err(rc);
+}
+
 enum op_status
 op_txn_offsets(const struct op_ctx *x, const struct op_txn_who *who,
-    const char *group, size_t glen, struct op_txn_off *offs, int32_t n,
-    struct op_txn_wait *wait)
+    const char *group, size_t glen, const struct op_txn_member *member,
+    struct op_txn_off *offs, int32_t n, struct op_txn_wait *wait)
 {
 	struct worker *w = x->w;
 	struct shm *s = w->shm;
@@ -511,6 +541,9 @@ op_txn_offsets(const struct op_ctx *x, const struct op_txn_who *who,
 		e = OP_BAD_GROUP;
 		goto all;
 	}
+	if ((e = op_access_group(x, AUTH_GROUP_READ, group, glen)) != OP_OK ||
+	    (e = member_check(x, group, glen, member)) != OP_OK)
+		goto all;
 	if ((e = lock(x)) != OP_OK)
 		goto all;
 	if ((idx = txn_check(s, who, &e)) < 0)

@@ -89,11 +89,20 @@ struct op_txn_off {
  * TxnOffsetCommit: pending until the COMMIT marker.  A transaction-level
  * error goes to wait->err and every offset.  Answered once logged (the
  * offsets ride in the transaction's records, proto/txnlog.h), so a
- * master restart keeps them.
+ * master restart keeps them.  A member (v3+: member id or generation
+ * given) is checked as OffsetCommit checks it (KIP-447: a zombie of an
+ * older generation is fenced): OP_UNKNOWN_MEMBER, OP_STALE_GENERATION,
+ * OP_REBALANCING.  The user needs to read the group.
  */
+struct op_txn_member {
+	const char	*id;
+	size_t		 id_len;
+	int32_t		 generation;	/* -1: none */
+};
 enum op_status op_txn_offsets(const struct op_ctx *x,
 	    const struct op_txn_who *who, const char *group, size_t glen,
-	    struct op_txn_off *offs, int32_t n, struct op_txn_wait *wait);
+	    const struct op_txn_member *member, struct op_txn_off *offs,
+	    int32_t n, struct op_txn_wait *wait);
 
 /* A transaction as Describe/ListTransactions and flume-admin show it. */
 struct op_txn_info {
