@@ -16,17 +16,6 @@ group needs (see answer()); the client is stopped after KDESC_SECONDS
     kdesc_capture.py tests/fixtures/kdesc -- kcat -b 127.0.0.1:{port} -G grp t
     KDESC_GROUP=1 KDESC_SECONDS=9 kdesc_capture.py tests/fixtures/kdesc -- \
         kcat -b 127.0.0.1:{port} -G grp t
-
-With KDESC_PROXY=host:port every connection is forwarded to that broker
-(a running Flume) and answered by it, the requests recorded on the way:
-for the APIs a client reaches only through a broker's real answers (the
-transaction APIs).  KDESC_PORT fixes the listening port, which must be
-that broker's kafka_advertised_listener so that every connection the
-client opens comes through here:
-
-    KDESC_PROXY=127.0.0.1:KPORT KDESC_PORT=APORT KDESC_SECONDS=60 \
-        kdesc_capture.py tests/fixtures/kdesc -- \
-        tests/compat/admin/confluent_txn.py 127.0.0.1:{port} cap
 """
 
 import os
@@ -66,7 +55,6 @@ RANGES = [(0, 0, 11), (1, 4, 17), (2, 1, 9), (3, 0, 13), (8, 0, 9),
           (61, 0, 0), (68, 0, 1), (69, 0, 1), (75, 0, 0),
           (24, 0, 5), (25, 0, 4), (26, 0, 5), (28, 0, 5), (65, 0, 0),
           (66, 0, 1)]
-PROXY = os.environ.get("KDESC_PROXY")   # forward to this broker
 
 
 def uvarint(n):
@@ -154,29 +142,7 @@ def answer(key, version, frame, port):
 JOIN_META = struct.pack(">hi", 0, 1) + kstr("t") + struct.pack(">i", -1)
 
 
-def pump(src, dst):
-    """Copy src to dst until either closes (the broker's answers)."""
-    try:
-        while True:
-            b = src.recv(65536)
-            if not b:
-                break
-            dst.sendall(b)
-    except OSError:
-        pass
-    for s in (src, dst):
-        try:
-            s.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-
-
 def serve(conn, outdir, client, seen, port):
-    up = None
-    if PROXY:
-        host, p = PROXY.rsplit(":", 1)
-        up = socket.create_connection((host, int(p)))
-        threading.Thread(target=pump, args=(up, conn), daemon=True).start()
     while True:
         size = read_exact(conn, 4)
         if size is None:
@@ -192,9 +158,6 @@ def serve(conn, outdir, client, seen, port):
             with open(os.path.join(outdir, name), "wb") as f:
                 f.write(size + frame)
             print("captured", name)
-        if up is not None:
-            up.sendall(size + frame)
-            continue
         body = answer(key, version, frame, port)
         if body is not None:
             resp = struct.pack(">i", corr) + body
@@ -208,7 +171,7 @@ def main(argv):
     outdir, cmd = argv[1], argv[3:]
     os.makedirs(outdir, exist_ok=True)
     ls = socket.socket()
-    ls.bind(("127.0.0.1", int(os.environ.get("KDESC_PORT", "0"))))
+    ls.bind(("127.0.0.1", 0))
     ls.listen(8)
     port = ls.getsockname()[1]
     seen = set()
