@@ -773,6 +773,14 @@ test_list_transactions(void)
 	CU_ASSERT_EQUAL_FATAL(s.transaction_states.n, 1);
 	o = s.transaction_states.v;
 	CU_ASSERT(kstr_eq(o->transactional_id, "l-1"));
+	/* v1's DurationFilter: begun more than a day ago, none; 0, l-1. */
+	q.duration_filter = 86400000;
+	call(fd, &kmsg_list_transactions, 1, &q, &s);
+	CU_ASSERT_EQUAL(s.transaction_states.n, 0);
+	q.duration_filter = 0;	/* once a millisecond has passed since */
+	WAIT_UNTIL((call(fd, &kmsg_list_transactions, 1, &q, &s),
+	    s.transaction_states.n == 1), 2000);
+	CU_ASSERT_EQUAL(s.transaction_states.n, 1);
 	CU_ASSERT_EQUAL(end_txn(fd, 3, "l-1", pid, ep, 0), KERR_NONE);
 	kcall_release();
 	close(fd);

@@ -695,9 +695,8 @@ op_txn_list(const struct op_ctx *x, uint32_t states, const int64_t *pids,
 			if (j == npids)
 				continue;
 		}
-		/* Kafka's DurationFilter: transactions running longer. */
-		if (min_ms >= 0 && (st != TXN_ONGOING || t->start_ms < 0 ||
-		    now - t->start_ms <= min_ms))
+		/* Kafka's DurationFilter: started longer ago (any state). */
+		if (min_ms >= 0 && now - t->start_ms <= min_ms)
 			continue;
 		(void)info_of(x, t, &(*out)[k++], 0);
 	}

@@ -127,7 +127,8 @@ enum op_err op_txn_describe(const struct op_ctx *x, const char *id, size_t len,
 /*
  * Every transaction (without their partitions) whose state is in the
  * states mask (bit per enum txn_state; 0 any), producer id in pids (n 0:
- * any), running longer than min_ms (-1 any): *out in request memory.
+ * any), started more than min_ms ago (-1 any; Kafka's DurationFilter,
+ * whatever the state): *out in request memory.
  */
 enum op_err op_txn_list(const struct op_ctx *x, uint32_t states,
 	    const int64_t *pids, int32_t npids, int64_t min_ms,
