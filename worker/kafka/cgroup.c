@@ -26,6 +26,7 @@
 #include "store/topic.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
+#include "worker/kafka/cgmigrate.h"
 #include "worker/kafka/cgroup.h"
 #include "worker/kafka/group.h"
 #include "worker/kafka/kafka.h"
@@ -319,7 +320,19 @@ kafka_cghb_exec(struct worker *w, struct conn *c, struct req *r)
 		s->error_code = KERR_COORDINATOR_NOT_AVAILABLE;
 		return;
 	}
-	err = cgroup_heartbeat(w->shm, g, &in, w->now, &gp, &member);
+	err = KERR_NONE;
+	if (g->kind == GROUP_KIND_KAFKA && in.epoch == 0) {
+		/* A classic group with members: the online upgrade (or not). */
+		(void)group_tick(w->shm, g, w->now, &gp);
+		if (g->kind == GROUP_KIND_KAFKA &&
+		    group_member_count(w->shm, g) > 0 &&
+		    (err = kafka_cg_upgrade(w, c, g, &gp)) == KERR_NONE)
+			log_info("%s: group %s: upgraded to the consumer "
+			    "protocol", c->peer, log_escape(esc, sizeof(esc),
+			    q->group_id.p, (size_t)q->group_id.len));
+	}
+	if (err == KERR_NONE)
+		err = cgroup_heartbeat(w->shm, g, &in, w->now, &gp, &member);
 	s->error_code = err;
 	if (err == KERR_NONE && member >= 0) {
 		m = group_member_at(w->shm, g, (uint32_t)member);
