@@ -724,6 +724,16 @@ reconcile(struct shm *s, struct shm_group *g, uint32_t i,
 			r[nr++] = a[k];
 		else
 			x[n2++] = a[k];
+	/*
+	 * Kafka's ownsRevokedPartitions: a member whose heartbeat (or a
+	 * classic member's rejoin) says it owns none of them has given them
+	 * up already.
+	 */
+	for (k = 0, released = owned != NULL; released && k < nr; k++)
+		if (tp_in(owned, nowned, &r[k]))
+			released = 0;
+	if (nr > 0 && released)
+		nr = 0;
 	if (nr > 0) {
 		list_set(s, g, i, CG_REVOKING, r, nr);
 		list_set(s, g, i, CG_ASSIGNED, x, n2);
