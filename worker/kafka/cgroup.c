@@ -266,6 +266,7 @@ kafka_cghb_exec(struct worker *w, struct conn *c, struct req *r)
 	uint32_t s0, g0;
 	int16_t err;
 	int gidx = -1, member = -1;
+	uint32_t kind0;
 	enum op_err e;
 
 	r->state = REQ_DONE;
@@ -321,6 +322,7 @@ kafka_cghb_exec(struct worker *w, struct conn *c, struct req *r)
 		return;
 	}
 	err = KERR_NONE;
+	kind0 = g->kind;
 	if (g->kind == GROUP_KIND_KAFKA && in.epoch == 0) {
 		/* A classic group with members: the online upgrade (or not). */
 		(void)group_tick(w->shm, g, w->now, &gp);
@@ -333,6 +335,10 @@ kafka_cghb_exec(struct worker *w, struct conn *c, struct req *r)
 	}
 	if (err == KERR_NONE)
 		err = cgroup_heartbeat(w->shm, g, &in, w->now, &gp, &member);
+	if (kind0 == GROUP_KIND_CONSUMER && g->kind == GROUP_KIND_KAFKA)
+		log_info("%s: group %s: downgraded to the classic protocol",
+		    c->peer, log_escape(esc, sizeof(esc), q->group_id.p,
+		    (size_t)q->group_id.len));
 	s->error_code = err;
 	if (err == KERR_NONE && member >= 0) {
 		m = group_member_at(w->shm, g, (uint32_t)member);
