@@ -353,6 +353,45 @@ dgroup(const char *group, struct km_described_group *out)
 	return out->error_code;
 }
 
+/*
+ * ConsumerGroupDescribe v1 of group: its state, and member id's type and
+ * assignment (a mask of mg), or -1 when it is not there.
+ */
+static int
+cgd_member(const char *group, const char *id, char *state, size_t slen,
+    uint32_t *mask)
+{
+	struct km_cgd_req q;
+	struct km_cgd_resp s;
+	struct kstr g = kstr_c(group);
+	const struct km_cgd_group *dg;
+	const struct km_cgd_member *dm;
+	const struct km_cgd_tp *tp;
+	int32_t i, j, k;
+
+	kdesc_defaults(kmsg_consumer_group_describe.km_req, &q);
+	q.group_ids.n = 1;
+	q.group_ids.v = &g;
+	if (kcall(&kmsg_consumer_group_describe, 1, &q, &s) != 0 ||
+	    s.groups.n != 1)
+		return -1;
+	dg = s.groups.v;
+	snprintf(state, slen, "%.*s", dg->group_state.len, dg->group_state.p);
+	dm = dg->members.v;
+	for (i = 0; i < dg->members.n; i++) {
+		if (!is(dm[i].member_id, id))
+			continue;
+		*mask = 0;
+		tp = dm[i].assignment.topic_partitions.v;
+		for (j = 0; j < dm[i].assignment.topic_partitions.n; j++)
+			for (k = 0; k < tp[j].partitions.n; k++)
+				*mask |= 1u << ((const int32_t *)
+				    tp[j].partitions.v)[k];
+		return dm[i].member_type;
+	}
+	return -1;
+}
+
 /* A STABLE classic group owning mg entirely; its generation. */
 static int32_t
 classic_group(const char *group)
@@ -375,7 +414,7 @@ test_upgrade_downgrade(void)
 	struct km_join_resp js;
 	struct km_described_group dg = { 0 };
 	const struct km_described_member *dm;
-	char c[80] = "";
+	char c[80] = "", state[32];
 	int32_t gen, ec = 0;
 	uint32_t m = 0, mc = 0;
 
@@ -388,6 +427,12 @@ test_upgrade_downgrade(void)
 	CU_ASSERT_EQUAL(flumed_log_count(&d, "upgraded to the consumer protocol"), 1);
 	CU_ASSERT_EQUAL(listed("consumer", "mg1"), 1);
 	CU_ASSERT_EQUAL(listed("classic", "mg1"), 0);
+	/* Described as Kafka: the classic member (type 0) holds mg. */
+	CU_ASSERT_EQUAL(cgd_member("mg1", cid, state, sizeof(state), &m), 0);
+	CU_ASSERT_EQUAL(m, 0xf);
+	CU_ASSERT_STRING_EQUAL(state, "Reconciling");
+	CU_ASSERT_EQUAL(cgd_member("mg1", c, state, sizeof(state), &m), 1);
+	CU_ASSERT_EQUAL(m, 0);
 	/* Its heartbeat: rejoin.  Its commits still take generation 1. */
 	CU_ASSERT_EQUAL(cbeat("mg1", gen), KERR_REBALANCE_IN_PROGRESS);
 	CU_ASSERT_EQUAL(cbeat("mg1", gen + 5), KERR_ILLEGAL_GENERATION);

@@ -402,7 +402,8 @@ cgd_one(struct worker *w, struct conn *c, struct shm_group *g,
 		    CLIENT_ID_MAX ? m->client_len : 0);
 		dm->client_host = kafka_group_dup(c, m->host, m->host_len <=
 		    MEMBER_HOST_MAX ? m->host_len : 0);
-		dm->member_type = 1;	/* a consumer protocol member */
+		/* Kafka's: 1 a consumer protocol member, 0 a classic one. */
+		dm->member_type = cgroup_is_classic(w->shm, g, i) ? 0 : 1;
 		if (cgroup_subscription(w->shm, g, i, &re, &rl, names, lens,
 		    CG_NAMES_MAX, &nn) == -1)
 			nn = 0;
