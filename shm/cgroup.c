@@ -1469,9 +1469,17 @@ cgroup_classic_join(struct shm *s, struct shm_group *g,
 	(void)cgroup_tick(s, g, now, gp);
 	if (g->kind != GROUP_KIND_CONSUMER)
 		return KERR_COORDINATOR_NOT_AVAILABLE;	/* downgraded: ask again */
-	if (ilen > 0)
+	if (ilen > 0) {
 		idx = find_instance(s, g, in->instance, ilen);
-	else if (in->member_id_len > 0)
+		/* A known member id must hold the instance (Kafka's checks). */
+		if (in->member_id_len > 0 && idx == -1)
+			return KERR_UNKNOWN_MEMBER_ID;
+		if (in->member_id_len > 0 && (group_member_at(s, g,
+		    (uint32_t)idx)->id_len != in->member_id_len ||
+		    memcmp(group_member_at(s, g, (uint32_t)idx)->id,
+		    in->member_id, in->member_id_len) != 0))
+			return KERR_FENCED_INSTANCE_ID;
+	} else if (in->member_id_len > 0)
 		idx = group_member_find(s, g, in->member_id, in->member_id_len);
 	if (idx == -1 && group_member_count(s, g) >= max)
 		return KERR_GROUP_MAX_SIZE_REACHED;

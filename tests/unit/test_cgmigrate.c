@@ -497,6 +497,66 @@ test_classic_join(void)
 	CU_ASSERT_EQUAL(g->kind, GROUP_KIND_CONSUMER);
 }
 
+/* A static classic member: fenced by id, restarted keeping its partitions. */
+static void
+test_classic_static(void)
+{
+	struct shm_group *g = new_group("cs");
+	struct kgroup_join_in in;
+	struct cg_classic_member sub;
+	char id1[MEMBER_ID_MAX + 1];
+	int32_t ec = 0;
+	uint32_t got = 0;
+	int member = -1;
+
+	CU_ASSERT_EQUAL(chb(g, "c", 0, 0, 100, &ec), KERR_NONE);
+	memset(&sub, 0, sizeof(sub));
+	sub.names = ta_name;
+	sub.lens = ta_len;
+	sub.nnames = 1;
+	/* A static member joins without an id round trip. */
+	join_in(&in, "", "consumer", id1, NULL);
+	in.instance = "i1";
+	in.instance_len = 2;
+	lock(g, 110);
+	CU_ASSERT_EQUAL(cgroup_classic_join(&s, g, &in, &sub, 110, &gp,
+	    &member), KERR_NONE);
+	strcpy(id1, group_member_at(&s, g, (uint32_t)member)->id);
+	/* Another id naming its instance is fenced; an unknown one too. */
+	in.member_id = "someone";
+	in.member_id_len = 7;
+	CU_ASSERT_EQUAL(cgroup_classic_join(&s, g, &in, &sub, 120, &gp,
+	    &member), KERR_FENCED_INSTANCE_ID);
+	in.instance = "i2";
+	CU_ASSERT_EQUAL(cgroup_classic_join(&s, g, &in, &sub, 120, &gp,
+	    &member), KERR_UNKNOWN_MEMBER_ID);
+	group_unlock(g);
+	CU_ASSERT_EQUAL(chb(g, "c", ec, 0, 130, &ec), KERR_NONE);
+	lock(g, 150);
+	in.member_id = id1;
+	in.member_id_len = strlen(id1);
+	in.instance = "i1";
+	CU_ASSERT_EQUAL(cgroup_classic_join(&s, g, &in, &sub, 150, &gp,
+	    &member), KERR_NONE);
+	group_unlock(g);
+	CU_ASSERT_EQUAL(list_mask(g, member, CG_ASSIGNED), 0xc);
+	/* Restarted (no member id): a new id, its partitions kept. */
+	lock(g, 160);
+	in.member_id = "";
+	in.member_id_len = 0;
+	CU_ASSERT_EQUAL(cgroup_classic_join(&s, g, &in, &sub, 160, &gp,
+	    &member), KERR_NONE);
+	CU_ASSERT(strcmp(group_member_at(&s, g, (uint32_t)member)->id, id1) != 0);
+	CU_ASSERT_EQUAL(group_member_count(&s, g), 2);
+	group_unlock(g);
+	CU_ASSERT_EQUAL(list_mask(g, member, CG_ASSIGNED), 0xc);
+	CU_ASSERT_EQUAL(cbeat(g, id1, ec, 170), KERR_UNKNOWN_MEMBER_ID);
+	CU_ASSERT_EQUAL(csync(g, group_member_at(&s, g, (uint32_t)member)->id,
+	    group_member_at(&s, g, (uint32_t)member)->cg_epoch, "range", 170,
+	    &got), KERR_NONE);
+	CU_ASSERT_EQUAL(got, 0xc);
+}
+
 /* Die holding g's lock after step() ran; the repair follows. */
 static void
 die_in(struct shm_group *g, void (*step)(struct shm_group *), int64_t now)
@@ -584,4 +644,5 @@ TEST_SUITE("cgmigrate", suite_setup, suite_teardown,
     { "upgrade with members, classic members served, downgrade", test_upgrade_and_downgrade },
     { "policies: disabled, upgrade only; errors of the classic APIs", test_policies },
     { "a classic member joins a consumer group", test_classic_join },
+    { "a static classic member: fenced, restarted", test_classic_static },
     { "crash: a torn upgrade rolls back, a torn downgrade forward", test_crash });
