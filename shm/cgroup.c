@@ -1574,26 +1574,42 @@ classic_rejoin(const struct shm *s, struct shm_group *g, uint32_t i)
 	    cgroup_list(s, g, i, CG_REVOKING, &one, 1) == 0;
 }
 
+/*
+ * The classic member (index) a SyncGroup or Heartbeat names, at its
+ * member epoch as the generation (Kafka's throwIfGenerationIdUnmatched).
+ */
+static int16_t
+classic_current(struct shm *s, struct shm_group *g, const char *id,
+    size_t len, const char *inst, size_t ilen, int32_t generation,
+    int64_t now, const struct group_params *gp, int *idx)
+{
+	int16_t err;
+
+	(void)cgroup_tick(s, g, now, gp);
+	if (g->kind != GROUP_KIND_CONSUMER)
+		return KERR_REBALANCE_IN_PROGRESS;	/* downgraded: rejoin */
+	if ((err = classic_find(s, g, id, len, inst, ilen, idx)) != KERR_NONE)
+		return err;
+	if (generation != group_member_at(s, g, (uint32_t)*idx)->cg_epoch)
+		return KERR_ILLEGAL_GENERATION;
+	group_member_at(s, g, (uint32_t)*idx)->last_seen_ms = now;
+	return KERR_NONE;
+}
+
 int16_t
 cgroup_classic_sync(struct shm *s, struct shm_group *g, const char *id,
     size_t len, const char *inst, size_t ilen, int32_t generation,
     const char *ptype, size_t ptlen, const char *pname, size_t pnlen,
     int64_t now, const struct group_params *gp, int *member)
 {
-	struct shm_member *m;
 	const char *name;
 	size_t nl;
 	int16_t err;
 	int idx = -1;
 
-	(void)cgroup_tick(s, g, now, gp);
-	if (g->kind != GROUP_KIND_CONSUMER)
-		return KERR_REBALANCE_IN_PROGRESS;
-	if ((err = classic_find(s, g, id, len, inst, ilen, &idx)) != KERR_NONE)
+	if ((err = classic_current(s, g, id, len, inst, ilen, generation, now,
+	    gp, &idx)) != KERR_NONE)
 		return err;
-	m = group_member_at(s, g, (uint32_t)idx);
-	if (generation != m->cg_epoch)
-		return KERR_ILLEGAL_GENERATION;
 	if (cgroup_classic_protocol(s, g, (uint32_t)idx, &name, &nl, NULL,
 	    NULL) == -1)
 		return KERR_INCONSISTENT_GROUP_PROTOCOL;
@@ -1603,7 +1619,6 @@ cgroup_classic_sync(struct shm *s, struct shm_group *g, const char *id,
 		return KERR_INCONSISTENT_GROUP_PROTOCOL;
 	if (classic_rejoin(s, g, (uint32_t)idx))
 		return KERR_REBALANCE_IN_PROGRESS;
-	m->last_seen_ms = now;
 	*member = idx;
 	return KERR_NONE;
 }
@@ -1619,15 +1634,10 @@ cgroup_classic_heartbeat(struct shm *s, struct shm_group *g, const char *id,
 	int16_t err;
 	int idx = -1, free_all = 0, missing = 0;
 
-	(void)cgroup_tick(s, g, now, gp);
-	if (g->kind != GROUP_KIND_CONSUMER)
-		return KERR_REBALANCE_IN_PROGRESS;
-	if ((err = classic_find(s, g, id, len, inst, ilen, &idx)) != KERR_NONE)
+	if ((err = classic_current(s, g, id, len, inst, ilen, generation, now,
+	    gp, &idx)) != KERR_NONE)
 		return err;
 	m = group_member_at(s, g, (uint32_t)idx);
-	if (generation != m->cg_epoch)
-		return KERR_ILLEGAL_GENERATION;
-	m->last_seen_ms = now;
 	if ((uint32_t)m->cg_epoch < g->generation ||
 	    cgroup_list(s, g, (uint32_t)idx, CG_REVOKING, NULL, 0) > 0)
 		return KERR_REBALANCE_IN_PROGRESS;

@@ -26,28 +26,37 @@ kconsumer_subscription_topics(const uint8_t *p, size_t len,
 	return rb.err ? -1 : 0;
 }
 
+/* [topic str [partition i32]] from rb: fn for each; 0, or -1 torn. */
+static int
+topic_parts(struct rbuf *rb, int (*fn)(const char *, size_t, int32_t, void *),
+    void *arg)
+{
+	const char *name;
+	size_t nlen;
+	int32_t i, j, nt, np, part;
+
+	nt = rbuf_count(rb, 6);
+	for (i = 0; i < nt && !rb->err; i++) {
+		name = rbuf_str(rb, &nlen);
+		np = rbuf_count(rb, 4);
+		for (j = 0; j < np && !rb->err; j++) {
+			part = rbuf_i32(rb);
+			if (!rb->err && fn(name, nlen, part, arg) != 0)
+				return 0;
+		}
+	}
+	return rb->err ? -1 : 0;
+}
+
 int
 kconsumer_assignment_parts(const uint8_t *p, size_t len,
     int (*fn)(const char *, size_t, int32_t, void *), void *arg)
 {
 	struct rbuf rb;
-	const char *name;
-	size_t nlen;
-	int32_t i, j, nt, np, part;
 
 	rbuf_init(&rb, p, len);
 	(void)rbuf_i16(&rb);		/* the consumer protocol's version */
-	nt = rbuf_count(&rb, 6);
-	for (i = 0; i < nt && !rb.err; i++) {
-		name = rbuf_str(&rb, &nlen);
-		np = rbuf_count(&rb, 4);
-		for (j = 0; j < np && !rb.err; j++) {
-			part = rbuf_i32(&rb);
-			if (!rb.err && fn(name, nlen, part, arg) != 0)
-				return 0;
-		}
-	}
-	return rb.err ? -1 : 0;
+	return topic_parts(&rb, fn, arg);
 }
 
 int
@@ -55,9 +64,8 @@ kconsumer_subscription_owned(const uint8_t *p, size_t len, int16_t *version,
     int (*fn)(const char *, size_t, int32_t, void *), void *arg)
 {
 	struct rbuf rb;
-	const char *name;
 	size_t nlen;
-	int32_t i, j, nt, np, part, ul;
+	int32_t i, nt, ul;
 
 	rbuf_init(&rb, p, len);
 	*version = rbuf_i16(&rb);
@@ -67,17 +75,7 @@ kconsumer_subscription_owned(const uint8_t *p, size_t len, int16_t *version,
 	(void)rbuf_bytes(&rb, &ul);	/* user_data, nullable */
 	if (rb.err || *version < 1)
 		return rb.err ? -1 : 0;
-	nt = rbuf_count(&rb, 6);
-	for (i = 0; i < nt && !rb.err; i++) {
-		name = rbuf_str(&rb, &nlen);
-		np = rbuf_count(&rb, 4);
-		for (j = 0; j < np && !rb.err; j++) {
-			part = rbuf_i32(&rb);
-			if (!rb.err && fn(name, nlen, part, arg) != 0)
-				return 0;
-		}
-	}
-	return rb.err ? -1 : 0;
+	return topic_parts(&rb, fn, arg);
 }
 
 static int

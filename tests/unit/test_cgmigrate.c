@@ -210,6 +210,16 @@ upgrade(struct shm_group *g, const char *a, const char *b, int64_t now)
 	return e;
 }
 
+/* A classic member's subscription: "ta", owning nothing said. */
+static void
+ta_sub(struct cg_classic_member *sub)
+{
+	memset(sub, 0, sizeof(*sub));
+	sub->names = ta_name;
+	sub->lens = ta_len;
+	sub->nnames = 1;
+}
+
 /* A consumer protocol member's heartbeat (subscribing "ta" on a join). */
 static int16_t
 chb(struct shm_group *g, const char *id, int32_t epoch, int64_t owned,
@@ -258,10 +268,7 @@ cjoin(struct shm_group *g, const char *id, const char *ptype, uint32_t owned,
 	int member = -1;
 
 	join_in(&in, id, ptype, NULL, NULL);
-	memset(&sub, 0, sizeof(sub));
-	sub.names = ta_name;
-	sub.lens = ta_len;
-	sub.nnames = 1;
+	ta_sub(&sub);
 	sub.owned = o;
 	sub.nowned = tps(owned, o);
 	lock(g, now);
@@ -458,10 +465,7 @@ test_classic_join(void)
 	CU_ASSERT_EQUAL(chb(g, "c", ec, 0, 110, &ec), KERR_NONE);
 	CU_ASSERT_EQUAL(list_mask(g, idx_of(g, "c"), CG_ASSIGNED), 0xf);
 	join_in(&in, "", "consumer", pending, &plen);
-	memset(&sub, 0, sizeof(sub));
-	sub.names = ta_name;
-	sub.lens = ta_len;
-	sub.nnames = 1;
+	ta_sub(&sub);
 	lock(g, 120);
 	CU_ASSERT_EQUAL(cgroup_classic_join(&s, g, &in, &sub, 120, &gp,
 	    &member), KERR_MEMBER_ID_REQUIRED);
@@ -510,10 +514,7 @@ test_classic_static(void)
 	int member = -1;
 
 	CU_ASSERT_EQUAL(chb(g, "c", 0, 0, 100, &ec), KERR_NONE);
-	memset(&sub, 0, sizeof(sub));
-	sub.names = ta_name;
-	sub.lens = ta_len;
-	sub.nnames = 1;
+	ta_sub(&sub);
 	/* A static member joins without an id round trip. */
 	join_in(&in, "", "consumer", id1, NULL);
 	in.instance = "i1";
