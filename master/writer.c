@@ -66,6 +66,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "master/cleaner.h"
+#include "master/txnstate.h"
 #include "master/writer.h"
 #include "master/writer_group.h"
 #include "master/writer_make.h"
@@ -73,6 +74,7 @@
 #include "master/writer_tconf.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "shm/producer.h"
 #include "shm/ring.h"
 #include "shm/shm.h"
 #include "shm/topics.h"
@@ -598,6 +600,11 @@ wslot_drain(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 		if (end > sl->visible) {
 			sl->visible = end;
 			atomic_store_explicit(&p->visible_offset, end, memory_order_release);
+		}
+		/* Before the release: a marker left in the ring is drained again. */
+		if (txn_markers_drained(w->s, p, sl->log, data, n) == -1) {
+			wslot_fail(w, i, "the aborted-transaction index", errno, now);
+			return -1;
 		}
 		atomic_store_explicit(&p->log_bytes, plog_size_bytes(sl->log),
 		    memory_order_relaxed);
@@ -1179,6 +1186,7 @@ writer_retain(struct writer *w, int64_t now, int *moved)
 		name = slot_topic(w, i, &len);
 		if (wslot_clean_begin(w, i) == -1)
 			continue;
+		plog_set_txn_floor(sl->log, producer_txn_oldest(w->s, p));
 		if (plog_retain(sl->log, real, &deleted) == -1) {
 			cleaner_unlock(w->s, i);
 			log_warn("%.*s-%d: retention", len, name, p->partition);
@@ -1561,7 +1569,8 @@ writer_drain_region(struct shm *old, const struct config *conf)
 			for (round = 0; round < WRITER_DRAIN_ROUNDS; round++) {
 				if ((len = ring_peek(old, p, &data)) == 0)
 					break;
-				if (run_append(log, data, len, &batches, &records) == -1)
+				if (run_append(log, data, len, &batches, &records) == -1 ||
+				    txn_markers_drained(old, p, log, data, len) == -1)
 					break;
 				total += batches;
 				ring_release(old, p, len);

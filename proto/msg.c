@@ -58,6 +58,7 @@ static const char *const error_names[ERR_MAX] = {
 	[ERR_INVALID_CONFIG] = "invalid topic setting",
 	[ERR_GROUP_SUBSCRIBED] = "the group's members consume the topic",
 	[ERR_INVALID_RECORD] = "compacted topic requires keyed records",
+	[ERR_PRODUCERS_FULL] = "every producer slot of the partition holds an open transaction",
 };
 
 static const char *const api_names[API_MAX] = {

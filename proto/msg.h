@@ -93,7 +93,9 @@ enum flume_error {
 	ERR_INVALID_CONFIG = 30,	/* an unknown key or a bad value (the message names it) */
 	ERR_GROUP_SUBSCRIBED = 31,	/* the group's members consume that topic */
 	ERR_INVALID_RECORD = 32,	/* a record without a key to a compacted topic */
-	ERR_MAX = 33
+	ERR_PRODUCERS_FULL = 38,	/* every producer slot of the partition holds
+					   an open transaction: retry later */
+	ERR_MAX = 39
 };
 
 /*

@@ -131,6 +131,17 @@ int	plog_resync(struct plog *l, int64_t offset);
  */
 int	plog_retain(struct plog *l, int64_t now_ms, int *deleted);
 /*
+ * Retention keeps every segment holding offset or later ones: the first
+ * offset of the partition's oldest open transaction (INT64_MAX: none).
+ */
+void	plog_set_txn_floor(struct plog *l, int64_t offset);
+/* The log's directory. */
+const char *plog_dir(const struct plog *l);
+/* The base of the segment holding offset (the first one below it). */
+int64_t	plog_segment_of(const struct plog *l, int64_t offset);
+/* Every segment's base, ascending (malloc'ed).  0 or -1. */
+int	plog_segment_bases(const struct plog *l, int64_t **bases, size_t *n);
+/*
  * Change an open log's segment, index and retention settings (a topic's
  * settings changed); cache_window stays.  The next append and the next
  * plog_retain use them.

@@ -47,6 +47,8 @@ static const int16_t kafka_errors[OP_ERR_MAX] = {
 	[OP_SECURITY_DISABLED]	= KERR_SECURITY_DISABLED,
 	[OP_POLICY]		= KERR_POLICY_VIOLATION,
 	[OP_KEYLESS]		= KERR_INVALID_RECORD,
+	/* Kafka has no such limit: a retriable error, which producers retry. */
+	[OP_PRODUCERS_FULL]	= KERR_NOT_ENOUGH_REPLICAS,
 };
 
 int16_t

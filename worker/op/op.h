@@ -73,6 +73,8 @@ enum op_err {
 	OP_SECURITY_DISABLED,	/* no auth_file: no users or permissions to change */
 	OP_POLICY,		/* the topic's settings forbid it (cleanup.policy) */
 	OP_KEYLESS,		/* a record without a key to a compacted topic */
+	OP_PRODUCERS_FULL,	/* every producer slot of the partition holds an
+				   open transaction: retry */
 	OP_ERR_MAX
 };
 
