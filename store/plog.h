@@ -226,6 +226,15 @@ int	plog_reader_time_lookup(struct plog_reader *r, int64_t ts_ms,
  */
 int	plog_reader_max_time(struct plog_reader *r, int64_t first,
 	    int64_t visible_end, int64_t *offset, int64_t *found_ts);
+/*
+ * The aborted transactions overlapping [start, upper) from the segments'
+ * aborted-transaction indexes (store/txnindex.h), as Kafka's Fetch
+ * answers them for read_committed: *out malloc'ed (NULL when none), *n
+ * entries.  0 or -1.
+ */
+struct txn_aborted;
+int	plog_reader_aborted(struct plog_reader *r, int64_t start, int64_t upper,
+	    struct txn_aborted **out, size_t *n);
 /* The same, with *offset = visible_end when nothing reaches ts_ms. */
 int	plog_reader_offset_for_time(struct plog_reader *r, int64_t ts_ms,
 	    int64_t visible_end, int64_t *offset);
