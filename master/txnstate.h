@@ -25,4 +25,29 @@ struct plog;
 int	txn_markers_drained(struct shm *s, struct shm_partition *p,
 	    struct plog *log, const uint8_t *data, size_t n);
 
+/*
+ * Before the run data[0..n) is appended to log: the partition's first
+ * transactional batch (*snap -1: it has no snapshot) gets a snapshot at
+ * the log end first, so that a partition without one never had a
+ * transaction.  *snap: the newest snapshot's offset.  0 or -1.
+ */
+int	txn_before_append(struct shm *s, struct shm_partition *p,
+	    struct plog *log, const uint8_t *data, size_t n, int64_t *snap);
+/*
+ * Save a snapshot of p's open transactions at the log end (a segment
+ * rolled, or a clean shutdown), if the partition has one (*snap >= 0).
+ * 0 or -1.
+ */
+int	txn_snapshot(struct shm *s, struct shm_partition *p, struct plog *log,
+	    int64_t *snap);
+/* The newest snapshot's offset of log's partition, -1 none (or unreadable). */
+int64_t	txn_snapshot_newest(struct plog *log);
+/*
+ * Start-up (master, before fork): p's open transactions from the newest
+ * snapshot and the batches after it, and the aborted-transaction index
+ * entries of the markers after it written again.  The number of open
+ * transactions, or -1.
+ */
+int	txn_rebuild(struct shm *s, struct shm_partition *p, struct plog *l);
+
 #endif

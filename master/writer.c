@@ -125,6 +125,8 @@ struct wslot {
 	int64_t		 flush_msgs;	/* ... flush.messages; -1 never */
 	int64_t		 del_retry_ms;	/* a failed DeleteRecords: not before */
 	uint32_t	 seg_gen;	/* the cleaner's swaps this handle has seen */
+	int64_t		 txn_snap;	/* newest producer-state snapshot, -1 none
+					   (master/txnstate.h) */
 };
 
 struct writer {
@@ -358,6 +360,7 @@ wslot_take(struct writer *w, uint32_t i, const char *name, struct plog *log,
 	}
 	end = plog_end_offset(sl->log);
 	wslot_settings(w, i, name);
+	sl->txn_snap = txn_snapshot_newest(sl->log);
 
 	/*
 	 * A log that already runs past the offsets workers hand out (a
@@ -561,7 +564,7 @@ wslot_drain(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 	uint8_t *data;
 	size_t n, run;
 	int64_t end;
-	int round;
+	int round, segs;
 
 	if (!force && sl->error != 0 && now < sl->retry_ms)
 		return -1;
@@ -584,6 +587,11 @@ wslot_drain(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 		n = run_cut(data, run, WRITER_CHUNK_BYTES);
 		if (n == run)
 			round++;
+		segs = plog_segment_count(sl->log);
+		if (txn_before_append(w->s, p, sl->log, data, n, &sl->txn_snap) == -1) {
+			wslot_fail(w, i, "a producer-state snapshot", errno, now);
+			return -1;
+		}
 		if (run_append(sl->log, data, n, &batches, &records) == -1) {
 			/*
 			 * Reopen before the retry: recovery puts the log back
@@ -606,6 +614,9 @@ wslot_drain(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 			wslot_fail(w, i, "the aborted-transaction index", errno, now);
 			return -1;
 		}
+		/* A segment rolled: the open transactions at the new end. */
+		if (plog_segment_count(sl->log) != segs)
+			(void)txn_snapshot(w->s, p, sl->log, &sl->txn_snap);
 		atomic_store_explicit(&p->log_bytes, plog_size_bytes(sl->log),
 		    memory_order_relaxed);
 		atomic_store_explicit(&p->segments,
@@ -1501,6 +1512,8 @@ writer_finish(struct writer *w, int64_t now_ms)
 		if (sl->error != 0 || sl->log == NULL || sl->visible > sl->durable ||
 		    atomic_load(&p->head) != atomic_load(&p->tail))
 			rc = -1;
+		else if (txn_snapshot(w->s, p, sl->log, &sl->txn_snap) == -1)
+			rc = -1;	/* the next start reads from an older one */
 	});
 	if (moved)
 		writer_wake_workers(w);
@@ -1518,6 +1531,7 @@ writer_drain_region(struct shm *old, const struct config *conf)
 	int32_t parts;
 	uint8_t *data;
 	size_t len;
+	int64_t snap;
 	int rc = 0, round, err, failed;
 
 	for (ti = 0; ti < n; ti++) {
@@ -1565,11 +1579,14 @@ writer_drain_region(struct shm *old, const struct config *conf)
 				rc = -1;
 				continue;
 			}
+			snap = txn_snapshot_newest(log);
 			/* A stable ring drains in two runs (to the end, from 0). */
 			for (round = 0; round < WRITER_DRAIN_ROUNDS; round++) {
 				if ((len = ring_peek(old, p, &data)) == 0)
 					break;
-				if (run_append(log, data, len, &batches, &records) == -1 ||
+				if (txn_before_append(old, p, log, data, len,
+				    &snap) == -1 ||
+				    run_append(log, data, len, &batches, &records) == -1 ||
 				    txn_markers_drained(old, p, log, data, len) == -1)
 					break;
 				total += batches;
@@ -1603,6 +1620,7 @@ writer_drain_region(struct shm *old, const struct config *conf)
 				    "synced after the failed fdatasync", name, pi,
 				    (long long)atomic_load(&p->durable_offset));
 			}
+			(void)txn_snapshot(old, p, log, &snap);
 			plog_close(log);
 		}
 	}

@@ -37,7 +37,9 @@
 #include "store/io.h"
 #include "store/plog.h"
 #include "store/topic.h"
+#include "store/segment.h"
 #include "store/txnindex.h"
+#include "store/txnsnap.h"
 #include "tests/harness.h"
 #include "tests/unit/fixture_shm.h"
 
@@ -654,6 +656,170 @@ test_open_truncates_index(void)
 	free(d);
 }
 
+/* The partition's directory. */
+static void
+pdir_of(char *buf, size_t size)
+{
+	CU_ASSERT_EQUAL_FATAL(topic_partition_dir(buf, size, dir, "tx", 0), 0);
+}
+
+/*
+ * Open the log as start-up does and rebuild its open transactions into
+ * a fresh region: their number, and the region's partition in *fp.
+ */
+static int
+rebuild_into(struct shm *fs, struct shm_partition **fp, int64_t *end)
+{
+	struct plog_config cfg = { 300, 4096, -1, -1, 0, 0 };
+	struct shm_limits lim = {
+		.child_slots = 2, .max_topics = 2, .max_partitions = 2,
+		.ring_size = R
+	};
+	char pd[PATH_MAX];
+	struct plog *l;
+	int n;
+
+	pdir_of(pd, sizeof(pd));
+	fixture_region(fs, &lim, 1, fp);
+	CU_ASSERT_EQUAL_FATAL(plog_open(&l, pd, &cfg, NULL), 0);
+	*end = plog_end_offset(l);
+	atomic_store(&(*fp)->visible_offset, *end);
+	n = txn_rebuild(fs, *fp, l);
+	plog_close(l);
+	return n;
+}
+
+/* Every aborted-transaction entry of the partition, over its segments. */
+static size_t
+all_aborted(struct txn_aborted **v)
+{
+	char pd[PATH_MAX];
+	int64_t bases[64];
+	int64_t *b2;
+	size_t nb, n = 0, cap = 0;
+
+	pdir_of(pd, sizeof(pd));
+	CU_ASSERT_EQUAL_FATAL(seg_list(pd, &b2, &nb), 0);
+	CU_ASSERT_FATAL(nb <= 64);
+	memcpy(bases, b2, nb * sizeof(*b2));
+	free(b2);
+	*v = NULL;
+	CU_ASSERT_EQUAL_FATAL(txnindex_collect(pd, bases, nb, 0, INT64_MAX, v,
+	    &n, &cap), 0);
+	return n;
+}
+
+/*
+ * Open transactions survive a restart of every process: snapshots at
+ * the first transaction and at each roll, then the log read from the
+ * newest; and a power loss that takes the log's end.
+ */
+static void
+test_snapshot_rebuild(void)
+{
+	struct shm_partition *wp, *fp;
+	struct producer_txn tx[PRODUCER_SLOTS];
+	struct txn_aborted *v;
+	struct writer *w;
+	struct shm fs;
+	struct plog_reader *rd;
+	struct plog_slice sl;
+	char pd[PATH_MAX], path[PATH_MAX + 64];
+	int64_t a, c, d, e, base, end, snap;
+	int t = -1, i, n;
+
+	wstart(R);
+	conf.log.segment_bytes = 300;
+	CU_ASSERT_EQUAL_FATAL(shm_topic_create(&b.shm, "tx", 2, 1, &t), t);
+	wp = shm_partition(&b.shm, t, 0);
+	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 1000), 0);
+	pdir_of(pd, sizeof(pd));
+	a = producer_id_new(&b.shm);
+	c = producer_id_new(&b.shm);
+	d = producer_id_new(&b.shm);
+	e = producer_id_new(&b.shm);
+	/* Plain data first: no snapshot for a partition without transactions. */
+	CU_ASSERT_EQUAL(send_txn(&b.shm, wp, e, 0, 0, 1, 0, &base), 0);	/* 0 */
+	CU_ASSERT_EQUAL(writer_cycle(w, 1000), 1);
+	CU_ASSERT_EQUAL(txnsnap_newest(pd, &snap), 0);
+	for (i = 0; i < 3; i++) {					/* 1-3 */
+		CU_ASSERT_EQUAL(send_txn(&b.shm, wp, a, 0, i, 1, 1, &base), 0);
+		CU_ASSERT_EQUAL(writer_cycle(w, 1001), 1);
+		if (i == 0) {
+			/* The first transactional batch: a snapshot before it. */
+			CU_ASSERT_EQUAL(txnsnap_newest(pd, &snap), 1);
+			CU_ASSERT_EQUAL(snap, 1);
+		}
+	}
+	CU_ASSERT_EQUAL(send_txn(&b.shm, wp, c, 0, 0, 1, 1, &base), 0);	/* 4 */
+	send_marker(&b.shm, wp, c, 0, CTRL_ABORT);			/* 5 */
+	CU_ASSERT_EQUAL(writer_cycle(w, 1002), 1);
+	CU_ASSERT_EQUAL(send_txn(&b.shm, wp, d, 0, 0, 1, 1, &base), 0);	/* 6 */
+	CU_ASSERT_EQUAL(writer_cycle(w, 1003), 1);
+	send_marker(&b.shm, wp, d, 0, CTRL_COMMIT);			/* 7 */
+	CU_ASSERT_EQUAL(writer_cycle(w, 1004), 1);
+	CU_ASSERT_EQUAL(send_txn(&b.shm, wp, e, 0, 1, 1, 1, &base), 0);	/* 8 */
+	CU_ASSERT_EQUAL(writer_cycle(w, 1005), 1);
+	CU_ASSERT(atomic_load(&wp->segments) >= 3);
+	/* Rolls saved snapshots past the first one. */
+	CU_ASSERT_EQUAL(txnsnap_newest(pd, &snap), 1);
+	CU_ASSERT(snap > 1);
+	CU_ASSERT_EQUAL(producer_txn_list(&b.shm, wp, tx, PRODUCER_SLOTS), 2);
+	/* Killed: no clean shutdown, the region is gone. */
+	writer_close(w);
+
+	n = rebuild_into(&fs, &fp, &end);
+	CU_ASSERT_EQUAL(end, 9);
+	CU_ASSERT_EQUAL(n, 2);
+	CU_ASSERT_EQUAL_FATAL(producer_txn_list(&fs, fp, tx, PRODUCER_SLOTS), 2);
+	for (i = 0; i < 2; i++)
+		CU_ASSERT((tx[i].pid == a && tx[i].first == 1) ||
+		    (tx[i].pid == e && tx[i].first == 8));
+	CU_ASSERT_EQUAL(part_lso(&fs, (uint32_t)(fp - fs.parts)), 1);
+	/* The abort's entry, once: a was open at 1, so its LSO was 1. */
+	CU_ASSERT_EQUAL_FATAL(all_aborted(&v), 1);
+	CU_ASSERT(v[0].pid == c && v[0].first == 4 && v[0].last == 5 &&
+	    v[0].lso == 1);
+	free(v);
+	fixture_region_done(&fs);
+
+	/* A power loss took everything from d's commit (offset 7) on. */
+	CU_ASSERT_EQUAL_FATAL(plog_reader_open(&rd, pd), 0);
+	CU_ASSERT_EQUAL_FATAL(plog_reader_read(rd, 7, 9, 1 << 20, &sl), 0);
+	snprintf(path, sizeof(path), "%s/%020lld.log", pd, (long long)sl.segment);
+	CU_ASSERT_EQUAL(truncate(path, sl.pos), 0);
+	CU_ASSERT_EQUAL_FATAL(plog_reader_read(rd, 8, 9, 1 << 20, &sl), 0);
+	if (sl.segment > 0) {
+		snprintf(path, sizeof(path), "%s/%020lld.log", pd,
+		    (long long)sl.segment);
+		if (sl.pos == 0)
+			CU_ASSERT_EQUAL(unlink(path), 0);
+	}
+	plog_reader_close(rd);
+	n = rebuild_into(&fs, &fp, &end);
+	CU_ASSERT_EQUAL(end, 7);
+	CU_ASSERT_EQUAL(n, 2);
+	CU_ASSERT_EQUAL_FATAL(producer_txn_list(&fs, fp, tx, PRODUCER_SLOTS), 2);
+	for (i = 0; i < 2; i++)
+		CU_ASSERT((tx[i].pid == a && tx[i].first == 1) ||
+		    (tx[i].pid == d && tx[i].first == 6));
+	/* Snapshots past the new end are gone. */
+	CU_ASSERT_EQUAL(txnsnap_newest(pd, &snap), 1);
+	CU_ASSERT(snap <= 7);
+	CU_ASSERT_EQUAL_FATAL(all_aborted(&v), 1);
+	CU_ASSERT(v[0].pid == c && v[0].first == 4 && v[0].last == 5);
+	free(v);
+	fixture_region_done(&fs);
+
+	/* A clean shutdown saves one at the end: a restart reads nothing. */
+	CU_ASSERT_EQUAL_FATAL(writer_open(&w, &b, 2000), 0);
+	CU_ASSERT_EQUAL(writer_finish(w, 2000), 0);
+	writer_close(w);
+	CU_ASSERT_EQUAL(txnsnap_newest(pd, &snap), 1);
+	CU_ASSERT_EQUAL(snap, 7);
+	wfinish();
+}
+
 static int
 setup(void)
 {
@@ -670,4 +836,5 @@ TEST_SUITE("txn", setup, teardown,
     { "transactions through a wrapping ring", test_writer_wrap },
     { "start-up drain writes the index", test_drain_region },
     { "retention keeps an open transaction", test_retention_floor },
-    { "a torn tail truncates the index", test_open_truncates_index });
+    { "a torn tail truncates the index", test_open_truncates_index },
+    { "snapshots and the rebuild after a crash", test_snapshot_rebuild });
