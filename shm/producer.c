@@ -466,15 +466,19 @@ producer_list(struct shm *s, struct shm_partition *p,
 	for (i = 0; i < PRODUCER_SLOTS && n < max; i++) {
 		st = atomic_load_explicit(&pp->e[i].state,
 		    memory_order_acquire);
-		if (ST_COUNT(st) == 0)
-			continue;
-		r = entry_rec(&pp->e[i], st, ST_COUNT(st) - 1);
-		out[n].pid = pp->e[i].pid;
-		out[n].epoch = pp->e[i].epoch;
-		out[n].last_seq = r->last_seq;
-		out[n].last_base = r->base_offset;
 		out[n].txn_first = atomic_load_explicit(&pp->e[i].txn_first,
 		    memory_order_acquire);
+		/* One with an open transaction only (rebuilt at start-up) counts. */
+		if (ST_COUNT(st) == 0 && out[n].txn_first < 0)
+			continue;
+		out[n].pid = pp->e[i].pid;
+		out[n].epoch = pp->e[i].epoch;
+		out[n].last_seq = out[n].last_base = -1;
+		if (ST_COUNT(st) > 0) {
+			r = entry_rec(&pp->e[i], st, ST_COUNT(st) - 1);
+			out[n].last_seq = r->last_seq;
+			out[n].last_base = r->base_offset;
+		}
 		n++;
 	}
 	return n;

@@ -27,6 +27,7 @@
 #include "store/txnindex.h"
 #include "tests/harness.h"
 #include "tests/unit/fixture_op.h"
+#include "worker/op/describe.h"
 #include "worker/op/fetch.h"
 #include "worker/op/offsets.h"
 
@@ -309,6 +310,51 @@ test_list_offsets_committed(void)
 	fixture_op_done(&f);
 }
 
+/* DescribeProducers' currentTxnStartOffset. */
+static void
+test_producers_txn_start(void)
+{
+	struct op_producer *pr;
+	struct producer_seq q;
+	int64_t pid, base, next;
+	uint8_t *b;
+	size_t len;
+	int n, i, dup, seen = 0;
+
+	fixture_op_start(&f, 1);
+	log_write();
+	/* C: rebuilt at start-up, no appends yet. */
+	CU_ASSERT_EQUAL(op_producers(&f.x, "t", 1, 0, &pr, &n), OP_OK);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_EQUAL(pr[0].pid, PC);
+	CU_ASSERT_EQUAL(pr[0].txn_first, 6);
+	CU_ASSERT_EQUAL(pr[0].last_seq, -1);
+	CU_ASSERT_EQUAL(pr[0].last_ts, -1);
+	/* An idempotent producer without a transaction: -1. */
+	pid = producer_id_new(f.w.shm);
+	b = mk(2, 1000, pid, 0, &len);
+	CU_ASSERT_EQUAL_FATAL(producer_seq_of(b, len, &q), 0);
+	CU_ASSERT_EQUAL(producer_append(f.w.shm, part0(),
+	    atomic_load(&part0()->incarnation), &q, b, len, &base, &next, &dup), 0);
+	free(b);
+	CU_ASSERT_EQUAL(op_producers(&f.x, "t", 1, 0, &pr, &n), OP_OK);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	for (i = 0; i < n; i++) {
+		if (pr[i].pid == PC) {
+			CU_ASSERT_EQUAL(pr[i].txn_first, 6);
+			seen |= 1;
+		} else if (pr[i].pid == pid) {
+			CU_ASSERT_EQUAL(pr[i].txn_first, -1);
+			CU_ASSERT_EQUAL(pr[i].last_seq, 1);
+			seen |= 2;
+		}
+	}
+	CU_ASSERT_EQUAL(seen, 3);
+	log_done();
+	fixture_op_done(&f);
+}
+
 TEST_SUITE("op_txn", NULL, NULL,
+    { "producers with an open transaction", test_producers_txn_start },
     { "fetch read_committed", test_fetch_committed },
     { "list offsets read_committed", test_list_offsets_committed });
