@@ -273,6 +273,21 @@ test_fetch_committed(void)
 	free(want);
 	CU_ASSERT_EQUAL(r->naborted, 0);
 	op_fetch_release(st);
+
+	/*
+	 * Nothing open, offset 7 acknowledged but not yet in the files:
+	 * the LSO is the high watermark, the read stops at visible_offset.
+	 */
+	atomic_store(&part0()->visible_offset, 7);
+	fp.offset = 5;
+	CU_ASSERT_EQUAL(fetch1(&fp, 1, 0, &a, &st), OP_DONE);
+	r = &st->res[0];
+	CU_ASSERT_EQUAL(r->lso, 8);
+	CU_ASSERT_EQUAL(r->hwm, 8);
+	n = span(4, 6, &want);
+	CU_ASSERT_EQUAL_FATAL(r->len, n);
+	free(want);
+	op_fetch_release(st);
 	log_done();
 	fixture_op_done(&f);
 }

@@ -127,7 +127,7 @@ fetch_gather(const struct op_ctx *x, const struct op_fetch *a,
 	struct op_fetch_result *s;
 	struct plog_reader *rd;
 	struct plog_slice sl;
-	int64_t budget, limit;
+	int64_t budget, limit, oldest;
 	int32_t i;
 
 	op_fetch_release(st);
@@ -148,11 +148,14 @@ fetch_gather(const struct op_ctx *x, const struct op_fetch *a,
 		s->naborted = 0;
 		s->log_start = atomic_load_explicit(&s->p->log_start,
 		    memory_order_acquire);
-		s->lso = producer_lso(w->shm, s->p);
-		s->visible = a->isolation == 1 ? s->lso :
+		/* Readable: visible_offset, and below every open transaction. */
+		s->visible = a->isolation == 1 ? producer_lso(w->shm, s->p) :
 		    atomic_load_explicit(&s->p->visible_offset,
 		    memory_order_acquire);
 		s->hwm = op_part_end(s->p);
+		/* As clients see it: the high watermark, or an open one's start. */
+		oldest = producer_txn_oldest(w->shm, s->p);
+		s->lso = oldest < s->hwm ? oldest : s->hwm;
 		if (fp->offset < s->log_start || fp->offset > s->hwm) {
 			s->err = OP_OUT_OF_RANGE;
 			continue;

@@ -57,7 +57,9 @@ struct op_fetch_result {
 	enum op_err		 err;
 	int64_t			 log_start;	/* -1 when unknown */
 	int64_t			 hwm;		/* acknowledged end (next_offset), or -1 */
-	int64_t			 lso;		/* last stable offset, or -1 */
+	int64_t			 lso;		/* last stable offset (the high
+						   watermark without an open
+						   transaction), or -1 */
 	const struct op_fetch_aborted *aborted;	/* read_committed: [naborted] */
 	int32_t			 naborted;
 	int64_t			 nrec;		/* records in [pos, pos + len) */

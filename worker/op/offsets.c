@@ -95,7 +95,10 @@ op_list_offset_committed(const struct op_ctx *x, const char *topic,
 	if ((err = list_part(x, topic, len, partition, offset, timestamp,
 	    &p)) != OP_OK)
 		return err;
-	lso = producer_lso(x->w->shm, p);
+	/* The acknowledged end, as latest is, below every open transaction. */
+	lso = producer_txn_oldest(x->w->shm, p);
+	if (lso > op_part_end(p))
+		lso = op_part_end(p);
 	if (which == OP_OFFSET_LATEST) {
 		*offset = lso;
 		return OP_OK;
