@@ -216,8 +216,8 @@ kafka_group_emit(struct worker *w, struct conn *c, struct req *r)
 /* ---- FindCoordinator ---- */
 
 /*
- * One key's coordinator into co: this broker for a group (key type 0);
- * transactions (1) have none until Flume has them; other types are
+ * One key's coordinator into co: this broker for a group (key type 0)
+ * and for a transactional id (1, unless max_transactions is 0); other types are
  * Kafka's INVALID_REQUEST.  An error answers node -1, host "", port -1
  * and Kafka's message, as Kafka does.
  */
@@ -228,9 +228,12 @@ find_coord_one(struct worker *w, struct conn *c, const struct op_ctx *x,
 	co->key = key;
 	co->error_message = kg_null;
 	if (key_type == 1) {
-		co->error_code = KERR_COORDINATOR_NOT_AVAILABLE;
-		co->error_message = kstr_c("Flume has no transaction "
-		    "coordinator: transactions are not supported");
+		/* The transaction coordinator (worker/kafka/txn.c) is here too. */
+		if (w->shm->hdr->limits.max_txns == 0) {
+			co->error_code = KERR_COORDINATOR_NOT_AVAILABLE;
+			co->error_message = kstr_c("Transactions are off: "
+			    "max_transactions is 0");
+		}
 	} else if (key_type != 0) {
 		co->error_code = KERR_INVALID_REQUEST;
 		co->error_message = kstr_c("Unknown coordinator type");
