@@ -47,7 +47,7 @@ broker(struct flumed *f, int *kfd, const char *policy)
 	if ((kport = support_free_port()) <= 0)
 		return -1;
 	snprintf(extra, sizeof(extra), "kafka_listen = 127.0.0.1:%d\n"
-	    "group_consumer_session_timeout_ms = 10s\n"
+	    "group_consumer_session_timeout_ms = 3s\n"
 	    "group_consumer_heartbeat_interval_ms = 300ms\n"
 	    "group_initial_rebalance_delay_ms = 100ms\n"
 	    "group_consumer_migration_policy = %s\n"
@@ -474,6 +474,44 @@ test_upgrade_downgrade(void)
 	CU_ASSERT_EQUAL(cbeat("mg1", 3), KERR_NONE);
 }
 
+/*
+ * The consumer member goes silent: its session ends and the writer's
+ * tick, with no request, makes the group a classic one again.
+ */
+static void
+test_downgrade_by_expiry(void)
+{
+	struct km_join_resp js;
+	struct km_described_group dg = { 0 };
+	char c[80] = "";
+	int32_t ec = 0;
+	uint32_t m = 0;
+	long long end;
+
+	cfd = fd;
+	(void)classic_group("mg2");
+	CU_ASSERT_EQUAL(hb("mg2", c, 0, &ec, NULL), KERR_NONE);
+	CU_ASSERT_EQUAL(cjoin("mg2", "consumer", 0, &js), KERR_NONE);
+	CU_ASSERT_EQUAL(csync("mg2", js.generation_id, 0, &m), KERR_NONE);
+	CU_ASSERT_EQUAL(m, 0x3);
+	/* The classic member heartbeats; the consumer member is silent. */
+	end = support_now_ms() + 8000;
+	while (listed("classic", "mg2") != 1 && support_now_ms() < end) {
+		(void)cbeat("mg2", js.generation_id);
+		usleep(200 * 1000);	/* a classic member's heartbeat interval */
+	}
+	CU_ASSERT_EQUAL(listed("classic", "mg2"), 1);
+	CU_ASSERT_EQUAL_FATAL(dgroup("mg2", &dg), KERR_NONE);
+	CU_ASSERT(is(dg.group_state, "PreparingRebalance"));
+	CU_ASSERT_EQUAL(dg.members.n, 1);
+	CU_ASSERT_EQUAL(cbeat("mg2", js.generation_id),
+	    KERR_REBALANCE_IN_PROGRESS);
+	CU_ASSERT_EQUAL(cjoin("mg2", "consumer", 0, &js), KERR_NONE);
+	CU_ASSERT(is(js.leader, cid));
+	CU_ASSERT_EQUAL(csync("mg2", js.generation_id, 1, &m), KERR_NONE);
+	CU_ASSERT_EQUAL(m, 0xf);
+}
+
 static void
 test_disabled(void)
 {
@@ -519,4 +557,5 @@ test_disabled(void)
 
 TEST_SUITE("kafka_cgmigrate", setup, teardown,
     { "upgrade, classic member served from the consumer group, downgrade", test_upgrade_downgrade },
+    { "the consumer member's session ends: a classic group again", test_downgrade_by_expiry },
     { "policy disabled; classic members of a consumer group", test_disabled });
