@@ -9,7 +9,9 @@
  * generation, no leader, and SyncGroup its share); the consumer member
  * gets the rest once released; commits take the member epoch; the
  * consumer member leaves and the group is a classic one again, preparing
- * a rebalance at the generation the classic member has.  A second broker
+ * a rebalance at the generation the classic member has; a consumer
+ * member that goes silent is expired by the writer, which downgrades the
+ * group with no request.  A second broker
  * with the policy disabled answers the consumer member
  * GROUP_ID_NOT_FOUND and changes nothing; a classic member of another
  * protocol type is INCONSISTENT_GROUP_PROTOCOL, while one of the
