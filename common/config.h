@@ -87,6 +87,7 @@ struct config {
 	int64_t		 group_consumer_heartbeat_interval_ms;
 	char		 group_consumer_assignor[16];	/* "uniform" or "range" */
 	uint32_t	 group_consumer_max_size;	/* members; 0: max_group_members */
+	char		 group_consumer_migration_policy[16];	/* shm/cgroup.h cgroup_policy() */
 	int64_t		 offsets_retention_ms;	/* an idle empty group's offsets expire; -1 never */
 	int32_t		 offsets_topic_partitions;	/* __consumer_offsets when it is made */
 	/* Transactions (issue 29, shm/txn.h, master/writer_txn.c). */

@@ -16,6 +16,7 @@
 #include "master/drain.h"
 #include "master/producers.h"
 #include "master/recovery.h"
+#include "master/txnpart.h"
 #include "master/writer.h"
 #include "master/writer_group.h"
 #include "shm/conntab.h"
@@ -154,6 +155,16 @@ recovery_partition(const struct config *conf, struct shm *shm, int idx,
 	else if (n > 0)
 		log_debug("%s/%d: %d producer batch%s remembered", topic, part,
 		    n, n == 1 ? "" : "es");
+	/* Open transactions, from the newest producer-state snapshot on. */
+	if ((n = txn_rebuild(shm, p, l)) == -1) {
+		/* Without them read_committed would see aborted records. */
+		log_warn("%s/%d: reading open transactions back", topic, part);
+		plog_close(l);
+		return -1;
+	}
+	if (n > 0)
+		log_info("%s/%d: %d open transaction%s", topic, part, n,
+		    n == 1 ? "" : "s");
 	log_debug("%s/%d: offsets %lld..%lld, %llu bytes in %d segment%s",
 	    topic, part, (long long)plog_start_offset(l), (long long)end,
 	    (unsigned long long)plog_size_bytes(l), rec.segments,

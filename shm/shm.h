@@ -58,7 +58,7 @@
 #include "proto/role.h"
 
 #define SHM_MAGIC		0x314d48534d554c46ULL	/* "FLUMSHM1" */
-#define SHM_LAYOUT_VERSION	18
+#define SHM_LAYOUT_VERSION	20
 #define SHM_NAME_MAX		64
 
 struct shm_authpub;

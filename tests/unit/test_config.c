@@ -719,6 +719,7 @@ static const struct {
 	{ "group_consumer_heartbeat_interval_ms", 0 },
 	{ "group_consumer_assignor", 0 },
 	{ "group_consumer_max_size", 0 },
+	{ "group_consumer_migration_policy", 0 },
 	{ "log_level", 1 },
 	{ "metrics_listen", 0 },
 	{ "metrics_tls", 0 },

@@ -95,11 +95,17 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 	    (size_t)q->group_id.len, &gp, &s0, &g0)) == NULL)
 		err = KERR_COORDINATOR_NOT_AVAILABLE;
 	if (g != NULL && g->kind == GROUP_KIND_CONSUMER)
-		/* Member epochs (KIP-848); its members commit with v9+. */
+		/*
+		 * Member epochs (KIP-848); its members commit with v9+, its
+		 * classic members (the online migration) with any version.
+		 */
 		err = (err = cgroup_commit_check(w->shm, g, q->member_id.p,
 		    q->member_id.len > 0 ? (size_t)q->member_id.len : 0,
 		    q->generation_id, w->now, &gp)) == KERR_NONE &&
-		    q->generation_id >= 0 && k->h.api_version < 9 ?
+		    q->generation_id >= 0 && k->h.api_version < 9 &&
+		    !cgroup_is_classic(w->shm, g, (uint32_t)group_member_find(
+		    w->shm, g, q->member_id.p, q->member_id.len > 0 ?
+		    (size_t)q->member_id.len : 0)) ?
 		    KERR_UNSUPPORTED_VERSION : err;
 	else if (g != NULL)
 		err = kgroup_commit_check(w->shm, g, q->member_id.p,

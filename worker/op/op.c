@@ -43,6 +43,7 @@ static const char *const op_errnames[OP_ERR_MAX] = {
 	[OP_SECURITY_DISABLED]	= "no auth_file: security is off",
 	[OP_POLICY]		= "the topic's cleanup.policy forbids it",
 	[OP_KEYLESS]		= "compacted topic requires keyed records",
+	[OP_PRODUCERS_FULL]	= "every producer slot of the partition holds an open transaction",
 	[OP_TXN_CONCURRENT]	= "a transaction is being completed",
 	[OP_TXN_BAD_STATE]	= "invalid transaction state",
 	[OP_TXN_BAD_MAPPING]	= "producer id not the transaction's",

@@ -73,6 +73,8 @@ enum op_err {
 	OP_SECURITY_DISABLED,	/* no auth_file: no users or permissions to change */
 	OP_POLICY,		/* the topic's settings forbid it (cleanup.policy) */
 	OP_KEYLESS,		/* a record without a key to a compacted topic */
+	OP_PRODUCERS_FULL,	/* every producer slot of the partition holds an
+				   open transaction: retry */
 	/* Transactions (worker/op/txn.h, issue 29). */
 	OP_TXN_CONCURRENT,	/* a Prepare* is being completed: retry */
 	OP_TXN_BAD_STATE,	/* not allowed in the transaction's state */
