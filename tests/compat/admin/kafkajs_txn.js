@@ -77,7 +77,16 @@ async function main() {
     await admin2.connect();
     const before = await admin2.fetchOffsets({ groupId: g, topics: [topic] });
     await tx.commit();
-    const after = await admin2.fetchOffsets({ groupId: g, topics: [topic] });
+    // The broker completes the commit after answering (markers, then the
+    // offsets), as Kafka does: poll, bounded.
+    let after;
+    const until = Date.now() + 10000;
+    do {
+        after = await admin2.fetchOffsets({ groupId: g, topics: [topic] });
+        if (after[0].partitions[0].offset === '42')
+            break;
+        await new Promise((r) => setTimeout(r, 50));
+    } while (Date.now() < until);
     await admin2.disconnect();
     check('sendOffsets pending before commit',
         before[0].partitions[0].offset === '-1',
