@@ -28,6 +28,7 @@
 #include "proto/kafka/kbuf.h"
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_group.h"
+#include "proto/kafka/kmsg_listoff.h"
 #include "proto/kafka/kmsg_offset.h"
 #include "proto/kafka/kmsg_produce.h"
 #include "proto/kafka/kmsg_txn.h"
@@ -265,6 +266,41 @@ produce(int fd, const char *topic, int32_t partition, int64_t pid,
 	if (base != NULL)
 		*base = pr->base_offset;
 	return pr->error_code;
+}
+
+/*
+ * ListOffsets v2 latest of (topic, partition) at isolation (1:
+ * read_committed, the last stable offset; txdata's side).
+ */
+static int64_t
+latest(int fd, const char *topic, int32_t partition, int8_t isolation)
+{
+	struct km_listoff_req q;
+	struct km_listoff_resp s;
+	struct km_listoff_topic t;
+	struct km_listoff_part p;
+	const struct km_listoff_topic_resp *tr;
+	const struct km_listoff_part_resp *pr;
+
+	kdesc_defaults(kmsg_list_offsets.km_req, &q);
+	memset(&p, 0, sizeof(p));
+	p.partition_index = partition;
+	p.current_leader_epoch = -1;
+	p.timestamp = -1;
+	t.name = kstr_c(topic);
+	t.partitions.n = 1;
+	t.partitions.v = &p;
+	q.replica_id = -1;
+	q.isolation_level = isolation;
+	q.topics.n = 1;
+	q.topics.v = &t;
+	call(fd, &kmsg_list_offsets, 2, &q, &s);
+	CU_ASSERT_EQUAL_FATAL(s.topics.n, 1);
+	tr = s.topics.v;
+	CU_ASSERT_EQUAL_FATAL(tr->partitions.n, 1);
+	pr = tr->partitions.v;
+	CU_ASSERT_EQUAL(pr->error_code, KERR_NONE);
+	return pr->offset;
 }
 
 /* DescribeTransactions v0 of tid: its error; state, epoch, partitions. */
@@ -508,8 +544,17 @@ test_commit(void)
 	CU_ASSERT_EQUAL(produce(fd, "tx", 1, pid, ep, 0, 3, 1, 0, &base1), 0);
 	CU_ASSERT_EQUAL(base0, 1);
 	CU_ASSERT_EQUAL(base1, 1);
+	/* Open: read_committed stops at its first offset, the end goes on. */
+	WAIT_UNTIL(latest(fd, "tx", 0, 0) == 6, 5000);
+	CU_ASSERT_EQUAL(latest(fd, "tx", 0, 0), 6);
+	CU_ASSERT_EQUAL(latest(fd, "tx", 0, 1), 1);
 	CU_ASSERT_EQUAL(end_txn(fd, 3, "c-1", pid, ep, 1), KERR_NONE);
 	CU_ASSERT(wait_state(fd, "c-1", "CompleteCommit", 5000));
+	/* Committed: the LSO is past the marker on both partitions. */
+	WAIT_UNTIL(latest(fd, "tx", 0, 1) == 7 && latest(fd, "tx", 1, 1) == 5,
+	    5000);
+	CU_ASSERT_EQUAL(latest(fd, "tx", 0, 1), 7);
+	CU_ASSERT_EQUAL(latest(fd, "tx", 1, 1), 5);
 	/* A retried commit of a completed one is fine, an abort is not. */
 	CU_ASSERT_EQUAL(end_txn(fd, 3, "c-1", pid, ep, 1), KERR_NONE);
 	CU_ASSERT_EQUAL(end_txn(fd, 3, "c-1", pid, ep, 0),
@@ -818,7 +863,7 @@ static void
 test_timeout(void)
 {
 	char st[32];
-	int64_t pid;
+	int64_t pid, first = -1;
 	int16_t ep, ep2;
 	int32_t np;
 	int fd;
@@ -826,8 +871,14 @@ test_timeout(void)
 	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
 	CU_ASSERT_EQUAL(init_pid(fd, 4, "to-1", 1000, -1, -1, &pid, &ep), 0);
 	CU_ASSERT_EQUAL(add_parts(fd, 3, "to-1", pid, ep, "tx", 1), KERR_NONE);
-	CU_ASSERT_EQUAL(produce(fd, "tx", 0, pid, ep, 0, 2, 1, 0, NULL), 0);
+	CU_ASSERT_EQUAL(produce(fd, "tx", 0, pid, ep, 0, 2, 1, 0, &first), 0);
+	/* Held at its first offset while it is open... */
+	CU_ASSERT_EQUAL(latest(fd, "tx", 0, 1), first);
 	CU_ASSERT(wait_state(fd, "to-1", "CompleteAbort", 8000));
+	/* ...and past its ABORT marker once the broker aborted it. */
+	WAIT_UNTIL(latest(fd, "tx", 0, 1) == first + 3, 5000);
+	CU_ASSERT_EQUAL(latest(fd, "tx", 0, 1), first + 3);
+	CU_ASSERT_EQUAL(latest(fd, "tx", 0, 0), first + 3);
 	CU_ASSERT_EQUAL(describe(fd, "to-1", st, &ep2, &np), KERR_NONE);
 	CU_ASSERT_EQUAL(ep2, ep + 1);
 	CU_ASSERT_EQUAL(np, 0);

@@ -3429,7 +3429,7 @@ test_fixture_acls(void)
 /*
  * The transaction APIs as librdkafka 2.0.2 (confluent-kafka) and kafkajs
  * 2.2.4 send them, captured through tests/tools/kdesc_proxy.py against
- * a running Flume (tests/compat/admin/confluent_txn.py and
+ * a running Flume (tests/compat/admin/confluent_kafka_txn.py and
  * kafkajs_txn.js as the clients): AddPartitionsToTxn v0 and v1,
  * AddOffsetsToTxn v0 and v1, EndTxn v1, TxnOffsetCommit v1 and v3
  * (with the group member), and OffsetFetch v7.

@@ -4,7 +4,7 @@
 # every one (and no control record), read_committed exactly the committed
 # ones; send_offsets_to_transaction commits the group's offset with the
 # transaction; a second producer with the same transactional.id fences
-# the first.  Usage: confluent_txn.py BROKER PREFIX
+# the first.  Usage: confluent_kafka_txn.py BROKER PREFIX
 import sys
 import time
 
