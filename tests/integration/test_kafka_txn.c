@@ -995,6 +995,74 @@ test_kill_broker_mid_completion(void)
 		crash_round(1, p);
 }
 
+/*
+ * kill -9 of every worker right after an EndTxn (commit) is sent, before
+ * its answer: the client retries on a new connection until it is
+ * answered; whether the killed worker had moved the transaction on or
+ * not, it ends committed on every partition, never aborted anywhere.
+ */
+static void
+test_kill_workers_mid_end(void)
+{
+	struct km_endtxn_req q;
+	int64_t pid = -1;
+	int16_t ep = -1, e = -1;
+	int32_t p;
+	pid_t w0, w1;
+	int fd, r;
+	long long end;
+
+	for (r = 0; r < 3; r++) {
+		char tid[32];
+
+		snprintf(tid, sizeof(tid), "kw-%d", r);
+		CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+		CU_ASSERT_EQUAL_FATAL(init_pid_retry(fd, tid, 30000, &pid, &ep),
+		    0);
+		CU_ASSERT_EQUAL_FATAL(add_parts(fd, 3, tid, pid, ep, "many",
+		    NPARTS), KERR_NONE);
+		for (p = 0; p < NPARTS; p++)
+			CU_ASSERT_EQUAL(produce(fd, "many", p, pid, ep, 0, 2, 1,
+			    0, NULL), 0);
+		kcall_release();
+		w0 = flumed_child_pid(&d, "worker", 0);
+		w1 = flumed_child_pid(&d, "worker", 1);
+		CU_ASSERT_FATAL(w0 > 0 && w1 > 0);
+		kdesc_defaults(kmsg_end_txn.km_req, &q);
+		q.transactional_id = kstr_c(tid);
+		q.producer_id = pid;
+		q.producer_epoch = ep;
+		q.committed = 1;
+		CU_ASSERT_EQUAL_FATAL(support_ksend(fd, &kmsg_end_txn, 3,
+		    corr++, &q), 0);
+		kill(w0, SIGKILL);
+		kill(w1, SIGKILL);
+		close(fd);
+		/* The client's retry: until answered (workers respawn). */
+		end = support_now_ms() + 15000;
+		do {
+			if ((fd = kconnect()) >= 0) {
+				e = end_txn(fd, 3, tid, pid, ep, 1);
+				kcall_release();
+				close(fd);
+			}
+			if (e != KERR_NONE)
+				usleep(50 * 1000);	/* the retry backoff */
+		} while (e != KERR_NONE && support_now_ms() < end);
+		CU_ASSERT_EQUAL_FATAL(e, KERR_NONE);
+		CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+		CU_ASSERT(wait_state(fd, tid, "CompleteCommit", 10000));
+		for (p = 0; p < NPARTS; p++) {
+			WAIT_UNTIL(markers("many", p, pid, CTRL_COMMIT) >= 1,
+			    5000);
+			CU_ASSERT(markers("many", p, pid, CTRL_COMMIT) >= 1);
+			CU_ASSERT_EQUAL(markers("many", p, pid, CTRL_ABORT), 0);
+		}
+		kcall_release();
+		close(fd);
+	}
+}
+
 static void
 test_kill_writer_mid_completion(void)
 {
@@ -1019,4 +1087,6 @@ TEST_SUITE("kafka_txn", setup, teardown,
     { "kill -9 of the broker after EndTxn: committed everywhere",
       test_kill_broker_mid_completion },
     { "kill -9 of the writer after EndTxn: committed everywhere",
-      test_kill_writer_mid_completion });
+      test_kill_writer_mid_completion },
+    { "kill -9 of the workers under EndTxn: committed everywhere",
+      test_kill_workers_mid_end });
