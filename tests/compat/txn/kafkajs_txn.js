@@ -126,24 +126,24 @@ async function commitAbort (kafka, admin) {
 
 async function fencing (kafka) {
   const mk = () => kafka.producer({ transactionalId: prefix + 'fe', idempotent: true,
-    maxInFlightRequests: 1, retry: { retries: 0 } })
+    maxInFlightRequests: 1 })
   const p1 = mk()
   await p1.connect()
   const t1 = await p1.transaction()
-  await t1.send({ topic, messages: [{ value: 'f1-0', partition: 0 }] })
+  await t1.send({ topic: prefix + 'fe', messages: [{ value: 'f1-0', partition: 0 }] })
   const p2 = mk()
   await p2.connect()
   // InitProducerId with the transactional id: the first's epoch is old.
   const t2 = await p2.transaction()
   try {
-    await t1.send({ topic, messages: [{ value: 'f1-1', partition: 0 }] })
+    await t1.send({ topic: prefix + 'fe', messages: [{ value: 'f1-1', partition: 0 }] })
     check('fencing: the first\'s next send is fenced', false, 'sent')
   } catch (e) {
     const type = fencedType(e)
     check('fencing: the first\'s next send is fenced', type !== null, `${e.name}: ${e.message}`)
   }
   await p1.disconnect()
-  await t2.send({ topic, messages: [{ value: 'f2-0', partition: 0 }] })
+  await t2.send({ topic: prefix + 'fe', messages: [{ value: 'f2-0', partition: 0 }] })
   await t2.commit()
   check('fencing: the second commits', true)
   await p2.disconnect()
