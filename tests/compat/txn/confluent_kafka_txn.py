@@ -16,6 +16,11 @@
   raised by flush(), for the broker's INVALID_PRODUCER_EPOCH);
   what it wrote in that transaction never reaches read_committed
   consumers; the second commits.
+- offsets: send_offsets_to_transaction's offsets are pending until the
+  COMMIT (a read_committed consumer's committed(), OffsetFetch with
+  require_stable, gets UNSTABLE_OFFSET_COMMIT, which librdkafka retries
+  until its timeout, logging each; a read_uncommitted one's the last
+  committed offset), applied by COMMIT, dropped by ABORT.
 - timeout: a producer (a child process of this script) opens a
   transaction with transaction.timeout.ms 8000 on PREFIX-to/0, writes 50
   records and is killed; while it is open the last stable offset
@@ -28,6 +33,7 @@
 One line per check, "ok NAME" or "FAIL NAME: why"; exit 0 only if all
 passed.  Every wait is a poll with a deadline."""
 
+import logging
 import os
 import signal
 import subprocess
@@ -199,6 +205,90 @@ def fencing(broker, prefix):
           not rerrs, "%s, eof %s (log end %d), %s" % (got, eof, end, rerrs))
 
 
+class Lines(logging.Handler):
+    """librdkafka's log lines (its debug=protocol)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lines = []
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
+
+
+def committed(broker, group, topic, stable):
+    """The group's committed offset of topic/0 as a consumer at
+    read_committed (OffsetFetch require_stable) or read_uncommitted
+    sees it: (the offset or the KafkaError code it got within 2 s, how
+    often librdkafka retried its OffsetFetch: it retries an answer of
+    UNSTABLE_OFFSET_COMMIT, and logs no error name)."""
+    log = logging.getLogger("ck-offsets-%s" % stable)
+    log.setLevel(logging.DEBUG)
+    log.propagate = False
+    lines = Lines()
+    log.addHandler(lines)
+    c = Consumer({"bootstrap.servers": broker, "group.id": group,
+                  "enable.auto.commit": False, "debug": "protocol",
+                  "isolation.level": "read_committed" if stable
+                  else "read_uncommitted"}, logger=log)
+    try:
+        got = c.committed([TopicPartition(topic, 0)], 2)[0].offset
+    except KafkaException as e:
+        got = e.args[0]
+    finally:
+        c.poll(0.1)     # serves the log lines
+        c.close()
+        log.removeHandler(lines)
+    retries = sum(1 for l in lines.lines
+                  if "Retrying OffsetFetchRequest" in l)
+    if isinstance(got, KafkaError):
+        return got.code(), retries
+    return got, retries
+
+
+def offsets(broker, prefix):
+    """send_offsets_to_transaction's offsets stay pending until the
+    COMMIT: OffsetFetch with require_stable gets UNSTABLE_OFFSET_COMMIT
+    meanwhile, without it the last committed offset; an ABORT drops
+    them."""
+    topic, group = prefix + "of", prefix + "of-g"
+    g = Consumer({"bootstrap.servers": broker, "group.id": group})
+    meta = g.consumer_group_metadata()
+    p = producer(broker, prefix + "of-tx")
+    p.init_transactions(30)
+    results = []
+    for off, end in ((5, "commit"), (9, "abort")):
+        p.begin_transaction()
+        errs = send(p, topic, [b"of-%d" % off], [0])
+        p.send_offsets_to_transaction([TopicPartition(topic, 0, off)], meta,
+                                      30)
+        pend = (committed(broker, group, topic, True),
+                committed(broker, group, topic, False))
+        if end == "commit":
+            p.commit_transaction(30)
+        else:
+            p.abort_transaction(30)
+        results.append((pend, committed(broker, group, topic, True), errs))
+    g.close()
+    (s1, u1), after1, e1 = results[0]
+    (s2, u2), after2, e2 = results[1]
+    # librdkafka retries UNSTABLE_OFFSET_COMMIT until its timeout.
+    to = KafkaError._TIMED_OUT
+    check("offsets: pending ones are unstable to require_stable",
+          s1[0] == to and s1[1] > 0 and s2[0] == to and s2[1] > 0,
+          "got %s and %s (want _TIMED_OUT after retried OffsetFetches)"
+          % (s1, s2))
+    check("offsets: without require_stable the last committed one",
+          u1 == (-1001, 0) and u2 == (5, 0), "got %s and %s (want -1001, 5)"
+          % (u1, u2))
+    # Right after EndTxn the offsets may still be unstable for a moment
+    # (Kafka's markers land after its answer too): retries allowed.
+    check("offsets: COMMIT applies them, ABORT drops them",
+          after1[0] == 5 and after2[0] == 5 and not e1 and not e2,
+          "after the commit %s, after the abort %s, %s %s"
+          % (after1, after2, e1, e2))
+
+
 def open_and_die(broker, topic, txid):
     """The child of timeout(): opens a transaction, writes 50 records on
     partition 0, says so, and dies with the transaction open."""
@@ -285,7 +375,7 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     broker, prefix = argv[1], argv[2]
-    for part in (commit_abort, fencing, timeout):
+    for part in (commit_abort, offsets, fencing, timeout):
         try:
             part(broker, prefix)
         except KafkaException as e:
