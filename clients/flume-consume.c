@@ -33,7 +33,7 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: flume-consume [-b host:port] -t topic [-p partition] "
 	    "[-o beginning|end|offset|@time|-age]\n"
-	    "                     [-e] [-n count] [-f format] "
+	    "                     [-e] [-U] [-n count] [-f format] "
 	    "[--secret-file file]\n"
 	    "       flume-consume [-b host:port] -g group -t topic "
 	    "[-o beginning|end] [-C commit_ms]\n"
@@ -323,11 +323,11 @@ main(int argc, char *argv[])
 	int64_t offset = FLUME_OFFSET_END, at_ms = -1;
 	struct timespec rt;
 	int32_t partition = FLUME_PARTITION_ANY;
-	int ch, eflag = 0, status = 0;
+	int ch, eflag = 0, uflag = 0, status = 0;
 
 	flume_group_conf_init(&gconf);
 
-	while ((ch = getopt_long(argc, argv, "b:C:ef:g:hn:o:p:s:t:V",
+	while ((ch = getopt_long(argc, argv, "b:C:ef:g:hn:o:p:s:t:UV",
 	    flume_tool_longopts, NULL)) != -1) {
 		switch (ch) {
 		case FLUME_TOOL_OPT_SECRET:
@@ -370,6 +370,9 @@ main(int argc, char *argv[])
 				return 2;
 			}
 			gconf.session_timeout_ms = (int)ll;
+			break;
+		case 'U':
+			uflag = 1;
 			break;
 		case 'V':
 			flume_tool_version("flume-consume");
@@ -461,6 +464,9 @@ main(int argc, char *argv[])
 		flume_close(c);
 		return 1;
 	}
+	/* Transactions: aborted records too (markers never). */
+	if (uflag)
+		(void)flume_consumer_set_isolation(k, FLUME_READ_UNCOMMITTED);
 	if ((at_ms >= 0 ? subscribe_at(c, k, topic, partition, at_ms) :
 	    flume_consumer_subscribe(k, topic, partition, offset)) == -1) {
 		fprintf(stderr, "flume-consume: %s\n", flume_errstr(c));

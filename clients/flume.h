@@ -372,8 +372,23 @@ int	flume_consumer_poll(struct flume_consumer *k, struct flume_message *m,
  * response without a network round trip (flush output when 0).
  */
 int	flume_consumer_buffered(const struct flume_consumer *k);
-/* 1 when every subscribed partition's next offset is its high watermark. */
+/*
+ * 1 when every subscribed partition's next offset is its high watermark
+ * (read_committed: its last stable offset).
+ */
 int	flume_consumer_at_end(const struct flume_consumer *k);
+
+/*
+ * Transactions: which records a consumer sees.  FLUME_READ_COMMITTED
+ * (the default; it needs a broker of protocol version 3, older ones give
+ * everything): only records of committed transactions and of producers
+ * without transactions, up to the last stable offset.
+ * FLUME_READ_UNCOMMITTED: every record, aborted ones too.  Transaction
+ * markers are never handed out.  0, or -1 (EINVAL).
+ */
+#define FLUME_READ_UNCOMMITTED	0
+#define FLUME_READ_COMMITTED	1
+int	flume_consumer_set_isolation(struct flume_consumer *k, int isolation);
 /* The next offset of topic/partition, -1 if not subscribed. */
 int64_t	flume_consumer_position(const struct flume_consumer *k,
 	    const char *topic, int32_t partition);

@@ -9,6 +9,14 @@
  * no allocation per message.  Every batch's CRC and records are validated
  * before any of its records is trusted; records below the partition's
  * next offset (a fetch may start mid-batch) are skipped.
+ *
+ * Transactions: control batches (markers) are never handed out.  With a
+ * broker of protocol version 3 a consumer reads read_committed unless
+ * told otherwise (flume_consumer_set_isolation()): the broker stops at
+ * the last stable offset and lists the aborted transactions of each
+ * range, and the batches of those are skipped as Kafka's consumers do:
+ * a producer's aborted transaction becomes active at its first offset
+ * and ends at its ABORT marker.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +25,7 @@
 #include "clients/libflume_int.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "proto/ctrl.h"
 #include "proto/msg.h"
 
 /* The total max_bytes one FETCH asks for. */
@@ -28,6 +37,7 @@ struct cons_part {
 	int64_t		 next;
 	int64_t		 log_start;
 	int64_t		 hw;
+	int64_t		 stable;	/* last stable offset (version 3), else hw */
 	int32_t		 max_bytes;
 };
 
@@ -57,6 +67,14 @@ struct flume_consumer {
 	int			 in_batch;
 	int64_t			 batch_last;
 	struct compress_buf	 z;		/* the current batch, inflated */
+
+	int			 isolation;	/* FLUME_READ_*; default committed */
+	int			 v3;		/* the FETCH in hand is version 3's */
+	/* The current result's aborted transactions, by first offset. */
+	struct fetch_aborted	*ab;
+	int32_t			 nab, abi;	/* count, next not yet active */
+	int64_t			*active;	/* producers inside an aborted one */
+	int32_t			 nactive;
 };
 
 void
@@ -75,6 +93,7 @@ flume_consumer_new(struct flume_client *c, const struct flume_consumer_conf *con
 	if ((k = calloc(1, sizeof(*k))) == NULL)
 		return NULL;
 	k->c = c;
+	k->isolation = FLUME_READ_COMMITTED;
 	compress_buf_init(&k->z, COMPRESS_LIMIT_MAX);
 	if (conf != NULL)
 		k->conf = *conf;
@@ -214,7 +233,7 @@ flume_consumer_subscribe(struct flume_consumer *k, const char *topic,
 			cp->max_bytes = k->conf.max_bytes;
 		}
 		cp->log_start = res[2 * i];
-		cp->hw = res[2 * i + 1];
+		cp->hw = cp->stable = res[2 * i + 1];
 		if (offset == FLUME_OFFSET_BEGINNING)
 			cp->next = cp->log_start;
 		else if (offset == FLUME_OFFSET_END)
@@ -241,7 +260,7 @@ flume_consumer_at_end(const struct flume_consumer *k)
 	size_t i;
 
 	for (i = 0; i < k->nparts; i++)
-		if (k->parts[i].next < k->parts[i].hw)
+		if (k->parts[i].next < k->parts[i].stable)
 			return 0;
 	return 1;
 }
@@ -300,6 +319,74 @@ cons_fetch_fn(struct flume_client *c, void *ctx, const uint8_t *payload,
 	return 0;
 }
 
+int
+flume_consumer_set_isolation(struct flume_consumer *k, int isolation)
+{
+	if (isolation != FLUME_READ_COMMITTED &&
+	    isolation != FLUME_READ_UNCOMMITTED) {
+		errno = EINVAL;
+		return -1;
+	}
+	k->isolation = isolation;
+	return 0;
+}
+
+static int
+ab_cmp(const void *a, const void *b)
+{
+	const struct fetch_aborted *x = a, *y = b;
+
+	return x->first_offset < y->first_offset ? -1 :
+	    x->first_offset > y->first_offset;
+}
+
+static int
+active_has(const struct flume_consumer *k, int64_t pid)
+{
+	int32_t i;
+
+	for (i = 0; i < k->nactive; i++)
+		if (k->active[i] == pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * read_committed: should the batch h (not a control batch) be skipped?
+ * The aborted transactions that start at or before its last offset
+ * become active first.
+ */
+static int
+txn_skip(struct flume_consumer *k, const struct batch_header *h)
+{
+	int64_t last = h->base_offset + h->last_offset_delta;
+
+	while (k->abi < k->nab && k->ab[k->abi].first_offset <= last) {
+		if (!active_has(k, k->ab[k->abi].producer_id))
+			k->active[k->nactive++] = k->ab[k->abi].producer_id;
+		k->abi++;
+	}
+	return (h->attributes & BATCH_ATTR_TRANSACTIONAL) &&
+	    active_has(k, h->producer_id);
+}
+
+/* A control batch: an ABORT marker ends its producer's aborted transaction. */
+static void
+txn_marker(struct flume_consumer *k, const uint8_t *b, size_t len,
+    const struct batch_header *h)
+{
+	struct ctrl_marker m;
+	int32_t i;
+
+	if (ctrl_marker_parse(b, len, &m) != 1 || m.type != CTRL_ABORT)
+		return;
+	for (i = 0; i < k->nactive; i++)
+		if (k->active[i] == h->producer_id) {
+			k->active[i] = k->active[--k->nactive];
+			return;
+		}
+}
+
 /*
  * Send one FETCH for every partition and wait for its answer; 0 with the
  * response decoded into k->fr, or -1.  A lost connection is re-established
@@ -327,13 +414,18 @@ cons_fetch(struct flume_consumer *k, int max_wait_ms)
 	req.max_bytes = total > CONS_FETCH_MAX ? CONS_FETCH_MAX : (int32_t)total;
 	req.count = (int32_t)k->nparts;
 	req.parts = k->fparts;
+	req.isolation = k->isolation == FLUME_READ_UNCOMMITTED ?
+	    FETCH_READ_UNCOMMITTED : FETCH_READ_COMMITTED;
 	for (attempt = 0; attempt < 3; attempt++) {
 		if (!client_connected(k->c) && client_reconnect(k->c) == -1)
 			return -1;
 		k->fetch_done = 0;
 		k->fetch_err = 0;
 		start = client_begin(k->c, API_FETCH, &id);
-		msg_encode_fetch_req(&k->c->out, &req);
+		/* A reconnect may have met another broker: its version. */
+		k->v3 = k->c->proto_version >= 3;
+		(k->v3 ? msg_encode_fetch_req_v3 : msg_encode_fetch_req)(
+		    &k->c->out, &req);
 		if (client_end(k->c, start, id, cons_fetch_fn, k) == -1)
 			return -1;
 		deadline = client_now_ms() + max_wait_ms +
@@ -359,7 +451,8 @@ cons_fetch(struct flume_consumer *k, int max_wait_ms)
 		return -1;
 	}
 	arena_reset(&k->arena);
-	if (msg_decode_fetch_resp(k->resp, k->resp_len, &k->arena, &k->fr) == -1 ||
+	if ((k->v3 ? msg_decode_fetch_resp_v3 : msg_decode_fetch_resp)(k->resp,
+	    k->resp_len, &k->arena, &k->fr) == -1 ||
 	    (k->fr.error == ERR_NONE && (size_t)k->fr.count != k->nparts)) {
 		client_seterr(k->c, "malformed fetch response");
 		client_disconnect(k->c, EPROTO);
@@ -384,10 +477,11 @@ cons_result(struct flume_consumer *k)
 
 	k->rp = k->rend = NULL;
 	k->progressed = 0;
+	k->nab = k->abi = k->nactive = 0;
 	if (r->error == ERR_OFFSET_OUT_OF_RANGE) {
 		/* Retention moved the start, or we asked past the end: clamp. */
 		cp->log_start = r->log_start;
-		cp->hw = r->high_watermark;
+		cp->hw = cp->stable = r->high_watermark;
 		if (cp->next < cp->log_start)
 			cp->next = cp->log_start;
 		else if (cp->next > cp->hw)
@@ -410,8 +504,22 @@ cons_result(struct flume_consumer *k)
 	}
 	cp->log_start = r->log_start;
 	cp->hw = r->high_watermark;
+	cp->stable = k->v3 && k->isolation == FLUME_READ_COMMITTED ?
+	    r->last_stable : r->high_watermark;
 	k->rp = r->records;
 	k->rend = r->records + r->records_len;
+	if (k->v3 && r->naborted > 0) {
+		/* In the arena, which lives as long as the response. */
+		if ((k->active = arena_alloc(&k->arena, (size_t)r->naborted *
+		    sizeof(*k->active))) == NULL) {
+			client_seterr(k->c, "out of memory");
+			errno = ENOMEM;
+			return -1;
+		}
+		k->ab = r->aborted;
+		k->nab = r->naborted;
+		qsort(k->ab, (size_t)k->nab, sizeof(*k->ab), ab_cmp);
+	}
 	return 0;
 }
 
@@ -486,6 +594,16 @@ cons_next(struct flume_consumer *k, struct flume_message *m)
 				return -1;
 			}
 			k->batch_last = h.base_offset + h.last_offset_delta;
+			/* Markers, and read_committed's aborted data: passed over. */
+			if ((h.attributes & BATCH_ATTR_CONTROL) ||
+			    (k->nab > 0 && txn_skip(k, &h))) {
+				if (h.attributes & BATCH_ATTR_CONTROL)
+					txn_marker(k, k->rp, total, &h);
+				if (k->batch_last + 1 > cp->next)
+					cp->next = k->batch_last + 1;
+				k->rp += total;
+				continue;
+			}
 			if (k->batch_last >= cp->next &&
 			    batch_iter_init_z(&k->it, k->rp, total, &k->z) ==
 			    BATCH_OK)

@@ -33,6 +33,7 @@
 #include "proto/compress.h"
 #include "proto/tconf.h"
 #include "shm/lock.h"
+#include "shm/producer.h"
 #include "shm/shm.h"
 #include "shm/tconf.h"
 #include "store/clean.h"
@@ -110,6 +111,19 @@ struct cand {
 	struct tconf	eff;
 };
 
+
+/*
+ * Never past what is durable, nor past the last stable offset: an open
+ * transaction's records may still be aborted (DESIGN.md section 3).
+ */
+static int64_t
+cleaner_limit(const struct shm *s, uint32_t slot)
+{
+	int64_t dur = atomic_load(&s->parts[slot].durable_offset);
+	int64_t lso = part_lso(s, slot);
+
+	return lso < dur ? lso : dur;
+}
 /*
  * Look at every compacted partition, publish its ratio, pick the one to
  * clean into *best: 1 found, 0 none.
@@ -150,7 +164,7 @@ cleaner_pick(struct broker *b, int64_t now, struct cand *best)
 				continue;
 			memset(&cc, 0, sizeof(cc));
 			cc.now_ms = now;
-			cc.limit = atomic_load(&s->parts[slot].durable_offset);
+			cc.limit = cleaner_limit(s, slot);
 			cc.min_lag_ms = eff.v[TC_MIN_COMPACTION_LAG_MS];
 			if (clean_inspect(dir, &cc, &cs) == -1)
 				continue;
@@ -199,7 +213,7 @@ cleaner_run(struct broker *b, struct cand *c, int64_t now)
 
 	memset(&cc, 0, sizeof(cc));
 	cc.now_ms = now;
-	cc.limit = atomic_load(&p->durable_offset);
+	cc.limit = cleaner_limit(s, c->slot);
 	cc.min_lag_ms = c->eff.v[TC_MIN_COMPACTION_LAG_MS];
 	cc.delete_retention_ms = c->eff.v[TC_DELETE_RETENTION_MS];
 	cc.segment_bytes = (uint64_t)c->eff.v[TC_SEGMENT_BYTES];

@@ -66,13 +66,16 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "master/cleaner.h"
+#include "master/txnpart.h"
 #include "master/writer.h"
 #include "master/writer_group.h"
 #include "master/writer_make.h"
 #include "master/writer_sync.h"
 #include "master/writer_tconf.h"
+#include "master/writer_txn.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "shm/producer.h"
 #include "shm/ring.h"
 #include "shm/shm.h"
 #include "shm/topics.h"
@@ -123,6 +126,8 @@ struct wslot {
 	int64_t		 flush_msgs;	/* ... flush.messages; -1 never */
 	int64_t		 del_retry_ms;	/* a failed DeleteRecords: not before */
 	uint32_t	 seg_gen;	/* the cleaner's swaps this handle has seen */
+	int64_t		 txn_snap;	/* newest producer-state snapshot, -1 none
+					   (master/txnpart.h) */
 };
 
 struct writer {
@@ -356,6 +361,7 @@ wslot_take(struct writer *w, uint32_t i, const char *name, struct plog *log,
 	}
 	end = plog_end_offset(sl->log);
 	wslot_settings(w, i, name);
+	sl->txn_snap = txn_snapshot_newest(sl->log);
 
 	/*
 	 * A log that already runs past the offsets workers hand out (a
@@ -559,7 +565,7 @@ wslot_drain(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 	uint8_t *data;
 	size_t n, run;
 	int64_t end;
-	int round;
+	int round, segs;
 
 	if (!force && sl->error != 0 && now < sl->retry_ms)
 		return -1;
@@ -582,6 +588,11 @@ wslot_drain(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 		n = run_cut(data, run, WRITER_CHUNK_BYTES);
 		if (n == run)
 			round++;
+		segs = plog_segment_count(sl->log);
+		if (txn_before_append(w->s, p, sl->log, data, n, &sl->txn_snap) == -1) {
+			wslot_fail(w, i, "a producer-state snapshot", errno, now);
+			return -1;
+		}
 		if (run_append(sl->log, data, n, &batches, &records) == -1) {
 			/*
 			 * Reopen before the retry: recovery puts the log back
@@ -599,6 +610,14 @@ wslot_drain(struct writer *w, uint32_t i, int64_t now, int force, int *moved)
 			sl->visible = end;
 			atomic_store_explicit(&p->visible_offset, end, memory_order_release);
 		}
+		/* Before the release: a marker left in the ring is drained again. */
+		if (txn_markers_drained(w->s, p, sl->log, data, n) == -1) {
+			wslot_fail(w, i, "the aborted-transaction index", errno, now);
+			return -1;
+		}
+		/* A segment rolled: the open transactions at the new end. */
+		if (plog_segment_count(sl->log) != segs)
+			(void)txn_snapshot(w->s, p, sl->log, &sl->txn_snap);
 		atomic_store_explicit(&p->log_bytes, plog_size_bytes(sl->log),
 		    memory_order_relaxed);
 		atomic_store_explicit(&p->segments,
@@ -1179,6 +1198,7 @@ writer_retain(struct writer *w, int64_t now, int *moved)
 		name = slot_topic(w, i, &len);
 		if (wslot_clean_begin(w, i) == -1)
 			continue;
+		plog_set_txn_floor(sl->log, producer_txn_oldest(w->s, p));
 		if (plog_retain(sl->log, real, &deleted) == -1) {
 			cleaner_unlock(w->s, i);
 			log_warn("%.*s-%d: retention", len, name, p->partition);
@@ -1407,6 +1427,11 @@ writer_cycle(struct writer *w, int64_t now_ms)
 	if (moved)
 		writer_wake_workers(w);
 	writer_groups_cycle(w->groups, now_ms);
+	/* Transactions (master/writer_txn.h): answers wait on durable_gen. */
+	if (writer_txn_cycle(w->s, w->conf, now_ms)) {
+		writer_wake_workers(w);
+		moved = 1;
+	}
 	return moved;
 }
 
@@ -1465,6 +1490,7 @@ writer_timeout(struct writer *w, int64_t now_ms)
 			WRITER_SOONER(sl->last_sync_ms + sl->flush_ms);
 	});
 	WRITER_SOONER(writer_groups_due(w->groups));
+	WRITER_SOONER(writer_txn_due(w->s, now_ms));
 #undef WRITER_SOONER
 	return t < 0 ? 0 : (int)t;
 }
@@ -1485,6 +1511,7 @@ writer_finish(struct writer *w, int64_t now_ms)
 	/* Committed offsets go through __consumer_offsets' rings: first. */
 	if (writer_groups_finish(w->groups, now_ms) == -1)
 		rc = -1;
+	(void)writer_txn_cycle(w->s, w->conf, now_ms);
 	WRITER_FOREACH_SLOT(w, i, {
 		struct wslot *sl = &w->slots[i];
 		struct shm_partition *p = &w->s->parts[i];
@@ -1493,6 +1520,8 @@ writer_finish(struct writer *w, int64_t now_ms)
 		if (sl->error != 0 || sl->log == NULL || sl->visible > sl->durable ||
 		    atomic_load(&p->head) != atomic_load(&p->tail))
 			rc = -1;
+		else if (txn_snapshot(w->s, p, sl->log, &sl->txn_snap) == -1)
+			rc = -1;	/* the next start reads from an older one */
 	});
 	if (moved)
 		writer_wake_workers(w);
@@ -1510,6 +1539,7 @@ writer_drain_region(struct shm *old, const struct config *conf)
 	int32_t parts;
 	uint8_t *data;
 	size_t len;
+	int64_t snap;
 	int rc = 0, round, err, failed;
 
 	for (ti = 0; ti < n; ti++) {
@@ -1557,11 +1587,15 @@ writer_drain_region(struct shm *old, const struct config *conf)
 				rc = -1;
 				continue;
 			}
+			snap = txn_snapshot_newest(log);
 			/* A stable ring drains in two runs (to the end, from 0). */
 			for (round = 0; round < WRITER_DRAIN_ROUNDS; round++) {
 				if ((len = ring_peek(old, p, &data)) == 0)
 					break;
-				if (run_append(log, data, len, &batches, &records) == -1)
+				if (txn_before_append(old, p, log, data, len,
+				    &snap) == -1 ||
+				    run_append(log, data, len, &batches, &records) == -1 ||
+				    txn_markers_drained(old, p, log, data, len) == -1)
 					break;
 				total += batches;
 				ring_release(old, p, len);
@@ -1594,6 +1628,7 @@ writer_drain_region(struct shm *old, const struct config *conf)
 				    "synced after the failed fdatasync", name, pi,
 				    (long long)atomic_load(&p->durable_offset));
 			}
+			(void)txn_snapshot(old, p, log, &snap);
 			plog_close(log);
 		}
 	}

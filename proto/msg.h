@@ -23,9 +23,10 @@
 /*
  * The newest protocol version this code speaks.  A connection speaks the
  * smaller of the client's HANDSHAKE version and the broker's (1 without
- * a HANDSHAKE); version 2 adds DESCRIBE_GROUP's kind and epochs.
+ * a HANDSHAKE); version 2 adds DESCRIBE_GROUP's kind and epochs, version
+ * 3 FETCH's isolation level, last stable offset and aborted transactions.
  */
-#define FLUME_PROTOCOL_VERSION	2
+#define FLUME_PROTOCOL_VERSION	3
 
 enum api_key {
 	API_HANDSHAKE = 1,
@@ -93,7 +94,15 @@ enum flume_error {
 	ERR_INVALID_CONFIG = 30,	/* an unknown key or a bad value (the message names it) */
 	ERR_GROUP_SUBSCRIBED = 31,	/* the group's members consume that topic */
 	ERR_INVALID_RECORD = 32,	/* a record without a key to a compacted topic */
-	ERR_MAX = 33
+	/* Transactions (issue 29, worker/op/txn.h). */
+	ERR_TXN_CONCURRENT = 33,	/* a transaction is being completed: retry */
+	ERR_TXN_STATE = 34,		/* not in the transaction's state, or no such one */
+	ERR_TXN_FENCED = 35,		/* a newer epoch holds the transactional id */
+	ERR_TXN_TIMEOUT = 36,		/* a transaction timeout over the broker's limit */
+	ERR_UNSTABLE_OFFSET = 37,	/* an offset is pending in a transaction */
+	ERR_PRODUCERS_FULL = 38,	/* every producer slot of the partition holds
+					   an open transaction: retry later */
+	ERR_MAX = 39
 };
 
 /*
@@ -151,14 +160,27 @@ struct produce_resp { int16_t error; int32_t count; struct produce_result *resul
  *       begin before offset (skip records below it).  Empty when nothing
  *       is visible at offset after max_wait_ms.  With error
  *       CORRUPT_MESSAGE, records is exactly [first i64][next i64]: offsets
- *       [first, next) lie in a damaged part of the log, next is readable. */
+ *       [first, next) lie in a damaged part of the log, next is readable.
+ * Protocol version 3 (transactions) adds [isolation i8] at the end of the
+ * request (0 read_uncommitted, 1 read_committed: records only below the
+ * last stable offset), and to each result, after high_watermark,
+ * [last_stable i64][count i32]{[producer_id i64][first_offset i64]}: the
+ * aborted transactions of the range (read_committed; none otherwise)
+ * (msg_*_fetch_*_v3). */
 #define FETCH_CORRUPT_RECORDS	16
+#define FETCH_READ_UNCOMMITTED	0
+#define FETCH_READ_COMMITTED	1
 struct fetch_part { const char *topic; size_t topic_len; int32_t partition;
 	int64_t offset; int32_t max_bytes; };
 struct fetch_req { int32_t max_wait_ms; int32_t min_bytes; int32_t max_bytes;
-	int32_t count; struct fetch_part *parts; };
+	int32_t count; struct fetch_part *parts;
+	/* version 3 */
+	int8_t isolation; };
+struct fetch_aborted { int64_t producer_id; int64_t first_offset; };
 struct fetch_result { int16_t error; int64_t log_start; int64_t high_watermark;
-	const uint8_t *records; int32_t records_len; };
+	const uint8_t *records; int32_t records_len;
+	/* version 3 */
+	int64_t last_stable; int32_t naborted; struct fetch_aborted *aborted; };
 struct fetch_resp { int16_t error; int32_t count; struct fetch_result *results; };
 
 /* ---- LIST_OFFSETS (5) ----
@@ -229,6 +251,8 @@ void	msg_encode_produce_req_pieces(struct wbuf *wb,
 void	msg_encode_produce_resp(struct wbuf *wb, const struct produce_resp *m);
 void	msg_encode_fetch_req(struct wbuf *wb, const struct fetch_req *m);
 void	msg_encode_fetch_resp(struct wbuf *wb, const struct fetch_resp *m);
+void	msg_encode_fetch_req_v3(struct wbuf *wb, const struct fetch_req *m);
+void	msg_encode_fetch_resp_v3(struct wbuf *wb, const struct fetch_resp *m);
 void	msg_encode_list_offsets_req(struct wbuf *wb, const struct list_offsets_req *m);
 void	msg_encode_list_offsets_resp(struct wbuf *wb, const struct list_offsets_resp *m);
 void	msg_encode_workers_resp(struct wbuf *wb, const struct workers_resp *m);
@@ -246,6 +270,8 @@ int	msg_decode_produce_req(const uint8_t *p, size_t len, struct arena *a, struct
 int	msg_decode_produce_resp(const uint8_t *p, size_t len, struct arena *a, struct produce_resp *m);
 int	msg_decode_fetch_req(const uint8_t *p, size_t len, struct arena *a, struct fetch_req *m);
 int	msg_decode_fetch_resp(const uint8_t *p, size_t len, struct arena *a, struct fetch_resp *m);
+int	msg_decode_fetch_req_v3(const uint8_t *p, size_t len, struct arena *a, struct fetch_req *m);
+int	msg_decode_fetch_resp_v3(const uint8_t *p, size_t len, struct arena *a, struct fetch_resp *m);
 int	msg_decode_list_offsets_req(const uint8_t *p, size_t len, struct arena *a, struct list_offsets_req *m);
 int	msg_decode_list_offsets_resp(const uint8_t *p, size_t len, struct arena *a, struct list_offsets_resp *m);
 int	msg_decode_workers_resp(const uint8_t *p, size_t len, struct arena *a, struct workers_resp *m);

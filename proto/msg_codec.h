@@ -162,6 +162,8 @@ fn(const uint8_t *p, size_t len, struct arena *a, struct name *m)	\
 #define MIN_PRODUCE_RESULT	(2 + 8 + 8)
 #define MIN_FETCH_PART		(MIN_STR + 4 + 8 + 4)
 #define MIN_FETCH_RESULT	(2 + 8 + 8 + MIN_BYTES)
+#define MIN_FETCH_ABORTED	(8 + 8)
+#define MIN_FETCH_RESULT_V3	(2 + 8 + 8 + 8 + 4 + MIN_BYTES)
 #define MIN_LIST_OFFSETS_PART	(MIN_STR + 4 + 8)
 #define MIN_LIST_OFFSETS_RESULT	(2 + 8)
 #define MIN_CHILD_INFO		(4 + 1 + 4 + 8 + 4)

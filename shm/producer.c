@@ -9,6 +9,7 @@
 
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "proto/ctrl.h"
 #include "shm/producer.h"
 #include "shm/ring.h"
 
@@ -25,7 +26,7 @@ pdir(struct shm *s)
 }
 
 static struct producer_part *
-ppart(struct shm *s, const struct shm_partition *p)
+ppart(const struct shm *s, const struct shm_partition *p)
 {
 	size_t i = (size_t)(p - s->parts);
 
@@ -50,12 +51,16 @@ producer_table_init(struct shm *s)
 {
 	struct timespec ts;
 	int64_t ms;
+	uint32_t i, k;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 	if (ms < 1)
 		ms = 1;
 	atomic_store(&pdir(s)->next_id, ms << ID_SHIFT);
+	for (i = 0; i < s->hdr->limits.max_partitions; i++)
+		for (k = 0; k < PRODUCER_SLOTS; k++)
+			atomic_store(&ppart(s, &s->parts[i])->e[k].txn_first, -1);
 }
 
 int64_t
@@ -117,8 +122,9 @@ producer_seq_of(const uint8_t *recs, size_t len, struct producer_seq *q)
 	int64_t pid;
 	int32_t seq, delta, expect = 0;
 	int16_t epoch;
-	int first = 1;
+	int first = 1, txn;
 
+	q->txn = 0;
 	q->pid = -1;
 	q->epoch = -1;
 	q->first_seq = q->last_seq = -1;
@@ -132,14 +138,16 @@ producer_seq_of(const uint8_t *recs, size_t len, struct producer_seq *q)
 		epoch = (int16_t)be16_get(recs + off + BATCH_OFF_PRODUCER_EPOCH);
 		seq = (int32_t)be32_get(recs + off + BATCH_OFF_BASE_SEQUENCE);
 		delta = (int32_t)be32_get(recs + off + BATCH_OFF_LAST_DELTA);
+		txn = ctrl_is_transactional(recs + off);
 		if (delta < 0)
 			return -1;
 		if (first) {
 			first = 0;
+			q->txn = txn;
 			q->pid = pid < 0 ? -1 : pid;
 			q->epoch = epoch;
 			q->first_seq = seq;
-		} else if ((pid < 0) != (q->pid < 0) ||
+		} else if ((pid < 0) != (q->pid < 0) || txn != q->txn ||
 		    (pid >= 0 && (pid != q->pid || epoch != q->epoch ||
 		    seq != expect)))
 			return -1;
@@ -154,11 +162,16 @@ producer_seq_of(const uint8_t *recs, size_t len, struct producer_seq *q)
 	if (first)
 		return -1;
 	if (q->pid < 0) {
+		if (q->txn)
+			return -1;	/* a transaction needs a producer id */
 		q->epoch = -1;
 		q->first_seq = q->last_seq = -1;
 	}
 	return 0;
 }
+
+static struct producer_entry *entry_take(struct producer_part *);
+static struct producer_entry *txn_entry(struct producer_part *, int64_t);
 
 static struct producer_entry *
 entry_find(struct producer_part *pp, int64_t pid)
@@ -198,8 +211,13 @@ producer_check(struct shm *s, struct shm_partition *p,
 	 * Accepting it elsewhere would let a batch that follows a lost one
 	 * in, after which the lost one, resent, would look stored.
 	 */
-	if ((e = entry_find(ppart(s, p), q->pid)) == NULL)
-		return q->first_seq == 0 ? PRODUCER_APPEND : PRODUCER_OUT_OF_ORDER;
+	if ((e = entry_find(ppart(s, p), q->pid)) == NULL) {
+		if (q->first_seq != 0)
+			return PRODUCER_OUT_OF_ORDER;
+		return entry_take(ppart(s, p)) == NULL &&
+		    txn_entry(ppart(s, p), q->pid) == NULL ? PRODUCER_FULL :
+		    PRODUCER_APPEND;
+	}
 	if (q->epoch < e->epoch)
 		return PRODUCER_FENCED;
 	if (q->epoch > e->epoch)
@@ -232,7 +250,10 @@ producer_check(struct shm *s, struct shm_partition *p,
 	return PRODUCER_OUT_OF_ORDER;
 }
 
-/* A slot for a producer new to this partition: a free one, else the least recent. */
+/*
+ * A slot for a producer new to this partition: a free one, else the
+ * least recent without an open transaction; NULL when every slot holds one.
+ */
 static struct producer_entry *
 entry_take(struct producer_part *pp)
 {
@@ -243,6 +264,8 @@ entry_take(struct producer_part *pp)
 
 	for (i = 0; i < PRODUCER_SLOTS; i++) {
 		e = &pp->e[i];
+		if (atomic_load_explicit(&e->txn_first, memory_order_relaxed) >= 0)
+			continue;
 		st = atomic_load_explicit(&e->state, memory_order_relaxed);
 		if (ST_COUNT(st) == 0)
 			return e;
@@ -252,7 +275,7 @@ entry_take(struct producer_part *pp)
 			victim = e;
 		}
 	}
-	return victim != NULL ? victim : &pp->e[0];
+	return victim;
 }
 
 void
@@ -280,13 +303,25 @@ producer_record(struct shm *s, struct shm_partition *p,
 		r->ring_end = ring_end;
 		if (count < PRODUCER_HISTORY)
 			count++;
+		if (q->txn && atomic_load_explicit(&e->txn_first,
+		    memory_order_relaxed) < 0)
+			atomic_store_explicit(&e->txn_first, base,
+			    memory_order_release);
 		atomic_store_explicit(&e->state, ST_MAKE(count, slot),
 		    memory_order_release);
 		return;
 	}
-	/* A new producer here, or a new epoch: the entry starts over. */
-	if (e == NULL)
-		e = entry_take(pp);
+	/*
+	 * A new producer here, or a new epoch: the entry starts over, but
+	 * keeps an open transaction (its marker, of the new epoch, is on
+	 * its way).  producer_check() found a slot under this lock.
+	 */
+	if (e == NULL && (e = txn_entry(pp, q->pid)) == NULL &&
+	    (e = entry_take(pp)) == NULL)
+		return;
+	if (q->txn && atomic_load_explicit(&e->txn_first,
+	    memory_order_relaxed) < 0)
+		atomic_store_explicit(&e->txn_first, base, memory_order_release);
 	atomic_store_explicit(&e->state, 0, memory_order_release);
 	atomic_signal_fence(memory_order_seq_cst);
 	e->pid = q->pid;
@@ -307,8 +342,11 @@ producer_part_clear(struct shm *s, struct shm_partition *p)
 	int i;
 
 	/* One store per entry frees it (state count 0), as entry_take expects. */
-	for (i = 0; i < PRODUCER_SLOTS; i++)
+	for (i = 0; i < PRODUCER_SLOTS; i++) {
+		atomic_store_explicit(&pp->e[i].txn_first, -1,
+		    memory_order_release);
 		atomic_store_explicit(&pp->e[i].state, 0, memory_order_release);
+	}
 }
 
 void
@@ -317,11 +355,17 @@ producer_repair(struct shm *s, struct shm_partition *p)
 	struct producer_part *pp = ppart(s, p);
 	struct producer_entry *e;
 	uint64_t tail = atomic_load_explicit(&p->tail, memory_order_relaxed);
+	int64_t next = __atomic_load_n(&p->next_offset, __ATOMIC_RELAXED);
 	uint32_t st, count, newest;
 	int i;
 
 	for (i = 0; i < PRODUCER_SLOTS; i++) {
 		e = &pp->e[i];
+		/* Opened by an append that never published (ring_repair ran). */
+		if (atomic_load_explicit(&e->txn_first, memory_order_relaxed) >=
+		    next)
+			atomic_store_explicit(&e->txn_first, -1,
+			    memory_order_release);
 		st = atomic_load_explicit(&e->state, memory_order_relaxed);
 		count = ST_COUNT(st);
 		newest = ST_NEWEST(st);
@@ -422,13 +466,147 @@ producer_list(struct shm *s, struct shm_partition *p,
 	for (i = 0; i < PRODUCER_SLOTS && n < max; i++) {
 		st = atomic_load_explicit(&pp->e[i].state,
 		    memory_order_acquire);
-		if (ST_COUNT(st) == 0)
+		out[n].txn_first = atomic_load_explicit(&pp->e[i].txn_first,
+		    memory_order_acquire);
+		/* One with an open transaction only (rebuilt at start-up) counts. */
+		if (ST_COUNT(st) == 0 && out[n].txn_first < 0)
 			continue;
-		r = entry_rec(&pp->e[i], st, ST_COUNT(st) - 1);
 		out[n].pid = pp->e[i].pid;
 		out[n].epoch = pp->e[i].epoch;
-		out[n].last_seq = r->last_seq;
-		out[n].last_base = r->base_offset;
+		out[n].last_seq = out[n].last_base = -1;
+		if (ST_COUNT(st) > 0) {
+			r = entry_rec(&pp->e[i], st, ST_COUNT(st) - 1);
+			out[n].last_seq = r->last_seq;
+			out[n].last_base = r->base_offset;
+		}
+		n++;
+	}
+	return n;
+}
+
+int64_t
+producer_txn_oldest(const struct shm *s, const struct shm_partition *p)
+{
+	const struct producer_part *pp = ppart(s, p);
+	int64_t f, min = INT64_MAX;
+	int i;
+
+	for (i = 0; i < PRODUCER_SLOTS; i++) {
+		f = atomic_load_explicit(&pp->e[i].txn_first, memory_order_acquire);
+		if (f >= 0 && f < min)
+			min = f;
+	}
+	return min;
+}
+
+int64_t
+producer_lso(struct shm *s, const struct shm_partition *p)
+{
+	/*
+	 * visible_offset first: a transaction drained below it was opened
+	 * (txn_first stored before the tail store the writer read) before
+	 * it moved, so it is seen here unless its marker closed it.
+	 */
+	int64_t vis = atomic_load_explicit(&p->visible_offset,
+	    memory_order_acquire);
+	int64_t f = producer_txn_oldest(s, p);
+
+	return f < vis ? f : vis;
+}
+
+int64_t
+part_lso(const struct shm *s, uint32_t slot)
+{
+	return producer_lso((struct shm *)(uintptr_t)s, &s->parts[slot]);
+}
+
+/* The entry of pid holding an open transaction, whatever its state. */
+static struct producer_entry *
+txn_entry(struct producer_part *pp, int64_t pid)
+{
+	int i;
+
+	for (i = 0; i < PRODUCER_SLOTS; i++)
+		if (pp->e[i].pid == pid && atomic_load_explicit(
+		    &pp->e[i].txn_first, memory_order_relaxed) >= 0)
+			return &pp->e[i];
+	return NULL;
+}
+
+int64_t
+producer_txn_find(struct shm *s, struct shm_partition *p, int64_t pid,
+    int16_t epoch, int64_t marker, int64_t *lso)
+{
+	struct producer_part *pp = ppart(s, p);
+	struct producer_entry *e = txn_entry(pp, pid);
+	int64_t first, f, min = marker + 1;
+	int i;
+
+	if (e == NULL || epoch < e->epoch)
+		return -1;
+	first = atomic_load_explicit(&e->txn_first, memory_order_relaxed);
+	/* A transaction opened after this marker is not the one it ends. */
+	if (first > marker)
+		return -1;
+	for (i = 0; i < PRODUCER_SLOTS; i++) {
+		if (&pp->e[i] == e)
+			continue;
+		f = atomic_load_explicit(&pp->e[i].txn_first,
+		    memory_order_relaxed);
+		if (f >= 0 && f < min)
+			min = f;
+	}
+	*lso = min;
+	return first;
+}
+
+void
+producer_txn_clear(struct shm *s, struct shm_partition *p, int64_t pid)
+{
+	struct producer_entry *e = txn_entry(ppart(s, p), pid);
+
+	if (e != NULL)
+		atomic_store_explicit(&e->txn_first, -1, memory_order_release);
+}
+
+int
+producer_txn_open(struct shm *s, struct shm_partition *p, int64_t pid,
+    int16_t epoch, int64_t first)
+{
+	struct producer_part *pp = ppart(s, p);
+	struct producer_entry *e;
+
+	if ((e = entry_find(pp, pid)) != NULL || (e = txn_entry(pp, pid)) != NULL) {
+		if (atomic_load_explicit(&e->txn_first, memory_order_relaxed) < 0)
+			atomic_store_explicit(&e->txn_first, first,
+			    memory_order_release);
+		return 0;
+	}
+	if ((e = entry_take(pp)) == NULL)
+		return -1;
+	/* An entry without history: sequences start again at 0 (producer_check). */
+	atomic_store_explicit(&e->state, 0, memory_order_release);
+	e->pid = pid;
+	e->epoch = epoch;
+	atomic_store_explicit(&e->txn_first, first, memory_order_release);
+	return 0;
+}
+
+int
+producer_txn_list(const struct shm *s, const struct shm_partition *p,
+    struct producer_txn *out, int max)
+{
+	const struct producer_part *pp = ppart(s, p);
+	int64_t f;
+	int i, n = 0;
+
+	for (i = 0; i < PRODUCER_SLOTS && n < max; i++) {
+		f = atomic_load_explicit(&pp->e[i].txn_first, memory_order_acquire);
+		if (f < 0)
+			continue;
+		out[n].pid = pp->e[i].pid;
+		out[n].epoch = pp->e[i].epoch;
+		out[n].first = f;
 		n++;
 	}
 	return n;

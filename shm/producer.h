@@ -40,6 +40,20 @@
  * again), drops exactly those.  So the table never says "appended" for a
  * batch that is not in the ring, and never lacks one that is.
  *
+ * Transactions (DESIGN.md section 3).  A transactional producer's batches
+ * (attribute bit 0x10) open a transaction on the partition: the entry's
+ * txn_first becomes the batch's base offset if it was -1, in
+ * producer_record(), under the lock and before the tail store.  The
+ * writer closes it (txn_first back to -1, producer_txn_close()) when it
+ * drains the producer's marker, after the aborted-transaction index has
+ * the entry of an ABORT.  The partition's last stable offset is then
+ * min(visible_offset, every txn_first) (part_lso()).  An entry with an
+ * open transaction is never evicted for another producer: a new
+ * producer finds no slot (PRODUCER_FULL) until one closes.  txn_first is
+ * only ever set from -1 to the base offset of the append that sets it,
+ * so producer_repair() drops it exactly when that append is lost (its
+ * base is at or past the repaired next_offset).
+ *
  * What survives a master restart: a new master drains the old region
  * into the logs and makes a fresh one; producer_rebuild() (master,
  * before fork) reads the batch headers of the last few MiB of every
@@ -72,6 +86,7 @@ struct producer_entry {
 	int16_t			epoch;
 	int16_t			pad0;
 	int64_t			pid;
+	_Atomic int64_t		txn_first;	/* open transaction's first offset, -1 none */
 	struct producer_rec	hist[PRODUCER_HISTORY + 1];
 };
 
@@ -90,6 +105,7 @@ struct producer_seq {
 	int16_t		epoch;
 	int32_t		first_seq;
 	int32_t		last_seq;
+	int		txn;		/* the batches are transactional */
 };
 
 enum producer_verdict {
@@ -97,8 +113,10 @@ enum producer_verdict {
 	PRODUCER_DUPLICATE = 1,		/* *base / *next: the original offsets */
 	PRODUCER_OUT_OF_ORDER = 2,
 	PRODUCER_FENCED = 3,
-	PRODUCER_OLD_DUPLICATE = 4	/* at or before the last append, but
+	PRODUCER_OLD_DUPLICATE = 4,	/* at or before the last append, but
 					   older than the history: stored, offsets unknown */
+	PRODUCER_FULL = 5		/* a new producer, and every slot holds
+					   an open transaction */
 };
 
 /* Bytes of the table for these limits; SIZE_MAX on overflow. */
@@ -158,6 +176,7 @@ struct producer_info {
 	int16_t		epoch;
 	int32_t		last_seq;	/* of its newest append */
 	int64_t		last_base;	/* that append's base offset */
+	int64_t		txn_first;	/* its open transaction's first offset, -1 */
 };
 /*
  * Under the partition lock: the producers remembered on p, at most max,
@@ -165,5 +184,44 @@ struct producer_info {
  */
 int	producer_list(struct shm *s, struct shm_partition *p,
 	    struct producer_info *out, int max);
+
+/*
+ * The last stable offset of partition p: visible_offset, or the first
+ * offset of its oldest open transaction when that is lower.  Lock-free.
+ */
+int64_t	producer_lso(struct shm *s, const struct shm_partition *p);
+/* The same for slot `slot` of s. */
+int64_t	part_lso(const struct shm *s, uint32_t slot);
+/* The first offset of the oldest open transaction of p, or INT64_MAX. */
+int64_t	producer_txn_oldest(const struct shm *s, const struct shm_partition *p);
+/*
+ * Under the partition lock: the writer drained a marker of producer pid
+ * at offset marker.  The first offset of the transaction it closes, or
+ * -1 when pid has no transaction open below marker (a marker sent
+ * again: nothing changes), or the marker's epoch is older than the
+ * producer's (a zombie's).  *lso: the last stable offset once it is
+ * closed (the other open transactions', else marker + 1), as Kafka's
+ * aborted-transaction index wants it.  Nothing is changed until
+ * producer_txn_clear().
+ */
+int64_t	producer_txn_find(struct shm *s, struct shm_partition *p, int64_t pid,
+	    int16_t epoch, int64_t marker, int64_t *lso);
+/* Under the partition lock: close pid's transaction found above. */
+void	producer_txn_clear(struct shm *s, struct shm_partition *p, int64_t pid);
+/*
+ * Under the partition lock, or before the region is published (start-up
+ * rebuild): producer pid (epoch) has a transaction open at first.  -1
+ * when no slot can take it.
+ */
+int	producer_txn_open(struct shm *s, struct shm_partition *p, int64_t pid,
+	    int16_t epoch, int64_t first);
+/* Open transactions of p (pid, epoch, first) into out, at most max; their number. */
+struct producer_txn {
+	int64_t		pid;
+	int16_t		epoch;
+	int64_t		first;
+};
+int	producer_txn_list(const struct shm *s, const struct shm_partition *p,
+	    struct producer_txn *out, int max);
 
 #endif

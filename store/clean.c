@@ -23,12 +23,14 @@
 #include "proto/bytes.h"
 #include "proto/compress.h"
 #include "proto/crc32c.h"
+#include "proto/ctrl.h"
 #include "proto/varint.h"
 #include "store/clean.h"
 #include "store/file.h"
 #include "store/io.h"
 #include "store/segment.h"
 #include "store/timeindex.h"
+#include "store/txnindex.h"
 
 #define CLEAN_PASSES_MAX	32	/* first-cleaned times remembered */
 #define CLEAN_MAP_ENTRY		24	/* 16-byte key hash + 8-byte offset */
@@ -71,7 +73,12 @@ seg_path_ext(char *buf, size_t size, const char *dir, int64_t base,
 	return 0;
 }
 
-static const char *const seg_exts[3] = { "index", "timeindex", "log" };
+/* The log last: its rename is what a reader sees (clean.h). */
+#define SEG_EXTS	4
+#define EXT_LOG		3
+#define EXT_TXN		2
+static const char *const seg_exts[SEG_EXTS] = { "index", "timeindex",
+    "txnindex", "log" };
 
 static int
 fd_sync(int fd)
@@ -611,7 +618,7 @@ throttle_add(struct throttle *t, uint64_t n)
 
 struct out {
 	int64_t		 base;
-	int		 fd[3];		/* index, timeindex, log (.cleaned) */
+	int		 fd[SEG_EXTS];	/* index, timeindex, txnindex, log (.cleaned) */
 	uint64_t	 size;
 	uint64_t	 last_idx_pos;
 	int		 have_idx;
@@ -632,9 +639,9 @@ out_open(struct out *o, const char *dir, int64_t base, uint32_t interval)
 	o->max_ts = o->tidx_last_ts = TIDX_NONE;
 	o->last_base = -1;
 	o->interval = interval;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < SEG_EXTS; i++)
 		o->fd[i] = -1;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < SEG_EXTS; i++)
 		if (seg_path_ext(path, sizeof(path), dir, base, seg_exts[i],
 		    ".cleaned") == -1 ||
 		    (o->fd[i] = open(path, O_WRONLY | O_CREAT | O_TRUNC |
@@ -650,7 +657,7 @@ out_append(struct out *o, const uint8_t *b, size_t len)
 	int64_t base = batch_base_offset(b), mts = (int64_t)be64_get(b + BATCH_OFF_MAX_TS);
 	uint32_t rel = (uint32_t)(base - o->base);
 
-	if (seg_write_all(o->fd[2], b, len) == -1)
+	if (seg_write_all(o->fd[EXT_LOG], b, len) == -1)
 		return -1;
 	if (mts > o->max_ts)
 		o->max_ts = mts;
@@ -684,7 +691,7 @@ out_finish(struct out *o)
 		if (seg_write_all(o->fd[1], e, TIDX_ENTRY) == -1)
 			return -1;
 	}
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < SEG_EXTS; i++) {
 		if (fd_sync(o->fd[i]) == -1)
 			return -1;
 		close(o->fd[i]);
@@ -698,7 +705,7 @@ out_close(struct out *o)
 {
 	int i;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < SEG_EXTS; i++)
 		if (o->fd[i] != -1) {
 			close(o->fd[i]);
 			o->fd[i] = -1;
@@ -835,7 +842,7 @@ swap_forward(const char *dir, const struct manifest *m,
 	int e;
 
 	for (i = 0; i < m->n; i++)
-		for (e = 0; e < 3; e++) {
+		for (e = 0; e < SEG_EXTS; e++) {
 			if (seg_path_ext(from, sizeof(from), dir, m->bases[i],
 			    seg_exts[e], ".cleaned") == -1 ||
 			    seg_path_ext(to, sizeof(to), dir, m->bases[i],
@@ -852,7 +859,7 @@ swap_forward(const char *dir, const struct manifest *m,
 	}
 	for (i = 0; i < m->n; i++) {
 		/* Indexes first, the log last: see clean.h. */
-		for (e = 0; e < 3; e++) {
+		for (e = 0; e < SEG_EXTS; e++) {
 			if (seg_path_ext(from, sizeof(from), dir, m->bases[i],
 			    seg_exts[e], ".swap") == -1 ||
 			    seg_path_ext(to, sizeof(to), dir, m->bases[i],
@@ -873,7 +880,7 @@ swap_forward(const char *dir, const struct manifest *m,
 		    is_new_base(m, bases[k]))
 			continue;
 		/* The log first: readers look for logs. */
-		for (e = 2; e >= 0; e--)
+		for (e = EXT_LOG; e >= 0; e--)
 			if (seg_path_ext(to, sizeof(to), dir, bases[k],
 			    seg_exts[e], "") == 0)
 				(void)unlink(to);
@@ -937,7 +944,69 @@ struct pass {
 	size_t			 nbcap;
 	struct throttle		 th;
 	int64_t			 tombs_due;	/* of the tombstones kept */
+	struct txn_aborted	*ab;		/* the partition's aborted transactions */
+	size_t			 nab;
 };
+
+/*
+ * Transactions (DESIGN.md section 3), as Kafka's LogCleaner: a batch of
+ * an aborted transaction is discarded (its keys never enter the map, so
+ * it cannot hide a committed record), and control batches (markers)
+ * are kept whole and their records are no keys.  Markers are never
+ * removed: Kafka may drop one once its transaction's data is gone and
+ * delete.retention.ms has passed, which keeping it always satisfies.
+ */
+static int
+batch_aborted(const struct pass *ps, const uint8_t *b)
+{
+	int64_t pid, base;
+	size_t i;
+
+	if (ps->nab == 0 || !ctrl_is_transactional(b) || ctrl_is_control(b))
+		return 0;
+	pid = (int64_t)be64_get(b + BATCH_OFF_PRODUCER_ID);
+	base = batch_base_offset(b);
+	for (i = 0; i < ps->nab; i++)
+		if (ps->ab[i].pid == pid && ps->ab[i].first <= base &&
+		    base <= ps->ab[i].last)
+			return 1;
+	return 0;
+}
+
+/* Every aborted transaction of the partition (all segments' indexes). */
+static int
+aborted_load(struct pass *ps)
+{
+	int64_t *bases = NULL;
+	size_t nb = 0, cap = 0;
+	int rc;
+
+	if (seg_list(ps->dir, &bases, &nb) == -1)
+		return -1;
+	rc = txnindex_collect(ps->dir, bases, nb, 0, INT64_MAX, &ps->ab,
+	    &ps->nab, &cap);
+	free(bases);
+	return rc;
+}
+
+/* Copy segment base's aborted-transaction entries to output o. */
+static int
+out_txnindex(struct out *o, const char *dir, int64_t base)
+{
+	struct txn_aborted *v;
+	uint8_t e[TXNINDEX_ENTRY];
+	size_t n, i;
+	int rc = 0;
+
+	if (txnindex_load(dir, base, &v, &n) == -1)
+		return -1;
+	for (i = 0; i < n && rc == 0; i++) {
+		txnindex_encode(e, &v[i]);
+		rc = seg_write_all(o->fd[EXT_TXN], e, sizeof(e));
+	}
+	free(v);
+	return rc;
+}
 
 static int
 pass_yield(struct pass *ps)
@@ -973,6 +1042,9 @@ map_segment(struct pass *ps, const struct cseg *cs)
 	while (!full && (r = breader_next(&br, &b, &len)) == 1) {
 		ps->st->bytes_read += len;
 		throttle_add(&ps->th, len);
+		/* Markers have no keys; aborted data never counts. */
+		if (ctrl_is_control(b) || batch_aborted(ps, b))
+			continue;
 		if (batch_records(b, len, &ps->z, &rec, &rlen) == -1)
 			goto fail;
 		p = rec;
@@ -1106,8 +1178,11 @@ clean_batch(struct pass *ps, struct out *o, const uint8_t *b, size_t len)
 	int32_t count = 0, total = 0;
 	int codec = be16_get(b + BATCH_OFF_ATTRIBUTES) & BATCH_COMPRESSION_MASK;
 	size_t rlen, outlen;
-	int r;
+	int r, aborted;
 
+	if (ctrl_is_control(b))
+		return out_append(o, b, len);
+	aborted = batch_aborted(ps, b);
 	if (batch_records(b, len, &ps->z, &rec, &rlen) == -1)
 		return -1;
 	ps->klen = 0;
@@ -1115,7 +1190,7 @@ clean_batch(struct pass *ps, struct out *o, const uint8_t *b, size_t len)
 	end = rec + rlen;
 	while ((r = rawrec_next(&p, end, &rr)) == 1) {
 		total++;
-		if (record_goes(ps, &rr, base + rr.odelta))
+		if (aborted || record_goes(ps, &rr, base + rr.odelta))
 			continue;
 		if (kept_add(ps, rr.p, rr.len) == -1)
 			return -1;
@@ -1177,6 +1252,9 @@ rewrite_group(struct pass *ps, const struct cseg *v, size_t from, size_t to)
 		goto fail;
 	for (i = from; i < to; i++) {
 		ps->st->bytes_before += v[i].size;
+		/* The aborts its markers ended go with the output. */
+		if (out_txnindex(&o, ps->dir, v[i].base) == -1)
+			goto fail;
 		if (breader_open(&br, ps->dir, &v[i]) == -1)
 			goto fail;
 		while ((r = breader_next(&br, &b, &len)) == 1) {
@@ -1257,7 +1335,8 @@ clean_partition(const char *dir, const struct clean_config *cc,
 		cc->swap_done(cc->swap_lock_arg);
 	if (r == -1)
 		goto out;
-	if (ckpt_load(dir, &ps.ck) == -1 || cseg_list(dir, &v, &n) == -1)
+	if (ckpt_load(dir, &ps.ck) == -1 || cseg_list(dir, &v, &n) == -1 ||
+	    aborted_load(&ps) == -1)
 		goto out;
 	nc = cleanable_count(dir, v, n, cc);
 	st->checkpoint = ps.ck.offset;
@@ -1354,6 +1433,7 @@ out_keep:
 		cc->swap_done(cc->swap_lock_arg);
 	free(m.bases);
 	free(v);
+	free(ps.ab);
 	free(ps.map.v);
 	free(ps.pids.v);
 	free(ps.nb);

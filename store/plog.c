@@ -72,6 +72,7 @@
 #include "store/plog.h"
 #include "store/segment.h"
 #include "store/timeindex.h"
+#include "store/txnindex.h"
 
 /* Appended bytes of a segment between two early writeback requests. */
 #define PLOG_WRITEBACK_BYTES	(4U << 20)
@@ -108,6 +109,7 @@ struct plog {
 	int		 dir_dirty;	/* entries created or removed since sync */
 	int		 broken;	/* an undo failed: errno, refuse appends */
 	int		 compacted;	/* seg_dir_compacted() at open or reload */
+	int64_t		 txn_floor;	/* oldest open transaction's first offset */
 	uint8_t		*ibuf;		/* pending index entries of one append */
 	size_t		 ibuf_cap;
 	uint8_t		*tbuf;		/* the time index entries beside them */
@@ -701,6 +703,10 @@ seg_create(struct plog *l, int64_t base)
 	    (sg.tidx_fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_TRUNC |
 	    O_CLOEXEC, 0644)) == -1)
 		goto fail;
+	/* Nor can an aborted-transaction index of that name. */
+	if (seg_path(path, sizeof(path), l->dir, base, "txnindex") == -1 ||
+	    (unlink(path) == -1 && errno != ENOENT))
+		goto fail;
 	if (plog_push_seg(l, &sg) == -1)
 		goto fail;
 	l->dir_dirty = 1;
@@ -731,6 +737,8 @@ seg_remove(struct plog *l, struct seg *sg)
 		unlink(path);
 	if (seg_path(path, sizeof(path), l->dir, sg->base, "timeindex") == 0)
 		unlink(path);
+	if (seg_path(path, sizeof(path), l->dir, sg->base, "txnindex") == 0)
+		unlink(path);
 	seg_close_fds(sg);
 	l->dir_dirty = 1;
 }
@@ -758,6 +766,7 @@ plog_open(struct plog **lp, const char *dir, const struct plog_config *cfg,
 		return -1;
 	l->dir_fd = -1;
 	l->cfg = *cfg;
+	l->txn_floor = INT64_MAX;
 	if ((l->dir = strdup(dir)) == NULL)
 		goto fail;
 	if ((l->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
@@ -776,7 +785,8 @@ plog_open(struct plog **lp, const char *dir, const struct plog_config *cfg,
 		if (seg_create(l, 0) == -1)
 			goto fail;
 		l->next_offset = 0;
-	}
+	} else if (txnindex_truncate(dir, bases[n - 1], l->next_offset) == -1)
+		goto fail;	/* aborts whose markers a torn tail took */
 	/* A damaged checkpoint is reported; the segments still say a start. */
 	if (logstart_load(dir, &l->start) == -1) {
 		if (errno == ENOMEM)
@@ -1408,6 +1418,42 @@ plog_resync(struct plog *l, int64_t offset)
 	return plog_sync(l);
 }
 
+void
+plog_set_txn_floor(struct plog *l, int64_t offset)
+{
+	l->txn_floor = offset;
+}
+
+const char *
+plog_dir(const struct plog *l)
+{
+	return l->dir;
+}
+
+int64_t
+plog_segment_of(const struct plog *l, int64_t offset)
+{
+	int i;
+
+	for (i = l->nsegs - 1; i > 0; i--)
+		if (l->segs[i].base <= offset)
+			break;
+	return l->segs[i].base;
+}
+
+int
+plog_segment_bases(const struct plog *l, int64_t **bases, size_t *n)
+{
+	int i;
+
+	if ((*bases = calloc((size_t)l->nsegs, sizeof(**bases))) == NULL)
+		return -1;
+	for (i = 0; i < l->nsegs; i++)
+		(*bases)[i] = l->segs[i].base;
+	*n = (size_t)l->nsegs;
+	return 0;
+}
+
 int
 plog_retain(struct plog *l, int64_t now_ms, int *deleted)
 {
@@ -1437,6 +1483,9 @@ plog_retain(struct plog *l, int64_t now_ms, int *deleted)
 			expired = now_ms - mtime_ms > l->cfg.retention_ms;
 		}
 		if (!old && !expired)
+			break;
+		/* Never the segment of an open transaction's first offset. */
+		if (l->segs[1].base > l->txn_floor)
 			break;
 		total -= l->segs[0].size;
 		seg_remove(l, &l->segs[0]);

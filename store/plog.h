@@ -131,6 +131,17 @@ int	plog_resync(struct plog *l, int64_t offset);
  */
 int	plog_retain(struct plog *l, int64_t now_ms, int *deleted);
 /*
+ * Retention keeps every segment holding offset or later ones: the first
+ * offset of the partition's oldest open transaction (INT64_MAX: none).
+ */
+void	plog_set_txn_floor(struct plog *l, int64_t offset);
+/* The log's directory. */
+const char *plog_dir(const struct plog *l);
+/* The base of the segment holding offset (the first one below it). */
+int64_t	plog_segment_of(const struct plog *l, int64_t offset);
+/* Every segment's base, ascending (malloc'ed).  0 or -1. */
+int	plog_segment_bases(const struct plog *l, int64_t **bases, size_t *n);
+/*
  * Change an open log's segment, index and retention settings (a topic's
  * settings changed); cache_window stays.  The next append and the next
  * plog_retain use them.
@@ -215,6 +226,15 @@ int	plog_reader_time_lookup(struct plog_reader *r, int64_t ts_ms,
  */
 int	plog_reader_max_time(struct plog_reader *r, int64_t first,
 	    int64_t visible_end, int64_t *offset, int64_t *found_ts);
+/*
+ * The aborted transactions overlapping [start, upper) from the segments'
+ * aborted-transaction indexes (store/txnindex.h), as Kafka's Fetch
+ * answers them for read_committed: *out malloc'ed (NULL when none), *n
+ * entries.  0 or -1.
+ */
+struct txn_aborted;
+int	plog_reader_aborted(struct plog_reader *r, int64_t start, int64_t upper,
+	    struct txn_aborted **out, size_t *n);
 /* The same, with *offset = visible_end when nothing reaches ts_ms. */
 int	plog_reader_offset_for_time(struct plog_reader *r, int64_t ts_ms,
 	    int64_t visible_end, int64_t *offset);

@@ -32,6 +32,7 @@
 #include "store/plog.h"
 #include "store/segment.h"
 #include "store/timeindex.h"
+#include "store/txnindex.h"
 
 struct rseg {
 	int64_t		base;
@@ -799,4 +800,29 @@ plog_reader_offset_for_time(struct plog_reader *r, int64_t ts_ms,
 	if (*offset == -1)
 		*offset = visible_end;
 	return 0;
+}
+
+int
+plog_reader_aborted(struct plog_reader *r, int64_t start, int64_t upper,
+    struct txn_aborted **out, size_t *n)
+{
+	int64_t *bases = NULL;
+	size_t nb = 0, cap = 0;
+	int rc, err;
+
+	*out = NULL;
+	*n = 0;
+	/* The directory as it is: an index of a segment rolled since counts. */
+	if (seg_list(r->dir, &bases, &nb) == -1)
+		return -1;
+	rc = txnindex_collect(r->dir, bases, nb, start, upper, out, n, &cap);
+	err = errno;
+	free(bases);
+	if (rc == -1) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	errno = err;
+	return rc;
 }

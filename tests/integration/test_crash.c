@@ -272,7 +272,7 @@ test_long_poll(void)
 	const char *create[] = { "flume-admin", "create", "lp", "-p", "1", NULL };
 	const char *produce[] = { "flume-produce", "-t", "lp", "wake-up", NULL };
 	struct fetch_part part = { "lp", 2, 0, 0, 1 << 20 };
-	struct fetch_req req = { 300, 1, 1 << 20, 1, &part };
+	struct fetch_req req = { 300, 1, 1 << 20, 1, &part, 0 };
 	struct fetch_resp resp;
 	struct arena a;
 	struct wbuf wb;

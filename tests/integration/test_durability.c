@@ -223,7 +223,7 @@ fetch_runs(int fd, const char *topic, int64_t from, const char *const tags[],
     const int counts[], int nruns)
 {
 	struct fetch_part part = { topic, strlen(topic), 0, from, 1 << 20 };
-	struct fetch_req req = { 0, 1, 1 << 20, 1, &part };
+	struct fetch_req req = { 0, 1, 1 << 20, 1, &part, 0 };
 	struct fetch_resp resp;
 	struct batch_iter it;
 	struct record r;

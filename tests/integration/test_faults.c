@@ -584,7 +584,7 @@ static int
 raw_fetch_check(int fd, const char *topic, const char *tag, int want)
 {
 	struct fetch_part part = { topic, strlen(topic), 0, 0, 1 << 20 };
-	struct fetch_req req = { 0, 1, 1 << 20, 1, &part };
+	struct fetch_req req = { 0, 1, 1 << 20, 1, &part, 0 };
 	struct fetch_resp resp;
 	struct batch_iter it;
 	struct record r;

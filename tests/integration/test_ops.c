@@ -190,7 +190,7 @@ static int
 fetch_unknown(void)
 {
 	struct fetch_part fp = { "nosuch", 6, 0, 0, 1024 };
-	struct fetch_req q = { 0, 0, 1 << 20, 1, &fp };
+	struct fetch_req q = { 0, 0, 1 << 20, 1, &fp, 0 };
 	struct fetch_resp r;
 	struct arena a;
 	struct wbuf wb;

@@ -17,8 +17,11 @@
 
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "proto/crc32c.h"
+#include "proto/ctrl.h"
 #include "store/clean.h"
 #include "store/plog.h"
+#include "store/txnindex.h"
 #include "tests/harness.h"
 
 #define SEGB	1024
@@ -65,6 +68,43 @@ put(struct plog *l, int n, const char *const *keys, const char *const *vals,
 	CU_ASSERT_FATAL(plog_append(l, copy, outlen, &base) == 0);
 	free(copy);
 	batch_builder_free(&b);
+}
+
+/* One record k=v of transactional producer pid. */
+static void
+put_txn(struct plog *l, const char *k, const char *v, int64_t pid)
+{
+	struct batch_builder b;
+	const uint8_t *out;
+	uint8_t *copy;
+	size_t outlen;
+	int64_t base;
+
+	batch_builder_init(&b);
+	batch_builder_set_producer(&b, pid, 0, 0);
+	CU_ASSERT_FATAL(batch_builder_add(&b, 1000, k, (int32_t)strlen(k), v,
+	    (int32_t)strlen(v), NULL, 0) == 0);
+	CU_ASSERT_FATAL(batch_builder_close(&b, &out, &outlen) == 0);
+	CU_ASSERT_FATAL((copy = malloc(outlen)) != NULL);
+	memcpy(copy, out, outlen);
+	be16_put(copy + BATCH_OFF_ATTRIBUTES, (uint16_t)(be16_get(copy +
+	    BATCH_OFF_ATTRIBUTES) | BATCH_ATTR_TRANSACTIONAL));
+	be32_put(copy + BATCH_OFF_CRC, crc32c(0, copy + BATCH_CRC_START,
+	    outlen - BATCH_CRC_START));
+	CU_ASSERT_FATAL(plog_append(l, copy, outlen, &base) == 0);
+	free(copy);
+	batch_builder_free(&b);
+}
+
+static void
+put_marker(struct plog *l, int64_t pid, int type)
+{
+	struct ctrl_marker m = { pid, 0, (int16_t)type, 0, 1000 };
+	uint8_t b[CTRL_MARKER_SIZE];
+	int64_t base;
+
+	ctrl_marker_encode(b, &m);
+	CU_ASSERT_FATAL(plog_append(l, b, sizeof(b), &base) == 0);
 }
 
 static void
@@ -244,6 +284,64 @@ test_basic(void)
 	CU_ASSERT_EQUAL(clean_partition(dir, &c, &st), 0);
 	CU_ASSERT_EQUAL(st.segments_in, 0);
 	CU_ASSERT_EQUAL(collect(dir, v, &nb, NULL), n);
+	test_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * Transactions, as Kafka's cleaner: aborted records go and never hide a
+ * committed one; markers stay whole (two ABORTs share a key, and both
+ * stay); the aborted-transaction index goes with the cleaned segment.
+ *
+ *   0 k1=v1   1 k1=xa (5, aborted)   2 k2=b6 (6)   3 ABORT 5   4 COMMIT 6
+ *   5 k3=xc (7, aborted)   6 ABORT 7   then a tail to close the segment
+ */
+static void
+test_transactions(void)
+{
+	struct txn_aborted a5 = { 5, 1, 3, 2 }, a7 = { 7, 5, 6, 7 }, *ab;
+	struct rr v[RMAX];
+	struct clean_config c = ccfg(5000);
+	struct clean_stats st;
+	char *dir = test_mkdtemp("cleantx");
+	struct plog *l;
+	size_t nab;
+	int n, nb, i;
+
+	CU_ASSERT_EQUAL_FATAL(plog_open(&l, dir, &cfg, NULL), 0);
+	put1(l, "k1", "v1", 1000);
+	put_txn(l, "k1", "xa", 5);
+	put_txn(l, "k2", "b6", 6);
+	put_marker(l, 5, CTRL_ABORT);
+	put_marker(l, 6, CTRL_COMMIT);
+	put_txn(l, "k3", "xc", 7);
+	put_marker(l, 7, CTRL_ABORT);
+	for (i = 0; i < 30; i++)
+		put1(l, "tail", "t", 2000 + i);
+	plog_close(l);
+	CU_ASSERT_EQUAL_FATAL(txnindex_append(dir, 0, &a5), 0);
+	CU_ASSERT_EQUAL_FATAL(txnindex_append(dir, 0, &a7), 0);
+	CU_ASSERT_EQUAL(clean_partition(dir, &c, &st), 0);
+	CU_ASSERT(st.segments_in >= 1);
+	n = collect(dir, v, &nb, NULL);
+	CU_ASSERT(has(v, n, 0, "k1", "v1"));
+	CU_ASSERT(has(v, n, 2, "k2", "b6"));
+	for (i = 0; i < n; i++) {
+		CU_ASSERT(v[i].off != 1 && v[i].off != 5);
+		if (v[i].off == 3 || v[i].off == 4 || v[i].off == 6)
+			CU_ASSERT_EQUAL(v[i].pid, v[i].off == 4 ? 6 :
+			    v[i].off == 3 ? 5 : 7);
+	}
+	/* The three markers, each its one record. */
+	for (i = 0, nb = 0; i < n; i++)
+		nb += v[i].off == 3 || v[i].off == 4 || v[i].off == 6;
+	CU_ASSERT_EQUAL(nb, 3);
+	CU_ASSERT_EQUAL(txnindex_load(dir, 0, &ab, &nab), 0);
+	CU_ASSERT_EQUAL_FATAL(nab, 2);
+	CU_ASSERT(ab[0].pid == 5 && ab[0].first == 1 && ab[0].last == 3 &&
+	    ab[0].lso == 2);
+	CU_ASSERT(ab[1].pid == 7 && ab[1].last == 6);
+	free(ab);
 	test_rmtree(dir);
 	free(dir);
 }
@@ -498,6 +596,7 @@ test_merge(void)
 }
 
 TEST_SUITE("clean", NULL, NULL,
+    { "transactions", test_transactions },
     { "latest value per key, offsets kept, second pass idle", test_basic },
     { "tombstones kept until delete.retention.ms after the first clean",
 	test_tombstones },

@@ -4,7 +4,10 @@
  * uptime), and the client against a small fake broker thread on a
  * loopback port: handshake and admin calls, pipelined PRODUCE with
  * request-id matching, resending after a dropped connection, and the
- * consumer's offsets, end detection, mid-batch skipping and CRC check.
+ * consumer's offsets, end detection, mid-batch skipping and CRC check,
+ * and transactions: markers never handed out, read_committed skipping
+ * aborted transactions by the broker's list, read_uncommitted, and a
+ * broker of protocol version 2.
  */
 #include <sys/socket.h>
 
@@ -23,6 +26,8 @@
 #include "clients/flume_tool.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "proto/crc32c.h"
+#include "proto/ctrl.h"
 #include "proto/frame.h"
 #include "proto/msg.h"
 #include "proto/wire.h"
@@ -252,6 +257,11 @@ struct fake {
 	int		 drop_fetch_at;	/* close instead of the Nth FETCH */
 	int		 drop_api;	/* close instead of the ... */
 	int		 drop_api_at;	/* ... Nth request of this api */
+	int16_t		 version;	/* protocol version it speaks; 0: ours */
+	int64_t		 lso;		/* partition 0's last stable offset; -1 hw */
+	struct fetch_aborted aborted[4];	/* partition 0's, read_committed */
+	int32_t		 naborted;
+	int		 isolation;	/* of the last FETCH; -1 version 2's */
 	/* Observations. */
 	int		 api_seen;	/* requests of drop_api seen */
 	int		 produces;	/* PRODUCE requests seen */
@@ -408,13 +418,20 @@ fake_fetch(struct fake *f, const uint8_t *p, size_t len, struct arena *a,
 	size_t pos, start;
 	int32_t i;
 
+	int v3 = f->version == 0 || f->version >= 3;
+	int64_t end;
+
 	memset(&resp, 0, sizeof(resp));
 	memset(res, 0, sizeof(res));
-	if (msg_decode_fetch_req(p, len, a, &req) == -1 || req.count > 8) {
+	memset(&req, 0, sizeof(req));
+	if ((v3 ? msg_decode_fetch_req_v3 : msg_decode_fetch_req)(p, len, a,
+	    &req) == -1 || req.count > 8) {
 		resp.error = ERR_INVALID_REQUEST;
-		msg_encode_fetch_resp(out, &resp);
+		(v3 ? msg_encode_fetch_resp_v3 : msg_encode_fetch_resp)(out,
+		    &resp);
 		return;
 	}
+	f->isolation = v3 ? req.isolation : -1;
 	for (i = 0; i < req.count; i++) {
 		t = fake_topic(f, req.parts[i].topic, req.parts[i].topic_len);
 		if (t == NULL || req.parts[i].partition >= t->nparts) {
@@ -422,7 +439,15 @@ fake_fetch(struct fake *f, const uint8_t *p, size_t len, struct arena *a,
 			continue;
 		}
 		fp = &t->parts[req.parts[i].partition];
-		res[i].high_watermark = fp->next;
+		res[i].high_watermark = res[i].last_stable = fp->next;
+		end = (int64_t)fp->log.len;
+		if (req.parts[i].partition == 0 && f->lso >= 0) {
+			res[i].last_stable = f->lso;
+			if (req.isolation == FETCH_READ_COMMITTED) {
+				res[i].naborted = f->naborted;
+				res[i].aborted = f->aborted;
+			}
+		}
 		if (req.parts[i].offset > fp->next || req.parts[i].offset < 0) {
 			res[i].error = ERR_OFFSET_OUT_OF_RANGE;
 			continue;
@@ -431,25 +456,32 @@ fake_fetch(struct fake *f, const uint8_t *p, size_t len, struct arena *a,
 		start = fp->log.len;
 		for (pos = 0; pos < fp->log.len; pos += batch_total_size(&h)) {
 			batch_parse_header(fp->log.buf + pos, fp->log.len - pos, &h);
-			if (h.base_offset + h.last_offset_delta >= req.parts[i].offset) {
-				start = pos;
+			/* read_committed: nothing from the LSO on. */
+			if (req.isolation == FETCH_READ_COMMITTED &&
+			    h.base_offset >= res[i].last_stable) {
+				end = (int64_t)pos;
 				break;
 			}
+			if (start == fp->log.len &&
+			    h.base_offset + h.last_offset_delta >= req.parts[i].offset)
+				start = pos;
 		}
+		if ((int64_t)start > end)
+			start = (size_t)end;
 		res[i].records = fp->log.buf + start;
-		res[i].records_len = (int32_t)(fp->log.len - start);
+		res[i].records_len = (int32_t)(end - (int64_t)start);
 	}
 	resp.count = req.count;
 	resp.results = res;
-	msg_encode_fetch_resp(out, &resp);
+	(v3 ? msg_encode_fetch_resp_v3 : msg_encode_fetch_resp)(out, &resp);
 }
 
 static void
 fake_other(struct fake *f, const struct frame *fr, struct arena *a,
     struct wbuf *out)
 {
-	struct handshake_resp hs = { 0, FLUME_PROTOCOL_VERSION, 1 << 20,
-	    "fake", 4 };
+	struct handshake_resp hs = { 0, f->version != 0 ? f->version :
+	    FLUME_PROTOCOL_VERSION, 1 << 20, "fake", 4 };
 	struct create_topic_req cr;
 	struct create_topic_resp crr = { 0, 0 };
 	struct list_offsets_req lr;
@@ -662,6 +694,7 @@ fake_start(void)
 	f->drop_fetch_at = -1;
 	f->drop_api = -1;
 	f->drop_api_at = -1;
+	f->lso = -1;
 	fake_add_topic(f, "t", 1, 3);
 	f->lfd = socket(AF_INET, SOCK_STREAM, 0);
 	CU_ASSERT_FATAL(f->lfd >= 0);
@@ -1299,6 +1332,126 @@ test_init_producer_resend(void)
 	fake_stop(f);
 }
 
+/* Append a batch of one record (value v) to fp, transactional for txn. */
+static void
+fake_append(struct fake_part *fp, int64_t pid, int txn, const char *v)
+{
+	struct batch_builder bb;
+	const uint8_t *out;
+	size_t len, at = fp->log.len;
+
+	batch_builder_init(&bb);
+	CU_ASSERT_EQUAL_FATAL(batch_builder_add(&bb, 1000, NULL, -1, v,
+	    (int32_t)strlen(v), NULL, 0), 0);
+	if (pid >= 0)
+		batch_builder_set_producer(&bb, pid, 0, (int32_t)fp->next);
+	CU_ASSERT_EQUAL_FATAL(batch_builder_close(&bb, &out, &len), 0);
+	wbuf_raw(&fp->log, out, len);
+	batch_builder_free(&bb);
+	batch_set_base_offset(fp->log.buf + at, fp->next);
+	if (txn) {
+		be16_put(fp->log.buf + at + BATCH_OFF_ATTRIBUTES, (uint16_t)(
+		    be16_get(fp->log.buf + at + BATCH_OFF_ATTRIBUTES) |
+		    BATCH_ATTR_TRANSACTIONAL));
+		be32_put(fp->log.buf + at + BATCH_OFF_CRC, crc32c(0,
+		    fp->log.buf + at + BATCH_CRC_START, len - BATCH_CRC_START));
+	}
+	fp->next++;
+}
+
+static void
+fake_marker(struct fake_part *fp, int64_t pid, int type)
+{
+	struct ctrl_marker m = { pid, 0, (int16_t)type, 0, 1000 };
+	uint8_t b[CTRL_MARKER_SIZE];
+
+	ctrl_marker_encode(b, &m);
+	batch_set_base_offset(b, fp->next);
+	wbuf_raw(&fp->log, b, sizeof(b));
+	fp->next++;
+}
+
+/*
+ * Read partition 0 of "t" to its end with the given isolation (-1: the
+ * default); "offset:value" of each message read, joined by commas.
+ */
+static void
+read_all(struct fake *f, int isolation, char *buf, size_t size)
+{
+	struct flume_client *c = fake_connect(f);
+	struct flume_consumer *k;
+	struct flume_message m;
+	size_t n = 0;
+	int i, rc;
+
+	buf[0] = '\0';
+	k = flume_consumer_new(c, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+	if (isolation >= 0)
+		CU_ASSERT_EQUAL(flume_consumer_set_isolation(k, isolation), 0);
+	CU_ASSERT_EQUAL(flume_consumer_set_isolation(k, 2), -1);
+	CU_ASSERT_EQUAL_FATAL(flume_consumer_subscribe(k, "t", 0,
+	    FLUME_OFFSET_BEGINNING), 0);
+	for (i = 0; i < 20 && (i == 0 || !flume_consumer_at_end(k)); i++) {
+		rc = flume_consumer_poll(k, &m, 1000);
+		CU_ASSERT_NOT_EQUAL_FATAL(rc, -1);
+		if (rc == 1)
+			n += (size_t)snprintf(buf + n, size - n, "%s%lld:%.*s",
+			    n > 0 ? "," : "", (long long)m.offset,
+			    (int)m.value_len, (const char *)m.value);
+	}
+	CU_ASSERT(flume_consumer_at_end(k));
+	flume_consumer_free(k);
+	flume_close(c);
+}
+
+/*
+ * Partition 0: 0 plain, 1-2 A (aborted), 3 B (committed), 4 A's ABORT,
+ * 5 B's COMMIT, 6 plain, 7 C (open): the LSO is 7.
+ */
+static void
+test_consume_txn(void)
+{
+	struct fake *f = fake_start();
+	struct fake_part *fp = &f->topics[0].parts[0];
+	char got[256];
+
+	fake_append(fp, -1, 0, "p0");
+	fake_append(fp, 11, 1, "a1");
+	fake_append(fp, 11, 1, "a2");
+	fake_append(fp, 12, 1, "b3");
+	fake_marker(fp, 11, CTRL_ABORT);
+	fake_marker(fp, 12, CTRL_COMMIT);
+	fake_append(fp, -1, 0, "p6");
+	fake_append(fp, 13, 1, "c7");
+	f->lso = 7;
+	f->aborted[0].producer_id = 11;
+	f->aborted[0].first_offset = 1;
+	f->naborted = 1;
+	fake_run(f);
+	/* read_committed by default: no A, no markers, nothing past the LSO. */
+	read_all(f, -1, got, sizeof(got));
+	CU_ASSERT_STRING_EQUAL(got, "0:p0,3:b3,6:p6");
+	CU_ASSERT_EQUAL(f->isolation, FETCH_READ_COMMITTED);
+	read_all(f, FLUME_READ_UNCOMMITTED, got, sizeof(got));
+	CU_ASSERT_STRING_EQUAL(got, "0:p0,1:a1,2:a2,3:b3,6:p6,7:c7");
+	CU_ASSERT_EQUAL(f->isolation, FETCH_READ_UNCOMMITTED);
+	fake_stop(f);
+
+	/* A broker of version 2 filters nothing: only the markers go. */
+	f = fake_start();
+	fp = &f->topics[0].parts[0];
+	f->version = 2;
+	fake_append(fp, 11, 1, "a0");
+	fake_marker(fp, 11, CTRL_ABORT);
+	fake_append(fp, -1, 0, "p2");
+	fake_run(f);
+	read_all(f, -1, got, sizeof(got));
+	CU_ASSERT_STRING_EQUAL(got, "0:a0,2:p2");
+	CU_ASSERT_EQUAL(f->isolation, -1);
+	fake_stop(f);
+}
+
 TEST_SUITE("client", NULL, NULL,
 	{ "fnv1a32 exact values", test_fnv1a },
 	{ "partition for key", test_partition_for_key },
@@ -1319,4 +1472,5 @@ TEST_SUITE("client", NULL, NULL,
 	{ "consume", test_consume },
 	{ "consume reconnect", test_consume_reconnect },
 	{ "produce with the broker gone", test_produce_broker_gone },
-	{ "consume corrupt batch", test_consume_corrupt });
+	{ "consume corrupt batch", test_consume_corrupt },
+	{ "consume transactions", test_consume_txn });

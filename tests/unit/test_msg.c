@@ -100,13 +100,23 @@ static struct fetch_part s_fe_parts[] = {
 	{ "orders", 6, 1, INT64_MAX, 0 },
 	{ "logs", 4, 2, -2, -1 },
 };
-static const struct fetch_req s_fe_req = { 500, 1, 1 << 24, 3, s_fe_parts };
+static const struct fetch_req s_fe_req = { 500, 1, 1 << 24, 3, s_fe_parts, 0 };
 static struct fetch_result s_fe_results[] = {
-	{ 0, 0, 7, rec_a, (int32_t)sizeof(rec_a) },
-	{ ERR_OFFSET_OUT_OF_RANGE, 10, 20, rec_a, 0 },
-	{ 0, 3, 4, rec_b, 1 },
+	{ 0, 0, 7, rec_a, (int32_t)sizeof(rec_a), 0, 0, NULL },
+	{ ERR_OFFSET_OUT_OF_RANGE, 10, 20, rec_a, 0, 0, 0, NULL },
+	{ 0, 3, 4, rec_b, 1, 0, 0, NULL },
 };
 static const struct fetch_resp s_fe_resp = { 0, 3, s_fe_results };
+/* Version 3: the isolation level, LSOs and aborted transactions. */
+static const struct fetch_req s_fe3_req = { 500, 1, 1 << 24, 3, s_fe_parts,
+	FETCH_READ_COMMITTED };
+static struct fetch_aborted s_fe3_ab[] = { { 77, 3 }, { 78, INT64_MAX } };
+static struct fetch_result s_fe3_results[] = {
+	{ 0, 0, 7, rec_a, (int32_t)sizeof(rec_a), 5, 2, s_fe3_ab },
+	{ ERR_OFFSET_OUT_OF_RANGE, 10, 20, rec_a, 0, 20, 0, NULL },
+	{ 0, 3, 4, rec_b, 1, 4, 1, s_fe3_ab },
+};
+static const struct fetch_resp s_fe3_resp = { 0, 3, s_fe3_results };
 
 static struct list_offsets_part s_lo_parts[] = {
 	{ "orders", 6, 0, OFFSET_EARLIEST },
@@ -262,6 +272,38 @@ same_fe_resp(const struct fetch_resp *m)
 }
 
 static int
+same_fe3_req(const struct fetch_req *m)
+{
+	return same_fe_req(m) && m->isolation == FETCH_READ_COMMITTED;
+}
+
+static int
+same_fe3_resp(const struct fetch_resp *m)
+{
+	int32_t i, k;
+
+	if (m->error != 0 || m->count != 3)
+		return 0;
+	for (i = 0; i < 3; i++) {
+		const struct fetch_result *r = &m->results[i];
+		const struct fetch_result *w = &s_fe3_results[i];
+
+		if (r->error != w->error || r->log_start != w->log_start ||
+		    r->high_watermark != w->high_watermark ||
+		    r->last_stable != w->last_stable ||
+		    r->naborted != w->naborted ||
+		    !bytes_eq(r->records, r->records_len, w->records,
+		    w->records_len))
+			return 0;
+		for (k = 0; k < r->naborted; k++)
+			if (r->aborted[k].producer_id != w->aborted[k].producer_id ||
+			    r->aborted[k].first_offset != w->aborted[k].first_offset)
+				return 0;
+	}
+	return 1;
+}
+
+static int
 same_lo_req(const struct list_offsets_req *m)
 {
 	int32_t i;
@@ -357,6 +399,10 @@ MSG_CASE(fe_req, s_fe_req, fetch_req, msg_encode_fetch_req,
     msg_decode_fetch_req(p, len, a, &m), same_fe_req)
 MSG_CASE(fe_resp, s_fe_resp, fetch_resp, msg_encode_fetch_resp,
     msg_decode_fetch_resp(p, len, a, &m), same_fe_resp)
+MSG_CASE(fe3_req, s_fe3_req, fetch_req, msg_encode_fetch_req_v3,
+    msg_decode_fetch_req_v3(p, len, a, &m), same_fe3_req)
+MSG_CASE(fe3_resp, s_fe3_resp, fetch_resp, msg_encode_fetch_resp_v3,
+    msg_decode_fetch_resp_v3(p, len, a, &m), same_fe3_resp)
 MSG_CASE(lo_req, s_lo_req, list_offsets_req, msg_encode_list_offsets_req,
     msg_decode_list_offsets_req(p, len, a, &m), same_lo_req)
 MSG_CASE(lo_resp, s_lo_resp, list_offsets_resp, msg_encode_list_offsets_resp,
@@ -437,6 +483,8 @@ static const struct msg_case cases[] = {
 	{ "delete_topic_resp", enc_dt_resp, dec_dt_resp },
 	{ "create_partitions_req", enc_cp_req, dec_cp_req },
 	{ "create_partitions_resp", enc_cp_resp, dec_cp_resp },
+	{ "fetch_req_v3", enc_fe3_req, dec_fe3_req },
+	{ "fetch_resp_v3", enc_fe3_resp, dec_fe3_resp },
 };
 #define NCASES	(sizeof(cases) / sizeof(cases[0]))
 
@@ -642,7 +690,7 @@ test_hand_fetch_req(void)
 	struct fetch_part parts[2] = {
 		{ "ok", 2, 3, 0x100000002LL, 4096 }, { "", 0, -1, -2, 0 },
 	};
-	struct fetch_req in = { 500, 1, 1 << 20, 2, parts };
+	struct fetch_req in = { 500, 1, 1 << 20, 2, parts, 0 };
 	struct wbuf wb;
 
 	arena_reset(&arena);
@@ -728,7 +776,7 @@ test_hand_encodings(void)
 	};
 	struct produce_result pr = { ERR_STORAGE, 256, 16 };
 	struct produce_resp prm = { 0, 1, &pr };
-	struct fetch_result fr = { 0, 5, 9, recs, 2 };
+	struct fetch_result fr = { 0, 5, 9, recs, 2, 0, 0, NULL };
 	struct fetch_resp frm = { 0, 1, &fr };
 	struct handshake_req hq = { 1, "cl", 2 };
 	struct handshake_resp hr = { 0, 1, 0x01000400, "b", 1 };
@@ -1194,8 +1242,44 @@ test_connections_resp(void)
 	arena_free(&a);
 }
 
+/* Version 3's FETCH, byte by byte where it differs from version 2's. */
+static void
+test_fetch_v3_bytes(void)
+{
+	struct fetch_part part = { "t", 1, 2, 9, 100 };
+	struct fetch_req req = { 10, 1, 1000, 1, &part, FETCH_READ_COMMITTED };
+	struct fetch_aborted ab = { 0x0102030405060708LL, 0x11 };
+	struct fetch_result res = { 0, 1, 12, rec_b, 1, 10, 1, &ab };
+	struct fetch_resp resp = { 0, 1, &res };
+	static const uint8_t want_req[] = {
+		0, 0, 0, 10,  0, 0, 0, 1,  0, 0, 3, 0xe8,  0, 0, 0, 1,
+		0, 1, 't',  0, 0, 0, 2,  0, 0, 0, 0, 0, 0, 0, 9,  0, 0, 0, 100,
+		1
+	};
+	static const uint8_t want_head[] = {
+		0, 0,  0, 0, 0, 1,
+		0, 0,  0, 0, 0, 0, 0, 0, 0, 1,  0, 0, 0, 0, 0, 0, 0, 12,
+		0, 0, 0, 0, 0, 0, 0, 10,  0, 0, 0, 1,
+		1, 2, 3, 4, 5, 6, 7, 8,  0, 0, 0, 0, 0, 0, 0, 0x11,
+		0, 0, 0, 1
+	};
+	struct wbuf wb;
+
+	wbuf_init(&wb);
+	msg_encode_fetch_req_v3(&wb, &req);
+	CU_ASSERT_EQUAL_FATAL(wb.len, sizeof(want_req));
+	CU_ASSERT_EQUAL(memcmp(wb.buf, want_req, sizeof(want_req)), 0);
+	wb.len = 0;
+	msg_encode_fetch_resp_v3(&wb, &resp);
+	CU_ASSERT_EQUAL_FATAL(wb.len, sizeof(want_head) + 1);
+	CU_ASSERT_EQUAL(memcmp(wb.buf, want_head, sizeof(want_head)), 0);
+	CU_ASSERT_EQUAL(wb.buf[sizeof(want_head)], rec_b[0]);
+	wbuf_free(&wb);
+}
+
 TEST_SUITE("msg", suite_setup, suite_teardown,
 	{ "CONNECTIONS response", test_connections_resp },
+	{ "FETCH version 3 bytes", test_fetch_v3_bytes },
 	{ "round_trip_all", test_round_trip_all },
 	{ "every_truncation_fails", test_every_truncation_fails },
 	{ "trailing_byte_fails", test_trailing_byte_fails },

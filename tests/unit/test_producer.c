@@ -258,7 +258,7 @@ test_history_and_slots(void)
 	CU_ASSERT_EQUAL(base, 2);
 	/* A resend of several appends at once spans their offsets. */
 	{
-		struct producer_seq q = { pid, 0, 4, 9 };
+		struct producer_seq q = { pid, 0, 4, 9, 0 };
 		int64_t b2 = -1, n2 = -1;
 
 		CU_ASSERT_EQUAL(part_lock(&s, p), 0);
@@ -295,7 +295,7 @@ test_history_and_slots(void)
 static void
 die_recording(int64_t pid, int after_tail)
 {
-	struct producer_seq q = { pid, 0, 3, 4 };
+	struct producer_seq q = { pid, 0, 3, 4, 0 };
 	uint8_t *b, *ring = shm_ring_data(&s, p);
 	uint64_t tail;
 	size_t len;

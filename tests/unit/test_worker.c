@@ -387,7 +387,7 @@ do_fetch(struct client *cl, const char *topic, int32_t part, int64_t off,
     int32_t max_wait, int32_t min_bytes, uint32_t id, struct fetch_resp *out)
 {
 	struct fetch_part fp = { topic, strlen(topic), part, off, 1 << 20 };
-	struct fetch_req q = { max_wait, min_bytes, 4 << 20, 1, &fp };
+	struct fetch_req q = { max_wait, min_bytes, 4 << 20, 1, &fp, 0 };
 	struct frame f;
 
 	msg_encode_fetch_req(req_begin(cl, API_FETCH, id), &q);
@@ -1067,7 +1067,7 @@ test_long_poll(void)
 	struct create_topic_resp cr;
 	struct produce_resp pr;
 	struct fetch_part fp = { "lp", 2, 0, 0, 1 << 20 };
-	struct fetch_req q = { 300, 1, 1 << 20, 1, &fp };
+	struct fetch_req q = { 300, 1, 1 << 20, 1, &fp, 0 };
 	struct fetch_resp fr;
 	const uint8_t *b;
 	size_t blen;
@@ -1195,7 +1195,7 @@ test_shutdown(void)
 	struct client cl;
 	struct fetch_part fp = { "lp", 2, 0, 3, 1 << 20 };
 	/* It would wait 60 s: an answer within IO_TIMEOUT_MS is the shutdown's. */
-	struct fetch_req q = { 60000, 1, 1 << 20, 1, &fp };
+	struct fetch_req q = { 60000, 1, 1 << 20, 1, &fp, 0 };
 	struct frame f;
 	int status = -1;
 

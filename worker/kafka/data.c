@@ -46,6 +46,7 @@
 #include "worker/dispatch.h"
 #include "worker/errcode.h"
 #include "worker/kafka/kafka.h"
+#include "worker/kafka/txn.h"
 #include "worker/lograte.h"
 #include "worker/op/inflate.h"
 #include "worker/op/offsets.h"
@@ -126,13 +127,13 @@ conv_error(int e)
 /*
  * What Kafka's produce path refuses before the log is involved: exactly
  * one RecordBatch v2 per partition, written with baseOffset 0.  The rest
- * (CRC, counts, size, the sequence check) is op_produce()'s.
+ * (CRC, counts, size, the sequence check, a transactional batch's
+ * transaction, worker/op/txn.h) is op_produce()'s.
  */
 static int16_t
 produce_precheck(const struct km_produce_req *q, struct kstr rec)
 {
-	if (q->transactional_id.len >= 0)
-		return KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+	(void)q;
 	if (rec.len < BATCH_HEADER_SIZE)
 		return KERR_CORRUPT_MESSAGE;
 	if ((int64_t)be32_get((const uint8_t *)rec.p + BATCH_OFF_LENGTH) +
@@ -232,8 +233,6 @@ kafka_produce_decode(struct conn *c, struct req *r)
 				recs[total] = pd->records;
 				k->pre[total] = q->acks != 0 && q->acks != 1 &&
 				    q->acks != -1 ? KERR_INVALID_REQUIRED_ACKS :
-				    q->transactional_id.len >= 0 ?
-				    KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED :
 				    produce_convert(c, k->h.api_version,
 				    &recs[total]);
 				if (k->pre[total] == KERR_NONE)
@@ -403,7 +402,7 @@ fail:
 /*
  * A new producer id from the same table as the native INIT_PRODUCER, so
  * Kafka's idempotent producers are deduplicated by the same check.
- * Transactions are not supported: a transactional id is refused.  v3+
+ * A transactional id goes to the coordinator (worker/kafka/txn.c).  v3+
  * may name the producer's current id and epoch: without a transactional
  * id Kafka answers a new id with epoch 0 all the same (its epoch bump is
  * for transactional producers), and so does Flume; naming only one of
@@ -427,9 +426,8 @@ kafka_init_pid_exec(struct worker *w, struct conn *c, struct req *r)
 	s->producer_epoch = -1;
 	k->kst = s;
 	if (q->transactional_id.len >= 0) {
-		lograte_info(w, c->peer, LOGRATE_REFUSED, "InitProducerId with "
-		    "a transactional id refused (Flume has no transactions)");
-		s->error_code = KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+		/* Transactions: worker/kafka/txn.c. */
+		kafka_txn_init_exec(w, c, r);
 		return;
 	}
 	if ((q->producer_id == -1) != (q->producer_epoch == -1)) {
@@ -486,6 +484,7 @@ kafka_fetch_decode(struct conn *c, struct req *r)
 	a->max_wait_ms = q->max_wait_ms;
 	a->min_bytes = q->min_bytes;
 	a->max_bytes = q->max_bytes;
+	a->isolation = q->isolation_level == 1 ? 1 : 0;
 	/*
 	 * v13+ name topics by id: found once, the names copied (a deleted
 	 * topic's entry may be reused), kept across redecodes.
@@ -725,15 +724,35 @@ fetch_convert(struct conn *c, struct op_fetch_result *hp, int magic,
 	return KERR_NONE;
 }
 
+/* A read_committed part's aborted transactions, in the answer. */
+static int
+fetch_aborted_out(struct conn *c, struct km_fetch_part_resp *pr,
+    const struct op_fetch_result *hp)
+{
+	struct km_aborted_txn *at;
+	int32_t i;
+
+	if ((at = conn_alloc(c, (size_t)hp->naborted * sizeof(*at))) == NULL)
+		return -1;
+	for (i = 0; i < hp->naborted; i++) {
+		memset(&at[i], 0, sizeof(at[i]));
+		at[i].producer_id = hp->aborted[i].pid;
+		at[i].first_offset = hp->aborted[i].first;
+	}
+	pr->aborted_transactions.v = at;
+	pr->aborted_transactions.n = hp->naborted;
+	return 0;
+}
+
 /*
  * The answer, by the description: v4+ with each partition's batches
  * sent from the segment file (sendfile) right after their length, the
  * frame size patched at the end once every file range is known; v0-3
  * with the batches converted to a message set in the frame itself.
- * A full request made no session: session id 0.  Kafka's answer fields
- * for what Flume has not: no aborted transactions (null for
- * read_uncommitted, an empty list for read_committed, as Kafka),
- * last_stable_offset the high watermark, no preferred read replica.
+ * A full request made no session: session id 0.  last_stable_offset is
+ * the partition's LSO; read_committed (v4+) reads stop there and carry
+ * the aborted transactions of the range read (an empty list when none;
+ * null for read_uncommitted, as Kafka).  No preferred read replica.
  */
 void
 kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
@@ -825,8 +844,11 @@ kafka_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 			}
 			errcode_count(w, hp->err);
 			pr->error_code = kafka_op_error(hp->err);
-			pr->high_watermark = pr->last_stable_offset =
-			    hp->err == OP_OK ? hp->hwm : -1;
+			pr->high_watermark = hp->err == OP_OK ? hp->hwm : -1;
+			pr->last_stable_offset = hp->err == OP_OK ? hp->lso : -1;
+			if (q->isolation_level == 1 && hp->naborted > 0 &&
+			    fetch_aborted_out(c, pr, hp) == -1)
+				goto fail;
 			pr->log_start_offset = hp->err == OP_OK ?
 			    hp->log_start : -1;
 			if (hp->fd < 0)
@@ -899,6 +921,8 @@ struct koffset {
  * -2 earliest, -1 latest, and a timestamp by the time lookup
  * (op_list_offset()), whose record timestamp comes back with the
  * offset; Kafka's v1+ answer -1 as the timestamp of earliest and latest.
+ * isolation_level 1 (v2+): latest is the last stable offset, and a time
+ * found at or past it none (op_list_offset_committed()).
  * v7's MAX_TIMESTAMP (-3) is op_list_offset_max_ts()'s; Flume keeps no
  * tiers, so v8's earliest local (-4) is the earliest and v9's latest
  * tiered (-5) the latest.
@@ -938,6 +962,10 @@ kafka_list_offsets_exec(struct worker *w, struct conn *c, struct req *r)
 				o->err = op_list_offset_max_ts(&x, t->name.p,
 				    (size_t)t->name.len, pq->partition_index,
 				    &o->offset, &o->timestamp);
+			else if (q->isolation_level == 1)
+				o->err = op_list_offset_committed(&x, t->name.p,
+				    (size_t)t->name.len, pq->partition_index,
+				    ts, &o->offset, &o->timestamp);
 			else
 				o->err = op_list_offset(&x, t->name.p,
 				    (size_t)t->name.len, pq->partition_index,

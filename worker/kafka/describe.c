@@ -451,7 +451,7 @@ kafka_describe_producers_exec(struct worker *w, struct conn *c,
 				ps[m].last_sequence = pr[m].last_seq;
 				ps[m].last_timestamp = pr[m].last_ts;
 				ps[m].coordinator_epoch = -1;
-				ps[m].current_txn_start_offset = -1;
+				ps[m].current_txn_start_offset = pr[m].txn_first;
 			}
 		}
 	}

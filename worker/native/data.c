@@ -183,10 +183,13 @@ native_fetch_decode(struct conn *c, struct req *r)
 
 	if ((n = dec_alloc(c, r, sizeof(*n))) == NULL)
 		return -1;
-	if (msg_decode_fetch_req(r->payload, r->payload_len, &c->arena,
+	/* Version 3 ends with the isolation level. */
+	if ((c->proto_version >= 3 ? msg_decode_fetch_req_v3 :
+	    msg_decode_fetch_req)(r->payload, r->payload_len, &c->arena,
 	    &n->q) == -1)
 		return -1;
 	memset(&n->a, 0, sizeof(n->a));
+	n->a.isolation = n->q.isolation == FETCH_READ_COMMITTED ? 1 : 0;
 	n->a.max_wait_ms = n->q.max_wait_ms;
 	n->a.min_bytes = n->q.min_bytes;
 	n->a.max_bytes = n->q.max_bytes;
@@ -237,7 +240,10 @@ native_fetch_poll(struct worker *w, struct conn *c, struct req *r)
 	api_req_status(r, op_fetch_poll(&x, &n->a, st), st->deadline);
 }
 
-/* The answer, file ranges by sendfile. */
+/*
+ * The answer, file ranges by sendfile; version 3 with each part's last
+ * stable offset and aborted transactions.
+ */
 void
 native_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 {
@@ -245,13 +251,16 @@ native_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 	struct op_fetch_result s;
 	struct wbuf *wb = &c->out;
 	uint64_t size;
-	int32_t i;
+	int32_t i, k;
 	int16_t e;
+	int v3 = c->proto_version >= 3;
 
 	size = 4 + 2 + 4;
 	for (i = 0; i < st->count; i++)
 		size += 2 + 8 + 8 + 4 + (st->res[i].err == OP_CORRUPT_STORED ?
-		    FETCH_CORRUPT_RECORDS : st->res[i].len);
+		    FETCH_CORRUPT_RECORDS : st->res[i].len) + (v3 ? 8 + 4 +
+		    16 * (uint64_t)(st->res[i].naborted > 0 ?
+		    st->res[i].naborted : 0) : 0);
 	if (size > UINT32_MAX) {
 		c->dead = 1;
 		return;
@@ -266,6 +275,14 @@ native_fetch_emit(struct worker *w, struct conn *c, struct req *r)
 		wbuf_i16(wb, e);
 		wbuf_i64(wb, s.log_start);
 		wbuf_i64(wb, s.hwm);
+		if (v3) {
+			wbuf_i64(wb, s.lso);
+			wbuf_i32(wb, s.naborted > 0 ? s.naborted : 0);
+			for (k = 0; k < s.naborted; k++) {
+				wbuf_i64(wb, s.aborted[k].pid);
+				wbuf_i64(wb, s.aborted[k].first);
+			}
+		}
 		stats_error_count(w->me, e);
 		if (s.err == OP_CORRUPT_STORED) {
 			wbuf_i32(wb, FETCH_CORRUPT_RECORDS);

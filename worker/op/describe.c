@@ -73,7 +73,9 @@ op_producers(const struct op_ctx *x, const char *topic, size_t len,
 		(*out)[i].pid = info[i].pid;
 		(*out)[i].epoch = info[i].epoch;
 		(*out)[i].last_seq = info[i].last_seq;
-		(*out)[i].last_ts = batch_max_ts(x->w, p, info[i].last_base);
+		(*out)[i].last_ts = info[i].last_base < 0 ? -1 :
+		    batch_max_ts(x->w, p, info[i].last_base);
+		(*out)[i].txn_first = info[i].txn_first;
 	}
 	*n = k;
 	return OP_OK;

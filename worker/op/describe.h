@@ -19,6 +19,7 @@ struct op_producer {
 	int32_t		 last_seq;	/* the last sequence of its newest append */
 	int64_t		 last_ts;	/* that batch's max timestamp; -1 not
 					   yet on disk or unreadable */
+	int64_t		 txn_first;	/* its open transaction's first offset, -1 */
 };
 
 /*

@@ -7,13 +7,16 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/log.h"
+#include "shm/producer.h"
 #include "shm/shm.h"
 #include "store/plog.h"
 #include "store/topic.h"
+#include "store/txnindex.h"
 #include "worker/op/access.h"
 #include "worker/op/fetch.h"
 #include "worker/op/part.h"
@@ -72,14 +75,59 @@ op_fetch_release(struct op_fetch_st *st)
  * byte limits; the first partition with data may exceed them by the one
  * whole batch it always gets.
  */
-static void
-fetch_gather(struct worker *w, const struct op_fetch *a, struct op_fetch_st *st)
+/* The readable end of s for a's isolation level. */
+static int64_t
+fetch_end(struct worker *w, const struct op_fetch *a, struct shm_partition *p)
 {
+	return a->isolation == 1 ? producer_lso(w->shm, p) :
+	    atomic_load_explicit(&p->visible_offset, memory_order_acquire);
+}
+
+/*
+ * read_committed: the aborted transactions of the range read, [from,
+ * upper), in the request's memory.  A failure is the part's error.
+ */
+static void
+fetch_aborted(const struct op_ctx *x, struct plog_reader *rd,
+    struct op_fetch_result *s, int64_t from, int64_t upper)
+{
+	struct txn_aborted *v;
+	struct op_fetch_aborted *o;
+	size_t n, k;
+
+	s->aborted = NULL;
+	s->naborted = 0;
+	if (plog_reader_aborted(rd, from, upper, &v, &n) == -1) {
+		log_warn("fetch: aborted-transaction index");
+		s->err = OP_STORAGE;
+		return;
+	}
+	if (n == 0)
+		return;
+	if (n > INT32_MAX || (o = op_alloc(x, n * sizeof(*o))) == NULL) {
+		free(v);
+		s->err = OP_NO_MEMORY;
+		return;
+	}
+	for (k = 0; k < n; k++) {
+		o[k].pid = v[k].pid;
+		o[k].first = v[k].first;
+	}
+	free(v);
+	s->aborted = o;
+	s->naborted = (int32_t)n;
+}
+
+static void
+fetch_gather(const struct op_ctx *x, const struct op_fetch *a,
+    struct op_fetch_st *st)
+{
+	struct worker *w = x->w;
 	const struct op_fetch_part *fp;
 	struct op_fetch_result *s;
 	struct plog_reader *rd;
 	struct plog_slice sl;
-	int64_t budget, limit;
+	int64_t budget, limit, oldest;
 	int32_t i;
 
 	op_fetch_release(st);
@@ -96,11 +144,18 @@ fetch_gather(struct worker *w, const struct op_fetch *a, struct op_fetch_st *st)
 			continue;
 		}
 		s->err = OP_OK;
+		s->aborted = NULL;
+		s->naborted = 0;
 		s->log_start = atomic_load_explicit(&s->p->log_start,
 		    memory_order_acquire);
-		s->visible = atomic_load_explicit(&s->p->visible_offset,
+		/* Readable: visible_offset, and below every open transaction. */
+		s->visible = a->isolation == 1 ? producer_lso(w->shm, s->p) :
+		    atomic_load_explicit(&s->p->visible_offset,
 		    memory_order_acquire);
 		s->hwm = op_part_end(s->p);
+		/* As clients see it: the high watermark, or an open one's start. */
+		oldest = producer_txn_oldest(w->shm, s->p);
+		s->lso = oldest < s->hwm ? oldest : s->hwm;
 		if (fp->offset < s->log_start || fp->offset > s->hwm) {
 			s->err = OP_OUT_OF_RANGE;
 			continue;
@@ -142,6 +197,14 @@ fetch_gather(struct worker *w, const struct op_fetch *a, struct op_fetch_st *st)
 			s->err = OP_INTERNAL;
 			continue;
 		}
+		if (a->isolation == 1) {
+			fetch_aborted(x, rd, s, fp->offset, sl.next_offset);
+			if (s->err != OP_OK) {
+				close(s->fd);
+				s->fd = -1;
+				continue;
+			}
+		}
 		s->pos = sl.pos;
 		s->len = sl.len;
 		s->nrec = sl.next_offset - sl.first_offset;
@@ -151,11 +214,13 @@ fetch_gather(struct worker *w, const struct op_fetch *a, struct op_fetch_st *st)
 
 /* Answer now, or keep waiting for min_bytes until the deadline? */
 static enum op_status
-fetch_decide(struct worker *w, const struct op_fetch *a, struct op_fetch_st *st)
+fetch_decide(const struct op_ctx *x, const struct op_fetch *a,
+    struct op_fetch_st *st)
 {
+	struct worker *w = x->w;
 	int32_t i;
 
-	fetch_gather(w, a, st);
+	fetch_gather(x, a, st);
 	if (st->total >= a->min_bytes || w->now >= st->deadline || w->stopping)
 		return OP_DONE;
 	for (i = 0; i < st->count; i++)
@@ -189,6 +254,7 @@ op_fetch(const struct op_ctx *x, const struct op_fetch *a,
 		s->fd = -1;
 		s->log_start = -1;
 		s->hwm = -1;
+		s->lso = -1;
 		s->err = op_access_topic(x, AUTH_CONSUME, a->parts[i].topic,
 		    a->parts[i].topic_len);
 		if (s->err == OP_OK)
@@ -201,7 +267,7 @@ op_fetch(const struct op_ctx *x, const struct op_fetch *a,
 			s->p = NULL;
 	}
 	st->deadline = w->now + (a->max_wait_ms > 0 ? a->max_wait_ms : 0);
-	return fetch_decide(w, a, st);
+	return fetch_decide(x, a, st);
 nomem:
 	*stp = NULL;
 	*err = OP_NO_MEMORY;
@@ -219,13 +285,12 @@ op_fetch_poll(const struct op_ctx *x, const struct op_fetch *a,
 
 	for (i = 0; i < st->count && !moved; i++) {
 		s = &st->res[i];
-		if (s->p != NULL && (atomic_load_explicit(&s->p->visible_offset,
-		    memory_order_acquire) != s->visible ||
+		if (s->p != NULL && (fetch_end(w, a, s->p) != s->visible ||
 		    op_part_gone(s->p, s->inc)))
 			moved = 1;
 	}
 	if (moved || w->now >= st->deadline || w->stopping)
-		return fetch_decide(w, a, st);
+		return fetch_decide(x, a, st);
 	return OP_WAIT;
 }
 

@@ -10,6 +10,11 @@
  * after an acks=1 produce sees that produce.  The first part with data
  * may exceed the byte limits by the one whole batch it always gets.
  *
+ * With isolation 1 (read_committed) a part is served only up to its last
+ * stable offset (shm/producer.h: below every open transaction), with the
+ * aborted transactions of the range read (their producer ids and first
+ * offsets, store/txnindex.h), and its long poll wakes when the LSO moves.
+ *
  * A finished fetch holds one duplicated file descriptor per part with
  * data: the face takes it (op_fetch_take()) to queue it on its output,
  * and op_fetch_release() closes what it did not take.
@@ -38,13 +43,25 @@ struct op_fetch {
 	int32_t			 min_bytes;
 	int32_t			 max_bytes;	/* the whole answer; <= 0: no limit */
 	int32_t			 count;
+	int8_t			 isolation;	/* 0 read_uncommitted, 1 read_committed */
 	const struct op_fetch_part *parts;
+};
+
+/* An aborted transaction in a read_committed part's range. */
+struct op_fetch_aborted {
+	int64_t			 pid;
+	int64_t			 first;
 };
 
 struct op_fetch_result {
 	enum op_err		 err;
 	int64_t			 log_start;	/* -1 when unknown */
 	int64_t			 hwm;		/* acknowledged end (next_offset), or -1 */
+	int64_t			 lso;		/* last stable offset (the high
+						   watermark without an open
+						   transaction), or -1 */
+	const struct op_fetch_aborted *aborted;	/* read_committed: [naborted] */
+	int32_t			 naborted;
 	int64_t			 nrec;		/* records in [pos, pos + len) */
 	int			 fd;		/* -1: no data */
 	off_t			 pos;
@@ -54,7 +71,8 @@ struct op_fetch_result {
 	/* The operation's own. */
 	struct shm_partition	*p;
 	uint32_t		 inc;		/* p's incarnation when resolved */
-	int64_t			 visible;	/* readable end (visible_offset) */
+	int64_t			 visible;	/* readable end (visible_offset, or
+						   the LSO for read_committed) */
 };
 
 /* In the request's memory. */

@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
+#include "shm/producer.h"
 #include "shm/shm.h"
 #include "store/plog.h"
 #include "worker/op/access.h"
@@ -80,6 +81,34 @@ op_list_offset(const struct op_ctx *x, const char *topic, size_t len,
 	if (which >= 0)		/* a timestamp, ms */
 		return op_offset_for_time(x->w, p, which, offset, timestamp);
 	return OP_BAD_REQUEST;
+}
+
+enum op_err
+op_list_offset_committed(const struct op_ctx *x, const char *topic,
+    size_t len, int32_t partition, int64_t which, int64_t *offset,
+    int64_t *timestamp)
+{
+	struct shm_partition *p = NULL;
+	enum op_err err;
+	int64_t lso;
+
+	if ((err = list_part(x, topic, len, partition, offset, timestamp,
+	    &p)) != OP_OK)
+		return err;
+	/* The acknowledged end, as latest is, below every open transaction. */
+	lso = producer_txn_oldest(x->w->shm, p);
+	if (lso > op_part_end(p))
+		lso = op_part_end(p);
+	if (which == OP_OFFSET_LATEST) {
+		*offset = lso;
+		return OP_OK;
+	}
+	if ((err = op_list_offset(x, topic, len, partition, which, offset,
+	    timestamp)) != OP_OK)
+		return err;
+	if (which >= 0 && *offset >= lso)
+		*offset = *timestamp = -1;
+	return OP_OK;
 }
 
 enum op_err

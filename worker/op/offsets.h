@@ -30,6 +30,14 @@ enum op_err op_list_offset(const struct op_ctx *x, const char *topic,
 	    size_t len, int32_t partition, int64_t which, int64_t *offset,
 	    int64_t *timestamp);
 /*
+ * The same for a read_committed consumer (Kafka's isolation level 1):
+ * OP_OFFSET_LATEST is the last stable offset (shm/producer.h), and an
+ * offset found by time at or past it is none (-1), as Kafka answers.
+ */
+enum op_err op_list_offset_committed(const struct op_ctx *x,
+	    const char *topic, size_t len, int32_t partition, int64_t which,
+	    int64_t *offset, int64_t *timestamp);
+/*
  * Kafka's MAX_TIMESTAMP (ListOffsets v7+) of (topic, partition), as
  * op_list_offset() checks it: the offset of the first record at or after
  * the log start with the largest timestamp in the partition, and that

@@ -33,6 +33,7 @@ op_producer_append(struct worker *w, struct shm_partition *p, uint32_t inc,
 	if (rc > 0) {
 		*err = rc == PRODUCER_FENCED ? OP_FENCED_PRODUCER :
 		    rc == PRODUCER_OLD_DUPLICATE ? OP_DUPLICATE_SEQUENCE :
+		    rc == PRODUCER_FULL ? OP_PRODUCERS_FULL :
 		    OP_OUT_OF_ORDER_SEQUENCE;
 		return -1;
 	}
