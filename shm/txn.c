@@ -284,7 +284,8 @@ txn_offset_pending(struct shm *s, const char *group, size_t len,
 			no = s->hdr->limits.max_txn_offsets;
 		o = txn_offs(s, t);
 		for (j = 0; j < no; j++)
-			if (o[j].group == (uint32_t)g && o[j].slot == slot)
+			if (o[j].group == (uint32_t)g &&
+			    (o[j].slot == slot || slot == TXN_SLOT_ANY))
 				return 1;
 	}
 	return 0;

@@ -132,7 +132,9 @@ const char *txn_state_name(uint32_t st);
 /* The state named name (Kafka's names), or -1. */
 int	txn_state_parse(const char *name, size_t len);
 /* Locked, or for a reader that tolerates a torn copy: any pending offset of
- * group (by name) on partition slot in an unfinished transaction. */
+ * group (by name) on partition slot (TXN_SLOT_ANY: on any) in an
+ * unfinished transaction. */
+#define TXN_SLOT_ANY	UINT32_MAX
 int	txn_offset_pending(struct shm *s, const char *group, size_t len,
 	    uint32_t slot);
 

@@ -339,26 +339,93 @@ ofetch_member(struct worker *w, const struct op_ctx *x,
  * require_stable (v7+): a partition with an offset pending in an open
  * transaction (worker/op/txn.h) answers UNSTABLE_OFFSET_COMMIT and no
  * offset, as Kafka's; the client retries until the transaction ends.
+ * The writer applies a commit's offsets before it ends the transaction,
+ * so a partition pending when the offsets were read but no longer when
+ * they are checked may have been read stale: the pending partitions are
+ * taken before the read (struct ostable) and count as unstable too.  A
+ * request for all of the group's partitions (topics null) takes the
+ * group as a whole: one pending offset makes every answer unstable.
  */
+struct ostable {
+	uint32_t	*slot;		/* pending before the read */
+	int32_t		 n;
+	int		 any;		/* all partitions asked, one pending */
+};
+
+static int
+ostable_before(struct worker *w, struct conn *c, struct kstr group,
+    const struct karray *qtopics, struct ostable *st)
+{
+	const struct km_ofetch_topic *t = qtopics->v;
+	const int32_t *pi;
+	struct shm_partition *p;
+	size_t glen = group.len > 0 ? (size_t)group.len : 0;
+	int32_t i, j, n = 0;
+	uint32_t slot;
+
+	memset(st, 0, sizeof(*st));
+	if (!op_txn_unstable(w, group.p, glen, OP_TXN_SLOT_ANY))
+		return 0;
+	if (qtopics->n < 0) {
+		st->any = 1;
+		return 0;
+	}
+	for (i = 0; i < qtopics->n; i++)
+		n += t[i].partition_indexes.n > 0 ? t[i].partition_indexes.n : 0;
+	if (n > 0 && (st->slot = conn_alloc(c, (size_t)n * sizeof(*st->slot))) ==
+	    NULL)
+		return -1;
+	for (i = 0; i < qtopics->n; i++) {
+		pi = t[i].partition_indexes.v;
+		for (j = 0; j < t[i].partition_indexes.n; j++) {
+			if (op_part_resolve(w, t[i].name.p, t[i].name.len > 0 ?
+			    (size_t)t[i].name.len : 0, pi[j], 0, &p) != OP_OK)
+				continue;
+			slot = (uint32_t)(p - w->shm->parts);
+			if (op_txn_unstable(w, group.p, glen, slot))
+				st->slot[st->n++] = slot;
+		}
+	}
+	return 0;
+}
+
+static int
+ostable_was(const struct ostable *st, uint32_t slot)
+{
+	int32_t i;
+
+	if (st->any)
+		return 1;
+	for (i = 0; i < st->n; i++)
+		if (st->slot[i] == slot)
+			return 1;
+	return 0;
+}
+
 static void
-ofetch_stable(struct worker *w, struct kstr group, struct karray *topics)
+ofetch_stable(struct worker *w, struct kstr group, const struct ostable *st,
+    struct karray *topics)
 {
 	struct km_ofetch_topic_resp *t = topics->v;
 	struct km_ofetch_part *fp;
 	struct shm_partition *p;
+	uint32_t slot;
 	int32_t i, j;
 
 	for (i = 0; i < topics->n; i++) {
 		fp = t[i].partitions.v;
-		for (j = 0; j < t[i].partitions.n; j++)
+		for (j = 0; j < t[i].partitions.n; j++) {
 			if (op_part_resolve(w, t[i].name.p, t[i].name.len > 0 ?
 			    (size_t)t[i].name.len : 0, fp[j].partition_index, 0,
-			    &p) == OP_OK && op_txn_unstable(w, group.p,
-			    group.len > 0 ? (size_t)group.len : 0,
-			    (uint32_t)(p - w->shm->parts))) {
+			    &p) != OP_OK)
+				continue;
+			slot = (uint32_t)(p - w->shm->parts);
+			if (ostable_was(st, slot) || op_txn_unstable(w, group.p,
+			    group.len > 0 ? (size_t)group.len : 0, slot)) {
 				fp[j].error_code = KERR_UNSTABLE_OFFSET_COMMIT;
 				fp[j].committed_offset = -1;
 			}
+		}
 	}
 }
 
@@ -370,6 +437,7 @@ kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 	const struct km_ofetch_group *qg = q->groups.v;
 	struct km_ofetch_group_resp *gr = NULL;
 	struct km_ofetch_resp *s;
+	struct ostable st;
 	struct op_ctx x;
 	int32_t i, ng = q->groups.n > 0 ? q->groups.n : 0;
 
@@ -382,13 +450,18 @@ kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 	}
 	kdesc_defaults(kmsg_offset_fetch.km_resp, s);
 	if (k->h.api_version < 8) {
+		if (k->h.api_version >= 7 && q->require_stable &&
+		    ostable_before(w, c, q->group_id, &q->topics, &st) == -1) {
+			c->dead = 1;
+			return;
+		}
 		if (ofetch_group(c, &x, k->h.api_version, q->group_id,
 		    &q->topics, &s->topics, &s->error_code) != OP_OK) {
 			c->dead = 1;
 			return;
 		}
 		if (k->h.api_version >= 7 && q->require_stable)
-			ofetch_stable(w, q->group_id, &s->topics);
+			ofetch_stable(w, q->group_id, &st, &s->topics);
 		k->kst = s;
 		return;
 	}
@@ -400,13 +473,18 @@ kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 		    (gr[i].error_code = ofetch_member(w, &x, &qg[i])) !=
 		    KERR_NONE)
 			continue;
+		if (q->require_stable && ostable_before(w, c, qg[i].group_id,
+		    &qg[i].topics, &st) == -1) {
+			c->dead = 1;
+			return;
+		}
 		if (ofetch_group(c, &x, k->h.api_version, qg[i].group_id,
 		    &qg[i].topics, &gr[i].topics, &gr[i].error_code) != OP_OK) {
 			c->dead = 1;
 			return;
 		}
 		if (q->require_stable)
-			ofetch_stable(w, qg[i].group_id, &gr[i].topics);
+			ofetch_stable(w, qg[i].group_id, &st, &gr[i].topics);
 	}
 	s->groups.n = ng;
 	s->groups.v = gr;

@@ -808,6 +808,8 @@ op_txn_batches(struct worker *w, uint32_t slot, const uint8_t *recs,
 	return OP_OK;
 }
 
+_Static_assert(OP_TXN_SLOT_ANY == TXN_SLOT_ANY, "one wildcard slot");
+
 int
 op_txn_unstable(struct worker *w, const char *group, size_t glen,
     uint32_t slot)

@@ -161,7 +161,11 @@ int	op_txn_append(struct worker *w, struct shm_partition *p, uint32_t inc,
  */
 enum op_err op_txn_batches(struct worker *w, uint32_t slot, const uint8_t *recs,
 	    size_t len);
-/* OffsetFetch require_stable: does group have a pending offset on slot? */
+/*
+ * OffsetFetch require_stable: does group have a pending offset on slot
+ * (OP_TXN_SLOT_ANY: on any)?
+ */
+#define OP_TXN_SLOT_ANY	UINT32_MAX
 int	op_txn_unstable(struct worker *w, const char *group, size_t glen,
 	    uint32_t slot);
 
