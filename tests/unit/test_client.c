@@ -26,7 +26,6 @@
 #include "clients/flume_tool.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
-#include "proto/crc32c.h"
 #include "proto/ctrl.h"
 #include "proto/frame.h"
 #include "proto/msg.h"
@@ -1349,13 +1348,8 @@ fake_append(struct fake_part *fp, int64_t pid, int txn, const char *v)
 	wbuf_raw(&fp->log, out, len);
 	batch_builder_free(&bb);
 	batch_set_base_offset(fp->log.buf + at, fp->next);
-	if (txn) {
-		be16_put(fp->log.buf + at + BATCH_OFF_ATTRIBUTES, (uint16_t)(
-		    be16_get(fp->log.buf + at + BATCH_OFF_ATTRIBUTES) |
-		    BATCH_ATTR_TRANSACTIONAL));
-		be32_put(fp->log.buf + at + BATCH_OFF_CRC, crc32c(0,
-		    fp->log.buf + at + BATCH_CRC_START, len - BATCH_CRC_START));
-	}
+	if (txn)
+		test_batch_set_transactional(fp->log.buf + at, len);
 	fp->next++;
 }
 

@@ -17,7 +17,6 @@
 
 #include "proto/batch.h"
 #include "proto/bytes.h"
-#include "proto/crc32c.h"
 #include "proto/ctrl.h"
 #include "shm/producer.h"
 #include "shm/ring.h"
@@ -67,13 +66,8 @@ mk(int n, int64_t ts, int64_t pid, int txn, size_t *len)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
 	memcpy(copy, out, *len);
 	batch_builder_free(&bb);
-	if (txn) {
-		be16_put(copy + BATCH_OFF_ATTRIBUTES,
-		    (uint16_t)(be16_get(copy + BATCH_OFF_ATTRIBUTES) |
-		    BATCH_ATTR_TRANSACTIONAL));
-		be32_put(copy + BATCH_OFF_CRC, crc32c(0, copy + BATCH_CRC_START,
-		    *len - BATCH_CRC_START));
-	}
+	if (txn)
+		test_batch_set_transactional(copy, *len);
 	return copy;
 }
 

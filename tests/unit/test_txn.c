@@ -28,7 +28,6 @@
 #include "master/writer.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
-#include "proto/crc32c.h"
 #include "proto/ctrl.h"
 #include "shm/producer.h"
 #include "shm/ring.h"
@@ -92,13 +91,8 @@ txn_batch(int64_t pid, int16_t epoch, int32_t seq, int n, int txn, size_t *len)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
 	memcpy(copy, out, *len);
 	batch_builder_free(&bb);
-	if (txn) {
-		be16_put(copy + BATCH_OFF_ATTRIBUTES,
-		    (uint16_t)(be16_get(copy + BATCH_OFF_ATTRIBUTES) |
-		    BATCH_ATTR_TRANSACTIONAL));
-		be32_put(copy + BATCH_OFF_CRC, crc32c(0, copy + BATCH_CRC_START,
-		    *len - BATCH_CRC_START));
-	}
+	if (txn)
+		test_batch_set_transactional(copy, *len);
 	return copy;
 }
 
