@@ -87,8 +87,16 @@ struct config {
 	int64_t		 group_consumer_heartbeat_interval_ms;
 	char		 group_consumer_assignor[16];	/* "uniform" or "range" */
 	uint32_t	 group_consumer_max_size;	/* members; 0: max_group_members */
+	char		 group_consumer_migration_policy[16];	/* shm/cgroup.h cgroup_policy() */
 	int64_t		 offsets_retention_ms;	/* an idle empty group's offsets expire; -1 never */
 	int32_t		 offsets_topic_partitions;	/* __consumer_offsets when it is made */
+	/* Transactions (issue 29, shm/txn.h, master/writer_txn.c). */
+	uint32_t	 max_transactions;		/* transactional ids in shared memory */
+	uint32_t	 max_transaction_partitions;	/* partitions per transaction */
+	uint32_t	 max_transaction_offsets;	/* pending TxnOffsetCommit offsets per transaction */
+	int64_t		 transaction_max_timeout_ms;	/* the largest timeout a producer may ask */
+	int64_t		 transactional_id_expiration_ms; /* an idle id is forgotten */
+	int32_t		 transaction_topic_partitions;	/* __transaction_state when it is made */
 	int		 log_level;
 	char		 metrics_listen[300];	/* "host:port" of /metrics; "" = off */
 	int		 metrics_tls;		/* HTTPS with tls_cert_file, tls_key_file */

@@ -160,10 +160,25 @@ static const struct conf_key conf_keys[] = {
 	    CF(group_consumer_assignor), NOTOPIC, RESTART },
 	{ "group_consumer_max_size", CT_INT, 0, 1024, 0, "0",
 	    CF(group_consumer_max_size), NOTOPIC, RESTART },
+	{ "group_consumer_migration_policy", CT_STRING, 0, 0, 0,
+	    "bidirectional", CF(group_consumer_migration_policy), NOTOPIC,
+	    RESTART },
 	{ "offsets_retention", CT_DURATION, 100, 36500 * DAY, 1, "7d",
 	    CF(offsets_retention_ms), NOTOPIC, RESTART },
 	{ "offsets_topic_num_partitions", CT_INT, 1, 1000, 0, "50",
 	    CF(offsets_topic_partitions), NOTOPIC, RESTART },
+	{ "max_transactions", CT_INT, 0, 65536, 0, "256",
+	    CF(max_transactions), NOTOPIC, RESTART },
+	{ "max_transaction_partitions", CT_INT, 1, 100000, 0, "1024",
+	    CF(max_transaction_partitions), NOTOPIC, RESTART },
+	{ "max_transaction_offsets", CT_INT, 1, 100000, 0, "1024",
+	    CF(max_transaction_offsets), NOTOPIC, RESTART },
+	{ "transaction_max_timeout_ms", CT_DURATION, 1, 36500 * DAY, 0, "15m",
+	    CF(transaction_max_timeout_ms), NOTOPIC, RESTART },
+	{ "transactional_id_expiration_ms", CT_DURATION, 1, 36500 * DAY, 0,
+	    "7d", CF(transactional_id_expiration_ms), NOTOPIC, RESTART },
+	{ "transaction_state_log_num_partitions", CT_INT, 1, 1000, 0, "50",
+	    CF(transaction_topic_partitions), NOTOPIC, RESTART },
 	{ "log_level", CT_LOGLEVEL, 0, 0, 0, "info", CF(log_level), NOTOPIC, RELOAD },
 	{ "metrics_listen", CT_LISTEN, 0, 0, 0, NULL, CF(metrics_listen), NOTOPIC, RESTART },
 	{ "metrics_tls", CT_BOOL, 0, 1, 0, "no", CF(metrics_tls), NOTOPIC, RESTART },
@@ -818,6 +833,15 @@ conf_crosscheck(struct conf_parse *p, struct config *c, const int *tlines)
 		return conf_error(p, conf_line(p, "group_consumer_assignor"),
 		    "group_consumer_assignor must be uniform or range, not %s",
 		    c->group_consumer_assignor);
+	if (strcasecmp(c->group_consumer_migration_policy, "bidirectional") != 0 &&
+	    strcasecmp(c->group_consumer_migration_policy, "upgrade") != 0 &&
+	    strcasecmp(c->group_consumer_migration_policy, "downgrade") != 0 &&
+	    strcasecmp(c->group_consumer_migration_policy, "disabled") != 0)
+		return conf_error(p, conf_line(p,
+		    "group_consumer_migration_policy"),
+		    "group_consumer_migration_policy must be bidirectional, "
+		    "upgrade, downgrade or disabled, not %s",
+		    c->group_consumer_migration_policy);
 	if (c->group_consumer_heartbeat_interval_ms >=
 	    c->group_consumer_session_timeout_ms)
 		return conf_error(p, conf_line2(p,

@@ -78,7 +78,7 @@ scan_slice(struct shm *s, struct shm_partition *p, const struct plog_slice *sl,
 			errno = EIO;
 			return -1;
 		}
-		q.txn = 0;	/* transactions: master/txnstate.c */
+		q.txn = 0;	/* transactions: master/txnpart.c */
 		q.pid = (int64_t)be64_get(h + BATCH_OFF_PRODUCER_ID);
 		q.epoch = (int16_t)be16_get(h + BATCH_OFF_PRODUCER_EPOCH);
 		q.first_seq = (int32_t)be32_get(h + BATCH_OFF_BASE_SEQUENCE);

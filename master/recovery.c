@@ -12,10 +12,11 @@
 
 #include "common/log.h"
 #include "master/coffsets.h"
+#include "master/txnstate.h"
 #include "master/drain.h"
 #include "master/producers.h"
 #include "master/recovery.h"
-#include "master/txnstate.h"
+#include "master/txnpart.h"
 #include "master/writer.h"
 #include "master/writer_group.h"
 #include "shm/conntab.h"
@@ -23,6 +24,7 @@
 #include "shm/tconf.h"
 #include "shm/topics.h"
 #include "proto/coffsets.h"
+#include "proto/txnlog.h"
 #include "store/offsets.h"
 #include "store/offsets_migrate.h"
 #include "store/plog.h"
@@ -95,7 +97,8 @@ recovery_log_corrupt(const char *dir, const char *topic, int32_t part,
  */
 static int
 recovery_partition(const struct config *conf, struct shm *shm, int idx,
-    const char *topic, int32_t part, struct coffsets_replay *replay)
+    const char *topic, int32_t part, struct coffsets_replay *replay,
+    struct txnstate_replay *treplay)
 {
 	struct plog_config	 pc;
 	struct plog_recovery	 rec;
@@ -169,6 +172,11 @@ recovery_partition(const struct config *conf, struct shm *shm, int idx,
 	if (replay != NULL && coffsets_replay(shm, l, part, replay) == -1) {
 		log_warn("%s/%d: reading the committed offsets back", topic,
 		    part);
+		plog_close(l);
+		return -1;
+	}
+	if (treplay != NULL && txnstate_replay(shm, l, treplay) == -1) {
+		log_warn("%s/%d: reading the transactions back", topic, part);
 		plog_close(l);
 		return -1;
 	}
@@ -257,7 +265,7 @@ recovery_topics(const struct config *conf, struct shm *shm)
 		}
 		recovery_tconf(conf, shm, idx, names[i]);
 		for (j = 0; j < parts; j++)
-			if (recovery_partition(conf, shm, idx, names[i], j,
+			if (recovery_partition(conf, shm, idx, names[i], j, NULL,
 			    NULL) == -1)
 				goto out;
 		/* The entries that lead to those logs, likewise. */
@@ -298,6 +306,70 @@ out:
 }
 
 /*
+ * An internal topic (__consumer_offsets, __transaction_state): made at
+ * the first start with nparts partitions, always compacted; its entry
+ * into *idx, its partition count into *parts, *made 1 if new.
+ */
+static int
+recovery_internal(const struct config *conf, struct shm *shm,
+    const char *name, int32_t nparts, int *idx, int32_t *parts, int *made)
+{
+	struct tconf t;
+	char why[192];
+	uint8_t id[TOPIC_ID_LEN];
+
+	*made = 0;
+	if (topic_meta_load(conf->data_dir, name, parts, id) == -1) {
+		if (errno != ENOENT) {
+			log_warn("%s: cannot read topic.meta", name);
+			return -1;
+		}
+		*parts = nparts;
+		if (recovery_topic_create(conf, shm, name, *parts, NULL,
+		    idx) == -1)
+			return -1;
+		if (topic_internal_meta_save(conf->data_dir, name, *parts,
+		    shm->topics[*idx].id) == -1) {
+			log_warn("%s: cannot create it in %s", name,
+			    conf->data_dir);
+			return -1;
+		}
+		*made = 1;
+	} else {
+		static const uint8_t zero[TOPIC_ID_LEN];
+		int noid = memcmp(id, zero, sizeof(id)) == 0;
+
+		if (recovery_topic_create(conf, shm, name, *parts,
+		    noid ? NULL : id, idx) == -1)
+			return -1;
+		/* Made as a client's topic by a Flume before topic ids. */
+		if (noid && topic_internal_meta_save(conf->data_dir, name,
+		    *parts, shm->topics[*idx].id) == -1) {
+			log_warn("%s: cannot record its topic id", name);
+			return -1;
+		}
+	}
+	/* Compacted, always: the cleaner keeps each key's latest record. */
+	memset(&t, 0, sizeof(t));
+	if (topic_config_load(conf->data_dir, name, &t, why,
+	    sizeof(why)) == -1 && errno != ENOENT && errno != EBADMSG) {
+		log_warn("%s: cannot read %s", name, TOPIC_CONFIG);
+		return -1;
+	}
+	if (!tconf_has(&t, TC_CLEANUP_POLICY) ||
+	    t.v[TC_CLEANUP_POLICY] != TCONF_CLEANUP_COMPACT) {
+		tconf_put(&t, TC_CLEANUP_POLICY, TCONF_CLEANUP_COMPACT);
+		if (topic_config_save(conf->data_dir, name, &t) == -1) {
+			log_warn("%s: cannot save its %s", name, TOPIC_CONFIG);
+			return -1;
+		}
+	}
+	shm_tconf_saved(shm, *idx, shm_tconf_publish(shm, *idx,
+	    shm->topics[*idx].id, &t));
+	return 0;
+}
+
+/*
  * __consumer_offsets (master/coffsets.h): made at the first start with
  * offsets_topic_num_partitions partitions and cleanup.policy=compact,
  * recovered like any topic, and read back into the region's committed
@@ -307,64 +379,16 @@ static int
 recovery_coffsets(const struct config *conf, struct shm *shm)
 {
 	struct coffsets_replay r;
-	struct tconf t;
-	char why[192];
-	uint8_t id[TOPIC_ID_LEN];
 	int32_t parts, j;
-	int idx, made = 0;
+	int idx, made;
 
 	memset(&r, 0, sizeof(r));
-	if (topic_meta_load(conf->data_dir, COFFSETS_TOPIC, &parts, id) == -1) {
-		if (errno != ENOENT) {
-			log_warn("%s: cannot read topic.meta", COFFSETS_TOPIC);
-			return -1;
-		}
-		parts = conf->offsets_topic_partitions;
-		if (recovery_topic_create(conf, shm, COFFSETS_TOPIC, parts,
-		    NULL, &idx) == -1)
-			return -1;
-		if (topic_internal_meta_save(conf->data_dir, COFFSETS_TOPIC,
-		    parts, shm->topics[idx].id) == -1) {
-			log_warn("%s: cannot create it in %s", COFFSETS_TOPIC,
-			    conf->data_dir);
-			return -1;
-		}
-		made = 1;
-	} else {
-		static const uint8_t zero[TOPIC_ID_LEN];
-		int noid = memcmp(id, zero, sizeof(id)) == 0;
-
-		if (recovery_topic_create(conf, shm, COFFSETS_TOPIC, parts,
-		    noid ? NULL : id, &idx) == -1)
-			return -1;
-		/* Made as a client's topic by a Flume before topic ids. */
-		if (noid && topic_internal_meta_save(conf->data_dir,
-		    COFFSETS_TOPIC, parts, shm->topics[idx].id) == -1) {
-			log_warn("%s: cannot record its topic id", COFFSETS_TOPIC);
-			return -1;
-		}
-	}
-	/* Compacted, always: the cleaner keeps each key's latest record. */
-	memset(&t, 0, sizeof(t));
-	if (topic_config_load(conf->data_dir, COFFSETS_TOPIC, &t, why,
-	    sizeof(why)) == -1 && errno != ENOENT && errno != EBADMSG) {
-		log_warn("%s: cannot read %s", COFFSETS_TOPIC, TOPIC_CONFIG);
+	if (recovery_internal(conf, shm, COFFSETS_TOPIC,
+	    conf->offsets_topic_partitions, &idx, &parts, &made) == -1)
 		return -1;
-	}
-	if (!tconf_has(&t, TC_CLEANUP_POLICY) ||
-	    t.v[TC_CLEANUP_POLICY] != TCONF_CLEANUP_COMPACT) {
-		tconf_put(&t, TC_CLEANUP_POLICY, TCONF_CLEANUP_COMPACT);
-		if (topic_config_save(conf->data_dir, COFFSETS_TOPIC, &t) == -1) {
-			log_warn("%s: cannot save its %s", COFFSETS_TOPIC,
-			    TOPIC_CONFIG);
-			return -1;
-		}
-	}
-	shm_tconf_saved(shm, idx, shm_tconf_publish(shm, idx,
-	    shm->topics[idx].id, &t));
 	for (j = 0; j < parts; j++)
 		if (recovery_partition(conf, shm, idx, COFFSETS_TOPIC, j,
-		    &r) == -1)
+		    &r, NULL) == -1)
 			return -1;
 	if (topic_dir_sync(conf->data_dir, COFFSETS_TOPIC) == -1) {
 		log_warn("%s: fdatasync of its directory", COFFSETS_TOPIC);
@@ -387,6 +411,47 @@ recovery_coffsets(const struct config *conf, struct shm *shm)
 		log_warnx("%s: %llu record%s that do not decode skipped",
 		    COFFSETS_TOPIC, (unsigned long long)r.bad,
 		    r.bad == 1 ? "" : "s");
+	return 0;
+}
+
+/*
+ * __transaction_state (master/txnstate.h): made like __consumer_offsets
+ * (transaction_state_log_num_partitions), read back into the region's
+ * transaction table.
+ */
+static int
+recovery_txnstate(const struct config *conf, struct shm *shm)
+{
+	struct txnstate_replay r;
+	int32_t parts, j;
+	int idx, made;
+
+	if (shm->hdr->limits.max_txns == 0)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	if (recovery_internal(conf, shm, TXNLOG_TOPIC,
+	    conf->transaction_topic_partitions, &idx, &parts, &made) == -1)
+		return -1;
+	for (j = 0; j < parts; j++)
+		if (recovery_partition(conf, shm, idx, TXNLOG_TOPIC, j, NULL,
+		    &r) == -1)
+			return -1;
+	if (topic_dir_sync(conf->data_dir, TXNLOG_TOPIC) == -1) {
+		log_warn("%s: fdatasync of its directory", TXNLOG_TOPIC);
+		return -1;
+	}
+	txnstate_replay_end(shm);
+	if (made)
+		log_info("created %s with %d partition%s (transactions)",
+		    TXNLOG_TOPIC, parts, parts == 1 ? "" : "s");
+	if (r.records > 0)
+		log_info("%s: read %llu transaction record%s back", TXNLOG_TOPIC,
+		    (unsigned long long)r.records, r.records == 1 ? "" : "s");
+	if (r.bad > 0 || r.dropped > 0)
+		log_warnx("%s: %llu record%s that do not decode skipped, %llu "
+		    "over max_transactions dropped", TXNLOG_TOPIC,
+		    (unsigned long long)r.bad, r.bad == 1 ? "" : "s",
+		    (unsigned long long)r.dropped);
 	return 0;
 }
 
@@ -484,10 +549,18 @@ recovery_run(const struct config *conf, struct shm *shm)
 	/* Workers, the writer, and the metrics child if it is configured. */
 	lim.child_slots = (uint32_t)conf->workers + 2 +
 	    (conf->metrics_listen[0] != '\0' ? 1 : 0);
-	/* __consumer_offsets comes on top of what clients may make. */
-	lim.max_topics = conf->max_topics + 1;
+	/*
+	 * __consumer_offsets and __transaction_state come on top of what
+	 * clients may make.
+	 */
+	lim.max_topics = conf->max_topics + 2;
 	lim.max_partitions = conf->max_partitions +
-	    (uint32_t)coffsets_partitions(conf);
+	    (uint32_t)coffsets_partitions(conf) +
+	    (conf->max_transactions > 0 ?
+	    (uint32_t)txnstate_partitions(conf) : 0);
+	lim.max_txns = conf->max_transactions;
+	lim.max_txn_parts = conf->max_transaction_partitions;
+	lim.max_txn_offsets = conf->max_transaction_offsets;
 	lim.ring_size = conf->ring_size;
 	lim.max_groups = conf->max_groups;
 	lim.max_group_members = conf->max_group_members;
@@ -513,6 +586,7 @@ recovery_run(const struct config *conf, struct shm *shm)
 	    (unsigned long long)lim.ring_size);
 	if (recovery_topics(conf, shm) == -1 ||
 	    recovery_coffsets(conf, shm) == -1 ||
+	    recovery_txnstate(conf, shm) == -1 ||
 	    writer_groups_load(shm, conf) == -1) {
 		shm_detach(shm);
 		shm_unlink_name(name);

@@ -1,7 +1,10 @@
 /*
- * Transactions on the partition side, in the writer (see txnstate.h).
+ * Replaying __transaction_state into the transaction table (see
+ * txnstate.h).  Only the writer appends to the topic (clients are
+ * refused); a record that does not decode is counted and skipped.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,285 +12,230 @@
 #include "common/log.h"
 #include "master/txnstate.h"
 #include "proto/batch.h"
-#include "proto/bytes.h"
-#include "proto/ctrl.h"
+#include "proto/txnlog.h"
 #include "shm/producer.h"
-#include "shm/ring.h"
-#include "store/plog.h"
-#include "store/txnindex.h"
-#include "store/txnsnap.h"
+#include "shm/topics.h"
+#include "shm/txn.h"
+#include "store/topic.h"
 
-/* One marker at offset off: close its transaction. */
-static int
-marker_close(struct shm *s, struct shm_partition *p, struct plog *log,
-    const struct ctrl_marker *m, int64_t off)
+#define REPLAY_READ_MAX	(1u << 20)
+
+int32_t
+txnstate_partitions(const struct config *conf)
 {
-	struct txn_aborted a;
-	int64_t first, lso;
-	int rc = 0;
+	int32_t n;
 
-	if (part_lock(s, p) == -1)
+	if (topic_meta_load(conf->data_dir, TXNLOG_TOPIC, &n, NULL) == 0 &&
+	    n > 0)
+		return n;
+	return conf->transaction_topic_partitions;
+}
+
+/* The slot of (topic, partition), or -1. */
+static int64_t
+tp_slot(struct shm *s, const char *topic, size_t len, int32_t part)
+{
+	struct shm_partition *p;
+	int tidx;
+
+	if (len > TOPIC_NAME_MAX ||
+	    (tidx = shm_topic_find(s, topic, len)) < 0 ||
+	    (p = shm_partition(s, tidx, part)) == NULL)
 		return -1;
-	first = producer_txn_find(s, p, m->producer_id, m->producer_epoch, off,
-	    &lso);
-	if (first >= 0 && m->type == CTRL_ABORT) {
-		a.pid = m->producer_id;
-		a.first = first;
-		a.last = off;
-		a.lso = lso;
-		/* Before the LSO may pass it: a reader must find it. */
-		rc = txnindex_append(plog_dir(log), plog_segment_of(log, off), &a);
+	return p - s->parts;
+}
+
+struct replay_buf {
+	struct txnlog_part	*parts;
+	struct txnlog_off	*offs;
+};
+
+static void
+replay_record(struct shm *s, const struct record *rec, struct replay_buf *b,
+    struct txnstate_replay *r)
+{
+	const struct shm_limits *lim = &s->hdr->limits;
+	struct txnlog_value v;
+	struct shm_txn *t;
+	const char *id;
+	size_t idl;
+	uint32_t i, n;
+	int64_t slot;
+	int idx, gi;
+
+	if (rec->key_len < 0 || txnlog_key_decode(rec->key,
+	    (size_t)rec->key_len, &id, &idl) == -1 || idl == 0 ||
+	    idl > TXN_ID_MAX) {
+		r->bad++;
+		return;
 	}
-	if (first >= 0 && rc == 0)
-		producer_txn_clear(s, p, m->producer_id);
-	part_unlock(p);
+	idx = txn_find(s, id, idl);
+	if (rec->value_len < 0) {
+		r->tombstones++;
+		if (idx >= 0)
+			atomic_store(&txn_at(s, (uint32_t)idx)->used, 0);
+		return;
+	}
+	v.parts = b->parts;
+	v.offs = b->offs;
+	if (txnlog_value_decode(rec->value, (size_t)rec->value_len, &v,
+	    lim->max_txn_parts, lim->max_txn_offsets) == -1 ||
+	    v.status >= TXN_STATE_MAX) {
+		r->bad++;
+		return;
+	}
+	if (idx < 0 && (idx = txn_create(s, id, idl)) < 0) {
+		r->dropped++;
+		return;
+	}
+	t = txn_at(s, (uint32_t)idx);
+	txn_clear(t);
+	t->pid = v.pid;
+	atomic_store(&t->epoch, v.epoch);
+	t->timeout_ms = v.timeout_ms;
+	t->start_ms = v.start_ms;
+	t->update_ms = v.update_ms;
+	n = 0;
+	for (i = 0; i < v.nparts; i++) {
+		slot = tp_slot(s, v.parts[i].topic, v.parts[i].topic_len,
+		    v.parts[i].partition);
+		if (slot < 0 || txn_has_part(s, t, (uint32_t)slot) >= 0)
+			continue;
+		txn_parts(s, t)[n] = (uint32_t)slot;
+		txn_marks(s, t)[n] = -1;
+		atomic_store(&t->nparts, ++n);
+	}
+	n = 0;
+	for (i = 0; i < v.noffs; i++) {
+		uint32_t ng = atomic_load(&t->ngroups);
+
+		slot = tp_slot(s, v.offs[i].topic, v.offs[i].topic_len,
+		    v.offs[i].partition);
+		if (slot < 0 || v.offs[i].group_len == 0 ||
+		    v.offs[i].group_len > GROUP_NAME_MAX)
+			continue;
+		if ((gi = txn_group(t, v.offs[i].group,
+		    v.offs[i].group_len)) < 0) {
+			if (ng >= TXN_GROUPS)
+				continue;
+			memcpy(t->groups[ng], v.offs[i].group,
+			    v.offs[i].group_len);
+			t->groups[ng][v.offs[i].group_len] = '\0';
+			atomic_store(&t->ngroups, ng + 1);
+			gi = (int)ng;
+		}
+		txn_offs(s, t)[n].group = (uint32_t)gi;
+		txn_offs(s, t)[n].slot = (uint32_t)slot;
+		txn_offs(s, t)[n].offset = v.offs[i].offset;
+		atomic_store(&t->noffs, ++n);
+	}
+	atomic_store(&t->state, (uint32_t)v.status);
+	/* As logged and durable: the writer appends nothing for it. */
+	atomic_store(&t->logged_gen, atomic_load(&t->gen));
+	atomic_store(&t->durable_gen, atomic_load(&t->gen));
+	if (v.pid >= 0)
+		producer_id_raise(s, v.pid);
+	r->records++;
+}
+
+static void
+replay_batches(struct shm *s, const uint8_t *buf, size_t len,
+    struct replay_buf *b, struct txnstate_replay *r)
+{
+	struct batch_header h;
+	struct batch_iter it;
+	struct record rec;
+	size_t pos = 0, sz;
+	int rc;
+
+	while (len - pos >= BATCH_HEADER_SIZE &&
+	    batch_parse_header(buf + pos, len - pos, &h) == BATCH_OK) {
+		sz = batch_total_size(&h);
+		if (sz > len - pos)
+			break;
+		if (batch_validate(buf + pos, sz, NULL) != BATCH_OK ||
+		    batch_iter_init(&it, buf + pos, sz) != BATCH_OK) {
+			r->bad++;
+			pos += sz;
+			continue;
+		}
+		while ((rc = batch_iter_next(&it, &rec)) == 1)
+			replay_record(s, &rec, b, r);
+		if (rc == -1)
+			r->bad++;
+		pos += sz;
+	}
+}
+
+int
+txnstate_replay(struct shm *s, struct plog *l, struct txnstate_replay *r)
+{
+	const struct shm_limits *lim = &s->hdr->limits;
+	struct replay_buf b;
+	struct plog_slice sl;
+	int64_t off = plog_start_offset(l), end = plog_end_offset(l);
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	ssize_t got;
+	int rc = -1;
+
+	if (lim->max_txns == 0)
+		return 0;
+	b.parts = calloc((size_t)lim->max_txn_parts + 1, sizeof(*b.parts));
+	b.offs = calloc((size_t)lim->max_txn_offsets + 1, sizeof(*b.offs));
+	if (b.parts == NULL || b.offs == NULL)
+		goto out;
+	while (off < end) {
+		if (plog_read(l, off, end, REPLAY_READ_MAX, &sl) == -1) {
+			if (errno != EBADMSG || sl.next_offset <= off)
+				break;
+			off = sl.next_offset;
+			continue;
+		}
+		if (sl.len == 0 || sl.next_offset <= off)
+			break;
+		if (sl.len > cap) {
+			free(buf);
+			cap = sl.len;
+			if ((buf = malloc(cap)) == NULL)
+				goto out;
+		}
+		if ((got = pread(sl.fd, buf, sl.len, sl.pos)) != (ssize_t)sl.len) {
+			if (got >= 0)
+				errno = EIO;
+			goto out;
+		}
+		replay_batches(s, buf, sl.len, &b, r);
+		off = sl.next_offset;
+	}
+	rc = 0;
+out:
+	free(buf);
+	free(b.parts);
+	free(b.offs);
 	return rc;
 }
 
-int
-txn_markers_drained(struct shm *s, struct shm_partition *p, struct plog *log,
-    const uint8_t *data, size_t n)
+void
+txnstate_replay_end(struct shm *s)
 {
-	struct ctrl_marker m;
-	size_t pos, sz;
+	uint32_t i, n = txn_count(s);
+	struct shm_txn *t;
 
-	for (pos = 0; pos + BATCH_HEADER_SIZE <= n; pos += sz) {
-		sz = BATCH_LOG_OVERHEAD + (size_t)be32_get(data + pos + BATCH_OFF_LENGTH);
-		if (sz < BATCH_HEADER_SIZE || sz > n - pos)
-			break;
-		if (!ctrl_is_control(data + pos) ||
-		    ctrl_marker_parse(data + pos, sz, &m) != 1)
+	for (i = 0; i < n; i++) {
+		t = txn_at(s, i);
+		if (!atomic_load(&t->used))
 			continue;
-		if (marker_close(s, p, log, &m,
-		    (int64_t)be64_get(data + pos + BATCH_OFF_BASE_OFFSET)) == -1) {
-			log_warn("writing the aborted-transaction index");
-			return -1;
-		}
-	}
-	return 0;
-}
-
-int64_t
-txn_snapshot_newest(struct plog *log)
-{
-	int64_t off = -1;
-
-	return txnsnap_newest(plog_dir(log), &off) == 1 ? off : -1;
-}
-
-static int
-snapshot_at(struct shm *s, struct shm_partition *p, struct plog *log,
-    int64_t *snap)
-{
-	struct producer_txn tx[PRODUCER_SLOTS];
-	struct txnsnap_entry e[PRODUCER_SLOTS];
-	int64_t end = plog_end_offset(log);
-	int n, k, m = 0;
-
-	if (part_lock(s, p) == -1)
-		return -1;
-	n = producer_txn_list(s, p, tx, PRODUCER_SLOTS);
-	part_unlock(p);
-	/* Opened below the end: drained, and every marker below it seen. */
-	for (k = 0; k < n; k++)
-		if (tx[k].first < end) {
-			e[m].pid = tx[k].pid;
-			e[m].epoch = tx[k].epoch;
-			e[m].first = tx[k].first;
-			m++;
-		}
-	if (txnsnap_save(plog_dir(log), *snap, end, e, (size_t)m) == -1) {
-		log_warn("saving a producer-state snapshot in %s", plog_dir(log));
-		return -1;
-	}
-	*snap = end;
-	return 0;
-}
-
-int
-txn_snapshot(struct shm *s, struct shm_partition *p, struct plog *log,
-    int64_t *snap)
-{
-	if (*snap < 0 || *snap == plog_end_offset(log))
-		return 0;
-	return snapshot_at(s, p, log, snap);
-}
-
-int
-txn_before_append(struct shm *s, struct shm_partition *p, struct plog *log,
-    const uint8_t *data, size_t n, int64_t *snap)
-{
-	int64_t end = plog_end_offset(log);
-	size_t pos, sz;
-
-	if (*snap >= 0)
-		return 0;
-	for (pos = 0; pos + BATCH_HEADER_SIZE <= n; pos += sz) {
-		sz = BATCH_LOG_OVERHEAD + (size_t)be32_get(data + pos + BATCH_OFF_LENGTH);
-		if (sz < BATCH_HEADER_SIZE || sz > n - pos)
+		switch (atomic_load(&t->state)) {
+		case TXN_DEAD:
+			atomic_store(&t->used, 0);
 			break;
-		/* Not one the log already has (a drain repeated after a crash). */
-		if ((int64_t)be64_get(data + pos + BATCH_OFF_BASE_OFFSET) >= end &&
-		    ctrl_is_transactional(data + pos))
-			return snapshot_at(s, p, log, snap);
-	}
-	return 0;
-}
-
-/* ---- start-up ---- */
-
-struct rtx {
-	struct txnsnap_entry *v;
-	size_t		 n, cap;
-};
-
-static struct txnsnap_entry *
-rtx_find(struct rtx *t, int64_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++)
-		if (t->v[i].pid == pid)
-			return &t->v[i];
-	return NULL;
-}
-
-static int
-rtx_add(struct rtx *t, int64_t pid, int16_t epoch, int64_t first)
-{
-	struct txnsnap_entry *nv;
-	size_t ncap;
-
-	if (t->n == t->cap) {
-		ncap = t->cap ? t->cap * 2 : 16;
-		if ((nv = reallocarray(t->v, ncap, sizeof(*nv))) == NULL)
-			return -1;
-		t->v = nv;
-		t->cap = ncap;
-	}
-	t->v[t->n].pid = pid;
-	t->v[t->n].epoch = epoch;
-	t->v[t->n].first = first;
-	t->n++;
-	return 0;
-}
-
-/* One batch read back at off: open or close what it says. */
-static int
-rebuild_batch(struct plog *l, struct rtx *t, const uint8_t *h, int fd,
-    off_t pos, size_t sz)
-{
-	struct txnsnap_entry *e;
-	struct ctrl_marker m;
-	struct txn_aborted a;
-	uint8_t buf[256];
-	int64_t off = (int64_t)be64_get(h + BATCH_OFF_BASE_OFFSET);
-	int64_t pid = (int64_t)be64_get(h + BATCH_OFF_PRODUCER_ID);
-	int16_t epoch = (int16_t)be16_get(h + BATCH_OFF_PRODUCER_EPOCH);
-	size_t i;
-
-	if (!ctrl_is_transactional(h) || pid < 0)
-		return 0;
-	if (!ctrl_is_control(h)) {
-		if (rtx_find(t, pid) == NULL && rtx_add(t, pid, epoch, off) == -1)
-			return -1;
-		return 0;
-	}
-	if (sz > sizeof(buf) || pread(fd, buf, sz, pos) != (ssize_t)sz ||
-	    ctrl_marker_parse(buf, sz, &m) != 1)
-		return 0;	/* not a marker Flume knows: skipped, as readers do */
-	if ((e = rtx_find(t, pid)) == NULL || e->first > off || epoch < e->epoch)
-		return 0;
-	if (m.type == CTRL_ABORT) {
-		a.pid = pid;
-		a.first = e->first;
-		a.last = off;
-		a.lso = off + 1;
-		for (i = 0; i < t->n; i++)
-			if (&t->v[i] != e && t->v[i].first < a.lso)
-				a.lso = t->v[i].first;
-		if (txnindex_append(plog_dir(l), plog_segment_of(l, off), &a) == -1)
-			return -1;
-	}
-	*e = t->v[--t->n];
-	return 0;
-}
-
-/* Every batch of [from, end): rebuild_batch, stepping over damage. */
-static int
-rebuild_scan(struct plog *l, struct rtx *t, int64_t from, int64_t end)
-{
-	uint8_t h[BATCH_HEADER_SIZE];
-	struct plog_slice sl;
-	off_t pos, stop;
-	size_t sz;
-
-	while (from < end) {
-		if (plog_read(l, from, end, 1u << 20, &sl) == -1) {
-			if (errno != EBADMSG || sl.next_offset <= from)
-				return -1;
-			from = sl.next_offset;
-			continue;
-		}
-		if (sl.len == 0 || sl.next_offset <= from)
+		case TXN_PREPARE_EPOCH_FENCE:
+			/* Kafka completes a fence as an abort. */
+			atomic_store(&t->state, TXN_PREPARE_ABORT);
 			break;
-		for (pos = sl.pos, stop = sl.pos + (off_t)sl.len;
-		    stop - pos >= BATCH_HEADER_SIZE; pos += (off_t)sz) {
-			if (pread(sl.fd, h, sizeof(h), pos) != (ssize_t)sizeof(h)) {
-				errno = EIO;
-				return -1;
-			}
-			sz = BATCH_LOG_OVERHEAD + (size_t)be32_get(h + BATCH_OFF_LENGTH);
-			if (sz < BATCH_HEADER_SIZE || (off_t)sz > stop - pos)
-				break;
-			if (rebuild_batch(l, t, h, sl.fd, pos, sz) == -1)
-				return -1;
+		default:
+			break;
 		}
-		from = sl.next_offset;
 	}
-	return 0;
-}
-
-int
-txn_rebuild(struct shm *s, struct shm_partition *p, struct plog *l)
-{
-	const char *dir = plog_dir(l);
-	struct rtx t = { NULL, 0, 0 };
-	int64_t snap = -1, from, start = plog_start_offset(l);
-	int64_t end = plog_end_offset(l), *bases = NULL;
-	size_t nb = 0, i;
-	int r, n = 0;
-
-	if ((r = txnsnap_load(dir, end, &snap, &t.v, &t.n)) == -1)
-		return -1;
-	if (r == 0)
-		return 0;	/* never had a transaction (txnsnap.h) */
-	t.cap = t.n;
-	from = snap > start ? snap : start;
-	/* The markers from there on are indexed again by the scan. */
-	if (plog_segment_bases(l, &bases, &nb) == -1)
-		goto fail;
-	for (i = 0; i < nb; i++)
-		if ((i + 1 == nb || bases[i + 1] > from) &&
-		    txnindex_truncate(dir, bases[i], from) == -1)
-			goto fail;
-	if (rebuild_scan(l, &t, from, end) == -1)
-		goto fail;
-	for (i = 0; i < t.n; i++) {
-		producer_id_raise(s, t.v[i].pid);
-		if (producer_txn_open(s, p, t.v[i].pid, t.v[i].epoch,
-		    t.v[i].first) == -1)
-			log_warnx("%s: producer %lld: no slot for its open "
-			    "transaction from offset %lld", dir,
-			    (long long)t.v[i].pid, (long long)t.v[i].first);
-		else
-			n++;
-	}
-	free(bases);
-	free(t.v);
-	return n;
-fail:
-	free(bases);
-	free(t.v);
-	return -1;
 }

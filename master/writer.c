@@ -66,12 +66,13 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "master/cleaner.h"
-#include "master/txnstate.h"
+#include "master/txnpart.h"
 #include "master/writer.h"
 #include "master/writer_group.h"
 #include "master/writer_make.h"
 #include "master/writer_sync.h"
 #include "master/writer_tconf.h"
+#include "master/writer_txn.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
 #include "shm/producer.h"
@@ -126,7 +127,7 @@ struct wslot {
 	int64_t		 del_retry_ms;	/* a failed DeleteRecords: not before */
 	uint32_t	 seg_gen;	/* the cleaner's swaps this handle has seen */
 	int64_t		 txn_snap;	/* newest producer-state snapshot, -1 none
-					   (master/txnstate.h) */
+					   (master/txnpart.h) */
 };
 
 struct writer {
@@ -1426,6 +1427,11 @@ writer_cycle(struct writer *w, int64_t now_ms)
 	if (moved)
 		writer_wake_workers(w);
 	writer_groups_cycle(w->groups, now_ms);
+	/* Transactions (master/writer_txn.h): answers wait on durable_gen. */
+	if (writer_txn_cycle(w->s, w->conf, now_ms)) {
+		writer_wake_workers(w);
+		moved = 1;
+	}
 	return moved;
 }
 
@@ -1484,6 +1490,7 @@ writer_timeout(struct writer *w, int64_t now_ms)
 			WRITER_SOONER(sl->last_sync_ms + sl->flush_ms);
 	});
 	WRITER_SOONER(writer_groups_due(w->groups));
+	WRITER_SOONER(writer_txn_due(w->s, now_ms));
 #undef WRITER_SOONER
 	return t < 0 ? 0 : (int)t;
 }
@@ -1504,6 +1511,7 @@ writer_finish(struct writer *w, int64_t now_ms)
 	/* Committed offsets go through __consumer_offsets' rings: first. */
 	if (writer_groups_finish(w->groups, now_ms) == -1)
 		rc = -1;
+	(void)writer_txn_cycle(w->s, w->conf, now_ms);
 	WRITER_FOREACH_SLOT(w, i, {
 		struct wslot *sl = &w->slots[i];
 		struct shm_partition *p = &w->s->parts[i];

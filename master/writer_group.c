@@ -102,6 +102,8 @@ wg_params(const struct config *conf, struct group_params *gp)
 	gp->cg_assignor = cgroup_assignor(conf->group_consumer_assignor,
 	    strlen(conf->group_consumer_assignor));
 	gp->cg_max_size = conf->group_consumer_max_size;
+	gp->cg_migration = (uint32_t)cgroup_policy(
+	    conf->group_consumer_migration_policy);
 }
 
 /*

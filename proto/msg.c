@@ -59,6 +59,11 @@ static const char *const error_names[ERR_MAX] = {
 	[ERR_GROUP_SUBSCRIBED] = "the group's members consume the topic",
 	[ERR_INVALID_RECORD] = "compacted topic requires keyed records",
 	[ERR_PRODUCERS_FULL] = "every producer slot of the partition holds an open transaction",
+	[ERR_TXN_CONCURRENT] = "a transaction is being completed",
+	[ERR_TXN_STATE] = "invalid transaction state",
+	[ERR_TXN_FENCED] = "producer fenced by a newer epoch",
+	[ERR_TXN_TIMEOUT] = "invalid transaction timeout",
+	[ERR_UNSTABLE_OFFSET] = "offset pending in a transaction",
 };
 
 static const char *const api_names[API_MAX] = {

@@ -94,6 +94,12 @@ enum flume_error {
 	ERR_INVALID_CONFIG = 30,	/* an unknown key or a bad value (the message names it) */
 	ERR_GROUP_SUBSCRIBED = 31,	/* the group's members consume that topic */
 	ERR_INVALID_RECORD = 32,	/* a record without a key to a compacted topic */
+	/* Transactions (issue 29, worker/op/txn.h). */
+	ERR_TXN_CONCURRENT = 33,	/* a transaction is being completed: retry */
+	ERR_TXN_STATE = 34,		/* not in the transaction's state, or no such one */
+	ERR_TXN_FENCED = 35,		/* a newer epoch holds the transactional id */
+	ERR_TXN_TIMEOUT = 36,		/* a transaction timeout over the broker's limit */
+	ERR_UNSTABLE_OFFSET = 37,	/* an offset is pending in a transaction */
 	ERR_PRODUCERS_FULL = 38,	/* every producer slot of the partition holds
 					   an open transaction: retry later */
 	ERR_MAX = 39

@@ -9,10 +9,12 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "proto/kafka/kapi.h"
 #include "shm/cgroup.h"
 #include "shm/group.h"
+#include "shm/kgroup.h"
 #include "shm/topics.h"
 
 #define CG_HDR	12	/* three u32 counts before the lists */
@@ -111,6 +113,46 @@ tp_in(const struct cg_tp *v, uint32_t n, const struct cg_tp *tp)
 
 /* ---- subscriptions ---- */
 
+static int
+classic(const struct shm_member *m)
+{
+	return (m->kflags & KMEMBER_CLASSIC) != 0;
+}
+
+/*
+ * Where member i's subscription starts in its metadata space: after its
+ * protocols ([u16 len][name][u32 len][metadata] each) for a classic
+ * member, else 0.  A torn walk ends at meta_len (no subscription).
+ */
+static size_t
+sub_base(const struct shm *s, struct shm_group *g, uint32_t i)
+{
+	struct shm_member *m = group_member_at(s, g, i);
+	const uint8_t *p = group_meta(s, g, i);
+	size_t off = 0, end, l;
+	uint32_t k;
+
+	if (m == NULL || p == NULL || !classic(m))
+		return 0;
+	end = m->meta_len <= s->hdr->limits.member_meta ? m->meta_len : 0;
+	for (k = 0; k < m->nprotocols; k++) {
+		if (end - off < 2)
+			return end;
+		l = (size_t)p[off] << 8 | p[off + 1];
+		off += 2;
+		if (end - off < l + 4)
+			return end;
+		off += l;
+		l = (size_t)p[off] << 24 | (size_t)p[off + 1] << 16 |
+		    (size_t)p[off + 2] << 8 | p[off + 3];
+		off += 4;
+		if (end - off < l)
+			return end;
+		off += l;
+	}
+	return off;
+}
+
 /*
  * The metadata space holds [u16 regex len, 0xffff none][regex][u16 n]
  * {[u16 len][name]} x n.
@@ -122,7 +164,7 @@ cgroup_subscription(const struct shm *s, struct shm_group *g, uint32_t i,
 {
 	struct shm_member *m = group_member_at(s, g, i);
 	const uint8_t *p = group_meta(s, g, i);
-	size_t end, off = 0, l;
+	size_t end, off = 0, l, base;
 	uint32_t k, cnt;
 
 	*regex = NULL;
@@ -130,7 +172,9 @@ cgroup_subscription(const struct shm *s, struct shm_group *g, uint32_t i,
 	*n = 0;
 	if (m == NULL || p == NULL || m->meta_len > s->hdr->limits.member_meta)
 		return -1;
-	end = m->meta_len;
+	base = sub_base(s, g, i);
+	p += base;
+	end = m->meta_len - base;
 	if (end < 4)
 		return end == 0 ? 0 : -1;
 	l = (size_t)p[0] << 8 | p[1];
@@ -582,13 +626,41 @@ bump(struct shm_group *g)
 	g->generation++;
 }
 
-static void
-member_remove(struct shm *s, struct shm_group *g, uint32_t i)
+static void downgrade_finish(struct shm *, struct shm_group *, int64_t,
+    const struct group_params *);
+
+/*
+ * Member i leaves (a leave, an expiry, a missed revocation).  When it is
+ * the last member of the consumer protocol and classic members remain,
+ * the group becomes a classic one if the policy allows it (Kafka's
+ * validateOnlineDowngradeWithFencedMember): 1, else 0.
+ */
+static int
+member_remove(struct shm *s, struct shm_group *g, uint32_t i, int64_t now,
+    const struct group_params *gp)
 {
-	atomic_store_explicit(&group_member_at(s, g, i)->state, MEMBER_FREE,
-	    memory_order_release);
+	struct shm_member *m = group_member_at(s, g, i);
+	uint32_t k, left = 0, classics = 0;
+
+	for (k = 0; k < nmem(s); k++)
+		if (k != i && active(group_member_at(s, g, k))) {
+			left++;
+			if (classic(group_member_at(s, g, k)))
+				classics++;
+		}
+	if (!classic(m) && left > 0 && classics == left &&
+	    (gp->cg_migration & CG_POLICY_DOWNGRADE)) {
+		/* First, so that a repair finishes what this starts. */
+		g->cg_migrating = CG_MIGRATE_DOWN;
+		atomic_store_explicit(&m->state, MEMBER_FREE,
+		    memory_order_release);
+		downgrade_finish(s, g, now, gp);
+		return 1;
+	}
+	atomic_store_explicit(&m->state, MEMBER_FREE, memory_order_release);
 	bump(g);
 	g->state = group_member_count(s, g) > 0 ? GROUP_STABLE : GROUP_EMPTY;
+	return 0;
 }
 
 /* Is any partition of v held (assigned or revoking) by a member but skip? */
@@ -652,6 +724,16 @@ reconcile(struct shm *s, struct shm_group *g, uint32_t i,
 			r[nr++] = a[k];
 		else
 			x[n2++] = a[k];
+	/*
+	 * Kafka's ownsRevokedPartitions: a member whose heartbeat (or a
+	 * classic member's rejoin) says it owns none of them has given them
+	 * up already.
+	 */
+	for (k = 0, released = owned != NULL; released && k < nr; k++)
+		if (tp_in(owned, nowned, &r[k]))
+			released = 0;
+	if (nr > 0 && released)
+		nr = 0;
 	if (nr > 0) {
 		list_set(s, g, i, CG_REVOKING, r, nr);
 		list_set(s, g, i, CG_ASSIGNED, x, n2);
@@ -785,8 +867,8 @@ sub_update(struct shm *s, struct shm_group *g, uint32_t i,
 {
 	struct shm_member *m = group_member_at(s, g, i);
 	const char *names[CG_NAMES_MAX], *re;
-	size_t lens[CG_NAMES_MAX], rl, len;
-	uint32_t n, cap = s->hdr->limits.member_meta;
+	size_t lens[CG_NAMES_MAX], rl, len, base = sub_base(s, g, i);
+	uint32_t n, cap = s->hdr->limits.member_meta - (uint32_t)base;
 	uint8_t *buf, *p = group_meta(s, g, i);
 	int changed;
 
@@ -794,6 +876,7 @@ sub_update(struct shm *s, struct shm_group *g, uint32_t i,
 		return 0;
 	if (p == NULL)
 		return -1;
+	p += base;
 	(void)cgroup_subscription(s, g, i, &re, &rl, names, lens,
 	    CG_NAMES_MAX, &n);
 	if ((buf = malloc(cap)) == NULL)
@@ -806,10 +889,10 @@ sub_update(struct shm *s, struct shm_group *g, uint32_t i,
 		free(buf);
 		return -1;
 	}
-	changed = len != m->meta_len || memcmp(buf, p, len) != 0;
+	changed = len != m->meta_len - base || memcmp(buf, p, len) != 0;
 	if (changed) {
 		memcpy(p, buf, len);
-		m->meta_len = (uint32_t)len;
+		m->meta_len = (uint32_t)(base + len);
 	}
 	free(buf);
 	return changed;
@@ -838,6 +921,8 @@ cgroup_heartbeat(struct shm *s, struct shm_group *g,
 		g->cg_topics_hash = 0;
 	}
 	(void)cgroup_tick(s, g, now, gp);
+	if (g->kind != GROUP_KIND_CONSUMER)
+		return KERR_COORDINATOR_NOT_AVAILABLE;	/* downgraded: ask again */
 	if (in->member_id_len > 0)
 		idx = group_member_find(s, g, in->member_id, in->member_id_len);
 	if (in->epoch == -1 || in->epoch == -2) {
@@ -846,8 +931,8 @@ cgroup_heartbeat(struct shm *s, struct shm_group *g,
 		m = group_member_at(s, g, (uint32_t)idx);
 		*member = idx;
 		if (in->epoch == -1) {
-			member_remove(s, g, (uint32_t)idx);
-			(void)cgroup_tick(s, g, now, gp);
+			if (!member_remove(s, g, (uint32_t)idx, now, gp))
+				(void)cgroup_tick(s, g, now, gp);
 		} else if (m->cg_epoch != -2) {
 			/* A static member away: it keeps its place till its session ends. */
 			m->cg_prev_epoch = m->cg_epoch;
@@ -965,8 +1050,10 @@ cgroup_tick(struct shm *s, struct shm_group *g, int64_t now,
 			continue;
 		if (now - m->last_seen_ms > m->session_timeout_ms ||
 		    (cgroup_list(s, g, i, CG_REVOKING, &one, 1) > 0 &&
-		    m->cg_revoke_deadline > 0 && now > m->cg_revoke_deadline))
-			member_remove(s, g, i);
+		    m->cg_revoke_deadline > 0 && now > m->cg_revoke_deadline)) {
+			if (member_remove(s, g, i, now, gp))
+				return 1;	/* now a classic group */
+		}
 	}
 	if (group_member_count(s, g) > 0) {
 		h = topics_hash(s, g);
@@ -1018,12 +1105,16 @@ cgroup_commit_check(struct shm *s, struct shm_group *g, const char *id,
 	int idx;
 
 	(void)group_tick(s, g, now, gp);
+	if (g->kind != GROUP_KIND_CONSUMER)
+		return KERR_REBALANCE_IN_PROGRESS;	/* downgraded meanwhile */
 	if (epoch < 0 && group_member_count(s, g) == 0)
 		return KERR_NONE;
 	if ((idx = group_member_find(s, g, id, len)) == -1)
 		return KERR_UNKNOWN_MEMBER_ID;
 	if (epoch != group_member_at(s, g, (uint32_t)idx)->cg_epoch)
-		return KERR_STALE_MEMBER_EPOCH;
+		/* Kafka's validateMemberEpoch: a classic member's generation */
+		return classic(group_member_at(s, g, (uint32_t)idx)) ?
+		    KERR_ILLEGAL_GENERATION : KERR_STALE_MEMBER_EPOCH;
 	return KERR_NONE;
 }
 
@@ -1103,4 +1194,526 @@ cgroup_state_name(const struct shm *s, struct shm_group *g)
 			return "Reconciling";
 	}
 	return "Stable";
+}
+
+/* ---- the online migration (classic members of a consumer group) ---- */
+
+int
+cgroup_policy(const char *name)
+{
+	static const char *const names[] = { "disabled", "upgrade",
+	    "downgrade", "bidirectional" };
+	int k;
+
+	for (k = 0; k < 4; k++)
+		if (strcasecmp(name, names[k]) == 0)
+			return k;	/* the bits CG_POLICY_UPGRADE | _DOWNGRADE */
+	return -1;
+}
+
+int
+cgroup_upgradable(struct shm *s, struct shm_group *g,
+    const struct group_params *gp)
+{
+	uint32_t n = group_member_count(s, g), max = gp->cg_max_size > 0 &&
+	    gp->cg_max_size < nmem(s) ? gp->cg_max_size : nmem(s);
+
+	return g->kind == GROUP_KIND_KAFKA && n > 0 &&
+	    (gp->cg_migration & CG_POLICY_UPGRADE) && g->ptype_len == 8 &&
+	    memcmp(g->ptype, "consumer", 8) == 0 && n <= max;
+}
+
+/* Member i's subscription (names) stored after its protocols; 0 or -1. */
+static int
+classic_sub_store(struct shm *s, struct shm_group *g, uint32_t i,
+    const char *const *names, const size_t *lens, uint32_t n)
+{
+	struct shm_member *m = group_member_at(s, g, i);
+	size_t base = sub_base(s, g, i), len;
+	uint8_t *p = group_meta(s, g, i);
+
+	if (p == NULL || base > s->hdr->limits.member_meta ||
+	    (len = sub_encode(p + base, s->hdr->limits.member_meta - base,
+	    names, lens, n, NULL, 0)) == 0)
+		return -1;
+	m->meta_len = (uint32_t)(base + len);
+	return 0;
+}
+
+/* The owned partitions in v that exist, at most list_cap(), in buf. */
+static uint32_t
+tps_valid(const struct shm *s, const struct cg_tp *v, uint32_t n,
+    struct cg_tp *buf)
+{
+	uint32_t k, m = 0;
+
+	for (k = 0; k < n && m < list_cap(s); k++)
+		if (tp_valid(s, &v[k]) && !tp_in(buf, m, &v[k]))
+			buf[m++] = v[k];
+	return m;
+}
+
+int16_t
+cgroup_upgrade(struct shm *s, struct shm_group *g,
+    const struct cg_classic_member *mv, uint32_t n, int64_t now,
+    const struct group_params *gp)
+{
+	struct shm_member *m;
+	struct cg_tp *buf, *taken;
+	uint32_t k, j, nb, ntaken = 0, cap = list_cap(s);
+
+	(void)now;
+	if (!cgroup_upgradable(s, g, gp) || n != group_member_count(s, g))
+		return KERR_GROUP_ID_NOT_FOUND;
+	for (k = 0; k < n; k++)
+		if (mv[k].idx >= nmem(s) ||
+		    !active(group_member_at(s, g, mv[k].idx)))
+			return KERR_GROUP_ID_NOT_FOUND;
+	if ((buf = calloc(cap + 1, sizeof(*buf))) == NULL ||
+	    (taken = calloc((size_t)cap * n + 1, sizeof(*taken))) == NULL) {
+		free(buf);
+		return KERR_GROUP_ID_NOT_FOUND;
+	}
+	/* First: a repair before the kind is stored rolls it back. */
+	g->cg_migrating = CG_MIGRATE_UP;
+	for (k = 0; k < n; k++) {
+		m = group_member_at(s, g, mv[k].idx);
+		m->kflags = (m->kflags & ~(uint32_t)KMEMBER_JOINING) |
+		    KMEMBER_CLASSIC;
+		if (classic_sub_store(s, g, mv[k].idx, mv[k].names, mv[k].lens,
+		    mv[k].nnames) == -1)
+			(void)classic_sub_store(s, g, mv[k].idx, NULL, NULL, 0);
+		/* No partition in two members' lists, whatever they said. */
+		nb = tps_valid(s, mv[k].owned, mv[k].nowned, buf);
+		for (j = 0; j < nb; )
+			if (tp_in(taken, ntaken, &buf[j]))
+				buf[j] = buf[--nb];
+			else
+				taken[ntaken++] = buf[j++];
+		list_set(s, g, mv[k].idx, CG_REVOKING, NULL, 0);
+		list_set(s, g, mv[k].idx, CG_TARGET, buf, nb);
+		list_set(s, g, mv[k].idx, CG_ASSIGNED, buf, nb);
+		m->cg_epoch = m->cg_prev_epoch = (int32_t)g->generation;
+		m->cg_revoke_deadline = 0;
+		m->cg_assignor = 0;
+	}
+	free(buf);
+	free(taken);
+	g->leader = -1;
+	g->ntopics = 0;
+	g->cg_assignor = pick_assignor(s, g, gp);
+	g->cg_topics_hash = topics_hash(s, g);
+	g->cg_assign_epoch = g->generation;
+	g->state = GROUP_STABLE;
+	g->kind = GROUP_KIND_CONSUMER;
+	g->cg_migrating = CG_MIGRATE_NONE;
+	return KERR_NONE;
+}
+
+/* The downgrade, from its first step on (member_remove(), a repair). */
+static void
+downgrade_finish(struct shm *s, struct shm_group *g, int64_t now,
+    const struct group_params *gp)
+{
+	struct shm_member *m;
+	uint32_t i;
+
+	for (i = 0; i < nmem(s); i++) {
+		m = group_member_at(s, g, i);
+		if (!active(m))
+			continue;
+		if (!classic(m)) {
+			/* Only the member that left (a repair comes here again). */
+			atomic_store_explicit(&m->state, MEMBER_FREE,
+			    memory_order_release);
+			continue;
+		}
+		m->assign_len = 0;	/* the classic rebalance assigns */
+		m->joined_gen = g->generation;
+		m->last_seen_ms = now;
+	}
+	kgroup_adopt(s, g, now, gp);
+	g->kind = GROUP_KIND_KAFKA;
+	g->cg_migrating = CG_MIGRATE_NONE;
+	/* Meaningless in a classic group; cleared to keep slots plain. */
+	for (i = 0; i < nmem(s); i++) {
+		m = group_member_at(s, g, i);
+		if (classic(m)) {
+			m->meta_len = (uint32_t)sub_base(s, g, i);
+			m->kflags &= ~(uint32_t)KMEMBER_CLASSIC;
+		}
+	}
+}
+
+void
+cgroup_migrate_repair(struct shm *s, struct shm_group *g, int64_t now,
+    const struct group_params *gp)
+{
+	struct shm_member *m;
+	uint32_t i;
+
+	if (g->cg_migrating == CG_MIGRATE_DOWN &&
+	    g->kind == GROUP_KIND_CONSUMER) {
+		downgrade_finish(s, g, now, gp);
+		return;
+	}
+	if (g->kind == GROUP_KIND_KAFKA) {
+		/* An upgrade rolled back (or a downgrade's tidying finished). */
+		for (i = 0; i < nmem(s); i++) {
+			m = group_member_at(s, g, i);
+			if (!classic(m))
+				continue;
+			if (g->cg_migrating == CG_MIGRATE_UP)
+				m->assign_len = 0;	/* lists, not bytes */
+			m->meta_len = (uint32_t)sub_base(s, g, i);
+			m->kflags &= ~(uint32_t)KMEMBER_CLASSIC;
+		}
+	}
+	g->cg_migrating = CG_MIGRATE_NONE;
+}
+
+int
+cgroup_is_classic(const struct shm *s, struct shm_group *g, uint32_t i)
+{
+	struct shm_member *m = group_member_at(s, g, i);
+
+	return m != NULL && classic(m);
+}
+
+/*
+ * Kafka's validateConsumerGroupMember and throwIfMemberDoesNotUseClassicProtocol:
+ * the classic member (index) of id or of instance inst.
+ */
+static int16_t
+classic_find(struct shm *s, struct shm_group *g, const char *id, size_t len,
+    const char *inst, size_t ilen, int *idx)
+{
+	struct shm_member *m;
+
+	if (inst != NULL && ilen > 0) {
+		if ((*idx = find_instance(s, g, inst, ilen)) == -1)
+			return KERR_UNKNOWN_MEMBER_ID;
+		m = group_member_at(s, g, (uint32_t)*idx);
+		if (m->id_len != len || memcmp(m->id, id, len) != 0)
+			return KERR_FENCED_INSTANCE_ID;
+	} else if ((*idx = group_member_find(s, g, id, len)) == -1)
+		return KERR_UNKNOWN_MEMBER_ID;
+	if (!classic(group_member_at(s, g, (uint32_t)*idx)))
+		return KERR_UNKNOWN_MEMBER_ID;
+	return KERR_NONE;
+}
+
+/* Does every classic member (but skip) support one of in's protocols? */
+static int
+classic_supports(const struct shm *s, struct shm_group *g,
+    const struct kgroup_join_in *in, int skip)
+{
+	const uint8_t *p;
+	struct shm_member *m;
+	uint32_t k, i, j, end, off, l;
+	int all;
+
+	if (in->ptype_len != 8 || memcmp(in->ptype, "consumer", 8) != 0)
+		return 0;
+	for (k = 0; k < in->nprotos; k++) {
+		all = 1;
+		for (i = 0; i < nmem(s) && all; i++) {
+			m = group_member_at(s, g, i);
+			if ((int)i == skip || !active(m) || !classic(m))
+				continue;
+			p = group_meta(s, g, i);
+			end = (uint32_t)sub_base(s, g, i);
+			for (j = 0, off = 0, all = 0; j < m->nprotocols &&
+			    end - off >= 2 && !all; j++) {
+				l = (uint32_t)p[off] << 8 | p[off + 1];
+				if (end - off - 2 < l + 4)
+					break;
+				all = l == in->protos[k].name_len &&
+				    memcmp(p + off + 2, in->protos[k].name, l) == 0;
+				off += 2 + l;
+				l = (uint32_t)p[off] << 24 | (uint32_t)p[off + 1] << 16 |
+				    (uint32_t)p[off + 2] << 8 | p[off + 3];
+				off += 4 + l;
+				if (off > end)
+					break;
+			}
+		}
+		if (all)
+			return 1;
+	}
+	return 0;
+}
+
+int16_t
+cgroup_classic_join(struct shm *s, struct shm_group *g,
+    const struct kgroup_join_in *in, const struct cg_classic_member *sub,
+    int64_t now, const struct group_params *gp, int *member)
+{
+	struct shm_member *m;
+	struct cgroup_hb_in h;
+	uint8_t *old = NULL;
+	size_t oldlen = 0, base;
+	uint32_t max = gp->cg_max_size > 0 && gp->cg_max_size < nmem(s) ?
+	    gp->cg_max_size : nmem(s);
+	size_t ilen = in->instance != NULL ? in->instance_len : 0;
+	int idx = -1, changed = 0;
+	int16_t err;
+
+	if (ilen > KGROUP_INSTANCE_MAX)
+		return KERR_INVALID_REQUEST;
+	if (in->session_timeout_ms < gp->min_session_ms ||
+	    in->session_timeout_ms > gp->max_session_ms)
+		return KERR_INVALID_SESSION_TIMEOUT;
+	if (in->nprotos == 0 || in->client_id_len > CLIENT_ID_MAX)
+		return KERR_INCONSISTENT_GROUP_PROTOCOL;
+	(void)cgroup_tick(s, g, now, gp);
+	if (g->kind != GROUP_KIND_CONSUMER)
+		return KERR_COORDINATOR_NOT_AVAILABLE;	/* downgraded: ask again */
+	if (ilen > 0) {
+		idx = find_instance(s, g, in->instance, ilen);
+		/* A known member id must hold the instance (Kafka's checks). */
+		if (in->member_id_len > 0 && idx == -1)
+			return KERR_UNKNOWN_MEMBER_ID;
+		if (in->member_id_len > 0 && (group_member_at(s, g,
+		    (uint32_t)idx)->id_len != in->member_id_len ||
+		    memcmp(group_member_at(s, g, (uint32_t)idx)->id,
+		    in->member_id, in->member_id_len) != 0))
+			return KERR_FENCED_INSTANCE_ID;
+	} else if (in->member_id_len > 0)
+		idx = group_member_find(s, g, in->member_id, in->member_id_len);
+	if (idx == -1 && group_member_count(s, g) >= max)
+		return KERR_GROUP_MAX_SIZE_REACHED;
+	if (!classic_supports(s, g, in, idx))
+		return KERR_INCONSISTENT_GROUP_PROTOCOL;
+	if (in->require_id && in->member_id_len == 0 && ilen == 0) {
+		*in->pending_len = member_id_new(s, g, in->pending);
+		return KERR_MEMBER_ID_REQUIRED;
+	}
+	if (idx >= 0 && !classic(group_member_at(s, g, (uint32_t)idx)))
+		return KERR_UNKNOWN_MEMBER_ID;	/* a consumer protocol member */
+	memset(&h, 0, sizeof(h));
+	h.member_id = in->member_id;
+	h.member_id_len = in->member_id_len;
+	h.instance = in->instance;
+	h.instance_len = ilen;
+	h.client_id = in->client_id;
+	h.client_id_len = in->client_id_len;
+	h.host = in->host;
+	h.host_len = in->host_len;
+	h.rebalance_timeout_ms = in->rebalance_timeout_ms;
+	if (idx == -1) {
+		if ((idx = member_new(s, g, &h, gp)) == -1)
+			return KERR_GROUP_MAX_SIZE_REACHED;
+		changed = 1;
+	} else if (ilen > 0 && (group_member_at(s, g, (uint32_t)idx)->id_len !=
+	    in->member_id_len || memcmp(group_member_at(s, g,
+	    (uint32_t)idx)->id, in->member_id, in->member_id_len) != 0)) {
+		/* A static member's restart: a new id, its lists kept, epoch 0. */
+		m = group_member_at(s, g, (uint32_t)idx);
+		memset(m->id, 0, sizeof(m->id));
+		m->id_len = (uint16_t)member_id_new(s, g, m->id);
+		m->cg_epoch = m->cg_prev_epoch = 0;
+	}
+	m = group_member_at(s, g, (uint32_t)idx);
+	*member = idx;
+	/* Its subscription before, to tell a change. */
+	if (!changed && (base = sub_base(s, g, (uint32_t)idx)) <= m->meta_len &&
+	    m->meta_len <= s->hdr->limits.member_meta &&
+	    (old = malloc(m->meta_len - base + 1)) != NULL) {
+		oldlen = m->meta_len - base;
+		memcpy(old, group_meta(s, g, (uint32_t)idx) + base, oldlen);
+	}
+	m->kflags = KMEMBER_CLASSIC;
+	if ((err = kgroup_store_protocols(s, g, (uint32_t)idx, in)) !=
+	    KERR_NONE || classic_sub_store(s, g, (uint32_t)idx, sub->names,
+	    sub->lens, sub->nnames) == -1) {
+		free(old);
+		if (changed)
+			return err != KERR_NONE ? err : KERR_MESSAGE_TOO_LARGE;
+		/* A known member's slot holds what fit: it leaves. */
+		(void)member_remove(s, g, (uint32_t)idx, now, gp);
+		return err != KERR_NONE ? err : KERR_MESSAGE_TOO_LARGE;
+	}
+	base = sub_base(s, g, (uint32_t)idx);
+	if (old == NULL || oldlen != m->meta_len - base ||
+	    memcmp(old, group_meta(s, g, (uint32_t)idx) + base, oldlen) != 0)
+		changed = 1;
+	free(old);
+	m->session_timeout_ms = in->session_timeout_ms;
+	if (in->rebalance_timeout_ms > 0)
+		m->rebalance_timeout_ms = in->rebalance_timeout_ms;
+	m->last_seen_ms = now;
+	if (m->client_len != in->client_id_len || (in->client_id_len > 0 &&
+	    memcmp(m->client, in->client_id, in->client_id_len) != 0)) {
+		memset(m->client, 0, sizeof(m->client));
+		if (in->client_id_len > 0)
+			memcpy(m->client, in->client_id, in->client_id_len);
+		m->client_len = (uint16_t)in->client_id_len;
+	}
+	if (atomic_load_explicit(&m->state, memory_order_relaxed) !=
+	    MEMBER_ACTIVE) {
+		atomic_store_explicit(&m->state, MEMBER_ACTIVE,
+		    memory_order_release);
+		g->state = GROUP_STABLE;
+	}
+	if (changed)
+		bump(g);
+	if (g->cg_assign_epoch != g->generation)
+		(void)compute_targets(s, g, gp);
+	(void)reconcile(s, g, (uint32_t)idx, sub->owned, sub->nowned, now);
+	return KERR_NONE;
+}
+
+/* Kafka's throwIfRebalanceInProgress: behind the group epoch, not revoking. */
+static int
+classic_rejoin(const struct shm *s, struct shm_group *g, uint32_t i)
+{
+	struct cg_tp one;
+
+	return (uint32_t)group_member_at(s, g, i)->cg_epoch < g->generation &&
+	    cgroup_list(s, g, i, CG_REVOKING, &one, 1) == 0;
+}
+
+/*
+ * The classic member (index) a SyncGroup or Heartbeat names, at its
+ * member epoch as the generation (Kafka's throwIfGenerationIdUnmatched).
+ */
+static int16_t
+classic_current(struct shm *s, struct shm_group *g, const char *id,
+    size_t len, const char *inst, size_t ilen, int32_t generation,
+    int64_t now, const struct group_params *gp, int *idx)
+{
+	int16_t err;
+
+	(void)cgroup_tick(s, g, now, gp);
+	if (g->kind != GROUP_KIND_CONSUMER)
+		return KERR_REBALANCE_IN_PROGRESS;	/* downgraded: rejoin */
+	if ((err = classic_find(s, g, id, len, inst, ilen, idx)) != KERR_NONE)
+		return err;
+	if (generation != group_member_at(s, g, (uint32_t)*idx)->cg_epoch)
+		return KERR_ILLEGAL_GENERATION;
+	group_member_at(s, g, (uint32_t)*idx)->last_seen_ms = now;
+	return KERR_NONE;
+}
+
+int16_t
+cgroup_classic_sync(struct shm *s, struct shm_group *g, const char *id,
+    size_t len, const char *inst, size_t ilen, int32_t generation,
+    const char *ptype, size_t ptlen, const char *pname, size_t pnlen,
+    int64_t now, const struct group_params *gp, int *member)
+{
+	const char *name;
+	size_t nl;
+	int16_t err;
+	int idx = -1;
+
+	if ((err = classic_current(s, g, id, len, inst, ilen, generation, now,
+	    gp, &idx)) != KERR_NONE)
+		return err;
+	if (cgroup_classic_protocol(s, g, (uint32_t)idx, &name, &nl, NULL,
+	    NULL) == -1)
+		return KERR_INCONSISTENT_GROUP_PROTOCOL;
+	if ((ptype != NULL && (ptlen != 8 || memcmp(ptype, "consumer", 8) !=
+	    0)) || (pname != NULL && (pnlen != nl ||
+	    memcmp(pname, name, nl) != 0)))
+		return KERR_INCONSISTENT_GROUP_PROTOCOL;
+	if (classic_rejoin(s, g, (uint32_t)idx))
+		return KERR_REBALANCE_IN_PROGRESS;
+	*member = idx;
+	return KERR_NONE;
+}
+
+int16_t
+cgroup_classic_heartbeat(struct shm *s, struct shm_group *g, const char *id,
+    size_t len, const char *inst, size_t ilen, int32_t generation,
+    int64_t now, const struct group_params *gp)
+{
+	struct shm_member *m;
+	struct cg_tp *a, *t, *buf;
+	uint32_t na, nt, k, cap = list_cap(s);
+	int16_t err;
+	int idx = -1, free_all = 0, missing = 0;
+
+	if ((err = classic_current(s, g, id, len, inst, ilen, generation, now,
+	    gp, &idx)) != KERR_NONE)
+		return err;
+	m = group_member_at(s, g, (uint32_t)idx);
+	if ((uint32_t)m->cg_epoch < g->generation ||
+	    cgroup_list(s, g, (uint32_t)idx, CG_REVOKING, NULL, 0) > 0)
+		return KERR_REBALANCE_IN_PROGRESS;
+	/* Partitions of its target it waits for, all free now: rejoin. */
+	a = calloc(cap + 1, sizeof(*a));
+	t = calloc(cap + 1, sizeof(*t));
+	buf = calloc(cap + 1, sizeof(*buf));
+	if (a != NULL && t != NULL && buf != NULL) {
+		na = cgroup_list(s, g, (uint32_t)idx, CG_ASSIGNED, a, cap);
+		nt = cgroup_list(s, g, (uint32_t)idx, CG_TARGET, t, cap);
+		free_all = 1;
+		for (k = 0; k < nt && k < cap; k++) {
+			if (tp_in(a, na < cap ? na : cap, &t[k]) ||
+			    !tp_valid(s, &t[k]))
+				continue;
+			missing = 1;
+			if (held_by_other(s, g, (uint32_t)idx, &t[k], buf, cap))
+				free_all = 0;
+		}
+	}
+	free(a);
+	free(t);
+	free(buf);
+	return missing && free_all ? KERR_REBALANCE_IN_PROGRESS : KERR_NONE;
+}
+
+int16_t
+cgroup_classic_leave(struct shm *s, struct shm_group *g, const char *id,
+    size_t len, const char *inst, size_t ilen, int64_t now,
+    const struct group_params *gp)
+{
+	struct shm_member *m;
+	int16_t err;
+	int idx = -1;
+
+	(void)cgroup_tick(s, g, now, gp);
+	if (g->kind != GROUP_KIND_CONSUMER)
+		return KERR_UNKNOWN_MEMBER_ID;
+	if (len == 0 && inst != NULL && ilen > 0) {
+		/* By instance id alone (an admin's removal). */
+		if ((idx = find_instance(s, g, inst, ilen)) == -1)
+			return KERR_UNKNOWN_MEMBER_ID;
+		if (!classic(group_member_at(s, g, (uint32_t)idx)))
+			return KERR_UNKNOWN_MEMBER_ID;
+	} else if ((err = classic_find(s, g, id, len, inst, ilen, &idx)) !=
+	    KERR_NONE)
+		return err;
+	m = group_member_at(s, g, (uint32_t)idx);
+	(void)m;
+	if (!member_remove(s, g, (uint32_t)idx, now, gp))
+		(void)cgroup_tick(s, g, now, gp);
+	return KERR_NONE;
+}
+
+int
+cgroup_classic_protocol(const struct shm *s, struct shm_group *g, uint32_t i,
+    const char **name, size_t *nlen, const uint8_t **meta, size_t *mlen)
+{
+	struct shm_member *m = group_member_at(s, g, i);
+	const uint8_t *p = group_meta(s, g, i);
+	size_t end, l, ml;
+
+	if (m == NULL || p == NULL || m->nprotocols == 0)
+		return -1;
+	end = sub_base(s, g, i);
+	if (end < 2 || end - 2 < (l = (size_t)p[0] << 8 | p[1]) + 4)
+		return -1;
+	ml = (size_t)p[2 + l] << 24 | (size_t)p[3 + l] << 16 |
+	    (size_t)p[4 + l] << 8 | p[5 + l];
+	if (end - 6 - l < ml)
+		return -1;
+	*name = (const char *)p + 2;
+	*nlen = l;
+	if (meta != NULL) {
+		*meta = p + 6 + l;
+		*mlen = ml;
+	}
+	return 0;
 }

@@ -128,6 +128,86 @@ int	cgroup_regex_valid(const char *re, size_t len);
 const char *cgroup_state_name(const struct shm *s, struct shm_group *g);
 
 /*
+ * The online migration (Kafka's group.consumer.migration.policy, KIP-848).
+ * A ConsumerGroupHeartbeat joining a classic group with members upgrades
+ * it when the policy allows (cgroup_upgradable()): every classic member
+ * stays, as a classic member of the consumer group (KMEMBER_CLASSIC) at
+ * member epoch = the classic generation, with its assignment as its
+ * assigned and target lists; the group epoch and the assignment epoch
+ * are the generation.  Classic members go on with JoinGroup, SyncGroup,
+ * Heartbeat and LeaveGroup, answered from the consumer group: JoinGroup
+ * reconciles them (their subscription's owned partitions say what they
+ * gave up) and answers their member epoch as the generation, SyncGroup
+ * their assigned list, Heartbeat REBALANCE_IN_PROGRESS while they are
+ * behind the group epoch, must revoke, or wait for partitions now free.
+ * When the last member of the consumer protocol leaves (a leave, an
+ * expiry) and classic members remain, the group becomes a classic one
+ * again if the policy allows, at the group epoch, preparing a rebalance.
+ *
+ * The crash rule: cg_migrating is stored before any member changes and
+ * cleared after the kind; cgroup_migrate_repair() rolls an upgrade back
+ * (still classic: members' assignments dropped, the classic repair's
+ * rebalance reassigns) and a downgrade forward (it needs no more than
+ * the members' protocols, already stored).
+ */
+enum { CG_POLICY_UPGRADE = 1, CG_POLICY_DOWNGRADE = 2 };
+enum { CG_MIGRATE_NONE = 0, CG_MIGRATE_UP = 1, CG_MIGRATE_DOWN = 2 };
+
+/* disabled, upgrade, downgrade, bidirectional (any case): CG_POLICY_* bits, -1. */
+int	cgroup_policy(const char *name);
+
+/* A classic member as the face decoded it: its subscription and what it owns. */
+struct cg_classic_member {
+	uint32_t		 idx;		/* cgroup_upgrade(): the member slot */
+	const char *const	*names;
+	const size_t		*lens;
+	uint32_t		 nnames;
+	const struct cg_tp	*owned;
+	uint32_t		 nowned;
+};
+
+struct kgroup_join_in;
+
+/* May g (a classic group with members) be upgraded now?  1 or 0. */
+int	cgroup_upgradable(struct shm *s, struct shm_group *g,
+	    const struct group_params *gp);
+/*
+ * Upgrade: mv one entry per member (all of them); KERR_NONE, or
+ * GROUP_ID_NOT_FOUND (Kafka's "not a consumer group") and nothing changed.
+ */
+int16_t	cgroup_upgrade(struct shm *s, struct shm_group *g,
+	    const struct cg_classic_member *mv, uint32_t n, int64_t now,
+	    const struct group_params *gp);
+/*
+ * The classic APIs of a consumer group with members (Kafka's
+ * classicGroup*ToConsumerGroup).  JoinGroup: sub its subscription and
+ * owned partitions; *member's epoch is the generation to answer.
+ */
+int16_t	cgroup_classic_join(struct shm *s, struct shm_group *g,
+	    const struct kgroup_join_in *in, const struct cg_classic_member *sub,
+	    int64_t now, const struct group_params *gp, int *member);
+/* ptype, pname: SyncGroup v5's, NULL when not given. */
+int16_t	cgroup_classic_sync(struct shm *s, struct shm_group *g, const char *id,
+	    size_t len, const char *inst, size_t ilen, int32_t generation,
+	    const char *ptype, size_t ptlen, const char *pname, size_t pnlen,
+	    int64_t now, const struct group_params *gp, int *member);
+int16_t	cgroup_classic_heartbeat(struct shm *s, struct shm_group *g,
+	    const char *id, size_t len, const char *inst, size_t ilen,
+	    int32_t generation, int64_t now, const struct group_params *gp);
+int16_t	cgroup_classic_leave(struct shm *s, struct shm_group *g, const char *id,
+	    size_t len, const char *inst, size_t ilen, int64_t now,
+	    const struct group_params *gp);
+/* A classic member's first protocol: its name and metadata; 0 or -1. */
+int	cgroup_classic_protocol(const struct shm *s, struct shm_group *g,
+	    uint32_t i, const char **name, size_t *nlen, const uint8_t **meta,
+	    size_t *mlen);
+/* Is member i a classic member?  1 or 0. */
+int	cgroup_is_classic(const struct shm *s, struct shm_group *g, uint32_t i);
+/* For shm/group.c: a repair while cg_migrating is set (see above). */
+void	cgroup_migrate_repair(struct shm *s, struct shm_group *g, int64_t now,
+	    const struct group_params *gp);
+
+/*
  * For shm/group.c: group_due() of member i (the ms after its revocation
  * deadline while it revokes, else INT64_MAX), group_tick() and the
  * repair of a consumer group.

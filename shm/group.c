@@ -920,6 +920,8 @@ group_repair(struct shm *s, struct shm_group *g, int64_t now,
 	uint32_t i, j;
 	int bad;
 
+	if (g->cg_migrating != CG_MIGRATE_NONE)
+		cgroup_migrate_repair(s, g, now, gp);
 	if (g->kind == GROUP_KIND_KAFKA) {
 		kgroup_repair(s, g, now, gp);
 		return;

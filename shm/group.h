@@ -78,6 +78,14 @@ enum { GROUP_KIND_NONE = 0, GROUP_KIND_NATIVE = 1, GROUP_KIND_KAFKA = 2,
 #define KGROUP_PROTO_MAX	64	/* a Kafka protocol type or protocol name */
 #define KMEMBER_JOINING		0x1	/* Kafka: rejoined the rebalance being prepared */
 /*
+ * A member of a consumer protocol group that speaks the classic protocol
+ * (JoinGroup, SyncGroup, Heartbeat: shm/cgroup.h, the online migration).
+ * Its metadata space holds its protocols (as a classic member's), then
+ * its subscription (as a consumer member's); its assignment space its
+ * three lists.
+ */
+#define KMEMBER_CLASSIC		0x2
+/*
  * A Kafka static member's group.instance.id (KIP-345): Kafka's clients
  * refuse longer ones (JoinGroupRequest.validateGroupInstanceId), so do we
  * (INVALID_REQUEST).  instance_len 0: a dynamic member.
@@ -155,6 +163,13 @@ struct shm_group {
 	uint32_t		cg_assign_epoch;	/* of the target assignment */
 	uint32_t		cg_assignor;	/* CG_ASSIGNOR_* of the target */
 	uint64_t		cg_topics_hash;	/* the subscribed topics it was computed on */
+	/*
+	 * CG_MIGRATE_*: a conversion between the classic and consumer kinds
+	 * under way (stored first, cleared after kind): the repair of a lock
+	 * holder that died mid-way rolls an upgrade back and a downgrade
+	 * forward (shm/cgroup.h).
+	 */
+	uint32_t		cg_migrating;
 };
 
 struct shm_group_dir {
@@ -173,6 +188,7 @@ struct group_params {
 	int32_t		cg_heartbeat_ms;	/* group_consumer_heartbeat_interval_ms */
 	uint32_t	cg_assignor;		/* group_consumer_assignor (CG_ASSIGNOR_*) */
 	uint32_t	cg_max_size;		/* group_consumer_max_size */
+	uint32_t	cg_migration;		/* group_consumer_migration_policy: CG_POLICY_* bits */
 };
 
 /* Bytes of the group table for these limits (0 when max_groups is 0). */

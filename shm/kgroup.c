@@ -425,9 +425,24 @@ kgroup_repair(struct shm *s, struct shm_group *g, int64_t now,
 	prepare(s, g, now, gp);
 }
 
+void
+kgroup_adopt(struct shm *s, struct shm_group *g, int64_t now,
+    const struct group_params *gp)
+{
+	memcpy(g->ptype, "consumer", 9);
+	g->ptype_len = 8;
+	g->leader = -1;
+	g->initial = 0;
+	g->ntopics = 0;
+	if (select_protocol(s, g) == -1)
+		g->proto_len = 0;
+	g->state = GROUP_STABLE;	/* so that prepare() starts a round */
+	prepare(s, g, now, gp);
+}
+
 /* Store in's protocols in member i's space; a Kafka error code. */
-static int16_t
-store_protocols(struct shm *s, struct shm_group *g, uint32_t i,
+int16_t
+kgroup_store_protocols(struct shm *s, struct shm_group *g, uint32_t i,
     const struct kgroup_join_in *in)
 {
 	struct shm_member *m = group_member_at(s, g, i);
@@ -640,7 +655,7 @@ static_replace(struct shm *s, struct shm_group *g, int idx,
 	int16_t err;
 
 	if (!protocols_match(s, g, (uint32_t)idx, in) &&
-	    (err = store_protocols(s, g, (uint32_t)idx, in)) != KERR_NONE)
+	    (err = kgroup_store_protocols(s, g, (uint32_t)idx, in)) != KERR_NONE)
 		return err;
 	member_touch(m, in, now);
 	/*
@@ -745,7 +760,7 @@ kgroup_join(struct shm *s, struct shm_group *g, const struct kgroup_join_in *in,
 			return KERR_NONE;
 		}
 		if (!protocols_match(s, g, (uint32_t)idx, in) &&
-		    (err = store_protocols(s, g, (uint32_t)idx, in)) != KERR_NONE)
+		    (err = kgroup_store_protocols(s, g, (uint32_t)idx, in)) != KERR_NONE)
 			return err;
 		prepare(s, g, now, gp);
 		m->kflags |= KMEMBER_JOINING;
@@ -765,7 +780,7 @@ kgroup_join(struct shm *s, struct shm_group *g, const struct kgroup_join_in *in,
 	m->ntopics = 0;
 	m->assign_len = 0;
 	member_touch(m, in, now);
-	if ((err = store_protocols(s, g, i, in)) != KERR_NONE)
+	if ((err = kgroup_store_protocols(s, g, i, in)) != KERR_NONE)
 		return err;
 	/* A null client id (or host) comes as NULL with length 0. */
 	memset(m->client, 0, sizeof(m->client));

@@ -157,6 +157,21 @@ int	kgroup_instance_find(const struct shm *s, struct shm_group *g,
  */
 int16_t	kgroup_commit_topic(struct shm *s, struct shm_group *g, int topic);
 
+/*
+ * For shm/cgroup.c (the online migration): store in's protocols in member
+ * i's metadata space (meta_len, nprotocols); a Kafka error code.
+ */
+int16_t	kgroup_store_protocols(struct shm *s, struct shm_group *g, uint32_t i,
+	    const struct kgroup_join_in *in);
+/*
+ * The downgrade of a consumer group whose members all speak the classic
+ * protocol (their protocols stored): protocol type "consumer", the
+ * protocol selected, and a rebalance prepared at the group's generation,
+ * as Kafka's convertToClassicGroup.  The caller stores the kind.
+ */
+void	kgroup_adopt(struct shm *s, struct shm_group *g, int64_t now,
+	    const struct group_params *gp);
+
 /* For shm/group.c: the Kafka machine's group_tick() and repair. */
 int	kgroup_tick(struct shm *s, struct shm_group *g, int64_t now,
 	    const struct group_params *gp);

@@ -44,6 +44,7 @@
 #include "shm/tconf.h"
 #include "shm/lock.h"
 #include "shm/producer.h"
+#include "shm/txn.h"
 #include "shm/ring.h"
 #include "shm/shm.h"
 #include "shm/slots.h"
@@ -54,7 +55,7 @@
 #define SHM_RING_MAX	((uint64_t)1 << 31)	/* skip marker lengths fit an i32 */
 
 struct shm_offsets {
-	size_t	children, topics, parts, rings, groups, producers, authpub, tconf,
+	size_t	children, topics, parts, rings, groups, producers, txns, authpub, tconf,
 		ipcount, conntab, size;
 };
 
@@ -104,6 +105,11 @@ shm_offsets_for(const struct shm_limits *lim, struct shm_offsets *o)
 	/* The idempotent producers' table (shm/producer.h). */
 	if ((n = producer_table_size(lim)) == SIZE_MAX ||
 	    __builtin_add_overflow(o->producers, n, &end) ||
+	    align_up(end, SHM_TABLE_ALIGN, &o->txns) == -1)
+		return -1;
+	/* The transaction coordinator's table (shm/txn.h). */
+	if ((n = txn_table_size(lim)) == SIZE_MAX ||
+	    __builtin_add_overflow(o->txns, n, &end) ||
 	    align_up(end, SHM_TABLE_ALIGN, &o->authpub) == -1)
 		return -1;
 	/* The published auth_file (shm/authpub.h). */
@@ -180,6 +186,7 @@ shm_handle_fill(struct shm *s, void *base, size_t size, const struct shm_offsets
 	s->rings = b + o->rings;
 	s->groups = b + o->groups;
 	s->producers = b + o->producers;
+	s->txns = b + o->txns;
 	s->authpub = (struct shm_authpub *)(void *)(b + o->authpub);
 	s->tconf = (struct shm_tconf *)(void *)(b + o->tconf);
 	s->ipcount = b + o->ipcount;
@@ -256,6 +263,8 @@ shm_create(struct shm *s, const char *name, const struct shm_limits *lim)
 	if (group_table_init(s) == -1)
 		goto fail_unmap;
 	producer_table_init(s);
+	if (txn_table_init(s) == -1)
+		goto fail_unmap;
 	atomic_thread_fence(memory_order_release);
 	h->magic = SHM_MAGIC;
 	return 0;

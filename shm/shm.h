@@ -11,6 +11,7 @@
  *   uint8_t             rings[max_partitions][ring_size]
  *   consumer groups                                  shm/group.h (after the rings)
  *   idempotent producers' sequences                  shm/producer.h
+ *   transactions                                     shm/txn.h
  *   the published auth_file                          shm/authpub.h
  *   topics' dynamic settings                         shm/tconf.h
  *   connections per client address                   shm/ipcount.h
@@ -57,7 +58,7 @@
 #include "proto/role.h"
 
 #define SHM_MAGIC		0x314d48534d554c46ULL	/* "FLUMSHM1" */
-#define SHM_LAYOUT_VERSION	18
+#define SHM_LAYOUT_VERSION	20
 #define SHM_NAME_MAX		64
 
 struct shm_authpub;
@@ -73,6 +74,9 @@ struct shm_limits {
 	uint32_t	ip_slots;		/* per-address counts per child slot (shm/ipcount.h) */
 	uint32_t	member_meta;		/* bytes of Kafka metadata, and of assignment, per member */
 	uint32_t	conn_slots;		/* connections listed per child slot (shm/conntab.h) */
+	uint32_t	max_txns;		/* transactional ids (shm/txn.h); 0: none */
+	uint32_t	max_txn_parts;		/* partitions per transaction */
+	uint32_t	max_txn_offsets;	/* pending TxnOffsetCommit offsets per transaction */
 };
 
 /*
@@ -300,6 +304,7 @@ struct shm {
 	uint8_t			*rings;
 	uint8_t			*groups;	/* struct shm_group_dir, then the groups */
 	uint8_t			*producers;	/* shm/producer.h */
+	uint8_t			*txns;		/* shm/txn.h */
 	struct shm_authpub	*authpub;	/* shm/authpub.h */
 	struct shm_tconf	*tconf;		/* shm/tconf.h: [max_topics] */
 	uint8_t			*ipcount;	/* shm/ipcount.h */

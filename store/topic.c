@@ -120,7 +120,8 @@ topic_meta_write(const char *data_dir, const char *topic, int32_t partitions,
 	if (topic_check(topic) == -1)
 		return -1;
 	if (partitions <= 0 || (topic_name_reserved(topic, strlen(topic)) &&
-	    !(internal && strcmp(topic, TOPIC_INTERNAL_OFFSETS) == 0))) {
+	    !(internal && (strcmp(topic, TOPIC_INTERNAL_OFFSETS) == 0 ||
+	    strcmp(topic, TOPIC_INTERNAL_TXNS) == 0)))) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -41,6 +41,7 @@ int	topic_dir_sync(const char *data_dir, const char *topic);
  * topic_internal_meta_save(), which takes no other name.
  */
 #define TOPIC_INTERNAL_OFFSETS	"__consumer_offsets"
+#define TOPIC_INTERNAL_TXNS	"__transaction_state"	/* issue 29 */
 int	topic_internal_meta_save(const char *data_dir, const char *topic,
 	    int32_t partitions, const uint8_t *id);
 /*

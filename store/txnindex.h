@@ -13,7 +13,7 @@
  * the other indexes it is not synced at each append: it is synced before
  * a producer-state snapshot (store/txnsnap.h) is saved, and start-up
  * rebuilds the entries of the markers past the newest snapshot from the
- * log (master/txnstate.c).  A read collects the aborted transactions
+ * log (master/txnpart.c).  A read collects the aborted transactions
  * overlapping [start, upper) as Kafka's Log.collectAbortedTransactions
  * does: from the segment holding start onwards, every entry with
  * lastOffset >= start and firstOffset < upper, until one whose

@@ -35,4 +35,29 @@ int	kconsumer_assignment_parts(const uint8_t *p, size_t len,
 	    int (*fn)(const char *topic, size_t tlen, int32_t partition,
 	    void *arg), void *arg);
 
+/*
+ * Subscription v1+ (KIP-429): call fn for each owned (topic, partition)
+ * until it returns non-zero; *version gets the subscription's version.
+ * 0 (v0 owns nothing said), -1 when the bytes are not a subscription.
+ */
+int	kconsumer_subscription_owned(const uint8_t *p, size_t len,
+	    int16_t *version, int (*fn)(const char *topic, size_t tlen,
+	    int32_t partition, void *arg), void *arg);
+
+/* One partition of an assignment to encode. */
+struct kconsumer_tp {
+	const char	*topic;
+	size_t		 tlen;
+	int32_t		 partition;
+};
+
+/*
+ * Encode an assignment of version (clamped to 0..3, Kafka's
+ * ConsumerProtocol.serializeAssignment) of the n partitions tps (those of
+ * one topic consecutive), no user data, into out (cap): its length, or 0
+ * when it does not fit.
+ */
+size_t	kconsumer_assignment_encode(uint8_t *out, size_t cap, int16_t version,
+	    const struct kconsumer_tp *tps, uint32_t n);
+
 #endif

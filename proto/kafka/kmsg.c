@@ -24,6 +24,7 @@
 #include "proto/kafka/kmsg_produce.h"
 #include "proto/kafka/kmsg_records.h"
 #include "proto/kafka/kmsg_sasl.h"
+#include "proto/kafka/kmsg_txn.h"
 #include "proto/wire.h"
 
 const struct kmsg *const kmsg_all[] = {
@@ -47,6 +48,10 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_delete_records,
 	&kmsg_init_producer_id,
 	&kmsg_offset_for_leader_epoch,
+	&kmsg_add_partitions_to_txn,
+	&kmsg_add_offsets_to_txn,
+	&kmsg_end_txn,
+	&kmsg_txn_offset_commit,
 	&kmsg_describe_acls,
 	&kmsg_create_acls,
 	&kmsg_delete_acls,
@@ -63,6 +68,8 @@ const struct kmsg *const kmsg_all[] = {
 	&kmsg_alter_scram,
 	&kmsg_describe_cluster,
 	&kmsg_describe_producers,
+	&kmsg_describe_transactions,
+	&kmsg_list_transactions,
 	&kmsg_consumer_group_heartbeat,
 	&kmsg_consumer_group_describe,
 	&kmsg_describe_topic_partitions,

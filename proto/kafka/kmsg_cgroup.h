@@ -71,7 +71,7 @@ struct km_cgd_member {
 	struct kstr	 subscribed_topic_regex;	/* nullable */
 	struct km_cgd_assignment assignment;
 	struct km_cgd_assignment target_assignment;
-	int8_t		 member_type;			/* 1+: 1 consumer */
+	int8_t		 member_type;			/* 1+: 1 consumer, 0 classic */
 };
 
 struct km_cgd_group {

@@ -20,6 +20,7 @@
 #include "proto/batch.h"
 #include "proto/bytes.h"
 #include "proto/compress.h"
+#include "proto/crc32c.h"
 #include "proto/kafka/kapi.h"
 #include "proto/kafka/kbuf.h"
 #include "proto/kafka/kdesc.h"
@@ -485,6 +486,9 @@ test_api_versions_v3_and_v0(void)
 {
 	static const int16_t want[][3] = { { 0, 0, 12 }, { 1, 0, 17 },
 	    { 2, 0, 10 }, { 3, 0, 13 }, { 18, 0, 4 }, { 22, 0, 5 },
+	    /* transactions (test_kafka_txn.c) */
+	    { 24, 0, 5 }, { 25, 0, 4 }, { 26, 0, 5 }, { 28, 0, 5 },
+	    { 65, 0, 0 }, { 66, 0, 1 },
 	    /* groups and admin (test_kafka_groups.c) */
 	    { 10, 0, 6 }, { 11, 0, 9 }, { 14, 0, 5 }, { 12, 0, 4 },
 	    { 13, 0, 5 }, { 8, 0, 9 }, { 9, 0, 9 }, { 16, 0, 5 },
@@ -669,14 +673,24 @@ test_produce_errors_per_partition(void)
 		free(p);
 	}
 	{
-		/* acks 2 and a transactional id: every part refused. */
+		/*
+		 * acks 2: every part refused; a transactional batch of no
+		 * open transaction (test_kafka_txn.c): INVALID_TXN_STATE.
+		 */
 		const int32_t parts[] = { 0 };
 		const uint8_t *recs[] = { good };
 		const size_t lens[] = { glen };
 		const int16_t e21[] = { KERR_INVALID_REQUIRED_ACKS };
-		const int16_t e53[] = {
-		    KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
+		const int16_t e48[] = { KERR_INVALID_TXN_STATE };
 		const int64_t offs[] = { -1 };
+		uint8_t *txb = malloc(glen);
+		const uint8_t *trecs[] = { txb };
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(txb);
+		memcpy(txb, good, glen);
+		txb[BATCH_OFF_ATTRIBUTES + 1] |= 0x10;	/* transactional */
+		be32_put(txb + BATCH_OFF_CRC, crc32c(0, txb +
+		    BATCH_OFF_ATTRIBUTES, glen - BATCH_OFF_ATTRIBUTES));
 
 		wbuf_reset(&wb);
 		produce_req(&wb, 8, NULL, 2, "t3", 1, parts, recs, lens);
@@ -684,10 +698,11 @@ test_produce_errors_per_partition(void)
 		check_produce_resp(p, n, "t3", 1, parts, e21, offs);
 		free(p);
 		wbuf_reset(&wb);
-		produce_req(&wb, 9, "txn", 1, "t3", 1, parts, recs, lens);
+		produce_req(&wb, 9, "txn", 1, "t3", 1, parts, trecs, lens);
 		CU_ASSERT_EQUAL_FATAL(kcall(fd, &wb, 9, &p, &n), 1);
-		check_produce_resp(p, n, "t3", 1, parts, e53, offs);
+		check_produce_resp(p, n, "t3", 1, parts, e48, offs);
 		free(p);
+		free(txb);
 	}
 	close(fd);
 	/* Partition 0 holds the one good batch (6 records), 1 and 2 nothing. */
@@ -1049,7 +1064,8 @@ test_fetch_sessions_refused(void)
  * InitProducerId and the producer table: a resend of the last batch is
  * answered with its original offset (not stored twice), a sequence gap is
  * OUT_OF_ORDER_SEQUENCE_NUMBER, an id never issued UNKNOWN_PRODUCER_ID,
- * and a transactional id is refused.
+ * and a transactional id gets its own producer id, epoch 0, from the
+ * transaction coordinator (test_kafka_txn.c).
  */
 static void
 test_init_producer_id_and_dedup(void)
@@ -1098,9 +1114,9 @@ test_init_producer_id_and_dedup(void)
 	CU_ASSERT_EQUAL_FATAL(kcall(fd, &wb, 57, &p, &n), 1);
 	rbuf_init(&rb, p, n);
 	CU_ASSERT_EQUAL(rbuf_i32(&rb), 0);
-	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
-	CU_ASSERT_EQUAL(rbuf_i64(&rb), -1);
-	CU_ASSERT_EQUAL(rbuf_i16(&rb), -1);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), KERR_NONE);
+	CU_ASSERT(rbuf_i64(&rb) > pid);
+	CU_ASSERT_EQUAL(rbuf_i16(&rb), 0);
 	free(p);
 	close(fd);
 	CU_ASSERT_EQUAL(run_tool(&d, NULL, &out, 20000, consume), 0);
@@ -1929,9 +1945,9 @@ test_init_producer_id_v0_v3_v5(void)
 	q.producer_id = -1;
 	q.transactional_id = kstr_c("tx");
 	kd_call(fd, &kmsg_init_producer_id, 4, 404, &q, &s, &a, &raw);
-	CU_ASSERT_EQUAL(s.error_code,
-	    KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
-	CU_ASSERT_EQUAL(s.producer_id, -1);
+	CU_ASSERT_EQUAL(s.error_code, KERR_NONE);
+	CU_ASSERT(s.producer_id >= 0);
+	CU_ASSERT_EQUAL(s.producer_epoch, 0);
 	free(raw);
 	close(fd);
 	arena_free(&a);

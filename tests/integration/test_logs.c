@@ -148,7 +148,7 @@ test_refused_requests_once_per_address(void)
 	size_t n;
 	int fd;
 
-	n = kframe(f, 26, 0);		/* EndTxn: Kafka's, not ours */
+	n = kframe(f, 27, 0);		/* WriteTxnMarkers: Kafka's, not ours */
 	CU_ASSERT_EQUAL(refused_from("127.0.0.2", f, n), ATTEMPTS);
 	n = kframe(f, KAPI_PRODUCE, 99);
 	CU_ASSERT_EQUAL(refused_from("127.0.0.3", f, n), ATTEMPTS);
@@ -160,7 +160,7 @@ test_refused_requests_once_per_address(void)
 	    ATTEMPTS);
 	/* One line each, naming the API. */
 	CU_ASSERT_EQUAL(lines("127.0.0.2:"), 1);
-	CU_ASSERT_EQUAL(lines(": Kafka EndTxn v0 (key 26) is not "
+	CU_ASSERT_EQUAL(lines(": Kafka WriteTxnMarkers v0 (key 27) is not "
 	    "supported, closing connection"), 1);
 	CU_ASSERT_EQUAL(lines("127.0.0.3:"), 1);
 	CU_ASSERT_EQUAL(lines(": Kafka Produce v99 (key 0) is not supported, "
@@ -174,13 +174,13 @@ test_refused_requests_once_per_address(void)
 	CU_ASSERT_EQUAL(lines(": Kafka SaslHandshake v1 (key 17): malformed "
 	    "body, closing connection"), 1);
 	/* Another address gets its own line; others are still served. */
-	n = kframe(f, 26, 0);
+	n = kframe(f, 27, 0);
 	CU_ASSERT_FATAL((fd = support_connect_from(kport, "127.0.0.7")) >= 0);
 	CU_ASSERT_EQUAL(support_send(fd, f, n), 0);
 	CU_ASSERT(support_closed(fd));
 	close(fd);
 	CU_ASSERT_EQUAL(lines("127.0.0.7:"), 1);
-	CU_ASSERT_EQUAL(lines(": Kafka EndTxn v0 (key 26) is not "
+	CU_ASSERT_EQUAL(lines(": Kafka WriteTxnMarkers v0 (key 27) is not "
 	    "supported, closing connection"), 2);
 	n = kframe(f, KAPI_API_VERSIONS, 0);
 	CU_ASSERT_FATAL((fd = support_connect_from(kport, "127.0.0.2")) >= 0);
@@ -364,13 +364,15 @@ plain_login(const char *src)
 
 /*
  * A client that retries a refused request on its connection: 300
- * transactional InitProducerId, each answered
- * TRANSACTIONAL_ID_AUTHORIZATION_FAILED, one line.
+ * transactional InitProducerId with a timeout over
+ * transaction_max_timeout_ms, each answered INVALID_TRANSACTION_TIMEOUT,
+ * one line.
  */
 static void
 test_retried_refusal_once(void)
 {
-	static const uint8_t body[] = { 0, 2, 't', 'x', 0, 0, 0xea, 0x60 };
+	static const uint8_t body[] = { 0, 2, 't', 'x', 0x7f, 0xff, 0xff,
+	    0xff };
 	uint8_t *p = NULL;
 	size_t n;
 	uint32_t id;
@@ -383,7 +385,7 @@ test_retried_refusal_once(void)
 		    support_recv(fd, 10000, &id, &p, &n) == 1 &&
 		    id == (uint32_t)(10 + i) && n == 4 + 2 + 8 + 2 &&
 		    (int16_t)be16_get(p + 4) ==
-		    KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+		    KERR_INVALID_TRANSACTION_TIMEOUT)
 			ok++;
 		free(p);
 		p = NULL;
@@ -391,8 +393,8 @@ test_retried_refusal_once(void)
 	close(fd);
 	CU_ASSERT_EQUAL(ok, ATTEMPTS);
 	CU_ASSERT_EQUAL(lines("127.0.0.40:"), 2);	/* the login, the refusal */
-	CU_ASSERT_EQUAL(lines(": InitProducerId with a transactional id "
-	    "refused (Flume has no transactions)"), 1);
+	CU_ASSERT_EQUAL(lines(": InitProducerId: transaction timeout "
+	    "2147483647 ms refused"), 1);
 }
 
 static void

@@ -38,6 +38,9 @@ fixture_op_start(struct fixture_op *f, int32_t nparts)
 		.max_group_members = 8,
 		.ip_slots = 4,
 		.member_meta = 256,
+		.max_txns = 4,			/* test_op_txn.c */
+		.max_txn_parts = 4,
+		.max_txn_offsets = 2,
 	};
 	char *dir;
 

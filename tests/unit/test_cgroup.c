@@ -23,7 +23,7 @@ static struct shm s;
 static char name[64];
 static int ta, tb;
 static const struct group_params gp = { 30000, 1000, 60000, 0,
-    2000, 500, CG_ASSIGNOR_UNIFORM, 0 };
+    2000, 500, CG_ASSIGNOR_UNIFORM, 0, 3 };
 
 static int
 suite_setup(void)

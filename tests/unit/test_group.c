@@ -27,7 +27,7 @@ static struct shm s;
 static char name[64];
 static int t6, t2;		/* topics with 6 and 2 partitions */
 static const struct group_params gp = { REBALANCE, 1000, 60000, 0,
-    45000, 5000, 1, 0 };
+    45000, 5000, 1, 0, 3 };
 
 static int
 suite_setup(void)

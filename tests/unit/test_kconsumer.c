@@ -151,7 +151,60 @@ test_malformed(void)
 	CU_ASSERT_EQUAL(s.calls, 0);
 }
 
+/*
+ * The online migration's reading and writing: a subscription's owned
+ * partitions (v1, KIP-429; v0 owns nothing said; torn bytes refused) and
+ * an assignment encoded as Kafka's serializeAssignment (version clamped
+ * to 3, topics grouped, null user data), read back; too small a buffer
+ * gives 0.
+ */
+static void
+test_owned_and_encode(void)
+{
+	/* v1: topic "t", null user data, owned t/2, t/0. */
+	static const uint8_t own[] = { 0x00, 0x01, 0x00, 0x00, 0x00, 0x01,
+	    0x00, 0x01, 't', 0xff, 0xff, 0xff, 0xff,
+	    0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 't', 0x00, 0x00, 0x00, 0x02,
+	    0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00 };
+	static const struct kconsumer_tp tps[3] = { { "orders", 6, 3 },
+	    { "orders", 6, 1 }, { "ab", 2, 0 } };
+	uint8_t out[64];
+	struct seen s;
+	int16_t v = -9;
+
+	memset(&s, 0, sizeof(s));
+	CU_ASSERT_EQUAL(kconsumer_subscription_owned(own, sizeof(own), &v,
+	    on_part, &s), 0);
+	CU_ASSERT_EQUAL(v, 1);
+	CU_ASSERT_STRING_EQUAL(s.text, "t/2 t/0 ");
+	memset(&s, 0, sizeof(s));
+	CU_ASSERT_EQUAL(kconsumer_subscription_owned(rd_sub, sizeof(rd_sub),
+	    &v, on_part, &s), 0);
+	CU_ASSERT_EQUAL(s.calls, 0);
+	CU_ASSERT_EQUAL(kconsumer_subscription_owned(sub2, sizeof(sub2), &v,
+	    on_part, &s), 0);
+	CU_ASSERT_EQUAL(v, 0);
+	CU_ASSERT_EQUAL(s.calls, 0);
+	CU_ASSERT_EQUAL(kconsumer_subscription_owned(own, sizeof(own) - 1, &v,
+	    on_part, &s), -1);
+	/* Encoded as asg3 is, but with null user data and version 3. */
+	CU_ASSERT_EQUAL(kconsumer_assignment_encode(out, sizeof(out), 7, tps,
+	    3), sizeof(asg3));
+	CU_ASSERT(out[0] == 0 && out[1] == 3);
+	CU_ASSERT_EQUAL(memcmp(out + 2, asg3 + 2, sizeof(asg3) - 6), 0);
+	CU_ASSERT_EQUAL(memcmp(out + sizeof(asg3) - 4, "\xff\xff\xff\xff",
+	    4), 0);
+	memset(&s, 0, sizeof(s));
+	CU_ASSERT_EQUAL(kconsumer_assignment_parts(out, sizeof(asg3), on_part,
+	    &s), 0);
+	CU_ASSERT_STRING_EQUAL(s.text, "orders/3 orders/1 ab/0 ");
+	CU_ASSERT_EQUAL(kconsumer_assignment_encode(out, sizeof(asg3) - 1, 0,
+	    tps, 3), 0);
+	CU_ASSERT_EQUAL(kconsumer_assignment_encode(out, 10, 0, NULL, 0), 10);
+}
+
 TEST_SUITE("kconsumer", NULL, NULL,
     { "librdkafka's subscription and assignment", test_librdkafka },
     { "several topics and partitions; a walk stopped", test_several_and_stop },
-    { "malformed bytes are refused", test_malformed });
+    { "malformed bytes are refused", test_malformed },
+    { "owned partitions; an assignment encoded", test_owned_and_encode });

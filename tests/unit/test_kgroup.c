@@ -33,7 +33,7 @@ static struct shm s;
 static char name[64];
 static int t2;
 static const struct group_params gp = { 30000, 1000, 60000, DELAY,
-    45000, 5000, 1, 0 };
+    45000, 5000, 1, 0, 3 };
 /* Set: kjoin() joins as JoinGroup v4+ does, a pending id into it. */
 static char *pending;
 static size_t pending_len;

@@ -1,369 +1,558 @@
 /*
- * read_committed in the operations (worker/op/fetch.h, offsets.h): a
- * Fetch stops at the last stable offset with exactly the batches below
- * it and the aborted transactions of the range, read_uncommitted reads
- * on with the same LSO and no list, the long poll wakes when the LSO
- * moves, and ListOffsets answers the LSO for read_committed.
+ * The transaction coordinator's operations called directly (no fork),
+ * over fixture_op's worker, with the writer's side (master/writer_txn.h)
+ * run by the tests between calls and durability played by publishing
+ * each partition's durable_offset: Kafka's state machine (Empty,
+ * Ongoing, Prepare*, Complete*), the answers waiting for the log,
+ * fencing, the markers appended to every partition, pending offsets
+ * applied only at COMMIT, timeouts, the table's limits and bad input
+ * (which changes nothing); and __transaction_state's records
+ * (proto/txnlog.h) encoded and decoded.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "common/clock.h"
+#include "master/writer_txn.h"
 #include "proto/batch.h"
-#include "proto/bytes.h"
 #include "proto/ctrl.h"
-#include "shm/producer.h"
+#include "proto/txnlog.h"
+#include "shm/group.h"
 #include "shm/ring.h"
 #include "shm/topics.h"
-#include "store/plog.h"
-#include "store/topic.h"
-#include "store/txnindex.h"
+#include "shm/txn.h"
 #include "tests/harness.h"
 #include "tests/unit/fixture_op.h"
-#include "worker/op/describe.h"
-#include "worker/op/fetch.h"
-#include "worker/op/offsets.h"
+#include "worker/op/txn.h"
 
 static struct fixture_op f;
+/* The writer's clock only moves forward, across the tests too. */
+static int64_t mono = 1000000;
+/* COMMIT and ABORT markers the writer drained, per partition slot. */
+static int commits[32], aborts[32];
 
-#define NB	8	/* batches of the log, one offset each but the second */
+static void
+start(void)
+{
+	fixture_op_start(&f, 4);
+	f.w.now = mono;
+	memset(commits, 0, sizeof(commits));
+	memset(aborts, 0, sizeof(aborts));
+	CU_ASSERT_FATAL(shm_topic_create(f.w.shm, TXNLOG_TOPIC,
+	    TXNLOG_TOPIC_LEN, 1, NULL) >= 0);
+	CU_ASSERT_FATAL(shm_topic_create(f.w.shm, "__consumer_offsets", 18, 1,
+	    NULL) >= 0);
+	f.conf.transaction_max_timeout_ms = 60000;
+}
+
+/* Count the markers of the batches at data[0..n) drained from slot i. */
+static void
+count_markers(uint32_t i, const uint8_t *data, size_t n)
+{
+	struct batch_header h;
+	struct ctrl_marker cm;
+	size_t pos;
+
+	for (pos = 0; n - pos >= BATCH_HEADER_SIZE && batch_parse_header(data +
+	    pos, n - pos, &h) == BATCH_OK; pos += batch_total_size(&h))
+		if (ctrl_marker_parse(data + pos, batch_total_size(&h),
+		    &cm) == 1) {
+			if (cm.type == CTRL_COMMIT)
+				commits[i]++;
+			else
+				aborts[i]++;
+		}
+}
 
 /*
- * The log of "t" partition 0, as a transactional producer A (aborted),
- * B (committed) and C (still open) left it:
- *
- *   0 plain   1-2 A   3 B   4 A ABORT   5 B COMMIT   6 C   7 plain (ts 5000)
+ * The writer: a pass, then every partition's appends drained (the ring
+ * emptied, markers counted) and durable; a few times, as its cycles run.
  */
-static uint8_t	*bat[NB];
-static size_t	 blen[NB];
-static int64_t	 boff[NB];
-#define PA	1001
-#define PB	1002
-#define PC	1003
-
-static uint8_t *
-mk(int n, int64_t ts, int64_t pid, int txn, size_t *len)
-{
-	struct batch_builder bb;
-	const uint8_t *out;
-	uint8_t *copy;
-	int i;
-
-	batch_builder_init(&bb);
-	for (i = 0; i < n; i++)
-		CU_ASSERT_EQUAL_FATAL(batch_builder_add(&bb, ts, "k", 1, "v", 1,
-		    NULL, 0), 0);
-	if (pid >= 0)
-		batch_builder_set_producer(&bb, pid, 0, 0);
-	CU_ASSERT_EQUAL_FATAL(batch_builder_close(&bb, &out, len), 0);
-	copy = malloc(*len);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
-	memcpy(copy, out, *len);
-	batch_builder_free(&bb);
-	if (txn)
-		test_batch_set_transactional(copy, *len);
-	return copy;
-}
-
-static uint8_t *
-mk_marker(int64_t pid, int type, size_t *len)
-{
-	struct ctrl_marker m = { pid, 0, (int16_t)type, 0, 1000 };
-	uint8_t *b = malloc(CTRL_MARKER_SIZE);
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-	ctrl_marker_encode(b, &m);
-	*len = CTRL_MARKER_SIZE;
-	return b;
-}
-
-static struct shm_partition *
-part0(void)
-{
-	return shm_partition(f.w.shm, 0, 0);
-}
-
 static void
-log_write(void)
+writer(void)
 {
-	struct plog_config cfg = { 1 << 20, 4096, -1, -1, 0, 0 };
-	struct txn_aborted ab = { PA, 1, 4, 3 };
-	char dir[PATH_MAX];
-	struct plog *l;
-	int i;
+	struct shm *s = f.w.shm;
+	uint8_t *data;
+	size_t n;
+	uint32_t i, k;
 
-	CU_ASSERT_EQUAL_FATAL(topic_partition_dir(dir, sizeof(dir), f.dir, "t",
-	    0), 0);
-	*strrchr(dir, '/') = '\0';
-	mkdir(dir, 0700);
-	CU_ASSERT_EQUAL_FATAL(topic_partition_dir(dir, sizeof(dir), f.dir, "t",
-	    0), 0);
-	mkdir(dir, 0700);
-	bat[0] = mk(1, 1000, -1, 0, &blen[0]);
-	bat[1] = mk(2, 1000, PA, 1, &blen[1]);
-	bat[2] = mk(1, 1000, PB, 1, &blen[2]);
-	bat[3] = mk_marker(PA, CTRL_ABORT, &blen[3]);
-	bat[4] = mk_marker(PB, CTRL_COMMIT, &blen[4]);
-	bat[5] = mk(1, 1000, PC, 1, &blen[5]);
-	bat[6] = mk(1, 5000, -1, 0, &blen[6]);
-	CU_ASSERT_EQUAL_FATAL(plog_open(&l, dir, &cfg, NULL), 0);
-	for (i = 0; i < 7; i++) {
-		CU_ASSERT_EQUAL_FATAL(plog_append(l, bat[i], blen[i], &boff[i]), 0);
-	}
-	CU_ASSERT_EQUAL(boff[3], 4);
-	CU_ASSERT_EQUAL(boff[6], 7);
-	CU_ASSERT_EQUAL(plog_sync(l), 0);
-	plog_close(l);
-	/* What the writer did at A's ABORT (B was open from 3 then). */
-	CU_ASSERT_EQUAL_FATAL(txnindex_append(dir, 0, &ab), 0);
-	atomic_store(&part0()->visible_offset, 8);
-	atomic_store(&part0()->durable_offset, 8);
-	__atomic_store_n(&part0()->next_offset, 8, __ATOMIC_RELEASE);
-	/* C's transaction is open from 6. */
-	producer_id_raise(f.w.shm, PC);
-	CU_ASSERT_EQUAL_FATAL(producer_txn_open(f.w.shm, part0(), PC, 0, 6), 0);
-}
+	for (k = 0; k < 4; k++) {
+		f.w.now = mono += 1000;
+		(void)writer_txn_cycle(s, &f.conf, f.w.now);
+		for (i = 0; i < s->hdr->limits.max_partitions; i++) {
+			struct shm_partition *p = &s->parts[i];
+			int64_t end = __atomic_load_n(&p->next_offset,
+			    __ATOMIC_ACQUIRE);
 
-static void
-log_done(void)
-{
-	int i;
-
-	for (i = 0; i < NB; i++) {
-		free(bat[i]);
-		bat[i] = NULL;
+			while ((n = ring_peek(s, p, &data)) > 0) {
+				count_markers(i, data, n);
+				ring_release(s, p, n);
+			}
+			atomic_store(&p->visible_offset, end);
+			atomic_store(&p->durable_offset, end);
+		}
 	}
 }
 
-/* The bytes of batches [from, to) back to back. */
-static size_t
-span(int from, int to, uint8_t **out)
+/* Run op to its end, the writer playing between polls. */
+static enum op_err
+finish(enum op_status st, struct op_txn_wait *w)
 {
-	size_t n = 0;
-	int i;
+	int k;
 
-	for (i = from; i < to; i++)
-		n += blen[i];
-	*out = malloc(n);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(*out);
-	n = 0;
-	for (i = from; i < to; i++) {
-		memcpy(*out + n, bat[i], blen[i]);
-		n += blen[i];
+	for (k = 0; st == OP_WAIT && k < 10; k++) {
+		writer();
+		st = op_txn_poll(&f.x, w);
 	}
-	return n;
+	CU_ASSERT_EQUAL(st, OP_DONE);
+	return w->err;
 }
 
-static int
-range_is(int fd, off_t pos, size_t len, const uint8_t *want)
+static enum op_err
+init(const char *id, int32_t timeout, int64_t *pid, int16_t *epoch)
 {
-	uint8_t *got = malloc(len);
-	int same;
+	struct op_txn_init a;
+	enum op_err e;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(got);
-	same = pread(fd, got, len, pos) == (ssize_t)len &&
-	    memcmp(got, want, len) == 0;
-	free(got);
-	return same;
+	memset(&a, 0, sizeof(a));
+	a.id = id;
+	a.id_len = strlen(id);
+	a.timeout_ms = timeout;
+	a.exp_pid = -1;
+	a.exp_epoch = -1;
+	e = finish(op_txn_init(&f.x, &a), &a.wait);
+	*pid = a.pid;
+	*epoch = a.epoch;
+	return e;
+}
+
+static enum op_err
+add(const char *id, int64_t pid, int16_t epoch, const char *topic,
+    int32_t from, int32_t n, enum op_err *perr)
+{
+	struct op_txn_who who = { id, strlen(id), pid, epoch };
+	struct op_txn_part parts[8];
+	struct op_txn_wait w;
+	int32_t i;
+	enum op_err e;
+
+	memset(&w, 0, sizeof(w));
+	for (i = 0; i < n; i++) {
+		parts[i].topic = topic;
+		parts[i].topic_len = strlen(topic);
+		parts[i].partition = from + i;
+		parts[i].err = OP_OK;
+	}
+	e = finish(op_txn_add(&f.x, &who, parts, n, 0, &w), &w);
+	for (i = 0; perr != NULL && i < n; i++)
+		perr[i] = parts[i].err;
+	return e;
 }
 
 static enum op_status
-fetch1(struct op_fetch_part *fp, int8_t iso, int32_t max_wait,
-    struct op_fetch *a, struct op_fetch_st **st)
+end_start(const char *id, int64_t pid, int16_t epoch, int commit,
+    struct op_txn_wait *w)
 {
-	enum op_err err;
-	enum op_status s;
+	struct op_txn_who who = { id, strlen(id), pid, epoch };
 
-	memset(a, 0, sizeof(*a));
-	a->max_wait_ms = max_wait;
-	a->min_bytes = 1;
-	a->max_bytes = 1 << 20;
-	a->count = 1;
-	a->parts = fp;
-	a->isolation = iso;
-	s = op_fetch(&f.x, a, st, &err);
-	CU_ASSERT_EQUAL(err, OP_OK);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(*st);
-	return s;
+	memset(w, 0, sizeof(*w));
+	return op_txn_end(&f.x, &who, commit, w);
+}
+
+static uint32_t
+state_of(const char *id)
+{
+	int i = txn_find(f.w.shm, id, strlen(id));
+
+	CU_ASSERT_FATAL(i >= 0);
+	return atomic_load(&txn_at(f.w.shm, (uint32_t)i)->state);
+}
+
+static uint32_t
+slot_of(const char *topic, int32_t i)
+{
+	struct shm_partition *p = shm_partition(f.w.shm,
+	    shm_topic_find(f.w.shm, topic, strlen(topic)), i);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	return (uint32_t)(p - f.w.shm->parts);
 }
 
 static void
-test_fetch_committed(void)
+test_commit_and_abort(void)
 {
-	struct op_fetch_part fp = { "t", 1, 0, 0, 1 << 20 };
-	struct op_fetch_st *st;
-	struct op_fetch a;
-	struct op_fetch_result *r;
-	uint8_t *want;
+	struct op_txn_wait w;
+	int64_t pid, pid2;
+	int16_t ep, ep2;
+
+	start();
+	CU_ASSERT_EQUAL(init("a", 10000, &pid, &ep), OP_OK);
+	CU_ASSERT(pid >= 0);
+	CU_ASSERT_EQUAL(ep, 0);
+	CU_ASSERT_EQUAL(state_of("a"), TXN_EMPTY);
+	/* Again: the same id, the epoch bumped. */
+	CU_ASSERT_EQUAL(init("a", 10000, &pid2, &ep2), OP_OK);
+	CU_ASSERT_EQUAL(pid2, pid);
+	CU_ASSERT_EQUAL(ep2, 1);
+	ep = ep2;
+	CU_ASSERT_EQUAL(add("a", pid, ep, "t", 0, 2, NULL), OP_OK);
+	CU_ASSERT_EQUAL(state_of("a"), TXN_ONGOING);
+	/* The answer waits for the Prepare* record to be durable. */
+	CU_ASSERT_EQUAL(end_start("a", pid, ep, 1, &w), OP_WAIT);
+	CU_ASSERT_EQUAL(state_of("a"), TXN_PREPARE_COMMIT);
+	CU_ASSERT_EQUAL(op_txn_poll(&f.x, &w), OP_WAIT);
+	{
+		struct op_txn_wait w2;
+
+		/* While it completes: a retry is CONCURRENT, an abort not
+		 * allowed, a new instance CONCURRENT. */
+		CU_ASSERT_EQUAL(end_start("a", pid, ep, 1, &w2), OP_DONE);
+		CU_ASSERT_EQUAL(w2.err, OP_TXN_CONCURRENT);
+		CU_ASSERT_EQUAL(end_start("a", pid, ep, 0, &w2), OP_DONE);
+		CU_ASSERT_EQUAL(w2.err, OP_TXN_BAD_STATE);
+		CU_ASSERT_EQUAL(init("a", 10000, &pid2, &ep2),
+		    OP_TXN_CONCURRENT);
+		CU_ASSERT_EQUAL(pid2, -1);
+	}
+	writer();
+	CU_ASSERT_EQUAL(op_txn_poll(&f.x, &w), OP_DONE);
+	CU_ASSERT_EQUAL(w.err, OP_OK);
+	CU_ASSERT_EQUAL(state_of("a"), TXN_COMPLETE_COMMIT);
+	CU_ASSERT_EQUAL(commits[slot_of("t", 0)], 1);
+	CU_ASSERT_EQUAL(commits[slot_of("t", 1)], 1);
+	CU_ASSERT_EQUAL(aborts[slot_of("t", 0)], 0);
+	CU_ASSERT_EQUAL(commits[slot_of("t", 2)], 0);
+	/* Abort: partitions 2 and 3 get ABORT markers, 0 none. */
+	CU_ASSERT_EQUAL(add("a", pid, ep, "t", 2, 2, NULL), OP_OK);
+	CU_ASSERT_EQUAL(finish(end_start("a", pid, ep, 0, &w), &w), OP_OK);
+	writer();
+	CU_ASSERT_EQUAL(state_of("a"), TXN_COMPLETE_ABORT);
+	CU_ASSERT_EQUAL(aborts[slot_of("t", 2)], 1);
+	CU_ASSERT_EQUAL(aborts[slot_of("t", 3)], 1);
+	CU_ASSERT_EQUAL(aborts[slot_of("t", 0)], 0);
+	CU_ASSERT_EQUAL(commits[slot_of("t", 0)], 1);
+	CU_ASSERT_EQUAL(commits[slot_of("t", 2)], 0);
+	/* Retried abort: OK; commit of an aborted one: INVALID_TXN_STATE. */
+	CU_ASSERT_EQUAL(end_start("a", pid, ep, 0, &w), OP_DONE);
+	CU_ASSERT_EQUAL(w.err, OP_OK);
+	CU_ASSERT_EQUAL(end_start("a", pid, ep, 1, &w), OP_DONE);
+	CU_ASSERT_EQUAL(w.err, OP_TXN_BAD_STATE);
+	/* Nothing open: EndTxn is INVALID_TXN_STATE. */
+	CU_ASSERT_EQUAL(init("b", 10000, &pid2, &ep2), OP_OK);
+	CU_ASSERT_EQUAL(end_start("b", pid2, ep2, 1, &w), OP_DONE);
+	CU_ASSERT_EQUAL(w.err, OP_TXN_BAD_STATE);
+	fixture_op_done(&f);
+}
+
+static void
+test_fencing(void)
+{
+	struct op_txn_wait w;
+	int64_t pid, pid2;
+	int16_t ep, ep2;
+
+	start();
+	CU_ASSERT_EQUAL(init("f", 10000, &pid, &ep), OP_OK);
+	CU_ASSERT_EQUAL(add("f", pid, ep, "t", 1, 1, NULL), OP_OK);
+	/* The wrong id, the wrong epoch (either way). */
+	CU_ASSERT_EQUAL(add("f", pid + 1, ep, "t", 0, 1, NULL),
+	    OP_TXN_BAD_MAPPING);
+	CU_ASSERT_EQUAL(add("f", pid, ep + 1, "t", 0, 1, NULL), OP_TXN_FENCED);
+	CU_ASSERT_EQUAL(add("nosuch", pid, ep, "t", 0, 1, NULL),
+	    OP_TXN_BAD_MAPPING);
+	/* A new instance: the open one aborted with the bumped epoch. */
+	CU_ASSERT_EQUAL(init("f", 10000, &pid2, &ep2), OP_TXN_CONCURRENT);
+	CU_ASSERT_EQUAL(state_of("f"), TXN_PREPARE_ABORT);
+	writer();
+	CU_ASSERT_EQUAL(aborts[slot_of("t", 1)], 1);
+	CU_ASSERT_EQUAL(commits[slot_of("t", 1)], 0);
+	CU_ASSERT_EQUAL(state_of("f"), TXN_COMPLETE_ABORT);
+	CU_ASSERT_EQUAL(init("f", 10000, &pid2, &ep2), OP_OK);
+	CU_ASSERT_EQUAL(pid2, pid);
+	CU_ASSERT_EQUAL(ep2, ep + 2);
+	/* The old instance: fenced everywhere. */
+	CU_ASSERT_EQUAL(end_start("f", pid, ep, 1, &w), OP_DONE);
+	CU_ASSERT_EQUAL(w.err, OP_TXN_FENCED);
+	CU_ASSERT_EQUAL(add("f", pid2, ep2, "t", 1, 1, NULL), OP_OK);
+	CU_ASSERT_EQUAL(op_txn_produce_check(&f.w, pid, ep, slot_of("t", 1)),
+	    OP_TXN_EPOCH);
+	CU_ASSERT_EQUAL(op_txn_produce_check(&f.w, pid, ep2, slot_of("t", 1)),
+	    OP_OK);
+	CU_ASSERT_EQUAL(op_txn_produce_check(&f.w, pid, ep2, slot_of("t", 0)),
+	    OP_TXN_BAD_STATE);
+	CU_ASSERT_EQUAL(op_txn_produce_check(&f.w, pid + 7, 0,
+	    slot_of("t", 0)), OP_TXN_BAD_STATE);
+	fixture_op_done(&f);
+}
+
+/* A batch of one record as pid/epoch, transactional or a marker. */
+static size_t
+batch(uint8_t *out, size_t cap, int64_t pid, int16_t epoch, int ctrl)
+{
+	struct batch_builder bb;
+	const uint8_t *b;
 	size_t n;
 
-	fixture_op_start(&f, 1);
-	log_write();
-	CU_ASSERT_EQUAL(part_lso(f.w.shm, 0), 6);
+	if (ctrl) {
+		struct ctrl_marker m = { pid, epoch, CTRL_COMMIT, 0, 1 };
 
-	/* read_committed from 0: offsets 0-5 (5 batches), A aborted. */
-	CU_ASSERT_EQUAL(fetch1(&fp, 1, 0, &a, &st), OP_DONE);
-	r = &st->res[0];
-	CU_ASSERT_EQUAL(r->err, OP_OK);
-	CU_ASSERT_EQUAL(r->hwm, 8);
-	CU_ASSERT_EQUAL(r->lso, 6);
-	n = span(0, 5, &want);
-	CU_ASSERT_EQUAL(r->pos, 0);
-	CU_ASSERT_EQUAL_FATAL(r->len, n);
-	CU_ASSERT_TRUE(range_is(r->fd, r->pos, r->len, want));
-	free(want);
-	CU_ASSERT_EQUAL_FATAL(r->naborted, 1);
-	CU_ASSERT_EQUAL(r->aborted[0].pid, PA);
-	CU_ASSERT_EQUAL(r->aborted[0].first, 1);
-	op_fetch_release(st);
-
-	/* read_uncommitted: everything, the same LSO, no list. */
-	CU_ASSERT_EQUAL(fetch1(&fp, 0, 0, &a, &st), OP_DONE);
-	r = &st->res[0];
-	n = span(0, 7, &want);
-	CU_ASSERT_EQUAL_FATAL(r->len, n);
-	CU_ASSERT_TRUE(range_is(r->fd, r->pos, r->len, want));
-	free(want);
-	CU_ASSERT_EQUAL(r->lso, 6);
-	CU_ASSERT_EQUAL(r->naborted, 0);
-	CU_ASSERT_PTR_NULL(r->aborted);
-	op_fetch_release(st);
-
-	/* From 5: A's ABORT (4) is behind; nothing aborted in [5, 6). */
-	fp.offset = 5;
-	CU_ASSERT_EQUAL(fetch1(&fp, 1, 0, &a, &st), OP_DONE);
-	r = &st->res[0];
-	CU_ASSERT_EQUAL(r->len, blen[4]);
-	CU_ASSERT_EQUAL(r->naborted, 0);
-	op_fetch_release(st);
-
-	/* From 2 (inside A's batch): A's entry still counts. */
-	fp.offset = 2;
-	CU_ASSERT_EQUAL(fetch1(&fp, 1, 0, &a, &st), OP_DONE);
-	r = &st->res[0];
-	CU_ASSERT_EQUAL(r->pos, (off_t)blen[0]);
-	CU_ASSERT_EQUAL(r->naborted, 1);
-	op_fetch_release(st);
-
-	/* At the LSO: it waits, and wakes when C's transaction closes. */
-	fp.offset = 6;
-	CU_ASSERT_EQUAL(fetch1(&fp, 1, 500, &a, &st), OP_WAIT);
-	CU_ASSERT_EQUAL(op_fetch_poll(&f.x, &a, st), OP_WAIT);
-	CU_ASSERT_EQUAL(part_lock(f.w.shm, part0()), 0);
-	producer_txn_clear(f.w.shm, part0(), PC);
-	part_unlock(part0());
-	CU_ASSERT_EQUAL(op_fetch_poll(&f.x, &a, st), OP_DONE);
-	r = &st->res[0];
-	CU_ASSERT_EQUAL(r->lso, 8);
-	n = span(5, 7, &want);
-	CU_ASSERT_EQUAL_FATAL(r->len, n);
-	CU_ASSERT_TRUE(range_is(r->fd, r->pos, r->len, want));
-	free(want);
-	CU_ASSERT_EQUAL(r->naborted, 0);
-	op_fetch_release(st);
-
-	/*
-	 * Nothing open, offset 7 acknowledged but not yet in the files:
-	 * the LSO is the high watermark, the read stops at visible_offset.
-	 */
-	atomic_store(&part0()->visible_offset, 7);
-	fp.offset = 5;
-	CU_ASSERT_EQUAL(fetch1(&fp, 1, 0, &a, &st), OP_DONE);
-	r = &st->res[0];
-	CU_ASSERT_EQUAL(r->lso, 8);
-	CU_ASSERT_EQUAL(r->hwm, 8);
-	n = span(4, 6, &want);
-	CU_ASSERT_EQUAL_FATAL(r->len, n);
-	free(want);
-	op_fetch_release(st);
-	log_done();
-	fixture_op_done(&f);
-}
-
-static void
-test_list_offsets_committed(void)
-{
-	int64_t off, ts;
-
-	fixture_op_start(&f, 1);
-	log_write();
-	CU_ASSERT_EQUAL(op_list_offset_committed(&f.x, "t", 1, 0,
-	    OP_OFFSET_LATEST, &off, &ts), OP_OK);
-	CU_ASSERT_EQUAL(off, 6);
-	CU_ASSERT_EQUAL(op_list_offset(&f.x, "t", 1, 0, OP_OFFSET_LATEST, &off,
-	    &ts), OP_OK);
-	CU_ASSERT_EQUAL(off, 8);
-	CU_ASSERT_EQUAL(op_list_offset_committed(&f.x, "t", 1, 0,
-	    OP_OFFSET_EARLIEST, &off, &ts), OP_OK);
-	CU_ASSERT_EQUAL(off, 0);
-	/* By time: 1000 is offset 0, below the LSO; 5000 is 7, past it. */
-	CU_ASSERT_EQUAL(op_list_offset_committed(&f.x, "t", 1, 0, 1000, &off,
-	    &ts), OP_OK);
-	CU_ASSERT_EQUAL(off, 0);
-	CU_ASSERT_EQUAL(ts, 1000);
-	CU_ASSERT_EQUAL(op_list_offset_committed(&f.x, "t", 1, 0, 5000, &off,
-	    &ts), OP_OK);
-	CU_ASSERT_EQUAL(off, -1);
-	CU_ASSERT_EQUAL(ts, -1);
-	CU_ASSERT_EQUAL(op_list_offset(&f.x, "t", 1, 0, 5000, &off, &ts), OP_OK);
-	CU_ASSERT_EQUAL(off, 7);
-	CU_ASSERT_EQUAL(op_list_offset_committed(&f.x, "u", 1, 0,
-	    OP_OFFSET_LATEST, &off, &ts), OP_NO_TOPIC);
-	log_done();
-	fixture_op_done(&f);
-}
-
-/* DescribeProducers' currentTxnStartOffset. */
-static void
-test_producers_txn_start(void)
-{
-	struct op_producer *pr;
-	struct producer_seq q;
-	int64_t pid, base, next;
-	uint8_t *b;
-	size_t len;
-	int n, i, dup, seen = 0;
-
-	fixture_op_start(&f, 1);
-	log_write();
-	/* C: rebuilt at start-up, no appends yet. */
-	CU_ASSERT_EQUAL(op_producers(&f.x, "t", 1, 0, &pr, &n), OP_OK);
-	CU_ASSERT_EQUAL_FATAL(n, 1);
-	CU_ASSERT_EQUAL(pr[0].pid, PC);
-	CU_ASSERT_EQUAL(pr[0].txn_first, 6);
-	CU_ASSERT_EQUAL(pr[0].last_seq, -1);
-	CU_ASSERT_EQUAL(pr[0].last_ts, -1);
-	/* An idempotent producer without a transaction: -1. */
-	pid = producer_id_new(f.w.shm);
-	b = mk(2, 1000, pid, 0, &len);
-	CU_ASSERT_EQUAL_FATAL(producer_seq_of(b, len, &q), 0);
-	CU_ASSERT_EQUAL(producer_append(f.w.shm, part0(),
-	    atomic_load(&part0()->incarnation), &q, b, len, &base, &next, &dup), 0);
-	free(b);
-	CU_ASSERT_EQUAL(op_producers(&f.x, "t", 1, 0, &pr, &n), OP_OK);
-	CU_ASSERT_EQUAL_FATAL(n, 2);
-	for (i = 0; i < n; i++) {
-		if (pr[i].pid == PC) {
-			CU_ASSERT_EQUAL(pr[i].txn_first, 6);
-			seen |= 1;
-		} else if (pr[i].pid == pid) {
-			CU_ASSERT_EQUAL(pr[i].txn_first, -1);
-			CU_ASSERT_EQUAL(pr[i].last_seq, 1);
-			seen |= 2;
-		}
+		ctrl_marker_encode(out, &m);
+		return CTRL_MARKER_SIZE;
 	}
-	CU_ASSERT_EQUAL(seen, 3);
-	log_done();
+	batch_builder_init(&bb);
+	batch_builder_set_producer(&bb, pid, epoch, 0);
+	CU_ASSERT_EQUAL_FATAL(batch_builder_add(&bb, 1, NULL, -1, "v", 1,
+	    NULL, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(batch_builder_close(&bb, &b, &n), 0);
+	CU_ASSERT_FATAL(n <= cap);
+	memcpy(out, b, n);
+	batch_builder_free(&bb);
+	return n;
+}
+
+static void
+test_produce_batches(void)
+{
+	uint8_t b[256];
+	size_t n;
+	int64_t pid;
+	int16_t ep;
+
+	start();
+	CU_ASSERT_EQUAL(init("p", 10000, &pid, &ep), OP_OK);
+	CU_ASSERT_EQUAL(add("p", pid, ep, "t", 0, 1, NULL), OP_OK);
+	/* Control batches: never from a client, even the producer's own. */
+	n = batch(b, sizeof(b), pid, ep, 1);
+	CU_ASSERT_EQUAL(op_txn_batches(&f.w, slot_of("t", 0), b, n),
+	    OP_CONTROL_BATCH);
+	/* A plain idempotent batch is not the coordinator's business. */
+	n = batch(b, sizeof(b), pid, ep, 0);
+	CU_ASSERT_EQUAL(op_txn_batches(&f.w, slot_of("t", 3), b, n), OP_OK);
 	fixture_op_done(&f);
+}
+
+static void
+test_offsets(void)
+{
+	struct op_txn_who who;
+	struct op_txn_off o[3];
+	struct op_txn_wait w;
+	struct shm_group *g;
+	int64_t pid;
+	int16_t ep;
+	int gi;
+
+	start();
+	CU_ASSERT_EQUAL(init("o", 10000, &pid, &ep), OP_OK);
+	who = (struct op_txn_who){ "o", 1, pid, ep };
+	memset(o, 0, sizeof(o));
+	o[0] = (struct op_txn_off){ "t", 1, 0, 5, OP_OK };
+	o[1] = (struct op_txn_off){ "t", 1, 1, 6, OP_OK };
+	o[2] = (struct op_txn_off){ "t", 1, 2, 7, OP_OK };
+	/* Before AddOffsetsToTxn: INVALID_TXN_STATE, nothing pending. */
+	memset(&w, 0, sizeof(w));
+	CU_ASSERT_EQUAL(op_txn_offsets(&f.x, &who, "g", 1, o, 1, &w), OP_DONE);
+	CU_ASSERT_EQUAL(w.err, OP_TXN_BAD_STATE);
+	CU_ASSERT_EQUAL(o[0].err, OP_TXN_BAD_STATE);
+	memset(&w, 0, sizeof(w));
+	CU_ASSERT_EQUAL(finish(op_txn_add_group(&f.x, &who, "g", 1, &w), &w),
+	    OP_OK);
+	CU_ASSERT_EQUAL(state_of("o"), TXN_ONGOING);
+	/* Three offsets, room for two (max_txn_offsets): the third refused. */
+	memset(&w, 0, sizeof(w));
+	o[0].err = OP_OK;
+	CU_ASSERT_EQUAL(finish(op_txn_offsets(&f.x, &who, "g", 1, o, 3, &w),
+	    &w), OP_OK);
+	CU_ASSERT_EQUAL(o[0].err, OP_OK);
+	CU_ASSERT_EQUAL(o[1].err, OP_OK);
+	CU_ASSERT_EQUAL(o[2].err, OP_NO_ROOM);
+	CU_ASSERT_EQUAL(op_txn_unstable(&f.w, "g", 1, slot_of("t", 0)), 1);
+	CU_ASSERT_EQUAL(op_txn_unstable(&f.w, "g", 1, slot_of("t", 2)), 0);
+	CU_ASSERT_EQUAL(op_txn_unstable(&f.w, "h", 1, slot_of("t", 0)), 0);
+	/* Not committed before the COMMIT. */
+	gi = group_find(f.w.shm, "g", 1);
+	if (gi >= 0)
+		CU_ASSERT_EQUAL(group_offset_get(f.w.shm, group_at(f.w.shm,
+		    (uint32_t)gi), slot_of("t", 0)), -1);
+	CU_ASSERT_EQUAL(finish(end_start("o", pid, ep, 1, &w), &w), OP_OK);
+	writer();
+	CU_ASSERT_EQUAL(state_of("o"), TXN_COMPLETE_COMMIT);
+	CU_ASSERT_FATAL((gi = group_find(f.w.shm, "g", 1)) >= 0);
+	g = group_at(f.w.shm, (uint32_t)gi);
+	CU_ASSERT_EQUAL(group_offset_get(f.w.shm, g, slot_of("t", 0)), 5);
+	CU_ASSERT_EQUAL(group_offset_get(f.w.shm, g, slot_of("t", 1)), 6);
+	CU_ASSERT_EQUAL(group_offset_get(f.w.shm, g, slot_of("t", 2)), -1);
+	CU_ASSERT_EQUAL(op_txn_unstable(&f.w, "g", 1, slot_of("t", 0)), 0);
+	/* An aborted transaction's offsets never land. */
+	memset(&w, 0, sizeof(w));
+	CU_ASSERT_EQUAL(finish(op_txn_add_group(&f.x, &who, "g", 1, &w), &w),
+	    OP_OK);
+	o[0].offset = 50;
+	memset(&w, 0, sizeof(w));
+	CU_ASSERT_EQUAL(finish(op_txn_offsets(&f.x, &who, "g", 1, o, 1, &w),
+	    &w), OP_OK);
+	CU_ASSERT_EQUAL(finish(end_start("o", pid, ep, 0, &w), &w), OP_OK);
+	writer();
+	CU_ASSERT_EQUAL(state_of("o"), TXN_COMPLETE_ABORT);
+	CU_ASSERT_EQUAL(group_offset_get(f.w.shm, g, slot_of("t", 0)), 5);
+	fixture_op_done(&f);
+}
+
+static void
+test_limits_and_bad_input(void)
+{
+	struct op_txn_init a;
+	enum op_err pe[8];
+	int64_t pid;
+	int16_t ep;
+	char longid[TXN_ID_MAX + 2];
+
+	start();
+	/* Bad input: nothing is created. */
+	CU_ASSERT_EQUAL(init("", 1000, &pid, &ep), OP_BAD_REQUEST);
+	memset(longid, 'x', sizeof(longid) - 1);
+	longid[sizeof(longid) - 1] = '\0';
+	CU_ASSERT_EQUAL(init(longid, 1000, &pid, &ep), OP_BAD_REQUEST);
+	CU_ASSERT_EQUAL(init("x", 0, &pid, &ep), OP_TXN_BAD_TIMEOUT);
+	CU_ASSERT_EQUAL(init("x", 60001, &pid, &ep), OP_TXN_BAD_TIMEOUT);
+	CU_ASSERT_EQUAL(txn_find(f.w.shm, "x", 1), -1);
+	CU_ASSERT_EQUAL(txn_count(f.w.shm), 0);
+	/* An expected producer id for an id never seen: fenced. */
+	memset(&a, 0, sizeof(a));
+	a.id = "x";
+	a.id_len = 1;
+	a.timeout_ms = 1000;
+	a.exp_pid = 5;
+	a.exp_epoch = 0;
+	CU_ASSERT_EQUAL(op_txn_init(&f.x, &a), OP_DONE);
+	CU_ASSERT_EQUAL(a.wait.err, OP_TXN_FENCED);
+	CU_ASSERT_EQUAL(txn_count(f.w.shm), 0);
+	/* max_txns (4): the fifth id is refused. */
+	CU_ASSERT_EQUAL(init("1", 1000, &pid, &ep), OP_OK);
+	CU_ASSERT_EQUAL(init("2", 1000, &pid, &ep), OP_OK);
+	CU_ASSERT_EQUAL(init("3", 1000, &pid, &ep), OP_OK);
+	CU_ASSERT_EQUAL(init("4", 1000, &pid, &ep), OP_OK);
+	CU_ASSERT_EQUAL(init("5", 1000, &pid, &ep), OP_NO_ROOM);
+	CU_ASSERT_EQUAL(init("4", 1000, &pid, &ep), OP_OK);
+	/* An unknown partition: nothing added, the others not attempted. */
+	CU_ASSERT_EQUAL(add("4", pid, ep, "t", 3, 2, pe), OP_NO_TOPIC);
+	CU_ASSERT_EQUAL(pe[0], OP_TXN_NOT_ATTEMPTED);
+	CU_ASSERT_EQUAL(pe[1], OP_NO_TOPIC);
+	CU_ASSERT_EQUAL(state_of("4"), TXN_EMPTY);
+	/* max_txn_parts (4): 3 then 2 more is over, nothing of it added. */
+	CU_ASSERT_EQUAL(add("4", pid, ep, "t", 0, 3, NULL), OP_OK);
+	CU_ASSERT_EQUAL(add("4", pid, ep, "__consumer_offsets", 0, 1, NULL),
+	    OP_OK);
+	CU_ASSERT_EQUAL(add("4", pid, ep, "t", 3, 1, pe), OP_NO_ROOM);
+	CU_ASSERT_EQUAL(pe[0], OP_NO_ROOM);
+	CU_ASSERT_EQUAL(atomic_load(&txn_at(f.w.shm, (uint32_t)txn_find(
+	    f.w.shm, "4", 1))->nparts), 4);
+	/* Already there: fine at the limit. */
+	CU_ASSERT_EQUAL(add("4", pid, ep, "t", 0, 2, NULL), OP_OK);
+	fixture_op_done(&f);
+}
+
+/* Past its timeout the writer aborts it with the epoch bumped. */
+static void
+test_timeout(void)
+{
+	struct shm_txn *t;
+	int64_t pid;
+	int16_t ep;
+
+	start();
+	CU_ASSERT_EQUAL(init("to", 1000, &pid, &ep), OP_OK);
+	CU_ASSERT_EQUAL(add("to", pid, ep, "t", 0, 1, NULL), OP_OK);
+	writer();
+	CU_ASSERT_EQUAL(state_of("to"), TXN_ONGOING);
+	t = txn_at(f.w.shm, (uint32_t)txn_find(f.w.shm, "to", 2));
+	t->start_ms = clock_real_ms() - 1001;
+	writer();
+	CU_ASSERT_EQUAL(state_of("to"), TXN_COMPLETE_ABORT);
+	CU_ASSERT_EQUAL(atomic_load(&t->epoch), ep + 1);
+	CU_ASSERT_EQUAL(op_txn_produce_check(&f.w, pid, ep, slot_of("t", 0)),
+	    OP_TXN_EPOCH);
+	/* Expiry: an idle id is logged Dead (a tombstone) and freed. */
+	f.conf.transactional_id_expiration_ms = 1;
+	t->update_ms = clock_real_ms() - 10;
+	writer();
+	CU_ASSERT_EQUAL(txn_find(f.w.shm, "to", 2), -1);
+	fixture_op_done(&f);
+}
+
+static void
+test_txnlog_records(void)
+{
+	struct txnlog_part parts[2] = { { "t", 1, 3 }, { "u", 1, 0 } };
+	struct txnlog_off offs[1] = { { "g", 1, "t", 1, 3, 42 } };
+	struct txnlog_value v = { 77, 3, 60000, TXN_PREPARE_COMMIT, 1000,
+	    900, 2, parts, 1, offs }, d;
+	struct txnlog_part dp[2];
+	struct txnlog_off dof[1];
+	uint8_t key[64], val[256];
+	const char *id;
+	size_t kl, vl, il;
+
+	kl = txnlog_key(key, sizeof(key), "tid", 3);
+	CU_ASSERT_EQUAL(kl, 2 + 2 + 3);
+	CU_ASSERT_EQUAL(txnlog_key_decode(key, kl, &id, &il), 0);
+	CU_ASSERT_EQUAL(il, 3);
+	CU_ASSERT_EQUAL(memcmp(id, "tid", 3), 0);
+	vl = txnlog_value(val, sizeof(val), &v);
+	CU_ASSERT_FATAL(vl <= sizeof(val));
+	CU_ASSERT_EQUAL(val[0], 0);
+	CU_ASSERT_EQUAL(val[1], 1);		/* version 1 */
+	memset(&d, 0, sizeof(d));
+	d.parts = dp;
+	d.offs = dof;
+	CU_ASSERT_EQUAL_FATAL(txnlog_value_decode(val, vl, &d, 2, 1), 0);
+	CU_ASSERT_EQUAL(d.pid, 77);
+	CU_ASSERT_EQUAL(d.epoch, 3);
+	CU_ASSERT_EQUAL(d.timeout_ms, 60000);
+	CU_ASSERT_EQUAL(d.status, TXN_PREPARE_COMMIT);
+	CU_ASSERT_EQUAL(d.update_ms, 1000);
+	CU_ASSERT_EQUAL(d.start_ms, 900);
+	CU_ASSERT_EQUAL_FATAL(d.nparts, 2);
+	CU_ASSERT_EQUAL(dp[1].partition, 0);
+	CU_ASSERT_EQUAL(dp[1].topic_len, 1);
+	CU_ASSERT_EQUAL(dp[1].topic[0], 'u');
+	CU_ASSERT_EQUAL_FATAL(d.noffs, 1);
+	CU_ASSERT_EQUAL(dof[0].offset, 42);
+	CU_ASSERT_EQUAL(dof[0].partition, 3);
+	/* Bad input: cut short, too many entries, trailing bytes. */
+	CU_ASSERT_EQUAL(txnlog_value_decode(val, vl - 1, &d, 2, 1), -1);
+	CU_ASSERT_EQUAL(txnlog_value_decode(val, vl, &d, 1, 1), -1);
+	CU_ASSERT_EQUAL(txnlog_value_decode(val, vl, &d, 2, 0), -1);
+	val[vl] = 0;
+	CU_ASSERT_EQUAL(txnlog_value_decode(val, vl + 1, &d, 2, 1), -1);
+	CU_ASSERT_EQUAL(txnlog_key_decode(key, kl - 1, &id, &il), -1);
+	/* Kafka's value version 0 (not flexible) decodes too. */
+	{
+		static const uint8_t v0[] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 9,
+		    0, 1, 0, 0, 0x03, 0xe8, 1, 0, 0, 0, 1, 0, 1, 't', 0, 0, 0,
+		    1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0,
+		    0, 4 };
+
+		CU_ASSERT_EQUAL_FATAL(txnlog_value_decode(v0, sizeof(v0), &d,
+		    2, 1), 0);
+		CU_ASSERT_EQUAL(d.pid, 9);
+		CU_ASSERT_EQUAL(d.epoch, 1);
+		CU_ASSERT_EQUAL(d.timeout_ms, 1000);
+		CU_ASSERT_EQUAL(d.status, TXN_ONGOING);
+		CU_ASSERT_EQUAL(d.nparts, 1);
+		CU_ASSERT_EQUAL(dp[0].partition, 2);
+		CU_ASSERT_EQUAL(d.update_ms, 5);
+		CU_ASSERT_EQUAL(d.start_ms, 4);
+		CU_ASSERT_EQUAL(d.noffs, 0);
+	}
 }
 
 TEST_SUITE("op_txn", NULL, NULL,
-    { "producers with an open transaction", test_producers_txn_start },
-    { "fetch read_committed", test_fetch_committed },
-    { "list offsets read_committed", test_list_offsets_committed });
+    { "commit and abort: states, waits, markers", test_commit_and_abort },
+    { "fencing: ids, epochs, a new instance", test_fencing },
+    { "produce: control and transactional batches", test_produce_batches },
+    { "TxnOffsetCommit: pending until COMMIT", test_offsets },
+    { "limits and bad input", test_limits_and_bad_input },
+    { "timeout and expiry", test_timeout },
+    { "__transaction_state records", test_txnlog_records });

@@ -1,5 +1,5 @@
 /*
- * Transactions on the partition side (shm/producer.h, master/txnstate.h,
+ * Transactions on the partition side (shm/producer.h, master/txnpart.h,
  * store/txnindex.h): open transactions recorded at a transactional
  * append, the last stable offset, the slot limit, a producer that dies
  * inside the append's critical section, the writer closing them at a
@@ -24,7 +24,7 @@
 #include "common/broker.h"
 #include "common/log.h"
 #include "master/config.h"
-#include "master/txnstate.h"
+#include "master/txnpart.h"
 #include "master/writer.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"

@@ -26,6 +26,7 @@
 #include "store/topic.h"
 #include "worker/conn.h"
 #include "worker/dispatch.h"
+#include "worker/kafka/cgmigrate.h"
 #include "worker/kafka/cgroup.h"
 #include "worker/kafka/group.h"
 #include "worker/kafka/kafka.h"
@@ -265,6 +266,7 @@ kafka_cghb_exec(struct worker *w, struct conn *c, struct req *r)
 	uint32_t s0, g0;
 	int16_t err;
 	int gidx = -1, member = -1;
+	uint32_t kind0;
 	enum op_err e;
 
 	r->state = REQ_DONE;
@@ -319,7 +321,24 @@ kafka_cghb_exec(struct worker *w, struct conn *c, struct req *r)
 		s->error_code = KERR_COORDINATOR_NOT_AVAILABLE;
 		return;
 	}
-	err = cgroup_heartbeat(w->shm, g, &in, w->now, &gp, &member);
+	err = KERR_NONE;
+	kind0 = g->kind;
+	if (g->kind == GROUP_KIND_KAFKA && in.epoch == 0) {
+		/* A classic group with members: the online upgrade (or not). */
+		(void)group_tick(w->shm, g, w->now, &gp);
+		if (g->kind == GROUP_KIND_KAFKA &&
+		    group_member_count(w->shm, g) > 0 &&
+		    (err = kafka_cg_upgrade(w, c, g, &gp)) == KERR_NONE)
+			log_info("%s: group %s: upgraded to the consumer "
+			    "protocol", c->peer, log_escape(esc, sizeof(esc),
+			    q->group_id.p, (size_t)q->group_id.len));
+	}
+	if (err == KERR_NONE)
+		err = cgroup_heartbeat(w->shm, g, &in, w->now, &gp, &member);
+	if (kind0 == GROUP_KIND_CONSUMER && g->kind == GROUP_KIND_KAFKA)
+		log_info("%s: group %s: downgraded to the classic protocol",
+		    c->peer, log_escape(esc, sizeof(esc), q->group_id.p,
+		    (size_t)q->group_id.len));
 	s->error_code = err;
 	if (err == KERR_NONE && member >= 0) {
 		m = group_member_at(w->shm, g, (uint32_t)member);
@@ -383,7 +402,8 @@ cgd_one(struct worker *w, struct conn *c, struct shm_group *g,
 		    CLIENT_ID_MAX ? m->client_len : 0);
 		dm->client_host = kafka_group_dup(c, m->host, m->host_len <=
 		    MEMBER_HOST_MAX ? m->host_len : 0);
-		dm->member_type = 1;	/* a consumer protocol member */
+		/* Kafka's: 1 a consumer protocol member, 0 a classic one. */
+		dm->member_type = cgroup_is_classic(w->shm, g, i) ? 0 : 1;
 		if (cgroup_subscription(w->shm, g, i, &re, &rl, names, lens,
 		    CG_NAMES_MAX, &nn) == -1)
 			nn = 0;

@@ -46,6 +46,7 @@
 #include "worker/dispatch.h"
 #include "worker/errcode.h"
 #include "worker/kafka/kafka.h"
+#include "worker/kafka/txn.h"
 #include "worker/lograte.h"
 #include "worker/op/inflate.h"
 #include "worker/op/offsets.h"
@@ -126,13 +127,13 @@ conv_error(int e)
 /*
  * What Kafka's produce path refuses before the log is involved: exactly
  * one RecordBatch v2 per partition, written with baseOffset 0.  The rest
- * (CRC, counts, size, the sequence check) is op_produce()'s.
+ * (CRC, counts, size, the sequence check, a transactional batch's
+ * transaction, worker/op/txn.h) is op_produce()'s.
  */
 static int16_t
 produce_precheck(const struct km_produce_req *q, struct kstr rec)
 {
-	if (q->transactional_id.len >= 0)
-		return KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+	(void)q;
 	if (rec.len < BATCH_HEADER_SIZE)
 		return KERR_CORRUPT_MESSAGE;
 	if ((int64_t)be32_get((const uint8_t *)rec.p + BATCH_OFF_LENGTH) +
@@ -232,8 +233,6 @@ kafka_produce_decode(struct conn *c, struct req *r)
 				recs[total] = pd->records;
 				k->pre[total] = q->acks != 0 && q->acks != 1 &&
 				    q->acks != -1 ? KERR_INVALID_REQUIRED_ACKS :
-				    q->transactional_id.len >= 0 ?
-				    KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED :
 				    produce_convert(c, k->h.api_version,
 				    &recs[total]);
 				if (k->pre[total] == KERR_NONE)
@@ -403,7 +402,7 @@ fail:
 /*
  * A new producer id from the same table as the native INIT_PRODUCER, so
  * Kafka's idempotent producers are deduplicated by the same check.
- * Transactions are not supported: a transactional id is refused.  v3+
+ * A transactional id goes to the coordinator (worker/kafka/txn.c).  v3+
  * may name the producer's current id and epoch: without a transactional
  * id Kafka answers a new id with epoch 0 all the same (its epoch bump is
  * for transactional producers), and so does Flume; naming only one of
@@ -427,9 +426,8 @@ kafka_init_pid_exec(struct worker *w, struct conn *c, struct req *r)
 	s->producer_epoch = -1;
 	k->kst = s;
 	if (q->transactional_id.len >= 0) {
-		lograte_info(w, c->peer, LOGRATE_REFUSED, "InitProducerId with "
-		    "a transactional id refused (Flume has no transactions)");
-		s->error_code = KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+		/* Transactions: worker/kafka/txn.c. */
+		kafka_txn_init_exec(w, c, r);
 		return;
 	}
 	if ((q->producer_id == -1) != (q->producer_epoch == -1)) {

@@ -30,6 +30,7 @@
 #include "proto/kafka/kconsumer.h"
 #include "proto/kafka/kmsg_group.h"
 #include "proto/kafka/kmsg_join.h"
+#include "shm/cgroup.h"
 #include "shm/group.h"
 #include "shm/kgroup.h"
 #include "store/topic.h"
@@ -37,6 +38,7 @@
 #include "worker/dispatch.h"
 #include "worker/op/access.h"
 #include "worker/op/group.h"
+#include "worker/kafka/cgmigrate.h"
 #include "worker/kafka/kafka.h"
 #include "worker/kafka/group.h"
 #include "worker/worker.h"
@@ -214,8 +216,8 @@ kafka_group_emit(struct worker *w, struct conn *c, struct req *r)
 /* ---- FindCoordinator ---- */
 
 /*
- * One key's coordinator into co: this broker for a group (key type 0);
- * transactions (1) have none until Flume has them; other types are
+ * One key's coordinator into co: this broker for a group (key type 0)
+ * and for a transactional id (1, unless max_transactions is 0); other types are
  * Kafka's INVALID_REQUEST.  An error answers node -1, host "", port -1
  * and Kafka's message, as Kafka does.
  */
@@ -226,9 +228,12 @@ find_coord_one(struct worker *w, struct conn *c, const struct op_ctx *x,
 	co->key = key;
 	co->error_message = kg_null;
 	if (key_type == 1) {
-		co->error_code = KERR_COORDINATOR_NOT_AVAILABLE;
-		co->error_message = kstr_c("Flume has no transaction "
-		    "coordinator: transactions are not supported");
+		/* The transaction coordinator (worker/kafka/txn.c) is here too. */
+		if (w->shm->hdr->limits.max_txns == 0) {
+			co->error_code = KERR_COORDINATOR_NOT_AVAILABLE;
+			co->error_message = kstr_c("Transactions are off: "
+			    "max_transactions is 0");
+		}
 	} else if (key_type != 0) {
 		co->error_code = KERR_INVALID_REQUEST;
 		co->error_message = kstr_c("Unknown coordinator type");
@@ -392,7 +397,9 @@ join_check(struct worker *w, struct conn *c, struct req *r)
 			join_fail(st, r, err);
 		r->state = REQ_DONE;
 	} else if (ready == -1)
-		join_fail(st, r, KERR_UNKNOWN_MEMBER_ID);
+		/* Upgraded while it waited: Kafka's completeAllJoinFutures. */
+		join_fail(st, r, g->kind == GROUP_KIND_CONSUMER ?
+		    KERR_REBALANCE_IN_PROGRESS : KERR_UNKNOWN_MEMBER_ID);
 	else if (w->stopping)
 		join_fail(st, r, KERR_NOT_COORDINATOR);	/* it asks again */
 	else {
@@ -404,6 +411,52 @@ join_check(struct worker *w, struct conn *c, struct req *r)
 			r->deadline = g->rebalance_deadline;
 	}
 	op_group_unlock(w, g, s0, g0);
+}
+
+/*
+ * Under the lock: a classic member joins consumer group g (shm/cgroup.h).
+ * Its answer: its member epoch as the generation, protocol type
+ * "consumer", its first protocol, no leader and no members (it syncs
+ * as a follower), as Kafka's.
+ */
+static int16_t
+join_consumer(struct worker *w, struct conn *c, struct shm_group *g,
+    struct kg_st *st, const struct kgroup_join_in *in)
+{
+	struct km_join_resp *s = &st->resp.join;
+	struct cg_classic_member sub;
+	struct group_params gp;
+	struct shm_member *m;
+	const char *name;
+	size_t nl;
+	int16_t err;
+
+	op_group_params(w, &gp);
+	if (in->ptype_len != 8 || memcmp(in->ptype, "consumer", 8) != 0)
+		return KERR_INCONSISTENT_GROUP_PROTOCOL;
+	/* Every protocol carries the same subscription: the first's. */
+	if (kafka_cg_decode(w, c, in->protos[0].meta, in->protos[0].meta_len,
+	    NULL, 0, &sub) == -1)
+		return KERR_INCONSISTENT_GROUP_PROTOCOL;
+	if ((err = cgroup_classic_join(w->shm, g, in, &sub, w->now, &gp,
+	    &st->member)) != KERR_NONE)
+		return err;
+	m = group_member_at(w->shm, g, (uint32_t)st->member);
+	st->id_len = m->id_len;
+	memcpy(st->id, m->id, m->id_len);
+	st->id[st->id_len] = '\0';
+	kdesc_defaults(kmsg_join_group.km_resp, s);
+	s->generation_id = m->cg_epoch;
+	s->protocol_type = kstr_c("consumer");
+	if (cgroup_classic_protocol(w->shm, g, (uint32_t)st->member, &name, &nl,
+	    NULL, NULL) == -1)
+		return KERR_UNKNOWN_SERVER_ERROR;
+	s->protocol_name = kafka_group_dup(c, name, nl);
+	s->member_id.p = st->id;
+	s->member_id.len = (int32_t)st->id_len;
+	s->leader = kstr_c("");
+	return s->protocol_name.p == NULL ? KERR_UNKNOWN_SERVER_ERROR :
+	    KERR_NONE;
 }
 
 size_t
@@ -506,6 +559,17 @@ kafka_join_exec(struct worker *w, struct conn *c, struct req *r)
 		return;
 	}
 	st->wait_gen = g->generation;
+	if (g->kind == GROUP_KIND_CONSUMER &&
+	    group_member_count(w->shm, g) > 0) {
+		/* Kafka's classicGroupJoinToConsumerGroup: answered at once. */
+		err = join_consumer(w, c, g, st, &in);
+		op_group_unlock(w, g, s0, g0);
+		if (err != KERR_NONE)
+			join_fail(st, r, err);
+		else
+			r->state = REQ_DONE;
+		return;
+	}
 	err = kgroup_join(w->shm, g, &in, w->now, &gp, &st->member, &ready);
 	if (err == KERR_NONE) {
 		m = group_member_at(w->shm, g, (uint32_t)st->member);
@@ -604,6 +668,8 @@ kafka_sync_poll(struct worker *w, struct conn *c, struct req *r)
 	}
 	rc = kgroup_sync_ready(w->shm, g, st->member, st->id, st->id_len,
 	    st->generation, w->now, &gp, &err);
+	if (rc == -1 && g->kind == GROUP_KIND_CONSUMER)
+		err = KERR_REBALANCE_IN_PROGRESS;	/* upgraded meanwhile */
 	if (rc == 1)
 		sync_answer(w, c, g, st, r);
 	else if (rc == -1)
@@ -639,7 +705,7 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 	size_t ilen;
 	int32_t i;
 	int16_t err = KERR_NONE;
-	int ready = 0;
+	int ready = 0, answered = 0;
 
 	op_group_params(w, &gp);
 	inst = kg_inst(q->group_instance_id, &ilen);
@@ -683,7 +749,27 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 		return;
 	}
 	(void)group_tick(w->shm, g, w->now, &gp);
-	if (g->kind == GROUP_KIND_KAFKA &&
+	if (g->kind == GROUP_KIND_CONSUMER &&
+	    group_member_count(w->shm, g) > 0) {
+		/* Kafka's classicGroupSyncToConsumerGroup. */
+		err = cgroup_classic_sync(w->shm, g, st->id, st->id_len, inst,
+		    ilen, st->generation, q->protocol_type.len >= 0 ?
+		    q->protocol_type.p : NULL, q->protocol_type.len > 0 ?
+		    (size_t)q->protocol_type.len : 0, q->protocol_name.len >= 0 ?
+		    q->protocol_name.p : NULL, q->protocol_name.len > 0 ?
+		    (size_t)q->protocol_name.len : 0, w->now, &gp, &st->member);
+		answered = 1;
+		if (err == KERR_NONE) {
+			sync_done(st, r, KERR_NONE);
+			st->resp.sync.assignment = kafka_cg_assignment(w, c, g,
+			    (uint32_t)st->member);
+			st->resp.sync.protocol_type = q->protocol_type;
+			st->resp.sync.protocol_name = q->protocol_name;
+			if (st->resp.sync.assignment.p == NULL)
+				sync_done(st, r, KERR_UNKNOWN_SERVER_ERROR);
+		} else
+			sync_done(st, r, err);
+	} else if (g->kind == GROUP_KIND_KAFKA &&
 	    (uint32_t)st->generation == g->generation &&
 	    group_member_find(w->shm, g, st->id, st->id_len) >= 0 &&
 	    (inst == NULL || kgroup_instance_find(w->shm, g, inst, ilen) ==
@@ -695,7 +781,9 @@ kafka_sync_exec(struct worker *w, struct conn *c, struct req *r)
 		    st->generation, a, q->assignments.n > 0 ?
 		    (uint32_t)q->assignments.n : 0, w->now, &gp, &st->member,
 		    &ready);
-	if (err != KERR_NONE)
+	if (answered)
+		;	/* above (a consumer group) */
+	else if (err != KERR_NONE)
 		sync_done(st, r, err);
 	else if (ready)
 		sync_answer(w, c, g, st, r);
@@ -736,7 +824,15 @@ member_op(struct worker *w, int gidx, struct kstr id, struct kstr instance,
 	op_group_params(w, &gp);
 	if ((g = op_group_lock(w, gidx, &gp, &s0, &g0)) == NULL)
 		return KERR_COORDINATOR_NOT_AVAILABLE;
-	if (leave)
+	(void)group_tick(w->shm, g, w->now, &gp);
+	if (g->kind == GROUP_KIND_CONSUMER && leave)
+		/* Kafka's classicGroup*ToConsumerGroup */
+		err = cgroup_classic_leave(w->shm, g, id.p, id.len > 0 ?
+		    (size_t)id.len : 0, inst, ilen, w->now, &gp);
+	else if (g->kind == GROUP_KIND_CONSUMER)
+		err = cgroup_classic_heartbeat(w->shm, g, id.p, (size_t)id.len,
+		    inst, ilen, generation, w->now, &gp);
+	else if (leave)
 		err = kgroup_leave(w->shm, g, id.p, id.len > 0 ?
 		    (size_t)id.len : 0, inst, ilen, w->now, &gp);
 	else

@@ -39,6 +39,7 @@
 #include "proto/kafka/kmsg_produce.h"
 #include "proto/kafka/kmsg_records.h"
 #include "proto/kafka/kmsg_sasl.h"
+#include "proto/kafka/kmsg_txn.h"
 #include "proto/kafka/kheader.h"
 #include "shm/conntab.h"
 #include "store/topic.h"
@@ -58,6 +59,7 @@
 #include "worker/lograte.h"
 #include "worker/op/access.h"
 #include "worker/op/topics.h"
+#include "worker/kafka/txn.h"
 #include "worker/worker.h"
 
 
@@ -93,8 +95,27 @@ static const struct api_row kafka_rows[] = {
 	    kafka_decode_desc, api_versions_exec, NULL, api_versions_emit,
 	    NULL, ERRBODY_NONE, &kmsg_api_versions },
 	{ KAPI_INIT_PRODUCER_ID, 0, 5, "InitProducerId", AUTH_PRODUCE,
-	    kafka_decode_desc, init_pid_exec, NULL, kafka_init_pid_emit,
-	    NULL, ERRBODY_NONE, &kmsg_init_producer_id },
+	    kafka_decode_desc, init_pid_exec, kafka_txn_init_poll,
+	    kafka_init_pid_emit, NULL, ERRBODY_NONE, &kmsg_init_producer_id },
+	/* Transactions: worker/kafka/txn.c. */
+	{ KAPI_ADD_PARTITIONS_TO_TXN, 0, 5, "AddPartitionsToTxn", AUTH_PRODUCE,
+	    kafka_decode_desc, kafka_addparts_exec, kafka_txn_poll,
+	    kafka_txn_emit, NULL, ERRBODY_NONE, &kmsg_add_partitions_to_txn },
+	{ KAPI_ADD_OFFSETS_TO_TXN, 0, 4, "AddOffsetsToTxn", AUTH_PRODUCE,
+	    kafka_decode_desc, kafka_addoffs_exec, kafka_txn_poll,
+	    kafka_txn_emit, NULL, ERRBODY_NONE, &kmsg_add_offsets_to_txn },
+	{ KAPI_END_TXN, 0, 5, "EndTxn", AUTH_PRODUCE,
+	    kafka_decode_desc, kafka_endtxn_exec, kafka_txn_poll,
+	    kafka_txn_emit, NULL, ERRBODY_NONE, &kmsg_end_txn },
+	{ KAPI_TXN_OFFSET_COMMIT, 0, 5, "TxnOffsetCommit", AUTH_PRODUCE,
+	    kafka_decode_desc, kafka_txnoc_exec, kafka_txn_poll,
+	    kafka_txn_emit, NULL, ERRBODY_NONE, &kmsg_txn_offset_commit },
+	{ KAPI_DESCRIBE_TRANSACTIONS, 0, 0, "DescribeTransactions",
+	    AUTH_PRODUCE, kafka_decode_desc, kafka_desctxn_exec, NULL,
+	    kafka_txn_emit, NULL, ERRBODY_NONE, &kmsg_describe_transactions },
+	{ KAPI_LIST_TRANSACTIONS, 0, 1, "ListTransactions", AUTH_PRODUCE,
+	    kafka_decode_desc, kafka_listtxn_exec, NULL, kafka_txn_emit, NULL,
+	    ERRBODY_NONE, &kmsg_list_transactions },
 	/* Groups: worker/kafka/group.c. */
 	{ KAPI_FIND_COORDINATOR, 0, 6, "FindCoordinator", 0,
 	    kafka_decode_desc_tail, kafka_find_coord_exec, NULL,

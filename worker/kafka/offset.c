@@ -9,8 +9,8 @@
  * (v2-4: ignored, as Kafka 2.1 and later do), leader epoch (v6) and
  * per-partition metadata are not kept (OffsetFetch answers an empty
  * metadata string and epoch -1): offsets live as long as their group
- * and topic.  Without transactions every committed offset is stable
- * (OffsetFetch v7's require_stable).  A static member's commit (v7+
+ * and topic.  OffsetFetch v7's require_stable answers
+ * UNSTABLE_OFFSET_COMMIT for an offset pending in a transaction.  A static member's commit (v7+
  * group_instance_id) is checked as Kafka's: FENCED_INSTANCE_ID when
  * another member id holds the instance.
  */
@@ -34,6 +34,8 @@
 #include "worker/op/group.h"
 #include "worker/op/group_info.h"
 #include "worker/op/group_offsets.h"
+#include "worker/op/part.h"
+#include "worker/op/txn.h"
 #include "worker/kafka/kafka.h"
 #include "worker/kafka/group.h"
 #include "worker/worker.h"
@@ -93,11 +95,17 @@ kafka_commit_exec(struct worker *w, struct conn *c, struct req *r)
 	    (size_t)q->group_id.len, &gp, &s0, &g0)) == NULL)
 		err = KERR_COORDINATOR_NOT_AVAILABLE;
 	if (g != NULL && g->kind == GROUP_KIND_CONSUMER)
-		/* Member epochs (KIP-848); its members commit with v9+. */
+		/*
+		 * Member epochs (KIP-848); its members commit with v9+, its
+		 * classic members (the online migration) with any version.
+		 */
 		err = (err = cgroup_commit_check(w->shm, g, q->member_id.p,
 		    q->member_id.len > 0 ? (size_t)q->member_id.len : 0,
 		    q->generation_id, w->now, &gp)) == KERR_NONE &&
-		    q->generation_id >= 0 && k->h.api_version < 9 ?
+		    q->generation_id >= 0 && k->h.api_version < 9 &&
+		    !cgroup_is_classic(w->shm, g, (uint32_t)group_member_find(
+		    w->shm, g, q->member_id.p, q->member_id.len > 0 ?
+		    (size_t)q->member_id.len : 0)) ?
 		    KERR_UNSUPPORTED_VERSION : err;
 	else if (g != NULL)
 		err = kgroup_commit_check(w->shm, g, q->member_id.p,
@@ -327,6 +335,33 @@ ofetch_member(struct worker *w, const struct op_ctx *x,
  * consumer protocol group (ofetch_member()): a member that is not there,
  * or at another epoch, gets the group's error and no topics.
  */
+/*
+ * require_stable (v7+): a partition with an offset pending in an open
+ * transaction (worker/op/txn.h) answers UNSTABLE_OFFSET_COMMIT and no
+ * offset, as Kafka's; the client retries until the transaction ends.
+ */
+static void
+ofetch_stable(struct worker *w, struct kstr group, struct karray *topics)
+{
+	struct km_ofetch_topic_resp *t = topics->v;
+	struct km_ofetch_part *fp;
+	struct shm_partition *p;
+	int32_t i, j;
+
+	for (i = 0; i < topics->n; i++) {
+		fp = t[i].partitions.v;
+		for (j = 0; j < t[i].partitions.n; j++)
+			if (op_part_resolve(w, t[i].name.p, t[i].name.len > 0 ?
+			    (size_t)t[i].name.len : 0, fp[j].partition_index, 0,
+			    &p) == OP_OK && op_txn_unstable(w, group.p,
+			    group.len > 0 ? (size_t)group.len : 0,
+			    (uint32_t)(p - w->shm->parts))) {
+				fp[j].error_code = KERR_UNSTABLE_OFFSET_COMMIT;
+				fp[j].committed_offset = -1;
+			}
+	}
+}
+
 void
 kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 {
@@ -352,6 +387,8 @@ kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 			c->dead = 1;
 			return;
 		}
+		if (k->h.api_version >= 7 && q->require_stable)
+			ofetch_stable(w, q->group_id, &s->topics);
 		k->kst = s;
 		return;
 	}
@@ -368,6 +405,8 @@ kafka_offset_fetch_exec(struct worker *w, struct conn *c, struct req *r)
 			c->dead = 1;
 			return;
 		}
+		if (q->require_stable)
+			ofetch_stable(w, qg[i].group_id, &gr[i].topics);
 	}
 	s->groups.n = ng;
 	s->groups.v = gr;

@@ -27,6 +27,8 @@ op_group_params(const struct worker *w, struct group_params *gp)
 	gp->cg_assignor = cgroup_assignor(w->conf->group_consumer_assignor,
 	    strlen(w->conf->group_consumer_assignor));
 	gp->cg_max_size = w->conf->group_consumer_max_size;
+	gp->cg_migration = (uint32_t)cgroup_policy(
+	    w->conf->group_consumer_migration_policy);
 }
 
 void

@@ -44,6 +44,16 @@ static const char *const op_errnames[OP_ERR_MAX] = {
 	[OP_POLICY]		= "the topic's cleanup.policy forbids it",
 	[OP_KEYLESS]		= "compacted topic requires keyed records",
 	[OP_PRODUCERS_FULL]	= "every producer slot of the partition holds an open transaction",
+	[OP_TXN_CONCURRENT]	= "a transaction is being completed",
+	[OP_TXN_BAD_STATE]	= "invalid transaction state",
+	[OP_TXN_BAD_MAPPING]	= "producer id not the transaction's",
+	[OP_TXN_BAD_TIMEOUT]	= "invalid transaction timeout",
+	[OP_TXN_FENCED]		= "producer fenced",
+	[OP_TXN_EPOCH]		= "producer epoch fenced",
+	[OP_TXN_NOT_FOUND]	= "no such transactional id",
+	[OP_TXN_NOT_ATTEMPTED]	= "not attempted",
+	[OP_TXN_UNSTABLE]	= "offset pending in a transaction",
+	[OP_CONTROL_BATCH]	= "control batches are the broker's",
 };
 
 const char *

@@ -75,6 +75,17 @@ enum op_err {
 	OP_KEYLESS,		/* a record without a key to a compacted topic */
 	OP_PRODUCERS_FULL,	/* every producer slot of the partition holds an
 				   open transaction: retry */
+	/* Transactions (worker/op/txn.h, issue 29). */
+	OP_TXN_CONCURRENT,	/* a Prepare* is being completed: retry */
+	OP_TXN_BAD_STATE,	/* not allowed in the transaction's state */
+	OP_TXN_BAD_MAPPING,	/* the producer id is not the transaction's */
+	OP_TXN_BAD_TIMEOUT,	/* over transaction_max_timeout_ms, or <= 0 */
+	OP_TXN_FENCED,		/* a newer epoch holds the transactional id */
+	OP_TXN_EPOCH,		/* a produce with an older epoch */
+	OP_TXN_NOT_FOUND,	/* no such transactional id */
+	OP_TXN_NOT_ATTEMPTED,	/* another part of the request failed */
+	OP_TXN_UNSTABLE,	/* an offset is pending in a transaction */
+	OP_CONTROL_BATCH,	/* a client sent a control batch */
 	OP_ERR_MAX
 };
 

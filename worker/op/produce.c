@@ -18,6 +18,7 @@
 #include "worker/op/part.h"
 #include "worker/op/produce.h"
 #include "worker/op/producer.h"
+#include "worker/op/txn.h"
 #include "worker/op/tconf.h"
 #include "worker/worker.h"
 
@@ -211,6 +212,10 @@ produce_check(const struct op_ctx *x, const struct op_produce_part *pp,
 		return OP_TOO_LARGE;
 	if ((err = records_validate(w->conf, pp->records, pp->records_len,
 	    (tc.v[TC_CLEANUP_POLICY] & TCONF_CLEANUP_COMPACT) != 0)) != OP_OK)
+		return err;
+	/* Transactions (worker/op/txn.h): markers are the broker's alone. */
+	if ((err = op_txn_batches(w, (uint32_t)(p - w->shm->parts),
+	    pp->records, pp->records_len)) != OP_OK)
 		return err;
 	if ((err = produce_timestamps(&tc, pp)) != OP_OK)
 		return err;
