@@ -160,26 +160,79 @@ flumed_start(struct flumed *d, const char *extra)
 	return flumed_start_on(d, extra, 0);
 }
 
-int
-flumed_start_on(struct flumed *d, const char *extra, int wait_port)
+/* d's directory, port and paths; 0 or -1. */
+static int
+flumed_init(struct flumed *d, const char *extra, int wait_port)
 {
 	memset(d, 0, sizeof(*d));
 	d->wait_port = wait_port;
 	d->dir = test_mkdtemp("flumed");
 	d->extra = extra != NULL ? strdup(extra) : NULL;
 	d->port = support_free_port();
-	if (d->port <= 0)
+	if (d->dir == NULL || d->port <= 0 ||
+	    (extra != NULL && d->extra == NULL))
 		return -1;
 	snprintf(d->broker, sizeof(d->broker), "127.0.0.1:%d", d->port);
 	snprintf(d->conf, sizeof(d->conf), "%s/flume.conf", d->dir);
 	snprintf(d->data, sizeof(d->data), "%s/data", d->dir);
 	snprintf(d->log, sizeof(d->log), "%s/master.log", d->dir);
-	if (write_conf(d) == -1 || spawn_master(d) == -1) {
+	return 0;
+}
+
+/* Write d's flume.conf and start it: 0, or -1 with d cleaned up. */
+static int
+flumed_launch(struct flumed *d, int ok)
+{
+	if (!ok || write_conf(d) == -1 || spawn_master(d) == -1) {
 		/* CUnit skips a suite's teardown when its setup fails. */
 		flumed_cleanup(d);
 		return -1;
 	}
 	return 0;
+}
+
+int
+flumed_start_on(struct flumed *d, const char *extra, int wait_port)
+{
+	return flumed_launch(d, flumed_init(d, extra, wait_port) == 0);
+}
+
+/* users as an auth file in d's directory, its path into path; 0 or -1. */
+static int
+write_users(const struct flumed *d, const char *users, char *path,
+    size_t len)
+{
+	FILE *f;
+	int rc;
+
+	snprintf(path, len, "%s/users", d->dir);
+	if ((f = fopen(path, "w")) == NULL)
+		return -1;
+	rc = fputs(users, f) == EOF ? -1 : 0;
+	if (fclose(f) == EOF || chmod(path, 0600) == -1)
+		rc = -1;
+	return rc;
+}
+
+int
+flumed_start_kafka(struct flumed *d, const char *users, const char *extra)
+{
+	char path[600], *all = NULL;
+	int ok;
+
+	ok = flumed_init(d, NULL, 0) == 0 &&
+	    (d->kport = support_free_port()) > 0 && d->kport != d->port &&
+	    (users == NULL || write_users(d, users, path, sizeof(path)) == 0);
+	if (ok) {
+		snprintf(d->kbroker, sizeof(d->kbroker), "127.0.0.1:%d",
+		    d->kport);
+		ok = asprintf(&all, "%s%s%skafka_listen = %s\n%s",
+		    users != NULL ? "auth_file = " : "",
+		    users != NULL ? path : "", users != NULL ? "\n" : "",
+		    d->kbroker, extra != NULL ? extra : "") != -1;
+		d->extra = ok ? all : NULL;
+	}
+	return flumed_launch(d, ok);
 }
 
 int
@@ -471,6 +524,12 @@ int
 support_connect(const struct flumed *d)
 {
 	return support_connect_from(d->port, NULL);
+}
+
+int
+support_kconnect(const struct flumed *d)
+{
+	return d->kport > 0 ? support_connect_from(d->kport, NULL) : -1;
 }
 
 int

@@ -22,6 +22,8 @@ struct flumed {
 	char	 log[512];
 	char	*extra;		/* config lines appended to flume.conf */
 	int	 wait_port;	/* started once this accepts; 0: port */
+	int	 kport;		/* flumed_start_kafka's Kafka port; 0: none */
+	char	 kbroker[64];	/* "127.0.0.1:KPORT" */
 };
 
 /* Directory of the programs under test ($FLUME_BIN, else ./bin). */
@@ -47,6 +49,15 @@ int	 flumed_start(struct flumed *d, const char *extra);
  * extra lines turn the plaintext listener off (listen = off).
  */
 int	 flumed_start_on(struct flumed *d, const char *extra, int wait_port);
+/*
+ * flumed_start() with a Kafka listener on a free loopback port too
+ * (d->kport, d->kbroker).  users, when not NULL, is an auth file's text
+ * ("name:secret:rights" lines): written to "users" in the broker's
+ * directory (mode 0600) and named by auth_file.  Those lines come before
+ * extra, which may open [topic] sections.  0 or -1.
+ */
+int	 flumed_start_kafka(struct flumed *d, const char *users,
+	    const char *extra);
 /*
  * Start the broker's test build (build/tests/flume-master-seams, with the
  * fault seams of master/fault.h) instead of bin/flume-master from now on
@@ -112,6 +123,8 @@ int	 support_pid_state(pid_t pid, const char *states, int ms);
 struct wbuf;
 /* Connected, blocking TCP socket to the daemon, or -1. */
 int	 support_connect(const struct flumed *d);
+/* The same to its Kafka listener (flumed_start_kafka), or -1. */
+int	 support_kconnect(const struct flumed *d);
 /*
  * Connected, blocking TCP socket to 127.0.0.1:port from the local
  * address src (another loopback address, "127.0.0.2", so the broker

@@ -33,25 +33,16 @@
 #include "tests/harness.h"
 #include "tests/integration/support.h"
 
-#define HOST		"127.0.0.1"
 #define NKEYS		1000
 #define NVERS		100
 #define NFILL		1000	/* filler records: close the data's last segment */
 
 static struct flumed d;
-static char kbroker[64];
 
 static int
 setup(void)
 {
-	char extra[1200];
-	int kport;
-
-	if ((kport = support_free_port()) <= 0)
-		return -1;
-	snprintf(kbroker, sizeof(kbroker), HOST ":%d", kport);
-	snprintf(extra, sizeof(extra), "kafka_listen = %s\n"
-	    "flush_interval_ms = 20ms\n"
+	return flumed_start_kafka(&d, NULL, "flush_interval_ms = 20ms\n"
 	    "cleaner_backoff_ms = 100ms\n"
 	    "[topic cmp]\npartitions = 1\ncleanup.policy = compact\n"
 	    "segment.bytes = 64K\nmin.cleanable.dirty.ratio = 0.01\n"
@@ -62,9 +53,7 @@ setup(void)
 	    "[topic cpw]\npartitions = 1\nsegment.bytes = 64K\n"
 	    "[topic cmi]\npartitions = 1\ncleanup.policy = compact\n"
 	    "segment.bytes = 64K\nmin.cleanable.dirty.ratio = 0.01\n"
-	    "[topic kl]\npartitions = 1\ncleanup.policy = compact,delete\n",
-	    kbroker);
-	return flumed_start(&d, extra);
+	    "[topic kl]\npartitions = 1\ncleanup.policy = compact,delete\n");
 }
 
 static int
@@ -95,7 +84,7 @@ producer_new(void)
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
 	char err[256];
 
-	if (rd_kafka_conf_set(conf, "bootstrap.servers", kbroker, err,
+	if (rd_kafka_conf_set(conf, "bootstrap.servers", d.kbroker, err,
 	    sizeof(err)) != RD_KAFKA_CONF_OK ||
 	    rd_kafka_conf_set(conf, "linger.ms", "5", err, sizeof(err)) !=
 	    RD_KAFKA_CONF_OK ||
@@ -197,7 +186,7 @@ consume_all(const char *topic, struct view *vw)
 
 	memset(vw, 0, sizeof(*vw));
 	vw->ordered = 1;
-	if (rd_kafka_conf_set(conf, "bootstrap.servers", kbroker, err,
+	if (rd_kafka_conf_set(conf, "bootstrap.servers", d.kbroker, err,
 	    sizeof(err)) != RD_KAFKA_CONF_OK ||
 	    rd_kafka_conf_set(conf, "group.id", "cleaner-test", err,
 	    sizeof(err)) != RD_KAFKA_CONF_OK ||

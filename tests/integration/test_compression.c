@@ -40,7 +40,6 @@
 #define CLIENTS		"tests/tools/kafka_clients.py"
 
 static struct flumed d;
-static char kbroker[64];
 
 /* Little-endian, as zstd frames are. */
 static void
@@ -55,15 +54,8 @@ le_put(uint8_t *p, uint64_t v, int n)
 static int
 setup(void)
 {
-	char extra[256];
-	int port;
-
-	if ((port = support_free_port()) <= 0)
-		return -1;
-	snprintf(kbroker, sizeof(kbroker), "127.0.0.1:%d", port);
-	snprintf(extra, sizeof(extra), "max_message_bytes = 256K\n"
-	    "partitions = 1\nkafka_listen = %s\n", kbroker);
-	return flumed_start(&d, extra) == 0 ? 0 : -1;
+	return flumed_start_kafka(&d, NULL, "max_message_bytes = 256K\n"
+	    "partitions = 1\n");
 }
 
 static int
@@ -244,7 +236,7 @@ test_confluent_each_codec(void)
 {
 	static const char *names[] = { "gzip", "snappy", "lz4", "zstd" };
 	char topic[32], n[16], want_line[128], *out, *want = kafka_lines();
-	const char *argv[] = { PYTHON, CLIENTS, "codec", kbroker, topic, NULL,
+	const char *argv[] = { PYTHON, CLIENTS, "codec", d.kbroker, topic, NULL,
 	    n, NULL };
 	int i;
 
@@ -272,10 +264,10 @@ test_kcat_each_codec(void)
 {
 	static const char *names[] = { "gzip", "snappy", "lz4", "zstd" };
 	char topic[32], *input, *want = kafka_lines(), *out;
-	const char *pargv[] = { "kcat", "-b", kbroker, "-P", "-t", topic,
+	const char *pargv[] = { "kcat", "-b", d.kbroker, "-P", "-t", topic,
 	    "-p", "0", "-K", ":", "-z", NULL, "-X", "enable.idempotence=true",
 	    NULL };
-	const char *cargv[] = { "kcat", "-b", kbroker, "-C", "-t", topic,
+	const char *cargv[] = { "kcat", "-b", d.kbroker, "-C", "-t", topic,
 	    "-p", "0", "-o", "beginning", "-e", "-q", "-f", "%o %k|%s\n",
 	    NULL };
 	size_t cap = NKAFKA * 96, n;

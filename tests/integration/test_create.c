@@ -32,18 +32,11 @@
 #define WRITER_SLOT	2	/* after the 2 workers flumed_start asks for */
 
 static struct flumed d;
-static int kport;
 
 static int
 setup(void)
 {
-	char extra[256];
-
-	if ((kport = support_free_port()) <= 0)
-		return -1;
-	snprintf(extra, sizeof(extra), "auto_create_topics = false\n"
-	    "kafka_listen = 127.0.0.1:%d\n", kport);
-	return flumed_start(&d, extra);
+	return flumed_start_kafka(&d, NULL, "auto_create_topics = false\n");
 }
 
 static int
@@ -106,15 +99,6 @@ ncreate(int fd, uint32_t id, const char *topic, int32_t n, int32_t *parts)
 		rc = -3000;
 	free(p);
 	return rc;
-}
-
-static int
-kconnect(void)
-{
-	struct flumed k = d;
-
-	k.port = kport;
-	return support_connect(&k);
 }
 
 /*
@@ -191,7 +175,7 @@ test_kafka_create_on_disk(void)
 	char name[32];
 	int fd, i;
 
-	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	for (i = 0; i < 8; i++) {
 		snprintf(name, sizeof(name), "k%d", i);
 		CU_ASSERT_EQUAL(kcreate(fd, 10 + i, name, 2, 10000), KERR_NONE);
@@ -217,7 +201,7 @@ test_writer_held(void)
 	int kfd, nfd;
 
 	CU_ASSERT_FATAL((writer = flumed_child_pid(&d, "writer", WRITER_SLOT)) > 0);
-	CU_ASSERT_FATAL((kfd = kconnect()) >= 0);
+	CU_ASSERT_FATAL((kfd = support_kconnect(&d)) >= 0);
 	CU_ASSERT_FATAL((nfd = support_connect_served(&d, 5000)) >= 0);
 	CU_ASSERT_FATAL(kill(writer, SIGSTOP) == 0);
 	/* Only non-fatal checks until the writer is continued. */
@@ -342,7 +326,7 @@ test_storage_error(void)
 	int32_t parts = 0;
 	int kfd, nfd;
 
-	CU_ASSERT_FATAL((kfd = kconnect()) >= 0);
+	CU_ASSERT_FATAL((kfd = support_kconnect(&d)) >= 0);
 	CU_ASSERT_FATAL((nfd = support_connect_served(&d, 5000)) >= 0);
 	CU_ASSERT_FATAL(block("sk") == 0);
 	CU_ASSERT_EQUAL(kcreate(kfd, 1, "sk", 1, 8000), KERR_KAFKA_STORAGE_ERROR);

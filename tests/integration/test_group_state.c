@@ -35,25 +35,16 @@
 #define KAFKAJS_CACHE	".cache/flume/kafkajs-2.2.4/node_modules"
 
 static struct flumed d;
-static int kport;
-static char kbroker[64];
 
 static int
 setup(void)
 {
-	char extra[512];
-
-	if ((kport = support_free_port()) <= 0)
-		return -1;
-	snprintf(kbroker, sizeof(kbroker), "127.0.0.1:%d", kport);
-	snprintf(extra, sizeof(extra), "kafka_listen = %s\n"
+	return flumed_start_kafka(&d, NULL,
 	    "group_min_session_timeout_ms = 500\n"
 	    "group_rebalance_timeout_ms = 5s\n"
 	    "group_initial_rebalance_delay_ms = 300ms\n"
 	    "max_groups = 64\n"
-	    "[topic t1]\npartitions = 1\n[topic kj]\npartitions = 1\n",
-	    kbroker);
-	return flumed_start(&d, extra);
+	    "[topic t1]\npartitions = 1\n[topic kj]\npartitions = 1\n");
 }
 
 static int
@@ -182,7 +173,7 @@ kafkajs_path(char buf[1024])
 static void
 test_kafkajs_reset_offsets(void)
 {
-	const char *argv[] = { "node", KAFKAJS_JS, kbroker, "kj", "kjg", "5",
+	const char *argv[] = { "node", KAFKAJS_JS, d.kbroker, "kj", "kjg", "5",
 	    NULL };
 	char path[1024], *out = NULL, *err = NULL;
 	int rc;
@@ -452,12 +443,10 @@ groups_listed(void)
 static int
 fill_one(int n)
 {
-	struct flumed k = d;
 	char name[32];
 	int fd, rc;
 
-	k.port = kport;
-	if ((fd = support_connect(&k)) < 0)
+	if ((fd = support_kconnect(&d)) < 0)
 		return -1000;
 	snprintf(name, sizeof(name), "fill%d", n);
 	rc = kafka_commit(fd, name, n, 1);

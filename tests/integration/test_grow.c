@@ -40,38 +40,21 @@
 #define WAIT_MS		30000
 
 static struct flumed d, da;
-static int kport, kaport;
-static char *dir;
 static pid_t cons[NCONS], prod;
 static char outpath[NCONS][600];
 
 static int
 setup(void)
 {
-	char extra[1024], users[600];
-	FILE *f;
-
-	if ((kport = support_free_port()) <= 0 ||
-	    (kaport = support_free_port()) <= 0 ||
-	    (dir = test_mkdtemp("grow")) == NULL)
-		return -1;
-	snprintf(extra, sizeof(extra), "partitions = 3\nmax_partitions = 40\n"
+	if (flumed_start_kafka(&d, NULL, "partitions = 3\nmax_partitions = 40\n"
 	    "client_log_interval_ms = 0\ngroup_min_session_timeout_ms = 500\n"
-	    "group_rebalance_timeout_ms = 5s\nflush_interval_ms = 50ms\n"
-	    "kafka_listen = 127.0.0.1:%d\n", kport);
-	if (flumed_start(&d, extra) != 0)
+	    "group_rebalance_timeout_ms = 5s\n"
+	    "flush_interval_ms = 50ms\n") != 0 ||
+	    flumed_start_kafka(&da, "alice:alice-pw:produce,consume,admin\n"
+	    "bob:bob-pw:produce,consume\n", "client_log_interval_ms = 0\n"
+	    "[topic s1]\npartitions = 2\n") != 0)
 		return -1;
-	snprintf(users, sizeof(users), "%s/users", dir);
-	if ((f = fopen(users, "w")) == NULL)
-		return -1;
-	fprintf(f, "alice:alice-pw:produce,consume,admin\n"
-	    "bob:bob-pw:produce,consume\n");
-	fclose(f);
-	chmod(users, 0600);
-	snprintf(extra, sizeof(extra), "auth_file = %s\n"
-	    "client_log_interval_ms = 0\nkafka_listen = 127.0.0.1:%d\n"
-	    "[topic s1]\npartitions = 2\n", users, kaport);
-	return flumed_start(&da, extra);
+	return 0;
 }
 
 static void
@@ -94,8 +77,6 @@ teardown(void)
 	kill_pid(&prod);
 	flumed_cleanup(&d);
 	flumed_cleanup(&da);
-	test_rmtree(dir);
-	free(dir);
 	return 0;
 }
 
@@ -575,15 +556,6 @@ test_grow_extents_restart(void)
 
 /* ---- Kafka's CreatePartitions ---- */
 
-static int
-kconnect(const struct flumed *b, int port)
-{
-	struct flumed k = *b;
-
-	k.port = port;
-	return support_connect(&k);
-}
-
 /*
  * Send (m, v) request q on fd with correlation id corr and decode the
  * answer into resp (its bytes in *buf, freed by the caller): 0 or -1.
@@ -694,7 +666,7 @@ test_kafka_every_version(void)
 	int16_t v;
 
 	CU_ASSERT_EQUAL_FATAL(admin(create, NULL), 0);
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	for (v = 0; v <= 3; v++) {
 		CU_ASSERT_EQUAL_FATAL(kgrow(fd, v, "k", 2 + v, -1, 0, 1, &g), 0);
 		CU_ASSERT_EQUAL(g.error, KERR_NONE);
@@ -725,7 +697,7 @@ test_kafka_refused(void)
 	int fd;
 
 	CU_ASSERT_EQUAL_FATAL(admin(create, NULL), 0);
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	CU_ASSERT_EQUAL_FATAL(kgrow(fd, 3, "r", 2, -1, 0, 0, &g), 0);
 	CU_ASSERT_EQUAL(g.error, KERR_INVALID_PARTITIONS);
 	CU_ASSERT_STRING_EQUAL(g.msg, "The topic r currently has 3 "
@@ -770,7 +742,7 @@ test_kafka_writer_dies(void)
 	CU_ASSERT_FATAL((writer = flumed_child_pid(&d, "writer", -1)) > 0);
 	CU_ASSERT_EQUAL_FATAL(kill(writer, SIGSTOP), 0);
 	CU_ASSERT_FATAL(support_pid_state(writer, "T", 5000));
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	kgrow_timeout = 300;
 	CU_ASSERT_EQUAL(kgrow(fd, 3, "wd", 4, -1, 0, 0, &g), 0);
 	kgrow_timeout = 15000;
@@ -825,12 +797,12 @@ test_kafka_no_permission(void)
 	struct kgrow g;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = kconnect(&da, kaport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&da)) >= 0);
 	sasl_plain(fd, "bob", "bob-pw");
 	CU_ASSERT_EQUAL_FATAL(kgrow(fd, 2, "s1", 4, -1, 0, 0, &g), 0);
 	CU_ASSERT_EQUAL(g.error, KERR_TOPIC_AUTHORIZATION_FAILED);
 	close(fd);
-	CU_ASSERT_FATAL((fd = kconnect(&da, kaport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&da)) >= 0);
 	sasl_plain(fd, "alice", "alice-pw");
 	CU_ASSERT_EQUAL_FATAL(kgrow(fd, 2, "s1", 2, -1, 0, 0, &g), 0);
 	CU_ASSERT_EQUAL(g.error, KERR_INVALID_PARTITIONS);

@@ -42,22 +42,17 @@
 #define LISTED_CO	"topic \"__consumer_offsets\" with 4 partitions:"
 
 static struct flumed d;
-static int kport;
-static char kbroker[64];
 
 static int
 setup(void)
 {
 	char extra[512];
 
-	if ((kport = support_free_port()) <= 0)
-		return -1;
-	snprintf(kbroker, sizeof(kbroker), "127.0.0.1:%d", kport);
 	snprintf(extra, sizeof(extra), "partitions = 3\n"
-	    "auto_create_topics = yes\nkafka_listen = %s\n"
+	    "auto_create_topics = yes\n"
 	    "offsets_topic_num_partitions = %d\n"
-	    "[topic t]\npartitions = 1\n", kbroker, CO_PARTS);
-	return flumed_start(&d, extra);
+	    "[topic t]\npartitions = 1\n", CO_PARTS);
+	return flumed_start_kafka(&d, NULL, extra);
 }
 
 static int
@@ -72,7 +67,7 @@ static int
 clients(char **out, const char *cmd, const char *a1, const char *a2,
     const char *a3)
 {
-	const char *argv[] = { PYTHON, CLIENTS, cmd, kbroker, a1, a2, a3,
+	const char *argv[] = { PYTHON, CLIENTS, cmd, d.kbroker, a1, a2, a3,
 	    NULL };
 
 	return support_run_cmd(PYTHON, argv, NULL, out, NULL, 90000);
@@ -98,7 +93,7 @@ expect_clients(const char *want, const char *cmd, const char *a1,
 static void
 expect_kcat_listed(void)
 {
-	const char *argv[] = { "kcat", "-b", kbroker, "-L", "-t",
+	const char *argv[] = { "kcat", "-b", d.kbroker, "-L", "-t",
 	    "__consumer_offsets", NULL };
 	char *out = NULL;
 
@@ -143,7 +138,7 @@ kcat_corecs(struct corec *out, int cap)
 
 	/* kcat's bytes are binary: through od, as hex. */
 	snprintf(cmd, sizeof(cmd), "%s -b %s -C -t __consumer_offsets -e -q "
-	    "-f '%%K %%S %%p\\n%%k%%s' | od -An -v -tx1", KCAT, kbroker);
+	    "-f '%%K %%S %%p\\n%%k%%s' | od -An -v -tx1", KCAT, d.kbroker);
 	if (support_run_cmd("/bin/sh", argv, NULL, &hex, NULL, 30000) != 0 ||
 	    hex == NULL || (buf = malloc(strlen(hex) / 2 + 1)) == NULL) {
 		free(hex);
@@ -313,7 +308,7 @@ test_kafka_clients_read_offsets_topic(void)
 static void
 test_burrow_lag(void)
 {
-	const char *argv[] = { PYTHON, BURROW_CHECK, kbroker, "G", "t", NULL };
+	const char *argv[] = { PYTHON, BURROW_CHECK, d.kbroker, "G", "t", NULL };
 	char *out = NULL;
 
 	CU_ASSERT_EQUAL(support_run_cmd(PYTHON, argv, NULL, &out, NULL,

@@ -38,8 +38,6 @@
 #define MAXP		16	/* partitions of the test topic, at most */
 
 static struct flumed d;
-static struct flumed k;
-static int kport;
 static struct arena a;
 static int fd = -1;
 static int32_t corr;
@@ -47,25 +45,16 @@ static int32_t corr;
 static int
 setup(void)
 {
-	char extra[512];
-
-	if ((kport = support_free_port()) <= 0)
-		return -1;
-	snprintf(extra, sizeof(extra), "kafka_listen = 127.0.0.1:%d\n"
+	arena_init(&a, 8 << 20);
+	if (flumed_start_kafka(&d, NULL,
 	    "group_consumer_session_timeout_ms = 2s\n"
 	    "group_consumer_heartbeat_interval_ms = 300ms\n"
 	    "group_consumer_max_size = 5\n"
 	    "group_initial_rebalance_delay_ms = 100ms\n"
 	    "[topic cg]\npartitions = 6\n[topic rx-1]\npartitions = 2\n"
 	    "[topic rx-2]\npartitions = 1\n[topic other]\npartitions = 3\n"
-	    "[topic ad]\npartitions = 2\n",
-	    kport);
-	arena_init(&a, 8 << 20);
-	if (flumed_start(&d, extra) == -1)
-		return -1;
-	k = d;
-	k.port = kport;
-	if ((fd = support_connect(&k)) < 0)
+	    "[topic ad]\npartitions = 2\n") == -1 ||
+	    (fd = support_kconnect(&d)) < 0)
 		return -1;
 	return 0;
 }

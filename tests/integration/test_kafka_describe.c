@@ -38,54 +38,37 @@
 				   Describe, DescribeConfigs, AlterConfigs */
 
 static struct flumed d, da;
-static int kport, kaport;
-static char *adir;
 
 static int
 setup(void)
 {
-	char extra[768], users[600];
+	char path[600];
 	FILE *f;
 	int i;
 
-	if ((kport = support_free_port()) <= 0)
-		return -1;
-	snprintf(extra, sizeof(extra), "kafka_listen = 127.0.0.1:%d\n"
-	    "flush_interval_ms = 20ms\n"
+	if (flumed_start_kafka(&d, NULL, "flush_interval_ms = 20ms\n"
 	    "[topic t3]\npartitions = 3\n[topic t5]\npartitions = 1\n"
 	    "[topic pkt]\npartitions = 2\n"
 	    "[topic tmax]\npartitions = 1\nsegment_bytes = 4K\n"
-	    "index_interval_bytes = 256\n", kport);
-	if (flumed_start(&d, extra) != 0)
+	    "index_interval_bytes = 256\n") != 0)
 		return -1;
 	/* A broker with users: ops administers a.*, bob only uses it. */
-	if ((kaport = support_free_port()) <= 0 ||
-	    (adir = test_mkdtemp("kdescribe")) == NULL)
-		return -1;
-	snprintf(users, sizeof(users), "%s/users", adir);
-	if ((f = fopen(users, "w")) == NULL)
-		return -1;
-	fprintf(f, "ops:ops-pw:admin=a.,consume=a.\n"
+	if (flumed_start_kafka(&da, "ops:ops-pw:admin=a.,consume=a.\n"
 	    "bob:bob-pw:consume=a.,produce=a.\n"
-	    "root:root-pw:admin,produce,consume\n");
-	fclose(f);
-	chmod(users, 0600);
+	    "root:root-pw:admin,produce,consume\n",
+	    "[topic a.x]\npartitions = 2\n[topic b.y]\npartitions = 1\n") != 0)
+		return -1;
 	/* flume-admin's secret files. */
 	for (i = 0; i < 2; i++) {
-		snprintf(users, sizeof(users), "%s/%s.secret", adir,
+		snprintf(path, sizeof(path), "%s/%s.secret", da.dir,
 		    i == 0 ? "root" : "ops");
-		if ((f = fopen(users, "w")) == NULL)
+		if ((f = fopen(path, "w")) == NULL)
 			return -1;
 		fprintf(f, "%s\n", i == 0 ? "root:root-pw" : "ops:ops-pw");
 		fclose(f);
-		chmod(users, 0600);
+		chmod(path, 0600);
 	}
-	snprintf(users, sizeof(users), "%s/users", adir);
-	snprintf(extra, sizeof(extra), "auth_file = %s\n"
-	    "kafka_listen = 127.0.0.1:%d\n"
-	    "[topic a.x]\npartitions = 2\n[topic b.y]\npartitions = 1\n",
-	    users, kaport);
-	return flumed_start(&da, extra);
+	return 0;
 }
 
 static int
@@ -93,26 +76,7 @@ teardown(void)
 {
 	flumed_cleanup(&d);
 	flumed_cleanup(&da);
-	if (adir != NULL) {
-		test_rmtree(adir);
-		free(adir);
-	}
 	return 0;
-}
-
-static int
-kconnect_to(const struct flumed *b, int port)
-{
-	struct flumed k = *b;
-
-	k.port = port;
-	return support_connect(&k);
-}
-
-static int
-kconnect(void)
-{
-	return kconnect_to(&d, kport);
 }
 
 /* One request of message m at version v, its answer in resp (support.h). */
@@ -202,7 +166,7 @@ check_broker(const struct km_dcluster_resp *s)
 	CU_ASSERT_EQUAL_FATAL(s->brokers.n, 1);
 	CU_ASSERT_EQUAL(b->broker_id, 0);
 	CU_ASSERT(kstr_eq(b->host, "127.0.0.1"));
-	CU_ASSERT_EQUAL(b->port, kport);
+	CU_ASSERT_EQUAL(b->port, d.kport);
 	CU_ASSERT_EQUAL(b->rack.len, -1);
 	CU_ASSERT_EQUAL(b->is_fenced, 0);
 }
@@ -222,7 +186,7 @@ test_describe_cluster(void)
 	uint8_t *raw = NULL;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	arena_init(&a, 1 << 20);
 	kdesc_defaults(kmsg_describe_cluster.km_req, &q);
 	kd_call(fd, &kmsg_describe_cluster, 0, 1, &q, &s, &a, &raw);
@@ -321,7 +285,7 @@ test_describe_log_dirs(void)
 	int16_t vers[] = { 0, 2, 3, 4 };
 	int fd, i;
 
-	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	CU_ASSERT_FATAL(realpath(d.data, dir) != NULL);
 	(void)produce(fd, "t3", 1, 3, NULL, -1, 0, 0, &size1);
 	/* The writer counts the bytes once it wrote them. */
@@ -433,7 +397,7 @@ test_offset_for_leader_epoch(void)
 	int64_t end;
 	int fd, i, v;
 
-	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	end = produce(fd, "t5", 0, 4, NULL, -1, 0, 0, NULL) + 4;
 	for (i = 0; i < NC; i++) {
 		rp[i].partition = cs[i].partition;
@@ -486,7 +450,7 @@ test_list_reassignments(void)
 	uint8_t *raw = NULL;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	arena_init(&a, 1 << 20);
 	kdesc_defaults(kmsg_list_partition_reassignments.km_req, &q);
 	CU_ASSERT_EQUAL(q.topics.n, -1);
@@ -538,7 +502,7 @@ test_describe_producers(void)
 	uint8_t *raw = NULL;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	arena_init(&a, 1 << 20);
 	kdesc_defaults(kmsg_init_producer_id.km_req, &iq);
 	iq.transactional_id = kstr_c(NULL);
@@ -693,7 +657,7 @@ test_describe_topic_partitions(void)
 	uint8_t id3[16];
 	int fd, i, seen3 = 0;
 
-	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	arena_init(&a, 1 << 20);
 	dtp_call(fd, 500, unk, 3, 2000, NULL, 0, &s, &a, &raw);
 	CU_ASSERT_EQUAL_FATAL(s.topics.n, 3);
@@ -786,7 +750,7 @@ test_list_offsets_max_timestamp(void)
 	uint8_t *raw = NULL;
 	int fd, b, i;
 
-	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	for (b = 0; b < 12; b++) {
 		for (i = 0; i < 40; i++)
 			ts[i] = 50000 + ((b * 37 + i * 11) % 97) * 10;
@@ -841,7 +805,7 @@ login(const char *user, const char *pw)
 	char msg[64];
 	int fd;
 
-	CU_ASSERT_FATAL((fd = kconnect_to(&da, kaport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&da)) >= 0);
 	arena_init(&a, 1 << 16);
 	hq.mechanism = kstr_c("PLAIN");
 	kd_call(fd, &kmsg_sasl_handshake, 1, 1, &hq, &hs, &a, &raw);
@@ -1063,8 +1027,8 @@ test_connections_client_software(void)
 	const char *l;
 	int fd1, fd2;
 
-	CU_ASSERT_FATAL((fd1 = kconnect()) >= 0);
-	CU_ASSERT_FATAL((fd2 = kconnect()) >= 0);
+	CU_ASSERT_FATAL((fd1 = support_kconnect(&d)) >= 0);
+	CU_ASSERT_FATAL((fd2 = support_kconnect(&d)) >= 0);
 	arena_init(&a, 1 << 16);
 	kdesc_defaults(kmsg_api_versions.km_req, &q);
 	q.client_software_name = kstr_c("kdesc-test");
@@ -1165,7 +1129,7 @@ test_platformatic_requests(void)
 	uint8_t *raw = NULL;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	arena_init(&a, 1 << 20);
 	replay(fd, "platformatic-kafka-DescribeCluster-v1.bin",
 	    &kmsg_describe_cluster, 1, &dc, &a, &raw);
@@ -1237,9 +1201,9 @@ test_connections_permission(void)
 	const char *l;
 	int fd;
 
-	snprintf(ops, sizeof(ops), "%s/ops.secret", adir);
-	snprintf(root, sizeof(root), "%s/root.secret", adir);
-	CU_ASSERT_FATAL((fd = kconnect_to(&da, kaport)) >= 0);
+	snprintf(ops, sizeof(ops), "%s/ops.secret", da.dir);
+	snprintf(root, sizeof(root), "%s/root.secret", da.dir);
+	CU_ASSERT_FATAL((fd = support_kconnect(&da)) >= 0);
 	arena_init(&a, 1 << 16);
 	kdesc_defaults(kmsg_api_versions.km_req, &q);
 	q.client_software_name = kstr_c("bob-app");

@@ -30,28 +30,19 @@
 #define MAXV		1024
 
 static struct flumed d;
-static int kport;
-static char kbroker[64];
 static char *tmp;		/* members' output files */
 
 static int
 setup(void)
 {
-	char extra[512];
-
-	if ((kport = support_free_port()) <= 0)
+	if ((tmp = test_mkdtemp("kgroups")) == NULL)
 		return -1;
-	snprintf(kbroker, sizeof(kbroker), "127.0.0.1:%d", kport);
-	snprintf(extra, sizeof(extra), "kafka_listen = %s\n"
-	    "flush_interval_ms = 100ms\n"
+	return flumed_start_kafka(&d, NULL, "flush_interval_ms = 100ms\n"
 	    "group_initial_rebalance_delay_ms = 300ms\n"
 	    "[topic t4]\npartitions = 4\n[topic k4]\npartitions = 4\n"
 	    "[topic m4]\npartitions = 4\n[topic w4]\npartitions = 4\n"
 	    "[topic p2]\npartitions = 2\n[topic c2]\npartitions = 2\n"
-	    "[topic n2]\npartitions = 2\n", kbroker);
-	if ((tmp = test_mkdtemp("kgroups")) == NULL)
-		return -1;
-	return flumed_start(&d, extra);
+	    "[topic n2]\npartitions = 2\n");
 }
 
 static int
@@ -151,7 +142,7 @@ run(const char *path, const char *const argv[], const char *in, char **out,
 static int
 produce(const char *topic, int from, int n)
 {
-	const char *argv[] = { "kcat", "-b", kbroker, "-P", "-t", topic, "-K:",
+	const char *argv[] = { "kcat", "-b", d.kbroker, "-P", "-t", topic, "-K:",
 	    NULL };
 	char in[600];
 	FILE *f;
@@ -178,7 +169,7 @@ kcat_member(struct member *m, const char *tag, const char *group,
     const char *topic, int session_ms, int heartbeat_ms, int exit_at_end)
 {
 	char st[64], hb[64];
-	const char *argv[] = { "kcat", "-u", "-b", kbroker, "-G", group,
+	const char *argv[] = { "kcat", "-u", "-b", d.kbroker, "-G", group,
 	    "-X", "auto.offset.reset=earliest", "-X", st, "-X", hb,
 	    "-f", "%p %s\\n", topic, exit_at_end ? "-e" : NULL, NULL };
 
@@ -195,7 +186,7 @@ static void
 py_member(struct member *m, const char *tag, const char *group,
     const char *topic, const char *seconds, const char *heartbeat_ms)
 {
-	const char *argv[] = { PYTHON, GROUPS_PY, "member", kbroker, topic,
+	const char *argv[] = { PYTHON, GROUPS_PY, "member", d.kbroker, topic,
 	    group, seconds, heartbeat_ms, NULL };
 
 	snprintf(m->out, sizeof(m->out), "%s/%s.out", tmp, tag);
@@ -390,7 +381,7 @@ static char *
 py_group(const char *which, const char *topic, const char *group, int n)
 {
 	char ns[16];
-	const char *argv[] = { PYTHON, GROUPS_PY, which, kbroker, topic, group,
+	const char *argv[] = { PYTHON, GROUPS_PY, which, d.kbroker, topic, group,
 	    ns, NULL };
 	char *out = NULL;
 
@@ -614,7 +605,7 @@ test_worker_killed_during_rebalance(void)
 static void
 test_kafka_python_admin_creates_and_lists(void)
 {
-	const char *argv[] = { PYTHON, GROUPS_PY, "create", kbroker, "adm",
+	const char *argv[] = { PYTHON, GROUPS_PY, "create", d.kbroker, "adm",
 	    NULL };
 	char *out = NULL;
 
@@ -697,12 +688,10 @@ join_body(struct wbuf *b, const char *group, int32_t session,
 static void
 test_wire_errors(void)
 {
-	struct flumed k = d;
 	struct wbuf b;
 	int fd, before = flumed_log_count(&d, "exceed max_group_member_metadata");
 
-	k.port = kport;
-	CU_ASSERT_FATAL((fd = support_connect(&k)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	wbuf_init(&b);
 	/* 4K of metadata space per member (the default); more is refused. */
 	join_body(&b, "wire", 10000, "", 4096);
@@ -882,7 +871,6 @@ static void
 test_deleted_topic_member(void)
 {
 	struct flume_client *c;
-	struct flumed k = d;
 	struct wbuf b;
 	char id[MEMBER_ID_MAX + 1], id2[MEMBER_ID_MAX + 1];
 	int32_t gen = -1, gen2 = -1, n = 0;
@@ -892,8 +880,7 @@ test_deleted_topic_member(void)
 	c = flume_connect(d.broker);
 	CU_ASSERT_FATAL(c != NULL);
 	CU_ASSERT_EQUAL_FATAL(flume_create_topic(c, "kdt", 1, &n), 0);
-	k.port = kport;
-	CU_ASSERT_FATAL((fd = support_connect(&k)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	wbuf_init(&b);
 	CU_ASSERT_EQUAL_FATAL(kdt_join(fd, &b, 1, "", &gen, id), KERR_NONE);
 	CU_ASSERT(gen >= 1);

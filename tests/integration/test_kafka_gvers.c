@@ -35,8 +35,6 @@
 #define HOST		"127.0.0.1"
 
 static struct flumed d;
-static int kport;
-static char kbroker[64];
 /* The member librdkafka's JoinGroup made, its generation, its metadata. */
 static char mid[256];
 static int32_t mgen = -1;
@@ -46,15 +44,9 @@ static size_t rmeta_len;
 static int
 setup(void)
 {
-	char extra[256];
-
-	if ((kport = support_free_port()) <= 0)
-		return -1;
-	snprintf(kbroker, sizeof(kbroker), HOST ":%d", kport);
-	snprintf(extra, sizeof(extra), "kafka_listen = %s\n"
+	return flumed_start_kafka(&d, NULL,
 	    "group_initial_rebalance_delay_ms = 100ms\n"
-	    "[topic t]\npartitions = 2\n", kbroker);
-	return flumed_start(&d, extra);
+	    "[topic t]\npartitions = 2\n");
 }
 
 static int
@@ -262,7 +254,7 @@ coord_ok(struct wbuf *w, int fl)
 {
 	wbuf_i32(w, 0);			/* node */
 	vstr(w, fl, HOST);
-	wbuf_i32(w, kport);
+	wbuf_i32(w, d.kport);
 }
 
 /* A FindCoordinator v4+ request for keys k1, k2 of key type kt. */
@@ -299,7 +291,7 @@ test_find_coordinator(void)
 	struct wbuf b, w;
 	int fd, fl;
 
-	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	wbuf_init(&b);
 	wbuf_init(&w);
 	/* v0: the group's coordinator, no throttle. */
@@ -454,7 +446,7 @@ test_join_member_id_required(void)
 	size_t n, flen, off;
 	int fd, l;
 
-	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	wbuf_init(&w);
 	wbuf_init(&f);
 	p = fixture("kcat-JoinGroup-v5", 1, &flen);
@@ -542,7 +534,7 @@ test_join_flexible(void)
 	size_t n;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	wbuf_init(&b);
 	wbuf_init(&w);
 	join_body(&b, 6, NULL);
@@ -621,7 +613,7 @@ test_sync_heartbeat(void)
 	int fd;
 
 	CU_ASSERT_FATAL(mgen == 1);
-	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	wbuf_init(&b);
 	wbuf_init(&w);
 	sync_body(&b, "consumer", "roundrobin");
@@ -757,7 +749,7 @@ test_offset_commit(void)
 	int fd;
 
 	CU_ASSERT_FATAL(mgen == 1);
-	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	wbuf_init(&b);
 	wbuf_init(&w);
 	commit_body(&b, 9, mgen, mid, p015, o015, 3);
@@ -829,7 +821,7 @@ test_offset_fetch(void)
 	struct wbuf b, w;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	wbuf_init(&b);
 	wbuf_init(&w);
 	vstr(&b, 0, "grp");
@@ -966,7 +958,7 @@ test_offset_fetch_behind_fetch(void)
 	size_t n = 0;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	wbuf_init(&fb);
 	wbuf_init(&ob);
 	wbuf_init(&ab);
@@ -1061,7 +1053,7 @@ test_list_groups(void)
 	struct wbuf b, w;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	wbuf_init(&b);
 	wbuf_init(&w);
 	wbuf_i16(&w, 0);
@@ -1158,7 +1150,7 @@ test_describe_groups(void)
 	struct wbuf b, w;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	wbuf_init(&b);
 	wbuf_init(&w);
 	varr(&b, 0, 2);
@@ -1227,7 +1219,7 @@ admin_new(void)
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
 	char err[256];
 
-	if (rd_kafka_conf_set(conf, "bootstrap.servers", kbroker, err,
+	if (rd_kafka_conf_set(conf, "bootstrap.servers", d.kbroker, err,
 	    sizeof(err)) != RD_KAFKA_CONF_OK) {
 		rd_kafka_conf_destroy(conf);
 		return NULL;
@@ -1334,7 +1326,7 @@ test_leave_group(void)
 	struct wbuf b, w;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	wbuf_init(&b);
 	wbuf_init(&w);
 	wbuf_i32(&w, 0);
@@ -1466,7 +1458,7 @@ test_other_clients(void)
 	size_t n, flen, ml, off;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = support_connect_from(kport, NULL)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	wbuf_init(&w);
 	wbuf_init(&f);
 	/* kafkajs: group kjgrp, client id flume-compat, session 10 s. */

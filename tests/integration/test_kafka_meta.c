@@ -15,7 +15,6 @@
  * Two brokers: one without users (auto_create_topics on, 2 partitions
  * by default), one with an auth_file (SASL, authorized operations).
  */
-#include <sys/stat.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,37 +39,20 @@
 #define CLUSTER_OPS_ALL	8096	/* CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, ... */
 
 static struct flumed d, da;
-static int kport, kaport;
-static char *dir;
 
 static int
 setup(void)
 {
-	char extra[1024], users[600];
-	FILE *f;
-
-	if ((kport = support_free_port()) <= 0 ||
-	    (kaport = support_free_port()) <= 0 ||
-	    (dir = test_mkdtemp("kmeta")) == NULL)
-		return -1;
-	snprintf(extra, sizeof(extra), "partitions = 2\n"
+	if (flumed_start_kafka(&d, NULL, "partitions = 2\n"
 	    "client_log_interval_ms = 0\nmax_message_bytes = 256K\n"
-	    "retention_ms = 3600000\nkafka_listen = 127.0.0.1:%d\n"
+	    "retention_ms = 3600000\n"
 	    "[topic cfg]\npartitions = 1\nretention_ms = 60000\n"
-	    "segment_bytes = 1048576\n", kport);
-	if (flumed_start(&d, extra) != 0)
+	    "segment_bytes = 1048576\n") != 0 ||
+	    flumed_start_kafka(&da, "alice:alice-pw:produce,consume,admin\n"
+	    "bob:bob-pw:consume\n", "client_log_interval_ms = 0\n"
+	    "[topic s1]\npartitions = 1\n") != 0)
 		return -1;
-	snprintf(users, sizeof(users), "%s/users", dir);
-	if ((f = fopen(users, "w")) == NULL)
-		return -1;
-	fprintf(f, "alice:alice-pw:produce,consume,admin\n"
-	    "bob:bob-pw:consume\n");
-	fclose(f);
-	chmod(users, 0600);
-	snprintf(extra, sizeof(extra), "auth_file = %s\n"
-	    "client_log_interval_ms = 0\nkafka_listen = 127.0.0.1:%d\n"
-	    "[topic s1]\npartitions = 1\n", users, kaport);
-	return flumed_start(&da, extra);
+	return 0;
 }
 
 static int
@@ -79,15 +61,6 @@ teardown(void)
 	flumed_cleanup(&d);
 	flumed_cleanup(&da);
 	return 0;
-}
-
-static int
-kconnect(const struct flumed *b, int port)
-{
-	struct flumed k = *b;
-
-	k.port = port;
-	return support_connect(&k);
 }
 
 static int
@@ -201,13 +174,13 @@ test_metadata_every_version(void)
 	size_t i;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	for (i = 0; i < sizeof(vs) / sizeof(vs[0]); i++) {
 		/* v0-3 would create "nope": they always may. */
 		meta_req(&q, t, names, vs[i] >= 4 ? 2 : 1, vs[i] == 0);
 		CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_metadata, vs[i],
 		    (int32_t)i + 1, &q, &s), 0);
-		check_meta_broker(&s, vs[i], kport);
+		check_meta_broker(&s, vs[i], d.kport);
 		CU_ASSERT_EQUAL_FATAL(s.topics.n, vs[i] >= 4 ? 2 : 1);
 		rt = s.topics.v;
 		check_meta_topic(&rt[0], vs[i], "m2", 2, NOT_ASKED, id);
@@ -247,11 +220,11 @@ test_metadata_real_clients(void)
 	int32_t k;
 	int fd, seen;
 
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		CU_ASSERT_EQUAL_FATAL(kcall_replay(fd, files[i], &kmsg_metadata, &v,
 		    &s), 0);
-		check_meta_broker(&s, v, kport);
+		check_meta_broker(&s, v, d.kport);
 		rt = s.topics.v;
 		seen = 0;
 		for (k = 0; k < s.topics.n; k++)
@@ -288,7 +261,7 @@ test_metadata_auto_create(void)
 	size_t i;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		meta_req(&q, t, &cases[i].name, 1, cases[i].allow);
 		CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_metadata, cases[i].v,
@@ -347,7 +320,7 @@ test_metadata_by_id_and_operations(void)
 	uint8_t id[16];
 	int fd;
 
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	meta_id(fd, "m2", id);
 	kdesc_defaults(kmsg_metadata.km_req, &q);
 	memset(t, 0, sizeof(t));
@@ -358,7 +331,7 @@ test_metadata_by_id_and_operations(void)
 	q.topics.v = t;
 	q.include_topic_authorized_operations = 1;
 	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_metadata, 12, 1, &q, &s), 0);
-	check_meta_broker(&s, 12, kport);
+	check_meta_broker(&s, 12, d.kport);
 	CU_ASSERT_EQUAL_FATAL(s.topics.n, 2);
 	rt = s.topics.v;
 	CU_ASSERT_EQUAL(rt[0].error_code, KERR_UNKNOWN_TOPIC_ID);
@@ -488,7 +461,7 @@ test_create_topics_every_version(void)
 	int16_t v;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	CU_ASSERT_EQUAL_FATAL(kcall_replay(fd, "kafka-python-CreateTopics-v3.bin",
 	    &kmsg_create_topics, &v, &s), 0);
 	CU_ASSERT_EQUAL(v, 3);
@@ -626,7 +599,7 @@ test_delete_topics_every_version(void)
 	size_t i;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	/* The real clients' topics: made by their CreateTopics above. */
 	CU_ASSERT_EQUAL_FATAL(kcall_replay(fd, "kafka-python-DeleteTopics-v3.bin",
 	    &kmsg_delete_topics, &v, &s), 0);
@@ -791,7 +764,7 @@ test_sasl_versions_and_operations(void)
 	int fd, i;
 
 	for (i = 0; i < 2; i++) {
-		CU_ASSERT_FATAL((fd = kconnect(&da, kaport)) >= 0);
+		CU_ASSERT_FATAL((fd = support_kconnect(&da)) >= 0);
 		CU_ASSERT_EQUAL(handshake(fd, shakes[i], 1, NULL), 0);
 		CU_ASSERT_EQUAL_FATAL(kcall_replay(fd, auths[i],
 		    &kmsg_sasl_authenticate, &v, &s), 0);
@@ -805,13 +778,13 @@ test_sasl_versions_and_operations(void)
 		kcall_release();
 		close(fd);
 	}
-	CU_ASSERT_FATAL((fd = kconnect(&da, kaport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&da)) >= 0);
 	CU_ASSERT_EQUAL(handshake(fd, "kafka-python-SaslHandshake-v0.bin", 0,
 	    NULL), 0);
 	close(fd);
 
 	for (i = 0; i <= 2; i++) {
-		CU_ASSERT_FATAL((fd = kconnect(&da, kaport)) >= 0);
+		CU_ASSERT_FATAL((fd = support_kconnect(&da)) >= 0);
 		CU_ASSERT_EQUAL(handshake(fd, NULL, 1, "PLAIN"), 0);
 		plain(fd, (int16_t)i, i == 2 ? "bob" : "alice",
 		    i == 2 ? "bob-pw" : "alice-pw", 0);
@@ -833,10 +806,10 @@ test_sasl_versions_and_operations(void)
 		close(fd);
 	}
 	/* A wrong password: SASL_AUTHENTICATION_FAILED, with its message. */
-	CU_ASSERT_FATAL((fd = kconnect(&da, kaport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&da)) >= 0);
 	CU_ASSERT_EQUAL(handshake(fd, NULL, 0, "PLAIN"), 0);
 	close(fd);
-	CU_ASSERT_FATAL((fd = kconnect(&da, kaport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&da)) >= 0);
 	CU_ASSERT_EQUAL(handshake(fd, NULL, 1, "PLAIN"), 0);
 	plain(fd, 2, "alice", "wrong", KERR_SASL_AUTHENTICATION_FAILED);
 	close(fd);
@@ -922,7 +895,7 @@ test_man_page_lists_api_versions(void)
 
 	n = man_versions(man, 64);
 	CU_ASSERT_FATAL(n > 0);
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	kdesc_defaults(kmsg_api_versions.km_req, &q);
 	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_api_versions, 0, 1, &q, &s), 0);
 	CU_ASSERT_EQUAL(s.error_code, 0);

@@ -29,26 +29,15 @@
 #define SESSION		3000
 
 static struct flumed d;
-static struct flumed k;		/* d with the Kafka port */
-static int kport;
 static struct arena a;
 
 static int
 setup(void)
 {
-	char extra[256];
-
-	if ((kport = support_free_port()) <= 0)
-		return -1;
-	snprintf(extra, sizeof(extra), "kafka_listen = 127.0.0.1:%d\n"
-	    "group_initial_rebalance_delay_ms = 300ms\n"
-	    "[topic st4]\npartitions = 4\n", kport);
 	arena_init(&a, 1 << 20);
-	if (flumed_start(&d, extra) == -1)
-		return -1;
-	k = d;
-	k.port = kport;
-	return 0;
+	return flumed_start_kafka(&d, NULL,
+	    "group_initial_rebalance_delay_ms = 300ms\n"
+	    "[topic st4]\npartitions = 4\n");
 }
 
 static int
@@ -280,8 +269,8 @@ test_static_restart_fencing_expiry(void)
 	int16_t e;
 	int fa, fb, fa2, fc, fd_, i;
 
-	CU_ASSERT_FATAL((fa = support_connect(&k)) >= 0);
-	CU_ASSERT_FATAL((fb = support_connect(&k)) >= 0);
+	CU_ASSERT_FATAL((fa = support_kconnect(&d)) >= 0);
+	CU_ASSERT_FATAL((fb = support_kconnect(&d)) >= 0);
 
 	/* A, static: joins at once (no MEMBER_ID_REQUIRED round), parks. */
 	join_req(&q, "", "inst-a", "meta-a");
@@ -333,7 +322,7 @@ test_static_restart_fencing_expiry(void)
 	 * skip the assignment (v9).
 	 */
 	close(fa);
-	CU_ASSERT_FATAL((fa2 = support_connect(&k)) >= 0);
+	CU_ASSERT_FATAL((fa2 = support_kconnect(&d)) >= 0);
 	join_req(&q, "", "inst-a", "meta-a");
 	CU_ASSERT_EQUAL_FATAL(kcall(fa2, &kmsg_join_group, 9, 8, &q, &jr), 0);
 	CU_ASSERT_EQUAL(jr.error_code, KERR_NONE);
@@ -379,7 +368,7 @@ test_static_restart_fencing_expiry(void)
 	CU_ASSERT_EQUAL(commit(fa2, 20, ida2.p, "inst-a", gen, 12), KERR_NONE);
 
 	/* A second live process with the instance id fences the first. */
-	CU_ASSERT_FATAL((fc = support_connect(&k)) >= 0);
+	CU_ASSERT_FATAL((fc = support_kconnect(&d)) >= 0);
 	join_req(&q, "", "inst-a", "meta-a");
 	CU_ASSERT_EQUAL_FATAL(kcall(fc, &kmsg_join_group, 9, 21, &q, &jr), 0);
 	CU_ASSERT_EQUAL(jr.error_code, KERR_NONE);
@@ -414,7 +403,7 @@ test_static_restart_fencing_expiry(void)
 	    KERR_UNKNOWN_MEMBER_ID);
 
 	/* D joins static; LeaveGroup names it by instance id alone. */
-	CU_ASSERT_FATAL((fd_ = support_connect(&k)) >= 0);
+	CU_ASSERT_FATAL((fd_ = support_kconnect(&d)) >= 0);
 	join_req(&q, "", "inst-d", "meta-d");
 	CU_ASSERT_EQUAL(sync_group(fb, 210, idb.p, NULL, gen + 1, NULL, 0,
 	    NULL), KERR_NONE);
@@ -460,7 +449,7 @@ test_instance_id_bound(void)
 
 	memset(big, 'i', 250);
 	big[250] = '\0';
-	CU_ASSERT_FATAL((fd = support_connect(&k)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	join_req(&q, "", big, "m");
 	q.group_id = kstr_c("st-bound");
 	CU_ASSERT_EQUAL_FATAL(kcall(fd, &kmsg_join_group, 9, 1, &q, &s), 0);

@@ -10,7 +10,6 @@
  * The broker: retention_check_ms 100, retention_ms 3600000 in flume.conf
  * (STATIC_BROKER_CONFIG), a [topic sect] section with segment_bytes 8K.
  */
-#include <sys/stat.h>
 
 #include <dirent.h>
 #include <stdio.h>
@@ -34,36 +33,19 @@
 #include "tests/integration/support.h"
 
 static struct flumed d, da;
-static int kport, kaport;
-static char *dir;
 
 static int
 setup(void)
 {
-	char extra[1024], users[600];
-	FILE *f;
-
-	if ((kport = support_free_port()) <= 0 ||
-	    (kaport = support_free_port()) <= 0 ||
-	    (dir = test_mkdtemp("tconfig")) == NULL)
-		return -1;
-	snprintf(extra, sizeof(extra), "partitions = 1\n"
+	if (flumed_start_kafka(&d, NULL, "partitions = 1\n"
 	    "client_log_interval_ms = 0\nretention_check_ms = 100\n"
-	    "retention_ms = 3600000\nkafka_listen = 127.0.0.1:%d\n"
-	    "[topic sect]\nsegment_bytes = 8K\n", kport);
-	if (flumed_start(&d, extra) != 0)
+	    "retention_ms = 3600000\n"
+	    "[topic sect]\nsegment_bytes = 8K\n") != 0 ||
+	    flumed_start_kafka(&da, "alice:alice-pw:produce,consume,admin\n"
+	    "bob:bob-pw:consume\ncarol:carol-pw:produce\n",
+	    "client_log_interval_ms = 0\npartitions = 1\n") != 0)
 		return -1;
-	snprintf(users, sizeof(users), "%s/users", dir);
-	if ((f = fopen(users, "w")) == NULL)
-		return -1;
-	fprintf(f, "alice:alice-pw:produce,consume,admin\n"
-	    "bob:bob-pw:consume\ncarol:carol-pw:produce\n");
-	fclose(f);
-	chmod(users, 0600);
-	snprintf(extra, sizeof(extra), "auth_file = %s\n"
-	    "client_log_interval_ms = 0\nkafka_listen = 127.0.0.1:%d\n"
-	    "partitions = 1\n", users, kaport);
-	return flumed_start(&da, extra);
+	return 0;
 }
 
 static int
@@ -72,15 +54,6 @@ teardown(void)
 	flumed_cleanup(&d);
 	flumed_cleanup(&da);
 	return 0;
-}
-
-static int
-kconnect(const struct flumed *b, int port)
-{
-	struct flumed k = *b;
-
-	k.port = port;
-	return support_connect(&k);
 }
 
 /* ---- requests ---- */
@@ -398,7 +371,7 @@ test_retention_and_compact(void)
 	const char *why;
 	int fd, i, first = 1;
 
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	del[0] = tc("retention.ms", "1000");
 	del[1] = tc("segment.bytes", "4096");
 	CU_ASSERT_EQUAL_FATAL(create(fd, "rdel", del, 2, &why), 0);
@@ -453,7 +426,7 @@ test_describe_sources(void)
 	struct dval dv;
 	int fd, n, src;
 
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	cf[0] = tc("max.message.bytes", "200000");
 	CU_ASSERT_EQUAL_FATAL(create(fd, "dsrc", cf, 1, NULL), 0);
 	CU_ASSERT_EQUAL(describe(fd, 4, KCONFIG_RESOURCE_TOPIC, "dsrc", NULL,
@@ -540,7 +513,7 @@ test_alter_in_force_and_after_restart(void)
 	const int8_t del[] = { 1 };	/* DELETE */
 	int fd, src;
 
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	CU_ASSERT_EQUAL_FATAL(create(fd, "alt", NULL, 0, NULL), 0);
 	CU_ASSERT_EQUAL(produce(&d, "alt", 1500), 0);
 	CU_ASSERT_EQUAL(alter(fd, 0, KCONFIG_RESOURCE_TOPIC, "alt", 2, n2, v2,
@@ -571,7 +544,7 @@ test_alter_in_force_and_after_restart(void)
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(flumed_stop(&d), 0);
 	CU_ASSERT_EQUAL_FATAL(flumed_restart(&d), 0);
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	CU_ASSERT_STRING_EQUAL(value_of(fd, "alt", "retention.ms", &src),
 	    "5000");
 	CU_ASSERT_EQUAL(src, 1);
@@ -624,7 +597,7 @@ test_bad_input_changes_nothing(void)
 	size_t i;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	CU_ASSERT_EQUAL_FATAL(create(fd, "bad", NULL, 0, NULL), 0);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		names[0] = "retention.ms";
@@ -733,12 +706,12 @@ test_permissions(void)
 	struct dval dv;
 	int fa, fb, fc;
 
-	CU_ASSERT_FATAL((fa = kconnect(&da, kaport)) >= 0);
+	CU_ASSERT_FATAL((fa = support_kconnect(&da)) >= 0);
 	CU_ASSERT_EQUAL_FATAL(plain_login(fa, "alice", "alice-pw"), 0);
 	CU_ASSERT_EQUAL_FATAL(create(fa, "perm", NULL, 0, NULL), 0);
-	CU_ASSERT_FATAL((fb = kconnect(&da, kaport)) >= 0);
+	CU_ASSERT_FATAL((fb = support_kconnect(&da)) >= 0);
 	CU_ASSERT_EQUAL_FATAL(plain_login(fb, "bob", "bob-pw"), 0);
-	CU_ASSERT_FATAL((fc = kconnect(&da, kaport)) >= 0);
+	CU_ASSERT_FATAL((fc = support_kconnect(&da)) >= 0);
 	CU_ASSERT_EQUAL_FATAL(plain_login(fc, "carol", "carol-pw"), 0);
 
 	CU_ASSERT_EQUAL(describe(fb, 4, KCONFIG_RESOURCE_TOPIC, "perm",
@@ -883,7 +856,7 @@ test_timestamps(void)
 	int64_t lat;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	cf[0] = tc("message.timestamp.before.max.ms", "60000");
 	cf[1] = tc("message.timestamp.after.max.ms", "60000");
 	CU_ASSERT_EQUAL_FATAL(create(fd, "tst", cf, 2, NULL), 0);
@@ -932,7 +905,7 @@ test_compression_type(void)
 	int64_t lat;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	cf[0] = tc("compression.type", "zstd");
 	CU_ASSERT_EQUAL_FATAL(create(fd, "zst", cf, 1, NULL), 0);
 	CU_ASSERT_EQUAL(kproduce(fd, "zst", 1234, &lat), 0);
@@ -976,7 +949,7 @@ test_segment_ms(void)
 	int64_t lat;
 	int fd;
 
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	cf[0] = tc("segment.ms", "1000");
 	CU_ASSERT_EQUAL_FATAL(create(fd, "roll", cf, 1, NULL), 0);
 	t0 = support_now_ms();
@@ -1007,7 +980,7 @@ test_bad_file_line(void)
 	FILE *f;
 	int fd, src;
 
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	cf[0] = tc("retention.ms", "4000");
 	CU_ASSERT_EQUAL_FATAL(create(fd, "hand", cf, 1, NULL), 0);
 	close(fd);
@@ -1019,7 +992,7 @@ test_bad_file_line(void)
 	CU_ASSERT_EQUAL_FATAL(flumed_restart(&d), 0);
 	CU_ASSERT_EQUAL(flumed_wait_log(&d, "topic hand: topic.config: line 2: "
 	    "invalid value 'soon' for segment.ms", 1, 5000), 1);
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	CU_ASSERT_STRING_EQUAL(value_of(fd, "hand", "retention.ms", &src),
 	    "4000");
 	CU_ASSERT_EQUAL(src, 1);
@@ -1057,17 +1030,13 @@ test_flush_per_topic(void)
 	struct flumed nd;
 	const char *n[] = { "flush.ms" };
 	const char *v[] = { "100" };
-	char extra[256];
 	long long c0, c1, now;
 	int64_t lat;
-	int kp, fd;
+	int fd;
 
-	memset(&nd, 0, sizeof(nd));
-	CU_ASSERT_FATAL((kp = support_free_port()) > 0);
-	snprintf(extra, sizeof(extra), "partitions = 1\nflush_interval_ms = -1\n"
-	    "flush_messages = -1\nkafka_listen = 127.0.0.1:%d\n", kp);
-	CU_ASSERT_EQUAL_FATAL(flumed_start(&nd, extra), 0);
-	CU_ASSERT_FATAL((fd = kconnect(&nd, kp)) >= 0);
+	CU_ASSERT_EQUAL_FATAL(flumed_start_kafka(&nd, NULL, "partitions = 1\n"
+	    "flush_interval_ms = -1\nflush_messages = -1\n"), 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&nd)) >= 0);
 	cf[0] = tc("flush.messages", "1");
 	CU_ASSERT_EQUAL_FATAL(create(fd, "fl", cf, 1, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(create(fd, "nf", NULL, 0, NULL), 0);
@@ -1098,7 +1067,7 @@ test_delete_takes_settings(void)
 	struct kstr name = kstr_c("gone");
 	int fd, src;
 
-	CU_ASSERT_FATAL((fd = kconnect(&d, kport)) >= 0);
+	CU_ASSERT_FATAL((fd = support_kconnect(&d)) >= 0);
 	cf[0] = tc("retention.ms", "5000");
 	CU_ASSERT_EQUAL_FATAL(create(fd, "gone", cf, 1, NULL), 0);
 	CU_ASSERT_STRING_EQUAL(topic_config_text(&d, "gone"),

@@ -32,28 +32,20 @@
 #define STEP		10
 
 static struct flumed d;
-static int kport;
-static char kbroker[64];
 
 static int
 setup(void)
 {
-	char extra[1024];
-
-	if ((kport = support_free_port()) <= 0)
-		return -1;
-	snprintf(kbroker, sizeof(kbroker), "127.0.0.1:%d", kport);
-	snprintf(extra, sizeof(extra), "partitions = 1\n"
-	    "kafka_listen = %s\nflush_interval_ms = 50ms\n"
+	return flumed_start_kafka(&d, NULL, "partitions = 1\n"
+	    "flush_interval_ms = 50ms\n"
 	    "retention_check_ms = 100ms\n"
 	    "[topic ti]\nsegment_bytes = 4K\nindex_interval_bytes = 512\n"
 	    "retention_ms = -1\n"
 	    "[topic ret]\nsegment_bytes = 4K\nretention_ms = 1h\n"
 	    "[topic rel]\nretention_ms = -1\n"
 	    "[topic z]\nretention_ms = -1\n"
-	    "[topic la]\nretention_ms = -1\nmessage_timestamp_type = log_append\n",
-	    kbroker);
-	return flumed_start(&d, extra);
+	    "[topic la]\nretention_ms = -1\n"
+	    "message_timestamp_type = log_append\n");
 }
 
 static int
@@ -159,7 +151,7 @@ check_times(void)
 
 	/* T = T0 + STEP*k + 5: the first message >= T is k + 1. */
 	o = (size_t)snprintf(args, sizeof(args), "times %s ti %lld %lld",
-	    kbroker, T0 - 1, T0);
+	    d.kbroker, T0 - 1, T0);
 	w = (size_t)snprintf(want, sizeof(want), "offsets_for_times: 0 0");
 	for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
 		o += (size_t)snprintf(args + o, sizeof(args) - o, " %lld",
@@ -179,7 +171,7 @@ check_times(void)
 
 	/* kafka-python: the found record's offset and its timestamp. */
 	o = (size_t)snprintf(args, sizeof(args), "ktimes %s ti %lld",
-	    kbroker, T0 - 1);
+	    d.kbroker, T0 - 1);
 	w = (size_t)snprintf(want, sizeof(want),
 	    "kafka-python offsets_for_times: 0@%lld", T0);
 	for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
@@ -263,7 +255,7 @@ test_offsets_for_times(void)
 	DIR *dd;
 	int nseg, n = 0;
 
-	snprintf(args, sizeof(args), "produce %s ti %d %lld %d", kbroker, NMSG,
+	snprintf(args, sizeof(args), "produce %s ti %d %lld %d", d.kbroker, NMSG,
 	    T0, STEP);
 	CU_ASSERT_EQUAL_FATAL(py(&out, args), 0);
 	CU_ASSERT_STRING_EQUAL(out, "produced 10000, 0 unacked, 0 errors\n");
@@ -307,8 +299,8 @@ test_relative(void)
 	int64_t now = wall_ms();
 
 	snprintf(args, sizeof(args), "produce_ts %s rel %lld,%lld,%lld",
-	    kbroker, (long long)(now - 3 * 3600000), (long long)(now - 5400000),
-	    (long long)(now - 600000));
+	    d.kbroker, (long long)(now - 3 * 3600000),
+	    (long long)(now - 5400000), (long long)(now - 600000));
 	CU_ASSERT_EQUAL_FATAL(py(&out, args), 0);
 	free(out);
 	out = consume("rel", "2", "1");	/* wait until visible */
@@ -363,7 +355,7 @@ test_retention_by_age(void)
 		int j;
 
 		o = (size_t)snprintf(args, sizeof(args), "produce_ts %s ret ",
-		    kbroker);
+		    d.kbroker);
 		for (j = 0; j < 300; j++)
 			o += (size_t)snprintf(args + o, sizeof(args) - o, "%s%lld",
 			    j ? "," : "", (long long)(i == 0 ?
@@ -471,7 +463,7 @@ test_compressed_kafka(void)
 	    "beginning", "-e", "-f", "%o %v\\n", NULL };
 	int recs[8], nb, c;
 
-	snprintf(args, sizeof(args), "codecs %s z %d", kbroker, ZN);
+	snprintf(args, sizeof(args), "codecs %s z %d", d.kbroker, ZN);
 	CU_ASSERT_EQUAL_FATAL(py(&out, args), 0);
 	CU_ASSERT_STRING_EQUAL(out, "kafka-python read 200 of 200, 0 differ\n");
 	free(out);
@@ -483,7 +475,7 @@ test_compressed_kafka(void)
 	CU_ASSERT_STRING_EQUAL(out, want);
 	free(out);
 	CU_ASSERT_EQUAL(run_sh(&out, "timeout 60 /usr/bin/kcat -b %s -C -t z "
-	    "-p 0 -o beginning -e -q -f '%%o %%s\\n'", kbroker), 0);
+	    "-p 0 -o beginning -e -q -f '%%o %%s\\n'", d.kbroker), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
 	CU_ASSERT_STRING_EQUAL(out, want);
 	free(out);
@@ -510,7 +502,7 @@ test_kafka_compression_errors(void)
 	char args[256], *out = NULL;
 	int n0 = flumed_log_count(&d, "compressed batch refused");
 
-	snprintf(args, sizeof(args), "kerrors %s kz", kbroker);
+	snprintf(args, sizeof(args), "kerrors %s kz", d.kbroker);
 	CU_ASSERT_EQUAL_FATAL(py(&out, args), 0);
 	CU_ASSERT_STRING_EQUAL(out, "errors: 10 2 76, then 0 at 0\n");
 	free(out);
@@ -538,7 +530,7 @@ test_log_append(void)
 	int type, nkp = 0, nck = 0;
 
 	before = wall_ms();
-	snprintf(args, sizeof(args), "stamps %s la 5", kbroker);
+	snprintf(args, sizeof(args), "stamps %s la 5", d.kbroker);
 	CU_ASSERT_EQUAL_FATAL(py(&out, args), 0);
 	after = wall_ms();
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
@@ -562,7 +554,7 @@ test_log_append(void)
 	CU_ASSERT_EQUAL(nck, 5);
 	free(out);
 	/* A time lookup answers the broker's time, not the producer's. */
-	snprintf(args, sizeof(args), "ktimes %s la 0 %lld", kbroker,
+	snprintf(args, sizeof(args), "ktimes %s la 0 %lld", d.kbroker,
 	    (long long)after + 60000);
 	snprintf(want, sizeof(want), "kafka-python offsets_for_times: 0@%lld "
 	    "None\n", first);
