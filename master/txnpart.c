@@ -262,6 +262,7 @@ txn_rebuild(struct shm *s, struct shm_partition *p, struct plog *l)
 		return -1;
 	if (r == 0)
 		return 0;	/* never had a transaction (txnsnap.h) */
+	atomic_store(&p->txn_seen, 1);
 	t.cap = t.n;
 	from = snap > start ? snap : start;
 	/* The markers from there on are indexed again by the scan. */

@@ -125,7 +125,8 @@ log_write(void)
 	atomic_store(&part0()->visible_offset, 8);
 	atomic_store(&part0()->durable_offset, 8);
 	__atomic_store_n(&part0()->next_offset, 8, __ATOMIC_RELEASE);
-	/* C's transaction is open from 6. */
+	/* As start-up finds it (a snapshot): C's transaction open from 6. */
+	atomic_store(&part0()->txn_seen, 1);
 	producer_id_raise(f.w.shm, PC);
 	CU_ASSERT_EQUAL_FATAL(producer_txn_open(f.w.shm, part0(), PC, 0, 6), 0);
 }
@@ -222,6 +223,13 @@ test_fetch_committed(void)
 	CU_ASSERT_EQUAL(r->aborted[0].pid, PA);
 	CU_ASSERT_EQUAL(r->aborted[0].first, 1);
 	op_fetch_release(st);
+
+	/* A partition that never held a transaction is not looked into. */
+	atomic_store(&part0()->txn_seen, 0);
+	CU_ASSERT_EQUAL(fetch1(&fp, 1, 0, &a, &st), OP_DONE);
+	CU_ASSERT_EQUAL(st->res[0].naborted, 0);
+	op_fetch_release(st);
+	atomic_store(&part0()->txn_seen, 1);
 
 	/* read_uncommitted: everything, the same LSO, no list. */
 	CU_ASSERT_EQUAL(fetch1(&fp, 0, 0, &a, &st), OP_DONE);
