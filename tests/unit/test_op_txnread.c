@@ -29,6 +29,7 @@
 #include "worker/op/describe.h"
 #include "worker/op/fetch.h"
 #include "worker/op/offsets.h"
+#include "worker/op/producer.h"
 
 static struct fixture_op f;
 
@@ -371,7 +372,34 @@ test_producers_txn_start(void)
 	fixture_op_done(&f);
 }
 
+/* Every producer slot holds an open transaction: a newcomer is told to retry. */
+static void
+test_producers_full(void)
+{
+	int64_t pid, base, next;
+	enum op_err err = OP_OK;
+	uint8_t *b;
+	size_t len;
+	int i;
+
+	fixture_op_start(&f, 1);
+	for (i = 0; i < PRODUCER_SLOTS; i++) {
+		pid = producer_id_new(f.w.shm);
+		CU_ASSERT_EQUAL_FATAL(producer_txn_open(f.w.shm, part0(), pid, 0,
+		    i), 0);
+	}
+	pid = producer_id_new(f.w.shm);
+	b = mk(1, 1000, pid, 0, &len);
+	CU_ASSERT_EQUAL(op_producer_append(&f.w, part0(),
+	    atomic_load(&part0()->incarnation), b, len, &base, &next, &err), -1);
+	CU_ASSERT_EQUAL(err, OP_PRODUCERS_FULL);
+	CU_ASSERT_EQUAL(atomic_load(&part0()->tail), 0);
+	free(b);
+	fixture_op_done(&f);
+}
+
 TEST_SUITE("op_txnread", NULL, NULL,
     { "producers with an open transaction", test_producers_txn_start },
+    { "every producer slot holds a transaction", test_producers_full },
     { "fetch read_committed", test_fetch_committed },
     { "list offsets read_committed", test_list_offsets_committed });
