@@ -15,6 +15,7 @@
 #include "clients/flume_stats.h"
 #include "clients/flume_tool.h"
 #include "proto/role.h"
+#include "proto/txnlog.h"
 
 static void
 usage(FILE *f)
@@ -39,6 +40,7 @@ usage(FILE *f)
 	    "offset|end\n"
 	    "       flume-admin [-b host:port] stats\n"
 	    "       flume-admin [-b host:port] cleaner\n"
+	    "       flume-admin [-b host:port] transactions\n"
 	    "       flume-admin [-b host:port] config topic | --broker\n"
 	    "       flume-admin [-b host:port] config topic set key=value ...\n"
 	    "       flume-admin [-b host:port] config topic delete key ...\n"
@@ -253,6 +255,58 @@ cmd_connections(struct flume_client *c)
 	return 0;
 }
 
+/* ms since the epoch as UTC text into buf ("-" for none). */
+static void
+utc_text(char *buf, size_t size, int64_t ms)
+{
+	struct tm tm;
+	time_t t;
+
+	snprintf(buf, size, "-");
+	if (ms <= 0)
+		return;
+	t = (time_t)(ms / 1000);
+	if (gmtime_r(&t, &tm) != NULL)
+		strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/*
+ * The transaction coordinator's table (the TRANSACTIONS api): each
+ * transactional id with Kafka's state name, its producer id and epoch,
+ * its timeout, how many partitions its open transaction holds and when
+ * that began (UTC).
+ */
+static int
+cmd_transactions(struct flume_client *c)
+{
+	struct transactions_resp tr;
+	struct txn_listing *t;
+	struct arena a;
+	char when[32];
+	const char *st;
+	int32_t i;
+
+	arena_init(&a, 64u << 20);
+	if (flume_tool_transactions(c, &a, &tr) == -1) {
+		fprintf(stderr, "flume-admin: %s\n", flume_errstr(c));
+		arena_free(&a);
+		return 1;
+	}
+	printf("%-24s %-18s %20s %6s %10s %5s %s\n", "TRANSACTIONAL_ID",
+	    "STATE", "PRODUCER_ID", "EPOCH", "TIMEOUT_MS", "PARTS", "STARTED");
+	for (i = 0; i < tr.count; i++) {
+		t = &tr.txns[i];
+		st = txnlog_state_name((uint32_t)(uint8_t)t->state);
+		utc_text(when, sizeof(when), t->start_ms);
+		printf("%-24.*s %-18s %20lld %6d %10d %5d %s\n",
+		    (int)t->id_len, t->id, st != NULL ? st : "?",
+		    (long long)t->producer_id, (int)t->epoch,
+		    (int)t->timeout_ms, (int)t->partitions, when);
+	}
+	arena_free(&a);
+	return 0;
+}
+
 /*
  * The cleaner's figures (the CLEANER api): its totals, then each
  * partition of a compacted topic with its dirty ratio, last clean (UTC)
@@ -265,8 +319,6 @@ cmd_cleaner(struct flume_client *c)
 	struct cleaner_part *p;
 	struct arena a;
 	char when[32];
-	time_t t;
-	struct tm tm;
 	int32_t i;
 
 	arena_init(&a, 64u << 20);
@@ -282,13 +334,7 @@ cmd_cleaner(struct flume_client *c)
 	    "LAST_CLEAN", "SAVED", "LOG_BYTES");
 	for (i = 0; i < cr.count; i++) {
 		p = &cr.parts[i];
-		snprintf(when, sizeof(when), "-");
-		if (p->last_clean_ms > 0) {
-			t = (time_t)(p->last_clean_ms / 1000);
-			if (gmtime_r(&t, &tm) != NULL)
-				strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ",
-				    &tm);
-		}
+		utc_text(when, sizeof(when), p->last_clean_ms);
 		printf("%-20.*s %4d %8.4f %-20s %14lld %14lld\n",
 		    (int)p->topic_len, p->topic, (int)p->partition,
 		    (double)p->dirty_ppm / 1e6, when, (long long)p->saved,
@@ -763,6 +809,7 @@ main(int argc, char *argv[])
 	    (strcmp(cmd, "connections") == 0 && argc == 1) ||
 	    (strcmp(cmd, "stats") == 0 && argc == 1) ||
 	    (strcmp(cmd, "cleaner") == 0 && argc == 1) ||
+	    (strcmp(cmd, "transactions") == 0 && argc == 1) ||
 	    (strcmp(cmd, "groups") == 0 && argc == 1) ||
 	    (strcmp(cmd, "group") == 0 && argc == 2) ||
 	    (strcmp(cmd, "group") == 0 && argc >= 3 &&
@@ -802,6 +849,8 @@ main(int argc, char *argv[])
 		status = cmd_stats(c);
 	else if (strcmp(cmd, "cleaner") == 0)
 		status = cmd_cleaner(c);
+	else if (strcmp(cmd, "transactions") == 0)
+		status = cmd_transactions(c);
 	else if (strcmp(cmd, "groups") == 0)
 		status = cmd_groups(c);
 	else if (strcmp(cmd, "group") == 0 && argc >= 3 &&

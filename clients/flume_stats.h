@@ -33,5 +33,8 @@ void	flume_tool_stats_print(FILE *f, const struct stats_resp *st);
  */
 int	flume_tool_cleaner(struct flume_client *c, struct arena *a,
 	    struct cleaner_resp *out);
+/* The transaction coordinator's table (TRANSACTIONS, issue 29), the same way. */
+int	flume_tool_transactions(struct flume_client *c, struct arena *a,
+	    struct transactions_resp *out);
 
 #endif

@@ -81,6 +81,34 @@ done:
 	return rc;
 }
 
+int
+flume_tool_transactions(struct flume_client *c, struct arena *a,
+    struct transactions_resp *out)
+{
+	struct client_sync s;
+	const uint8_t *p;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (client_call(c, API_TRANSACTIONS, NULL, c->conf.request_timeout_ms, 0,
+	    &s) == -1)
+		goto done;
+	if ((p = keep(a, &s)) == NULL ||
+	    msg_decode_transactions_resp(p, s.len, a, out) == -1) {
+		client_seterr(c, "malformed transactions response");
+		errno = EPROTO;
+		goto done;
+	}
+	if (out->error != ERR_NONE) {
+		client_broker_fail(c, out->error, "transactions");
+		goto done;
+	}
+	rc = 0;
+done:
+	free(s.buf);
+	return rc;
+}
+
 void
 flume_tool_stats_print(FILE *f, const struct stats_resp *st)
 {

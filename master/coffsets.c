@@ -4,20 +4,17 @@
  * refused), always uncompressed batches; anything else is counted bad
  * and skipped, never trusted.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/log.h"
 #include "master/coffsets.h"
+#include "master/replay.h"
 #include "proto/batch.h"
 #include "proto/coffsets.h"
 #include "shm/group.h"
 #include "shm/topics.h"
 #include "store/topic.h"
-
-#define REPLAY_READ_MAX	(1u << 20)
 
 int32_t
 coffsets_partitions(const struct config *conf)
@@ -84,75 +81,30 @@ replay_record(struct shm *s, const struct record *rec,
 	r->records++;
 }
 
-/* The batches of buf[0..len), whole ones only. */
-static void
-replay_batches(struct shm *s, const uint8_t *buf, size_t len,
-    struct coffsets_replay *r)
-{
-	struct batch_header h;
-	struct batch_iter it;
-	struct record rec;
-	size_t pos = 0, sz;
-	int rc;
+/* One record of the topic (replay_log()'s callback). */
+struct coffsets_ctx {
+	struct shm		*s;
+	struct coffsets_replay	*r;
+};
 
-	while (len - pos >= BATCH_HEADER_SIZE &&
-	    batch_parse_header(buf + pos, len - pos, &h) == BATCH_OK) {
-		sz = batch_total_size(&h);
-		if (sz > len - pos)
-			break;
-		if (batch_validate(buf + pos, sz, NULL) != BATCH_OK ||
-		    batch_iter_init(&it, buf + pos, sz) != BATCH_OK) {
-			r->bad++;
-			pos += sz;
-			continue;
-		}
-		while ((rc = batch_iter_next(&it, &rec)) == 1)
-			replay_record(s, &rec, r);
-		if (rc == -1)
-			r->bad++;
-		pos += sz;
-	}
+static void
+replay_one(void *arg, const struct record *rec)
+{
+	struct coffsets_ctx *c = arg;
+
+	replay_record(c->s, rec, c->r);
 }
 
 int
 coffsets_replay(struct shm *s, struct plog *l, int32_t part,
     struct coffsets_replay *r)
 {
-	struct plog_slice sl;
-	int64_t off = plog_start_offset(l), end = plog_end_offset(l);
-	uint8_t *buf = NULL;
-	size_t cap = 0;
-	ssize_t got;
+	struct coffsets_ctx c = { s, r };
 
 	(void)part;
 	if (s->hdr->limits.max_groups == 0)
 		return 0;
-	while (off < end) {
-		if (plog_read(l, off, end, REPLAY_READ_MAX, &sl) == -1) {
-			if (errno != EBADMSG || sl.next_offset <= off)
-				break;
-			off = sl.next_offset;	/* past a damaged range */
-			continue;
-		}
-		if (sl.len == 0 || sl.next_offset <= off)
-			break;
-		if (sl.len > cap) {
-			free(buf);
-			cap = sl.len;
-			if ((buf = malloc(cap)) == NULL)
-				return -1;
-		}
-		if ((got = pread(sl.fd, buf, sl.len, sl.pos)) != (ssize_t)sl.len) {
-			if (got >= 0)
-				errno = EIO;
-			free(buf);
-			return -1;
-		}
-		replay_batches(s, buf, sl.len, r);
-		off = sl.next_offset;
-	}
-	free(buf);
-	return 0;
+	return replay_log(l, replay_one, &c, &r->bad);
 }
 
 void

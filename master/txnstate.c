@@ -3,13 +3,12 @@
  * txnstate.h).  Only the writer appends to the topic (clients are
  * refused); a record that does not decode is counted and skipped.
  */
-#include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/log.h"
+#include "master/replay.h"
 #include "master/txnstate.h"
 #include "proto/batch.h"
 #include "proto/txnlog.h"
@@ -17,8 +16,6 @@
 #include "shm/topics.h"
 #include "shm/txn.h"
 #include "store/topic.h"
-
-#define REPLAY_READ_MAX	(1u << 20)
 
 int32_t
 txnstate_partitions(const struct config *conf)
@@ -138,33 +135,19 @@ replay_record(struct shm *s, const struct record *rec, struct replay_buf *b,
 	r->records++;
 }
 
-static void
-replay_batches(struct shm *s, const uint8_t *buf, size_t len,
-    struct replay_buf *b, struct txnstate_replay *r)
-{
-	struct batch_header h;
-	struct batch_iter it;
-	struct record rec;
-	size_t pos = 0, sz;
-	int rc;
+/* One record of the topic (replay_log()'s callback). */
+struct txnstate_ctx {
+	struct shm		*s;
+	struct replay_buf	*b;
+	struct txnstate_replay	*r;
+};
 
-	while (len - pos >= BATCH_HEADER_SIZE &&
-	    batch_parse_header(buf + pos, len - pos, &h) == BATCH_OK) {
-		sz = batch_total_size(&h);
-		if (sz > len - pos)
-			break;
-		if (batch_validate(buf + pos, sz, NULL) != BATCH_OK ||
-		    batch_iter_init(&it, buf + pos, sz) != BATCH_OK) {
-			r->bad++;
-			pos += sz;
-			continue;
-		}
-		while ((rc = batch_iter_next(&it, &rec)) == 1)
-			replay_record(s, &rec, b, r);
-		if (rc == -1)
-			r->bad++;
-		pos += sz;
-	}
+static void
+replay_one(void *arg, const struct record *rec)
+{
+	struct txnstate_ctx *c = arg;
+
+	replay_record(c->s, rec, c->b, c->r);
 }
 
 int
@@ -172,45 +155,15 @@ txnstate_replay(struct shm *s, struct plog *l, struct txnstate_replay *r)
 {
 	const struct shm_limits *lim = &s->hdr->limits;
 	struct replay_buf b;
-	struct plog_slice sl;
-	int64_t off = plog_start_offset(l), end = plog_end_offset(l);
-	uint8_t *buf = NULL;
-	size_t cap = 0;
-	ssize_t got;
+	struct txnstate_ctx c = { s, &b, r };
 	int rc = -1;
 
 	if (lim->max_txns == 0)
 		return 0;
 	b.parts = calloc((size_t)lim->max_txn_parts + 1, sizeof(*b.parts));
 	b.offs = calloc((size_t)lim->max_txn_offsets + 1, sizeof(*b.offs));
-	if (b.parts == NULL || b.offs == NULL)
-		goto out;
-	while (off < end) {
-		if (plog_read(l, off, end, REPLAY_READ_MAX, &sl) == -1) {
-			if (errno != EBADMSG || sl.next_offset <= off)
-				break;
-			off = sl.next_offset;
-			continue;
-		}
-		if (sl.len == 0 || sl.next_offset <= off)
-			break;
-		if (sl.len > cap) {
-			free(buf);
-			cap = sl.len;
-			if ((buf = malloc(cap)) == NULL)
-				goto out;
-		}
-		if ((got = pread(sl.fd, buf, sl.len, sl.pos)) != (ssize_t)sl.len) {
-			if (got >= 0)
-				errno = EIO;
-			goto out;
-		}
-		replay_batches(s, buf, sl.len, &b, r);
-		off = sl.next_offset;
-	}
-	rc = 0;
-out:
-	free(buf);
+	if (b.parts != NULL && b.offs != NULL)
+		rc = replay_log(l, replay_one, &c, &r->bad);
 	free(b.parts);
 	free(b.offs);
 	return rc;

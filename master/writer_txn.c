@@ -91,8 +91,7 @@ wt_log(struct shm *s, struct shm_txn *t, uint64_t gen)
 	batch_builder_init(&bb);
 	if (st != TXN_DEAD) {
 		if ((tps = calloc(n + 1, sizeof(*tps))) == NULL ||
-		    (tos = calloc(no + 1, sizeof(*tos))) == NULL ||
-		    (val = malloc(WT_VALUE_MAX)) == NULL)
+		    (tos = calloc(no + 1, sizeof(*tos))) == NULL)
 			goto out;
 		v.pid = t->pid;
 		v.epoch = (int16_t)atomic_load(&t->epoch);
@@ -121,10 +120,14 @@ wt_log(struct shm *s, struct shm_txn *t, uint64_t gen)
 			    __ATOMIC_ACQUIRE);
 			v.noffs++;
 		}
-		if ((vl = txnlog_value(val, WT_VALUE_MAX, &v)) > WT_VALUE_MAX) {
+		vl = txnlog_value(NULL, 0, &v);
+		if (vl > WT_VALUE_MAX) {
 			errno = EMSGSIZE;
 			goto out;
 		}
+		if ((val = malloc(vl)) == NULL ||
+		    txnlog_value(val, vl, &v) != vl)
+			goto out;
 	}
 	if (batch_builder_add(&bb, real, key, (int32_t)kl,
 	    st == TXN_DEAD ? NULL : val, st == TXN_DEAD ? -1 : (int32_t)vl,

@@ -95,6 +95,7 @@ static const char *const api_names[API_MAX] = {
 	[API_OFFSET_DELETE] = "OFFSET_DELETE",
 	[API_CONNECTIONS] = "CONNECTIONS",
 	[API_CLEANER] = "CLEANER",
+	[API_TRANSACTIONS] = "TRANSACTIONS",
 };
 
 const char *

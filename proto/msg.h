@@ -57,7 +57,8 @@ enum api_key {
 	API_OFFSET_DELETE = 26,		/* delete a group's committed offsets */
 	API_CONNECTIONS = 27,		/* the workers' client connections */
 	API_CLEANER = 28,		/* the cleaner's figures */
-	API_MAX = 29
+	API_TRANSACTIONS = 29,		/* the transaction coordinator's table */
+	API_MAX = 30
 };
 
 enum flume_error {
@@ -548,6 +549,25 @@ struct cleaner_resp { int16_t error; int64_t runs; int64_t bytes_read;
 void	msg_encode_cleaner_resp(struct wbuf *wb, const struct cleaner_resp *m);
 int	msg_decode_cleaner_resp(const uint8_t *p, size_t len, struct arena *a,
 	    struct cleaner_resp *m);
+
+/* ==== TRANSACTIONS (29); codec in proto/msg_txn.c ====
+ * req:  (empty)
+ * resp: [error i16]
+ *   [count i32]{[id str][producer_id i64][epoch i16][state i8]
+ *     [timeout_ms i32][start_ms i64][update_ms i64][partitions i32]}
+ *   every transactional id the coordinator keeps; state is Kafka's
+ *   (0 Empty .. 7 PrepareEpochFence, shm/txn.h), start_ms -1 when no
+ *   transaction is open */
+struct txn_listing { const char *id; size_t id_len; int64_t producer_id;
+	int16_t epoch; int8_t state; int32_t timeout_ms; int64_t start_ms;
+	int64_t update_ms; int32_t partitions; };
+struct transactions_resp { int16_t error; int32_t count;
+	struct txn_listing *txns; };
+
+void	msg_encode_transactions_resp(struct wbuf *wb,
+	    const struct transactions_resp *m);
+int	msg_decode_transactions_resp(const uint8_t *p, size_t len,
+	    struct arena *a, struct transactions_resp *m);
 
 /* ==== INIT_PRODUCER (15); codec in proto/msg_producer.c ====
  * req:  [producer_id i64][producer_epoch i16]    -1, -1: a new producer id

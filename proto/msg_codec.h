@@ -177,6 +177,8 @@ fn(const uint8_t *p, size_t len, struct arena *a, struct name *m)	\
 #define MIN_RESET_RESULT	(4 + 2 + 8)
 /* msg_cleaner.c */
 #define MIN_CLEANER_PART	(MIN_STR + 4 + 4 + 8 + 8 + 8)
+/* msg_txn.c */
+#define MIN_TXN_LISTING		(MIN_STR + 8 + 2 + 1 + 4 + 8 + 8 + 4)
 /* msg_stats.c */
 #define MIN_STATS_CHILD		(4 + 1 + 4 + 4 + 7 * 8)
 #define MIN_STATS_PARTITION	(2 + 4 + 10 * 8 + 4 + 8)

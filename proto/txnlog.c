@@ -6,6 +6,36 @@
 #include "proto/bytes.h"
 #include "proto/txnlog.h"
 
+/* Kafka's TransactionState names, by status byte. */
+static const char *const state_names[TXNLOG_STATES] = {
+	[0] = "Empty",
+	[1] = "Ongoing",
+	[2] = "PrepareCommit",
+	[3] = "PrepareAbort",
+	[4] = "CompleteCommit",
+	[5] = "CompleteAbort",
+	[6] = "Dead",
+	[7] = "PrepareEpochFence",
+};
+
+const char *
+txnlog_state_name(uint32_t st)
+{
+	return st < TXNLOG_STATES ? state_names[st] : NULL;
+}
+
+int
+txnlog_state_parse(const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; i < TXNLOG_STATES; i++)
+		if (strlen(state_names[i]) == len &&
+		    memcmp(state_names[i], name, len) == 0)
+			return i;
+	return -1;
+}
+
 /* A bounded writer: counts what does not fit, writes what does. */
 struct tw {
 	uint8_t	*p;
@@ -16,7 +46,8 @@ struct tw {
 static void
 tw_bytes(struct tw *w, const void *b, size_t len)
 {
-	if (w->n <= w->cap && len <= w->cap - w->n)
+	if (len > 0 && w->p != NULL && w->n <= w->cap &&
+	    len <= w->cap - w->n)
 		memcpy(w->p + w->n, b, len);
 	w->n += len;
 }

@@ -55,9 +55,17 @@ struct txnlog_value {
 	struct txnlog_off	*offs;
 };
 
+#define TXNLOG_STATES	8	/* status bytes 0 Empty .. 7 PrepareEpochFence */
+
+/* Kafka's name of status byte st ("Ongoing"...), or NULL. */
+const char *txnlog_state_name(uint32_t st);
+/* The status byte named name (Kafka's names), or -1. */
+int	txnlog_state_parse(const char *name, size_t len);
+
 /* The key of id into buf; its length (more than cap: did not fit). */
 size_t	txnlog_key(uint8_t *buf, size_t cap, const char *id, size_t len);
-/* The value v into buf; its length (more than cap: did not fit). */
+/* The value v into buf; its length (more than cap: did not fit; buf
+ * NULL, cap 0 sizes it). */
 size_t	txnlog_value(uint8_t *buf, size_t cap, const struct txnlog_value *v);
 /* The transactional id of a key (pointing into buf); 0 or -1. */
 int	txnlog_key_decode(const uint8_t *buf, size_t len, const char **id,

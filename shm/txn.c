@@ -4,21 +4,12 @@
 #include <errno.h>
 #include <string.h>
 
+#include "proto/txnlog.h"
 #include "shm/lock.h"
 #include "shm/txn.h"
 
 #define TXN_ALIGN	64
 
-static const char *const txn_names[TXN_STATE_MAX] = {
-	[TXN_EMPTY] = "Empty",
-	[TXN_ONGOING] = "Ongoing",
-	[TXN_PREPARE_COMMIT] = "PrepareCommit",
-	[TXN_PREPARE_ABORT] = "PrepareAbort",
-	[TXN_COMPLETE_COMMIT] = "CompleteCommit",
-	[TXN_COMPLETE_ABORT] = "CompleteAbort",
-	[TXN_DEAD] = "Dead",
-	[TXN_PREPARE_EPOCH_FENCE] = "PrepareEpochFence",
-};
 
 static size_t
 dir_size(void)
@@ -260,19 +251,13 @@ txn_clear(struct shm_txn *t)
 const char *
 txn_state_name(uint32_t st)
 {
-	return st < TXN_STATE_MAX ? txn_names[st] : NULL;
+	return txnlog_state_name(st);
 }
 
 int
 txn_state_parse(const char *name, size_t len)
 {
-	int i;
-
-	for (i = 0; i < TXN_STATE_MAX; i++)
-		if (strlen(txn_names[i]) == len &&
-		    memcmp(txn_names[i], name, len) == 0)
-			return i;
-	return -1;
+	return txnlog_state_parse(name, len);
 }
 
 int

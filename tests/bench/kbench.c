@@ -8,6 +8,9 @@
  *            them (-l linger.ms, -B batch.size, -a acks); rate, the
  *            delivery latency of every eighth message and the bytes sent
  *            per message (librdkafka's statistics, tx_bytes)
+ *            -x N: in transactions of N messages (transactional.id
+ *            flume-kbench-PID: init_transactions before the clock,
+ *            then begin, N messages, commit), idempotent, acks all
  *   sync     one message per request: linger 0, one request in flight,
  *            each delivery report awaited before the next message
  *   consume  the topic from the beginning, partitions assigned by hand
@@ -27,7 +30,9 @@
  * It never fails on speed: exit 0 when every message was delivered (or
  * read), 1 when not, 2 on a usage error, 3 when the broker does not
  * serve consumer groups (group only, found out by an ApiVersions
- * request before anything waits for an assignment).
+ * request before anything waits for an assignment) or transactions
+ * (produce -x: init_transactions fails with _UNSUPPORTED_FEATURE), with
+ * the reason as "na" in the JSON line.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -63,7 +68,8 @@
 #define KB_STATS_WAIT_MS	2000
 #define KB_STALL_NS		(30ull * 1000000000u)	/* no progress: give up */
 #define KB_PROBE_MS		5000	/* the ApiVersions probe */
-#define KB_EXIT_NO_GROUPS	3
+#define KB_EXIT_NA		3	/* a row the broker cannot fill */
+#define KB_TXN_MS		60000	/* init and commit of a transaction */
 
 struct kb {
 	struct kbench_opts o;
@@ -73,6 +79,7 @@ struct kb {
 	uint64_t	 total;		/* consume, group: messages to read */
 	pthread_barrier_t start;
 	_Atomic int	 stop;
+	const char	*na;		/* why the broker cannot fill the row */
 	/* group: the highest committed offset per partition (as flume-bench) */
 	_Atomic int64_t	*gdone;
 	_Atomic uint64_t gcommitted, gcommits, gend_ns, gmoved_ns;
@@ -231,6 +238,34 @@ kproduce(struct kthread *t, rd_kafka_t *rk, uint64_t i)
 	}
 }
 
+enum ktxn_step { KTXN_INIT, KTXN_BEGIN, KTXN_COMMIT };
+
+/*
+ * produce -x: one step of a transaction; 0, or -1 with the reason in
+ * t->err (and k->na when init finds the broker does not serve
+ * transactions).
+ */
+static int
+ktxn(struct kthread *t, rd_kafka_t *rk, enum ktxn_step step)
+{
+	static const char *const name[] = { "init_transactions",
+	    "begin_transaction", "commit_transaction" };
+	rd_kafka_error_t *e;
+
+	e = step == KTXN_INIT ? rd_kafka_init_transactions(rk, KB_TXN_MS) :
+	    step == KTXN_BEGIN ? rd_kafka_begin_transaction(rk) :
+	    rd_kafka_commit_transaction(rk, KB_TXN_MS);
+	if (e == NULL)
+		return 0;
+	snprintf(t->err, sizeof(t->err), "%s: %s", name[step],
+	    rd_kafka_error_string(e));
+	if (step == KTXN_INIT &&
+	    rd_kafka_error_code(e) == RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE)
+		t->k->na = "transactions not served";
+	rd_kafka_error_destroy(e);
+	return -1;
+}
+
 /* produce and sync: one producer (the -c option is not theirs). */
 static void *
 producer_main(void *arg)
@@ -264,8 +299,12 @@ producer_main(void *arg)
 	if (kconf_set(conf, "acks", num, t->err, sizeof(t->err)) == -1 ||
 	    kconf_set(conf, "queue.buffering.max.kbytes", qkb, t->err,
 	    sizeof(t->err)) == -1 ||
-	    kconf_set(conf, "enable.idempotence", "false", t->err,
-	    sizeof(t->err)) == -1)
+	    kconf_set(conf, "enable.idempotence", k->o.txn_records > 0 ?
+	    "true" : "false", t->err, sizeof(t->err)) == -1)
+		goto wait_conf;
+	snprintf(num, sizeof(num), "flume-kbench-%ld", (long)getpid());
+	if (k->o.txn_records > 0 && kconf_set(conf, "transactional.id", num,
+	    t->err, sizeof(t->err)) == -1)
 		goto wait_conf;
 	/*
 	 * librdkafka caps both a message and a batch at message.max.bytes
@@ -311,8 +350,13 @@ producer_main(void *arg)
 		snprintf(t->err, sizeof(t->err), "out of memory");
 		goto wait;
 	}
+	if (k->o.txn_records > 0 && (ktxn(t, rk, KTXN_INIT) == -1 ||
+	    ktxn(t, rk, KTXN_BEGIN) == -1))
+		goto wait;
 	/* The warm-up message learns the topic before the clock starts. */
 	if (kproduce(t, rk, 0) == -1)
+		goto wait;
+	if (k->o.txn_records > 0 && ktxn(t, rk, KTXN_COMMIT) == -1)
 		goto wait;
 	rd_kafka_flush(rk, 10000);
 	if (atomic_load(&t->delivered) != 1) {
@@ -342,7 +386,16 @@ wait:
 		/* Two clock reads per message would cost a tenth of the rate. */
 		if (i % KB_SAMPLE == 0)
 			t->sent_ns[i / KB_SAMPLE] = t0;
+		if (k->o.txn_records > 0 &&
+		    (i - 1) % (uint64_t)k->o.txn_records == 0 &&
+		    ktxn(t, rk, KTXN_BEGIN) == -1)
+			goto out;
 		if (kproduce(t, rk, i) == -1)
+			goto out;
+		/* The commit flushes the transaction's messages. */
+		if (k->o.txn_records > 0 &&
+		    (i % (uint64_t)k->o.txn_records == 0 || i == k->o.count) &&
+		    ktxn(t, rk, KTXN_COMMIT) == -1)
 			goto out;
 		if (k->o.mode == KB_SYNC) {
 			/* The report, and nothing else, ends the round trip. */
@@ -950,6 +1003,13 @@ kb_run(struct kb *k)
 		pthread_join(tids[i], NULL);
 	t1 = now_ns();
 	pthread_barrier_destroy(&k->start);
+	if (k->na != NULL) {
+		/* Not a failure of the benchmark: a row it cannot fill. */
+		printf(k->o.json ? "{\"mode\":\"%s\",\"na\":\"%s\"}\n" :
+		    "%s: n/a (%s)\n", k->o.mode_name, k->na);
+		rc = KB_EXIT_NA;
+		goto done;
+	}
 
 	memset(&r, 0, sizeof(r));
 	r.mode = k->o.mode_name;
@@ -1046,7 +1106,7 @@ main(int argc, char *argv[])
 			    "\"groups not served\"}\n" :
 			    "group: n/a (groups not served)\n");
 			free(k);
-			return KB_EXIT_NO_GROUPS;
+			return KB_EXIT_NA;
 		}
 		if (k->o.group == NULL) {
 			snprintf(gname, sizeof(gname), "flume-kbench-%ld",

@@ -15,6 +15,8 @@ const char kbench_usage[] =
     "[-B batch_bytes]\n"
     "                    [-b host:port] [-l linger_ms] [-n count] "
     "[-s size]\n"
+    "                    [-x messages_per_transaction] (produce only; "
+    "acks all)\n"
     "       flume-kbench consume -t topic [-J] [-b host:port] "
     "[-c connections] [-n count]\n"
     "       flume-kbench group -t topic [-J] [-b host:port] [-c members] "
@@ -30,7 +32,7 @@ static const struct {
 	enum kbench_mode mode;
 	const char	*opts;
 } kbench_modes[] = {
-	{ "produce",	KB_PRODUCE,	"aBblnsJt" },
+	{ "produce",	KB_PRODUCE,	"aBblnsJtx" },
 	{ "sync",	KB_SYNC,	"aBblnsJt" },
 	{ "consume",	KB_CONSUME,	"bcnJt" },
 	{ "group",	KB_GROUP,	"bcgmJt" },
@@ -43,7 +45,7 @@ kbench_parse(int argc, char *argv[], struct kbench_opts *o, char *err,
 	const char *allowed = NULL;
 	long long v;
 	size_t i;
-	int ch;
+	int ch, acks_given = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->count = 1000000;
@@ -78,7 +80,7 @@ kbench_parse(int argc, char *argv[], struct kbench_opts *o, char *err,
 	argv++;
 	optind = 0;	/* glibc: start over, so a test may parse twice */
 	opterr = 0;
-	while ((ch = getopt(argc, argv, "+:a:B:b:c:g:hJl:m:n:s:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "+:a:B:b:c:g:hJl:m:n:s:t:x:")) != -1) {
 		if (ch == 'h')
 			return KBENCH_HELP;
 		if (ch == '?' || ch == ':') {
@@ -97,6 +99,7 @@ kbench_parse(int argc, char *argv[], struct kbench_opts *o, char *err,
 				snprintf(err, errlen, "-a: 0, 1 or all");
 				return -1;
 			}
+			acks_given = 1;
 			break;
 		case 'B':
 			if (flume_tool_parse_long(optarg, 1, 2147483647, &v) == -1)
@@ -144,7 +147,20 @@ kbench_parse(int argc, char *argv[], struct kbench_opts *o, char *err,
 		case 't':
 			o->topic = optarg;
 			break;
+		case 'x':
+			if (flume_tool_parse_long(optarg, 1, 1 << 24, &v) == -1)
+				goto bad;
+			o->txn_records = v;
+			break;
 		}
+	}
+	/* A transactional producer is idempotent: librdkafka wants acks all. */
+	if (o->txn_records > 0) {
+		if (acks_given && o->acks != -1) {
+			snprintf(err, errlen, "-x: transactions need -a all");
+			return -1;
+		}
+		o->acks = -1;
 	}
 	if (optind != argc) {
 		snprintf(err, errlen, "unexpected argument %s", argv[optind]);

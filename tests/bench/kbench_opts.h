@@ -30,6 +30,8 @@ struct kbench_opts {
 	long long	 linger_ms;	/* -l; -1: librdkafka's default */
 	long long	 batch_bytes;	/* -B; -1: librdkafka's default */
 	long long	 commit_every;	/* -m */
+	long long	 txn_records;	/* -x: produce in transactions of this
+					   many messages; 0: none */
 	int		 json;		/* -J */
 };
 

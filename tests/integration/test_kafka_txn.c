@@ -28,6 +28,7 @@
 #include "proto/kafka/kbuf.h"
 #include "proto/kafka/kdesc.h"
 #include "proto/kafka/kmsg_group.h"
+#include "proto/kafka/kmsg_listoff.h"
 #include "proto/kafka/kmsg_offset.h"
 #include "proto/kafka/kmsg_produce.h"
 #include "proto/kafka/kmsg_txn.h"
@@ -265,6 +266,41 @@ produce(int fd, const char *topic, int32_t partition, int64_t pid,
 	if (base != NULL)
 		*base = pr->base_offset;
 	return pr->error_code;
+}
+
+/*
+ * ListOffsets v2 latest of (topic, partition) at isolation (1:
+ * read_committed, the last stable offset; txdata's side).
+ */
+static int64_t
+latest(int fd, const char *topic, int32_t partition, int8_t isolation)
+{
+	struct km_listoff_req q;
+	struct km_listoff_resp s;
+	struct km_listoff_topic t;
+	struct km_listoff_part p;
+	const struct km_listoff_topic_resp *tr;
+	const struct km_listoff_part_resp *pr;
+
+	kdesc_defaults(kmsg_list_offsets.km_req, &q);
+	memset(&p, 0, sizeof(p));
+	p.partition_index = partition;
+	p.current_leader_epoch = -1;
+	p.timestamp = -1;
+	t.name = kstr_c(topic);
+	t.partitions.n = 1;
+	t.partitions.v = &p;
+	q.replica_id = -1;
+	q.isolation_level = isolation;
+	q.topics.n = 1;
+	q.topics.v = &t;
+	call(fd, &kmsg_list_offsets, 2, &q, &s);
+	CU_ASSERT_EQUAL_FATAL(s.topics.n, 1);
+	tr = s.topics.v;
+	CU_ASSERT_EQUAL_FATAL(tr->partitions.n, 1);
+	pr = tr->partitions.v;
+	CU_ASSERT_EQUAL(pr->error_code, KERR_NONE);
+	return pr->offset;
 }
 
 /* DescribeTransactions v0 of tid: its error; state, epoch, partitions. */
@@ -508,8 +544,17 @@ test_commit(void)
 	CU_ASSERT_EQUAL(produce(fd, "tx", 1, pid, ep, 0, 3, 1, 0, &base1), 0);
 	CU_ASSERT_EQUAL(base0, 1);
 	CU_ASSERT_EQUAL(base1, 1);
+	/* Open: read_committed stops at its first offset, the end goes on. */
+	WAIT_UNTIL(latest(fd, "tx", 0, 0) == 6, 5000);
+	CU_ASSERT_EQUAL(latest(fd, "tx", 0, 0), 6);
+	CU_ASSERT_EQUAL(latest(fd, "tx", 0, 1), 1);
 	CU_ASSERT_EQUAL(end_txn(fd, 3, "c-1", pid, ep, 1), KERR_NONE);
 	CU_ASSERT(wait_state(fd, "c-1", "CompleteCommit", 5000));
+	/* Committed: the LSO is past the marker on both partitions. */
+	WAIT_UNTIL(latest(fd, "tx", 0, 1) == 7 && latest(fd, "tx", 1, 1) == 5,
+	    5000);
+	CU_ASSERT_EQUAL(latest(fd, "tx", 0, 1), 7);
+	CU_ASSERT_EQUAL(latest(fd, "tx", 1, 1), 5);
 	/* A retried commit of a completed one is fine, an abort is not. */
 	CU_ASSERT_EQUAL(end_txn(fd, 3, "c-1", pid, ep, 1), KERR_NONE);
 	CU_ASSERT_EQUAL(end_txn(fd, 3, "c-1", pid, ep, 0),
@@ -631,8 +676,9 @@ fetch_offset(int fd, const char *group, int stable, int64_t *off)
 }
 
 static int16_t
-txn_offset_commit(int fd, int16_t v, const char *tid, const char *group,
-    int64_t pid, int16_t epoch, int64_t offset)
+txn_offset_commit_m(int fd, int16_t v, const char *tid, const char *group,
+    int64_t pid, int16_t epoch, int64_t offset, const char *member,
+    int32_t generation)
 {
 	struct km_txnoc_req q;
 	struct km_txnoc_resp s;
@@ -656,12 +702,22 @@ txn_offset_commit(int fd, int16_t v, const char *tid, const char *group,
 	q.producer_epoch = epoch;
 	q.topics.n = 1;
 	q.topics.v = &t;
+	q.member_id = kstr_c(member);
+	q.generation_id = generation;
 	call(fd, &kmsg_txn_offset_commit, v, &q, &s);
 	CU_ASSERT_EQUAL_FATAL(s.topics.n, 1);
 	tr = s.topics.v;
 	CU_ASSERT_EQUAL_FATAL(tr->partitions.n, 1);
 	pr = tr->partitions.v;
 	return pr->error_code;
+}
+
+static int16_t
+txn_offset_commit(int fd, int16_t v, const char *tid, const char *group,
+    int64_t pid, int16_t epoch, int64_t offset)
+{
+	return txn_offset_commit_m(fd, v, tid, group, pid, epoch, offset, "",
+	    -1);
 }
 
 static int16_t
@@ -692,6 +748,9 @@ test_txn_offsets(void)
 	CU_ASSERT_EQUAL(txn_offset_commit(fd, 3, "o-1", "og", pid, ep, 7),
 	    KERR_INVALID_TXN_STATE);
 	CU_ASSERT_EQUAL(add_offsets(fd, 3, "o-1", "og", pid, ep), KERR_NONE);
+	/* v3's member: one the group does not have is fenced (KIP-447). */
+	CU_ASSERT_EQUAL(txn_offset_commit_m(fd, 3, "o-1", "og", pid, ep, 8,
+	    "zombie", 5), KERR_UNKNOWN_MEMBER_ID);
 	CU_ASSERT_EQUAL(txn_offset_commit(fd, 3, "o-1", "og", pid, ep, 7),
 	    KERR_NONE);
 	CU_ASSERT_EQUAL(fetch_offset(fd, "og", 1, &off),
@@ -759,7 +818,42 @@ test_list_transactions(void)
 	CU_ASSERT_EQUAL_FATAL(s.transaction_states.n, 1);
 	o = s.transaction_states.v;
 	CU_ASSERT(kstr_eq(o->transactional_id, "l-1"));
+	/* v1's DurationFilter: begun more than a day ago, none; 0, l-1. */
+	q.duration_filter = 86400000;
+	call(fd, &kmsg_list_transactions, 1, &q, &s);
+	CU_ASSERT_EQUAL(s.transaction_states.n, 0);
+	q.duration_filter = 0;	/* once a millisecond has passed since */
+	WAIT_UNTIL((call(fd, &kmsg_list_transactions, 1, &q, &s),
+	    s.transaction_states.n == 1), 2000);
+	CU_ASSERT_EQUAL(s.transaction_states.n, 1);
 	CU_ASSERT_EQUAL(end_txn(fd, 3, "l-1", pid, ep, 0), KERR_NONE);
+	kcall_release();
+	close(fd);
+}
+
+/* flume-admin transactions: the table, Kafka's state names. */
+static void
+test_admin_transactions(void)
+{
+	const char *argv[] = { "flume-admin", "transactions", NULL };
+	char *out = NULL, want[160];
+	int64_t pid;
+	int16_t ep;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+	CU_ASSERT_EQUAL(init_pid(fd, 4, "adm-1", 12345, -1, -1, &pid, &ep), 0);
+	CU_ASSERT_EQUAL(add_parts(fd, 3, "adm-1", pid, ep, "tx", 2),
+	    KERR_NONE);
+	kcall_release();
+	CU_ASSERT_EQUAL_FATAL(run_tool(&d, NULL, &out, 10000, argv), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_EQUAL(strncmp(out, "TRANSACTIONAL_ID ", 17), 0);
+	snprintf(want, sizeof(want), "\nadm-1%19s %-18s %20lld %6d %10d %5d ",
+	    " ", "Ongoing", (long long)pid, (int)ep, 12345, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, want));
+	free(out);
+	CU_ASSERT_EQUAL(end_txn(fd, 3, "adm-1", pid, ep, 0), KERR_NONE);
 	kcall_release();
 	close(fd);
 }
@@ -769,7 +863,7 @@ static void
 test_timeout(void)
 {
 	char st[32];
-	int64_t pid;
+	int64_t pid, first = -1;
 	int16_t ep, ep2;
 	int32_t np;
 	int fd;
@@ -777,8 +871,14 @@ test_timeout(void)
 	CU_ASSERT_FATAL((fd = kconnect()) >= 0);
 	CU_ASSERT_EQUAL(init_pid(fd, 4, "to-1", 1000, -1, -1, &pid, &ep), 0);
 	CU_ASSERT_EQUAL(add_parts(fd, 3, "to-1", pid, ep, "tx", 1), KERR_NONE);
-	CU_ASSERT_EQUAL(produce(fd, "tx", 0, pid, ep, 0, 2, 1, 0, NULL), 0);
+	CU_ASSERT_EQUAL(produce(fd, "tx", 0, pid, ep, 0, 2, 1, 0, &first), 0);
+	/* Held at its first offset while it is open... */
+	CU_ASSERT_EQUAL(latest(fd, "tx", 0, 1), first);
 	CU_ASSERT(wait_state(fd, "to-1", "CompleteAbort", 8000));
+	/* ...and past its ABORT marker once the broker aborted it. */
+	WAIT_UNTIL(latest(fd, "tx", 0, 1) == first + 3, 5000);
+	CU_ASSERT_EQUAL(latest(fd, "tx", 0, 1), first + 3);
+	CU_ASSERT_EQUAL(latest(fd, "tx", 0, 0), first + 3);
 	CU_ASSERT_EQUAL(describe(fd, "to-1", st, &ep2, &np), KERR_NONE);
 	CU_ASSERT_EQUAL(ep2, ep + 1);
 	CU_ASSERT_EQUAL(np, 0);
@@ -895,6 +995,74 @@ test_kill_broker_mid_completion(void)
 		crash_round(1, p);
 }
 
+/*
+ * kill -9 of every worker right after an EndTxn (commit) is sent, before
+ * its answer: the client retries on a new connection until it is
+ * answered; whether the killed worker had moved the transaction on or
+ * not, it ends committed on every partition, never aborted anywhere.
+ */
+static void
+test_kill_workers_mid_end(void)
+{
+	struct km_endtxn_req q;
+	int64_t pid = -1;
+	int16_t ep = -1, e = -1;
+	int32_t p;
+	pid_t w0, w1;
+	int fd, r;
+	long long end;
+
+	for (r = 0; r < 3; r++) {
+		char tid[32];
+
+		snprintf(tid, sizeof(tid), "kw-%d", r);
+		CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+		CU_ASSERT_EQUAL_FATAL(init_pid_retry(fd, tid, 30000, &pid, &ep),
+		    0);
+		CU_ASSERT_EQUAL_FATAL(add_parts(fd, 3, tid, pid, ep, "many",
+		    NPARTS), KERR_NONE);
+		for (p = 0; p < NPARTS; p++)
+			CU_ASSERT_EQUAL(produce(fd, "many", p, pid, ep, 0, 2, 1,
+			    0, NULL), 0);
+		kcall_release();
+		w0 = flumed_child_pid(&d, "worker", 0);
+		w1 = flumed_child_pid(&d, "worker", 1);
+		CU_ASSERT_FATAL(w0 > 0 && w1 > 0);
+		kdesc_defaults(kmsg_end_txn.km_req, &q);
+		q.transactional_id = kstr_c(tid);
+		q.producer_id = pid;
+		q.producer_epoch = ep;
+		q.committed = 1;
+		CU_ASSERT_EQUAL_FATAL(support_ksend(fd, &kmsg_end_txn, 3,
+		    corr++, &q), 0);
+		kill(w0, SIGKILL);
+		kill(w1, SIGKILL);
+		close(fd);
+		/* The client's retry: until answered (workers respawn). */
+		end = support_now_ms() + 15000;
+		do {
+			if ((fd = kconnect()) >= 0) {
+				e = end_txn(fd, 3, tid, pid, ep, 1);
+				kcall_release();
+				close(fd);
+			}
+			if (e != KERR_NONE)
+				usleep(50 * 1000);	/* the retry backoff */
+		} while (e != KERR_NONE && support_now_ms() < end);
+		CU_ASSERT_EQUAL_FATAL(e, KERR_NONE);
+		CU_ASSERT_FATAL((fd = kconnect()) >= 0);
+		CU_ASSERT(wait_state(fd, tid, "CompleteCommit", 10000));
+		for (p = 0; p < NPARTS; p++) {
+			WAIT_UNTIL(markers("many", p, pid, CTRL_COMMIT) >= 1,
+			    5000);
+			CU_ASSERT(markers("many", p, pid, CTRL_COMMIT) >= 1);
+			CU_ASSERT_EQUAL(markers("many", p, pid, CTRL_ABORT), 0);
+		}
+		kcall_release();
+		close(fd);
+	}
+}
+
 static void
 test_kill_writer_mid_completion(void)
 {
@@ -912,10 +1080,13 @@ TEST_SUITE("kafka_txn", setup, teardown,
     { "abort, fencing and what produce refuses", test_abort_and_checks },
     { "TxnOffsetCommit and require_stable", test_txn_offsets },
     { "ListTransactions filters", test_list_transactions },
+    { "flume-admin transactions", test_admin_transactions },
     { "timeout: aborted with an epoch bump", test_timeout },
     { "restart: Ongoing replayed, aborted at its timeout",
       test_restart_ongoing },
     { "kill -9 of the broker after EndTxn: committed everywhere",
       test_kill_broker_mid_completion },
     { "kill -9 of the writer after EndTxn: committed everywhere",
-      test_kill_writer_mid_completion });
+      test_kill_writer_mid_completion },
+    { "kill -9 of the workers under EndTxn: committed everywhere",
+      test_kill_workers_mid_end });

@@ -46,6 +46,7 @@ test_defaults(void)
 	CU_ASSERT_EQUAL(o.linger_ms, -1);
 	CU_ASSERT_EQUAL(o.batch_bytes, -1);
 	CU_ASSERT_EQUAL(o.commit_every, 1000);
+	CU_ASSERT_EQUAL(o.txn_records, 0);
 	CU_ASSERT_PTR_NULL(o.group);
 	CU_ASSERT_EQUAL(o.json, 0);
 	/* sync sends fewer by default, as flume-bench sync. */
@@ -81,6 +82,15 @@ test_values(void)
 	    "x", NULL), KBENCH_RUN);
 	CU_ASSERT_EQUAL(o.acks, 0);
 	CU_ASSERT_EQUAL(o.size, 0u);
+	/* Transactions make the producer idempotent: acks all. */
+	CU_ASSERT_EQUAL(parse(&o, err, "produce", "-x", "1000", "-t", "x",
+	    NULL), KBENCH_RUN);
+	CU_ASSERT_EQUAL(o.txn_records, 1000);
+	CU_ASSERT_EQUAL(o.acks, -1);
+	CU_ASSERT_EQUAL(parse(&o, err, "produce", "-a", "all", "-x", "1", "-t",
+	    "x", NULL), KBENCH_RUN);
+	CU_ASSERT_EQUAL(o.txn_records, 1);
+	CU_ASSERT_EQUAL(o.acks, -1);
 	CU_ASSERT_EQUAL(parse(&o, err, "group", "-c", "4", "-g", "g1", "-m",
 	    "500", "-t", "x", NULL), KBENCH_RUN);
 	CU_ASSERT_EQUAL(o.mode, KB_GROUP);
@@ -144,8 +154,24 @@ test_errors(void)
 	CU_ASSERT_STRING_EQUAL(err, "-a is not for consume");
 	CU_ASSERT_EQUAL(parse(&o, err, "produce", "-t", "t", "-g", "g", NULL), -1);
 	CU_ASSERT_STRING_EQUAL(err, "-g is not for produce");
+	CU_ASSERT_EQUAL(parse(&o, err, "produce", "-t", "t", "-y", NULL), -1);
+	CU_ASSERT_STRING_EQUAL(err, "-y: unknown option");
+	CU_ASSERT_EQUAL(parse(&o, err, "produce", "-t", "t", "-x", "0", NULL),
+	    -1);
+	CU_ASSERT_STRING_EQUAL(err, "-x: bad value 0");
+	CU_ASSERT_EQUAL(parse(&o, err, "produce", "-t", "t", "-x", "16777217",
+	    NULL), -1);
+	CU_ASSERT_STRING_EQUAL(err, "-x: bad value 16777217");
+	CU_ASSERT_EQUAL(parse(&o, err, "produce", "-t", "t", "-x", "10", "-a",
+	    "1", NULL), -1);
+	CU_ASSERT_STRING_EQUAL(err, "-x: transactions need -a all");
+	CU_ASSERT_EQUAL(parse(&o, err, "produce", "-a", "0", "-t", "t", "-x",
+	    "10", NULL), -1);
+	CU_ASSERT_STRING_EQUAL(err, "-x: transactions need -a all");
+	CU_ASSERT_EQUAL(parse(&o, err, "sync", "-t", "t", "-x", "10", NULL), -1);
+	CU_ASSERT_STRING_EQUAL(err, "-x is not for sync");
 	CU_ASSERT_EQUAL(parse(&o, err, "produce", "-t", "t", "-x", NULL), -1);
-	CU_ASSERT_STRING_EQUAL(err, "-x: unknown option");
+	CU_ASSERT_STRING_EQUAL(err, "-x: needs a value");
 	CU_ASSERT_EQUAL(parse(&o, err, "produce", "-t", NULL), -1);
 	CU_ASSERT_STRING_EQUAL(err, "-t: needs a value");
 	CU_ASSERT_EQUAL(parse(&o, err, "produce", "-t", "t", "extra", NULL), -1);

@@ -41,6 +41,7 @@
 #include "proto/kafka/kmsg_produce.h"
 #include "proto/kafka/kmsg_records.h"
 #include "proto/kafka/kmsg_sasl.h"
+#include "proto/kafka/kmsg_txn.h"
 #include "proto/wire.h"
 #include "tests/harness.h"
 
@@ -1719,6 +1720,10 @@ test_versions_table(void)
 		{ KAPI_DELETE_TOPICS, 0, 6, 4 },
 		{ KAPI_DELETE_RECORDS, 0, 2, 2 },
 		{ KAPI_INIT_PRODUCER_ID, 0, 5, 2 },
+		{ KAPI_ADD_PARTITIONS_TO_TXN, 0, 5, 3 },
+		{ KAPI_ADD_OFFSETS_TO_TXN, 0, 4, 3 },
+		{ KAPI_END_TXN, 0, 5, 3 },
+		{ KAPI_TXN_OFFSET_COMMIT, 0, 5, 3 },
 		{ KAPI_DESCRIBE_ACLS, 0, 3, 2 },
 		{ KAPI_CREATE_ACLS, 0, 3, 2 },
 		{ KAPI_DELETE_ACLS, 0, 3, 2 },
@@ -1736,6 +1741,8 @@ test_versions_table(void)
 		{ KAPI_LIST_PARTITION_REASSIGNMENTS, 0, 0, 0 },
 		{ KAPI_DESCRIBE_CLUSTER, 0, 2, 0 },
 		{ KAPI_DESCRIBE_PRODUCERS, 0, 0, 0 },
+		{ KAPI_DESCRIBE_TRANSACTIONS, 0, 0, 0 },
+		{ KAPI_LIST_TRANSACTIONS, 0, 1, 0 },
 		{ KAPI_DESCRIBE_TOPIC_PARTITIONS, 0, 0, 0 },
 		{ KAPI_CONSUMER_GROUP_HEARTBEAT, 0, 1, 0 },
 		{ KAPI_CONSUMER_GROUP_DESCRIBE, 0, 1, 0 },
@@ -2888,6 +2895,270 @@ test_fixture_describe(void)
 	fx_close(&f);
 }
 
+/* A produce request's one batch: its transactional bit and producer. */
+static void
+txn_batch_is(const struct km_produce_req *q, int64_t pid, int16_t epoch)
+{
+	const struct km_produce_topic *pt;
+	const struct km_produce_part *pp;
+	const uint8_t *b;
+
+	CU_ASSERT_EQUAL_FATAL(q->topic_data.n, 1);
+	pt = q->topic_data.v;
+	CU_ASSERT(str_is(pt->name, "t"));
+	CU_ASSERT_EQUAL_FATAL(pt->partition_data.n, 1);
+	pp = pt->partition_data.v;
+	CU_ASSERT_EQUAL(pp->index, 0);
+	CU_ASSERT_FATAL(pp->records.len >= 61);
+	b = (const uint8_t *)pp->records.p;
+	CU_ASSERT_EQUAL(b[16], 2);			/* magic */
+	CU_ASSERT_EQUAL(be16_get(b + 21) & 0x30, 0x10);	/* transactional */
+	CU_ASSERT_EQUAL((int64_t)be64_get(b + 43), pid);
+	CU_ASSERT_EQUAL((int16_t)be16_get(b + 51), epoch);
+}
+
+/*
+ * A transactional producer's requests (init, produce, send offsets,
+ * commit) from librdkafka 2.0.2 and kafkajs 2.2.4, and
+ * @platformatic/kafka 1.20.0's transaction APIs sent raw at their
+ * flexible versions (tests/tools/kdesc_txn/, captured by
+ * kdesc_capture.py KDESC_TXN=1, which answered producer id 1000 epoch
+ * 0): each decoded field by field and encoded back to the same bytes;
+ * every prefix refused.
+ */
+static void
+test_fixture_txn(void)
+{
+	const struct km_addparts_topic *at;
+	const struct km_addparts_txn *ax;
+	const struct km_txnoc_topic *ot;
+	const struct km_txnoc_part *op;
+	const struct km_desctxn_req *dq;
+	const struct kstr *ks;
+	const int32_t *pi;
+	const int64_t *pl;
+	struct km_findcoord_req fc;
+	struct km_init_pid_req ip;
+	struct km_produce_req pr;
+	struct km_addparts_req ap;
+	struct km_addoffs_req ao;
+	struct km_txnoc_req oc;
+	struct km_endtxn_req et;
+	struct km_desctxn_req ds;
+	struct km_listtxn_req lt;
+	struct fx f;
+	size_t i;
+	static const struct {
+		const char	*client, *file;
+		int16_t		 fc_v, ip_v, ap_v, ao_v, oc_v, et_v;
+		int32_t		 corr[7];	/* fc ip ap pr ao oc et */
+		int		 ip_timeout;
+	} c[] = {
+		{ "rdkafka", "confluent-kafka-txn", 2, 4, 0, 0, 3, 1,
+		    { 3, 3, 4, 6, 5, 8, 6 }, 60000 },
+		{ "kafkajs", "kafkajs-txn", 2, 1, 1, 1, 1, 1,
+		    { 2, 3, 6, 7, 9, 11, 13 }, 60000 },
+	};
+	char path[200];
+
+	dq = &ds;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		/* FindCoordinator key type 1: the transaction's coordinator. */
+		snprintf(path, sizeof(path), "kdesc/%s-FindCoordinator-v%d.bin",
+		    c[i].file, c[i].fc_v);
+		fx_open(&f, path, &kmsg_find_coordinator, &fc, c[i].fc_v,
+		    c[i].corr[0]);
+		CU_ASSERT(str_is(f.h.client_id, c[i].client));
+		CU_ASSERT(str_is(fc.key, "cap-tx"));
+		CU_ASSERT_EQUAL(fc.key_type, 1);
+		refuse_prefixes(&kmsg_find_coordinator, c[i].fc_v, 1, f.body,
+		    f.blen);
+		fx_close(&f);
+
+		snprintf(path, sizeof(path), "kdesc/%s-InitProducerId-v%d.bin",
+		    c[i].file, c[i].ip_v);
+		fx_open(&f, path, &kmsg_init_producer_id, &ip, c[i].ip_v,
+		    c[i].corr[1]);
+		CU_ASSERT(str_is(ip.transactional_id, "cap-tx"));
+		CU_ASSERT_EQUAL(ip.transaction_timeout_ms, c[i].ip_timeout);
+		CU_ASSERT_EQUAL(ip.producer_id, -1);
+		CU_ASSERT_EQUAL(ip.producer_epoch, -1);
+		refuse_prefixes(&kmsg_init_producer_id, c[i].ip_v, 1, f.body,
+		    f.blen);
+		fx_close(&f);
+
+		snprintf(path, sizeof(path),
+		    "kdesc/%s-AddPartitionsToTxn-v%d.bin", c[i].file, c[i].ap_v);
+		fx_open(&f, path, &kmsg_add_partitions_to_txn, &ap, c[i].ap_v,
+		    c[i].corr[2]);
+		CU_ASSERT(str_is(ap.v3_transactional_id, "cap-tx"));
+		CU_ASSERT_EQUAL(ap.v3_producer_id, 1000);
+		CU_ASSERT_EQUAL(ap.v3_producer_epoch, 0);
+		CU_ASSERT_EQUAL_FATAL(ap.v3_topics.n, 1);
+		at = ap.v3_topics.v;
+		CU_ASSERT(str_is(at->name, "t"));
+		CU_ASSERT_EQUAL_FATAL(at->partitions.n, 1);
+		pi = at->partitions.v;
+		CU_ASSERT_EQUAL(pi[0], 0);
+		refuse_prefixes(&kmsg_add_partitions_to_txn, c[i].ap_v, 1,
+		    f.body, f.blen);
+		fx_close(&f);
+
+		snprintf(path, sizeof(path), "kdesc/%s-Produce-v7.bin",
+		    c[i].file);
+		fx_open(&f, path, &kmsg_produce, &pr, 7, c[i].corr[3]);
+		CU_ASSERT(str_is(pr.transactional_id, "cap-tx"));
+		CU_ASSERT_EQUAL(pr.acks, -1);
+		txn_batch_is(&pr, 1000, 0);
+		fx_close(&f);
+
+		snprintf(path, sizeof(path), "kdesc/%s-AddOffsetsToTxn-v%d.bin",
+		    c[i].file, c[i].ao_v);
+		fx_open(&f, path, &kmsg_add_offsets_to_txn, &ao, c[i].ao_v,
+		    c[i].corr[4]);
+		CU_ASSERT(str_is(ao.transactional_id, "cap-tx"));
+		CU_ASSERT_EQUAL(ao.producer_id, 1000);
+		CU_ASSERT_EQUAL(ao.producer_epoch, 0);
+		CU_ASSERT(str_is(ao.group_id, "grp"));
+		refuse_prefixes(&kmsg_add_offsets_to_txn, c[i].ao_v, 1, f.body,
+		    f.blen);
+		fx_close(&f);
+
+		snprintf(path, sizeof(path), "kdesc/%s-TxnOffsetCommit-v%d.bin",
+		    c[i].file, c[i].oc_v);
+		fx_open(&f, path, &kmsg_txn_offset_commit, &oc, c[i].oc_v,
+		    c[i].corr[5]);
+		CU_ASSERT(str_is(oc.transactional_id, "cap-tx"));
+		CU_ASSERT(str_is(oc.group_id, "grp"));
+		CU_ASSERT_EQUAL(oc.producer_id, 1000);
+		CU_ASSERT_EQUAL(oc.producer_epoch, 0);
+		CU_ASSERT_EQUAL_FATAL(oc.topics.n, 1);
+		ot = oc.topics.v;
+		CU_ASSERT(str_is(ot->name, "t"));
+		CU_ASSERT_EQUAL_FATAL(ot->partitions.n, 1);
+		op = ot->partitions.v;
+		CU_ASSERT_EQUAL(op->partition_index, 0);
+		CU_ASSERT_EQUAL(op->committed_offset, 1);
+		refuse_prefixes(&kmsg_txn_offset_commit, c[i].oc_v, 1, f.body,
+		    f.blen);
+		fx_close(&f);
+
+		snprintf(path, sizeof(path), "kdesc/%s-EndTxn-v%d.bin",
+		    c[i].file, c[i].et_v);
+		fx_open(&f, path, &kmsg_end_txn, &et, c[i].et_v, c[i].corr[6]);
+		CU_ASSERT(str_is(et.transactional_id, "cap-tx"));
+		CU_ASSERT_EQUAL(et.producer_id, 1000);
+		CU_ASSERT_EQUAL(et.producer_epoch, 0);
+		CU_ASSERT_EQUAL(et.committed, 1);
+		refuse_prefixes(&kmsg_end_txn, c[i].et_v, 1, f.body, f.blen);
+		fx_close(&f);
+	}
+
+	/* librdkafka's TxnOffsetCommit v3 carries the group member. */
+	fx_open(&f, "kdesc/confluent-kafka-txn-TxnOffsetCommit-v3.bin",
+	    &kmsg_txn_offset_commit, &oc, 3, 8);
+	CU_ASSERT_EQUAL(oc.generation_id, -1);
+	CU_ASSERT(str_is(oc.member_id, ""));
+	CU_ASSERT(str_is(oc.group_instance_id, NULL));
+	op = ((const struct km_txnoc_topic *)oc.topics.v)->partitions.v;
+	CU_ASSERT_EQUAL(op->committed_leader_epoch, -1);
+	CU_ASSERT(str_is(op->committed_metadata, ""));
+	fx_close(&f);
+
+	/* @platformatic/kafka: flexible versions, one connection each. */
+	fx_open(&f, "kdesc/platformatic-kafka-txn-FindCoordinator-v6.bin",
+	    &kmsg_find_coordinator, &fc, 6, 1);
+	CU_ASSERT(str_is(f.h.client_id, "platformatic-kafka-txn"));
+	CU_ASSERT_EQUAL(fc.key_type, 1);
+	CU_ASSERT_EQUAL_FATAL(fc.coordinator_keys.n, 2);
+	ks = fc.coordinator_keys.v;
+	CU_ASSERT(str_is(ks[0], "cap-tx") && str_is(ks[1], "cap-tx2"));
+	refuse_prefixes(&kmsg_find_coordinator, 6, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/platformatic-kafka-txn-InitProducerId-v5.bin",
+	    &kmsg_init_producer_id, &ip, 5, 1);
+	CU_ASSERT(str_is(ip.transactional_id, "cap-tx"));
+	CU_ASSERT_EQUAL(ip.transaction_timeout_ms, 60000);
+	CU_ASSERT_EQUAL(ip.producer_id, -1);
+	CU_ASSERT_EQUAL(ip.producer_epoch, -1);
+	refuse_prefixes(&kmsg_init_producer_id, 5, 1, f.body, f.blen);
+	fx_close(&f);
+
+	/* v5: the brokers' batched form, transactions in an array. */
+	fx_open(&f, "kdesc/platformatic-kafka-txn-AddPartitionsToTxn-v5.bin",
+	    &kmsg_add_partitions_to_txn, &ap, 5, 1);
+	CU_ASSERT_EQUAL_FATAL(ap.transactions.n, 1);
+	ax = ap.transactions.v;
+	CU_ASSERT(str_is(ax->transactional_id, "cap-tx"));
+	CU_ASSERT_EQUAL(ax->producer_id, 1000);
+	CU_ASSERT_EQUAL(ax->producer_epoch, 0);
+	CU_ASSERT_EQUAL(ax->verify_only, 0);
+	CU_ASSERT_EQUAL_FATAL(ax->topics.n, 1);
+	at = ax->topics.v;
+	CU_ASSERT(str_is(at->name, "t"));
+	CU_ASSERT_EQUAL_FATAL(at->partitions.n, 2);
+	pi = at->partitions.v;
+	CU_ASSERT(pi[0] == 0 && pi[1] == 1);
+	refuse_prefixes(&kmsg_add_partitions_to_txn, 5, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/platformatic-kafka-txn-AddOffsetsToTxn-v4.bin",
+	    &kmsg_add_offsets_to_txn, &ao, 4, 1);
+	CU_ASSERT(str_is(ao.transactional_id, "cap-tx"));
+	CU_ASSERT_EQUAL(ao.producer_id, 1000);
+	CU_ASSERT(str_is(ao.group_id, "grp"));
+	refuse_prefixes(&kmsg_add_offsets_to_txn, 4, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/platformatic-kafka-txn-TxnOffsetCommit-v4.bin",
+	    &kmsg_txn_offset_commit, &oc, 4, 1);
+	CU_ASSERT(str_is(oc.transactional_id, "cap-tx"));
+	CU_ASSERT(str_is(oc.group_id, "grp"));
+	CU_ASSERT_EQUAL(oc.producer_id, 1000);
+	CU_ASSERT_EQUAL(oc.generation_id, 3);
+	CU_ASSERT(str_is(oc.member_id, "m-1"));
+	CU_ASSERT(str_is(oc.group_instance_id, "inst-1"));
+	CU_ASSERT_EQUAL_FATAL(oc.topics.n, 1);
+	ot = oc.topics.v;
+	CU_ASSERT(str_is(ot->name, "t"));
+	CU_ASSERT_EQUAL_FATAL(ot->partitions.n, 1);
+	op = ot->partitions.v;
+	CU_ASSERT(op->partition_index == 0 && op->committed_offset == 5 &&
+	    op->committed_leader_epoch == -1);
+	CU_ASSERT(str_is(op->committed_metadata, "md"));
+	refuse_prefixes(&kmsg_txn_offset_commit, 4, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/platformatic-kafka-txn-EndTxn-v4.bin", &kmsg_end_txn,
+	    &et, 4, 1);
+	CU_ASSERT(str_is(et.transactional_id, "cap-tx"));
+	CU_ASSERT_EQUAL(et.producer_id, 1000);
+	CU_ASSERT_EQUAL(et.committed, 1);
+	refuse_prefixes(&kmsg_end_txn, 4, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/platformatic-kafka-txn-DescribeTransactions-v0.bin",
+	    &kmsg_describe_transactions, &ds, 0, 1);
+	CU_ASSERT_EQUAL_FATAL(dq->transactional_ids.n, 1);
+	ks = dq->transactional_ids.v;
+	CU_ASSERT(str_is(ks[0], "cap-tx"));
+	refuse_prefixes(&kmsg_describe_transactions, 0, 1, f.body, f.blen);
+	fx_close(&f);
+
+	fx_open(&f, "kdesc/platformatic-kafka-txn-ListTransactions-v1.bin",
+	    &kmsg_list_transactions, &lt, 1, 1);
+	CU_ASSERT_EQUAL_FATAL(lt.state_filters.n, 1);
+	ks = lt.state_filters.v;
+	CU_ASSERT(str_is(ks[0], "Ongoing"));
+	CU_ASSERT_EQUAL_FATAL(lt.producer_id_filters.n, 1);
+	pl = lt.producer_id_filters.v;
+	CU_ASSERT_EQUAL(pl[0], 1000);
+	CU_ASSERT_EQUAL(lt.duration_filter, 1000);
+	refuse_prefixes(&kmsg_list_transactions, 1, 1, f.body, f.blen);
+	fx_close(&f);
+}
+
 /*
  * A nullable struct (DescribeTopicPartitions' Cursor, KFNS): the int8
  * marker, -1 and nothing more for null, 1 and the struct for present;
@@ -3419,9 +3690,29 @@ test_fixture_acls(void)
 	fx_close(&f);
 }
 
+/*
+ * librdkafka 2.0.2's OffsetFetch v7 (its read_uncommitted consumer), captured
+ * through tests/tools/kdesc_proxy.py: require_stable is 0, so it is never
+ * answered UNSTABLE_OFFSET_COMMIT.
+ */
+static void
+test_fixture_offset_fetch_v7(void)
+{
+	struct km_ofetch_req of;
+	struct fx f;
+
+	CU_ASSERT_FATAL(fx_open(&f, "kdesc/confluent-kafka-OffsetFetch-v7.bin",
+	    &kmsg_offset_fetch, &of, 7, 7));
+	CU_ASSERT(kstr_eq(of.group_id, "cap1-g1"));
+	CU_ASSERT_EQUAL(of.require_stable, 0);
+	fx_close(&f);
+}
+
 TEST_SUITE("kdesc", setup, NULL,
 	{ "nullable struct (a cursor)", test_nullable_struct },
 	{ "describe APIs from @platformatic/kafka", test_fixture_describe },
+	{ "transaction APIs from librdkafka, kafkajs and @platformatic/kafka",
+	    test_fixture_txn },
 	{ "descriptions are well formed", test_descriptions },
 	{ "version table", test_versions_table },
 	{ "ACL and SCRAM requests of clients", test_fixture_acls },
@@ -3476,4 +3767,5 @@ TEST_SUITE("kdesc", setup, NULL,
 	{ "records hook: prefix here, bytes the caller's",
 	    test_records_hook },
 	{ "@platformatic/kafka: every request flexible",
-	    test_fixture_platformatic });
+	    test_fixture_platformatic },
+	{ "OffsetFetch v7 from librdkafka", test_fixture_offset_fetch_v7 });

@@ -329,6 +329,29 @@ test_produce_batches(void)
 	/* A plain idempotent batch is not the coordinator's business. */
 	n = batch(b, sizeof(b), pid, ep, 0);
 	CU_ASSERT_EQUAL(op_txn_batches(&f.w, slot_of("t", 3), b, n), OP_OK);
+	/*
+	 * The append checks again under the table's lock: once EndTxn moved
+	 * the transaction to PrepareCommit nothing more goes in (it would
+	 * land after the marker).
+	 */
+	{
+		struct shm_partition *p = &f.w.shm->parts[slot_of("t", 0)];
+		struct op_txn_wait w;
+		enum op_err e = OP_OK;
+		int64_t base, next;
+
+		b[BATCH_OFF_ATTRIBUTES + 1] |= BATCH_ATTR_TRANSACTIONAL;
+		CU_ASSERT_EQUAL(op_txn_append(&f.w, p, atomic_load(
+		    &p->incarnation), b, n, &base, &next, &e), 0);
+		CU_ASSERT_EQUAL(e, OP_OK);
+		CU_ASSERT_EQUAL(base, 0);
+		CU_ASSERT_EQUAL(end_start("p", pid, ep, 1, &w), OP_WAIT);
+		CU_ASSERT_EQUAL(op_txn_append(&f.w, p, atomic_load(
+		    &p->incarnation), b, n, &base, &next, &e), -1);
+		CU_ASSERT_EQUAL(e, OP_TXN_BAD_STATE);
+		CU_ASSERT_EQUAL(__atomic_load_n(&p->next_offset,
+		    __ATOMIC_ACQUIRE), 1);
+	}
 	fixture_op_done(&f);
 }
 
@@ -352,7 +375,7 @@ test_offsets(void)
 	o[2] = (struct op_txn_off){ "t", 1, 2, 7, OP_OK };
 	/* Before AddOffsetsToTxn: INVALID_TXN_STATE, nothing pending. */
 	memset(&w, 0, sizeof(w));
-	CU_ASSERT_EQUAL(op_txn_offsets(&f.x, &who, "g", 1, o, 1, &w), OP_DONE);
+	CU_ASSERT_EQUAL(op_txn_offsets(&f.x, &who, "g", 1, NULL, o, 1, &w), OP_DONE);
 	CU_ASSERT_EQUAL(w.err, OP_TXN_BAD_STATE);
 	CU_ASSERT_EQUAL(o[0].err, OP_TXN_BAD_STATE);
 	memset(&w, 0, sizeof(w));
@@ -362,7 +385,7 @@ test_offsets(void)
 	/* Three offsets, room for two (max_txn_offsets): the third refused. */
 	memset(&w, 0, sizeof(w));
 	o[0].err = OP_OK;
-	CU_ASSERT_EQUAL(finish(op_txn_offsets(&f.x, &who, "g", 1, o, 3, &w),
+	CU_ASSERT_EQUAL(finish(op_txn_offsets(&f.x, &who, "g", 1, NULL, o, 3, &w),
 	    &w), OP_OK);
 	CU_ASSERT_EQUAL(o[0].err, OP_OK);
 	CU_ASSERT_EQUAL(o[1].err, OP_OK);
@@ -390,7 +413,7 @@ test_offsets(void)
 	    OP_OK);
 	o[0].offset = 50;
 	memset(&w, 0, sizeof(w));
-	CU_ASSERT_EQUAL(finish(op_txn_offsets(&f.x, &who, "g", 1, o, 1, &w),
+	CU_ASSERT_EQUAL(finish(op_txn_offsets(&f.x, &who, "g", 1, NULL, o, 1, &w),
 	    &w), OP_OK);
 	CU_ASSERT_EQUAL(finish(end_start("o", pid, ep, 0, &w), &w), OP_OK);
 	writer();

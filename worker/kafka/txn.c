@@ -480,10 +480,15 @@ kafka_txnoc_exec(struct worker *w, struct conn *c, struct req *r)
 	    txn_gate(c, r) != OP_OK) {
 		for (i = 0; i < j->noffs; i++)
 			j->offs[i].err = OP_DENIED_GROUP;
-	} else if (op_txn_offsets(&x, &j->who, q->group_id.p,
-	    q->group_id.len > 0 ? (size_t)q->group_id.len : 0, j->offs,
-	    j->noffs, &j->wait) == OP_WAIT)
-		j->waiting = 1;
+	} else {
+		struct op_txn_member m = { q->member_id.p, q->member_id.len > 0 ?
+		    (size_t)q->member_id.len : 0, q->generation_id };
+
+		if (op_txn_offsets(&x, &j->who, q->group_id.p,
+		    q->group_id.len > 0 ? (size_t)q->group_id.len : 0, &m,
+		    j->offs, j->noffs, &j->wait) == OP_WAIT)
+			j->waiting = 1;
+	}
 	txn_started(c, r, st);
 }
 

@@ -21,6 +21,7 @@
 #include "worker/lograte.h"
 #include "worker/native/admin.h"
 #include "worker/native/cleaner.h"
+#include "worker/native/txn.h"
 #include "worker/native/config.h"
 #include "worker/native/conns.h"
 #include "worker/native/data.h"
@@ -154,6 +155,8 @@ static const struct api_row native_rows[] = {
 	ROW(API_CLEANER, "CLEANER", AUTH_ADMIN | API_PERM_ALL, NULL,
 	    native_cleaner_exec, NULL, native_cleaner_emit, NULL,
 	    ERRBODY_EMPTY),
+	ROW(API_TRANSACTIONS, "TRANSACTIONS", AUTH_ADMIN | API_PERM_ALL, NULL,
+	    native_txn_exec, NULL, native_txn_emit, NULL, ERRBODY_EMPTY),
 	/* Groups: checked per group and per topic by the operations. */
 	ROW(API_JOIN_GROUP, "JOIN_GROUP", 0, native_join_decode,
 	    native_join_exec, native_join_poll, native_join_emit, NULL,

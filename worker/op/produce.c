@@ -288,6 +288,7 @@ op_produce(const struct op_ctx *x, const struct op_produce *a,
 	struct shm_partition *p;
 	int64_t base, next;
 	int32_t i;
+	int16_t tepoch;
 	int rc;
 
 	*err = OP_OK;
@@ -309,7 +310,11 @@ op_produce(const struct op_ctx *x, const struct op_produce *a,
 			st->parts[i] = NULL;
 			continue;
 		}
-		rc = op_producer_append(w, p, st->inc[i], st->recs[i],
+		/* A transactional batch: checked again with its append. */
+		rc = op_txn_batch(st->recs[i], st->rec_lens[i], &base, &tepoch) ?
+		    op_txn_append(w, p, st->inc[i], st->recs[i],
+		    st->rec_lens[i], &base, &next, &st->res[i].err) :
+		    op_producer_append(w, p, st->inc[i], st->recs[i],
 		    st->rec_lens[i], &base, &next, &st->res[i].err);
 		if (rc == 1) {
 			if (w->now < st->deadline && !w->stopping)

@@ -17,7 +17,11 @@
 #include "shm/producer.h"
 #include "shm/topics.h"
 #include "shm/txn.h"
+#include "shm/group.h"
+#include "worker/op/access.h"
+#include "worker/op/group.h"
 #include "worker/op/part.h"
+#include "worker/op/producer.h"
 #include "worker/op/txn.h"
 #include "worker/worker.h"
 
@@ -491,10 +495,37 @@ fail:
 	return OP_DONE;
 }
 
+/* A TxnOffsetCommit's group member, checked as OffsetCommit's. */
+static enum op_err
+member_check(const struct op_ctx *x, const char *group, size_t glen,
+    const struct op_txn_member *m)
+{
+	struct worker *w = x->w;
+	struct group_params gp;
+	struct shm_group *g;
+	uint32_t s0, g0;
+	int16_t rc;
+	enum op_err e;
+	int gidx, prev;
+
+	if (m == NULL || (m->generation < 0 && m->id_len == 0))
+		return OP_OK;
+	if ((e = op_group_find(w, group, glen, OP_UNKNOWN_MEMBER, &gidx)) !=
+	    OP_OK)
+		return e;
+	op_group_params(w, &gp);
+	if ((g = op_group_lock(w, gidx, &gp, &s0, &g0)) == NULL)
+		return OP_INTERNAL;
+	rc = group_commit_check(w->shm, g, m->id, m->id_len, m->generation,
+	    w->now, &gp, &prev);
+	op_group_unlock(w, g, s0, g0);
+	return rc == ERR_NONE ? OP_OK : op_group_err(rc);
+}
+
 enum op_status
 op_txn_offsets(const struct op_ctx *x, const struct op_txn_who *who,
-    const char *group, size_t glen, struct op_txn_off *offs, int32_t n,
-    struct op_txn_wait *wait)
+    const char *group, size_t glen, const struct op_txn_member *member,
+    struct op_txn_off *offs, int32_t n, struct op_txn_wait *wait)
 {
 	struct worker *w = x->w;
 	struct shm *s = w->shm;
@@ -510,6 +541,9 @@ op_txn_offsets(const struct op_ctx *x, const struct op_txn_who *who,
 		e = OP_BAD_GROUP;
 		goto all;
 	}
+	if ((e = op_access_group(x, AUTH_GROUP_READ, group, glen)) != OP_OK ||
+	    (e = member_check(x, group, glen, member)) != OP_OK)
+		goto all;
 	if ((e = lock(x)) != OP_OK)
 		goto all;
 	if ((idx = txn_check(s, who, &e)) < 0)
@@ -580,11 +614,12 @@ info_of(const struct op_ctx *x, struct shm_txn *t, struct op_txn_info *out,
 	out->timeout_ms = t->timeout_ms;
 	out->start_ms = t->start_ms;
 	out->update_ms = t->update_ms;
-	if (!want_parts)
-		return OP_OK;
 	n = atomic_load(&t->nparts);
 	if (n > s->hdr->limits.max_txn_parts)
 		n = s->hdr->limits.max_txn_parts;
+	out->nparts_all = n;
+	if (!want_parts)
+		return OP_OK;
 	if (n > 0 && (out->parts = op_alloc(x, n * sizeof(*out->parts))) == NULL)
 		return OP_NO_MEMORY;
 	for (i = 0; i < n; i++) {
@@ -660,9 +695,8 @@ op_txn_list(const struct op_ctx *x, uint32_t states, const int64_t *pids,
 			if (j == npids)
 				continue;
 		}
-		/* Kafka's DurationFilter: transactions running longer. */
-		if (min_ms >= 0 && (st != TXN_ONGOING || t->start_ms < 0 ||
-		    now - t->start_ms <= min_ms))
+		/* Kafka's DurationFilter: started longer ago (any state). */
+		if (min_ms >= 0 && now - t->start_ms <= min_ms)
 			continue;
 		(void)info_of(x, t, &(*out)[k++], 0);
 	}
@@ -671,34 +705,84 @@ op_txn_list(const struct op_ctx *x, uint32_t states, const int64_t *pids,
 	return OP_OK;
 }
 
+/* Locked: may (pid, epoch) append a transactional batch to slot? */
+static enum op_err
+produce_check_locked(struct shm *s, int64_t pid, int16_t epoch,
+    uint32_t slot)
+{
+	struct shm_txn *t;
+	int idx;
+	int16_t cur;
+
+	if ((idx = txn_find_pid(s, pid)) < 0)
+		return OP_TXN_BAD_STATE;
+	t = txn_at(s, (uint32_t)idx);
+	cur = (int16_t)atomic_load(&t->epoch);
+	if (epoch < cur)
+		return OP_TXN_EPOCH;
+	if (epoch != cur || atomic_load(&t->state) != TXN_ONGOING ||
+	    txn_has_part(s, t, slot) < 0)
+		return OP_TXN_BAD_STATE;
+	return OP_OK;
+}
+
 enum op_err
 op_txn_produce_check(struct worker *w, int64_t pid, int16_t epoch,
     uint32_t slot)
 {
 	struct shm *s = w->shm;
-	struct shm_txn *t;
-	enum op_err e = OP_OK;
-	int idx;
-	int16_t cur;
+	enum op_err e;
 
 	if (s->hdr->limits.max_txns == 0 || pid < 0)
 		return OP_TXN_BAD_STATE;
 	if (txn_lock(s) == -1)
 		return OP_INTERNAL;
-	if ((idx = txn_find_pid(s, pid)) < 0)
-		e = OP_TXN_BAD_STATE;
-	else {
-		t = txn_at(s, (uint32_t)idx);
-		cur = (int16_t)atomic_load(&t->epoch);
-		if (epoch < cur)
-			e = OP_TXN_EPOCH;
-		else if (epoch != cur ||
-		    atomic_load(&t->state) != TXN_ONGOING ||
-		    txn_has_part(s, t, slot) < 0)
-			e = OP_TXN_BAD_STATE;
-	}
+	e = produce_check_locked(s, pid, epoch, slot);
 	txn_unlock(s);
 	return e;
+}
+
+int
+op_txn_batch(const uint8_t *recs, size_t len, int64_t *pid, int16_t *epoch)
+{
+	struct batch_header h;
+
+	if (len < BATCH_HEADER_SIZE ||
+	    batch_parse_header(recs, len, &h) != BATCH_OK || h.magic < 2 ||
+	    !(h.attributes & BATCH_ATTR_TRANSACTIONAL))
+		return 0;
+	*pid = h.producer_id;
+	*epoch = h.producer_epoch;
+	return 1;
+}
+
+int
+op_txn_append(struct worker *w, struct shm_partition *p, uint32_t inc,
+    const uint8_t *recs, size_t len, int64_t *base, int64_t *next,
+    enum op_err *err)
+{
+	struct shm *s = w->shm;
+	int64_t pid = -1;
+	int16_t epoch = -1;
+	int rc;
+
+	(void)op_txn_batch(recs, len, &pid, &epoch);
+	if (s->hdr->limits.max_txns == 0 || pid < 0) {
+		*err = OP_TXN_BAD_STATE;
+		return -1;
+	}
+	if (txn_lock(s) == -1) {
+		*err = OP_INTERNAL;
+		return -1;
+	}
+	if ((*err = produce_check_locked(s, pid, epoch,
+	    (uint32_t)(p - s->parts))) != OP_OK) {
+		txn_unlock(s);
+		return -1;
+	}
+	rc = op_producer_append(w, p, inc, recs, len, base, next, err);
+	txn_unlock(s);
+	return rc;
 }
 
 enum op_err

@@ -89,11 +89,20 @@ struct op_txn_off {
  * TxnOffsetCommit: pending until the COMMIT marker.  A transaction-level
  * error goes to wait->err and every offset.  Answered once logged (the
  * offsets ride in the transaction's records, proto/txnlog.h), so a
- * master restart keeps them.
+ * master restart keeps them.  A member (v3+: member id or generation
+ * given) is checked as OffsetCommit checks it (KIP-447: a zombie of an
+ * older generation is fenced): OP_UNKNOWN_MEMBER, OP_STALE_GENERATION,
+ * OP_REBALANCING.  The user needs to read the group.
  */
+struct op_txn_member {
+	const char	*id;
+	size_t		 id_len;
+	int32_t		 generation;	/* -1: none */
+};
 enum op_status op_txn_offsets(const struct op_ctx *x,
 	    const struct op_txn_who *who, const char *group, size_t glen,
-	    struct op_txn_off *offs, int32_t n, struct op_txn_wait *wait);
+	    const struct op_txn_member *member, struct op_txn_off *offs,
+	    int32_t n, struct op_txn_wait *wait);
 
 /* A transaction as Describe/ListTransactions and flume-admin show it. */
 struct op_txn_info {
@@ -105,6 +114,7 @@ struct op_txn_info {
 	int32_t		 timeout_ms;
 	int64_t		 start_ms;	/* -1 none */
 	int64_t		 update_ms;
+	uint32_t	 nparts_all;	/* partitions in the transaction */
 	uint32_t	 nparts;
 	struct op_txn_tp {
 		const char	*topic;	/* request memory */
@@ -117,7 +127,8 @@ enum op_err op_txn_describe(const struct op_ctx *x, const char *id, size_t len,
 /*
  * Every transaction (without their partitions) whose state is in the
  * states mask (bit per enum txn_state; 0 any), producer id in pids (n 0:
- * any), running longer than min_ms (-1 any): *out in request memory.
+ * any), started more than min_ms ago (-1 any; Kafka's DurationFilter,
+ * whatever the state): *out in request memory.
  */
 enum op_err op_txn_list(const struct op_ctx *x, uint32_t states,
 	    const int64_t *pids, int32_t npids, int64_t min_ms,
@@ -129,6 +140,20 @@ enum op_err op_txn_list(const struct op_ctx *x, uint32_t states,
  */
 enum op_err op_txn_produce_check(struct worker *w, int64_t pid, int16_t epoch,
 	    uint32_t slot);
+/* Is recs' first batch transactional?  Its producer id and epoch. */
+int	op_txn_batch(const uint8_t *recs, size_t len, int64_t *pid,
+	    int16_t *epoch);
+/*
+ * op_producer_append() of a transactional batch, checked and appended
+ * under the transaction table's lock: a transaction that moves to
+ * Prepare* (EndTxn, InitProducerId's fence, a timeout; all under that
+ * lock) can never get a batch after its marker, which the writer
+ * appends under the same lock.  The same returns as op_producer_append.
+ */
+struct shm_partition;
+int	op_txn_append(struct worker *w, struct shm_partition *p, uint32_t inc,
+	    const uint8_t *recs, size_t len, int64_t *base, int64_t *next,
+	    enum op_err *err);
 /*
  * Produce, every batch of recs (validated) for partition slot: a control
  * batch is OP_CONTROL_BATCH (only the broker writes markers), a
