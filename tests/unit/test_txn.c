@@ -583,6 +583,26 @@ test_drain_region(void)
 	wfinish();
 }
 
+/*
+ * Append n transactional batches of nrec records each to l (producer 1);
+ * the bytes of one batch.
+ */
+static size_t
+txn_log(struct plog *l, int n, int nrec)
+{
+	uint8_t *bt;
+	size_t len = 0;
+	int64_t base;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		bt = txn_batch(1, 0, i * nrec, nrec, 1, &len);
+		CU_ASSERT_EQUAL(plog_append(l, bt, len, &base), 0);
+		free(bt);
+	}
+	return len;
+}
+
 /* Retention never removes the segment of an open transaction's start. */
 static void
 test_retention_floor(void)
@@ -590,17 +610,10 @@ test_retention_floor(void)
 	struct plog_config cfg = { 100, 4096, 0, -1, 0, 0 };
 	char *d = test_mkdtemp("txnret");
 	struct plog *l;
-	uint8_t *bt;
-	size_t len;
-	int64_t base;
-	int i, deleted;
+	int deleted;
 
 	CU_ASSERT_EQUAL_FATAL(plog_open(&l, d, &cfg, NULL), 0);
-	for (i = 0; i < 6; i++) {
-		bt = txn_batch(1, 0, i, 3, 1, &len);
-		CU_ASSERT_EQUAL(plog_append(l, bt, len, &base), 0);
-		free(bt);
-	}
+	txn_log(l, 6, 3);
 	CU_ASSERT_EQUAL_FATAL(plog_segment_count(l), 6);
 	/* An open transaction from offset 7 (the third segment). */
 	plog_set_txn_floor(l, 7);
@@ -629,17 +642,10 @@ test_reader_aborted(void)
 	char *d = test_mkdtemp("txnrd");
 	struct plog_reader *rd;
 	struct plog *l;
-	uint8_t *bt;
-	size_t len, n;
-	int64_t base;
-	int i;
+	size_t n;
 
 	CU_ASSERT_EQUAL_FATAL(plog_open(&l, d, &cfg, NULL), 0);
-	for (i = 0; i < 6; i++) {
-		bt = txn_batch(1, 0, i * 3, 3, 1, &len);
-		CU_ASSERT_EQUAL(plog_append(l, bt, len, &base), 0);
-		free(bt);
-	}
+	txn_log(l, 6, 3);
 	CU_ASSERT_EQUAL_FATAL(plog_segment_count(l), 6);	/* 0 3 6 9 12 15 */
 	plog_close(l);
 	CU_ASSERT_EQUAL_FATAL(plog_reader_open(&rd, d), 0);
@@ -671,17 +677,10 @@ test_open_truncates_index(void)
 	struct txn_aborted e1 = { 5, 0, 2, 3 }, e2 = { 5, 3, 5, 6 }, *v;
 	char *d = test_mkdtemp("txntorn"), path[PATH_MAX];
 	struct plog *l;
-	uint8_t *bt;
 	size_t len, n;
-	int64_t base;
-	int i;
 
 	CU_ASSERT_EQUAL_FATAL(plog_open(&l, d, &cfg, NULL), 0);
-	for (i = 0; i < 3; i++) {
-		bt = txn_batch(1, 0, i * 2, 2, 1, &len);
-		CU_ASSERT_EQUAL(plog_append(l, bt, len, &base), 0);
-		free(bt);
-	}
+	len = txn_log(l, 3, 2);
 	plog_close(l);
 	CU_ASSERT_EQUAL(txnindex_append(d, 0, &e1), 0);
 	CU_ASSERT_EQUAL(txnindex_append(d, 0, &e2), 0);
