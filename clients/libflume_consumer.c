@@ -174,7 +174,7 @@ flume_consumer_subscribe(struct flume_consumer *k, const char *topic,
 	const char *name;
 	int64_t *res = NULL;
 	int32_t first, n, i;
-	int rc = -1;
+	int rc = -1, stable;
 
 	if (offset < FLUME_OFFSET_BEGINNING) {
 		client_seterr(k->c, "bad start offset %lld", (long long)offset);
@@ -206,8 +206,8 @@ flume_consumer_subscribe(struct flume_consumer *k, const char *topic,
 		goto done;
 	}
 	if ((name = cons_topic(k, topic)) == NULL ||
-	    (lo = calloc((size_t)n * 2, sizeof(*lo))) == NULL ||
-	    (res = calloc((size_t)n * 2, sizeof(*res))) == NULL ||
+	    (lo = calloc((size_t)n * 3, sizeof(*lo))) == NULL ||
+	    (res = calloc((size_t)n * 3, sizeof(*res))) == NULL ||
 	    (np = reallocarray(k->parts, k->nparts + (size_t)n,
 	    sizeof(*np))) == NULL)
 		goto nomem;
@@ -216,14 +216,16 @@ flume_consumer_subscribe(struct flume_consumer *k, const char *topic,
 	    sizeof(*nf))) == NULL)
 		goto nomem;
 	k->fparts = nf;
-	for (i = 0; i < n; i++) {
-		lo[2 * i].topic = lo[2 * i + 1].topic = name;
-		lo[2 * i].topic_len = lo[2 * i + 1].topic_len = strlen(name);
-		lo[2 * i].partition = lo[2 * i + 1].partition = first + i;
-		lo[2 * i].which = OFFSET_EARLIEST;
-		lo[2 * i + 1].which = OFFSET_LATEST;
+	/* Read committed, the end is the last stable offset (version 3). */
+	stable = k->c->proto_version >= 3 && k->isolation == FLUME_READ_COMMITTED;
+	for (i = 0; i < 3 * n; i++) {
+		lo[i].topic = name;
+		lo[i].topic_len = strlen(name);
+		lo[i].partition = first + i / 3;
+		lo[i].which = i % 3 == 0 ? OFFSET_EARLIEST : i % 3 == 1 ||
+		    !stable ? OFFSET_LATEST : OFFSET_LAST_STABLE;
 	}
-	if (client_list_offsets(k->c, lo, n * 2, res) == -1)
+	if (client_list_offsets(k->c, lo, n * 3, res) == -1)
 		goto done;
 	for (i = 0; i < n; i++) {
 		if ((cp = cons_find(k, name, first + i)) == NULL) {
@@ -232,12 +234,13 @@ flume_consumer_subscribe(struct flume_consumer *k, const char *topic,
 			cp->partition = first + i;
 			cp->max_bytes = k->conf.max_bytes;
 		}
-		cp->log_start = res[2 * i];
-		cp->hw = cp->stable = res[2 * i + 1];
+		cp->log_start = res[3 * i];
+		cp->hw = res[3 * i + 1];
+		cp->stable = res[3 * i + 2];
 		if (offset == FLUME_OFFSET_BEGINNING)
 			cp->next = cp->log_start;
 		else if (offset == FLUME_OFFSET_END)
-			cp->next = cp->hw;
+			cp->next = cp->stable;
 		else
 			cp->next = offset < cp->log_start ? cp->log_start :
 			    offset > cp->hw ? cp->hw : offset;

@@ -51,6 +51,9 @@ txn_markers_drained(struct shm *s, struct shm_partition *p, struct plog *log,
 	struct ctrl_marker m;
 	size_t pos, sz;
 
+	/* Never a transaction here: a marker has nothing to close. */
+	if (atomic_load_explicit(&p->txn_seen, memory_order_acquire) == 0)
+		return 0;
 	for (pos = 0; pos + BATCH_HEADER_SIZE <= n; pos += sz) {
 		sz = BATCH_LOG_OVERHEAD + (size_t)be32_get(data + pos + BATCH_OFF_LENGTH);
 		if (sz < BATCH_HEADER_SIZE || sz > n - pos)
@@ -120,7 +123,9 @@ txn_before_append(struct shm *s, struct shm_partition *p, struct plog *log,
 	int64_t end = plog_end_offset(log);
 	size_t pos, sz;
 
-	if (*snap >= 0)
+	/* txn_seen is stored before the tail that published the run. */
+	if (*snap >= 0 || atomic_load_explicit(&p->txn_seen,
+	    memory_order_acquire) == 0)
 		return 0;
 	for (pos = 0; pos + BATCH_HEADER_SIZE <= n; pos += sz) {
 		sz = BATCH_LOG_OVERHEAD + (size_t)be32_get(data + pos + BATCH_OFF_LENGTH);
@@ -262,6 +267,7 @@ txn_rebuild(struct shm *s, struct shm_partition *p, struct plog *l)
 		return -1;
 	if (r == 0)
 		return 0;	/* never had a transaction (txnsnap.h) */
+	atomic_store(&p->txn_seen, 1);
 	t.cap = t.n;
 	from = snap > start ? snap : start;
 	/* The markers from there on are indexed again by the scan. */

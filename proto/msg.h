@@ -185,10 +185,12 @@ struct fetch_result { int16_t error; int64_t log_start; int64_t high_watermark;
 struct fetch_resp { int16_t error; int32_t count; struct fetch_result *results; };
 
 /* ---- LIST_OFFSETS (5) ----
- * req:  [count i32]{[topic str][partition i32][which i64]}  -2 earliest, -1 latest
+ * req:  [count i32]{[topic str][partition i32][which i64]}  -2 earliest, -1 latest,
+ *       -3 (version 3) the last stable offset
  * resp: [error i16][count i32]{[error i16][offset i64]} */
 #define OFFSET_EARLIEST	(-2)
 #define OFFSET_LATEST	(-1)
+#define OFFSET_LAST_STABLE (-3)	/* version 3: the last stable offset */
 struct list_offsets_part { const char *topic; size_t topic_len; int32_t partition; int64_t which; };
 struct list_offsets_req { int32_t count; struct list_offsets_part *parts; };
 /*

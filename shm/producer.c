@@ -289,6 +289,8 @@ producer_record(struct shm *s, struct shm_partition *p,
 
 	if (q->pid < 0)
 		return;
+	if (q->txn && atomic_load_explicit(&p->txn_seen, memory_order_relaxed) == 0)
+		atomic_store_explicit(&p->txn_seen, 1, memory_order_release);
 	e = entry_find(pp, q->pid);
 	if (e != NULL && e->epoch == q->epoch) {
 		st = atomic_load_explicit(&e->state, memory_order_relaxed);
@@ -341,6 +343,7 @@ producer_part_clear(struct shm *s, struct shm_partition *p)
 	struct producer_part *pp = ppart(s, p);
 	int i;
 
+	atomic_store_explicit(&p->txn_seen, 0, memory_order_release);
 	/* One store per entry frees it (state count 0), as entry_take expects. */
 	for (i = 0; i < PRODUCER_SLOTS; i++) {
 		atomic_store_explicit(&pp->e[i].txn_first, -1,

@@ -58,7 +58,7 @@
 #include "proto/role.h"
 
 #define SHM_MAGIC		0x314d48534d554c46ULL	/* "FLUMSHM1" */
-#define SHM_LAYOUT_VERSION	20
+#define SHM_LAYOUT_VERSION	21
 #define SHM_NAME_MAX		64
 
 struct shm_authpub;
@@ -290,6 +290,14 @@ struct shm_partition {
 	_Atomic uint32_t	clean_ratio_ppm;	/* dirty ratio, millionths */
 	_Atomic int64_t		clean_last_ms;		/* last swap, CLOCK_REALTIME */
 	_Atomic uint64_t	clean_saved;		/* bytes saved, all passes */
+	/*
+	 * Transactions (shm/producer.h): 1 once the partition may hold a
+	 * transactional batch (set by the append, under the lock and before
+	 * its tail store, or at start-up when it has a producer-state
+	 * snapshot); read_committed fetches of a partition with 0 look for
+	 * no aborted transactions.  Cleared with its producers.
+	 */
+	_Atomic uint32_t	txn_seen;
 };
 
 /* The per-process handle: where the tables are in this mapping. */

@@ -21,6 +21,7 @@
  */
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -802,6 +803,62 @@ plog_reader_offset_for_time(struct plog_reader *r, int64_t ts_ms,
 	return 0;
 }
 
+/*
+ * One look at the directory as it is (an index of a segment rolled
+ * since counts): the bases of the aborted-transaction indexes from the
+ * segment holding start on (malloc'ed, ascending).  0 or -1.
+ */
+static int
+aborted_bases(const char *dir, int64_t start, int64_t **out, size_t *n)
+{
+	char name[32];
+	struct dirent *de;
+	int64_t base, first = INT64_MIN, *v = NULL, *nv;
+	size_t cap = 0, len, i, k;
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	if ((d = opendir(dir)) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		len = strlen(de->d_name);
+		if (len == 29 && strcmp(de->d_name + 20, ".txnindex") == 0) {
+			/* "<20 digits>.txnindex" read as the log's name would be. */
+			memcpy(name, de->d_name, 20);
+			memcpy(name + 20, ".log", 5);
+			if (!seg_parse_name(name, &base))
+				continue;
+			if (*n == cap) {
+				cap = cap ? cap * 2 : 16;
+				if ((nv = reallocarray(v, cap, sizeof(*v))) == NULL) {
+					free(v);
+					closedir(d);
+					return -1;
+				}
+				v = nv;
+			}
+			v[(*n)++] = base;
+		} else if (seg_parse_name(de->d_name, &base) && base <= start &&
+		    base > first)
+			first = base;	/* the segment holding start */
+	}
+	closedir(d);
+	/* Ascending, and none of a segment before start's. */
+	for (i = 1; i < *n; i++)
+		for (k = i; k > 0 && v[k - 1] > v[k]; k--) {
+			base = v[k];
+			v[k] = v[k - 1];
+			v[k - 1] = base;
+		}
+	for (i = 0; i < *n && v[i] < first; i++)
+		;
+	memmove(v, v + i, (*n - i) * sizeof(*v));
+	*n -= i;
+	*out = v;
+	return 0;
+}
+
 int
 plog_reader_aborted(struct plog_reader *r, int64_t start, int64_t upper,
     struct txn_aborted **out, size_t *n)
@@ -812,9 +869,12 @@ plog_reader_aborted(struct plog_reader *r, int64_t start, int64_t upper,
 
 	*out = NULL;
 	*n = 0;
-	/* The directory as it is: an index of a segment rolled since counts. */
-	if (seg_list(r->dir, &bases, &nb) == -1)
+	if (aborted_bases(r->dir, start, &bases, &nb) == -1)
 		return -1;
+	if (nb == 0) {
+		free(bases);
+		return 0;
+	}
 	rc = txnindex_collect(r->dir, bases, nb, start, upper, out, n, &cap);
 	err = errno;
 	free(bases);

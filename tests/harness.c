@@ -10,6 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proto/batch.h"
+#include "proto/bytes.h"
+#include "proto/crc32c.h"
+#include "proto/ctrl.h"
 #include "tests/harness.h"
 
 static uint64_t rand_state = 0x9e3779b97f4a7c15ULL;
@@ -179,4 +183,13 @@ test_capture_end(const char *path, char *buf, size_t len)
 		return -1;
 	buf[n] = '\0';
 	return (long)n;
+}
+
+void
+test_batch_set_transactional(uint8_t *b, size_t len)
+{
+	be16_put(b + BATCH_OFF_ATTRIBUTES, (uint16_t)(be16_get(b +
+	    BATCH_OFF_ATTRIBUTES) | BATCH_ATTR_TRANSACTIONAL));
+	be32_put(b + BATCH_OFF_CRC, crc32c(0, b + BATCH_CRC_START,
+	    len - BATCH_CRC_START));
 }

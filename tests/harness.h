@@ -56,5 +56,10 @@ void	 test_fill_random(void *buf, size_t len);
 const char *test_srcdir(const char *file, const char *rel);
 /* A whole file of at most 1 MiB, malloc'd, or NULL. */
 uint8_t	*test_slurp(const char *path, size_t *len);
+/*
+ * Make the whole batch b (len bytes) transactional (attribute 0x10, as
+ * Kafka's transactional producers send) and fix its CRC.
+ */
+void	 test_batch_set_transactional(uint8_t *b, size_t len);
 
 #endif

@@ -17,7 +17,6 @@
 
 #include "proto/batch.h"
 #include "proto/bytes.h"
-#include "proto/crc32c.h"
 #include "proto/ctrl.h"
 #include "store/clean.h"
 #include "store/plog.h"
@@ -87,10 +86,7 @@ put_txn(struct plog *l, const char *k, const char *v, int64_t pid)
 	CU_ASSERT_FATAL(batch_builder_close(&b, &out, &outlen) == 0);
 	CU_ASSERT_FATAL((copy = malloc(outlen)) != NULL);
 	memcpy(copy, out, outlen);
-	be16_put(copy + BATCH_OFF_ATTRIBUTES, (uint16_t)(be16_get(copy +
-	    BATCH_OFF_ATTRIBUTES) | BATCH_ATTR_TRANSACTIONAL));
-	be32_put(copy + BATCH_OFF_CRC, crc32c(0, copy + BATCH_CRC_START,
-	    outlen - BATCH_CRC_START));
+	test_batch_set_transactional(copy, outlen);
 	CU_ASSERT_FATAL(plog_append(l, copy, outlen, &base) == 0);
 	free(copy);
 	batch_builder_free(&b);

@@ -26,7 +26,6 @@
 #include "clients/flume_tool.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
-#include "proto/crc32c.h"
 #include "proto/ctrl.h"
 #include "proto/frame.h"
 #include "proto/msg.h"
@@ -527,6 +526,9 @@ fake_other(struct fake *f, const struct frame *fr, struct arena *a,
 				if (t == NULL || lr.parts[i].partition >= t->nparts)
 					lres[i].error =
 					    ERR_UNKNOWN_TOPIC_OR_PARTITION;
+				else if (lr.parts[i].which == OFFSET_LAST_STABLE &&
+				    lr.parts[i].partition == 0 && f->lso >= 0)
+					lres[i].offset = f->lso;
 				else
 					lres[i].offset = lr.parts[i].which ==
 					    OFFSET_EARLIEST ? 0 :
@@ -1349,13 +1351,8 @@ fake_append(struct fake_part *fp, int64_t pid, int txn, const char *v)
 	wbuf_raw(&fp->log, out, len);
 	batch_builder_free(&bb);
 	batch_set_base_offset(fp->log.buf + at, fp->next);
-	if (txn) {
-		be16_put(fp->log.buf + at + BATCH_OFF_ATTRIBUTES, (uint16_t)(
-		    be16_get(fp->log.buf + at + BATCH_OFF_ATTRIBUTES) |
-		    BATCH_ATTR_TRANSACTIONAL));
-		be32_put(fp->log.buf + at + BATCH_OFF_CRC, crc32c(0,
-		    fp->log.buf + at + BATCH_CRC_START, len - BATCH_CRC_START));
-	}
+	if (txn)
+		test_batch_set_transactional(fp->log.buf + at, len);
 	fp->next++;
 }
 
@@ -1405,6 +1402,25 @@ read_all(struct fake *f, int isolation, char *buf, size_t size)
 	flume_close(c);
 }
 
+/* Where a consumer subscribed to partition 0 at its end starts. */
+static int64_t
+end_position(struct fake *f, int isolation)
+{
+	struct flume_client *c = fake_connect(f);
+	struct flume_consumer *k = flume_consumer_new(c, NULL);
+	int64_t pos;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+	if (isolation >= 0)
+		CU_ASSERT_EQUAL(flume_consumer_set_isolation(k, isolation), 0);
+	CU_ASSERT_EQUAL_FATAL(flume_consumer_subscribe(k, "t", 0,
+	    FLUME_OFFSET_END), 0);
+	pos = flume_consumer_position(k, "t", 0);
+	flume_consumer_free(k);
+	flume_close(c);
+	return pos;
+}
+
 /*
  * Partition 0: 0 plain, 1-2 A (aborted), 3 B (committed), 4 A's ABORT,
  * 5 B's COMMIT, 6 plain, 7 C (open): the LSO is 7.
@@ -1436,6 +1452,9 @@ test_consume_txn(void)
 	read_all(f, FLUME_READ_UNCOMMITTED, got, sizeof(got));
 	CU_ASSERT_STRING_EQUAL(got, "0:p0,1:a1,2:a2,3:b3,6:p6,7:c7");
 	CU_ASSERT_EQUAL(f->isolation, FETCH_READ_UNCOMMITTED);
+	/* The end is the LSO read committed, the log end uncommitted. */
+	CU_ASSERT_EQUAL(end_position(f, -1), 7);
+	CU_ASSERT_EQUAL(end_position(f, FLUME_READ_UNCOMMITTED), 8);
 	fake_stop(f);
 
 	/* A broker of version 2 filters nothing: only the markers go. */

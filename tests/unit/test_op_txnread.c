@@ -17,7 +17,6 @@
 
 #include "proto/batch.h"
 #include "proto/bytes.h"
-#include "proto/crc32c.h"
 #include "proto/ctrl.h"
 #include "shm/producer.h"
 #include "shm/ring.h"
@@ -30,6 +29,7 @@
 #include "worker/op/describe.h"
 #include "worker/op/fetch.h"
 #include "worker/op/offsets.h"
+#include "worker/op/producer.h"
 
 static struct fixture_op f;
 
@@ -67,13 +67,8 @@ mk(int n, int64_t ts, int64_t pid, int txn, size_t *len)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
 	memcpy(copy, out, *len);
 	batch_builder_free(&bb);
-	if (txn) {
-		be16_put(copy + BATCH_OFF_ATTRIBUTES,
-		    (uint16_t)(be16_get(copy + BATCH_OFF_ATTRIBUTES) |
-		    BATCH_ATTR_TRANSACTIONAL));
-		be32_put(copy + BATCH_OFF_CRC, crc32c(0, copy + BATCH_CRC_START,
-		    *len - BATCH_CRC_START));
-	}
+	if (txn)
+		test_batch_set_transactional(copy, *len);
 	return copy;
 }
 
@@ -131,7 +126,8 @@ log_write(void)
 	atomic_store(&part0()->visible_offset, 8);
 	atomic_store(&part0()->durable_offset, 8);
 	__atomic_store_n(&part0()->next_offset, 8, __ATOMIC_RELEASE);
-	/* C's transaction is open from 6. */
+	/* As start-up finds it (a snapshot): C's transaction open from 6. */
+	atomic_store(&part0()->txn_seen, 1);
 	producer_id_raise(f.w.shm, PC);
 	CU_ASSERT_EQUAL_FATAL(producer_txn_open(f.w.shm, part0(), PC, 0, 6), 0);
 }
@@ -228,6 +224,13 @@ test_fetch_committed(void)
 	CU_ASSERT_EQUAL(r->aborted[0].pid, PA);
 	CU_ASSERT_EQUAL(r->aborted[0].first, 1);
 	op_fetch_release(st);
+
+	/* A partition that never held a transaction is not looked into. */
+	atomic_store(&part0()->txn_seen, 0);
+	CU_ASSERT_EQUAL(fetch1(&fp, 1, 0, &a, &st), OP_DONE);
+	CU_ASSERT_EQUAL(st->res[0].naborted, 0);
+	op_fetch_release(st);
+	atomic_store(&part0()->txn_seen, 1);
 
 	/* read_uncommitted: everything, the same LSO, no list. */
 	CU_ASSERT_EQUAL(fetch1(&fp, 0, 0, &a, &st), OP_DONE);
@@ -369,7 +372,34 @@ test_producers_txn_start(void)
 	fixture_op_done(&f);
 }
 
+/* Every producer slot holds an open transaction: a newcomer is told to retry. */
+static void
+test_producers_full(void)
+{
+	int64_t pid, base, next;
+	enum op_err err = OP_OK;
+	uint8_t *b;
+	size_t len;
+	int i;
+
+	fixture_op_start(&f, 1);
+	for (i = 0; i < PRODUCER_SLOTS; i++) {
+		pid = producer_id_new(f.w.shm);
+		CU_ASSERT_EQUAL_FATAL(producer_txn_open(f.w.shm, part0(), pid, 0,
+		    i), 0);
+	}
+	pid = producer_id_new(f.w.shm);
+	b = mk(1, 1000, pid, 0, &len);
+	CU_ASSERT_EQUAL(op_producer_append(&f.w, part0(),
+	    atomic_load(&part0()->incarnation), b, len, &base, &next, &err), -1);
+	CU_ASSERT_EQUAL(err, OP_PRODUCERS_FULL);
+	CU_ASSERT_EQUAL(atomic_load(&part0()->tail), 0);
+	free(b);
+	fixture_op_done(&f);
+}
+
 TEST_SUITE("op_txnread", NULL, NULL,
     { "producers with an open transaction", test_producers_txn_start },
+    { "every producer slot holds a transaction", test_producers_full },
     { "fetch read_committed", test_fetch_committed },
     { "list offsets read_committed", test_list_offsets_committed });

@@ -28,7 +28,6 @@
 #include "master/writer.h"
 #include "proto/batch.h"
 #include "proto/bytes.h"
-#include "proto/crc32c.h"
 #include "proto/ctrl.h"
 #include "shm/producer.h"
 #include "shm/ring.h"
@@ -92,13 +91,8 @@ txn_batch(int64_t pid, int16_t epoch, int32_t seq, int n, int txn, size_t *len)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
 	memcpy(copy, out, *len);
 	batch_builder_free(&bb);
-	if (txn) {
-		be16_put(copy + BATCH_OFF_ATTRIBUTES,
-		    (uint16_t)(be16_get(copy + BATCH_OFF_ATTRIBUTES) |
-		    BATCH_ATTR_TRANSACTIONAL));
-		be32_put(copy + BATCH_OFF_CRC, crc32c(0, copy + BATCH_CRC_START,
-		    *len - BATCH_CRC_START));
-	}
+	if (txn)
+		test_batch_set_transactional(copy, *len);
 	return copy;
 }
 
@@ -155,9 +149,11 @@ test_open_close(void)
 	CU_ASSERT_EQUAL(send_txn(&s, p, c, 0, 0, 2, 0, &base), 0);
 	CU_ASSERT_EQUAL(base, 0);
 	CU_ASSERT_EQUAL(producer_txn_oldest(&s, p), INT64_MAX);
+	CU_ASSERT_EQUAL(atomic_load(&p->txn_seen), 0);
 	/* a opens at 2; its next batch keeps it; b opens at 7. */
 	CU_ASSERT_EQUAL(send_txn(&s, p, a, 0, 0, 3, 1, &base), 0);
 	CU_ASSERT_EQUAL(base, 2);
+	CU_ASSERT_EQUAL(atomic_load(&p->txn_seen), 1);
 	CU_ASSERT_EQUAL(send_txn(&s, p, a, 0, 3, 2, 1, &base), 0);
 	CU_ASSERT_EQUAL(send_txn(&s, p, b, 0, 0, 1, 1, &base), 0);
 	CU_ASSERT_EQUAL(base, 7);
@@ -587,6 +583,26 @@ test_drain_region(void)
 	wfinish();
 }
 
+/*
+ * Append n transactional batches of nrec records each to l (producer 1);
+ * the bytes of one batch.
+ */
+static size_t
+txn_log(struct plog *l, int n, int nrec)
+{
+	uint8_t *bt;
+	size_t len = 0;
+	int64_t base;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		bt = txn_batch(1, 0, i * nrec, nrec, 1, &len);
+		CU_ASSERT_EQUAL(plog_append(l, bt, len, &base), 0);
+		free(bt);
+	}
+	return len;
+}
+
 /* Retention never removes the segment of an open transaction's start. */
 static void
 test_retention_floor(void)
@@ -594,17 +610,10 @@ test_retention_floor(void)
 	struct plog_config cfg = { 100, 4096, 0, -1, 0, 0 };
 	char *d = test_mkdtemp("txnret");
 	struct plog *l;
-	uint8_t *bt;
-	size_t len;
-	int64_t base;
-	int i, deleted;
+	int deleted;
 
 	CU_ASSERT_EQUAL_FATAL(plog_open(&l, d, &cfg, NULL), 0);
-	for (i = 0; i < 6; i++) {
-		bt = txn_batch(1, 0, i, 3, 1, &len);
-		CU_ASSERT_EQUAL(plog_append(l, bt, len, &base), 0);
-		free(bt);
-	}
+	txn_log(l, 6, 3);
 	CU_ASSERT_EQUAL_FATAL(plog_segment_count(l), 6);
 	/* An open transaction from offset 7 (the third segment). */
 	plog_set_txn_floor(l, 7);
@@ -620,6 +629,46 @@ test_retention_floor(void)
 	free(d);
 }
 
+/*
+ * A reader collects from the segment holding the start on, from the
+ * indexes the directory has now: none there, none found; one in a
+ * segment before the start's, not read.
+ */
+static void
+test_reader_aborted(void)
+{
+	struct plog_config cfg = { 100, 4096, -1, -1, 0, 0 };
+	struct txn_aborted early = { 7, 0, 1, 2 }, late = { 8, 4, 12, 13 }, *v;
+	char *d = test_mkdtemp("txnrd");
+	struct plog_reader *rd;
+	struct plog *l;
+	size_t n;
+
+	CU_ASSERT_EQUAL_FATAL(plog_open(&l, d, &cfg, NULL), 0);
+	txn_log(l, 6, 3);
+	CU_ASSERT_EQUAL_FATAL(plog_segment_count(l), 6);	/* 0 3 6 9 12 15 */
+	plog_close(l);
+	CU_ASSERT_EQUAL_FATAL(plog_reader_open(&rd, d), 0);
+	CU_ASSERT_EQUAL(plog_reader_aborted(rd, 7, 10, &v, &n), 0);
+	CU_ASSERT_EQUAL(n, 0);
+	CU_ASSERT_PTR_NULL(v);
+	CU_ASSERT_EQUAL(txnindex_append(d, 0, &early), 0);
+	CU_ASSERT_EQUAL(txnindex_append(d, 12, &late), 0);
+	/* From 7 (segment 6, no index): segment 0's is before it. */
+	CU_ASSERT_EQUAL(plog_reader_aborted(rd, 7, 10, &v, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_EQUAL(v[0].pid, 8);
+	free(v);
+	/* From 1: both. */
+	CU_ASSERT_EQUAL(plog_reader_aborted(rd, 1, 10, &v, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	CU_ASSERT(v[0].pid == 7 && v[1].pid == 8);
+	free(v);
+	plog_reader_close(rd);
+	test_rmtree(d);
+	free(d);
+}
+
 /* A log whose tail was torn drops the index entries of lost markers. */
 static void
 test_open_truncates_index(void)
@@ -628,17 +677,10 @@ test_open_truncates_index(void)
 	struct txn_aborted e1 = { 5, 0, 2, 3 }, e2 = { 5, 3, 5, 6 }, *v;
 	char *d = test_mkdtemp("txntorn"), path[PATH_MAX];
 	struct plog *l;
-	uint8_t *bt;
 	size_t len, n;
-	int64_t base;
-	int i;
 
 	CU_ASSERT_EQUAL_FATAL(plog_open(&l, d, &cfg, NULL), 0);
-	for (i = 0; i < 3; i++) {
-		bt = txn_batch(1, 0, i * 2, 2, 1, &len);
-		CU_ASSERT_EQUAL(plog_append(l, bt, len, &base), 0);
-		free(bt);
-	}
+	len = txn_log(l, 3, 2);
 	plog_close(l);
 	CU_ASSERT_EQUAL(txnindex_append(d, 0, &e1), 0);
 	CU_ASSERT_EQUAL(txnindex_append(d, 0, &e2), 0);
@@ -771,6 +813,7 @@ test_snapshot_rebuild(void)
 	n = rebuild_into(&fs, &fp, &end);
 	CU_ASSERT_EQUAL(end, 9);
 	CU_ASSERT_EQUAL(n, 2);
+	CU_ASSERT_EQUAL(atomic_load(&fp->txn_seen), 1);
 	CU_ASSERT_EQUAL_FATAL(producer_txn_list(&fs, fp, tx, PRODUCER_SLOTS), 2);
 	for (i = 0; i < 2; i++)
 		CU_ASSERT((tx[i].pid == a && tx[i].first == 1) ||
@@ -837,4 +880,5 @@ TEST_SUITE("txn", setup, teardown,
     { "start-up drain writes the index", test_drain_region },
     { "retention keeps an open transaction", test_retention_floor },
     { "a torn tail truncates the index", test_open_truncates_index },
+    { "a reader's aborted transactions", test_reader_aborted },
     { "snapshots and the rebuild after a crash", test_snapshot_rebuild });

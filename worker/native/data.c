@@ -336,7 +336,12 @@ native_list_offsets_exec(struct worker *w, struct conn *c, struct req *r)
 		goto nomem;
 	s->count = q->count;
 	for (i = 0; i < q->count; i++)
-		s->results[i].error = errcode(op_list_offset(&x,
+		s->results[i].error = errcode(q->parts[i].which ==
+		    OFFSET_LAST_STABLE && c->proto_version >= 3 ?
+		    op_list_offset_committed(&x, q->parts[i].topic,
+		    q->parts[i].topic_len, q->parts[i].partition,
+		    OP_OFFSET_LATEST, &s->results[i].offset,
+		    &s->results[i].timestamp) : op_list_offset(&x,
 		    q->parts[i].topic, q->parts[i].topic_len,
 		    q->parts[i].partition, q->parts[i].which,
 		    &s->results[i].offset, &s->results[i].timestamp));

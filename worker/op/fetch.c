@@ -197,7 +197,9 @@ fetch_gather(const struct op_ctx *x, const struct op_fetch *a,
 			s->err = OP_INTERNAL;
 			continue;
 		}
-		if (a->isolation == 1) {
+		/* Only a partition that may hold transactions has aborts. */
+		if (a->isolation == 1 && atomic_load_explicit(&s->p->txn_seen,
+		    memory_order_acquire) != 0) {
 			fetch_aborted(x, rd, s, fp->offset, sl.next_offset);
 			if (s->err != OP_OK) {
 				close(s->fd);
