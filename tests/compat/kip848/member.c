@@ -18,7 +18,8 @@
  *   T error WHY        a consumer error
  *   T closed           after rd_kafka_consumer_close (on SIGTERM)
  * and librdkafka's warnings and errors ("%LEVEL|..." on stderr).
- * Runs until SIGTERM (closes) or SIGKILL.
+ * Runs until SIGTERM (closes) or SIGKILL.  "member describe" (below)
+ * samples the broker's view of the group instead.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -93,6 +94,91 @@ set(rd_kafka_conf_t *conf, const char *k, const char *v)
 	return -1;
 }
 
+/*
+ * member describe BROKER GROUP: the broker's view, every 100 ms until
+ * SIGTERM, from librdkafka's DescribeConsumerGroups (ConsumerGroupDescribe
+ * for a consumer protocol group, DescribeGroups for a classic one):
+ *   T desc consumer|classic|unknown NAME:P,P NAME:- ...   (client ids)
+ *   T desc error WHY
+ */
+static int
+describe(const char *broker, const char *group)
+{
+	static const char *types[] = { "unknown", "consumer", "classic" };
+	char err[512];
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	rd_kafka_t *rk;
+	rd_kafka_queue_t *q;
+	rd_kafka_event_t *ev;
+	const rd_kafka_DescribeConsumerGroups_result_t *res;
+	const rd_kafka_ConsumerGroupDescription_t **gs;
+	const rd_kafka_ConsumerGroupDescription_t *g;
+	const rd_kafka_MemberDescription_t *md;
+	const rd_kafka_topic_partition_list_t *l;
+	const rd_kafka_error_t *ge;
+	struct timespec pause = { 0, 100 * 1000 * 1000 };
+	size_t ng, i;
+	int j, k, t;
+
+	if (set(conf, "bootstrap.servers", broker) != 0 ||
+	    set(conf, "client.id", "describe") != 0 ||
+	    set(conf, "log_level", "4") != 0)
+		return 1;
+	if ((rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err,
+	    sizeof(err))) == NULL) {
+		fprintf(stderr, "member: %s\n", err);
+		return 1;
+	}
+	q = rd_kafka_queue_new(rk);
+	while (!stop) {
+		rd_kafka_DescribeConsumerGroups(rk, &group, 1, NULL, q);
+		if ((ev = rd_kafka_queue_poll(q, 10000)) == NULL)
+			continue;
+		if (rd_kafka_event_error(ev) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+			printf("%lld desc error %s\n", now_us(),
+			    rd_kafka_event_error_string(ev));
+		} else {
+			res = rd_kafka_event_DescribeConsumerGroups_result(ev);
+			gs = rd_kafka_DescribeConsumerGroups_result_groups(res,
+			    &ng);
+			for (i = 0; i < ng; i++) {
+				g = gs[i];
+				if ((ge = rd_kafka_ConsumerGroupDescription_error(
+				    g)) != NULL) {
+					printf("%lld desc error %s\n", now_us(),
+					    rd_kafka_error_string(ge));
+					continue;
+				}
+				t = (int)rd_kafka_ConsumerGroupDescription_type(g);
+				printf("%lld desc %s", now_us(),
+				    types[t >= 0 && t <= 2 ? t : 0]);
+				for (j = 0; j < (int)
+				    rd_kafka_ConsumerGroupDescription_member_count(g);
+				    j++) {
+					md = rd_kafka_ConsumerGroupDescription_member(
+					    g, (size_t)j);
+					l = rd_kafka_MemberAssignment_partitions(
+					    rd_kafka_MemberDescription_assignment(md));
+					printf(" %s:",
+					    rd_kafka_MemberDescription_client_id(md));
+					for (k = 0; l != NULL && k < l->cnt; k++)
+						printf("%s%d", k > 0 ? "," : "",
+						    (int)l->elems[k].partition);
+					printf("%s", l == NULL || l->cnt == 0 ?
+					    "-" : "");
+				}
+				printf("\n");
+			}
+		}
+		fflush(stdout);
+		rd_kafka_event_destroy(ev);
+		nanosleep(&pause, NULL);
+	}
+	rd_kafka_queue_destroy(q);
+	rd_kafka_destroy(rk);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -103,14 +189,17 @@ main(int argc, char **argv)
 	rd_kafka_message_t *m;
 	int classic;
 
+	signal(SIGTERM, on_term);
+	if (argc == 4 && strcmp(argv[1], "describe") == 0)
+		return describe(argv[2], argv[3]);
 	if ((argc != 6 && argc != 7) || (strcmp(argv[5], "consumer") != 0 &&
 	    strcmp(argv[5], "classic") != 0)) {
 		fprintf(stderr, "usage: member BROKER TOPIC GROUP NAME "
-		    "consumer|classic [INSTANCE_ID]\n");
+		    "consumer|classic [INSTANCE_ID]\n"
+		    "       member describe BROKER GROUP\n");
 		return 2;
 	}
 	classic = strcmp(argv[5], "classic") == 0;
-	signal(SIGTERM, on_term);
 	conf = rd_kafka_conf_new();
 	if (set(conf, "bootstrap.servers", argv[1]) != 0 ||
 	    set(conf, "group.id", argv[3]) != 0 ||
