@@ -807,6 +807,25 @@ find_instance(const struct shm *s, struct shm_group *g, const char *inst,
 	return -1;
 }
 
+/*
+ * The member's client id and host, as its request says: Kafka sets both
+ * on every heartbeat, so a static member taken over by a new instance
+ * shows the new one's.
+ */
+static void
+member_client(struct shm_member *m, const struct cgroup_hb_in *in)
+{
+	memset(m->client, 0, sizeof(m->client));
+	if (in->client_id_len > 0)
+		memcpy(m->client, in->client_id, in->client_id_len);
+	m->client_len = (uint16_t)in->client_id_len;
+	m->host_len = (uint16_t)(in->host_len > MEMBER_HOST_MAX ?
+	    MEMBER_HOST_MAX : in->host_len);
+	if (m->host_len > 0)
+		memcpy(m->host, in->host, m->host_len);
+	m->host[m->host_len] = '\0';
+}
+
 /* A new member's slot (filled, not yet published), or -1 (full). */
 static int
 member_new(struct shm *s, struct shm_group *g, const struct cgroup_hb_in *in,
@@ -830,15 +849,7 @@ member_new(struct shm *s, struct shm_group *g, const struct cgroup_hb_in *in,
 		m->id_len = (uint16_t)in->member_id_len;
 	} else
 		m->id_len = (uint16_t)member_id_new(s, g, m->id);
-	memset(m->client, 0, sizeof(m->client));
-	if (in->client_id_len > 0)
-		memcpy(m->client, in->client_id, in->client_id_len);
-	m->client_len = (uint16_t)in->client_id_len;
-	m->host_len = (uint16_t)(in->host_len > MEMBER_HOST_MAX ?
-	    MEMBER_HOST_MAX : in->host_len);
-	if (m->host_len > 0)
-		memcpy(m->host, in->host, m->host_len);
-	m->host[m->host_len] = '\0';
+	member_client(m, in);
 	memset(m->instance, 0, sizeof(m->instance));
 	m->instance_len = (uint16_t)(in->instance != NULL ? in->instance_len : 0);
 	if (m->instance_len > 0)
@@ -993,6 +1004,7 @@ cgroup_heartbeat(struct shm *s, struct shm_group *g,
 	m = group_member_at(s, g, (uint32_t)idx);
 	*member = idx;
 	m->last_seen_ms = now;
+	member_client(m, in);
 	m->session_timeout_ms = gp->cg_session_ms;
 	if (in->rebalance_timeout_ms > 0)
 		m->rebalance_timeout_ms = in->rebalance_timeout_ms;
