@@ -8,7 +8,8 @@
  * "consumer" is group.protocol=consumer (KIP-848: the broker assigns);
  * "classic" is the classic protocol with the cooperative-sticky assignor
  * (incremental too, but assigned by the group's leader), 6 s sessions.
- * INSTANCE_ID makes it a static member (group.instance.id).
+ * INSTANCE_ID makes it a static member (group.instance.id).  MEMBER_DEBUG
+ * in the environment is librdkafka's debug setting (e.g. "cgrp,fetch").
  *
  * Prints, each line flushed and stamped with CLOCK_MONOTONIC in
  * microseconds (Python's time.monotonic() reads the same clock):
@@ -212,7 +213,9 @@ main(int argc, char **argv)
 	    "cooperative-sticky") != 0 ||
 	    set(conf, "session.timeout.ms", "6000") != 0 ||
 	    set(conf, "heartbeat.interval.ms", "500") != 0)) ||
-	    (argc == 7 && set(conf, "group.instance.id", argv[6]) != 0))
+	    (argc == 7 && set(conf, "group.instance.id", argv[6]) != 0) ||
+	    (getenv("MEMBER_DEBUG") != NULL &&
+	    set(conf, "debug", getenv("MEMBER_DEBUG")) != 0))
 		return 1;
 	rd_kafka_conf_set_rebalance_cb(conf, rebalance);
 	if ((rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err,
