@@ -3,7 +3,8 @@
  * shared region: the range assignor's exact ranges, the uniform one's
  * stickiness with members of different subscriptions, revoke-then-assign
  * on one partition, a member whose rebalance timeout passes while it
- * revokes, session expiry, and the crash rule (a torn member slot is
+ * revokes, session expiry, a heartbeat's client id and host (a static
+ * member taken over shows the new instance's), and the crash rule (a torn member slot is
  * dropped and the group epoch bumped, after which every target is
  * computed again).
  */
@@ -281,7 +282,79 @@ test_repair(void)
 	CU_ASSERT_EQUAL(g->cg_assign_epoch, g->generation);
 }
 
+/* One heartbeat of static member (id, instance "inst") from client. */
+static int16_t
+static_hb(struct shm_group *g, const char *id, int32_t epoch,
+    const char *client, const char *host, int64_t now, int *member)
+{
+	static const char *names[1] = { "ta" };
+	static const size_t lens[1] = { 2 };
+	struct cgroup_hb_in in;
+	int16_t e;
+
+	memset(&in, 0, sizeof(in));
+	in.member_id = id;
+	in.member_id_len = strlen(id);
+	in.epoch = epoch;
+	in.instance = "inst";
+	in.instance_len = 4;
+	in.client_id = client;
+	in.client_id_len = strlen(client);
+	in.host = host;
+	in.host_len = strlen(host);
+	in.rebalance_timeout_ms = epoch == 0 ? 1000 : -1;
+	if (epoch == 0) {
+		in.names_set = 1;
+		in.names = names;
+		in.name_lens = lens;
+		in.nnames = 1;
+	}
+	CU_ASSERT_FATAL(group_lock(&s, g, now, &gp) >= 0);
+	e = cgroup_heartbeat(&s, g, &in, now, &gp, member);
+	group_unlock(g);
+	return e;
+}
+
+static int
+has_client(struct shm_group *g, int member, const char *client,
+    const char *host)
+{
+	const struct shm_member *m = group_member_at(&s, g, (uint32_t)member);
+
+	return m->client_len == strlen(client) &&
+	    memcmp(m->client, client, m->client_len) == 0 &&
+	    strcmp(m->host, host) == 0;
+}
+
+/*
+ * Kafka sets a member's client id and host from every heartbeat: a static
+ * member taken over by a new instance shows the new one's.
+ */
+static void
+test_client_update(void)
+{
+	struct shm_group *g = new_group("cclient");
+	int i1 = -1, i2 = -1, i3 = -1;
+
+	CU_ASSERT_EQUAL(static_hb(g, "s1", 0, "old", "/10.0.0.1", 1000, &i1),
+	    KERR_NONE);
+	CU_ASSERT_FATAL(i1 >= 0);
+	CU_ASSERT(has_client(g, i1, "old", "/10.0.0.1"));
+	CU_ASSERT_EQUAL(static_hb(g, "s1", -2, "old", "/10.0.0.1", 1010, &i1),
+	    KERR_NONE);
+	CU_ASSERT_EQUAL(static_hb(g, "s2", 0, "new", "/10.0.0.2", 1020, &i2),
+	    KERR_NONE);
+	CU_ASSERT_EQUAL(i2, i1);	/* its place */
+	CU_ASSERT(has_client(g, i2, "new", "/10.0.0.2"));
+	CU_ASSERT_EQUAL(static_hb(g, "s2",
+	    group_member_at(&s, g, (uint32_t)i2)->cg_epoch, "newer",
+	    "/10.0.0.3", 1030, &i3), KERR_NONE);
+	CU_ASSERT_EQUAL(i3, i2);
+	CU_ASSERT(has_client(g, i3, "newer", "/10.0.0.3"));
+}
+
 TEST_SUITE("cgroup", suite_setup, suite_teardown,
+    { "a heartbeat sets the member's client id and host (static takeover)", test_client_update },
     { "range: consecutive ranges per topic", test_range },
     { "uniform: balanced by subscription, sticky", test_uniform_sticky },
     { "revoke timeout removes a member (the writer's due time); session expiry", test_revoke_timeout_and_expiry },
