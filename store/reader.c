@@ -853,7 +853,8 @@ aborted_bases(const char *dir, int64_t start, int64_t **out, size_t *n)
 		}
 	for (i = 0; i < *n && v[i] < first; i++)
 		;
-	memmove(v, v + i, (*n - i) * sizeof(*v));
+	if (i > 0 && i < *n)
+		memmove(v, v + i, (*n - i) * sizeof(*v));
 	*n -= i;
 	*out = v;
 	return 0;
