@@ -226,6 +226,7 @@ find_coord_one(struct worker *w, struct conn *c, const struct op_ctx *x,
     struct kstr key, int8_t key_type, struct km_coordinator *co)
 {
 	co->key = key;
+	co->error_code = KERR_NONE;
 	co->error_message = kg_null;
 	if (key_type == 1) {
 		/* The transaction coordinator (worker/kafka/txn.c) is here too. */
